@@ -1,0 +1,103 @@
+# handover — `make` builds, `make test` proves, `make help` lists targets.
+
+BUILD   ?= build
+CC      ?= gcc
+PREFIX  ?= /usr/local
+VERSION := 0.1
+
+WARN     := -Wall -Wextra -Werror
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DHANDOVER_VERSION='"$(VERSION)"' -MMD -MP
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDLIBS   := -lz
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+
+# Libraries that work on a plain buffer standing for guest memory.
+LIB_SRC := $(wildcard loader/*.c) $(wildcard firmware-stub/*.c) vmm/guest_mem.c vmm/x86_setup.c \
+           vmm/io_bus.c vmm/serial.c vmm/control_ports.c
+VMM_SRC := $(filter-out $(LIB_SRC),$(wildcard vmm/*.c))
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
+
+LIB_OBJ      := $(call obj,obj,$(LIB_SRC))
+VMM_OBJ      := $(call obj,obj,$(VMM_SRC))
+LIB_OBJ_SAN  := $(call obj,san,$(LIB_SRC))
+VMM_OBJ_SAN  := $(call obj,san,$(VMM_SRC))
+UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
+UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
+
+.PHONY: all test test-fast test-unit test-integration test-kernel test-long test-valgrind \
+        install clean help kernels
+all: $(BUILD)/handover
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/handover-san: $(VMM_OBJ_SAN) $(LIB_OBJ_SAN)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+include tests/payload/payload.mk
+
+# Unit tests: plain and with ASan/UBSan. CK_FORK=no keeps valgrind and
+# ASan looking at one process.
+test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
+	$(BUILD)/unit-tests
+	CK_FORK=no $(BUILD)/unit-tests-san
+
+# Integration tests with the synthetic payload on KVM (seconds), run with
+# both the normal and the sanitizer build of the VMM.
+test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE)
+	tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
+	tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE)
+
+test-fast: test-unit test-integration
+
+# The tiny real kernel (built once by scripts/build-tiny-kernel.sh, cached).
+test-kernel: $(BUILD)/handover
+	tests/integration/kernel.sh $(BUILD)/handover tiny
+
+test: test-fast test-kernel
+
+# Stock Debian kernels: minutes per boot on an emulated KVM.
+test-long: $(BUILD)/handover
+	tests/integration/kernel.sh $(BUILD)/handover debian
+
+test-valgrind: $(BUILD)/unit-tests
+	CK_FORK=no valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/unit-tests
+
+kernels:
+	scripts/build-tiny-kernel.sh
+	scripts/fetch-debian-kernels.sh
+
+install: $(BUILD)/handover
+	install -D -m 0755 $(BUILD)/handover $(DESTDIR)$(PREFIX)/bin/handover
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@echo "make                build $(BUILD)/handover"
+	@echo "make test           unit + synthetic-payload + tiny-kernel tests (the whole suite)"
+	@echo "make test-fast      unit tests and synthetic-payload KVM tests only (seconds)"
+	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"
+	@echo "make test-valgrind  unit tests under valgrind"
+	@echo "make kernels        build the tiny kernel and fetch the Debian kernels into ~/.cache/handover"
+	@echo "make install        install handover into $(PREFIX)/bin"
+	@echo "make clean          remove $(BUILD)/"
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,131 @@
+/* ConOut (EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL) and ConIn
+ * (EFI_SIMPLE_TEXT_INPUT_PROTOCOL), UEFI 2.10 chapter 12. OutputString's
+ * UCS-2 becomes UTF-8 on the VMM's console; carriage returns are dropped. */
+#include <string.h>
+
+#include "internal.h"
+
+#define OUTPUT_STRING_MAX 65536  /* characters per OutputString call */
+
+long fw_read_ucs2(const struct guest_view *v, uint64_t addr, uint16_t *buf, size_t max)
+{
+    if (!addr)
+        return -1;
+    for (size_t i = 0; i < max; i++) {
+        if (!guest_view_read(v, addr + 2 * i, &buf[i], 2))
+            return -1;
+        if (!buf[i])
+            return (long)i;
+    }
+    return -1;
+}
+
+static size_t utf8_encode(uint16_t c, char *out)
+{
+    if (c >= 0xd800 && c <= 0xdfff)
+        c = 0xfffd;   /* UCS-2 has no surrogates */
+    if (c < 0x80) {
+        out[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (char)(0xc0 | c >> 6);
+        out[1] = (char)(0x80 | (c & 0x3f));
+        return 2;
+    }
+    out[0] = (char)(0xe0 | c >> 12);
+    out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+    out[2] = (char)(0x80 | (c & 0x3f));
+    return 3;
+}
+
+void fw_console_write_ucs2(struct firmware *fw, const uint16_t *s, size_t n)
+{
+    char out[3];
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\r')
+            continue;
+        if (s[i] == '\n') {
+            fw->last_line_len = 0;
+        } else if (fw->last_line_len + 1 < sizeof(fw->last_line)) {
+            fw->last_line[fw->last_line_len++] = s[i] < 0x80 ? (char)s[i] : '?';
+        }
+        fw->last_line[fw->last_line_len] = 0;
+        size_t len = utf8_encode(s[i], out);
+        if (fw->cfg.console)
+            fwrite(out, 1, len, fw->cfg.console);
+    }
+    if (fw->cfg.console)
+        fflush(fw->cfg.console);
+}
+
+static efi_status_t output_string(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint16_t chunk[256];
+    uint64_t addr = a[1];
+    if (!addr)
+        return EFI_INVALID_PARAMETER;
+    /* Print in chunks up to the terminating NUL. A string running off the
+     * end of guest memory fails without printing its unreadable tail. */
+    for (unsigned done = 0; done < OUTPUT_STRING_MAX; done += 256) {
+        size_t n = 0;
+        while (n < 256) {
+            if (!guest_view_read(v, addr + 2 * n, &chunk[n], 2))
+                return EFI_INVALID_PARAMETER;
+            if (!chunk[n])
+                break;
+            n++;
+        }
+        fw_console_write_ucs2(fw, chunk, n);
+        if (n < 256)
+            return EFI_SUCCESS;
+        addr += 512;
+    }
+    return EFI_SUCCESS;
+}
+
+static efi_status_t conout_success(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)fw, (void)v, (void)a;
+    return EFI_SUCCESS;
+}
+
+static efi_status_t query_mode(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)fw;
+    uint64_t cols = 80, rows = 25;
+    if (a[1] != 0)
+        return EFI_UNSUPPORTED;
+    if (!guest_view_write_u64(v, a[2], cols) || !guest_view_write_u64(v, a[3], rows))
+        return EFI_INVALID_PARAMETER;
+    return EFI_SUCCESS;
+}
+
+static efi_status_t set_mode(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)fw, (void)v;
+    return a[1] == 0 ? EFI_SUCCESS : EFI_UNSUPPORTED;
+}
+
+static efi_status_t read_key_stroke(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)fw, (void)v, (void)a;
+    return EFI_NOT_READY;   /* no keyboard: never a key */
+}
+
+const struct fw_service fw_conout_services[9] = {
+    { FW_ID_CONOUT(0), "ConOut.Reset", 2, conout_success },
+    { FW_ID_CONOUT(1), "ConOut.OutputString", 2, output_string },
+    { FW_ID_CONOUT(2), "ConOut.TestString", 2, conout_success },
+    { FW_ID_CONOUT(3), "ConOut.QueryMode", 4, query_mode },
+    { FW_ID_CONOUT(4), "ConOut.SetMode", 2, set_mode },
+    { FW_ID_CONOUT(5), "ConOut.SetAttribute", 2, conout_success },
+    { FW_ID_CONOUT(6), "ConOut.ClearScreen", 1, conout_success },
+    { FW_ID_CONOUT(7), "ConOut.SetCursorPosition", 3, conout_success },
+    { FW_ID_CONOUT(8), "ConOut.EnableCursor", 2, conout_success },
+};
+
+const struct fw_service fw_conin_services[2] = {
+    { FW_ID_CONIN(0), "ConIn.Reset", 2, conout_success },
+    { FW_ID_CONIN(1), "ConIn.ReadKeyStroke", 2, read_key_stroke },
+};

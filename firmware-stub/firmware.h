@@ -1,0 +1,133 @@
+/* The fake EFI firmware: tables, protocols and services living in guest
+ * memory, served by host C code. The guest reaches a service through a
+ * thunk (`mov eax, ID; out FW_HYPERCALL_PORT, eax; ret`); the VMM passes
+ * the ID and the registers to firmware_call().
+ *
+ * The firmware occupies FW_REGION_SIZE bytes at the base it is given:
+ *   +0x0000 thunks                       EfiRuntimeServicesCode
+ *   +0x1000 systab, RT table, config     EfiRuntimeServicesData
+ *           table array, FirmwareVendor
+ *   +0x2000 BS table, protocols, handles EfiBootServicesData
+ *   +0x3000 LoadOptions (UCS-2)          EfiBootServicesData
+ */
+#ifndef HANDOVER_FIRMWARE_H
+#define HANDOVER_FIRMWARE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "efi.h"
+#include "memmap.h"
+#include "../vmm/guest_mem.h"
+
+#define FW_HYPERCALL_PORT 0xEC
+#define FW_REGION_SIZE    0x4000
+#define FW_RT_CODE_OFFSET 0x0000
+#define FW_RT_DATA_OFFSET 0x1000
+#define FW_BS_DATA_OFFSET 0x2000
+#define FW_THUNK_SIZE     8
+#define FW_MAX_THUNKS     (0x1000 / FW_THUNK_SIZE)
+
+/* Service IDs are thunk slots. 0 is never a service. */
+#define FW_ID_BS(i)        (1 + (i))      /* index into EFI_BOOT_SERVICES, 0..43 */
+#define FW_ID_RT(i)        (64 + (i))     /* index into EFI_RUNTIME_SERVICES, 0..13 */
+#define FW_ID_CONOUT(i)    (96 + (i))     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL, 0..8 */
+#define FW_ID_CONIN(i)     (112 + (i))    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL, 0..1 */
+#define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
+#define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
+#define FW_ID_IMAGE_RETURN 288            /* return address of the entry point: handled by the VMM */
+
+#define FW_TPL_APPLICATION 4
+#define FW_CMDLINE_MAX 2048   /* COMMAND_LINE_SIZE of x86 kernels */
+
+enum fw_phase { FW_PHASE_BOOT, FW_PHASE_RUNTIME };
+
+/* Why the firmware wants the VM to stop. */
+enum fw_stop {
+    FW_RUN = 0,
+    FW_STOP_EXIT,        /* the image called BS->Exit */
+    FW_STOP_RESET,       /* RT->ResetSystem */
+    FW_STOP_GUEST_BUG,   /* the guest broke a rule it cannot recover from */
+};
+
+struct fw_config {
+    uint64_t base;               /* guest-physical base of the firmware region */
+    uint64_t image_base, image_size; /* the loaded image (LoadedImage protocol) */
+    const char *cmdline;         /* becomes LoadOptions (UCS-2) */
+    FILE *console;               /* ConOut text, UTF-8 */
+    FILE *log;                   /* diagnostics (stderr) */
+    FILE *trace;                 /* JSON Lines, one per call; NULL: off */
+};
+
+struct fw_variable;
+
+struct fw_handle_protocol {
+    uint64_t handle;
+    efi_guid_t guid;
+    uint64_t interface;
+};
+
+#define FW_MAX_PROTOCOLS 32
+#define FW_MAX_POOLS     1024
+#define FW_MAX_CONFIG_TABLES 64
+
+struct fw_pool { uint64_t addr, pages; };
+
+struct firmware {
+    struct fw_config cfg;
+    const struct guest_mem *gm;
+    struct memmap map;
+    enum fw_phase phase;
+    bool virtual_mode;           /* SetVirtualAddressMap done */
+
+    /* guest addresses of what the firmware built */
+    uint64_t systab, bs, rt, config_tables, vendor;
+    uint64_t image_handle, con_out, con_in, con_out_handle, con_in_handle;
+    uint64_t loaded_image, image_device_path;
+
+    struct fw_handle_protocol protocols[FW_MAX_PROTOCOLS];
+    unsigned nprotocols;
+    struct fw_pool pools[FW_MAX_POOLS];
+    unsigned npools;
+    struct fw_variable *variables;
+    uint64_t variable_bytes;
+    uint64_t monotonic;
+    uint64_t tpl;                /* current EFI_TPL */
+    uint64_t watchdog_seconds;
+
+    /* statistics and one-time reports */
+    uint64_t calls, calls_by_id[FW_MAX_THUNKS];
+    bool reported[FW_MAX_THUNKS];
+    uint64_t seq;
+
+    /* console line being assembled from OutputString, for diagnostics */
+    char last_line[160];
+    unsigned last_line_len;
+
+    enum fw_stop stop;
+    uint64_t stop_status;        /* Exit's status, ResetSystem's type */
+    bool ebs_done;               /* set by a successful ExitBootServices */
+};
+
+/* What the VMM hands over on each call: the Microsoft x64 ABI registers and
+ * the guest's view of memory (its CR3) for the arguments on the stack. */
+struct fw_call {
+    uint64_t rcx, rdx, r8, r9, rsp;
+    struct guest_view view;
+};
+
+/* Build every table and protocol in guest memory. The memory map must
+ * already hold RAM; the firmware reserves its own region in it. */
+int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct fw_config *cfg);
+void firmware_free(struct firmware *fw);
+/* Describe the loaded image in its LoadedImage protocol, once placed. */
+void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
+/* Serve one call; returns the EFI_STATUS for RAX. */
+uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call);
+/* The service's name for an ID, or NULL. */
+const char *firmware_service_name(unsigned id);
+/* Thunk address of a service ID. */
+uint64_t firmware_thunk(const struct firmware *fw, unsigned id);
+
+#endif

@@ -1,0 +1,264 @@
+#include "memmap.h"
+
+#include <string.h>
+
+#include "../loader/bootparam.h"
+
+#define PAGE_SHIFT 12
+#define FOUR_GIB   0x100000000ULL
+
+void memmap_init(struct memmap *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->key = 1;
+}
+
+static uint64_t entry_end(const struct memmap_entry *e) { return e->start + (e->pages << PAGE_SHIFT); }
+
+uint64_t memmap_attributes(uint32_t type)
+{
+    uint64_t a = EFI_MEMORY_UC | EFI_MEMORY_WC | EFI_MEMORY_WT | EFI_MEMORY_WB;
+    if (type == EFI_RUNTIME_SERVICES_CODE || type == EFI_RUNTIME_SERVICES_DATA)
+        a |= EFI_MEMORY_RUNTIME;
+    return a;
+}
+
+bool memmap_type_allocatable(uint32_t type)
+{
+    /* UEFI 2.10 AllocatePages: EfiMaxMemoryType..0x6FFFFFFF is invalid, so
+     * are EfiConventionalMemory and EfiPersistentMemory; the OEM and OS
+     * ranges are allowed. */
+    if (type >= EFI_OEM_MEMORY_TYPE_FIRST)
+        return true;
+    if (type >= EFI_MAX_MEMORY_TYPE || type == EFI_CONVENTIONAL_MEMORY || type == EFI_PERSISTENT_MEMORY ||
+        type == EFI_UNACCEPTED_MEMORY_TYPE)
+        return false;
+    return true;
+}
+
+static bool mergeable(const struct memmap_entry *a, const struct memmap_entry *b)
+{
+    return a->type == b->type && a->fixed == b->fixed && a->attribute == b->attribute && entry_end(a) == b->start;
+}
+
+static void coalesce(struct memmap *m)
+{
+    unsigned w = 0;
+    for (unsigned r = 0; r < m->n; r++) {
+        if (w && mergeable(&m->e[w - 1], &m->e[r]))
+            m->e[w - 1].pages += m->e[r].pages;
+        else
+            m->e[w++] = m->e[r];
+    }
+    m->n = w;
+}
+
+static int insert_at(struct memmap *m, unsigned i, struct memmap_entry e)
+{
+    if (m->n >= MEMMAP_MAX_ENTRIES)
+        return -1;
+    memmove(&m->e[i + 1], &m->e[i], (m->n - i) * sizeof(m->e[0]));
+    m->e[i] = e;
+    m->n++;
+    return 0;
+}
+
+int memmap_add_ram(struct memmap *m, uint64_t start, uint64_t size)
+{
+    if ((start | size) & 0xfff || !size || start + size < start)
+        return -1;
+    unsigned i = 0;
+    while (i < m->n && m->e[i].start < start)
+        i++;
+    if (i > 0 && entry_end(&m->e[i - 1]) > start)
+        return -1;
+    if (i < m->n && m->e[i].start < start + size)
+        return -1;
+    struct memmap_entry e = { EFI_CONVENTIONAL_MEMORY, false, start, size >> PAGE_SHIFT,
+                              memmap_attributes(EFI_CONVENTIONAL_MEMORY) };
+    if (insert_at(m, i, e))
+        return -1;
+    coalesce(m);
+    m->key++;
+    return 0;
+}
+
+/* Index of the entry containing addr, or -1. */
+static int find(const struct memmap *m, uint64_t addr)
+{
+    for (unsigned i = 0; i < m->n; i++)
+        if (addr >= m->e[i].start && addr < entry_end(&m->e[i]))
+            return (int)i;
+    return -1;
+}
+
+int memmap_type_at(const struct memmap *m, uint64_t addr)
+{
+    int i = find(m, addr);
+    return i < 0 ? -1 : (int)m->e[i].type;
+}
+
+/* Retype [start, start+pages) which lies inside entry i. */
+static efi_status_t retype(struct memmap *m, unsigned i, uint64_t start, uint64_t pages, uint32_t type, bool fixed)
+{
+    struct memmap_entry old = m->e[i];
+    uint64_t end = start + (pages << PAGE_SHIFT);
+    /* Up to two extra entries: check room first so failure changes nothing. */
+    if (m->n + 2 > MEMMAP_MAX_ENTRIES)
+        return EFI_OUT_OF_RESOURCES;
+    struct memmap_entry mid = { type, fixed, start, pages, memmap_attributes(type) };
+    m->e[i] = mid;
+    if (start > old.start) {
+        struct memmap_entry lo = old;
+        lo.pages = (start - old.start) >> PAGE_SHIFT;
+        insert_at(m, i, lo);
+        i++;
+    }
+    if (end < entry_end(&old)) {
+        struct memmap_entry hi = old;
+        hi.start = end;
+        hi.pages = (entry_end(&old) - end) >> PAGE_SHIFT;
+        insert_at(m, i + 1, hi);
+    }
+    coalesce(m);
+    m->key++;
+    return EFI_SUCCESS;
+}
+
+/* Find the conventional entry wholly containing [start, start+pages). */
+static int find_free(const struct memmap *m, uint64_t start, uint64_t pages)
+{
+    int i = find(m, start);
+    if (i < 0 || m->e[i].type != EFI_CONVENTIONAL_MEMORY)
+        return -1;
+    if (pages > (entry_end(&m->e[i]) - start) >> PAGE_SHIFT)
+        return -1;
+    return i;
+}
+
+efi_status_t memmap_reserve(struct memmap *m, uint64_t start, uint64_t pages, uint32_t type)
+{
+    if (start & 0xfff || !pages)
+        return EFI_INVALID_PARAMETER;
+    int i = find_free(m, start, pages);
+    if (i < 0)
+        return EFI_NOT_FOUND;
+    return retype(m, (unsigned)i, start, pages, type, true);
+}
+
+/* Highest page-aligned start with [start, start+pages) in one conventional
+ * entry and start+size <= limit. */
+static int find_top_down(const struct memmap *m, uint64_t pages, uint64_t limit, uint64_t *start)
+{
+    uint64_t size = pages << PAGE_SHIFT;
+    for (int i = (int)m->n - 1; i >= 0; i--) {
+        const struct memmap_entry *e = &m->e[i];
+        if (e->type != EFI_CONVENTIONAL_MEMORY || e->pages < pages)
+            continue;
+        uint64_t end = entry_end(e) < limit ? entry_end(e) : limit;
+        if (end < e->start + size)
+            continue;
+        *start = (end - size) & ~0xfffULL;
+        return i;
+    }
+    return -1;
+}
+
+efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem_type,
+                             uint64_t pages, uint64_t *addr)
+{
+    if (alloc_type >= EFI_MAX_ALLOCATE_TYPE || !memmap_type_allocatable(mem_type))
+        return EFI_INVALID_PARAMETER;
+    if (pages == 0 || pages >= (1ULL << (64 - PAGE_SHIFT)))
+        return pages ? EFI_OUT_OF_RESOURCES : EFI_INVALID_PARAMETER;
+    uint64_t start;
+    int i;
+    switch (alloc_type) {
+    case EFI_ALLOCATE_ADDRESS:
+        if (*addr & 0xfff)
+            return EFI_INVALID_PARAMETER;
+        if (*addr + (pages << PAGE_SHIFT) < *addr)
+            return EFI_NOT_FOUND;
+        start = *addr;
+        i = find_free(m, start, pages);
+        if (i < 0)
+            return EFI_NOT_FOUND;
+        break;
+    case EFI_ALLOCATE_MAX_ADDRESS: {
+        uint64_t limit = *addr == UINT64_MAX ? UINT64_MAX : (*addr & ~0xfffULL) + 0x1000;
+        if (limit == 0) /* *addr within the last page below 2^64 wrapped */
+            limit = UINT64_MAX;
+        i = find_top_down(m, pages, limit, &start);
+        if (i < 0)
+            return EFI_OUT_OF_RESOURCES;
+        break;
+    }
+    default:
+        i = find_top_down(m, pages, FOUR_GIB, &start);
+        if (i < 0)
+            i = find_top_down(m, pages, UINT64_MAX, &start);
+        if (i < 0)
+            return EFI_OUT_OF_RESOURCES;
+        break;
+    }
+    efi_status_t s = retype(m, (unsigned)i, start, pages, mem_type, false);
+    if (s == EFI_SUCCESS)
+        *addr = start;
+    return s;
+}
+
+bool memmap_is_allocated(const struct memmap *m, uint64_t addr, uint64_t len)
+{
+    uint64_t end = addr + len;
+    if (end < addr)
+        return false;
+    while (addr < end) {
+        int i = find(m, addr);
+        if (i < 0 || m->e[i].fixed || m->e[i].type == EFI_CONVENTIONAL_MEMORY)
+            return false;
+        addr = entry_end(&m->e[i]);
+    }
+    return true;
+}
+
+efi_status_t memmap_free(struct memmap *m, uint64_t addr, uint64_t pages)
+{
+    if (addr & 0xfff)
+        return EFI_INVALID_PARAMETER;
+    if (!pages || pages >= (1ULL << (64 - PAGE_SHIFT)) || !memmap_is_allocated(m, addr, pages << PAGE_SHIFT))
+        return EFI_NOT_FOUND;
+    uint64_t end = addr + (pages << PAGE_SHIFT);
+    /* The range may span several allocations of different types: free it
+     * entry by entry. Each step needs at most two new entries. */
+    while (addr < end) {
+        int i = find(m, addr);
+        uint64_t stop = entry_end(&m->e[i]) < end ? entry_end(&m->e[i]) : end;
+        efi_status_t s = retype(m, (unsigned)i, addr, (stop - addr) >> PAGE_SHIFT, EFI_CONVENTIONAL_MEMORY, false);
+        if (s != EFI_SUCCESS)
+            return s;
+        addr = stop;
+    }
+    return EFI_SUCCESS;
+}
+
+uint32_t memmap_e820_type(uint32_t efi_type)
+{
+    switch (efi_type) {
+    case EFI_LOADER_CODE:
+    case EFI_LOADER_DATA:
+    case EFI_BOOT_SERVICES_CODE:
+    case EFI_BOOT_SERVICES_DATA:
+    case EFI_CONVENTIONAL_MEMORY:
+        return E820_TYPE_RAM;
+    case EFI_ACPI_RECLAIM_MEMORY:
+        return E820_TYPE_ACPI;
+    case EFI_ACPI_MEMORY_NVS:
+        return E820_TYPE_NVS;
+    case EFI_PERSISTENT_MEMORY:
+        return E820_TYPE_PMEM;
+    case EFI_UNUSABLE_MEMORY:
+        return E820_TYPE_UNUSABLE;
+    default:
+        return E820_TYPE_RESERVED;
+    }
+}

@@ -1,0 +1,155 @@
+/* EFI_RUNTIME_SERVICES (UEFI 2.10 chapter 8): callable before and after
+ * ExitBootServices, and after SetVirtualAddressMap through the guest's own
+ * page tables (the VMM hands over its CR3 with each call). */
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+struct efi_time {
+    uint16_t year;
+    uint8_t month, day, hour, minute, second, pad1;
+    uint32_t nanosecond;
+    int16_t time_zone;
+    uint8_t daylight, pad2;
+};
+_Static_assert(sizeof(struct efi_time) == 16, "EFI_TIME is 16 bytes");
+#define EFI_UNSPECIFIED_TIMEZONE 0x07ff
+
+struct efi_time_capabilities { uint32_t resolution, accuracy; uint8_t sets_to_zero, pad[3]; };
+
+static efi_status_t get_time(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)fw;
+    struct timespec ts;
+    struct tm tm;
+    if (!a[0] || clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm))
+        return a[0] ? EFI_DEVICE_ERROR : EFI_INVALID_PARAMETER;
+    struct efi_time t = {
+        .year = (uint16_t)(tm.tm_year + 1900), .month = (uint8_t)(tm.tm_mon + 1), .day = (uint8_t)tm.tm_mday,
+        .hour = (uint8_t)tm.tm_hour, .minute = (uint8_t)tm.tm_min, .second = (uint8_t)tm.tm_sec,
+        .nanosecond = (uint32_t)ts.tv_nsec, .time_zone = EFI_UNSPECIFIED_TIMEZONE,
+    };
+    if (!guest_view_write(v, a[0], &t, sizeof(t)))
+        return EFI_INVALID_PARAMETER;
+    if (a[1]) {
+        struct efi_time_capabilities c = { 1, 50000000, 0, { 0 } };  /* 1 Hz, 50 ppm */
+        if (!guest_view_write(v, a[1], &c, sizeof(c)))
+            return EFI_INVALID_PARAMETER;
+    }
+    return EFI_SUCCESS;
+}
+
+/* The physical ranges the firmware's runtime pointers live in. */
+static bool in_region(const struct firmware *fw, uint64_t pa, uint64_t offset)
+{
+    uint64_t start = fw->cfg.base + offset;
+    return pa >= start && pa < start + 0x1000;
+}
+
+static efi_status_t set_virtual_address_map(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t map_size = a[0], desc_size = a[1], map = a[3];
+    if (fw->phase != FW_PHASE_RUNTIME || fw->virtual_mode)
+        return EFI_UNSUPPORTED;
+    if (a[2] != EFI_MEMORY_DESCRIPTOR_VERSION || desc_size < sizeof(struct efi_memory_descriptor) ||
+        map_size % desc_size || map_size / desc_size > MEMMAP_MAX_ENTRIES)
+        return EFI_INVALID_PARAMETER;
+    /* The kernel passes the array's physical address (efi_64.c); with its
+     * page tables live, that is still mapped 1:1. */
+    int64_t code_delta = 0, data_delta = 0;
+    bool code_seen = false, data_seen = false;
+    for (uint64_t off = 0; off < map_size; off += desc_size) {
+        struct efi_memory_descriptor d;
+        if (!guest_view_read(v, map + off, &d, sizeof(d)))
+            return EFI_INVALID_PARAMETER;
+        if (!(d.attribute & EFI_MEMORY_RUNTIME))
+            continue;
+        uint64_t end = d.physical_start + d.number_of_pages * 4096;
+        for (int which = 0; which < 2; which++) {
+            uint64_t off_region = which ? FW_RT_DATA_OFFSET : FW_RT_CODE_OFFSET;
+            uint64_t pa = fw->cfg.base + off_region;
+            if (pa >= d.physical_start && pa < end) {
+                int64_t delta = (int64_t)(d.virtual_start - d.physical_start);
+                if (which) { data_delta = delta; data_seen = true; }
+                else { code_delta = delta; code_seen = true; }
+            }
+        }
+    }
+    if (!code_seen || !data_seen)
+        return EFI_INVALID_PARAMETER;   /* the runtime regions must all be mapped */
+    /* Convert the firmware's own runtime pointers (UEFI 2.10 section 8.4):
+     * the RT table's functions and the system table's runtime fields. */
+    uint64_t *rt = guest_mem_ptr(fw->gm, fw->rt + 24, 8 * EFI_RUNTIME_SERVICES_COUNT);
+    for (unsigned i = 0; i < EFI_RUNTIME_SERVICES_COUNT; i++)
+        rt[i] += (uint64_t)code_delta;
+    fw_update_crc(fw, fw->rt);
+    struct efi_system_table *st = guest_mem_ptr(fw->gm, fw->systab, sizeof(*st));
+    if (in_region(fw, st->runtime_services, FW_RT_DATA_OFFSET))
+        st->runtime_services += (uint64_t)data_delta;
+    if (in_region(fw, st->firmware_vendor, FW_RT_DATA_OFFSET))
+        st->firmware_vendor += (uint64_t)data_delta;
+    if (in_region(fw, st->configuration_table, FW_RT_DATA_OFFSET))
+        st->configuration_table += (uint64_t)data_delta;
+    fw_update_crc(fw, fw->systab);
+    fw->virtual_mode = true;
+    return EFI_SUCCESS;
+}
+
+static efi_status_t get_variable(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    return fw_get_variable(fw, v, a[0], a[1], a[2], a[3], a[4]);
+}
+
+static efi_status_t get_next_variable_name(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    return fw_get_next_variable_name(fw, v, a[0], a[1], a[2]);
+}
+
+static efi_status_t set_variable(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    return fw_set_variable(fw, v, a[0], a[1], a[2], a[3], a[4]);
+}
+
+static efi_status_t query_variable_info(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    return fw_query_variable_info(fw, v, a[0], a[1], a[2], a[3]);
+}
+
+static efi_status_t get_next_high_monotonic_count(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint32_t high = (uint32_t)((fw->monotonic += 1ULL << 32) >> 32);
+    if (!a[0] || !guest_view_write(v, a[0], &high, 4))
+        return EFI_INVALID_PARAMETER;
+    return EFI_SUCCESS;
+}
+
+static efi_status_t reset_system(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)v;
+    static const char *const types[] = { "EfiResetCold", "EfiResetWarm", "EfiResetShutdown",
+                                         "EfiResetPlatformSpecific" };
+    fw_log(fw, "guest called ResetSystem(%s, %s)", a[0] < 4 ? types[a[0]] : "invalid", efi_status_name(a[1]));
+    fw->stop = FW_STOP_RESET;
+    fw->stop_status = a[0];
+    return EFI_SUCCESS;
+}
+
+#define RT(i, n, args, f) [i] = { FW_ID_RT(i), n, args, f }
+
+const struct fw_service fw_runtime_services[EFI_RUNTIME_SERVICES_COUNT] = {
+    RT(0, "GetTime", 2, get_time),
+    RT(1, "SetTime", 1, NULL),
+    RT(2, "GetWakeupTime", 3, NULL),
+    RT(3, "SetWakeupTime", 2, NULL),
+    RT(4, "SetVirtualAddressMap", 4, set_virtual_address_map),
+    RT(5, "ConvertPointer", 2, NULL),
+    RT(6, "GetVariable", 5, get_variable),
+    RT(7, "GetNextVariableName", 3, get_next_variable_name),
+    RT(8, "SetVariable", 5, set_variable),
+    RT(9, "GetNextHighMonotonicCount", 1, get_next_high_monotonic_count),
+    RT(10, "ResetSystem", 4, reset_system),
+    RT(11, "UpdateCapsule", 3, NULL),
+    RT(12, "QueryCapsuleCapabilities", 4, NULL),
+    RT(13, "QueryVariableInfo", 4, query_variable_info),
+};

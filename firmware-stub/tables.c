@@ -1,0 +1,237 @@
+/* Build the firmware in guest memory: thunks, EFI_SYSTEM_TABLE, the boot
+ * and runtime service tables, the configuration-table array, ConIn/ConOut
+ * and the image's LoadedImage protocol (UEFI 2.10 chapter 4). */
+#include <stddef.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+/* Offsets inside the firmware region (see firmware.h). */
+#define OFF_SYSTAB      (FW_RT_DATA_OFFSET + 0x000)
+#define OFF_RT          (FW_RT_DATA_OFFSET + 0x080)
+#define OFF_VENDOR      (FW_RT_DATA_OFFSET + 0x110)
+#define OFF_CONFIG      (FW_RT_DATA_OFFSET + 0x200)
+#define OFF_BS          (FW_BS_DATA_OFFSET + 0x000)
+#define OFF_CONOUT      (FW_BS_DATA_OFFSET + 0x200)
+#define OFF_CONOUT_MODE (FW_BS_DATA_OFFSET + 0x250)
+#define OFF_CONIN       (FW_BS_DATA_OFFSET + 0x280)
+#define OFF_HANDLES     (FW_BS_DATA_OFFSET + 0x300)
+#define OFF_LOADED_IMAGE (FW_BS_DATA_OFFSET + 0x340)
+#define OFF_IMAGE_DP    (FW_BS_DATA_OFFSET + 0x3c0)
+#define OFF_LOAD_OPTIONS 0x3000
+
+_Static_assert(OFF_RT >= OFF_SYSTAB + sizeof(struct efi_system_table), "systab fits");
+_Static_assert(OFF_VENDOR >= OFF_RT + EFI_RUNTIME_SERVICES_SIZE, "RT table fits");
+_Static_assert(OFF_CONFIG + FW_MAX_CONFIG_TABLES * sizeof(struct efi_configuration_table) <= FW_BS_DATA_OFFSET,
+               "config table array fits in runtime data");
+_Static_assert(OFF_CONOUT >= OFF_BS + EFI_BOOT_SERVICES_SIZE, "BS table fits");
+_Static_assert(OFF_LOAD_OPTIONS + 2 * FW_CMDLINE_MAX <= FW_REGION_SIZE, "LoadOptions fit");
+
+#define FIRMWARE_VENDOR u"handover"
+#define FIRMWARE_REVISION 0x00010000
+
+static void *at(struct firmware *fw, uint64_t off, uint64_t len)
+{
+    return guest_mem_ptr(fw->gm, fw->cfg.base + off, len);
+}
+
+void fw_update_crc(struct firmware *fw, uint64_t table)
+{
+    struct efi_table_header *h = guest_mem_ptr(fw->gm, table, sizeof(*h));
+    if (!h)
+        return;
+    uint8_t *all = guest_mem_ptr(fw->gm, table, h->header_size);
+    if (!all)
+        return;
+    h->crc32 = 0;
+    h->crc32 = (uint32_t)crc32(0, all, h->header_size);
+}
+
+static void table_header(struct efi_table_header *h, uint64_t sig, uint32_t size)
+{
+    h->signature = sig;
+    h->revision = EFI_SPECIFICATION_REVISION;
+    h->header_size = size;
+    h->crc32 = 0;
+    h->reserved = 0;
+}
+
+static void fill_thunks(struct firmware *fw)
+{
+    uint8_t *code = at(fw, FW_RT_CODE_OFFSET, 0x1000);
+    for (unsigned id = 0; id < FW_MAX_THUNKS; id++) {
+        uint8_t *t = code + id * FW_THUNK_SIZE;
+        t[0] = 0xb8;                                  /* mov eax, imm32 */
+        memcpy(t + 1, &id, 4);
+        t[5] = 0xe7;                                  /* out imm8, eax */
+        t[6] = FW_HYPERCALL_PORT;
+        t[7] = 0xc3;                                  /* ret */
+    }
+}
+
+static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned first_id, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        ptrs[i] = firmware_thunk(fw, first_id + i);
+}
+
+static size_t ascii_to_ucs2(const char *s, uint16_t *out, size_t max)
+{
+    size_t n = 0;
+    while (s[n] && n + 1 < max) {
+        out[n] = (uint8_t)s[n];
+        n++;
+    }
+    out[n] = 0;
+    return n;
+}
+
+efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid, uint64_t table)
+{
+    struct efi_system_table *st = guest_mem_ptr(fw->gm, fw->systab, sizeof(*st));
+    struct efi_configuration_table *ct =
+        guest_mem_ptr(fw->gm, fw->config_tables, FW_MAX_CONFIG_TABLES * sizeof(*ct));
+    uint64_t n = st->number_of_table_entries;
+
+    for (uint64_t i = 0; i < n; i++) {
+        if (!guid_equal(&ct[i].vendor_guid, guid))
+            continue;
+        if (table) {
+            ct[i].vendor_table = table;
+        } else {
+            memmove(&ct[i], &ct[i + 1], (n - i - 1) * sizeof(*ct));
+            st->number_of_table_entries = n - 1;
+        }
+        fw_update_crc(fw, fw->systab);
+        return EFI_SUCCESS;
+    }
+    if (!table)
+        return EFI_NOT_FOUND;
+    if (n >= FW_MAX_CONFIG_TABLES)
+        return EFI_OUT_OF_RESOURCES;
+    ct[n].vendor_guid = *guid;
+    ct[n].vendor_table = table;
+    st->number_of_table_entries = n + 1;
+    fw_update_crc(fw, fw->systab);
+    return EFI_SUCCESS;
+}
+
+int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct fw_config *cfg)
+{
+    memset(fw, 0, sizeof(*fw));
+    fw->cfg = *cfg;
+    fw->gm = gm;
+    fw->monotonic = 1;
+    fw->tpl = FW_TPL_APPLICATION;
+    memmap_init(&fw->map);
+    struct guest_range r[2];
+    int nr = guest_mem_ranges(gm, r);
+    for (int i = 0; i < nr; i++)
+        if (memmap_add_ram(&fw->map, r[i].start, r[i].size & ~0xfffULL))
+            return -1;
+    uint64_t b = cfg->base;
+    if ((b & 0xfff) || !guest_mem_ptr(gm, b, FW_REGION_SIZE))
+        return -1;
+    /* Firmware structures are never conventional memory: the systab, the RT
+     * table and the config table array live in runtime memory, which the
+     * kernel keeps (efi-stub-inventory.md section 7, items 7 and 8). */
+    if (memmap_reserve(&fw->map, b + FW_RT_CODE_OFFSET, 1, EFI_RUNTIME_SERVICES_CODE) ||
+        memmap_reserve(&fw->map, b + FW_RT_DATA_OFFSET, 1, EFI_RUNTIME_SERVICES_DATA) ||
+        memmap_reserve(&fw->map, b + FW_BS_DATA_OFFSET, (FW_REGION_SIZE - FW_BS_DATA_OFFSET) >> 12,
+                       EFI_BOOT_SERVICES_DATA))
+        return -1;
+    memset(at(fw, 0, FW_REGION_SIZE), 0, FW_REGION_SIZE);
+
+    fw->systab = b + OFF_SYSTAB;
+    fw->rt = b + OFF_RT;
+    fw->bs = b + OFF_BS;
+    fw->vendor = b + OFF_VENDOR;
+    fw->config_tables = b + OFF_CONFIG;
+    fw->con_out = b + OFF_CONOUT;
+    fw->con_in = b + OFF_CONIN;
+    fw->image_handle = b + OFF_HANDLES;
+    fw->con_out_handle = b + OFF_HANDLES + 0x10;
+    fw->con_in_handle = b + OFF_HANDLES + 0x20;
+    fw->loaded_image = b + OFF_LOADED_IMAGE;
+    fw->image_device_path = b + OFF_IMAGE_DP;
+
+    fill_thunks(fw);
+
+    memcpy(at(fw, OFF_VENDOR, sizeof(FIRMWARE_VENDOR)), FIRMWARE_VENDOR, sizeof(FIRMWARE_VENDOR));
+
+    uint8_t *rt = at(fw, OFF_RT, EFI_RUNTIME_SERVICES_SIZE);
+    table_header((struct efi_table_header *)rt, EFI_RUNTIME_SERVICES_SIGNATURE, EFI_RUNTIME_SERVICES_SIZE);
+    fill_service_table(fw, (uint64_t *)(rt + 24), FW_ID_RT(0), EFI_RUNTIME_SERVICES_COUNT);
+    fw_update_crc(fw, fw->rt);
+
+    uint8_t *bs = at(fw, OFF_BS, EFI_BOOT_SERVICES_SIZE);
+    table_header((struct efi_table_header *)bs, EFI_BOOT_SERVICES_SIGNATURE, EFI_BOOT_SERVICES_SIZE);
+    fill_service_table(fw, (uint64_t *)(bs + 24), FW_ID_BS(0), EFI_BOOT_SERVICES_COUNT);
+    fw_update_crc(fw, fw->bs);
+
+    /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL: nine functions, then Mode. */
+    uint64_t *conout = at(fw, OFF_CONOUT, 10 * 8);
+    fill_service_table(fw, conout, FW_ID_CONOUT(0), 9);
+    conout[9] = b + OFF_CONOUT_MODE;
+    struct efi_simple_text_output_mode *mode = at(fw, OFF_CONOUT_MODE, sizeof(*mode));
+    mode->max_mode = 1;
+    mode->attribute = 0x07;   /* EFI_LIGHTGRAY on EFI_BLACK */
+    mode->cursor_visible = 1;
+    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL: Reset, ReadKeyStroke, WaitForKey (no events). */
+    uint64_t *conin = at(fw, OFF_CONIN, 3 * 8);
+    fill_service_table(fw, conin, FW_ID_CONIN(0), 2);
+
+    /* The image's device path and file path: an end node only. */
+    struct efi_device_path_header *dp = at(fw, OFF_IMAGE_DP, sizeof(*dp));
+    *dp = (struct efi_device_path_header){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, { 4, 0 } };
+
+    struct efi_loaded_image *li = at(fw, OFF_LOADED_IMAGE, sizeof(*li));
+    li->revision = EFI_LOADED_IMAGE_PROTOCOL_REVISION;
+    li->system_table = fw->systab;
+    li->file_path = fw->image_device_path;
+    li->image_base = cfg->image_base;
+    li->image_size = cfg->image_size;
+    li->image_code_type = EFI_LOADER_CODE;
+    li->image_data_type = EFI_LOADER_DATA;
+    if (cfg->cmdline && cfg->cmdline[0]) {
+        uint16_t *opts = at(fw, OFF_LOAD_OPTIONS, 2 * FW_CMDLINE_MAX);
+        size_t n = ascii_to_ucs2(cfg->cmdline, opts, FW_CMDLINE_MAX);
+        li->load_options = b + OFF_LOAD_OPTIONS;
+        li->load_options_size = (uint32_t)(2 * (n + 1));
+    }
+
+    fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE, fw->loaded_image);
+    fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE_DEVICE_PATH, fw->image_device_path);
+    fw_add_protocol(fw, fw->con_out_handle, &GUID_SIMPLE_TEXT_OUTPUT, fw->con_out);
+    fw_add_protocol(fw, fw->con_in_handle, &GUID_SIMPLE_TEXT_INPUT, fw->con_in);
+
+    struct efi_system_table *st = at(fw, OFF_SYSTAB, sizeof(*st));
+    table_header(&st->hdr, EFI_SYSTEM_TABLE_SIGNATURE, sizeof(*st));
+    st->firmware_vendor = fw->vendor;
+    st->firmware_revision = FIRMWARE_REVISION;
+    st->console_in_handle = fw->con_in_handle;
+    st->con_in = fw->con_in;
+    st->console_out_handle = fw->con_out_handle;
+    st->con_out = fw->con_out;
+    st->standard_error_handle = fw->con_out_handle;
+    st->std_err = fw->con_out;
+    st->runtime_services = fw->rt;
+    st->boot_services = fw->bs;
+    st->number_of_table_entries = 0;
+    st->configuration_table = fw->config_tables;
+    fw_update_crc(fw, fw->systab);
+    return 0;
+}
+
+void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size)
+{
+    struct efi_loaded_image *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
+    li->image_base = base;
+    li->image_size = size;
+}
+
+void firmware_free(struct firmware *fw)
+{
+    fw_variables_free(fw);
+}

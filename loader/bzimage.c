@@ -1,0 +1,258 @@
+#include "bzimage.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const uint8_t *p) { return rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+
+static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+/* The setup header ends at 0x202 + the byte at 0x201 (the jump's offset),
+ * boot.rst "The real-mode kernel header". */
+#define SETUP_HEADER_END_MIN (0x202 + 4)
+
+static int parse_pe(struct bzimage *bz, char *err, size_t errlen)
+{
+    const uint8_t *d = bz->data;
+    size_t size = bz->size;
+
+    if (size < 0x40 || d[0] != 'M' || d[1] != 'Z')
+        return 0;   /* no PE header: only the handover entry can be used */
+    uint32_t pe = rd32(d + 0x3c);
+    if (pe > size || size - pe < 24)
+        return fail(err, errlen, "PE: e_lfanew 0x%x points outside the file", pe);
+    if (memcmp(d + pe, "PE\0\0", 4))
+        return fail(err, errlen, "PE: signature at 0x%x is not \"PE\\0\\0\"", pe);
+    const uint8_t *coff = d + pe + 4;
+    if (rd16(coff) != 0x8664)
+        return fail(err, errlen, "PE: Machine 0x%x is not x86-64 (0x8664)", rd16(coff));
+    unsigned nsect = rd16(coff + 2);
+    unsigned optsize = rd16(coff + 16);
+    uint64_t opt = (uint64_t)pe + 24;
+    if (optsize < 112 || opt + optsize > size)
+        return fail(err, errlen, "PE: SizeOfOptionalHeader %u is too small or outside the file", optsize);
+    const uint8_t *o = d + opt;
+    if (rd16(o) != 0x20b)
+        return fail(err, errlen, "PE: optional header Magic 0x%x is not PE32+ (0x20b)", rd16(o));
+    bz->pe_entry = rd32(o + 16);
+    bz->pe_section_alignment = rd32(o + 32);
+    bz->pe_size_of_image = rd32(o + 56);
+    bz->pe_size_of_headers = rd32(o + 60);
+    if (!is_pow2(bz->pe_section_alignment))
+        return fail(err, errlen, "PE: SectionAlignment 0x%x is not a power of two", bz->pe_section_alignment);
+    if (bz->pe_size_of_image == 0 || bz->pe_size_of_image > (1u << 30))
+        return fail(err, errlen, "PE: SizeOfImage 0x%x is zero or larger than 1 GiB", bz->pe_size_of_image);
+    if (bz->pe_size_of_headers > bz->pe_size_of_image || bz->pe_size_of_headers > size)
+        return fail(err, errlen, "PE: SizeOfHeaders 0x%x exceeds SizeOfImage or the file", bz->pe_size_of_headers);
+    if (bz->pe_entry == 0 || bz->pe_entry >= bz->pe_size_of_image)
+        return fail(err, errlen, "PE: AddressOfEntryPoint 0x%x is outside SizeOfImage 0x%x",
+                    bz->pe_entry, bz->pe_size_of_image);
+    if (nsect == 0 || nsect > BZIMAGE_MAX_SECTIONS)
+        return fail(err, errlen, "PE: NumberOfSections %u is not in 1..%d", nsect, BZIMAGE_MAX_SECTIONS);
+    uint64_t sect = opt + optsize;
+    if (sect + (uint64_t)nsect * 40 > size)
+        return fail(err, errlen, "PE: section table (%u entries at 0x%llx) runs past the end of the file",
+                    nsect, (unsigned long long)sect);
+    bool entry_in_section = false;
+    for (unsigned i = 0; i < nsect; i++) {
+        const uint8_t *s = d + sect + i * 40;
+        struct pe_section *ps = &bz->pe_sections[i];
+        memcpy(ps->name, s, 8);
+        ps->name[8] = 0;
+        ps->virtual_size = rd32(s + 8);
+        ps->virtual_address = rd32(s + 12);
+        ps->raw_size = rd32(s + 16);
+        ps->raw_offset = rd32(s + 20);
+        if ((uint64_t)ps->raw_offset + ps->raw_size > size)
+            return fail(err, errlen, "PE: section %s: PointerToRawData 0x%x + SizeOfRawData 0x%x is outside the file",
+                        ps->name, ps->raw_offset, ps->raw_size);
+        uint64_t span = ps->virtual_size > ps->raw_size ? ps->virtual_size : ps->raw_size;
+        if ((uint64_t)ps->virtual_address + span > bz->pe_size_of_image)
+            return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x + size 0x%llx exceeds SizeOfImage 0x%x",
+                        ps->name, ps->virtual_address, (unsigned long long)span, bz->pe_size_of_image);
+        if (bz->pe_entry >= ps->virtual_address && bz->pe_entry < ps->virtual_address + span)
+            entry_in_section = true;
+    }
+    if (!entry_in_section)
+        return fail(err, errlen, "PE: AddressOfEntryPoint 0x%x is in no section", bz->pe_entry);
+    bz->pe_nsections = nsect;
+    bz->has_pe = true;
+    return 0;
+}
+
+static void read_kernel_version(struct bzimage *bz)
+{
+    /* boot.rst: kernel_version, if nonzero, is a pointer to a NUL-terminated
+     * string, less 0x200. */
+    bz->kernel_version[0] = 0;
+    if (!bz->hdr.kernel_version)
+        return;
+    uint64_t off = (uint64_t)bz->hdr.kernel_version + 0x200;
+    if (off >= bz->setup_size)
+        return;
+    size_t n = 0;
+    while (n < sizeof(bz->kernel_version) - 1 && off + n < bz->setup_size) {
+        char c = (char)bz->data[off + n];
+        if (!c)
+            break;
+        bz->kernel_version[n++] = (c >= 0x20 && c < 0x7f) ? c : '?';
+    }
+    bz->kernel_version[n] = 0;
+}
+
+int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, size_t errlen)
+{
+    memset(bz, 0, sizeof(*bz));
+    bz->data = data;
+    bz->size = size;
+    const uint8_t *d = data;
+
+    if (size < SETUP_HEADER_END_MIN)
+        return fail(err, errlen, "truncated: %zu bytes, the setup header needs at least 0x%x", size,
+                    SETUP_HEADER_END_MIN);
+    uint64_t hdr_end = 0x202 + (uint64_t)d[0x201];
+    if (hdr_end > SETUP_HEADER_OFFSET + sizeof(struct setup_header))
+        hdr_end = SETUP_HEADER_OFFSET + sizeof(struct setup_header);
+    if (size < hdr_end)
+        return fail(err, errlen, "truncated: %zu bytes, the setup header ends at 0x%llx", size,
+                    (unsigned long long)hdr_end);
+    memcpy(&bz->hdr, d + SETUP_HEADER_OFFSET, hdr_end - SETUP_HEADER_OFFSET);
+    const struct setup_header *h = &bz->hdr;
+
+    if (h->boot_flag != BOOT_FLAG_MAGIC)
+        return fail(err, errlen, "boot_flag: 0x%04x, expected 0xaa55 (not a Linux boot image)", h->boot_flag);
+    if (h->header != SETUP_HDRS_MAGIC)
+        return fail(err, errlen, "header: magic 0x%08x, expected \"HdrS\" (0x53726448): not a bzImage", h->header);
+    if (h->version < BZIMAGE_MIN_PROTOCOL)
+        return fail(err, errlen, "version: boot protocol %u.%02u, need 2.11 or later for the EFI handover",
+                    h->version >> 8, h->version & 0xff);
+    if (hdr_end < offsetof(struct boot_params, hdr.kernel_info_offset))
+        return fail(err, errlen, "jump: setup header length 0x%llx too short for protocol %u.%02u",
+                    (unsigned long long)(hdr_end - SETUP_HEADER_OFFSET), h->version >> 8, h->version & 0xff);
+    unsigned sects = h->setup_sects ? h->setup_sects : 4;
+    bz->setup_size = (sects + 1) * 512;
+    if (bz->setup_size >= size)
+        return fail(err, errlen, "setup_sects: %u sectors (0x%x bytes) reach past the end of the %zu-byte file",
+                    sects, bz->setup_size, size);
+    bz->pm_size = size - bz->setup_size;
+    if (h->syssize == 0 || (uint64_t)h->syssize * 16 > bz->pm_size + 15)
+        return fail(err, errlen, "syssize: 0x%x paragraphs (0x%llx bytes) but the file holds 0x%llx after setup",
+                    h->syssize, (unsigned long long)h->syssize * 16, (unsigned long long)bz->pm_size);
+    if (!(h->loadflags & LOADED_HIGH))
+        return fail(err, errlen, "loadflags: 0x%02x lacks LOADED_HIGH: not a bzImage", h->loadflags);
+    if (!(h->xloadflags & XLF_KERNEL_64))
+        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_KERNEL_64: no 64-bit entry", h->xloadflags);
+    if (!is_pow2(h->kernel_alignment) || h->kernel_alignment < 4096)
+        return fail(err, errlen, "kernel_alignment: 0x%x is not a power of two >= 4 KiB", h->kernel_alignment);
+    if (h->pref_address & 0xfff)
+        return fail(err, errlen, "pref_address: 0x%llx is not page-aligned", (unsigned long long)h->pref_address);
+    if (h->init_size < bz->pm_size && h->init_size != 0)
+        return fail(err, errlen, "init_size: 0x%x is smaller than the 0x%llx-byte protected-mode kernel",
+                    h->init_size, (unsigned long long)bz->pm_size);
+    if (h->init_size > (1u << 30))
+        return fail(err, errlen, "init_size: 0x%x is larger than 1 GiB", h->init_size);
+    if (h->cmdline_size < 2)
+        return fail(err, errlen, "cmdline_size: %u leaves no room for a command line", h->cmdline_size);
+    if (h->initrd_addr_max < 0x100000)
+        return fail(err, errlen, "initrd_addr_max: 0x%x is below 1 MiB", h->initrd_addr_max);
+    read_kernel_version(bz);
+    return parse_pe(bz, err, errlen);
+}
+
+int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *err, size_t errlen)
+{
+    if (entry == ENTRY_PE) {
+        if (!bz->has_pe)
+            return fail(err, errlen, "PE: no MZ/PE header: the image has no EFI stub PE entry (try --entry handover)");
+        return 0;
+    }
+    const struct setup_header *h = &bz->hdr;
+    if (!(h->xloadflags & XLF_EFI_HANDOVER_64))
+        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_64: no 64-bit EFI handover entry (try --entry pe)",
+                    h->xloadflags);
+    if ((uint64_t)h->handover_offset + 0x200 >= bz->pm_size)
+        return fail(err, errlen, "handover_offset: 0x%x points outside the 0x%llx-byte protected-mode kernel",
+                    h->handover_offset, (unsigned long long)bz->pm_size);
+    return 0;
+}
+
+uint64_t bzimage_load_size(const struct bzimage *bz)
+{
+    uint64_t n = bz->hdr.init_size > bz->pm_size ? bz->hdr.init_size : bz->pm_size;
+    return (n + 0xfff) & ~0xfffULL;
+}
+
+uint64_t bzimage_pe_image_size(const struct bzimage *bz)
+{
+    uint64_t n = bz->pe_size_of_image;
+    return (n + 0xfff) & ~0xfffULL;
+}
+
+int bzimage_load_flat(const struct bzimage *bz, const struct guest_mem *gm, uint64_t addr)
+{
+    uint64_t len = bzimage_load_size(bz);
+    uint8_t *dst = guest_mem_ptr(gm, addr, len);
+    if (!dst)
+        return -1;
+    memcpy(dst, bz->data + bz->setup_size, bz->pm_size);
+    memset(dst + bz->pm_size, 0, len - bz->pm_size);
+    return 0;
+}
+
+int bzimage_load_pe(const struct bzimage *bz, const struct guest_mem *gm, uint64_t base)
+{
+    uint64_t len = bzimage_pe_image_size(bz);
+    uint8_t *dst = guest_mem_ptr(gm, base, len);
+    if (!dst || !bz->has_pe)
+        return -1;
+    /* The PE loader zero-fills everything not backed by raw data: the 6.12
+     * stub relies on a zeroed BSS (efi-stub-inventory.md, section 1). */
+    memset(dst, 0, len);
+    memcpy(dst, bz->data, bz->pe_size_of_headers);
+    for (unsigned i = 0; i < bz->pe_nsections; i++) {
+        const struct pe_section *s = &bz->pe_sections[i];
+        uint32_t n = s->raw_size < s->virtual_size || !s->virtual_size ? s->raw_size : s->virtual_size;
+        memcpy(dst + s->virtual_address, bz->data + s->raw_offset, n);
+    }
+    return 0;
+}
+
+uint64_t bzimage_handover_entry(const struct bzimage *bz, uint64_t addr)
+{
+    return addr + 0x200 + bz->hdr.handover_offset;
+}
+
+int bootparams_build(const struct bzimage *bz, const struct guest_mem *gm, uint64_t bp_addr,
+                     const struct boot_placement *pl)
+{
+    struct boot_params *bp = guest_mem_ptr(gm, bp_addr, sizeof(*bp));
+    if (!bp)
+        return -1;
+    memset(bp, 0, sizeof(*bp));
+    /* boot.rst: copy the setup header from the image, then fill what a
+     * boot loader must (type_of_loader, cmd_line_ptr, ramdisk_*,
+     * code32_start) and zero the rest of the zero page. */
+    bp->hdr = bz->hdr;
+    bp->hdr.type_of_loader = TYPE_OF_LOADER_HANDOVER;
+    bp->hdr.loadflags &= (uint8_t)~CAN_USE_HEAP;
+    bp->hdr.code32_start = (uint32_t)pl->code32_start;
+    bp->hdr.cmd_line_ptr = (uint32_t)pl->cmdline_addr;
+    bp->ext_cmd_line_ptr = (uint32_t)(pl->cmdline_addr >> 32);
+    bp->hdr.ramdisk_image = (uint32_t)pl->initrd_addr;
+    bp->ext_ramdisk_image = (uint32_t)(pl->initrd_addr >> 32);
+    bp->hdr.ramdisk_size = (uint32_t)pl->initrd_size;
+    bp->ext_ramdisk_size = (uint32_t)(pl->initrd_size >> 32);
+    bp->hdr.setup_data = 0;
+    return 0;
+}

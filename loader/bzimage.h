@@ -1,0 +1,76 @@
+/* bzImage and PE/COFF parsing, validation and placement.
+ * Documentation/arch/x86/boot.rst (the setup header), the PE format
+ * specification (the EFI stub's PE/COFF header, arch/x86/boot/header.S). */
+#ifndef HANDOVER_BZIMAGE_H
+#define HANDOVER_BZIMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bootparam.h"
+#include "../vmm/guest_mem.h"
+
+#define BZIMAGE_MIN_PROTOCOL 0x020b   /* 2.11: handover_offset */
+#define BZIMAGE_MAX_SECTIONS 16
+#define BZIMAGE_ERR_LEN      256
+
+struct pe_section {
+    char name[9];
+    uint32_t virtual_address, virtual_size;
+    uint32_t raw_offset, raw_size;
+};
+
+struct bzimage {
+    const uint8_t *data;
+    size_t size;
+    struct setup_header hdr;   /* as found in the file */
+    uint32_t setup_size;       /* (setup_sects + 1) * 512: real-mode part */
+    uint64_t pm_size;          /* bytes of the protected-mode part in the file */
+    char kernel_version[128];  /* from hdr.kernel_version, or "" */
+
+    bool has_pe;
+    uint32_t pe_entry;         /* AddressOfEntryPoint (RVA) */
+    uint32_t pe_size_of_image;
+    uint32_t pe_size_of_headers;
+    uint32_t pe_section_alignment;
+    unsigned pe_nsections;
+    struct pe_section pe_sections[BZIMAGE_MAX_SECTIONS];
+};
+
+enum boot_entry { ENTRY_HANDOVER, ENTRY_PE };
+
+/* Parse and validate. On failure returns -1 with a one-line message naming
+ * the offending field in err. data must outlive bz. */
+int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, size_t errlen);
+/* Check the image offers the entry; -1 with a message if not. */
+int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *err, size_t errlen);
+
+/* Bytes the protected-mode kernel needs at its load address (init_size,
+ * at least the file's protected-mode part). */
+uint64_t bzimage_load_size(const struct bzimage *bz);
+/* Bytes the PE image spans when mapped (SizeOfImage). */
+uint64_t bzimage_pe_image_size(const struct bzimage *bz);
+
+/* Copy the protected-mode part to addr, zero the rest of bzimage_load_size. */
+int bzimage_load_flat(const struct bzimage *bz, const struct guest_mem *gm, uint64_t addr);
+/* Map the PE image at base: headers, sections, zero-filled tails. */
+int bzimage_load_pe(const struct bzimage *bz, const struct guest_mem *gm, uint64_t base);
+
+/* The 64-bit handover entry for a kernel loaded flat at addr. */
+uint64_t bzimage_handover_entry(const struct bzimage *bz, uint64_t addr);
+
+struct boot_placement {
+    uint64_t code32_start;     /* where the protected-mode kernel sits */
+    uint64_t cmdline_addr;     /* NUL-terminated command line */
+    uint64_t initrd_addr, initrd_size;
+};
+
+/* Build the zero page at bp_addr for the handover protocol: the image's
+ * setup header, plus what boot.rst says a boot loader fills. */
+int bootparams_build(const struct bzimage *bz, const struct guest_mem *gm, uint64_t bp_addr,
+                     const struct boot_placement *pl);
+
+#define TYPE_OF_LOADER_HANDOVER 0xff  /* boot.rst: 0xFF means "undefined" loader */
+
+#endif

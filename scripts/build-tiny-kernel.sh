@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Build the tiny test kernel from Debian's linux-source-6.1 with the config
+# fragment(s) in tests/kernel/. The result is cached under
+# $HOME/.cache/handover/kernels/ keyed by the fragments and the source
+# package version, so it is rebuilt only when one of them changes.
+#
+# usage: scripts/build-tiny-kernel.sh [VARIANT]   (VARIANT: tiny, default)
+# prints the path of the bzImage on stdout.
+set -euo pipefail
+
+variant=${1:-tiny}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${HANDOVER_CACHE:-$HOME/.cache/handover}
+tarball=/usr/src/linux-source-6.1.tar.xz
+
+[ -r "$tarball" ] || { echo "build-tiny-kernel: $tarball missing; apt-get install linux-source-6.1" >&2; exit 1; }
+fragments=("$top/tests/kernel/tiny.config")
+[ "$variant" = tiny ] || fragments+=("$top/tests/kernel/$variant.config")
+for f in "${fragments[@]}"; do [ -r "$f" ] || { echo "build-tiny-kernel: no fragment $f" >&2; exit 1; }; done
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+key=$( { echo "$srcver"; cat "${fragments[@]}"
+         if [ -d "$top/tests/kernel/$variant" ]; then
+             find "$top/tests/kernel/$variant" -type f -print0 | sort -z | xargs -0 cat
+         fi; } | sha256sum | cut -c1-16)
+out="$cache/kernels/$variant-$key"
+if [ -s "$out/bzImage" ]; then echo "$out/bzImage"; exit 0; fi
+
+src="$cache/src/linux-source-6.1-$srcver"
+if [ ! -f "$src/.extracted" ]; then
+    echo "build-tiny-kernel: extracting $tarball" >&2
+    rm -rf "$src"; mkdir -p "$src"
+    tar -xf "$tarball" -C "$src" --strip-components=1
+    touch "$src/.extracted"
+fi
+
+build="$cache/build/$variant"
+mkdir -p "$build"
+# A project-owned source directory (e.g. a KUnit suite) is linked into the tree.
+if [ -x "$top/tests/kernel/$variant/install.sh" ]; then
+    "$top/tests/kernel/$variant/install.sh" "$src"
+fi
+echo "build-tiny-kernel: configuring $variant in $build" >&2
+make -s -C "$src" O="$build" tinyconfig >&2
+"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" >&2
+make -s -C "$src" O="$build" olddefconfig >&2
+for f in "${fragments[@]}"; do
+    while IFS= read -r line; do
+        case "$line" in CONFIG_*=*) grep -qx "$line" "$build/.config" || { echo "build-tiny-kernel: $line did not stick (missing dependency?)" >&2; exit 1; } ;; esac
+    done < "$f"
+done
+echo "build-tiny-kernel: building (a few minutes on 2 cores)" >&2
+make -s -C "$src" O="$build" -j"$(nproc)" bzImage >&2
+mkdir -p "$out"
+cp "$build/arch/x86/boot/bzImage" "$out/bzImage"
+cp "$build/.config" "$out/config"
+echo "$out/bzImage"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Fetch the stock Debian kernels the long tests boot: the current bookworm
+# 6.1 kernel (what linux-image-amd64 depends on) and the newest 6.12 kernel
+# in the archive. Versions are resolved with apt-cache, never hard-coded.
+# Results: $HOME/.cache/handover/kernels/debian-6.1/vmlinuz and
+# .../debian-6.12/vmlinuz (each with a VERSION file). Prints both paths.
+set -euo pipefail
+
+cache=${HANDOVER_CACHE:-$HOME/.cache/handover}/kernels
+
+pkg61=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-6\.1/ {print $2; exit}')
+pkg612=$(apt-cache search --names-only '^linux-image-6\.12\.[0-9.]+\+deb12-amd64(-unsigned)?$' \
+         | awk '{print $1}' | sort -V | tail -n 1)
+[ -n "$pkg61" ] || { echo "fetch-debian-kernels: cannot resolve the 6.1 kernel package (apt-get update?)" >&2; exit 1; }
+[ -n "$pkg612" ] || { echo "fetch-debian-kernels: cannot resolve a 6.12 kernel package (apt-get update?)" >&2; exit 1; }
+
+fetch() {   # fetch PACKAGE NAME
+    local pkg=$1 dir=$cache/$2 ver
+    ver=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
+    if [ -s "$dir/vmlinuz" ] && [ "$(cat "$dir/VERSION" 2>/dev/null)" = "$pkg $ver" ]; then
+        echo "$dir/vmlinuz"; return
+    fi
+    local tmp; tmp=$(mktemp -d)
+    (cd "$tmp" && apt-get download -q "$pkg" >&2)
+    dpkg-deb -x "$tmp"/*.deb "$tmp/x"
+    mkdir -p "$dir"
+    cp "$tmp"/x/boot/vmlinuz-* "$dir/vmlinuz"
+    echo "$pkg $ver" > "$dir/VERSION"
+    rm -rf "$tmp"
+    echo "$dir/vmlinuz"
+}
+fetch "$pkg61" debian-6.1
+fetch "$pkg612" debian-6.12

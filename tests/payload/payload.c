@@ -1,0 +1,1664 @@
+/* payload.c - synthetic EFI test payload for handover.
+ *
+ * A freestanding EFI application wrapped in a bzImage (see header.S). It is
+ * entered either through the EFI handover entry (efi_handover_entry, SysV
+ * ABI) or the PE/COFF entry (efi_pe_entry, Microsoft x64 ABI), picks a mode
+ * from `payload=NAME` on its command line, exercises the firmware and reports
+ * TAP-like lines on the serial port (see README.md). The exit status written
+ * to port 0xF4 is the number of failures.
+ *
+ * Everything is position independent: code and data are only reached
+ * RIP-relative, and there are no pointers in initialised data (the build
+ * fails if the link leaves any relocation).
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "efi.h"
+
+#pragma GCC visibility push(hidden)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NORETURN __attribute__((noreturn))
+
+/* Guest ABI of the VMM */
+#define SERIAL_PORT      0x3f8
+#define SERIAL_LSR       (SERIAL_PORT + 5)
+#define SERIAL_LSR_THRE  0x20
+#define EXIT_PORT        0xf4
+#define HYPERCALL_PORT   0xec
+#define EXIT_EXCEPTION   0x7e
+
+#define MAX_CMDLINE      2048
+
+/* struct boot_params offsets (arch/x86/include/uapi/asm/bootparam.h) */
+#define BP_SIZE              4096
+#define BP_EXT_CMD_LINE_PTR  0x0c8
+#define BP_EFI_INFO          0x1c0
+#define BP_E820_ENTRIES      0x1e8
+#define BP_HDR_ROOT_FLAGS    0x1f2
+#define BP_HDR_VID_MODE      0x1fa
+#define BP_HDR_TYPE_OF_LOADER 0x210
+#define BP_HDR_CMD_LINE_PTR  0x228
+#define BP_HDR_INITRD_ADDR_MAX 0x22c
+#define BP_E820_TABLE        0x2d0
+#define BP_E820_MAX          128
+
+#define E820_TYPE_RAM        1
+#define E820_TYPE_RESERVED   2
+#define E820_TYPE_ACPI       3
+#define E820_TYPE_NVS        4
+#define E820_TYPE_PMEM       7
+#define E820_TYPE_SOFT_RESERVED 0xefffffff
+
+struct efi_info {
+    uint32_t efi_loader_signature;
+    uint32_t efi_systab;
+    uint32_t efi_memdesc_size;
+    uint32_t efi_memdesc_version;
+    uint32_t efi_memmap;
+    uint32_t efi_memmap_size;
+    uint32_t efi_systab_hi;
+    uint32_t efi_memmap_hi;
+};
+
+struct boot_e820_entry {
+    uint64_t addr;
+    uint64_t size;
+    uint32_t type;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct efi_info) == 32, "efi_info");
+_Static_assert(sizeof(struct boot_e820_entry) == 20, "e820 entry");
+
+/* ------------------------------------------------------------------ */
+/* GUIDs (UEFI spec and Linux include/linux/efi.h values)              */
+
+static const efi_guid_t loaded_image_guid =
+    EFI_GUID(0x5b1b31a1, 0x9562, 0x11d2, 0x8e, 0x3f, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b);
+static const efi_guid_t loaded_image_device_path_guid =
+    EFI_GUID(0xbc62157e, 0x3e33, 0x4fec, 0x99, 0x20, 0x2d, 0x3b, 0x36, 0xd7, 0x50, 0xdf);
+static const efi_guid_t device_path_guid =
+    EFI_GUID(0x09576e91, 0x6d3f, 0x11d2, 0x8e, 0x39, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b);
+static const efi_guid_t rng_guid =
+    EFI_GUID(0x3152bca5, 0xeade, 0x433d, 0x86, 0x2e, 0xc0, 0x1c, 0xdc, 0x29, 0x1f, 0x44);
+static const efi_guid_t gop_guid =
+    EFI_GUID(0x9042a9de, 0x23dc, 0x4a38, 0x96, 0xfb, 0x7a, 0xde, 0xd0, 0x80, 0x51, 0x6a);
+static const efi_guid_t uga_guid =
+    EFI_GUID(0x982c298b, 0xf4fa, 0x41cb, 0xb8, 0x38, 0x77, 0xaa, 0x68, 0x8f, 0xb8, 0x39);
+static const efi_guid_t pci_io_guid =
+    EFI_GUID(0x4cf5b200, 0x68b8, 0x4ca5, 0x9e, 0xec, 0xb2, 0x3e, 0x3f, 0x50, 0x02, 0x9a);
+static const efi_guid_t load_file2_guid =
+    EFI_GUID(0x4006c0c1, 0xfcb3, 0x403e, 0x99, 0x6d, 0x4a, 0x6c, 0x87, 0x24, 0xe0, 0x6d);
+static const efi_guid_t linux_initrd_media_guid =
+    EFI_GUID(0x5568e427, 0x68fc, 0x4f3d, 0xac, 0x74, 0xca, 0x55, 0x52, 0x31, 0xcc, 0x68);
+static const efi_guid_t global_variable_guid =
+    EFI_GUID(0x8be4df61, 0x93ca, 0x11d2, 0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c);
+/* Made up for the payload (random, not registered anywhere). */
+static const efi_guid_t payload_unknown_guid =
+    EFI_GUID(0x7a3c1e52, 0x94d0, 0x4b6f, 0x8e, 0x21, 0x5d, 0xc4, 0x0b, 0x9a, 0x63, 0xf7);
+static const efi_guid_t payload_table_guid =
+    EFI_GUID(0x1f0e6b3d, 0x2c47, 0x4a95, 0xb1, 0x08, 0xe6, 0x7d, 0x3a, 0x52, 0xc9, 0x14);
+static const efi_guid_t payload_vendor_guid =
+    EFI_GUID(0xc2d95a60, 0x71e8, 0x4f03, 0x9b, 0x5c, 0x40, 0x1a, 0xe7, 0x86, 0x2d, 0x3e);
+
+/* ------------------------------------------------------------------ */
+/* State                                                              */
+
+static struct {
+    efi_handle_t image;
+    efi_system_table_t *st;
+    efi_boot_services_t *bs;
+    efi_runtime_services_t *rt;
+    uint8_t *bp;                /* boot_params: given (handover) or made (PE) */
+    bool pe_entry;
+    uint64_t entry_addr;        /* address of the entry point we came through */
+    char cmdline[MAX_CMDLINE];
+    unsigned test_no;
+    unsigned failures;
+} g;
+
+volatile uint64_t payload_bp_count;     /* bumped by the #BP handler (traps.S) */
+
+/* Linker-script symbols */
+extern char __bss_start[], __bss_end[];
+extern char payload_trap_stubs[];
+
+/* Entry points (referenced by payload.ld for the headers) */
+void efi_handover_entry(efi_handle_t image, efi_system_table_t *st, void *bp);
+EFIAPI efi_status_t efi_pe_entry(efi_handle_t image, efi_system_table_t *st);
+NORETURN void payload_trap_report(uint64_t vector, uint64_t rip, uint64_t error);
+
+/* ------------------------------------------------------------------ */
+/* Freestanding basics. gcc may emit calls to these four itself.       */
+
+void *memset(void *dst, int c, size_t n)
+{
+    void *d = dst;
+    asm volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+    return dst;
+}
+
+void *memcpy(void *dst, const void *src, size_t n)
+{
+    void *d = dst;
+    asm volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(n) : : "memory");
+    return dst;
+}
+
+void *memmove(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    if (d <= s || d >= s + n)
+        return memcpy(dst, src, n);
+    while (n--)
+        d[n] = s[n];
+    return dst;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const uint8_t *x = a, *y = b;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static size_t str_len(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+static bool guid_eq(const efi_guid_t *a, const efi_guid_t *b)
+{
+    return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+    asm volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+    uint8_t v;
+    asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static NORETURN void halt_forever(void)
+{
+    for (;;)
+        asm volatile("cli; hlt");
+}
+
+static NORETURN void exit_vm(unsigned status)
+{
+    outb(EXIT_PORT, (uint8_t)status);
+    halt_forever();
+}
+
+/* ------------------------------------------------------------------ */
+/* Serial console and a small printf (%s %c %d %u %x %p, l modifier)   */
+
+static void serial_putc(char c)
+{
+    for (int i = 0; i < 100000 && !(inb(SERIAL_LSR) & SERIAL_LSR_THRE); i++)
+        asm volatile("pause");
+    outb(SERIAL_PORT, (uint8_t)c);
+}
+
+static void put_str(const char *s)
+{
+    while (*s)
+        serial_putc(*s++);
+}
+
+static void put_uint(uint64_t v, unsigned base)
+{
+    char buf[24];
+    int i = 0;
+    do {
+        unsigned d = (unsigned)(v % base);
+        buf[i++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+        v /= base;
+    } while (v);
+    while (i)
+        serial_putc(buf[--i]);
+}
+
+static void vprint(const char *fmt, va_list ap)
+{
+    for (; *fmt; fmt++) {
+        if (*fmt != '%') {
+            serial_putc(*fmt);
+            continue;
+        }
+        fmt++;
+        bool is_long = false;
+        if (*fmt == 'l') {
+            is_long = true;
+            fmt++;
+        }
+        switch (*fmt) {
+        case 's': {
+            const char *s = va_arg(ap, const char *);
+            put_str(s ? s : "(null)");
+            break;
+        }
+        case 'c':
+            serial_putc((char)va_arg(ap, int));
+            break;
+        case 'd': {
+            int64_t v = is_long ? va_arg(ap, long) : va_arg(ap, int);
+            if (v < 0) {
+                serial_putc('-');
+                put_uint((uint64_t)0 - (uint64_t)v, 10);
+            } else {
+                put_uint((uint64_t)v, 10);
+            }
+            break;
+        }
+        case 'u':
+            put_uint(is_long ? va_arg(ap, unsigned long) : va_arg(ap, unsigned), 10);
+            break;
+        case 'x':
+            put_uint(is_long ? va_arg(ap, unsigned long) : va_arg(ap, unsigned), 16);
+            break;
+        case 'p':
+            put_str("0x");
+            put_uint((uint64_t)(uintptr_t)va_arg(ap, void *), 16);
+            break;
+        case '%':
+            serial_putc('%');
+            break;
+        default:
+            serial_putc('?');
+            if (!*fmt)
+                return;
+            break;
+        }
+    }
+}
+
+__attribute__((format(printf, 1, 2)))
+static void print(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint(fmt, ap);
+    va_end(ap);
+}
+
+/* Prints a UCS-2 string as ASCII (at most max characters). */
+static void put_ucs2(const efi_char16_t *s, size_t max)
+{
+    for (size_t i = 0; i < max && s[i]; i++)
+        serial_putc(s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?');
+}
+
+/* ------------------------------------------------------------------ */
+/* TAP-like reporting                                                 */
+
+__attribute__((format(printf, 3, 4)))
+static bool checkf(bool cond, const char *name, const char *fmt, ...)
+{
+    g.test_no++;
+    if (cond) {
+        print("ok %u - %s\n", g.test_no, name);
+        return true;
+    }
+    g.failures++;
+    print("not ok %u - %s: ", g.test_no, name);
+    va_list ap;
+    va_start(ap, fmt);
+    vprint(fmt, ap);
+    va_end(ap);
+    serial_putc('\n');
+    return false;
+}
+
+static bool check_status(efi_status_t got, efi_status_t want, const char *name)
+{
+    return checkf(got == want, name, "expected status 0x%lx, got 0x%lx", want, got);
+}
+
+/* The call must fail (any error status) and must not crash the VMM. */
+static bool check_error(efi_status_t got, const char *name)
+{
+    return checkf(EFI_IS_ERROR(got), name, "expected an error status, got 0x%lx", got);
+}
+
+static void skip(const char *name, const char *why)
+{
+    g.test_no++;
+    print("ok %u - %s # SKIP %s\n", g.test_no, name, why);
+}
+
+static void survived(const char *name, efi_status_t status)
+{
+    g.test_no++;
+    print("ok %u - %s # status 0x%lx\n", g.test_no, name, status);
+}
+
+static NORETURN void finish(void)
+{
+    print("payload: done, %u failures\n", g.failures);
+    exit_vm(g.failures > 0x7f ? 0x7f : g.failures);
+}
+
+/* ------------------------------------------------------------------ */
+/* CRC32 (IEEE 802.3, reflected polynomial 0xEDB88320)                 */
+
+static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+    while (n--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+    }
+    return crc;
+}
+
+static uint32_t crc32(const void *p, size_t n)
+{
+    return ~crc32_update(0xffffffffu, p, n);
+}
+
+/* CRC of an EFI table header: HeaderSize bytes, CRC32 field taken as 0. */
+static uint32_t table_crc32(const efi_table_header_t *hdr)
+{
+    static const uint8_t zero[4];
+    const uint8_t *p = (const uint8_t *)hdr;
+    uint32_t size = hdr->header_size;
+    uint32_t crc = 0xffffffffu;
+    if (size < EFI_TABLE_CRC32_OFFSET + 4)
+        return ~crc32_update(crc, p, size);
+    crc = crc32_update(crc, p, EFI_TABLE_CRC32_OFFSET);
+    crc = crc32_update(crc, zero, 4);
+    crc = crc32_update(crc, p + EFI_TABLE_CRC32_OFFSET + 4, size - EFI_TABLE_CRC32_OFFSET - 4);
+    return ~crc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Command line                                                       */
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Returns the text after `key` in the first word that starts with it. */
+static const char *cmdline_option(const char *key)
+{
+    size_t n = str_len(key);
+    const char *p = g.cmdline;
+    while (*p) {
+        while (is_space(*p))
+            p++;
+        if (!*p)
+            break;
+        if (memcmp(p, key, n) == 0)
+            return p + n;
+        while (*p && !is_space(*p))
+            p++;
+    }
+    return NULL;
+}
+
+/* Is the word at p exactly `word`? */
+static bool word_is(const char *p, const char *word)
+{
+    size_t n = str_len(word);
+    return memcmp(p, word, n) == 0 && (p[n] == 0 || is_space(p[n]));
+}
+
+static void cmdline_from_ascii(const char *s)
+{
+    size_t i = 0;
+    if (s)
+        for (; i < MAX_CMDLINE - 1 && s[i]; i++)
+            g.cmdline[i] = s[i];
+    g.cmdline[i] = 0;
+}
+
+static void cmdline_from_ucs2(const efi_char16_t *s, uint64_t bytes)
+{
+    size_t i = 0;
+    if (s)
+        for (; i < MAX_CMDLINE - 1 && i < bytes / 2 && s[i]; i++)
+            g.cmdline[i] = s[i] < 0x80 ? (char)s[i] : '?';
+    g.cmdline[i] = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory map helper                                                  */
+
+static uint8_t mm_storage[16384] __attribute__((aligned(16)));
+static struct {
+    uint8_t *buf;
+    uint64_t buf_size;  /* capacity */
+    uint64_t size;      /* size returned */
+    uint64_t key;
+    uint64_t desc_size;
+    uint32_t desc_version;
+} mm;
+
+static efi_status_t get_map_into(void *buf, uint64_t capacity)
+{
+    mm.buf = buf;
+    mm.buf_size = capacity;
+    mm.size = capacity;
+    mm.desc_size = 0;
+    mm.desc_version = 0;
+    return g.bs->get_memory_map(&mm.size, (efi_memory_descriptor_t *)buf, &mm.key,
+                                &mm.desc_size, &mm.desc_version);
+}
+
+static efi_status_t get_map(void)
+{
+    return get_map_into(mm_storage, sizeof(mm_storage));
+}
+
+static uint64_t mm_count(void)
+{
+    if (mm.desc_size < sizeof(efi_memory_descriptor_t) || mm.size > mm.buf_size)
+        return 0;
+    return mm.size / mm.desc_size;
+}
+
+static efi_memory_descriptor_t *mm_desc(uint64_t i)
+{
+    return (efi_memory_descriptor_t *)(mm.buf + i * mm.desc_size);
+}
+
+static uint64_t desc_end(const efi_memory_descriptor_t *d)
+{
+    return d->physical_start + d->number_of_pages * EFI_PAGE_SIZE;
+}
+
+static efi_memory_descriptor_t *mm_find(uint64_t addr)
+{
+    for (uint64_t i = 0; i < mm_count(); i++) {
+        efi_memory_descriptor_t *d = mm_desc(i);
+        if (addr >= d->physical_start && addr < desc_end(d))
+            return d;
+    }
+    return NULL;
+}
+
+/* Highest end address of memory in the map (everything but MMIO/reserved). */
+static uint64_t mm_top_of_ram(void)
+{
+    uint64_t top = 0;
+    for (uint64_t i = 0; i < mm_count(); i++) {
+        efi_memory_descriptor_t *d = mm_desc(i);
+        if (d->type == EfiMemoryMappedIO || d->type == EfiMemoryMappedIOPortSpace ||
+            d->type == EfiReservedMemoryType || d->type == EfiUnusableMemory)
+            continue;
+        if (desc_end(d) > top)
+            top = desc_end(d);
+    }
+    return top;
+}
+
+/* Retries once on a stale key, like the kernel's efi_exit_boot_services. */
+static efi_status_t exit_boot_services_with_retry(void)
+{
+    efi_status_t s = g.bs->exit_boot_services(g.image, mm.key);
+    if (s == EFI_INVALID_PARAMETER) {
+        s = get_map_into(mm.buf, mm.buf_size);
+        if (s == EFI_SUCCESS)
+            s = g.bs->exit_boot_services(g.image, mm.key);
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* services mode                                                      */
+
+static void check_table_header(const efi_table_header_t *h, uint64_t sig, uint32_t size,
+                               const char *n_sig, const char *n_size, const char *n_crc)
+{
+    checkf(h->signature == sig, n_sig, "expected 0x%lx, got 0x%lx", sig, h->signature);
+    checkf(h->header_size == size, n_size, "expected %u, got %u", size, h->header_size);
+    uint32_t want = h->header_size <= 4096 ? table_crc32(h) : 0;
+    checkf(h->header_size <= 4096 && h->crc32 == want, n_crc,
+           "header says 0x%x, computed 0x%x", h->crc32, want);
+}
+
+static void test_tables(void)
+{
+    efi_system_table_t *st = g.st;
+    checkf(st->hdr.signature == EFI_SYSTEM_TABLE_SIGNATURE, "systab_signature",
+           "expected 0x%lx, got 0x%lx", EFI_SYSTEM_TABLE_SIGNATURE, st->hdr.signature);
+    checkf(st->hdr.revision >= (2u << 16), "systab_revision", "expected >= 0x20000, got 0x%x",
+           st->hdr.revision);
+    checkf(st->hdr.header_size == sizeof(*st), "systab_header_size", "expected %u, got %u",
+           (unsigned)sizeof(*st), st->hdr.header_size);
+    uint32_t want = st->hdr.header_size <= 4096 ? table_crc32(&st->hdr) : 0;
+    checkf(st->hdr.header_size <= 4096 && st->hdr.crc32 == want, "systab_crc32",
+           "header says 0x%x, computed 0x%x", st->hdr.crc32, want);
+
+    check_table_header(&g.bs->hdr, EFI_BOOT_SERVICES_SIGNATURE, sizeof(efi_boot_services_t),
+                       "bs_signature", "bs_header_size", "bs_crc32");
+    check_table_header(&g.rt->hdr, EFI_RUNTIME_SERVICES_SIGNATURE,
+                       sizeof(efi_runtime_services_t),
+                       "rt_signature", "rt_header_size", "rt_crc32");
+
+    const efi_char16_t *v = st->firmware_vendor;
+    size_t len = 0;
+    bool printable = v != NULL;
+    if (v) {
+        for (; len < 256 && v[len]; len++)
+            if (v[len] < 0x20 || v[len] > 0x7e)
+                printable = false;
+    }
+    if (checkf(printable && len > 0 && len < 256, "fw_vendor",
+               "vendor %p is not a printable NUL-terminated UCS-2 string (len %lu)",
+               (const void *)v, (unsigned long)len)) {
+        print("payload: firmware vendor \"");
+        put_ucs2(v, 256);
+        print("\" revision 0x%x\n", st->firmware_revision);
+    }
+
+    if (checkf(st->con_out != NULL, "conout", "ConOut is NULL")) {
+        efi_status_t s = st->con_out->output_string(st->con_out,
+                                                    u"payload: hello from ConOut\r\n");
+        check_status(s, EFI_SUCCESS, "conout_output_string");
+    } else {
+        skip("conout_output_string", "no ConOut");
+    }
+    checkf(st->con_in != NULL, "conin", "ConIn is NULL");
+}
+
+static void test_crc_mem(void)
+{
+    static const char text[] = "123456789";
+    uint32_t fw = 0;
+    uint32_t mine = crc32(text, 9);
+    efi_status_t s = g.bs->calculate_crc32(text, 9, &fw);
+    checkf(s == EFI_SUCCESS && fw == mine && mine == 0xcbf43926u, "bs_calculate_crc32",
+           "status 0x%lx, firmware 0x%x, payload 0x%x, expected 0xcbf43926", s, fw, mine);
+
+    char buf[17];
+    memcpy(buf, "0123456789abcdef", 17);
+    g.bs->copy_mem(buf + 2, buf, 8);            /* forward overlap */
+    bool fwd = memcmp(buf, "0101234567abcdef", 17) == 0;
+    memcpy(buf, "0123456789abcdef", 17);
+    g.bs->copy_mem(buf, buf + 2, 8);            /* backward overlap */
+    bool bwd = memcmp(buf, "2345678989abcdef", 17) == 0;
+    checkf(fwd && bwd, "bs_copy_mem", "overlapping copy wrong (forward %s, backward %s)",
+           fwd ? "ok" : "bad", bwd ? "ok" : "bad");
+
+    memcpy(buf, "0123456789abcdef", 17);
+    g.bs->set_mem(buf + 1, 5, 'Z');
+    checkf(memcmp(buf, "0ZZZZZ6789abcdef", 17) == 0, "bs_set_mem", "got \"%s\"", buf);
+}
+
+static void test_memory_map(void)
+{
+    uint64_t size = 0, key = 0, dsize = 0;
+    uint32_t dver = 0;
+    efi_status_t s = g.bs->get_memory_map(&size, NULL, &key, &dsize, &dver);
+    checkf(s == EFI_BUFFER_TOO_SMALL && size > 0 && dsize >= sizeof(efi_memory_descriptor_t),
+           "get_memory_map_probe", "status 0x%lx (want 0x%lx), size %lu, desc_size %lu",
+           s, EFI_BUFFER_TOO_SMALL, size, dsize);
+
+    s = get_map();
+    checkf(s == EFI_SUCCESS && mm.size > 0 && mm.size <= sizeof(mm_storage) &&
+           mm.desc_size >= sizeof(efi_memory_descriptor_t) && mm.size % mm.desc_size == 0,
+           "get_memory_map", "status 0x%lx, size %lu, desc_size %lu", s, mm.size, mm.desc_size);
+    checkf(mm.desc_version == 1, "memmap_desc_version", "expected 1, got %u", mm.desc_version);
+
+    uint64_t n = mm_count();
+    print("payload: memory map: %lu descriptors of %lu bytes, key 0x%lx\n",
+          n, mm.desc_size, mm.key);
+    bool sorted = n > 0;
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        efi_memory_descriptor_t *d = mm_desc(i);
+        if (d->number_of_pages == 0 || (d->physical_start & (EFI_PAGE_SIZE - 1)) ||
+            desc_end(d) <= d->physical_start ||
+            (i > 0 && d->physical_start < desc_end(mm_desc(i - 1)))) {
+            sorted = false;
+            bad = i;
+            break;
+        }
+    }
+    checkf(sorted, "memmap_sorted", "descriptor %lu (of %lu) out of order, empty or overlapping",
+           bad, n);
+
+    efi_memory_descriptor_t *d = mm_find(g.entry_addr);
+    checkf(d && d->type == EfiLoaderCode, "memmap_image_loader_code",
+           "entry 0x%lx is in type %d", g.entry_addr, d ? (int)d->type : -1);
+    d = mm_find((uint64_t)(uintptr_t)g.st);
+    checkf(d && d->type == EfiRuntimeServicesData, "memmap_systab_rt_data",
+           "systab %p is in type %d", (void *)g.st, d ? (int)d->type : -1);
+}
+
+static bool pages_writable(uint64_t addr, uint64_t pages)
+{
+    for (uint64_t p = 0; p < pages; p++) {
+        volatile uint64_t *q = (volatile uint64_t *)(uintptr_t)(addr + p * EFI_PAGE_SIZE);
+        q[0] = 0x5041594c4f414430ull + p;
+        q[511] = ~(0x5041594c4f414430ull + p);
+    }
+    for (uint64_t p = 0; p < pages; p++) {
+        volatile uint64_t *q = (volatile uint64_t *)(uintptr_t)(addr + p * EFI_PAGE_SIZE);
+        if (q[0] != 0x5041594c4f414430ull + p || q[511] != ~(0x5041594c4f414430ull + p))
+            return false;
+    }
+    return true;
+}
+
+static void test_allocate_pages(void)
+{
+    get_map();
+    uint64_t key0 = mm.key;
+    efi_physical_addr_t a = 0;
+    efi_status_t s = g.bs->allocate_pages(AllocateAnyPages, EfiLoaderData, 3, &a);
+    bool ok = checkf(s == EFI_SUCCESS && a != 0 && (a & (EFI_PAGE_SIZE - 1)) == 0,
+                     "allocate_pages_any", "status 0x%lx, address 0x%lx", s, a);
+    if (!ok) {
+        skip("map_key_changes_alloc", "no allocation");
+        skip("pages_writable", "no allocation");
+        skip("free_pages", "no allocation");
+        skip("map_key_changes_free", "no allocation");
+    } else {
+        s = get_map();
+        uint64_t key1 = mm.key;
+        checkf(s == EFI_SUCCESS && key1 != key0, "map_key_changes_alloc",
+               "status 0x%lx, key before 0x%lx, after 0x%lx", s, key0, key1);
+        efi_memory_descriptor_t *d = mm_find(a);
+        if (d && d->type != EfiLoaderData)
+            print("payload: note: allocated pages are in a type %u descriptor\n", d->type);
+        checkf(pages_writable(a, 3), "pages_writable", "pages at 0x%lx do not keep data", a);
+        s = g.bs->free_pages(a, 3);
+        check_status(s, EFI_SUCCESS, "free_pages");
+        efi_status_t s2 = get_map();
+        checkf(s2 == EFI_SUCCESS && mm.key != key1, "map_key_changes_free",
+               "status 0x%lx, key before 0x%lx, after 0x%lx", s2, key1, mm.key);
+    }
+
+    /* An address the firmware never handed out: the last page of the
+     * highest conventional descriptor. */
+    get_map();
+    efi_physical_addr_t never = 0;
+    for (uint64_t i = 0; i < mm_count(); i++) {
+        efi_memory_descriptor_t *d = mm_desc(i);
+        if (d->type == EfiConventionalMemory && desc_end(d) > never + EFI_PAGE_SIZE)
+            never = desc_end(d) - EFI_PAGE_SIZE;
+    }
+    s = g.bs->free_pages(never, 1);
+    checkf(s == EFI_NOT_FOUND || s == EFI_INVALID_PARAMETER, "free_pages_unallocated",
+           "FreePages(0x%lx) returned 0x%lx, expected NOT_FOUND or INVALID_PARAMETER",
+           never, s);
+}
+
+static void test_allocate_pages_special(void)
+{
+    efi_physical_addr_t a = ~0ull;
+    efi_status_t s = g.bs->allocate_pages(AllocateMaxAddress, EfiLoaderData, 1, &a);
+    efi_status_t f = s == EFI_SUCCESS ? g.bs->free_pages(a, 1) : EFI_SUCCESS;
+    checkf(s == EFI_SUCCESS && !(a & (EFI_PAGE_SIZE - 1)) && f == EFI_SUCCESS,
+           "allocate_pages_max_any", "status 0x%lx, address 0x%lx, free 0x%lx", s, a, f);
+
+    a = 0xffffffffull;
+    s = g.bs->allocate_pages(AllocateMaxAddress, EfiLoaderData, 1, &a);
+    f = s == EFI_SUCCESS ? g.bs->free_pages(a, 1) : EFI_SUCCESS;
+    checkf(s == EFI_SUCCESS && !(a & (EFI_PAGE_SIZE - 1)) && a + EFI_PAGE_SIZE - 1 <= 0xffffffffull
+           && f == EFI_SUCCESS,
+           "allocate_pages_max_4g", "status 0x%lx, address 0x%lx, free 0x%lx", s, a, f);
+
+    const efi_physical_addr_t fixed = 0x2000000;
+    get_map();
+    efi_memory_descriptor_t *d = mm_find(fixed);
+    int type = d ? (int)d->type : -1;
+    bool conventional = d && d->type == EfiConventionalMemory &&
+                        desc_end(d) >= fixed + 512 * EFI_PAGE_SIZE;
+    a = fixed;
+    s = g.bs->allocate_pages(AllocateAddress, EfiLoaderCode, 512, &a);
+    bool got = s == EFI_SUCCESS;
+    checkf(got && a == fixed, "allocate_pages_address",
+           "status 0x%lx, address 0x%lx (wanted 0x%lx; the map has type %d there%s)", s, a,
+           fixed, type, conventional ? "" : ", not 2 MiB of conventional memory");
+    a = fixed;
+    s = g.bs->allocate_pages(AllocateAddress, EfiLoaderCode, 512, &a);
+    check_status(s, EFI_NOT_FOUND, "allocate_pages_address_twice");
+    if (s == EFI_SUCCESS)
+        g.bs->free_pages(fixed, 512);
+    if (got)
+        check_status(g.bs->free_pages(fixed, 512), EFI_SUCCESS, "free_pages_address");
+    else
+        skip("free_pages_address", "not allocated");
+}
+
+static void test_pool(void)
+{
+    void *p1 = NULL, *p2 = NULL;
+    efi_status_t s = g.bs->allocate_pool(EfiLoaderData, 100, &p1);
+    if (s != EFI_SUCCESS)
+        p1 = NULL;
+    bool ok1 = p1 && !((uintptr_t)p1 & 7);
+    if (ok1) {
+        memset(p1, 0xa5, 100);
+        for (int i = 0; i < 100; i++)
+            ok1 = ok1 && ((volatile uint8_t *)p1)[i] == 0xa5;
+    }
+    checkf(ok1, "allocate_pool_loader_data", "status 0x%lx, pointer %p", s, p1);
+
+    s = g.bs->allocate_pool(EfiACPIReclaimMemory, 5000, &p2);
+    if (s != EFI_SUCCESS)
+        p2 = NULL;
+    bool ok2 = p2 && !((uintptr_t)p2 & 7);
+    if (ok2) {
+        volatile uint8_t *b = p2;
+        b[0] = 0x11;
+        b[2500] = 0x22;
+        b[4999] = 0x33;
+        ok2 = b[0] == 0x11 && b[2500] == 0x22 && b[4999] == 0x33;
+    }
+    checkf(ok2, "allocate_pool_acpi_reclaim", "status 0x%lx, pointer %p", s, p2);
+
+    if (p1 || p2) {
+        efi_status_t f1 = p1 ? g.bs->free_pool(p1) : EFI_SUCCESS;
+        efi_status_t f2 = p2 ? g.bs->free_pool(p2) : EFI_SUCCESS;
+        checkf(f1 == EFI_SUCCESS && f2 == EFI_SUCCESS, "free_pool",
+               "FreePool returned 0x%lx and 0x%lx", f1, f2);
+    } else {
+        skip("free_pool", "nothing allocated");
+    }
+
+    s = g.bs->free_pool(NULL);
+    survived("free_pool_null", s);
+}
+
+static bool device_path_ends(const efi_device_path_t *dp)
+{
+    const uint8_t *p = (const uint8_t *)dp;
+    for (int i = 0; i < 64 && p; i++) {
+        const efi_device_path_t *n = (const efi_device_path_t *)p;
+        unsigned len = n->length[0] | (unsigned)n->length[1] << 8;
+        if (n->type == EFI_DP_TYPE_END && n->sub_type == EFI_DP_END_ENTIRE)
+            return len == 4;
+        if (len < 4)
+            return false;
+        p += len;
+    }
+    return false;
+}
+
+static void test_loaded_image(void)
+{
+    efi_loaded_image_t *li = NULL;
+    efi_status_t s = g.bs->handle_protocol(g.image, &loaded_image_guid, (void **)&li);
+    if (!checkf(s == EFI_SUCCESS && li, "handle_protocol_loaded_image",
+                "status 0x%lx, interface %p", s, (void *)li)) {
+        skip("loaded_image_covers_entry", "no LoadedImage");
+        skip("loaded_image_systab", "no LoadedImage");
+        li = NULL;
+    } else {
+        uint64_t base = (uint64_t)(uintptr_t)li->image_base;
+        checkf(g.entry_addr >= base && g.entry_addr < base + li->image_size,
+               "loaded_image_covers_entry", "ImageBase 0x%lx ImageSize 0x%lx, entry 0x%lx",
+               base, li->image_size, g.entry_addr);
+        checkf(li->system_table == g.st, "loaded_image_systab", "SystemTable %p, systab %p",
+               (void *)li->system_table, (void *)g.st);
+    }
+
+    efi_loaded_image_t *li2 = NULL;
+    s = g.bs->open_protocol(g.image, &loaded_image_guid, (void **)&li2, g.image, NULL,
+                            EFI_OPEN_PROTOCOL_GET_PROTOCOL);
+    checkf(s == EFI_SUCCESS && li2 && li2 == li, "open_protocol_loaded_image",
+           "status 0x%lx, interface %p, HandleProtocol gave %p", s, (void *)li2, (void *)li);
+
+    efi_device_path_t *dp = NULL;
+    s = g.bs->handle_protocol(g.image, &loaded_image_device_path_guid, (void **)&dp);
+    if (s != EFI_SUCCESS || !dp) {
+        dp = NULL;
+        s = g.bs->handle_protocol(g.image, &device_path_guid, (void **)&dp);
+    }
+    checkf(s == EFI_SUCCESS && dp && device_path_ends(dp), "image_device_path",
+           "status 0x%lx, device path %p (no End node)", s, (void *)dp);
+}
+
+static void test_locate_protocol(void)
+{
+    void *junk = (void *)(uintptr_t)0xdeadbeef0badf00dull;
+    void *iface = junk;
+    efi_status_t s = g.bs->locate_protocol(&rng_guid, NULL, &iface);
+    checkf((s == EFI_SUCCESS && iface && iface != junk) || (s == EFI_NOT_FOUND && !iface),
+           "locate_protocol_rng", "status 0x%lx, interface %p", s, iface);
+
+    iface = junk;
+    s = g.bs->locate_protocol(&payload_unknown_guid, NULL, &iface);
+    checkf(s == EFI_NOT_FOUND && iface == NULL, "locate_protocol_unknown",
+           "status 0x%lx (want 0x%lx), interface %p (want NULL)", s, EFI_NOT_FOUND, iface);
+}
+
+static void test_locate_handle(void)
+{
+    uint64_t size = 0;
+    efi_status_t s = g.bs->locate_handle(ByProtocol, &gop_guid, NULL, &size, NULL);
+    check_status(s, EFI_NOT_FOUND, "locate_handle_gop");
+    size = 0;
+    s = g.bs->locate_handle(ByProtocol, &uga_guid, NULL, &size, NULL);
+    check_status(s, EFI_NOT_FOUND, "locate_handle_uga");
+    size = 0;
+    s = g.bs->locate_handle(ByProtocol, &pci_io_guid, NULL, &size, NULL);
+    check_status(s, EFI_NOT_FOUND, "locate_handle_pci_io");
+
+    uint64_t n = 0;
+    efi_handle_t *buf = NULL;
+    s = g.bs->locate_handle_buffer(ByProtocol, &gop_guid, NULL, &n, &buf);
+    check_status(s, EFI_NOT_FOUND, "locate_handle_buffer_gop");
+
+    n = 0;
+    buf = NULL;
+    s = g.bs->locate_handle_buffer(ByProtocol, &loaded_image_guid, NULL, &n, &buf);
+    bool found = false;
+    if (s == EFI_SUCCESS && buf)
+        for (uint64_t i = 0; i < n && i < 1024; i++)
+            found = found || buf[i] == g.image;
+    checkf(s == EFI_SUCCESS && found, "locate_handle_buffer_loaded_image",
+           "status 0x%lx, %lu handles at %p, image handle %sfound", s, n, (void *)buf,
+           found ? "" : "not ");
+    if (s == EFI_SUCCESS && buf)
+        g.bs->free_pool(buf);
+}
+
+/* VenMedia(LINUX_EFI_INITRD_MEDIA)/End, as the kernel's stub builds it. */
+struct initrd_device_path {
+    efi_device_path_t vendor;
+    efi_guid_t guid;
+    efi_device_path_t end;
+} __attribute__((packed));
+
+static void test_locate_device_path(void)
+{
+    struct initrd_device_path path = {
+        .vendor = { EFI_DP_TYPE_MEDIA, EFI_DP_MEDIA_VENDOR, { 20, 0 } },
+        .guid = linux_initrd_media_guid,
+        .end = { EFI_DP_TYPE_END, EFI_DP_END_ENTIRE, { 4, 0 } },
+    };
+    efi_device_path_t *dp = &path.vendor;
+    efi_handle_t h = NULL;
+    efi_status_t s = g.bs->locate_device_path(&load_file2_guid, &dp, &h);
+    const char *opt = cmdline_option("payload.initrd=");
+    if (opt && word_is(opt, "1")) {
+        checkf(s == EFI_SUCCESS && h && dp == &path.end, "locate_device_path_initrd",
+               "status 0x%lx, handle %p, remaining path %p (end node at %p)", s, h,
+               (void *)dp, (void *)&path.end);
+    } else {
+        check_status(s, EFI_NOT_FOUND, "locate_device_path_initrd");
+    }
+}
+
+static int64_t find_config_table(const efi_guid_t *guid)
+{
+    efi_configuration_table_t *t = g.st->configuration_table;
+    for (uint64_t i = 0; t && i < g.st->number_of_table_entries && i < 4096; i++)
+        if (guid_eq(&t[i].vendor_guid, guid))
+            return (int64_t)i;
+    return -1;
+}
+
+static void test_config_table(void)
+{
+    static uint64_t table_data[2] = { 0x7061796c6f616421ull, 0 };
+    uint64_t n0 = g.st->number_of_table_entries;
+    efi_status_t s = g.bs->install_configuration_table(&payload_table_guid, table_data);
+    uint64_t n1 = g.st->number_of_table_entries;
+    int64_t i = find_config_table(&payload_table_guid);
+    void *seen = i >= 0 ? g.st->configuration_table[i].vendor_table : NULL;
+    checkf(s == EFI_SUCCESS && n1 == n0 + 1 && seen == table_data, "install_config_table",
+           "status 0x%lx, entries %lu -> %lu, table %p (want %p)", s, n0, n1, seen,
+           (void *)table_data);
+    uint32_t want = table_crc32(&g.st->hdr);
+    checkf(g.st->hdr.crc32 == want, "systab_crc32_after_install",
+           "header says 0x%x, computed 0x%x", g.st->hdr.crc32, want);
+
+    s = g.bs->install_configuration_table(&payload_table_guid, NULL);
+    uint64_t n2 = g.st->number_of_table_entries;
+    i = find_config_table(&payload_table_guid);
+    checkf(s == EFI_SUCCESS && n2 == n0 && i < 0, "remove_config_table",
+           "status 0x%lx, entries %lu -> %lu, still present: %s", s, n1, n2,
+           i >= 0 ? "yes" : "no");
+}
+
+static void check_variable_absent(const efi_char16_t *name, const char *test)
+{
+    uint8_t data[8] = { 0 };
+    uint64_t size = 1;
+    efi_status_t s = g.rt->get_variable(name, &global_variable_guid, NULL, &size, data);
+    checkf(s == EFI_NOT_FOUND && size == 1, test,
+           "status 0x%lx (want 0x%lx), size %lu (want 1)", s, EFI_NOT_FOUND, size);
+}
+
+static const efi_char16_t payload_var_name[] = u"PayloadTest";
+
+static bool ucs2_eq(const efi_char16_t *a, const efi_char16_t *b, size_t max)
+{
+    for (size_t i = 0; i < max; i++) {
+        if (a[i] != b[i])
+            return false;
+        if (!a[i])
+            return true;
+    }
+    return false;
+}
+
+static void test_variables(void)
+{
+    const uint32_t attrs = EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS |
+                           EFI_VARIABLE_RUNTIME_ACCESS;
+    check_variable_absent(u"SecureBoot", "get_variable_secureboot");
+    check_variable_absent(u"SetupMode", "get_variable_setupmode");
+
+    efi_status_t s = g.rt->set_variable(payload_var_name, &payload_vendor_guid, attrs, 4,
+                                        "abcd");
+    check_status(s, EFI_SUCCESS, "set_variable");
+
+    uint8_t data[16] = { 0 };
+    uint64_t size = sizeof(data);
+    uint32_t got_attrs = 0;
+    s = g.rt->get_variable(payload_var_name, &payload_vendor_guid, &got_attrs, &size, data);
+    checkf(s == EFI_SUCCESS && size == 4 && memcmp(data, "abcd", 4) == 0 && got_attrs == attrs,
+           "get_variable", "status 0x%lx, size %lu, data[0] 0x%x, attributes 0x%x", s, size,
+           data[0], got_attrs);
+
+    size = 1;
+    s = g.rt->get_variable(payload_var_name, &payload_vendor_guid, NULL, &size, data);
+    checkf(s == EFI_BUFFER_TOO_SMALL && size == 4, "get_variable_too_small",
+           "status 0x%lx (want 0x%lx), size %lu (want 4)", s, EFI_BUFFER_TOO_SMALL, size);
+
+    efi_char16_t name[128];
+    efi_guid_t vendor;
+    memset(&vendor, 0, sizeof(vendor));
+    name[0] = 0;
+    bool found = false;
+    int count = 0;
+    s = EFI_SUCCESS;
+    for (; count < 256; count++) {
+        uint64_t nsize = sizeof(name);
+        s = g.rt->get_next_variable_name(&nsize, name, &vendor);
+        if (s != EFI_SUCCESS)
+            break;
+        if (ucs2_eq(name, payload_var_name, ARRAY_SIZE(name)) &&
+            guid_eq(&vendor, &payload_vendor_guid))
+            found = true;
+    }
+    checkf(found && s == EFI_NOT_FOUND, "get_next_variable_name",
+           "after %d names: status 0x%lx (want NOT_FOUND at the end), PayloadTest %sfound",
+           count, s, found ? "" : "not ");
+
+    s = g.rt->set_variable(payload_var_name, &payload_vendor_guid, attrs, 0, NULL);
+    size = sizeof(data);
+    efi_status_t s2 = g.rt->get_variable(payload_var_name, &payload_vendor_guid, NULL, &size,
+                                         data);
+    checkf(s == EFI_SUCCESS && s2 == EFI_NOT_FOUND, "delete_variable",
+           "SetVariable(size 0) 0x%lx, then GetVariable 0x%lx", s, s2);
+}
+
+static void test_misc(void)
+{
+    check_status(g.bs->set_watchdog_timer(0, 0, 0, NULL), EFI_SUCCESS, "set_watchdog_timer");
+    check_status(g.bs->stall(10), EFI_SUCCESS, "stall");
+    check_error(g.bs->connect_controller(NULL, NULL, NULL, 0), "connect_controller");
+}
+
+static bool test_exit_boot_services(void)
+{
+    efi_status_t s = get_map();
+    if (s != EFI_SUCCESS) {
+        checkf(false, "exit_boot_services_stale_key", "GetMemoryMap failed: 0x%lx", s);
+        checkf(false, "exit_boot_services", "GetMemoryMap failed: 0x%lx", s);
+        return false;
+    }
+    s = g.bs->exit_boot_services(g.image, mm.key - 1);
+    check_status(s, EFI_INVALID_PARAMETER, "exit_boot_services_stale_key");
+
+    efi_status_t m = get_map();
+    s = m == EFI_SUCCESS ? g.bs->exit_boot_services(g.image, mm.key) : m;
+    return checkf(s == EFI_SUCCESS, "exit_boot_services",
+                  "GetMemoryMap 0x%lx, ExitBootServices 0x%lx", m, s);
+}
+
+static void test_after_ebs(void)
+{
+    void *p = NULL;
+    check_error(g.bs->allocate_pool(EfiLoaderData, 64, &p), "after_ebs_allocate_pool");
+    check_variable_absent(u"SecureBoot", "after_ebs_get_variable_secureboot");
+
+    const uint32_t attrs = EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
+    efi_status_t s = g.rt->set_variable(u"PayloadVolatile", &payload_vendor_guid, attrs, 4,
+                                        "wxyz");
+    uint8_t data[8] = { 0 };
+    uint64_t size = sizeof(data);
+    uint32_t got_attrs = 0;
+    efi_status_t s2 = g.rt->get_variable(u"PayloadVolatile", &payload_vendor_guid, &got_attrs,
+                                         &size, data);
+    efi_status_t s3 = g.rt->set_variable(u"PayloadVolatile", &payload_vendor_guid, attrs, 0,
+                                         NULL);
+    checkf(s == EFI_SUCCESS && s2 == EFI_SUCCESS && size == 4 &&
+           memcmp(data, "wxyz", 4) == 0 && got_attrs == attrs && s3 == EFI_SUCCESS,
+           "after_ebs_volatile_variable",
+           "set 0x%lx, get 0x%lx (size %lu, attributes 0x%x), delete 0x%lx", s, s2, size,
+           got_attrs, s3);
+}
+
+static NORETURN void mode_services(void)
+{
+    test_tables();
+    test_crc_mem();
+    test_memory_map();
+    test_allocate_pages();
+    test_allocate_pages_special();
+    test_pool();
+    test_loaded_image();
+    test_locate_protocol();
+    test_locate_handle();
+    test_locate_device_path();
+    test_config_table();
+    test_variables();
+    test_misc();
+    if (test_exit_boot_services())
+        test_after_ebs();
+    finish();
+}
+
+/* ------------------------------------------------------------------ */
+/* stop-at-ebs mode: the kernel stub's last steps                     */
+
+#define FAKE_KERNEL_ADDR ((uint64_t)0x3000000)
+
+static uint32_t e820_type(const efi_memory_descriptor_t *d)
+{
+    switch (d->type) {
+    case EfiLoaderCode:
+    case EfiLoaderData:
+    case EfiBootServicesCode:
+    case EfiBootServicesData:
+    case EfiConventionalMemory:
+        return (d->attribute & EFI_MEMORY_SP) ? E820_TYPE_SOFT_RESERVED : E820_TYPE_RAM;
+    case EfiACPIReclaimMemory:
+        return E820_TYPE_ACPI;
+    case EfiACPIMemoryNVS:
+        return E820_TYPE_NVS;
+    case EfiPersistentMemory:
+        return E820_TYPE_PMEM;
+    default:    /* reserved, runtime code/data, MMIO, port space, PAL, unusable */
+        return E820_TYPE_RESERVED;
+    }
+}
+
+/* Like the kernel's setup_e820: map order, adjacent same-type merged. */
+static unsigned fill_e820(uint8_t *bp, bool *overflow)
+{
+    struct boot_e820_entry *e = (struct boot_e820_entry *)(bp + BP_E820_TABLE);
+    unsigned n = 0;
+    *overflow = false;
+    for (uint64_t i = 0; i < mm_count(); i++) {
+        efi_memory_descriptor_t *d = mm_desc(i);
+        uint32_t type = e820_type(d);
+        uint64_t start = d->physical_start, size = d->number_of_pages * EFI_PAGE_SIZE;
+        if (n > 0 && e[n - 1].type == type && e[n - 1].addr + e[n - 1].size == start) {
+            e[n - 1].size += size;
+            continue;
+        }
+        if (n == BP_E820_MAX) {
+            *overflow = true;
+            break;
+        }
+        e[n].addr = start;
+        e[n].size = size;
+        e[n].type = type;
+        n++;
+    }
+    bp[BP_E820_ENTRIES] = (uint8_t)n;
+    return n;
+}
+
+static void put_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+
+static NORETURN void stop_fail(void)
+{
+    finish();
+}
+
+static NORETURN void mode_stop_at_ebs(void)
+{
+    efi_status_t s;
+
+    if (g.pe_entry) {
+        /* Like efi_pe_entry: a zeroed boot_params page below 4 GiB and an
+         * ASCII copy of the command line. */
+        efi_physical_addr_t a = 0xffffffffull;
+        s = g.bs->allocate_pages(AllocateMaxAddress, EfiLoaderData, 1, &a);
+        if (!checkf(s == EFI_SUCCESS, "stop_alloc_boot_params", "status 0x%lx", s))
+            stop_fail();
+        g.bp = (uint8_t *)(uintptr_t)a;
+        memset(g.bp, 0, BP_SIZE);
+        size_t len = str_len(g.cmdline) + 1;
+        char *cmd = NULL;
+        s = g.bs->allocate_pool(EfiLoaderData, len, (void **)&cmd);
+        if (!checkf(s == EFI_SUCCESS, "stop_alloc_cmdline", "status 0x%lx", s))
+            stop_fail();
+        memcpy(cmd, g.cmdline, len);
+        uint64_t c = (uint64_t)(uintptr_t)cmd;
+        put_u16(g.bp + BP_HDR_ROOT_FLAGS, 1);
+        put_u16(g.bp + BP_HDR_VID_MODE, 0xffff);
+        g.bp[BP_HDR_TYPE_OF_LOADER] = 0x21;
+        put_u32(g.bp + BP_HDR_INITRD_ADDR_MAX, 0x7fffffff);
+        put_u32(g.bp + BP_HDR_CMD_LINE_PTR, (uint32_t)c);
+        put_u32(g.bp + BP_EXT_CMD_LINE_PTR, (uint32_t)(c >> 32));
+    }
+    if (!checkf(g.bp != NULL, "stop_boot_params", "no boot_params"))
+        stop_fail();
+
+    efi_physical_addr_t k = FAKE_KERNEL_ADDR;
+    s = g.bs->allocate_pages(AllocateAddress, EfiLoaderCode, 1, &k);
+    if (!checkf(s == EFI_SUCCESS && k == FAKE_KERNEL_ADDR, "stop_alloc_kernel",
+                "status 0x%lx, address 0x%lx", s, k))
+        stop_fail();
+    static const uint8_t hlt_loop[3] = { 0xf4, 0xeb, 0xfd };   /* hlt; jmp .-3 */
+    memcpy((void *)(uintptr_t)k, hlt_loop, sizeof(hlt_loop));
+
+    uint64_t size = 0, key = 0, dsize = 0;
+    uint32_t dver = 0;
+    s = g.bs->get_memory_map(&size, NULL, &key, &dsize, &dver);
+    if (!checkf(s == EFI_BUFFER_TOO_SMALL && size && dsize >= sizeof(efi_memory_descriptor_t),
+                "stop_get_memory_map_probe", "status 0x%lx, size %lu, desc_size %lu",
+                s, size, dsize))
+        stop_fail();
+
+    uint64_t cap = size + 8 * dsize;            /* slack, as the stub allocates */
+    void *map = NULL;
+    s = g.bs->allocate_pool(EfiACPIReclaimMemory, cap, &map);
+    if (!checkf(s == EFI_SUCCESS && map, "stop_alloc_memory_map", "status 0x%lx", s))
+        stop_fail();
+
+    s = get_map_into(map, cap);
+    if (!checkf(s == EFI_SUCCESS, "stop_get_memory_map", "status 0x%lx", s))
+        stop_fail();
+    print("payload: exiting boot services, key 0x%lx\n", mm.key);
+    s = exit_boot_services_with_retry();
+    if (!checkf(s == EFI_SUCCESS, "stop_exit_boot_services", "status 0x%lx", s))
+        stop_fail();
+
+    /* efi_info and e820, as the kernel's exit_boot_func/setup_e820 do. */
+    struct efi_info ei;
+    uint64_t systab = (uint64_t)(uintptr_t)g.st, memmap = (uint64_t)(uintptr_t)map;
+    memcpy(&ei.efi_loader_signature, "EL64", 4);
+    ei.efi_systab = (uint32_t)systab;
+    ei.efi_systab_hi = (uint32_t)(systab >> 32);
+    ei.efi_memdesc_size = (uint32_t)mm.desc_size;
+    ei.efi_memdesc_version = mm.desc_version;
+    ei.efi_memmap = (uint32_t)memmap;
+    ei.efi_memmap_hi = (uint32_t)(memmap >> 32);
+    ei.efi_memmap_size = (uint32_t)mm.size;
+    memcpy(g.bp + BP_EFI_INFO, &ei, sizeof(ei));
+
+    bool overflow;
+    unsigned n = fill_e820(g.bp, &overflow);
+    if (!checkf(n > 0 && !overflow, "stop_e820", "%u entries%s", n,
+                overflow ? ", more than 128 needed" : ""))
+        stop_fail();
+
+    print("payload: entering kernel at 0x%lx, boot_params %p, %u e820 entries\n",
+          FAKE_KERNEL_ADDR, (void *)g.bp, n);
+    asm volatile("jmp *%0" : : "r"(FAKE_KERNEL_ADDR), "S"(g.bp) : "memory");
+    __builtin_unreachable();
+}
+
+/* ------------------------------------------------------------------ */
+/* fallbacks mode: instructions the host's emulator may not handle     */
+
+#define PAYLOAD_TRAP_VECTORS   32
+#define PAYLOAD_TRAP_STUB_SIZE 16
+
+struct idt_gate {
+    uint16_t offset_lo;
+    uint16_t selector;
+    uint8_t ist;
+    uint8_t type_attr;
+    uint16_t offset_mid;
+    uint32_t offset_hi;
+    uint32_t reserved;
+};
+
+struct descriptor_ptr {
+    uint16_t limit;
+    uint64_t base;
+} __attribute__((packed));
+
+static struct idt_gate idt[PAYLOAD_TRAP_VECTORS] __attribute__((aligned(16)));
+
+void payload_trap_report(uint64_t vector, uint64_t rip, uint64_t error)
+{
+    print("payload: exception %lu at 0x%lx (error code 0x%lx)\n", vector, rip, error);
+    exit_vm(EXIT_EXCEPTION);
+}
+
+static void install_idt(void)
+{
+    uint16_t cs;
+    asm volatile("mov %%cs, %0" : "=r"(cs));
+    uint64_t base = (uint64_t)(uintptr_t)payload_trap_stubs;
+    for (unsigned v = 0; v < PAYLOAD_TRAP_VECTORS; v++) {
+        uint64_t h = base + v * PAYLOAD_TRAP_STUB_SIZE;
+        idt[v].offset_lo = (uint16_t)h;
+        idt[v].selector = cs;
+        idt[v].ist = 0;
+        idt[v].type_attr = 0x8e;        /* present, DPL 0, 64-bit interrupt gate */
+        idt[v].offset_mid = (uint16_t)(h >> 16);
+        idt[v].offset_hi = (uint32_t)(h >> 32);
+        idt[v].reserved = 0;
+    }
+    struct descriptor_ptr p = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
+    asm volatile("lidt %0" : : "m"(p) : "memory");
+}
+
+static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+    asm volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+                 : "a"(leaf), "c"(sub));
+}
+
+static uint64_t read_rflags(void)
+{
+    uint64_t f;
+    asm volatile("pushfq; popq %0" : "=r"(f) : : "memory");
+    return f;
+}
+
+static unsigned soft_popcount(uint64_t v)
+{
+    unsigned n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+#define RFLAGS_AC (1ull << 18)
+
+static NORETURN void mode_fallbacks(void)
+{
+    install_idt();
+    payload_bp_count = 0;
+    asm volatile("int3" : : : "memory");
+    checkf(payload_bp_count == 1, "int3", "#BP handler ran %lu times, expected 1",
+           (uint64_t)payload_bp_count);
+
+    uint32_t r[4];
+    cpuid(0, 0, r);
+    uint32_t max_leaf = r[0];
+    bool smap = false;
+    if (max_leaf >= 7) {
+        cpuid(7, 0, r);
+        smap = (r[1] >> 20) & 1;
+    }
+    if (smap) {
+        asm volatile("stac" : : : "cc", "memory");
+        uint64_t f = read_rflags();
+        checkf(f & RFLAGS_AC, "stac", "RFLAGS 0x%lx after stac, AC clear", f);
+        asm volatile("clac" : : : "cc", "memory");
+        f = read_rflags();
+        checkf(!(f & RFLAGS_AC), "clac", "RFLAGS 0x%lx after clac, AC set", f);
+    } else {
+        skip("stac", "no SMAP");
+        skip("clac", "no SMAP");
+    }
+
+    cpuid(1, 0, r);
+    if ((r[2] >> 23) & 1) {
+        static const uint64_t values[] = {
+            0, 1, 0xff, 0x8000000000000001ull, 0x123456789abcdef0ull, ~0ull,
+        };
+        bool ok = true, zf_ok = true;
+        uint64_t bad = 0, got_bad = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(values); i++) {
+            uint64_t v = values[i], cnt;
+            uint8_t zf;
+            asm volatile("popcnt %%rbx, %%rax\n\tsetz %1"
+                         : "=a"(cnt), "=qm"(zf) : "b"(v) : "cc");
+            if (cnt != soft_popcount(v) && ok) {
+                ok = false;
+                bad = v;
+                got_bad = cnt;
+            }
+            if (zf != (v == 0))
+                zf_ok = false;
+        }
+        checkf(ok, "popcnt", "popcnt(0x%lx): expected %u, got %lu", bad, soft_popcount(bad),
+               got_bad);
+        checkf(zf_ok, "popcnt_zf", "ZF not set exactly when the source is 0");
+    } else {
+        skip("popcnt", "no POPCNT");
+        skip("popcnt_zf", "no POPCNT");
+    }
+
+    asm volatile("fwait" : : : "memory");
+    checkf(true, "fwait", "unreachable");
+    finish();
+}
+
+/* ------------------------------------------------------------------ */
+/* small modes                                                        */
+
+static NORETURN void mode_loop(void)
+{
+    print("payload: looping\n");
+    for (;;)
+        asm volatile("pause");
+}
+
+static NORETURN void mode_triple_fault(void)
+{
+    print("payload: triple fault\n");
+    struct descriptor_ptr p = { 0, 0 };
+    asm volatile("lidt %0\n\tud2" : : "m"(p) : "memory");
+    halt_forever();
+}
+
+static NORETURN void mode_exit(const char *arg)
+{
+    unsigned v = 0;
+    for (; *arg >= '0' && *arg <= '9'; arg++)
+        v = v * 10 + (unsigned)(*arg - '0');
+    exit_vm(v);
+}
+
+static NORETURN void mode_efi_exit(void)
+{
+    print("payload: calling BS->Exit(EFI_LOAD_ERROR)\n");
+    efi_status_t s = g.bs->exit(g.image, EFI_LOAD_ERROR, 0, NULL);
+    checkf(false, "efi_exit", "Exit returned 0x%lx", s);
+    finish();
+}
+
+/* ------------------------------------------------------------------ */
+/* hostile mode                                                       */
+
+#define OUTSIDE_RAM ((uint64_t)0x7ff000000000)
+
+/* A thunk's body with an arbitrary service ID; the arguments are zero. */
+static uint64_t raw_hypercall(uint32_t id)
+{
+    uint64_t rax = id, rcx = 0, rdx = 0;
+    register uint64_t r8 asm("r8") = 0;
+    register uint64_t r9 asm("r9") = 0;
+    asm volatile("outl %%eax, %5"
+                 : "+a"(rax), "+c"(rcx), "+d"(rdx), "+r"(r8), "+r"(r9)
+                 : "i"(HYPERCALL_PORT)
+                 : "r10", "r11", "memory");
+    return rax;
+}
+
+static void hostile_memory_map(uint64_t top)
+{
+    uint64_t key, dsize;
+    uint32_t dver;
+    check_error(g.bs->get_memory_map(NULL, (efi_memory_descriptor_t *)mm_storage, &key, &dsize,
+                                     &dver), "hostile_gmm_size_null");
+    check_error(g.bs->get_memory_map((uint64_t *)(uintptr_t)OUTSIDE_RAM,
+                                     (efi_memory_descriptor_t *)mm_storage, &key, &dsize,
+                                     &dver), "hostile_gmm_size_outside_ram");
+    if (top >= 4096)
+        check_error(g.bs->get_memory_map((uint64_t *)(uintptr_t)(top - 4),
+                                         (efi_memory_descriptor_t *)mm_storage, &key, &dsize,
+                                         &dver), "hostile_gmm_size_end_of_ram");
+    else
+        skip("hostile_gmm_size_end_of_ram", "top of RAM unknown");
+
+    uint8_t raw[16] __attribute__((aligned(8)));
+    memset(raw, 0, sizeof(raw));
+    efi_status_t s = g.bs->get_memory_map((uint64_t *)(void *)(raw + 1), NULL, &key, &dsize,
+                                          &dver);
+    survived("hostile_gmm_size_misaligned", s);
+}
+
+static void hostile_allocate(void)
+{
+    efi_physical_addr_t a = 0;
+    efi_status_t s = g.bs->allocate_pages(AllocateAnyPages, EfiLoaderData, 0, &a);
+    check_error(s, "hostile_alloc_pages_zero");
+    if (s == EFI_SUCCESS)
+        g.bs->free_pages(a, 0);
+
+    a = 0;
+    s = g.bs->allocate_pages(AllocateAnyPages, EfiLoaderData, 1ull << 52, &a);
+    check_error(s, "hostile_alloc_pages_huge");
+
+    a = 0;
+    s = g.bs->allocate_pages(AllocateAnyPages, 0x6fff0000u, 1, &a);
+    check_status(s, EFI_INVALID_PARAMETER, "hostile_alloc_pages_bad_memory_type");
+    if (s == EFI_SUCCESS)
+        g.bs->free_pages(a, 1);
+
+    a = 0;
+    s = g.bs->allocate_pages(7, EfiLoaderData, 1, &a);
+    check_error(s, "hostile_alloc_pages_bad_allocate_type");
+    if (s == EFI_SUCCESS)
+        g.bs->free_pages(a, 1);
+
+    a = 0x2000123;
+    s = g.bs->allocate_pages(AllocateAddress, EfiLoaderData, 1, &a);
+    check_error(s, "hostile_alloc_pages_unaligned");
+    if (s == EFI_SUCCESS)
+        g.bs->free_pages(a, 1);
+
+    void *p = NULL;
+    s = g.bs->allocate_pool(EfiLoaderData, ~0ull, &p);
+    check_error(s, "hostile_alloc_pool_huge");
+
+    /* Memory the pool never handed out, with plausible-looking garbage. */
+    static uint64_t fake_pool[8] = { 0x100, 0x100, 0x100, 0x100, 0x100, 0x100, 0x100, 0x100 };
+    check_error(g.bs->free_pool(&fake_pool[4]), "hostile_free_pool_bogus");
+
+    g.bs->copy_mem((void *)(uintptr_t)0x1000, (void *)(uintptr_t)0xfffffffffffff000ull, 0x2000);
+    survived("hostile_copy_mem_overflow", 0);
+}
+
+static void hostile_output_string(uint64_t top)
+{
+    efi_simple_text_output_t *out = g.st->con_out;
+    if (!out) {
+        skip("hostile_output_string_null", "no ConOut");
+        skip("hostile_output_string_unterminated", "no ConOut");
+        return;
+    }
+    check_error(out->output_string(out, NULL), "hostile_output_string_null");
+
+    efi_physical_addr_t a = top - EFI_PAGE_SIZE;
+    efi_status_t s = top >= EFI_PAGE_SIZE ?
+        g.bs->allocate_pages(AllocateAddress, EfiLoaderData, 1, &a) : EFI_NOT_FOUND;
+    if (s != EFI_SUCCESS) {
+        skip("hostile_output_string_unterminated", "cannot allocate the last page of RAM");
+        return;
+    }
+    efi_char16_t *tail = (efi_char16_t *)(uintptr_t)(top - 8);
+    for (int i = 0; i < 4; i++)
+        tail[i] = (efi_char16_t)('W' + i);
+    check_error(out->output_string(out, tail), "hostile_output_string_unterminated");
+    g.bs->free_pages(a, 1);
+}
+
+static void hostile_variables(void)
+{
+    uint8_t data[16];
+    uint64_t size = sizeof(data);
+    const uint32_t attrs = EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
+    check_error(g.rt->get_variable(NULL, &global_variable_guid, NULL, &size, data),
+                "hostile_get_variable_null_name");
+    size = sizeof(data);
+    check_error(g.rt->get_variable((const efi_char16_t *)(uintptr_t)OUTSIDE_RAM,
+                                   &global_variable_guid, NULL, &size, data),
+                "hostile_get_variable_name_outside_ram");
+
+    /* An existing variable, so that the firmware really has data to copy. */
+    efi_status_t s = g.rt->set_variable(u"PayloadHostile", &payload_vendor_guid, attrs, 4,
+                                        "evil");
+    if (s != EFI_SUCCESS)
+        print("payload: note: SetVariable(PayloadHostile) returned 0x%lx\n", s);
+    size = ~0ull;
+    check_error(g.rt->get_variable(u"PayloadHostile", &payload_vendor_guid, NULL, &size, data),
+                "hostile_get_variable_huge_size");
+    check_error(g.rt->set_variable(u"PayloadHostile", &payload_vendor_guid, attrs,
+                                   1ull << 40, data),
+                "hostile_set_variable_huge_size");
+    g.rt->set_variable(u"PayloadHostile", &payload_vendor_guid, attrs, 0, NULL);
+}
+
+static void hostile_handles(void)
+{
+    static uint64_t table_data;
+    efi_status_t s = g.bs->install_configuration_table(NULL, &table_data);
+    check_status(s, EFI_INVALID_PARAMETER, "hostile_install_config_table_null_guid");
+
+    uint64_t size = ~0ull;
+    s = g.bs->locate_handle(ByProtocol, &loaded_image_guid, NULL, &size,
+                            (efi_handle_t *)(uintptr_t)OUTSIDE_RAM);
+    check_error(s, "hostile_locate_handle_huge_buffer");
+
+    void *iface = NULL;
+    s = g.bs->handle_protocol((efi_handle_t)(uintptr_t)0x12345678, &loaded_image_guid, &iface);
+    check_error(s, "hostile_handle_protocol_bogus_handle");
+
+    uint64_t r = raw_hypercall(0);
+    checkf(EFI_IS_ERROR(r), "hostile_service_id_0", "RAX 0x%lx", r);
+    r = raw_hypercall(0xffff);
+    checkf(EFI_IS_ERROR(r), "hostile_service_id_ffff", "RAX 0x%lx", r);
+    r = raw_hypercall(0xffffffffu);
+    checkf(EFI_IS_ERROR(r), "hostile_service_id_ffffffff", "RAX 0x%lx", r);
+}
+
+static NORETURN void mode_hostile(void)
+{
+    efi_status_t s = get_map();
+    uint64_t top = s == EFI_SUCCESS ? mm_top_of_ram() : 0;
+    print("payload: top of RAM 0x%lx\n", top);
+
+    hostile_memory_map(top);
+    hostile_allocate();
+    hostile_output_string(top);
+    hostile_variables();
+    hostile_handles();
+
+    s = get_map();
+    efi_status_t e = s == EFI_SUCCESS ?
+        g.bs->exit_boot_services((efi_handle_t)(uintptr_t)0x12345678, mm.key) : s;
+    check_error(e, "hostile_exit_boot_services_bogus_handle");
+
+    s = get_map();
+    s = s == EFI_SUCCESS ? exit_boot_services_with_retry() : s;
+    check_status(s, EFI_SUCCESS, "hostile_exit_boot_services");
+    s = g.bs->exit_boot_services(g.image, mm.key);
+    check_error(s, "hostile_exit_boot_services_again");
+    finish();
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry                                                              */
+
+static inline void zero_bss(void)
+{
+    void *d = __bss_start;
+    uint64_t n = (uint64_t)(__bss_end - __bss_start) / 8;
+    asm volatile("cld; rep stosq" : "+D"(d), "+c"(n) : "a"(0ull) : "memory", "cc");
+}
+
+static NORETURN void payload_main(void)
+{
+    g.bs = g.st ? g.st->boot_services : NULL;
+    g.rt = g.st ? g.st->runtime_services : NULL;
+    print("payload: entry %s at 0x%lx, handle %p, systab %p, boot_params %p\n",
+          g.pe_entry ? "pe" : "handover", g.entry_addr, g.image, (void *)g.st,
+          (void *)g.bp);
+    print("payload: cmdline \"%s\"\n", g.cmdline);
+
+    const char *mode = cmdline_option("payload=");
+    if (!mode || word_is(mode, "services") || word_is(mode, "")) {
+        mode = "services";
+    }
+    if (memcmp(mode, "exit=", 5) == 0 && mode[5] >= '0' && mode[5] <= '9')
+        mode_exit(mode + 5);
+    if (word_is(mode, "loop"))
+        mode_loop();
+    if (word_is(mode, "triple-fault"))
+        mode_triple_fault();
+    if (word_is(mode, "fallbacks"))
+        mode_fallbacks();
+
+    /* The remaining modes need the firmware. */
+    if (!g.st || !g.bs || !g.rt) {
+        checkf(false, "firmware", "systab %p, boot services %p, runtime services %p",
+               (void *)g.st, g.st ? (void *)g.bs : NULL, g.st ? (void *)g.rt : NULL);
+        finish();
+    }
+    if (word_is(mode, "services"))
+        mode_services();
+    if (word_is(mode, "stop-at-ebs"))
+        mode_stop_at_ebs();
+    if (word_is(mode, "efi-exit"))
+        mode_efi_exit();
+    if (word_is(mode, "hostile"))
+        mode_hostile();
+
+    size_t n = 0;
+    while (mode[n] && !is_space(mode[n]))
+        n++;
+    char name[32];
+    if (n >= sizeof(name))
+        n = sizeof(name) - 1;
+    memcpy(name, mode, n);
+    name[n] = 0;
+    checkf(false, "mode", "unknown mode \"%s\"", name);
+    finish();
+}
+
+void efi_handover_entry(efi_handle_t image, efi_system_table_t *st, void *bp)
+{
+    zero_bss();
+    g.image = image;
+    g.st = st;
+    g.bp = bp;
+    g.pe_entry = false;
+    g.entry_addr = (uint64_t)(uintptr_t)&efi_handover_entry;
+    if (bp) {
+        uint64_t p = 0;
+        uint32_t lo, hi;
+        memcpy(&lo, (uint8_t *)bp + BP_HDR_CMD_LINE_PTR, 4);
+        memcpy(&hi, (uint8_t *)bp + BP_EXT_CMD_LINE_PTR, 4);
+        p = lo | (uint64_t)hi << 32;
+        cmdline_from_ascii((const char *)(uintptr_t)p);
+    }
+    payload_main();
+}
+
+EFIAPI efi_status_t efi_pe_entry(efi_handle_t image, efi_system_table_t *st)
+{
+    zero_bss();
+    g.image = image;
+    g.st = st;
+    g.bp = NULL;
+    g.pe_entry = true;
+    g.entry_addr = (uint64_t)(uintptr_t)&efi_pe_entry;
+    if (st && st->boot_services) {
+        efi_loaded_image_t *li = NULL;
+        efi_status_t s = st->boot_services->handle_protocol(image, &loaded_image_guid,
+                                                            (void **)&li);
+        if (s == EFI_SUCCESS && li)
+            cmdline_from_ucs2(li->load_options, li->load_options_size);
+        else
+            print("payload: HandleProtocol(LoadedImage) failed: 0x%lx\n", s);
+    }
+    payload_main();
+}

@@ -1,0 +1,190 @@
+/* Load the image and set the vCPU up for the chosen entry:
+ *  - handover: the protected-mode kernel at code32_start, a zero page built
+ *    from its setup header, efi_main(handle, systab, bp) in RDI/RSI/RDX at
+ *    startup_32 + 0x200 + handover_offset (Documentation/arch/x86/boot.rst,
+ *    "EFI Handover Protocol");
+ *  - pe: the PE image mapped at its base, efi_pe_entry(handle, systab) in
+ *    RCX/RDX (Microsoft x64 ABI) at base + AddressOfEntryPoint. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "layout.h"
+#include "vmm.h"
+#include "x86_setup.h"
+
+static uint64_t exception_thunk(unsigned vector, const void *ctx)
+{
+    return firmware_thunk(ctx, FW_ID_EXCEPTION(vector));
+}
+
+/* Reserve size bytes of LoaderCode for the image at want (aligned), or, if
+ * the image may move, at the lowest aligned address above 16 MiB. */
+static int place_image(struct vmm *vm, uint64_t want, uint64_t size, uint64_t align, bool may_move, uint64_t *at)
+{
+    uint64_t pages = size >> 12;
+    if (memmap_reserve(&vm->fw.map, want, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
+        *at = want;
+        return 0;
+    }
+    if (!may_move || vm->opt.load_addr)
+        return -1;
+    uint64_t top = guest_mem_top(&vm->mem);
+    for (uint64_t a = (LAYOUT_KERNEL_MIN + align - 1) & ~(align - 1); a + size <= top; a += align)
+        if (memmap_reserve(&vm->fw.map, a, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
+            *at = a;
+            return 0;
+        }
+    return -1;
+}
+
+static int load_initrd(struct vmm *vm, uint64_t *addr, uint64_t *size)
+{
+    FILE *f = fopen(vm->opt.initrd, "rb");
+    if (!f) {
+        vmm_log("--initrd %s: %s", vm->opt.initrd, strerror(errno));
+        return -1;
+    }
+    int rc = -1;
+    if (fseek(f, 0, SEEK_END) || ftell(f) < 0) {
+        vmm_log("--initrd %s: cannot determine its size", vm->opt.initrd);
+        goto out;
+    }
+    *size = (uint64_t)ftell(f);
+    rewind(f);
+    /* Highest page-aligned place below initrd_addr_max (boot.rst). */
+    uint64_t max = vm->bz.hdr.initrd_addr_max;
+    uint64_t a = max;
+    uint64_t pages = (*size + 0xfff) >> 12;
+    if (!*size || memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, pages, &a) != EFI_SUCCESS) {
+        vmm_log("--initrd %s: %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
+                vm->opt.initrd, (unsigned long long)*size, (unsigned long long)max);
+        goto out;
+    }
+    uint8_t *dst = guest_mem_ptr(&vm->mem, a, *size);
+    if (!dst || fread(dst, 1, *size, f) != *size) {
+        vmm_log("--initrd %s: read failed", vm->opt.initrd);
+        goto out;
+    }
+    *addr = a;
+    rc = 0;
+out:
+    fclose(f);
+    return rc;
+}
+
+static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages)
+{
+    uint64_t a = 0xffffffffULL;
+    if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, pages, &a) != EFI_SUCCESS)
+        return 0;
+    return a;
+}
+
+static int set_entry_registers(struct vmm *vm)
+{
+    /* As if called: the return address (a thunk that reports the image
+     * returned) at RSP, RSP = 8 mod 16, 32 bytes of shadow space above. */
+    uint64_t rsp = LAYOUT_STACK_TOP - 0x48;
+    uint64_t ret = firmware_thunk(&vm->fw, FW_ID_IMAGE_RETURN);
+    if (!guest_mem_write(&vm->mem, rsp, &ret, 8))
+        return -1;
+    struct kvm_regs r = { .rip = vm->entry_rip, .rsp = rsp, .rflags = 0x2 };
+    if (vm->opt.entry == ENTRY_HANDOVER) {
+        r.rdi = vm->fw.image_handle;
+        r.rsi = vm->fw.systab;
+        r.rdx = vm->boot_params;
+    } else {
+        r.rcx = vm->fw.image_handle;
+        r.rdx = vm->fw.systab;
+    }
+    if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &r) < 0) {
+        vmm_log("KVM_SET_REGS: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int vmm_load(struct vmm *vm)
+{
+    struct bzimage *bz = &vm->bz;
+    const char *cmdline = vm->cmdline;
+    size_t cmdlen = strlen(cmdline);
+
+    struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .log = stderr, .trace = vm->trace,
+                             .cmdline = vm->opt.entry == ENTRY_PE ? cmdline : NULL };
+    if (firmware_init(&vm->fw, &vm->mem, &cfg)) {
+        vmm_log("cannot build the firmware in guest memory");
+        return EXIT_HOST;
+    }
+    if (memmap_reserve(&vm->fw.map, LAYOUT_LOW_RAM_END, (LAYOUT_LEGACY_END - LAYOUT_LOW_RAM_END) >> 12,
+                       EFI_RESERVED_MEMORY_TYPE) ||
+        memmap_reserve(&vm->fw.map, LAYOUT_FIRMWARE_BASE + FW_REGION_SIZE,
+                       (LAYOUT_VMM_END - LAYOUT_FIRMWARE_BASE - FW_REGION_SIZE) >> 12, EFI_BOOT_SERVICES_DATA)) {
+        vmm_log("cannot reserve the VMM's memory");
+        return EXIT_HOST;
+    }
+    if (x86_setup_page_tables(&vm->mem) < 0) {
+        vmm_log("cannot build page tables");
+        return EXIT_HOST;
+    }
+    x86_setup_gdt(&vm->mem);
+    x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);
+
+    uint64_t align = bz->hdr.kernel_alignment;
+    uint64_t want = vm->opt.load_addr ? vm->opt.load_addr : (bz->hdr.pref_address + align - 1) & ~(align - 1);
+    bool may_move = bz->hdr.relocatable_kernel;
+    if (vm->opt.load_addr && (vm->opt.load_addr & (align - 1))) {
+        vmm_log("--load-addr 0x%llx is not a multiple of kernel_alignment 0x%llx",
+                (unsigned long long)vm->opt.load_addr, (unsigned long long)align);
+        return EXIT_USAGE;
+    }
+    uint64_t size = vm->opt.entry == ENTRY_PE ? bzimage_pe_image_size(bz) : bzimage_load_size(bz);
+    if (size + LAYOUT_KERNEL_MIN > vm->mem.size) {
+        vmm_log("%s: init_size: the kernel needs 0x%llx bytes, more than the guest RAM (%llu MiB) allows; raise --mem",
+                vm->opt.kernel, (unsigned long long)size, (unsigned long long)(vm->mem.size >> 20));
+        return EXIT_USAGE;
+    }
+    if (place_image(vm, want, size, align, may_move, &vm->image_start)) {
+        vmm_log("cannot place the 0x%llx-byte kernel at 0x%llx%s", (unsigned long long)size,
+                (unsigned long long)want, may_move ? " or anywhere above 16 MiB" : " (not relocatable)");
+        return EXIT_USAGE;
+    }
+    vm->image_size = size;
+    firmware_set_image(&vm->fw, vm->image_start, size);
+
+    if (vm->opt.entry == ENTRY_PE) {
+        if (vm->opt.initrd) {
+            vmm_log("--initrd with --entry pe needs the LoadFile2 initrd path, which handover does not offer yet; "
+                    "use --entry handover");
+            return EXIT_USAGE;
+        }
+        if (cmdlen >= FW_CMDLINE_MAX) {
+            vmm_log("--cmdline: %zu bytes, the PE entry takes at most %d", cmdlen, FW_CMDLINE_MAX - 1);
+            return EXIT_USAGE;
+        }
+        bzimage_load_pe(bz, &vm->mem, vm->image_start);
+        vm->entry_rip = vm->image_start + bz->pe_entry;
+        return set_entry_registers(vm) ? EXIT_HOST : 0;
+    }
+
+    if (cmdlen >= bz->hdr.cmdline_size) {
+        vmm_log("--cmdline: %zu bytes, but the kernel's cmdline_size allows %u", cmdlen, bz->hdr.cmdline_size - 1);
+        return EXIT_USAGE;
+    }
+    bzimage_load_flat(bz, &vm->mem, vm->image_start);
+    struct boot_placement pl = { .code32_start = vm->image_start };
+    pl.cmdline_addr = alloc_low_page(vm, (cmdlen + 1 + 0xfff) >> 12);
+    vm->boot_params = alloc_low_page(vm, 1);
+    if (!pl.cmdline_addr || !vm->boot_params) {
+        vmm_log("no guest RAM below 4 GiB for the command line and boot_params");
+        return EXIT_HOST;
+    }
+    guest_mem_write(&vm->mem, pl.cmdline_addr, cmdline, cmdlen + 1);
+    if (vm->opt.initrd && load_initrd(vm, &pl.initrd_addr, &pl.initrd_size))
+        return EXIT_USAGE;
+    bootparams_build(bz, &vm->mem, vm->boot_params, &pl);
+    vm->entry_rip = bzimage_handover_entry(bz, vm->image_start);
+    return set_entry_registers(vm) ? EXIT_HOST : 0;
+}

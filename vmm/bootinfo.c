@@ -1,0 +1,132 @@
+/* The --stop-at ebs summary: the boot_params the stub built, and a check
+ * that its e820 table is what the kernel's setup_e820 (x86-stub.c) must
+ * make of the firmware's memory map. */
+#include <string.h>
+
+#include "vmm.h"
+
+#define SETUP_E820_EXT 1
+#define MAX_E820 (E820_MAX_ENTRIES_ZEROPAGE + MEMMAP_MAX_ENTRIES)
+
+static const char *e820_name(uint32_t t)
+{
+    switch (t) {
+    case E820_TYPE_RAM: return "RAM";
+    case E820_TYPE_RESERVED: return "reserved";
+    case E820_TYPE_ACPI: return "ACPI";
+    case E820_TYPE_NVS: return "NVS";
+    case E820_TYPE_UNUSABLE: return "unusable";
+    case E820_TYPE_PMEM: return "persistent";
+    case E820_TYPE_SOFT_RESERVED: return "soft-reserved";
+    default: return "unknown";
+    }
+}
+
+/* The e820 table the stub wrote: the zero page's entries plus any
+ * SETUP_E820_EXT setup_data. */
+static unsigned read_e820(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out)
+{
+    unsigned n = bp->e820_entries > E820_MAX_ENTRIES_ZEROPAGE ? E820_MAX_ENTRIES_ZEROPAGE : bp->e820_entries;
+    memcpy(out, bp->e820_table, n * sizeof(*out));
+    uint64_t sd = bp->hdr.setup_data;
+    for (int hops = 0; sd && hops < 64; hops++) {
+        struct { uint64_t next; uint32_t type, len; } h;
+        if (!guest_mem_read(gm, sd, &h, sizeof(h)))
+            break;
+        if (h.type == SETUP_E820_EXT) {
+            unsigned extra = h.len / sizeof(*out);
+            if (extra > MAX_E820 - n)
+                extra = MAX_E820 - n;
+            if (!guest_mem_read(gm, sd + sizeof(h), out + n, extra * sizeof(*out)))
+                break;
+            n += extra;
+        }
+        sd = h.next;
+    }
+    return n;
+}
+
+/* What setup_e820 makes of the map: types converted, neighbours merged. */
+static unsigned expected_e820(const struct memmap *m, struct boot_e820_entry *out)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < m->n; i++) {
+        uint32_t t = memmap_e820_type(m->e[i].type);
+        uint64_t size = m->e[i].pages << 12;
+        if (n && out[n - 1].type == t && out[n - 1].addr + out[n - 1].size == m->e[i].start) {
+            out[n - 1].size += size;
+            continue;
+        }
+        out[n++] = (struct boot_e820_entry){ m->e[i].start, size, t };
+    }
+    return n;
+}
+
+static void print_cmdline(const struct guest_mem *gm, uint64_t addr, FILE *out)
+{
+    char buf[256];
+    size_t i = 0;
+    for (; i < sizeof(buf) - 1; i++) {
+        if (!guest_mem_read(gm, addr + i, &buf[i], 1) || !buf[i])
+            break;
+        if (buf[i] < 0x20 || buf[i] > 0x7e)
+            buf[i] = '?';
+    }
+    buf[i] = 0;
+    fprintf(out, "  cmdline           \"%s\"\n", buf);
+}
+
+int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
+{
+    const struct boot_params *bp = guest_mem_ptr(&vm->mem, bp_addr, sizeof(*bp));
+    if (!bp) {
+        vmm_log("stop-at ebs: RSI 0x%llx does not point at a boot_params page in guest RAM",
+                (unsigned long long)bp_addr);
+        return EXIT_GUEST_CRASH;
+    }
+    const struct setup_header *h = &bp->hdr;
+    uint64_t cmdline = h->cmd_line_ptr | (uint64_t)bp->ext_cmd_line_ptr << 32;
+    const struct efi_info *e = &bp->efi_info;
+    fprintf(out, "boot_params at 0x%llx:\n", (unsigned long long)bp_addr);
+    fprintf(out, "  version           %u.%02u\n", h->version >> 8, h->version & 0xff);
+    fprintf(out, "  type_of_loader    0x%02x\n", h->type_of_loader);
+    fprintf(out, "  loadflags         0x%02x%s\n", h->loadflags, (h->loadflags & KASLR_FLAG) ? " (KASLR_FLAG)" : "");
+    fprintf(out, "  xloadflags        0x%04x\n", h->xloadflags);
+    fprintf(out, "  code32_start      0x%08x\n", h->code32_start);
+    fprintf(out, "  cmd_line_ptr      0x%llx\n", (unsigned long long)cmdline);
+    if (cmdline)
+        print_cmdline(&vm->mem, cmdline, out);
+    fprintf(out, "  cmdline_size      %u\n", h->cmdline_size);
+    fprintf(out, "  ramdisk_image     0x%llx\n", (unsigned long long)(h->ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32));
+    fprintf(out, "  ramdisk_size      0x%llx\n", (unsigned long long)(h->ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32));
+    fprintf(out, "  kernel_alignment  0x%x\n", h->kernel_alignment);
+    fprintf(out, "  init_size         0x%x\n", h->init_size);
+    fprintf(out, "  secure_boot       %u\n", bp->secure_boot);
+    fprintf(out, "  efi_info          signature %.4s systab 0x%llx memmap 0x%llx size %u desc_size %u desc_version %u\n",
+            (const char *)&e->efi_loader_signature,
+            (unsigned long long)(e->efi_systab | (uint64_t)e->efi_systab_hi << 32),
+            (unsigned long long)(e->efi_memmap | (uint64_t)e->efi_memmap_hi << 32), e->efi_memmap_size,
+            e->efi_memdesc_size, e->efi_memdesc_version);
+
+    static struct boot_e820_entry got[MAX_E820], want[MEMMAP_MAX_ENTRIES];
+    unsigned ngot = read_e820(&vm->mem, bp, got);
+    unsigned nwant = expected_e820(&vm->fw.map, want);
+    fprintf(out, "  e820_entries      %u\n", ngot);
+    for (unsigned i = 0; i < ngot; i++)
+        fprintf(out, "    e820 0x%016llx-0x%016llx %s\n", (unsigned long long)got[i].addr,
+                (unsigned long long)(got[i].addr + got[i].size - 1), e820_name(got[i].type));
+    bool same = ngot == nwant;
+    for (unsigned i = 0; same && i < ngot; i++)
+        same = got[i].addr == want[i].addr && got[i].size == want[i].size && got[i].type == want[i].type;
+    if (same && e->efi_loader_signature == EFI64_LOADER_SIGNATURE) {
+        fprintf(out, "e820-check: ok: %u entries agree with the firmware memory map (%u descriptors)\n", ngot,
+                vm->fw.map.n);
+        return EXIT_OK;
+    }
+    fprintf(out, "e820-check: MISMATCH: the stub's e820 (%u entries) is not what the memory map (%u descriptors) gives%s\n",
+            ngot, vm->fw.map.n, e->efi_loader_signature == EFI64_LOADER_SIGNATURE ? "" : "; efi_info lacks EL64");
+    for (unsigned i = 0; i < nwant; i++)
+        fprintf(out, "    expected 0x%016llx-0x%016llx %s\n", (unsigned long long)want[i].addr,
+                (unsigned long long)(want[i].addr + want[i].size - 1), e820_name(want[i].type));
+    return 1;
+}

@@ -1,0 +1,32 @@
+/* Guest serial output: to stdout, and the current line kept for
+ * diagnostics. The serial IRQ goes to the in-kernel irqchip. */
+#include <sys/ioctl.h>
+
+#include "vmm.h"
+
+void vmm_console_tx(void *ctx, uint8_t byte)
+{
+    struct vmm *vm = ctx;
+    putchar(byte);
+    if (byte == '\n') {
+        fflush(stdout);
+        if (vm->line_len) {
+            vm->line[vm->line_len] = 0;
+            snprintf(vm->last_line, sizeof(vm->last_line), "%s", vm->line);
+        }
+        vm->line_len = 0;
+        return;
+    }
+    if (byte != '\r' && vm->line_len + 1 < sizeof(vm->line)) {
+        vm->line[vm->line_len++] = (char)byte;
+        vm->line[vm->line_len] = 0;
+    }
+}
+
+void vmm_serial_irq(void *ctx, int level)
+{
+    struct vmm *vm = ctx;
+    struct kvm_irq_level irq = { .irq = SERIAL_IRQ, .level = level };
+    if (ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq) < 0)
+        vmm_log("KVM_IRQ_LINE: failed to set IRQ %d", SERIAL_IRQ);
+}

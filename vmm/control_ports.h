@@ -1,0 +1,19 @@
+/* The ports through which a guest ends the VM: the i8042 reset line
+ * (port 0x64, command 0xFE, as `reboot=k`) and the exit-status port 0xF4
+ * (like QEMU's isa-debug-exit, but the byte written is the exit status). */
+#ifndef HANDOVER_CONTROL_PORTS_H
+#define HANDOVER_CONTROL_PORTS_H
+
+#include "io_bus.h"
+
+enum guest_stop { GUEST_RUNNING, GUEST_RESET, GUEST_EXIT_PORT };
+
+struct control_ports {
+    enum guest_stop stop;
+    int exit_status;
+};
+
+struct io_device i8042_device(struct control_ports *c);
+struct io_device exit_port_device(struct control_ports *c);
+
+#endif

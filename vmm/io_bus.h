@@ -1,0 +1,30 @@
+/* Port I/O dispatch: each device registers a port range with an in/out
+ * pair (the kvmtool shape), so the run loop never names a device. */
+#ifndef HANDOVER_IO_BUS_H
+#define HANDOVER_IO_BUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct io_device {
+    const char *name;
+    uint16_t base, len;
+    /* size is 1, 2 or 4; data is little-endian */
+    void (*in)(void *state, uint16_t offset, uint8_t *data, unsigned size);
+    void (*out)(void *state, uint16_t offset, const uint8_t *data, unsigned size);
+    void *state;
+};
+
+#define IO_BUS_MAX_DEVICES 16
+
+struct io_bus {
+    struct io_device dev[IO_BUS_MAX_DEVICES];
+    unsigned n;
+    uint64_t unclaimed;      /* accesses no device claimed */
+};
+
+int io_bus_register(struct io_bus *bus, const struct io_device *dev);
+/* Returns false if no device claimed the port (reads then give all ones). */
+bool io_bus_access(struct io_bus *bus, uint16_t port, bool out, uint8_t *data, unsigned size);
+
+#endif

@@ -1,0 +1,190 @@
+/* KVM plumbing: /dev/kvm, the VM with its memory, irqchip and PIT, and the
+ * one vCPU started in long mode (Documentation/virt/kvm/api.rst). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "layout.h"
+#include "vmm.h"
+#include "x86_setup.h"
+
+void vmm_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("handover: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int vmm_open_kvm(struct vmm *vm)
+{
+    vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (vm->kvm_fd < 0) {
+        if (errno == ENOENT)
+            vmm_log("/dev/kvm does not exist: load the kvm module (kvm_intel or kvm_amd) or run on a host with KVM");
+        else if (errno == EACCES || errno == EPERM)
+            vmm_log("/dev/kvm: permission denied: add yourself to the 'kvm' group or run as root");
+        else
+            vmm_log("/dev/kvm: %s", strerror(errno));
+        return -1;
+    }
+    int version = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0);
+    if (version != KVM_API_VERSION) {
+        vmm_log("KVM API version %d, expected %d", version, KVM_API_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
+int vmm_create_vm(struct vmm *vm)
+{
+    vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+    if (vm->vm_fd < 0) {
+        vmm_log("KVM_CREATE_VM: %s", strerror(errno));
+        return -1;
+    }
+    void *host = mmap(NULL, vm->opt.mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (host == MAP_FAILED) {
+        vmm_log("cannot map %llu MiB of guest RAM: %s", (unsigned long long)(vm->opt.mem >> 20), strerror(errno));
+        return -1;
+    }
+    guest_mem_init(&vm->mem, host, vm->opt.mem);
+    struct guest_range r[2];
+    int n = guest_mem_ranges(&vm->mem, r);
+    uint64_t off = 0;
+    for (int i = 0; i < n; i++) {
+        struct kvm_userspace_memory_region region = {
+            .slot = (uint32_t)i, .guest_phys_addr = r[i].start, .memory_size = r[i].size,
+            .userspace_addr = (uint64_t)(uintptr_t)(vm->mem.host + off),
+        };
+        if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
+            vmm_log("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
+            return -1;
+        }
+        off += r[i].size;
+    }
+    /* Intel wants a TSS region for real mode; harmless otherwise. */
+    if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, 0xfffbd000UL) < 0) {
+        vmm_log("KVM_SET_TSS_ADDR: %s", strerror(errno));
+        return -1;
+    }
+    if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
+        vmm_log("KVM_CREATE_IRQCHIP: %s", strerror(errno));
+        return -1;
+    }
+    struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+    if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0) {
+        vmm_log("KVM_CREATE_PIT2: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int setup_cpuid(struct vmm *vm)
+{
+    int nent = 64;
+    for (;;) {
+        struct kvm_cpuid2 *c = calloc(1, sizeof(*c) + nent * sizeof(struct kvm_cpuid_entry2));
+        if (!c)
+            return -1;
+        c->nent = (uint32_t)nent;
+        if (ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, c) < 0) {
+            free(c);
+            if (errno == E2BIG && nent < 1024) {
+                nent *= 2;
+                continue;
+            }
+            vmm_log("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
+            return -1;
+        }
+        for (uint32_t i = 0; i < c->nent; i++) {
+            struct kvm_cpuid_entry2 *e = &c->entries[i];
+            /* Leaf 7 ECX.LA57: the firmware maps 4-level page tables only;
+             * without the bit the stub skips its 5-level switch. */
+            if (e->function == 7 && e->index == 0)
+                e->ecx &= ~(1u << 16);
+        }
+        int r = ioctl(vm->vcpu_fd, KVM_SET_CPUID2, c);
+        free(c);
+        if (r < 0) {
+            vmm_log("KVM_SET_CPUID2: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+}
+
+int vmm_setup_vcpu(struct vmm *vm)
+{
+    vm->vcpu_fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, 0);
+    if (vm->vcpu_fd < 0) {
+        vmm_log("KVM_CREATE_VCPU: %s", strerror(errno));
+        return -1;
+    }
+    int size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+    if (size < (int)sizeof(struct kvm_run)) {
+        vmm_log("KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
+        return -1;
+    }
+    vm->run_size = (size_t)size;
+    vm->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vm->vcpu_fd, 0);
+    if (vm->run == MAP_FAILED) {
+        vmm_log("mmap of kvm_run: %s", strerror(errno));
+        vm->run = NULL;
+        return -1;
+    }
+    if (setup_cpuid(vm))
+        return -1;
+    struct kvm_sregs sregs;
+    if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &sregs) < 0) {
+        vmm_log("KVM_GET_SREGS: %s", strerror(errno));
+        return -1;
+    }
+    x86_setup_sregs(&sregs);
+    if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, &sregs) < 0) {
+        vmm_log("KVM_SET_SREGS: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void vmm_dump_registers(struct vmm *vm, FILE *out)
+{
+    struct kvm_regs r;
+    struct kvm_sregs s;
+    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &r) < 0 || ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0) {
+        fprintf(out, "handover: cannot read vCPU registers: %s\n", strerror(errno));
+        return;
+    }
+    fprintf(out,
+            "handover: registers: rip=0x%016llx rsp=0x%016llx rflags=0x%08llx\n"
+            "handover:   rax=0x%016llx rbx=0x%016llx rcx=0x%016llx rdx=0x%016llx\n"
+            "handover:   rsi=0x%016llx rdi=0x%016llx rbp=0x%016llx r8=0x%016llx\n"
+            "handover:   r9=0x%016llx r10=0x%016llx r11=0x%016llx r12=0x%016llx\n"
+            "handover:   r13=0x%016llx r14=0x%016llx r15=0x%016llx\n"
+            "handover:   cr0=0x%llx cr2=0x%llx cr3=0x%llx cr4=0x%llx efer=0x%llx cs=0x%x\n",
+            r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11,
+            r.r12, r.r13, r.r14, r.r15, s.cr0, s.cr2, s.cr3, s.cr4, s.efer, s.cs.selector);
+}
+
+void vmm_destroy(struct vmm *vm)
+{
+    if (vm->run)
+        munmap(vm->run, vm->run_size);
+    if (vm->mem.host)
+        munmap(vm->mem.host, vm->mem.size);
+    if (vm->vcpu_fd > 0)
+        close(vm->vcpu_fd);
+    if (vm->vm_fd > 0)
+        close(vm->vm_fd);
+    if (vm->kvm_fd > 0)
+        close(vm->kvm_fd);
+    firmware_free(&vm->fw);
+}

@@ -1,0 +1,46 @@
+/* Guest-physical layout: every fixed address the VMM uses, in one place.
+ *
+ *   0x00000000 - 0x0009ffff  conventional RAM (the kernel's real-mode trampoline wants some)
+ *   0x000a0000 - 0x000fffff  reserved (legacy VGA/BIOS hole)
+ *   0x00100000 - 0x00103fff  firmware (firmware-stub/firmware.h: RT code, RT data, BS data)
+ *   0x00104000               GDT
+ *   0x00105000               IDT (32 exception gates into firmware thunks)
+ *   0x00106000               PML4
+ *   0x00107000               PDPT
+ *   0x00108000 - ...         page directories, one per GiB identity-mapped (2 MiB pages)
+ *   ...        - 0x001fffff  firmware stack (grows down from 2 MiB)
+ *   0x00200000 -             conventional RAM; the kernel image goes at pref_address
+ */
+#ifndef HANDOVER_LAYOUT_H
+#define HANDOVER_LAYOUT_H
+
+#define LAYOUT_LOW_RAM_END    0x000a0000ULL
+#define LAYOUT_LEGACY_END     0x00100000ULL
+#define LAYOUT_FIRMWARE_BASE  0x00100000ULL
+#define LAYOUT_GDT            0x00104000ULL
+#define LAYOUT_IDT            0x00105000ULL
+#define LAYOUT_PML4           0x00106000ULL
+#define LAYOUT_PDPT           0x00107000ULL
+#define LAYOUT_PD             0x00108000ULL
+#define LAYOUT_MAX_PD         64            /* identity map up to 64 GiB */
+#define LAYOUT_STACK_TOP      0x00200000ULL
+#define LAYOUT_STACK_SIZE     0x00040000ULL /* 256 KiB */
+#define LAYOUT_VMM_END        0x00200000ULL /* end of the boot-services data the VMM owns */
+#define LAYOUT_KERNEL_MIN     0x01000000ULL /* 16 MiB: LOAD_PHYSICAL_ADDR */
+
+#define LAYOUT_MIN_MEM        (64ULL << 20)
+#define LAYOUT_MAX_MEM        (32ULL << 30)
+
+_Static_assert(LAYOUT_PD + LAYOUT_MAX_PD * 0x1000 <= LAYOUT_STACK_TOP - LAYOUT_STACK_SIZE, "page tables below the stack");
+
+/* Selectors of the firmware GDT. */
+#define GDT_CODE64 0x08
+#define GDT_DATA   0x10
+
+/* I/O ports (see README "Guest ABI"). */
+#define PORT_SERIAL_COM1 0x3f8
+#define PORT_I8042_CMD   0x64
+#define PORT_I8042_DATA  0x60
+#define PORT_EXIT        0xf4
+
+#endif

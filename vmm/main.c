@@ -1,0 +1,245 @@
+/* handover: boot a Linux bzImage through its own EFI stub on KVM, with a
+ * fake firmware served by this process. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "host_probe.h"
+#include "layout.h"
+#include "vmm.h"
+
+#ifndef HANDOVER_VERSION
+#define HANDOVER_VERSION "0.1"
+#endif
+
+#define DEFAULT_CMDLINE "console=ttyS0 earlyprintk=serial"
+#define DEFAULT_MEM     (512ULL << 20)
+#define MAX_IMAGE_SIZE  (256u << 20)
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+"usage: handover [options] BZIMAGE\n"
+"Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
+"serves every EFI call itself.\n"
+"\n"
+"  --initrd FILE          load an initramfs, placed below the kernel's initrd_addr_max\n"
+"  --cmdline STR          kernel command line (default: \"" DEFAULT_CMDLINE "\")\n"
+"  --mem SIZE             guest RAM, with suffix K, M or G (default 512M; 64M..32G)\n"
+"  --entry handover|pe    handover: efi_main(handle, systab, boot_params) at\n"
+"                         startup_64 + handover_offset (RDI/RSI/RDX); pe: the PE/COFF\n"
+"                         entry efi_pe_entry(handle, systab) with the Microsoft x64\n"
+"                         ABI, so the stub builds boot_params itself (default handover)\n"
+"  --stop-at ebs          stop when the stub, after a successful ExitBootServices,\n"
+"                         jumps to the kernel; print the boot_params it built and\n"
+"                         check its e820 table against the firmware's memory map\n"
+"  --timeout SEC          give up after SEC seconds with exit status 124\n"
+"  --load-addr ADDR       load the kernel at ADDR instead of pref_address\n"
+"  --trace-efi[=FILE]     one JSON line per firmware call to FILE (default stderr)\n"
+"  --no-emulation-fallbacks\n"
+"                         do not adapt to the host (no automatic noxsave)\n"
+"  --quiet                fewer progress messages on stderr\n"
+"  --version, --help\n"
+"\n"
+"Exit status: 0 success (stop point reached, guest reset or powered off);\n"
+"N the byte the guest wrote to the exit port 0xf4; 1 --stop-at check failed;\n"
+"2 bad usage or bad image; 3 host problem (no /dev/kvm, KVM error);\n"
+"4 guest crashed (triple fault, exception, emulation failure);\n"
+"5 the image gave up (EFI Exit, or returned from its entry); 124 timeout.\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 0: break;
+    default: return -1;
+    }
+    if (*end == 'i' && end[1] == 'B')
+        end += 2;
+    else if (*end == 'B')
+        end++;
+    if (*end || v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static void *read_image(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f) {
+        vmm_log("%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)MAX_IMAGE_SIZE) {
+        vmm_log("%s: not a regular file of at most %u MiB", path, MAX_IMAGE_SIZE >> 20);
+        fclose(f);
+        return NULL;
+    }
+    void *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+    if (!buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+        vmm_log("%s: read failed", path);
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *size = (size_t)st.st_size;
+    return buf;
+}
+
+static bool has_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = s; (p = strstr(p, word)); p += n)
+        if ((p == s || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
+            return true;
+    return false;
+}
+
+enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
+       OPT_TRACE, OPT_NO_FALLBACKS, OPT_QUIET, OPT_VERSION, OPT_HELP };
+
+static int parse_args(int argc, char **argv, struct vmm_options *o)
+{
+    static const struct option longopts[] = {
+        { "initrd", required_argument, NULL, OPT_INITRD },
+        { "cmdline", required_argument, NULL, OPT_CMDLINE },
+        { "mem", required_argument, NULL, OPT_MEM },
+        { "entry", required_argument, NULL, OPT_ENTRY },
+        { "stop-at", required_argument, NULL, OPT_STOP_AT },
+        { "timeout", required_argument, NULL, OPT_TIMEOUT },
+        { "load-addr", required_argument, NULL, OPT_LOAD_ADDR },
+        { "trace-efi", optional_argument, NULL, OPT_TRACE },
+        { "no-emulation-fallbacks", no_argument, NULL, OPT_NO_FALLBACKS },
+        { "quiet", no_argument, NULL, OPT_QUIET },
+        { "version", no_argument, NULL, OPT_VERSION },
+        { "help", no_argument, NULL, OPT_HELP },
+        { 0 },
+    };
+    *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = DEFAULT_MEM, .entry = ENTRY_HANDOVER };
+    int c;
+    uint64_t v;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_INITRD: o->initrd = optarg; break;
+        case OPT_CMDLINE: o->cmdline = optarg; break;
+        case OPT_MEM:
+            if (parse_size(optarg, &o->mem) || o->mem < LAYOUT_MIN_MEM || o->mem > LAYOUT_MAX_MEM || (o->mem & 0xfffff)) {
+                vmm_log("--mem %s: give a whole number of MiB between 64M and 32G, e.g. 512M", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_ENTRY:
+            if (!strcmp(optarg, "handover")) o->entry = ENTRY_HANDOVER;
+            else if (!strcmp(optarg, "pe")) o->entry = ENTRY_PE;
+            else { vmm_log("--entry %s: expected handover or pe", optarg); return EXIT_USAGE; }
+            break;
+        case OPT_STOP_AT:
+            if (strcmp(optarg, "ebs")) { vmm_log("--stop-at %s: the only stop point is ebs", optarg); return EXIT_USAGE; }
+            o->stop_at = STOP_AT_EBS;
+            break;
+        case OPT_TIMEOUT:
+            if (parse_size(optarg, &v) || v == 0 || v > 86400) {
+                vmm_log("--timeout %s: give whole seconds, 1 to 86400", optarg);
+                return EXIT_USAGE;
+            }
+            o->timeout = (unsigned)v;
+            break;
+        case OPT_LOAD_ADDR:
+            if (parse_size(optarg, &o->load_addr) || !o->load_addr || (o->load_addr & 0xfff)) {
+                vmm_log("--load-addr %s: give a page-aligned address such as 0x4000000", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_TRACE: o->trace_path = optarg ? optarg : "-"; break;
+        case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
+        case OPT_QUIET: o->quiet = true; break;
+        case OPT_VERSION: printf("handover %s\n", HANDOVER_VERSION); exit(0);
+        case OPT_HELP: usage(stdout); exit(0);
+        default:
+            vmm_log("unknown option %s (see --help)", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        vmm_log(optind >= argc ? "no BZIMAGE given (see --help)" : "more than one BZIMAGE given (see --help)");
+        return EXIT_USAGE;
+    }
+    o->kernel = argv[optind];
+    return 0;
+}
+
+static int boot(struct vmm *vm)
+{
+    char err[BZIMAGE_ERR_LEN];
+    vm->image_file = read_image(vm->opt.kernel, &vm->image_file_size);
+    if (!vm->image_file)
+        return EXIT_USAGE;
+    if (bzimage_parse(&vm->bz, vm->image_file, vm->image_file_size, err, sizeof(err)) ||
+        bzimage_check_entry(&vm->bz, vm->opt.entry, err, sizeof(err))) {
+        vmm_log("%s: %s", vm->opt.kernel, err);
+        return EXIT_USAGE;
+    }
+    if (vm->opt.trace_path) {
+        vm->trace = strcmp(vm->opt.trace_path, "-") ? fopen(vm->opt.trace_path, "w") : stderr;
+        if (!vm->trace) {
+            vmm_log("--trace-efi=%s: %s", vm->opt.trace_path, strerror(errno));
+            return EXIT_USAGE;
+        }
+    }
+    if (vmm_open_kvm(vm))
+        return EXIT_HOST;
+    snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", vm->opt.cmdline);
+    if (!vm->opt.no_emulation_fallbacks && !has_word(vm->cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
+        size_t n = strlen(vm->cmdline);
+        snprintf(vm->cmdline + n, sizeof(vm->cmdline) - n, "%snoxsave", n ? " " : "");
+        vmm_log("this host's KVM cannot run XRSTOR for the guest: added noxsave to the command line");
+    }
+    if (vmm_create_vm(vm) || vmm_setup_vcpu(vm))
+        return EXIT_HOST;
+    struct serial *s = &vm->serial;
+    serial_init(s, vmm_console_tx, vmm_serial_irq, vm);
+    struct io_device devs[] = { serial_device(s, PORT_SERIAL_COM1), i8042_device(&vm->ctl),
+                                exit_port_device(&vm->ctl) };
+    for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
+        io_bus_register(&vm->bus, &devs[i]);
+    int rc = vmm_load(vm);
+    if (rc)
+        return rc;
+    if (!vm->opt.quiet)
+        vmm_log("%s: Linux boot protocol %u.%02u, %s entry at 0x%llx, image at 0x%llx (0x%llx bytes), %llu MiB RAM",
+                vm->opt.kernel, vm->bz.hdr.version >> 8, vm->bz.hdr.version & 0xff,
+                vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->entry_rip,
+                (unsigned long long)vm->image_start, (unsigned long long)vm->image_size,
+                (unsigned long long)(vm->opt.mem >> 20));
+    return vmm_run(vm);
+}
+
+int main(int argc, char **argv)
+{
+    static struct vmm vm;
+    int rc = parse_args(argc, argv, &vm.opt);
+    if (rc)
+        return rc;
+    rc = boot(&vm);
+    fflush(stdout);
+    if (vm.trace && vm.trace != stderr)
+        fclose(vm.trace);
+    vmm_destroy(&vm);
+    free(vm.image_file);
+    return rc;
+}

@@ -1,0 +1,285 @@
+/* The run loop: KVM_RUN, then dispatch the exit — port I/O to devices,
+ * firmware calls to the firmware, guest crashes to a clear report. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "layout.h"
+#include "vmm.h"
+#include "x86_setup.h"
+
+#define CR0_PG (1ULL << 31)
+#define CR4_LA57 (1ULL << 12)
+
+static volatile sig_atomic_t timed_out;
+static struct kvm_run *volatile alarm_run;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    timed_out = 1;
+    if (alarm_run)
+        alarm_run->immediate_exit = 1;
+}
+
+static const char *const exception_names[32] = {
+    "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow", "#BR bound range",
+    "#UD invalid opcode", "#NM device not available", "#DF double fault", "coprocessor overrun",
+    "#TS invalid TSS", "#NP segment not present", "#SS stack fault", "#GP general protection",
+    "#PF page fault", "reserved", "#MF x87 error", "#AC alignment check", "#MC machine check",
+    "#XM SIMD error", "#VE virtualization", "#CP control protection",
+};
+
+static bool has_error_code(unsigned v)
+{
+    return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21 || v == 29 || v == 30;
+}
+
+static void report_last_line(struct vmm *vm)
+{
+    const char *line = vm->line_len ? vm->line : vm->last_line;
+    if (line[0])
+        vmm_log("last console line: %s", line);
+    if (vm->fw.last_line[0])
+        vmm_log("last firmware console line: %s", vm->fw.last_line);
+}
+
+static void report_exits(struct vmm *vm)
+{
+    vmm_log("exits: %llu I/O, %llu firmware calls, %llu MMIO, %llu HLT, %llu other",
+            (unsigned long long)vm->io_exits, (unsigned long long)vm->hypercalls,
+            (unsigned long long)vm->exits[KVM_EXIT_MMIO], (unsigned long long)vm->exits[KVM_EXIT_HLT],
+            (unsigned long long)(vm->exits[KVM_EXIT_INTR] + vm->exits[KVM_EXIT_UNKNOWN]));
+}
+
+static struct guest_view view_of(struct vmm *vm, const struct kvm_sregs *s)
+{
+    return (struct guest_view){ &vm->mem, (s->cr0 & CR0_PG) ? s->cr3 : 0, (s->cr4 & CR4_LA57) != 0 };
+}
+
+static void report_code_bytes(struct vmm *vm, uint64_t rip)
+{
+    struct kvm_sregs s;
+    uint8_t code[16];
+    if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0)
+        return;
+    struct guest_view v = view_of(vm, &s);
+    if (!guest_view_read(&v, rip, code, sizeof(code))) {
+        vmm_log("code at RIP 0x%llx is not readable", (unsigned long long)rip);
+        return;
+    }
+    char hex[3 * sizeof(code) + 1];
+    for (size_t i = 0; i < sizeof(code); i++)
+        snprintf(hex + 3 * i, 4, "%02x ", code[i]);
+    vmm_log("code at RIP 0x%llx: %s", (unsigned long long)rip, hex);
+}
+
+static int guest_crash(struct vmm *vm, const char *what)
+{
+    struct kvm_regs r;
+    fflush(stdout);
+    vmm_log("guest stopped: %s", what);
+    vmm_dump_registers(vm, stderr);
+    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &r) == 0)
+        report_code_bytes(vm, r.rip);
+    report_last_line(vm);
+    report_exits(vm);
+    return EXIT_GUEST_CRASH;
+}
+
+/* After ExitBootServices with --stop-at ebs: every 2 MiB page outside the
+ * loaded image and the firmware becomes no-execute, so the stub's jump to
+ * the decompressed kernel faults into the firmware's #PF gate. */
+static int arm_stop_at_ebs(struct vmm *vm, struct kvm_sregs *s)
+{
+    const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { vm->image_start, vm->image_start + vm->image_size } };
+    x86_set_nx_outside(&vm->mem, keep, 2, true);
+    /* Writing CR3 back flushes the vCPU's TLB. */
+    if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, s) < 0) {
+        vmm_log("KVM_SET_SREGS: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int guest_exception(struct vmm *vm, unsigned vector, struct kvm_regs *r, struct kvm_sregs *s)
+{
+    struct guest_view v = view_of(vm, s);
+    uint64_t frame[2] = { 0, 0 };
+    guest_view_read(&v, r->rsp, frame, sizeof(frame));
+    uint64_t error = has_error_code(vector) ? frame[0] : 0;
+    uint64_t rip = has_error_code(vector) ? frame[1] : frame[0];
+
+    if (vm->opt.stop_at == STOP_AT_EBS && vm->fw.ebs_done && vector == 14 && s->cr2 == rip) {
+        fflush(stdout);
+        vmm_log("stop-at ebs: ExitBootServices succeeded and the stub jumped to the kernel at 0x%llx",
+                (unsigned long long)rip);
+        return vmm_print_boot_params(vm, r->rsi, stdout);
+    }
+    char what[160];
+    snprintf(what, sizeof(what), "exception %s (vector %u, error code 0x%llx) at RIP 0x%llx, CR2 0x%llx, "
+             "taken through the firmware's IDT", exception_names[vector] ? exception_names[vector] : "reserved",
+             vector, (unsigned long long)error, (unsigned long long)rip, (unsigned long long)s->cr2);
+    fflush(stdout);
+    vmm_log("guest stopped: %s", what);
+    vmm_dump_registers(vm, stderr);
+    report_code_bytes(vm, rip);
+    report_last_line(vm);
+    report_exits(vm);
+    return EXIT_GUEST_CRASH;
+}
+
+/* One firmware call. Returns -1 to go on, or an exit status. */
+static int hypercall(struct vmm *vm, uint32_t id)
+{
+    struct kvm_regs r;
+    struct kvm_sregs s;
+    vm->hypercalls++;
+    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &r) < 0 || ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0) {
+        vmm_log("KVM_GET_REGS: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    if (FW_ID_IS_EXCEPTION(id))
+        return guest_exception(vm, id - FW_ID_EXCEPTION(0), &r, &s);
+    if (id == FW_ID_IMAGE_RETURN) {
+        fflush(stdout);
+        vmm_log("the image returned from its entry point with %s", efi_status_name(r.rax));
+        report_last_line(vm);
+        return EXIT_FIRMWARE_EXIT;
+    }
+    bool ebs_before = vm->fw.ebs_done;
+    struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s) };
+    r.rax = firmware_call(&vm->fw, id, &call);
+    if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &r) < 0) {
+        vmm_log("KVM_SET_REGS: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    switch (vm->fw.stop) {
+    case FW_STOP_EXIT:
+        fflush(stdout);
+        report_last_line(vm);
+        return EXIT_FIRMWARE_EXIT;
+    case FW_STOP_RESET:
+        return EXIT_OK;
+    default:
+        break;
+    }
+    if (vm->fw.ebs_done && !ebs_before) {
+        if (!vm->opt.quiet)
+            vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
+        if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(vm, &s))
+            return EXIT_HOST;
+    }
+    return -1;
+}
+
+static int handle_io(struct vmm *vm)
+{
+    struct kvm_run *run = vm->run;
+    uint8_t *data = (uint8_t *)run + run->io.data_offset;
+    bool out = run->io.direction == KVM_EXIT_IO_OUT;
+    vm->io_exits++;
+    for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
+        if (run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4) {
+            uint32_t id;
+            memcpy(&id, data, 4);
+            int rc = hypercall(vm, id);
+            if (rc >= 0)
+                return rc;
+            continue;
+        }
+        io_bus_access(&vm->bus, run->io.port, out, data, run->io.size);
+    }
+    switch (vm->ctl.stop) {
+    case GUEST_RESET:
+        fflush(stdout);
+        if (!vm->opt.quiet)
+            vmm_log("guest reset through the i8042 (port 0x64 command 0xfe)");
+        return EXIT_OK;
+    case GUEST_EXIT_PORT:
+        fflush(stdout);
+        if (!vm->opt.quiet)
+            vmm_log("guest wrote %d to the exit port 0x%x", vm->ctl.exit_status, PORT_EXIT);
+        return vm->ctl.exit_status;
+    default:
+        return -1;
+    }
+}
+
+int vmm_run(struct vmm *vm)
+{
+    struct sigaction sa = { .sa_handler = on_alarm };
+    sigemptyset(&sa.sa_mask);
+    alarm_run = vm->run;
+    if (sigaction(SIGALRM, &sa, NULL) < 0) {
+        vmm_log("sigaction: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    if (vm->opt.timeout)
+        alarm(vm->opt.timeout);
+    for (;;) {
+        if (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
+            if (errno != EINTR && errno != EAGAIN) {
+                vmm_log("KVM_RUN: %s", strerror(errno));
+                return EXIT_HOST;
+            }
+            if (timed_out) {
+                fflush(stdout);
+                vmm_log("timeout: the guest was still running after %u s (--timeout)", vm->opt.timeout);
+                vmm_dump_registers(vm, stderr);
+                report_last_line(vm);
+                report_exits(vm);
+                return EXIT_TIMEOUT;
+            }
+            vm->run->immediate_exit = 0;
+            continue;
+        }
+        uint32_t reason = vm->run->exit_reason;
+        vm->exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
+        int rc = -1;
+        char what[128];
+        switch (reason) {
+        case KVM_EXIT_IO:
+            rc = handle_io(vm);
+            break;
+        case KVM_EXIT_MMIO:
+            if (!vm->run->mmio.is_write)
+                memset(vm->run->mmio.data, 0xff, sizeof(vm->run->mmio.data));
+            break;
+        case KVM_EXIT_INTR:
+            break;
+        case KVM_EXIT_HLT:
+            rc = guest_crash(vm, "HLT with interrupts off (the guest halted for good)");
+            break;
+        case KVM_EXIT_SHUTDOWN:
+            rc = guest_crash(vm, "triple fault (KVM_EXIT_SHUTDOWN)");
+            break;
+        case KVM_EXIT_SYSTEM_EVENT:
+            fflush(stdout);
+            vmm_log("guest system event %u (shutdown or reset)", vm->run->system_event.type);
+            rc = EXIT_OK;
+            break;
+        case KVM_EXIT_INTERNAL_ERROR:
+            snprintf(what, sizeof(what), "KVM internal error, suberror %u%s", vm->run->internal.suberror,
+                     vm->run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION
+                         ? " (emulation failure: the host cannot emulate this instruction)" : "");
+            rc = guest_crash(vm, what);
+            break;
+        case KVM_EXIT_FAIL_ENTRY:
+            snprintf(what, sizeof(what), "VM entry failed, hardware reason 0x%llx",
+                     (unsigned long long)vm->run->fail_entry.hardware_entry_failure_reason);
+            rc = guest_crash(vm, what);
+            break;
+        default:
+            snprintf(what, sizeof(what), "unexpected KVM exit reason %u", reason);
+            rc = guest_crash(vm, what);
+            break;
+        }
+        if (rc >= 0) {
+            alarm(0);
+            return rc;
+        }
+    }
+}

@@ -1,0 +1,131 @@
+/* Register names and bits as in the 8250/16550 datasheets (and the
+ * kernel's include/uapi/linux/serial_reg.h). */
+#include "serial.h"
+
+#include <string.h>
+
+#define UART_RX   0   /* in, DLAB=0 */
+#define UART_TX   0   /* out, DLAB=0 */
+#define UART_IER  1
+#define UART_IIR  2   /* in */
+#define UART_FCR  2   /* out */
+#define UART_LCR  3
+#define UART_MCR  4
+#define UART_LSR  5
+#define UART_MSR  6
+#define UART_SCR  7
+
+#define UART_IER_THRI    0x02
+#define UART_IIR_NO_INT  0x01
+#define UART_IIR_THRI    0x02
+#define UART_IIR_FIFO    0xc0
+#define UART_FCR_ENABLE_FIFO 0x01
+#define UART_LCR_DLAB    0x80
+#define UART_MCR_LOOP    0x10
+#define UART_LSR_TEMT    0x40
+#define UART_LSR_THRE    0x20
+
+void serial_init(struct serial *s, void (*tx)(void *, uint8_t), void (*irq)(void *, int), void *ctx)
+{
+    memset(s, 0, sizeof(*s));
+    s->tx = tx;
+    s->irq = irq;
+    s->ctx = ctx;
+}
+
+static void update_irq(struct serial *s)
+{
+    bool level = (s->ier & UART_IER_THRI) && s->thri_pending;
+    if (level != s->irq_level && s->irq) {
+        s->irq_level = level;
+        s->irq(s->ctx, level);
+    }
+}
+
+static uint8_t serial_read(struct serial *s, uint16_t reg)
+{
+    switch (reg) {
+    case UART_RX:
+        return (s->lcr & UART_LCR_DLAB) ? s->dll : 0;
+    case UART_IER:
+        return (s->lcr & UART_LCR_DLAB) ? s->dlm : s->ier;
+    case UART_IIR: {
+        uint8_t fifo = (s->fcr & UART_FCR_ENABLE_FIFO) ? UART_IIR_FIFO : 0;
+        if ((s->ier & UART_IER_THRI) && s->thri_pending) {
+            s->thri_pending = false;   /* reading IIR clears a THRE interrupt */
+            update_irq(s);
+            return fifo | UART_IIR_THRI;
+        }
+        return fifo | UART_IIR_NO_INT;
+    }
+    case UART_LCR:
+        return s->lcr;
+    case UART_MCR:
+        return s->mcr;
+    case UART_LSR:
+        return UART_LSR_TEMT | UART_LSR_THRE;   /* transmitter always empty */
+    case UART_MSR:
+        if (s->mcr & UART_MCR_LOOP)   /* loopback: DTR->DSR, RTS->CTS, OUT1->RI, OUT2->DCD */
+            return (uint8_t)(((s->mcr & 0x02) << 3) | ((s->mcr & 0x01) << 5) | ((s->mcr & 0x04) << 4) |
+                             ((s->mcr & 0x08) << 4));
+        return 0xb0;   /* DCD, DSR, CTS */
+    default:
+        return s->scr;
+    }
+}
+
+static void serial_write(struct serial *s, uint16_t reg, uint8_t v)
+{
+    switch (reg) {
+    case UART_TX:
+        if (s->lcr & UART_LCR_DLAB) {
+            s->dll = v;
+        } else {
+            if (!(s->mcr & UART_MCR_LOOP) && s->tx)
+                s->tx(s->ctx, v);
+            s->thri_pending = true;   /* sent at once: THR is empty again */
+        }
+        break;
+    case UART_IER:
+        if (s->lcr & UART_LCR_DLAB) {
+            s->dlm = v;
+        } else {
+            if ((v & UART_IER_THRI) && !(s->ier & UART_IER_THRI))
+                s->thri_pending = true;
+            s->ier = v & 0x0f;
+        }
+        break;
+    case UART_FCR:
+        s->fcr = v;
+        break;
+    case UART_LCR:
+        s->lcr = v;
+        break;
+    case UART_MCR:
+        s->mcr = v & 0x1f;
+        break;
+    case UART_SCR:
+        s->scr = v;
+        break;
+    default:
+        break;
+    }
+    update_irq(s);
+}
+
+static void serial_in(void *state, uint16_t off, uint8_t *data, unsigned size)
+{
+    for (unsigned i = 0; i < size; i++)
+        data[i] = serial_read(state, (uint16_t)((off + i) & 7));
+}
+
+static void serial_out(void *state, uint16_t off, const uint8_t *data, unsigned size)
+{
+    for (unsigned i = 0; i < size; i++)
+        serial_write(state, (uint16_t)((off + i) & 7), data[i]);
+}
+
+struct io_device serial_device(struct serial *s, uint16_t base)
+{
+    return (struct io_device){ "serial", base, 8, serial_in, serial_out, s };
+}

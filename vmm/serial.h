@@ -1,0 +1,26 @@
+/* 8250/16550A UART, enough for earlyprintk, earlycon and the kernel's
+ * serial console: transmit-only, THRE interrupt on IRQ 4. */
+#ifndef HANDOVER_SERIAL_H
+#define HANDOVER_SERIAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io_bus.h"
+
+#define SERIAL_IRQ 4
+
+struct serial {
+    uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
+    bool thri_pending;
+    bool irq_level;
+    /* where transmitted bytes go */
+    void (*tx)(void *ctx, uint8_t byte);
+    void (*irq)(void *ctx, int level);
+    void *ctx;
+};
+
+void serial_init(struct serial *s, void (*tx)(void *, uint8_t), void (*irq)(void *, int), void *ctx);
+struct io_device serial_device(struct serial *s, uint16_t base);
+
+#endif

@@ -1,0 +1,95 @@
+/* The VMM's state and the steps of a boot, as main.c calls them. */
+#ifndef HANDOVER_VMM_H
+#define HANDOVER_VMM_H
+
+#include <linux/kvm.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../firmware-stub/firmware.h"
+#include "../loader/bzimage.h"
+#include "control_ports.h"
+#include "guest_mem.h"
+#include "io_bus.h"
+#include "serial.h"
+
+/* Exit statuses (README "Exit status"). */
+#define EXIT_OK            0
+#define EXIT_USAGE         2
+#define EXIT_HOST          3
+#define EXIT_GUEST_CRASH   4
+#define EXIT_FIRMWARE_EXIT 5
+#define EXIT_TIMEOUT       124
+
+enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
+
+struct vmm_options {
+    const char *kernel;
+    const char *initrd;
+    const char *cmdline;
+    uint64_t mem;
+    enum boot_entry entry;
+    enum stop_at stop_at;
+    unsigned timeout;         /* seconds, 0: none */
+    uint64_t load_addr;       /* 0: pref_address */
+    const char *trace_path;   /* --trace-efi[=FILE] */
+    bool no_emulation_fallbacks;
+    bool quiet;
+};
+
+#define VMM_EXIT_REASONS 64
+
+struct vmm {
+    struct vmm_options opt;
+    int kvm_fd, vm_fd, vcpu_fd;
+    struct kvm_run *run;
+    size_t run_size;
+    struct guest_mem mem;
+    struct firmware fw;
+    struct io_bus bus;
+    struct serial serial;
+    struct control_ports ctl;
+    FILE *trace;
+
+    /* what was placed where */
+    struct bzimage bz;
+    void *image_file;
+    size_t image_file_size;
+    uint64_t image_start, image_size;   /* the loaded image (LoaderCode) */
+    uint64_t entry_rip, boot_params;
+    char cmdline[FW_CMDLINE_MAX + 64];
+
+    /* console line being assembled, for diagnostics */
+    char line[256];
+    unsigned line_len;
+    char last_line[256];
+
+    uint64_t exits[VMM_EXIT_REASONS];
+    uint64_t io_exits, hypercalls;
+};
+
+/* kvm.c */
+int vmm_open_kvm(struct vmm *vm);
+int vmm_create_vm(struct vmm *vm);
+int vmm_setup_vcpu(struct vmm *vm);
+void vmm_destroy(struct vmm *vm);
+void vmm_dump_registers(struct vmm *vm, FILE *out);
+
+/* boot.c: load the image and build what the chosen entry needs */
+int vmm_load(struct vmm *vm);
+
+/* run.c: run until the guest stops; returns the exit status */
+int vmm_run(struct vmm *vm);
+
+/* bootinfo.c: the --stop-at ebs summary of the boot_params the stub built */
+int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out);
+
+/* console.c: the serial port's transmit and IRQ callbacks */
+void vmm_console_tx(void *ctx, uint8_t byte);
+void vmm_serial_irq(void *ctx, int level);
+
+/* Log a line "handover: ..." on stderr. */
+void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

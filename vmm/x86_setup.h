@@ -1,0 +1,24 @@
+/* Long-mode CPU state for the first instruction: identity page tables, a
+ * flat GDT and an IDT whose gates trap into the VMM, and the special
+ * registers. Works on guest memory only, so it is tested without KVM. */
+#ifndef HANDOVER_X86_SETUP_H
+#define HANDOVER_X86_SETUP_H
+
+#include <linux/kvm.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "guest_mem.h"
+
+/* Identity-map [0, max(4 GiB, top of RAM)) with 2 MiB pages; returns the
+ * number of page directories used, or -1. */
+int x86_setup_page_tables(const struct guest_mem *gm);
+/* Set or clear no-execute on every 2 MiB page outside the given ranges. */
+void x86_set_nx_outside(const struct guest_mem *gm, const uint64_t (*keep)[2], unsigned nkeep, bool nx);
+void x86_setup_gdt(const struct guest_mem *gm);
+/* 32 interrupt gates; gate v jumps to handler(v). */
+void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
+                   const void *ctx);
+void x86_setup_sregs(struct kvm_sregs *s);
+
+#endif
