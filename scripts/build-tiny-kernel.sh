@@ -46,7 +46,7 @@ make -s -C "$src" O="$build" tinyconfig >&2
 make -s -C "$src" O="$build" olddefconfig >&2
 for f in "${fragments[@]}"; do
     while IFS= read -r line; do
-        case "$line" in CONFIG_*=*) grep -qx "$line" "$build/.config" || { echo "build-tiny-kernel: $line did not stick (missing dependency?)" >&2; exit 1; } ;; esac
+        case "$line" in CONFIG_*=*) grep -qxF -- "$line" "$build/.config" || { echo "build-tiny-kernel: $line did not stick (missing dependency?)" >&2; exit 1; } ;; esac
     done < "$f"
 done
 echo "build-tiny-kernel: building (a few minutes on 2 cores)" >&2

@@ -7,7 +7,8 @@
  *   0x00105000               IDT (32 exception gates into firmware thunks)
  *   0x00106000               PML4
  *   0x00107000               PDPT
- *   0x00108000 - ...         page directories, one per GiB identity-mapped (2 MiB pages)
+ *   0x00108000 - 0x00147fff  page directories, one per GiB identity-mapped (2 MiB pages)
+ *   0x00148000               a second PML4, same tables (see run.c, --stop-at ebs)
  *   ...        - 0x001fffff  firmware stack (grows down from 2 MiB)
  *   0x00200000 -             conventional RAM; the kernel image goes at pref_address
  */
@@ -23,6 +24,7 @@
 #define LAYOUT_PDPT           0x00107000ULL
 #define LAYOUT_PD             0x00108000ULL
 #define LAYOUT_MAX_PD         64            /* identity map up to 64 GiB */
+#define LAYOUT_PML4_ALT       0x00148000ULL /* a second PML4: switching CR3 to it flushes the TLB */
 #define LAYOUT_STACK_TOP      0x00200000ULL
 #define LAYOUT_STACK_SIZE     0x00040000ULL /* 256 KiB */
 #define LAYOUT_VMM_END        0x00200000ULL /* end of the boot-services data the VMM owns */
@@ -31,7 +33,8 @@
 #define LAYOUT_MIN_MEM        (64ULL << 20)
 #define LAYOUT_MAX_MEM        (32ULL << 30)
 
-_Static_assert(LAYOUT_PD + LAYOUT_MAX_PD * 0x1000 <= LAYOUT_STACK_TOP - LAYOUT_STACK_SIZE, "page tables below the stack");
+_Static_assert(LAYOUT_PD + LAYOUT_MAX_PD * 0x1000 <= LAYOUT_PML4_ALT, "page directories below the second PML4");
+_Static_assert(LAYOUT_PML4_ALT + 0x1000 <= LAYOUT_STACK_TOP - LAYOUT_STACK_SIZE, "page tables below the stack");
 
 /* Selectors of the firmware GDT. */
 #define GDT_CODE64 0x08

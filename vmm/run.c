@@ -96,7 +96,12 @@ static int arm_stop_at_ebs(struct vmm *vm, struct kvm_sregs *s)
 {
     const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { vm->image_start, vm->image_start + vm->image_size } };
     x86_set_nx_outside(&vm->mem, keep, 2, true);
-    /* Writing CR3 back flushes the vCPU's TLB. */
+    /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
+     * on this machine's KVM). The stub still runs on the firmware's tables. */
+    if (s->cr3 == LAYOUT_PML4 && guest_mem_ptr(&vm->mem, LAYOUT_PML4_ALT, 4096)) {
+        memcpy(guest_mem_ptr(&vm->mem, LAYOUT_PML4_ALT, 4096), guest_mem_ptr(&vm->mem, LAYOUT_PML4, 4096), 4096);
+        s->cr3 = LAYOUT_PML4_ALT;
+    }
     if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, s) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));
         return -1;
