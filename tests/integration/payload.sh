@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Fast integration tests: the synthetic payload (tests/payload/) on KVM,
+# plus the command-line and image checks that need no guest.
+# usage: tests/integration/payload.sh HANDOVER PAYLOAD
+set -u
+HO=$1 PAYLOAD=$2
+. "$(dirname "$0")/lib.sh"
+echo "# payload tests with $HO"
+
+# --- no guest needed -------------------------------------------------------
+expect help 0 'usage: handover' '--stop-at ebs' 'Exit status' -- "$HO" --help
+expect version 0 '^handover [0-9]' -- "$HO" --version
+expect no-image 2 'no BZIMAGE' -- "$HO"
+expect bad-option 2 'unknown option --frobnicate' -- "$HO" --frobnicate "$PAYLOAD"
+expect bad-entry 2 '--entry efi: expected handover or pe' -- "$HO" --entry efi "$PAYLOAD"
+expect bad-mem 2 '--mem 1: ' -- "$HO" --mem 1 "$PAYLOAD"
+expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
+expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
+
+img() {   # img NAME PYTHON-EXPR-ON-bytearray-b : write a modified payload
+    python3 - "$PAYLOAD" "$OUT/$1" "$2" <<'PY'
+import sys, struct
+b = bytearray(open(sys.argv[1], 'rb').read())
+exec(sys.argv[3])
+open(sys.argv[2], 'wb').write(b)
+PY
+    echo "$OUT/$1"
+}
+expect image-truncated 2 'truncated' -- "$HO" "$(img trunc 'b = b[:0x100]')"
+expect image-truncated-setup 2 'setup_sects' -- "$HO" "$(img trunc2 'b = b[:0x800]')"
+expect image-boot-flag 2 'boot_flag: 0x0000' -- "$HO" "$(img flag 'b[0x1fe:0x200] = b"\0\0"')"
+expect image-hdrs 2 'header: magic' -- "$HO" "$(img hdrs 'b[0x202:0x206] = b"XXXX"')"
+expect image-old-protocol 2 'version: boot protocol 2.10' -- "$HO" "$(img old 'b[0x206:0x208] = struct.pack("<H", 0x20a)')"
+expect image-no-handover 2 'XLF_EFI_HANDOVER_64' -- "$HO" "$(img nohand 'b[0x236] &= ~8')"
+expect image-no-64bit 2 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
+expect image-handover-offset 2 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
+expect image-pe-machine 2 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
+expect image-init-size 2 'init_size' -- "$HO" "$(img initsz 'b[0x260:0x264] = struct.pack("<I", 0x3f000000)')"
+expect image-init-size-ram 2 'init_size: the kernel needs' -- "$HO" --mem 64M "$(img initsz2 'b[0x260:0x264] = struct.pack("<I", 0x3800000)')"
+
+if ! kvm_usable; then
+    skip kvm-tests "/dev/kvm is missing or not accessible: the payload cannot run"
+    summary; exit
+fi
+
+# --- the payload on KVM ----------------------------------------------------
+for e in handover pe; do
+    expect "services-$e" 0 'payload: done, 0 failures' '!not ok' 'ExitBootServices succeeded' \
+        -- "$HO" --timeout 60 --entry $e --cmdline payload=services "$PAYLOAD"
+    expect "stop-at-ebs-$e" 0 'e820-check: ok' 'signature EL64' 'stop-at ebs: ExitBootServices succeeded' \
+        -- "$HO" --timeout 60 --entry $e --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD"
+    expect "hostile-$e" 0 'payload: done, 0 failures' '!not ok' \
+        -- "$HO" --timeout 60 --entry $e --cmdline payload=hostile "$PAYLOAD"
+    expect "efi-exit-$e" 5 'the image called Exit\(EFI_LOAD_ERROR\)' \
+        -- "$HO" --timeout 60 --entry $e --cmdline payload=efi-exit "$PAYLOAD"
+done
+expect relocated 0 'payload: done, 0 failures' 'image at 0x7400000' \
+    -- "$HO" --timeout 60 --load-addr 0x7400000 "$PAYLOAD"
+expect mem-5g 0 'payload: done, 0 failures' '5120 MiB RAM' \
+    -- "$HO" --timeout 60 --mem 5G "$PAYLOAD"
+expect exit-port 42 'guest wrote 42 to the exit port' -- "$HO" --timeout 60 --cmdline payload=exit=42 "$PAYLOAD"
+expect timeout 124 'timeout: the guest was still running after 2 s' 'payload: looping' \
+    -- "$HO" --timeout 2 --cmdline payload=loop "$PAYLOAD"
+expect triple-fault 4 'triple fault' 'registers: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
+expect cmdline-too-long 2 'cmdline_size allows 2046' -- "$HO" --cmdline "$(printf 'x%.0s' $(seq 1 3000))" "$PAYLOAD"
+
+# One JSON object per firmware call, the same bytes on every run.
+"$HO" --timeout 60 --trace-efi="$OUT/trace1" --cmdline payload=services "$PAYLOAD" >/dev/null 2>&1
+"$HO" --timeout 60 --trace-efi="$OUT/trace2" --cmdline payload=services "$PAYLOAD" >/dev/null 2>&1
+if ! cmp -s "$OUT/trace1" "$OUT/trace2"; then
+    fail trace-deterministic "two runs gave different traces"
+elif ! python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$OUT/trace1" 2>/dev/null; then
+    fail trace-deterministic "trace is not JSON Lines"
+elif ! grep -q '"call":"ExitBootServices".*"status":"EFI_INVALID_PARAMETER"' "$OUT/trace1" \
+     || ! grep -q '"call":"ExitBootServices".*"status":"EFI_SUCCESS"' "$OUT/trace1"; then
+    fail trace-deterministic "trace lacks the stale-key and the successful ExitBootServices"
+else
+    pass trace-deterministic
+fi
+
+# Without /dev/kvm: a clear message and the host-problem status.
+if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+    expect no-dev-kvm 3 '/dev/kvm does not exist' \
+        -- unshare -m sh -c "mount -t tmpfs none /dev && exec $(realpath "$HO") $PAYLOAD"
+else
+    skip no-dev-kvm "needs root and unshare to hide /dev/kvm"
+fi
+
+summary
