@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "emulate.h"
 #include "layout.h"
 #include "vmm.h"
 #include "x86_setup.h"
@@ -48,8 +49,8 @@ static void report_last_line(struct vmm *vm)
 
 static void report_exits(struct vmm *vm)
 {
-    vmm_log("exits: %llu I/O, %llu firmware calls, %llu MMIO, %llu HLT, %llu other",
-            (unsigned long long)vm->io_exits, (unsigned long long)vm->hypercalls,
+    vmm_log("exits: %llu I/O, %llu firmware calls, %llu emulation fallbacks, %llu MMIO, %llu HLT, %llu other",
+            (unsigned long long)vm->io_exits, (unsigned long long)vm->hypercalls, (unsigned long long)vm->fallbacks,
             (unsigned long long)vm->exits[KVM_EXIT_MMIO], (unsigned long long)vm->exits[KVM_EXIT_HLT],
             (unsigned long long)(vm->exits[KVM_EXIT_INTR] + vm->exits[KVM_EXIT_UNKNOWN]));
 }
@@ -134,6 +135,57 @@ static int guest_exception(struct vmm *vm, unsigned vector, struct kvm_regs *r, 
     report_last_line(vm);
     report_exits(vm);
     return EXIT_GUEST_CRASH;
+}
+
+/* KVM_EXIT_INTERNAL_ERROR: perform the instruction if it is one the VMM
+ * knows the host cannot emulate. Returns -1 to resume, or an exit status. */
+static int emulation_failure(struct vmm *vm)
+{
+    char what[160];
+    bool emulation = vm->run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION;
+    snprintf(what, sizeof(what), "KVM internal error, suberror %u%s", vm->run->internal.suberror,
+             emulation ? " (emulation failure: the host cannot emulate this instruction)" : "");
+    if (!emulation || vm->opt.no_emulation_fallbacks)
+        return guest_crash(vm, what);
+    struct kvm_regs r;
+    struct kvm_sregs s;
+    uint8_t code[EMULATE_MAX_INSN];
+    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &r) < 0 || ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0)
+        return guest_crash(vm, what);
+    struct guest_view v = view_of(vm, &s);
+    unsigned len = 0;
+    while (len < sizeof(code) && guest_view_read(&v, r.rip + len, &code[len], 1))
+        len++;
+    struct emulate_result e = emulate_instruction(code, len, &r);
+    if (e.action == EMULATE_NONE)
+        return guest_crash(vm, what);
+    vm->fallbacks++;
+    if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &r) < 0) {
+        vmm_log("KVM_SET_REGS: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    if (e.action == EMULATE_INJECT_BP) {
+        struct kvm_vcpu_events ev;
+        if (ioctl(vm->vcpu_fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+            return EXIT_HOST;
+        ev.exception.injected = 1;
+        ev.exception.nr = 3;
+        ev.exception.has_error_code = 0;
+        if (ioctl(vm->vcpu_fd, KVM_SET_VCPU_EVENTS, &ev) < 0) {
+            vmm_log("KVM_SET_VCPU_EVENTS: %s", strerror(errno));
+            return EXIT_HOST;
+        }
+    }
+    unsigned which = 0;
+    while (emulate_table_names[which] && strcmp(emulate_table_names[which], e.name))
+        which++;
+    if (!vm->fallback_reported[which]) {
+        vm->fallback_reported[which] = true;
+        if (!vm->opt.quiet)
+            vmm_log("emulation fallback: %s at RIP 0x%llx performed by the VMM (the host cannot emulate it)", e.name,
+                    (unsigned long long)(r.rip - e.length));
+    }
+    return -1;
 }
 
 /* One firmware call. Returns -1 to go on, or an exit status. */
@@ -267,10 +319,7 @@ int vmm_run(struct vmm *vm)
             rc = EXIT_OK;
             break;
         case KVM_EXIT_INTERNAL_ERROR:
-            snprintf(what, sizeof(what), "KVM internal error, suberror %u%s", vm->run->internal.suberror,
-                     vm->run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION
-                         ? " (emulation failure: the host cannot emulate this instruction)" : "");
-            rc = guest_crash(vm, what);
+            rc = emulation_failure(vm);
             break;
         case KVM_EXIT_FAIL_ENTRY:
             snprintf(what, sizeof(what), "VM entry failed, hardware reason 0x%llx",

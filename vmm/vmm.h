@@ -66,7 +66,8 @@ struct vmm {
     char last_line[256];
 
     uint64_t exits[VMM_EXIT_REASONS];
-    uint64_t io_exits, hypercalls;
+    uint64_t io_exits, hypercalls, fallbacks;
+    bool fallback_reported[8];    /* by index in emulate_table_names */
 };
 
 /* kvm.c */

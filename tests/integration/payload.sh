@@ -53,7 +53,16 @@ for e in handover pe; do
         -- "$HO" --timeout 60 --entry $e --cmdline payload=hostile "$PAYLOAD"
     expect "efi-exit-$e" 5 'the image called Exit\(EFI_LOAD_ERROR\)' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=efi-exit "$PAYLOAD"
+    expect "fallbacks-$e" 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - int3' 'ok [0-9]+ - popcnt_zf' \
+        -- "$HO" --timeout 60 --entry $e --cmdline payload=fallbacks "$PAYLOAD"
 done
+# On this machine's KVM the int3 needs the VMM; on ordinary KVM the host runs it.
+if "$HO" --timeout 60 --cmdline payload=fallbacks "$PAYLOAD" 2>&1 | grep -q 'emulation fallback: int3'; then
+    expect no-emulation-fallbacks 4 'emulation failure' 'code at RIP 0x[0-9a-f]+: cc' '!emulation fallback' \
+        -- "$HO" --timeout 60 --no-emulation-fallbacks --cmdline payload=fallbacks "$PAYLOAD"
+else
+    skip no-emulation-fallbacks "this host's KVM runs int3 itself: nothing to fall back from"
+fi
 expect relocated 0 'payload: done, 0 failures' 'image at 0x7400000' \
     -- "$HO" --timeout 60 --load-addr 0x7400000 "$PAYLOAD"
 expect mem-5g 0 'payload: done, 0 failures' '5120 MiB RAM' \

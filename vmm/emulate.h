@@ -1,0 +1,33 @@
+/* Emulation fallbacks: instructions a nested, emulating host KVM cannot
+ * run for the guest (it reports KVM_EXIT_INTERNAL_ERROR with an emulation
+ * failure). For a small, named table of them the VMM performs the
+ * instruction itself and resumes. */
+#ifndef HANDOVER_EMULATE_H
+#define HANDOVER_EMULATE_H
+
+#include <linux/kvm.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define EMULATE_MAX_INSN 15
+
+enum emulate_action {
+    EMULATE_NONE,        /* not in the table */
+    EMULATE_DONE,        /* registers updated: resume */
+    EMULATE_INJECT_BP,   /* RIP advanced: deliver #BP (a trap) */
+};
+
+struct emulate_result {
+    enum emulate_action action;
+    const char *name;    /* table entry, e.g. "int3" */
+    unsigned length;     /* instruction bytes consumed */
+};
+
+/* Decode code[0..len) at regs->rip and perform it on regs if it is in the
+ * table. Pure: no KVM calls, so unit-testable. */
+struct emulate_result emulate_instruction(const uint8_t *code, unsigned len, struct kvm_regs *regs);
+
+/* The table's names, for --help and the README. */
+extern const char *const emulate_table_names[];
+
+#endif
