@@ -58,7 +58,7 @@ for e in handover pe; do
 done
 # On this machine's KVM the int3 needs the VMM; on ordinary KVM the host runs it.
 if "$HO" --timeout 60 --cmdline payload=fallbacks "$PAYLOAD" 2>&1 | grep -q 'emulation fallback: int3'; then
-    expect no-emulation-fallbacks 4 'emulation failure' 'code at RIP 0x[0-9a-f]+: cc' '!emulation fallback' \
+    expect no-emulation-fallbacks 4 'emulation failure' 'code at RIP 0x[0-9a-f]+: cc' '!emulation fallback:' \
         -- "$HO" --timeout 60 --no-emulation-fallbacks --cmdline payload=fallbacks "$PAYLOAD"
 else
     skip no-emulation-fallbacks "this host's KVM runs int3 itself: nothing to fall back from"
