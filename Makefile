@@ -28,7 +28,7 @@ UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
 .PHONY: all test test-fast test-unit test-integration test-kernel test-long test-valgrind \
-        install clean help kernels
+        install clean help kernels boot
 all: $(BUILD)/handover
 
 $(BUILD)/obj/%.o: %.c
@@ -80,8 +80,13 @@ test-long: $(BUILD)/handover
 test-valgrind: $(BUILD)/unit-tests
 	CK_FORK=no valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/unit-tests
 
+# The first boot a new user makes: the tiny KUnit kernel, its tests' result.
+boot: $(BUILD)/handover
+	$(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
+
 kernels:
 	scripts/build-tiny-kernel.sh
+	scripts/build-tiny-kernel.sh kunit
 	scripts/fetch-debian-kernels.sh
 
 install: $(BUILD)/handover
@@ -92,6 +97,7 @@ clean:
 
 help:
 	@echo "make                build $(BUILD)/handover"
+	@echo "make boot           build, then boot the tiny KUnit kernel and print its results"
 	@echo "make test           unit + synthetic-payload + tiny-kernel tests (the whole suite)"
 	@echo "make test-fast      unit tests and synthetic-payload KVM tests only (seconds)"
 	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"

@@ -1,5 +1,6 @@
 /* Guest serial output: to stdout, and the current line kept for
  * diagnostics. The serial IRQ goes to the in-kernel irqchip. */
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include "vmm.h"
@@ -13,6 +14,15 @@ void vmm_console_tx(void *ctx, uint8_t byte)
         if (vm->line_len) {
             vm->line[vm->line_len] = 0;
             snprintf(vm->last_line, sizeof(vm->last_line), "%s", vm->line);
+            /* kernel/panic.c prints the reason, then an end marker once
+             * it has said all it will. */
+            const char *p = strstr(vm->line, "Kernel panic - not syncing");
+            if (p && !vm->panic[0])
+                snprintf(vm->panic, sizeof(vm->panic), "%s", p);
+            if (vm->panic[0] && strstr(vm->line, "---[ end Kernel panic"))
+                vm->panic_ended = true;
+            if (vm->opt.kunit)
+                ktap_line(&vm->ktap, vm->line);
         }
         vm->line_len = 0;
         return;

@@ -1,7 +1,9 @@
 /* The table of fallbacks, from what this machine's KVM was measured to
  * lack (../shared/DESIGN.md): INT3 (the alternatives self-test), CLAC/STAC
  * (SMAP, 0F 01 CA/CB), POPCNT r64, r/m64 register form (F3 [REX] 0F B8),
- * FWAIT (9B). Intel SDM vol. 2 for the encodings. */
+ * FWAIT (9B); and, found booting the tiny kernel with EFI runtime services
+ * (kernel_fpu_begin_mask), LDMXCSR m32 (0F AE /2) and FNINIT (DB E3).
+ * Intel SDM vol. 2 for the encodings. */
 #include "emulate.h"
 
 #include <string.h>
@@ -14,7 +16,9 @@
 #define RFLAGS_OF (1ULL << 11)
 #define RFLAGS_AC (1ULL << 18)
 
-const char *const emulate_table_names[] = { "int3", "clac", "stac", "popcnt", "fwait", NULL };
+const char *const emulate_table_names[] = { "int3", "clac", "stac", "popcnt", "fwait", "ldmxcsr", "fninit", NULL };
+
+#define MXCSR_RESERVED 0xffff0000u
 
 static __u64 *gpr(struct kvm_regs *r, unsigned n)
 {
@@ -56,25 +60,115 @@ static unsigned popcnt(const uint8_t *c, unsigned len, struct kvm_regs *r)
     return i + 3;
 }
 
-struct emulate_result emulate_instruction(const uint8_t *c, unsigned len, struct kvm_regs *r)
+/* Effective address of a ModRM memory operand at c[0] (64-bit addressing,
+ * SIB, disp8/disp32, RIP-relative). Returns the bytes used, 0 if c[0] is
+ * a register operand or the bytes run out. insn_len_after: bytes of the
+ * instruction after the operand (for RIP-relative). */
+static unsigned modrm_address(const uint8_t *c, unsigned len, unsigned rex, const struct kvm_regs *r,
+                              unsigned insn_start_to_modrm, unsigned insn_len_after, uint64_t *ea)
 {
-    struct emulate_result res = { EMULATE_NONE, NULL, 0 };
+    struct kvm_regs copy = *r;
+    if (!len)
+        return 0;
+    unsigned mod = c[0] >> 6, rm = c[0] & 7, n = 1;
+    if (mod == 3)
+        return 0;
+    uint64_t base = 0;
+    if (rm == 4) {   /* SIB */
+        if (n >= len)
+            return 0;
+        uint8_t sib = c[n++];
+        unsigned scale = sib >> 6, index = ((sib >> 3) & 7) | ((rex & 2) << 2), b = (sib & 7) | ((rex & 1) << 3);
+        if (index != 4)
+            base += *gpr(&copy, index) << scale;
+        if ((b & 7) == 5 && mod == 0) {
+            if (n + 4 > len)
+                return 0;
+            int32_t d;
+            memcpy(&d, c + n, 4);
+            n += 4;
+            base += (uint64_t)(int64_t)d;
+        } else {
+            base += *gpr(&copy, b);
+        }
+    } else if (rm == 5 && mod == 0) {   /* RIP-relative */
+        if (n + 4 > len)
+            return 0;
+        int32_t d;
+        memcpy(&d, c + n, 4);
+        n += 4;
+        *ea = r->rip + insn_start_to_modrm + n + insn_len_after + (uint64_t)(int64_t)d;
+        return n;
+    } else {
+        base = *gpr(&copy, rm | ((rex & 1) << 3));
+    }
+    if (mod == 1) {
+        if (n + 1 > len)
+            return 0;
+        base += (uint64_t)(int64_t)(int8_t)c[n++];
+    } else if (mod == 2) {
+        if (n + 4 > len)
+            return 0;
+        int32_t d;
+        memcpy(&d, c + n, 4);
+        n += 4;
+        base += (uint64_t)(int64_t)d;
+    }
+    *ea = base;
+    return n;
+}
+
+/* LDMXCSR m32: [REX] 0F AE /2 with a memory operand. */
+static unsigned ldmxcsr(const uint8_t *c, unsigned len, const struct kvm_regs *r, struct kvm_fpu *fpu,
+                        emulate_read_fn read, void *ctx)
+{
+    unsigned i = 0, rex = 0;
+    if (i < len && (c[i] & 0xf0) == 0x40)
+        rex = c[i++];
+    if (i + 3 > len || c[i] != 0x0f || c[i + 1] != 0xae || ((c[i + 2] >> 3) & 7) != 2)
+        return 0;
+    uint64_t ea;
+    unsigned n = modrm_address(c + i + 2, len - i - 2, rex, r, i + 2, 0, &ea);
+    uint32_t v;
+    if (!n)
+        return 0;
+    /* Unreadable operand or reserved bits (#GP on hardware): not ours to
+     * handle; the emulation failure is reported as it is. */
+    if (!read(ctx, ea, &v, 4) || (v & MXCSR_RESERVED))
+        return 0;
+    fpu->mxcsr = v;
+    return i + 2 + n;
+}
+
+struct emulate_result emulate_instruction(const uint8_t *c, unsigned len, struct kvm_regs *r, struct kvm_fpu *fpu,
+                                          emulate_read_fn read, void *ctx)
+{
+    unsigned n;
+    struct emulate_result res = { EMULATE_NONE, NULL, 0, false };
     if (!len)
         return res;
     if (c[0] == 0xcc) {
-        res = (struct emulate_result){ EMULATE_INJECT_BP, "int3", 1 };
+        res = (struct emulate_result){ EMULATE_INJECT_BP, "int3", 1, false };
     } else if (c[0] == 0x9b) {
-        res = (struct emulate_result){ EMULATE_DONE, "fwait", 1 };
+        res = (struct emulate_result){ EMULATE_DONE, "fwait", 1, false };
     } else if (len >= 3 && c[0] == 0x0f && c[1] == 0x01 && (c[2] == 0xca || c[2] == 0xcb)) {
         if (c[2] == 0xca)
             r->rflags &= ~RFLAGS_AC;
         else
             r->rflags |= RFLAGS_AC;
-        res = (struct emulate_result){ EMULATE_DONE, c[2] == 0xca ? "clac" : "stac", 3 };
-    } else if (c[0] == 0xf3) {
-        unsigned n = popcnt(c, len, r);
-        if (n)
-            res = (struct emulate_result){ EMULATE_DONE, "popcnt", n };
+        res = (struct emulate_result){ EMULATE_DONE, c[2] == 0xca ? "clac" : "stac", 3, false };
+    } else if (len >= 2 && c[0] == 0xdb && c[1] == 0xe3) {
+        /* FNINIT: FCW 0x37f, status and tags cleared (SDM vol. 1, 8.1). */
+        fpu->fcw = 0x37f;
+        fpu->fsw = 0;
+        fpu->ftwx = 0;
+        fpu->last_opcode = 0;
+        fpu->last_ip = fpu->last_dp = 0;
+        res = (struct emulate_result){ EMULATE_DONE, "fninit", 2, true };
+    } else if (c[0] == 0xf3 && (n = popcnt(c, len, r))) {
+        res = (struct emulate_result){ EMULATE_DONE, "popcnt", n, false };
+    } else if ((n = ldmxcsr(c, len, r, fpu, read, ctx))) {
+        res = (struct emulate_result){ EMULATE_DONE, "ldmxcsr", n, true };
     }
     if (res.action != EMULATE_NONE)
         r->rip += res.length;

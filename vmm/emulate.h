@@ -21,11 +21,16 @@ struct emulate_result {
     enum emulate_action action;
     const char *name;    /* table entry, e.g. "int3" */
     unsigned length;     /* instruction bytes consumed */
+    bool fpu_changed;    /* *fpu must be written back */
 };
 
-/* Decode code[0..len) at regs->rip and perform it on regs if it is in the
- * table. Pure: no KVM calls, so unit-testable. */
-struct emulate_result emulate_instruction(const uint8_t *code, unsigned len, struct kvm_regs *regs);
+/* Reads guest memory at a guest-virtual address; false if not mapped. */
+typedef bool (*emulate_read_fn)(void *ctx, uint64_t va, void *dst, unsigned len);
+
+/* Decode code[0..len) at regs->rip and perform it on regs/fpu if it is in
+ * the table. No KVM calls, so unit-testable. */
+struct emulate_result emulate_instruction(const uint8_t *code, unsigned len, struct kvm_regs *regs,
+                                          struct kvm_fpu *fpu, emulate_read_fn read, void *ctx);
 
 /* The table's names, for --help and the README. */
 extern const char *const emulate_table_names[];

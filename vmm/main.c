@@ -37,6 +37,10 @@ static void usage(FILE *out)
 "                         check its e820 table against the firmware's memory map\n"
 "  --timeout SEC          give up after SEC seconds with exit status 124\n"
 "  --load-addr ADDR       load the kernel at ADDR instead of pref_address\n"
+"  --kunit                read the kernel's KUnit results (KTAP) from the console,\n"
+"                         print a summary per suite and end when the run ends:\n"
+"                         exit 0 all passed, 1 a test failed, 7 run incomplete\n"
+"                         (adds kunit_shutdown=reboot to the command line)\n"
 "  --trace-efi[=FILE]     one JSON line per firmware call to FILE (default stderr)\n"
 "  --no-emulation-fallbacks\n"
 "                         do not adapt to the host (no automatic noxsave)\n"
@@ -47,7 +51,8 @@ static void usage(FILE *out)
 "N the byte the guest wrote to the exit port 0xf4; 1 --stop-at check failed;\n"
 "2 bad usage or bad image; 3 host problem (no /dev/kvm, KVM error);\n"
 "4 guest crashed (triple fault, exception, emulation failure);\n"
-"5 the image gave up (EFI Exit, or returned from its entry); 124 timeout.\n");
+"5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
+"7 --kunit run incomplete; 124 timeout.\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -109,8 +114,14 @@ static bool has_word(const char *s, const char *word)
     return false;
 }
 
+static void append_word(char *cmdline, size_t size, const char *word)
+{
+    size_t n = strlen(cmdline);
+    snprintf(cmdline + n, size - n, "%s%s", n ? " " : "", word);
+}
+
 enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_NO_FALLBACKS, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_NO_FALLBACKS, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -123,6 +134,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "timeout", required_argument, NULL, OPT_TIMEOUT },
         { "load-addr", required_argument, NULL, OPT_LOAD_ADDR },
         { "trace-efi", optional_argument, NULL, OPT_TRACE },
+        { "kunit", no_argument, NULL, OPT_KUNIT },
         { "no-emulation-fallbacks", no_argument, NULL, OPT_NO_FALLBACKS },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "version", no_argument, NULL, OPT_VERSION },
@@ -166,6 +178,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             }
             break;
         case OPT_TRACE: o->trace_path = optarg ? optarg : "-"; break;
+        case OPT_KUNIT: o->kunit = true; break;
         case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
         case OPT_QUIET: o->quiet = true; break;
         case OPT_VERSION: printf("handover %s\n", HANDOVER_VERSION); exit(0);
@@ -205,9 +218,13 @@ static int boot(struct vmm *vm)
         return EXIT_HOST;
     snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", vm->opt.cmdline);
     if (!vm->opt.no_emulation_fallbacks && !has_word(vm->cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
-        size_t n = strlen(vm->cmdline);
-        snprintf(vm->cmdline + n, sizeof(vm->cmdline) - n, "%snoxsave", n ? " " : "");
+        append_word(vm->cmdline, sizeof(vm->cmdline), "noxsave");
         vmm_log("this host's KVM cannot run XRSTOR for the guest: added noxsave to the command line");
+    }
+    if (vm->opt.kunit) {
+        ktap_init(&vm->ktap);
+        if (!strstr(vm->cmdline, "kunit_shutdown="))
+            append_word(vm->cmdline, sizeof(vm->cmdline), "kunit_shutdown=reboot");
     }
     if (vmm_create_vm(vm) || vmm_setup_vcpu(vm))
         return EXIT_HOST;

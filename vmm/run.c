@@ -137,6 +137,11 @@ static int guest_exception(struct vmm *vm, unsigned vector, struct kvm_regs *r, 
     return EXIT_GUEST_CRASH;
 }
 
+static bool view_read(void *ctx, uint64_t va, void *dst, unsigned len)
+{
+    return guest_view_read(ctx, va, dst, len);
+}
+
 /* KVM_EXIT_INTERNAL_ERROR: perform the instruction if it is one the VMM
  * knows the host cannot emulate. Returns -1 to resume, or an exit status. */
 static int emulation_failure(struct vmm *vm)
@@ -156,10 +161,17 @@ static int emulation_failure(struct vmm *vm)
     unsigned len = 0;
     while (len < sizeof(code) && guest_view_read(&v, r.rip + len, &code[len], 1))
         len++;
-    struct emulate_result e = emulate_instruction(code, len, &r);
+    struct kvm_fpu fpu;
+    if (ioctl(vm->vcpu_fd, KVM_GET_FPU, &fpu) < 0)
+        return guest_crash(vm, what);
+    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v);
     if (e.action == EMULATE_NONE)
         return guest_crash(vm, what);
     vm->fallbacks++;
+    if (e.fpu_changed && ioctl(vm->vcpu_fd, KVM_SET_FPU, &fpu) < 0) {
+        vmm_log("KVM_SET_FPU: %s", strerror(errno));
+        return EXIT_HOST;
+    }
     if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
         return EXIT_HOST;
@@ -249,6 +261,16 @@ static int handle_io(struct vmm *vm)
         }
         io_bus_access(&vm->bus, run->io.port, out, data, run->io.size);
     }
+    if (vm->opt.kunit && ktap_complete(&vm->ktap)) {
+        fflush(stdout);
+        return -2;   /* the KUnit run is over */
+    }
+    if (vm->panic_ended) {
+        fflush(stdout);
+        vmm_log("kernel panic: %s", vm->panic);
+        report_exits(vm);
+        return EXIT_PANIC;
+    }
     switch (vm->ctl.stop) {
     case GUEST_RESET:
         fflush(stdout);
@@ -265,7 +287,7 @@ static int handle_io(struct vmm *vm)
     }
 }
 
-int vmm_run(struct vmm *vm)
+static int run_loop(struct vmm *vm)
 {
     struct sigaction sa = { .sa_handler = on_alarm };
     sigemptyset(&sa.sa_mask);
@@ -331,9 +353,27 @@ int vmm_run(struct vmm *vm)
             rc = guest_crash(vm, what);
             break;
         }
-        if (rc >= 0) {
+        if (rc >= 0 || rc == -2) {
             alarm(0);
             return rc;
         }
     }
+}
+
+/* With --kunit the result is the tests': 0 all passed, 1 a test failed,
+ * 7 the run did not finish; a panic, crash or timeout keeps its status. */
+int vmm_run(struct vmm *vm)
+{
+    int rc = run_loop(vm);
+    if (!vm->opt.kunit)
+        return rc;
+    ktap_summary(&vm->ktap, stdout);
+    fflush(stdout);
+    if (rc == -2)
+        return ktap_passed(&vm->ktap) ? EXIT_OK : EXIT_KUNIT_FAILED;
+    if (rc == EXIT_OK || rc == EXIT_FIRMWARE_EXIT) {
+        vmm_log("the guest stopped before the KUnit run reported every suite");
+        return EXIT_KUNIT_INCOMPLETE;
+    }
+    return rc;
 }

@@ -12,6 +12,7 @@
 #include "control_ports.h"
 #include "guest_mem.h"
 #include "io_bus.h"
+#include "ktap.h"
 #include "serial.h"
 
 /* Exit statuses (README "Exit status"). */
@@ -20,6 +21,9 @@
 #define EXIT_HOST          3
 #define EXIT_GUEST_CRASH   4
 #define EXIT_FIRMWARE_EXIT 5
+#define EXIT_PANIC         6
+#define EXIT_KUNIT_INCOMPLETE 7
+#define EXIT_KUNIT_FAILED  1
 #define EXIT_TIMEOUT       124
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
@@ -36,6 +40,7 @@ struct vmm_options {
     const char *trace_path;   /* --trace-efi[=FILE] */
     bool no_emulation_fallbacks;
     bool quiet;
+    bool kunit;               /* --kunit: read KTAP, end when the run ends */
 };
 
 #define VMM_EXIT_REASONS 64
@@ -64,6 +69,9 @@ struct vmm {
     char line[256];
     unsigned line_len;
     char last_line[256];
+    char panic[256];          /* the kernel's "Kernel panic - not syncing" line */
+    bool panic_ended;         /* its "---[ end Kernel panic" line came */
+    struct ktap ktap;         /* --kunit */
 
     uint64_t exits[VMM_EXIT_REASONS];
     uint64_t io_exits, hypercalls, fallbacks;

@@ -1,0 +1,15 @@
+/* The unit-test suites, one per area; main.c runs them all. */
+#ifndef HANDOVER_UNIT_SUITES_H
+#define HANDOVER_UNIT_SUITES_H
+
+#include <check.h>
+
+Suite *layout_suite(void);     /* test_layout.c: struct layouts against the specs */
+Suite *bzimage_suite(void);    /* test_bzimage.c: parsing, loading, boot_params */
+Suite *memmap_suite(void);     /* test_memmap.c: the EFI memory map and page allocator */
+Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks */
+Suite *firmware_suite(void);   /* test_firmware.c: tables and services through firmware_call */
+Suite *x86_setup_suite(void);  /* test_x86_setup.c: page tables, GDT, IDT, sregs */
+Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus */
+
+#endif
