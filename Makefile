@@ -10,6 +10,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DHANDOVER_VERSION='"$(VERSION)"' -MMD -MP
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS   := -lz
+VMM_LIBS := -lseccomp
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 # Libraries that work on a plain buffer standing for guest memory.
@@ -40,10 +41,10 @@ $(BUILD)/san/%.o: %.c
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
 
 $(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
 
 $(BUILD)/handover-san: $(VMM_OBJ_SAN) $(LIB_OBJ_SAN)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
 
 $(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)

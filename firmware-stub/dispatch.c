@@ -51,15 +51,26 @@ static bool is_boot_service(unsigned id)
 static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const uint64_t *a,
                        unsigned nargs, efi_status_t status)
 {
-    FILE *t = fw->cfg.trace;
-    fprintf(t, "{\"seq\":%llu,\"phase\":\"%s\",\"call\":\"%s\",\"args\":[", (unsigned long long)fw->seq,
-            fw->phase == FW_PHASE_BOOT ? "boot" : "runtime", s ? s->name : "unknown");
+    char line[512];
+    int n = snprintf(line, sizeof(line), "{\"seq\":%llu,\"phase\":\"%s\",\"call\":\"%s\",\"args\":[",
+                     (unsigned long long)fw->seq, fw->phase == FW_PHASE_BOOT ? "boot" : "runtime",
+                     s ? s->name : "unknown");
     for (unsigned i = 0; i < nargs; i++)
-        fprintf(t, "%s\"0x%llx\"", i ? "," : "", (unsigned long long)a[i]);
-    fprintf(t, "],\"status\":\"%s\",\"map_key\":%llu", efi_status_name(status), (unsigned long long)fw->map.key);
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "%s\"0x%llx\"", i ? "," : "", (unsigned long long)a[i]);
+    n += snprintf(line + n, sizeof(line) - (size_t)n, "],\"status\":\"%s\",\"map_key\":%llu",
+                  efi_status_name(status), (unsigned long long)fw->map.key);
     if (!s)
-        fprintf(t, ",\"id\":%u", id);
-    fputs("}\n", t);
+        n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"id\":%u", id);
+    n += snprintf(line + n, sizeof(line) - (size_t)n, "}\n");
+    if (fw->trace_bytes + (uint64_t)n > fw->cfg.trace_limit) {
+        if (fw->trace_bytes <= fw->cfg.trace_limit)
+            fw_log(fw, "trace limit of %llu bytes reached (--trace-limit): no more calls are traced",
+                   (unsigned long long)fw->cfg.trace_limit);
+        fw->trace_bytes = fw->cfg.trace_limit + 1;
+        return;
+    }
+    fw->trace_bytes += (uint64_t)n;
+    fwrite(line, 1, (size_t)n, fw->cfg.trace);
 }
 
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call)

@@ -58,6 +58,7 @@ struct fw_config {
     FILE *console;               /* ConOut text, UTF-8 */
     FILE *log;                   /* diagnostics (stderr) */
     FILE *trace;                 /* JSON Lines, one per call; NULL: off */
+    uint64_t trace_limit;        /* bytes of trace at most */
 };
 
 struct fw_variable;
@@ -100,6 +101,7 @@ struct firmware {
     uint64_t calls, calls_by_id[FW_MAX_THUNKS];
     bool reported[FW_MAX_THUNKS];
     uint64_t seq;
+    uint64_t trace_bytes;
 
     /* console line being assembled from OutputString, for diagnostics */
     char last_line[160];

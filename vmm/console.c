@@ -8,7 +8,15 @@
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
-    putchar(byte);
+    /* Past the limit the text is still read (KTAP, panics), not printed. */
+    if (vm->console_bytes < vm->opt.console_limit) {
+        putchar(byte);
+        if (++vm->console_bytes == vm->opt.console_limit) {
+            fflush(stdout);
+            vmm_log("console output limit of %llu bytes reached (--console-limit): further output is not printed",
+                    (unsigned long long)vm->opt.console_limit);
+        }
+    }
     if (byte == '\n') {
         fflush(stdout);
         if (vm->line_len) {

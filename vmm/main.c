@@ -8,6 +8,7 @@
 
 #include "host_probe.h"
 #include "layout.h"
+#include "sandbox.h"
 #include "vmm.h"
 
 #ifndef HANDOVER_VERSION
@@ -44,6 +45,8 @@ static void usage(FILE *out)
 "  --trace-efi[=FILE]     one JSON line per firmware call to FILE (default stderr)\n"
 "  --no-emulation-fallbacks\n"
 "                         do not adapt to the host (no automatic noxsave)\n"
+"  --console-limit SIZE   print at most SIZE bytes of guest console output (default 64M)\n"
+"  --trace-limit SIZE     write at most SIZE bytes of trace (default 256M)\n"
 "  --quiet                fewer progress messages on stderr\n"
 "  --version, --help\n"
 "\n"
@@ -121,7 +124,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_NO_FALLBACKS, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -136,12 +139,15 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "trace-efi", optional_argument, NULL, OPT_TRACE },
         { "kunit", no_argument, NULL, OPT_KUNIT },
         { "no-emulation-fallbacks", no_argument, NULL, OPT_NO_FALLBACKS },
+        { "console-limit", required_argument, NULL, OPT_CONSOLE_LIMIT },
+        { "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, OPT_HELP },
         { 0 },
     };
-    *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = DEFAULT_MEM, .entry = ENTRY_HANDOVER };
+    *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = DEFAULT_MEM, .entry = ENTRY_HANDOVER,
+                               .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20 };
     int c;
     uint64_t v;
     opterr = 0;
@@ -180,6 +186,15 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         case OPT_TRACE: o->trace_path = optarg ? optarg : "-"; break;
         case OPT_KUNIT: o->kunit = true; break;
         case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
+        case OPT_CONSOLE_LIMIT:
+        case OPT_TRACE_LIMIT:
+            if (parse_size(optarg, &v)) {
+                vmm_log("%s %s: give a size such as 64M", c == OPT_CONSOLE_LIMIT ? "--console-limit" : "--trace-limit",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            *(c == OPT_CONSOLE_LIMIT ? &o->console_limit : &o->trace_limit) = v;
+            break;
         case OPT_QUIET: o->quiet = true; break;
         case OPT_VERSION: printf("handover %s\n", HANDOVER_VERSION); exit(0);
         case OPT_HELP: usage(stdout); exit(0);
@@ -243,6 +258,8 @@ static int boot(struct vmm *vm)
                 vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->entry_rip,
                 (unsigned long long)vm->image_start, (unsigned long long)vm->image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
+    if (sandbox_enter(vm))
+        return EXIT_HOST;
     return vmm_run(vm);
 }
 

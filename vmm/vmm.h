@@ -41,6 +41,8 @@ struct vmm_options {
     bool no_emulation_fallbacks;
     bool quiet;
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
+    uint64_t console_limit;   /* bytes of guest console output to print */
+    uint64_t trace_limit;     /* bytes of --trace-efi output */
 };
 
 #define VMM_EXIT_REASONS 64
@@ -72,6 +74,7 @@ struct vmm {
     char panic[256];          /* the kernel's "Kernel panic - not syncing" line */
     bool panic_ended;         /* its "---[ end Kernel panic" line came */
     struct ktap ktap;         /* --kunit */
+    uint64_t console_bytes;
 
     uint64_t exits[VMM_EXIT_REASONS];
     uint64_t io_exits, hypercalls, fallbacks;

@@ -87,6 +87,25 @@ else
     pass trace-deterministic
 fi
 
+# Limits: a guest cannot flood the console or the trace.
+expect console-limit 0 'console output limit of 300 bytes reached' '!payload: done' \
+    -- "$HO" --timeout 60 --console-limit 300 --cmdline payload=services "$PAYLOAD"
+expect trace-limit 0 'trace limit of 1000 bytes reached' -- "$HO" --timeout 60 --trace-limit 1000 \
+    --trace-efi="$OUT/trace-limited" --cmdline payload=services "$PAYLOAD"
+
+# The run loop is sandboxed: seccomp filter and no_new_privs (vmm/sandbox.c).
+"$HO" --timeout 10 --cmdline payload=loop "$PAYLOAD" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+if grep -q '^Seccomp:[[:space:]]*2' "/proc/$pid/status" 2>/dev/null && grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$pid/status"; then
+    pass sandboxed
+elif grep -q 'seccomp filter not installed' <("$HO" --timeout 1 --cmdline payload=loop "$PAYLOAD" 2>&1); then
+    skip sandboxed "sanitizer build: the filter is off"
+else
+    fail sandboxed "$(grep -E '^(Seccomp|NoNewPrivs)' "/proc/$pid/status" 2>&1 | tr '\n' ' ')"
+fi
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+
 # Without /dev/kvm: a clear message and the host-problem status.
 if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
     expect no-dev-kvm 3 '/dev/kvm does not exist' \

@@ -1,0 +1,72 @@
+/* After vmm_load every file the VMM will ever use is open: /dev/kvm, the
+ * VM and vCPU fds, stdout/stderr and the --trace-efi file. From then on a
+ * guest, whatever it asks of the firmware or the devices, must not make
+ * the process open, exec or write anything else. The filter allows:
+ *   ioctl on the VM and vCPU fds with the KVM requests the run loop makes;
+ *   write to stdout, stderr and the trace file; fstat (stdio's first write);
+ *   memory management for malloc; clocks, sleeping (Stall), alarm and
+ *   signal return (--timeout); close and exit.
+ * Everything else fails with EPERM (the process is not killed, so a
+ * diagnostic can still be written). libseccomp builds the BPF program. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "vmm.h"
+
+static const unsigned long vcpu_ioctls[] = {
+    KVM_RUN, KVM_GET_REGS, KVM_SET_REGS, KVM_GET_SREGS, KVM_SET_SREGS, KVM_GET_FPU, KVM_SET_FPU,
+    KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS,
+};
+
+static const int plain_syscalls[] = {
+    SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap),
+    SCMP_SYS(madvise), SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(nanosleep),
+    SCMP_SYS(clock_nanosleep), SCMP_SYS(alarm), SCMP_SYS(setitimer), SCMP_SYS(rt_sigreturn),
+    SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(close), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(futex),
+    SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(tgkill),
+};
+
+int sandbox_enter(const struct vmm *vm)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    /* The sanitizer runtime's leak check at exit needs clone and ptrace. */
+    (void)vm;
+    if (!vm->opt.quiet)
+        vmm_log("sanitizer build: seccomp filter not installed");
+    return 0;
+#else
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+        vmm_log("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+        return -1;
+    }
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+    if (!ctx) {
+        vmm_log("seccomp_init failed");
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < sizeof(plain_syscalls) / sizeof(plain_syscalls[0]); i++)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, plain_syscalls[i], 0);
+    for (size_t i = 0; i < sizeof(vcpu_ioctls) / sizeof(vcpu_ioctls[0]); i++)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vcpu_fd),
+                               SCMP_A1(SCMP_CMP_EQ, vcpu_ioctls[i]));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vm_fd),
+                           SCMP_A1(SCMP_CMP_EQ, KVM_IRQ_LINE));
+    int fds[3] = { 1, 2, vm->trace ? fileno(vm->trace) : 2 };
+    for (int i = 0; i < 3; i++)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fds[i]));
+    if (rc == 0)
+        rc = seccomp_load(ctx);
+    seccomp_release(ctx);
+    if (rc) {
+        vmm_log("cannot install the seccomp filter: %s", strerror(-rc));
+        return -1;
+    }
+    return 0;
+#endif
+}
