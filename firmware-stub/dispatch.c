@@ -49,7 +49,7 @@ static bool is_boot_service(unsigned id)
 }
 
 static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const uint64_t *a,
-                       unsigned nargs, efi_status_t status)
+                       unsigned nargs, efi_status_t status, const char *injected)
 {
     char line[512];
     int n = snprintf(line, sizeof(line), "{\"seq\":%llu,\"phase\":\"%s\",\"call\":\"%s\",\"args\":[",
@@ -61,6 +61,8 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
                   efi_status_name(status), (unsigned long long)fw->map.key);
     if (!s)
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"id\":%u", id);
+    if (injected)
+        n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"injected\":\"%s\"", injected);
     n += snprintf(line + n, sizeof(line) - (size_t)n, "}\n");
     if (fw->trace_bytes + (uint64_t)n > fw->cfg.trace_limit) {
         if (fw->trace_bytes <= fw->cfg.trace_limit)
@@ -73,12 +75,99 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
     fwrite(line, 1, (size_t)n, fw->cfg.trace);
 }
 
+#define ID_ALLOCATE_PAGES   FW_ID_BS(2)
+#define ID_GET_MEMORY_MAP   FW_ID_BS(4)
+#define ID_ALLOCATE_POOL    FW_ID_BS(5)
+#define ID_HANDLE_PROTOCOL  FW_ID_BS(16)
+#define ID_EXIT_BOOT_SERVICES FW_ID_BS(26)
+#define ID_OPEN_PROTOCOL    FW_ID_BS(32)
+#define ID_GET_VARIABLE     FW_ID_RT(6)
+
+static bool fires(struct inject *in, enum inject_kind k)
+{
+    return in->on[k] && ++in->count[k] == in->value[k];
+}
+
+/* A fault to inject instead of the call, or NULL to make the call. */
+static const char *inject_before(struct firmware *fw, unsigned id, const struct guest_view *v, const uint64_t *a,
+                                 efi_status_t *status)
+{
+    struct inject *in = &fw->cfg.inject;
+    uint64_t size;
+    efi_guid_t g;
+    switch (id) {
+    case ID_GET_MEMORY_MAP:
+        /* Only calls with a buffer the real map would fit: a size probe
+         * gets EFI_BUFFER_TOO_SMALL anyway. */
+        if (in->on[INJECT_GMM_TOO_SMALL] && in->count[INJECT_GMM_TOO_SMALL] < in->value[INJECT_GMM_TOO_SMALL] &&
+            guest_view_read_u64(v, a[0], &size) && size > 0) {
+            in->count[INJECT_GMM_TOO_SMALL]++;
+            *status = EFI_BUFFER_TOO_SMALL;
+            return inject_names[INJECT_GMM_TOO_SMALL];
+        }
+        break;
+    case ID_EXIT_BOOT_SERVICES:
+        if (in->on[INJECT_EBS_STALE_KEY] && !in->count[INJECT_EBS_STALE_KEY] && a[1] == fw->map.key) {
+            in->count[INJECT_EBS_STALE_KEY]++;
+            fw->map.key++;   /* as if an event had changed the map */
+            *status = EFI_INVALID_PARAMETER;
+            return inject_names[INJECT_EBS_STALE_KEY];
+        }
+        break;
+    case ID_ALLOCATE_PAGES:
+        if (fires(in, INJECT_ALLOC_PAGES_FAIL)) {
+            *status = EFI_OUT_OF_RESOURCES;
+            return inject_names[INJECT_ALLOC_PAGES_FAIL];
+        }
+        break;
+    case ID_ALLOCATE_POOL:
+        if (fires(in, INJECT_ALLOC_POOL_FAIL)) {
+            *status = EFI_OUT_OF_RESOURCES;
+            return inject_names[INJECT_ALLOC_POOL_FAIL];
+        }
+        break;
+    case ID_HANDLE_PROTOCOL:
+    case ID_OPEN_PROTOCOL:
+        if (in->on[INJECT_NO_LOADED_IMAGE] && guest_view_read(v, a[1], &g, sizeof(g)) &&
+            guid_equal(&g, &GUID_LOADED_IMAGE)) {
+            if (a[2])
+                guest_view_write_u64(v, a[2], 0);
+            *status = EFI_UNSUPPORTED;
+            return inject_names[INJECT_NO_LOADED_IMAGE];
+        }
+        break;
+    case ID_GET_VARIABLE:
+        if (in->on[INJECT_GETVAR_ERROR]) {
+            *status = EFI_DEVICE_ERROR;
+            return inject_names[INJECT_GETVAR_ERROR];
+        }
+        break;
+    }
+    return NULL;
+}
+
+/* alloc-pages-above: an allocation that landed at or above the address
+ * is undone and fails. */
+static const char *inject_after(struct firmware *fw, unsigned id, const struct guest_view *v, const uint64_t *a,
+                                efi_status_t *status)
+{
+    struct inject *in = &fw->cfg.inject;
+    uint64_t addr;
+    if (id != ID_ALLOCATE_PAGES || !in->on[INJECT_ALLOC_PAGES_ABOVE] || *status != EFI_SUCCESS ||
+        !guest_view_read_u64(v, a[3], &addr) || addr + (a[2] << 12) <= in->value[INJECT_ALLOC_PAGES_ABOVE])
+        return NULL;
+    memmap_free(&fw->map, addr, a[2]);
+    *status = a[0] == EFI_ALLOCATE_ADDRESS ? EFI_NOT_FOUND : EFI_OUT_OF_RESOURCES;
+    return inject_names[INJECT_ALLOC_PAGES_ABOVE];
+}
+
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call)
 {
     uint64_t a[8] = { call->rcx, call->rdx, call->r8, call->r9 };
     const struct fw_service *s = lookup(id);
     unsigned nargs = s ? s->nargs : 4;
     efi_status_t status;
+    const char *injected = NULL;
 
     fw->seq++;
     fw->calls++;
@@ -107,11 +196,14 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
             fw->reported[id] = true;
         }
         status = EFI_UNSUPPORTED;
-    } else {
+    } else if (!(injected = inject_before(fw, id, &call->view, a, &status))) {
         status = s->fn(fw, &call->view, a);
+        injected = inject_after(fw, id, &call->view, a, &status);
     }
+    if (injected)
+        fw_log(fw, "injected fault %s: %s returns %s", injected, s->name, efi_status_name(status));
 out:
     if (fw->cfg.trace)
-        trace_call(fw, s, id, a, nargs, status);
+        trace_call(fw, s, id, a, nargs, status, injected);
     return status;
 }

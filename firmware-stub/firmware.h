@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "efi.h"
+#include "inject.h"
 #include "memmap.h"
 #include "../vmm/guest_mem.h"
 
@@ -59,6 +60,7 @@ struct fw_config {
     FILE *log;                   /* diagnostics (stderr) */
     FILE *trace;                 /* JSON Lines, one per call; NULL: off */
     uint64_t trace_limit;        /* bytes of trace at most */
+    struct inject inject;        /* faults to inject (--inject) */
 };
 
 struct fw_variable;

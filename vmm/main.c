@@ -21,6 +21,11 @@
 
 static void usage(FILE *out)
 {
+    char faults[1024] = "";
+    for (const char *const *h = inject_help; *h; h++) {
+        size_t n = strlen(faults);
+        snprintf(faults + n, sizeof(faults) - n, "                           %s\n", *h);
+    }
     fprintf(out,
 "usage: handover [options] BZIMAGE\n"
 "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
@@ -45,6 +50,8 @@ static void usage(FILE *out)
 "  --trace-efi[=FILE]     one JSON line per firmware call to FILE (default stderr)\n"
 "  --no-emulation-fallbacks\n"
 "                         do not adapt to the host (no automatic noxsave)\n"
+"  --inject SPEC          inject a firmware fault (repeatable); SPEC is one of:\n"
+"%s"
 "  --console-limit SIZE   print at most SIZE bytes of guest console output (default 64M)\n"
 "  --trace-limit SIZE     write at most SIZE bytes of trace (default 256M)\n"
 "  --quiet                fewer progress messages on stderr\n"
@@ -55,7 +62,7 @@ static void usage(FILE *out)
 "2 bad usage or bad image; 3 host problem (no /dev/kvm, KVM error);\n"
 "4 guest crashed (triple fault, exception, emulation failure);\n"
 "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
-"7 --kunit run incomplete; 124 timeout.\n");
+"7 --kunit run incomplete; 124 timeout.\n", faults);
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -124,7 +131,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -141,6 +148,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "no-emulation-fallbacks", no_argument, NULL, OPT_NO_FALLBACKS },
         { "console-limit", required_argument, NULL, OPT_CONSOLE_LIMIT },
         { "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT },
+        { "inject", required_argument, NULL, OPT_INJECT },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, OPT_HELP },
@@ -195,6 +203,14 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             }
             *(c == OPT_CONSOLE_LIMIT ? &o->console_limit : &o->trace_limit) = v;
             break;
+        case OPT_INJECT: {
+            char err[160];
+            if (inject_parse(&o->inject, optarg, err, sizeof(err))) {
+                vmm_log("%s", err);
+                return EXIT_USAGE;
+            }
+            break;
+        }
         case OPT_QUIET: o->quiet = true; break;
         case OPT_VERSION: printf("handover %s\n", HANDOVER_VERSION); exit(0);
         case OPT_HELP: usage(stdout); exit(0);

@@ -43,6 +43,7 @@ struct vmm_options {
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
     uint64_t console_limit;   /* bytes of guest console output to print */
     uint64_t trace_limit;     /* bytes of --trace-efi output */
+    struct inject inject;     /* --inject */
 };
 
 #define VMM_EXIT_REASONS 64
