@@ -49,8 +49,48 @@ if [ "$WHICH" = tiny ]; then
     # in the expected panic.
     expect tiny-boot 6 'Linux version 6\.1\.' 'efi: EFI v2\.100 by handover' 'BIOS-e820: \[mem 0x0000000000000000-0x000000000009ffff\] usable' \
         'Kernel panic - not syncing' '!efi: .*(error|failed)' \
-        -- "$HO" --timeout 900 --cmdline "console=ttyS0 earlyprintk=serial" "$K"
+        -- "$HO" --timeout 900 --trace-efi="$OUT/tiny-boot.trace" --cmdline "console=ttyS0 earlyprintk=serial" "$K"
     e820_reaches_kernel tiny-e820-reaches-kernel "$OUT/tiny-stop-at-ebs-handover.log" "$OUT/tiny-boot.log"
+    # Runtime services after the kernel took over, through its page tables.
+    if grep -q '"call":"SetVirtualAddressMap".*"status":"EFI_SUCCESS"' "$OUT/tiny-boot.trace" &&
+       grep -q '"phase":"runtime","call":"SetVariable"' "$OUT/tiny-boot.trace"; then
+        pass tiny-runtime-services
+    else
+        fail tiny-runtime-services "no successful SetVirtualAddressMap and runtime SetVariable in the trace" "$OUT/tiny-boot.trace"
+    fi
+
+    # What the 6.1 stub does about each injected fault (efi-stub-inventory.md):
+    # ExitBootServices is retried once after EFI_INVALID_PARAMETER;
+    # a failing GetMemoryMap, AllocatePages or AllocatePool is fatal and the
+    # stub calls Exit; a failing GetVariable only makes Secure Boot unknown.
+    for e in handover pe; do
+        expect "tiny-inject-ebs-stale-key-$e" 0 'injected fault ebs-stale-key' 'e820-check: ok' \
+            -- "$HO" --timeout 600 --entry $e --stop-at ebs --inject ebs-stale-key --trace-efi="$OUT/ebs-$e.trace" "$K"
+        expect "tiny-inject-ebs-retried-once-$e" 0 'retried once' -- "$TOP/tests/integration/ebs-retry.py" "$OUT/ebs-$e.trace"
+        expect "tiny-inject-gmm-too-small-$e" 5 'injected fault gmm-too-small' 'EFI stub: ERROR: Failed to decompress kernel' \
+            'the image called Exit\(EFI_BUFFER_TOO_SMALL\)' \
+            -- "$HO" --timeout 600 --entry $e --stop-at ebs --inject gmm-too-small:1 "$K"
+        expect "tiny-inject-alloc-pages-fail-$e" 5 'injected fault alloc-pages-fail' 'the image called Exit\(EFI_OUT_OF_RESOURCES\)' \
+            -- "$HO" --timeout 600 --entry $e --stop-at ebs --inject alloc-pages-fail:1 "$K"
+        expect "tiny-inject-alloc-pool-fail-$e" 5 'injected fault alloc-pool-fail' 'the image called Exit\(EFI_OUT_OF_RESOURCES\)' \
+            -- "$HO" --timeout 600 --entry $e --stop-at ebs --inject alloc-pool-fail:1 "$K"
+    done
+    expect tiny-inject-getvar-error 0 'injected fault getvar-error' 'Could not determine UEFI Secure Boot status' 'e820-check: ok' \
+        -- "$HO" --timeout 600 --stop-at ebs --inject getvar-error "$K"
+    expect tiny-inject-no-loaded-image-pe 5 'injected fault no-loaded-image' 'the image called Exit' \
+        -- "$HO" --timeout 600 --entry pe --stop-at ebs --inject no-loaded-image "$K"
+
+    # KUnit in CI without QEMU: all suites pass, or the project's suite is
+    # told to fail and the summary names the failing test.
+    if ! KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); then
+        skip tiny-kunit "could not build the KUnit kernel: $(tail -n 1 "$OUT/build-kunit.log")"
+    else
+        expect tiny-kunit-pass 0 'kunit: handover_selftest +ok' 'kunit: 4 suites \(0 failed\)' \
+            -- "$HO" --kunit --timeout 900 "$KK"
+        expect tiny-kunit-fail 1 'kunit: failed test: handover_selftest.handover_selftest_param_controlled' \
+            'kunit: 4 suites \(1 failed\)' \
+            -- "$HO" --kunit --timeout 900 --cmdline "console=ttyS0 handover_selftest.fail=1" "$KK"
+    fi
 else
     if ! KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
         skip debian-kernels "could not fetch the Debian kernels: $(tail -n 1 "$OUT/fetch.log")"

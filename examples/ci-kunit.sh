@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# CI recipe: build a kernel with your KUnit suites built in, boot it with
+# handover (no QEMU), and exit with the result: 0 every test passed, 1 a
+# test failed, 6 kernel panic, 7 the run did not finish, 124 timeout.
+#
+# usage: examples/ci-kunit.sh KERNEL_SRC [FRAGMENT...]
+#   KERNEL_SRC  a kernel tree (e.g. your branch)
+#   FRAGMENT    config fragments with your CONFIG_*_KUNIT_TEST=y options
+# env: HANDOVER (default: handover on PATH), BUILD_DIR (default: KERNEL_SRC/.handover-build),
+#      TIMEOUT seconds (default 1800), CMDLINE extra kernel parameters
+#
+# The base config is tinyconfig plus what an EFI-stub boot to a serial
+# console needs (tests/kernel/tiny.config in the handover repository) and
+# KUnit itself; add your suites' options in a fragment.
+set -euo pipefail
+
+src=${1:?usage: $0 KERNEL_SRC [FRAGMENT...]}
+shift
+here=$(cd "$(dirname "$0")/.." && pwd)
+handover=${HANDOVER:-handover}
+build=${BUILD_DIR:-$src/.handover-build}
+mkdir -p "$build"
+
+cat > "$build/kunit-base.config" <<'CFG'
+CONFIG_KUNIT=y
+CONFIG_KUNIT_DEFAULT_ENABLED=y
+CFG
+make -s -C "$src" O="$build" tinyconfig
+"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" \
+    "$here/tests/kernel/tiny.config" "$build/kunit-base.config" "$@"
+make -s -C "$src" O="$build" olddefconfig
+make -s -C "$src" O="$build" -j"$(nproc)" bzImage
+
+exec "$handover" --kunit --timeout "${TIMEOUT:-1800}" \
+    --cmdline "console=ttyS0 ${CMDLINE:-}" "$build/arch/x86/boot/bzImage"
