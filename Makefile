@@ -10,12 +10,12 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DHANDOVER_VERSION='"$(VERSION)"' -MMD -MP
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS   := -lz
-VMM_LIBS := -lseccomp
+VMM_LIBS := -lseccomp -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 # Libraries that work on a plain buffer standing for guest memory.
 LIB_SRC := $(wildcard loader/*.c) $(wildcard firmware-stub/*.c) vmm/guest_mem.c vmm/x86_setup.c \
-           vmm/io_bus.c vmm/serial.c vmm/control_ports.c
+           vmm/io_bus.c vmm/serial.c vmm/control_ports.c vmm/emulate.c vmm/ktap.c
 VMM_SRC := $(filter-out $(LIB_SRC),$(wildcard vmm/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "../firmware-stub/acpi.h"
 #include "layout.h"
 #include "vmm.h"
 #include "x86_setup.h"
@@ -99,7 +100,7 @@ static int set_entry_registers(struct vmm *vm)
         r.rcx = vm->fw.image_handle;
         r.rdx = vm->fw.systab;
     }
-    if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &r) < 0) {
+    if (ioctl(vm->vcpus[0].fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
         return -1;
     }
@@ -128,6 +129,10 @@ int vmm_load(struct vmm *vm)
     }
     if (x86_setup_page_tables(&vm->mem) < 0) {
         vmm_log("cannot build page tables");
+        return EXIT_HOST;
+    }
+    if (!vm->opt.no_acpi && !fw_install_acpi(&vm->fw, vm->opt.cpus)) {
+        vmm_log("cannot build the ACPI tables");
         return EXIT_HOST;
     }
     x86_setup_gdt(&vm->mem);

@@ -87,7 +87,7 @@ int vmm_create_vm(struct vmm *vm)
     return 0;
 }
 
-static int setup_cpuid(struct vmm *vm)
+static int setup_cpuid(struct vmm *vm, struct vcpu *c_)
 {
     int nent = 64;
     for (;;) {
@@ -110,8 +110,13 @@ static int setup_cpuid(struct vmm *vm)
              * without the bit the stub skips its 5-level switch. */
             if (e->function == 7 && e->index == 0)
                 e->ecx &= ~(1u << 16);
+            /* The vCPU's APIC ID, as the MADT lists it. */
+            if (e->function == 1)
+                e->ebx = (e->ebx & 0x00ffffffu) | (c_->id << 24);
+            if (e->function == 0xb || e->function == 0x1f)
+                e->edx = c_->id;
         }
-        int r = ioctl(vm->vcpu_fd, KVM_SET_CPUID2, c);
+        int r = ioctl(c_->fd, KVM_SET_CPUID2, c);
         free(c);
         if (r < 0) {
             vmm_log("KVM_SET_CPUID2: %s", strerror(errno));
@@ -121,11 +126,14 @@ static int setup_cpuid(struct vmm *vm)
     }
 }
 
-int vmm_setup_vcpu(struct vmm *vm)
+int vmm_setup_vcpu(struct vmm *vm, unsigned id)
 {
-    vm->vcpu_fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, 0);
-    if (vm->vcpu_fd < 0) {
-        vmm_log("KVM_CREATE_VCPU: %s", strerror(errno));
+    struct vcpu *c = &vm->vcpus[id];
+    c->vm = vm;
+    c->id = id;
+    c->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)id);
+    if (c->fd < 0) {
+        vmm_log("KVM_CREATE_VCPU %u: %s", id, strerror(errno));
         return -1;
     }
     int size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
@@ -134,54 +142,58 @@ int vmm_setup_vcpu(struct vmm *vm)
         return -1;
     }
     vm->run_size = (size_t)size;
-    vm->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vm->vcpu_fd, 0);
-    if (vm->run == MAP_FAILED) {
+    c->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+    if (c->run == MAP_FAILED) {
         vmm_log("mmap of kvm_run: %s", strerror(errno));
-        vm->run = NULL;
+        c->run = NULL;
         return -1;
     }
-    if (setup_cpuid(vm))
+    if (setup_cpuid(vm, c))
         return -1;
+    if (id != 0)
+        return 0;
     struct kvm_sregs sregs;
-    if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &sregs) < 0) {
+    if (ioctl(c->fd, KVM_GET_SREGS, &sregs) < 0) {
         vmm_log("KVM_GET_SREGS: %s", strerror(errno));
         return -1;
     }
     x86_setup_sregs(&sregs);
-    if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, &sregs) < 0) {
+    if (ioctl(c->fd, KVM_SET_SREGS, &sregs) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));
         return -1;
     }
     return 0;
 }
 
-void vmm_dump_registers(struct vmm *vm, FILE *out)
+void vmm_dump_registers(const struct vcpu *c, FILE *out)
 {
     struct kvm_regs r;
     struct kvm_sregs s;
-    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &r) < 0 || ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0) {
+    if (ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0) {
         fprintf(out, "handover: cannot read vCPU registers: %s\n", strerror(errno));
         return;
     }
     fprintf(out,
-            "handover: registers: rip=0x%016llx rsp=0x%016llx rflags=0x%08llx\n"
+            "handover: registers of vCPU %u: rip=0x%016llx rsp=0x%016llx rflags=0x%08llx\n"
             "handover:   rax=0x%016llx rbx=0x%016llx rcx=0x%016llx rdx=0x%016llx\n"
             "handover:   rsi=0x%016llx rdi=0x%016llx rbp=0x%016llx r8=0x%016llx\n"
             "handover:   r9=0x%016llx r10=0x%016llx r11=0x%016llx r12=0x%016llx\n"
             "handover:   r13=0x%016llx r14=0x%016llx r15=0x%016llx\n"
             "handover:   cr0=0x%llx cr2=0x%llx cr3=0x%llx cr4=0x%llx efer=0x%llx cs=0x%x\n",
-            r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11,
+            c->id, r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11,
             r.r12, r.r13, r.r14, r.r15, s.cr0, s.cr2, s.cr3, s.cr4, s.efer, s.cs.selector);
 }
 
 void vmm_destroy(struct vmm *vm)
 {
-    if (vm->run)
-        munmap(vm->run, vm->run_size);
+    for (unsigned i = 0; i < VMM_MAX_CPUS; i++) {
+        if (vm->vcpus[i].run)
+            munmap(vm->vcpus[i].run, vm->run_size);
+        if (vm->vcpus[i].fd > 0)
+            close(vm->vcpus[i].fd);
+    }
     if (vm->mem.host)
         munmap(vm->mem.host, vm->mem.size);
-    if (vm->vcpu_fd > 0)
-        close(vm->vcpu_fd);
     if (vm->vm_fd > 0)
         close(vm->vm_fd);
     if (vm->kvm_fd > 0)

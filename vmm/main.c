@@ -33,6 +33,8 @@ static void usage(FILE *out)
 "\n"
 "  --initrd FILE          load an initramfs, placed below the kernel's initrd_addr_max\n"
 "  --cmdline STR          kernel command line (default: \"" DEFAULT_CMDLINE "\")\n"
+"  --cpus N               vCPUs, 1..64 (default 1), listed in the ACPI MADT\n"
+"  --no-acpi              no ACPI tables (then no SMP, and no ACPI power-off)\n"
 "  --mem SIZE             guest RAM, with suffix K, M or G (default 512M; 64M..32G)\n"
 "  --entry handover|pe    handover: efi_main(handle, systab, boot_params) at\n"
 "                         startup_64 + handover_offset (RDI/RSI/RDX); pe: the PE/COFF\n"
@@ -131,7 +133,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -145,6 +147,8 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "load-addr", required_argument, NULL, OPT_LOAD_ADDR },
         { "trace-efi", optional_argument, NULL, OPT_TRACE },
         { "kunit", no_argument, NULL, OPT_KUNIT },
+        { "cpus", required_argument, NULL, OPT_CPUS },
+        { "no-acpi", no_argument, NULL, OPT_NO_ACPI },
         { "no-emulation-fallbacks", no_argument, NULL, OPT_NO_FALLBACKS },
         { "console-limit", required_argument, NULL, OPT_CONSOLE_LIMIT },
         { "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT },
@@ -155,7 +159,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { 0 },
     };
     *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = DEFAULT_MEM, .entry = ENTRY_HANDOVER,
-                               .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20 };
+                               .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .cpus = 1 };
     int c;
     uint64_t v;
     opterr = 0;
@@ -193,6 +197,14 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             break;
         case OPT_TRACE: o->trace_path = optarg ? optarg : "-"; break;
         case OPT_KUNIT: o->kunit = true; break;
+        case OPT_CPUS:
+            if (parse_size(optarg, &v) || v < 1 || v > VMM_MAX_CPUS) {
+                vmm_log("--cpus %s: give a number from 1 to %d", optarg, VMM_MAX_CPUS);
+                return EXIT_USAGE;
+            }
+            o->cpus = (unsigned)v;
+            break;
+        case OPT_NO_ACPI: o->no_acpi = true; break;
         case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
         case OPT_CONSOLE_LIMIT:
         case OPT_TRACE_LIMIT:
@@ -218,6 +230,10 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             vmm_log("unknown option %s (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
         }
+    }
+    if (o->no_acpi && o->cpus > 1) {
+        vmm_log("--cpus %u needs the ACPI MADT: drop --no-acpi", o->cpus);
+        return EXIT_USAGE;
     }
     if (optind != argc - 1) {
         vmm_log(optind >= argc ? "no BZIMAGE given (see --help)" : "more than one BZIMAGE given (see --help)");
@@ -257,12 +273,15 @@ static int boot(struct vmm *vm)
         if (!strstr(vm->cmdline, "kunit_shutdown="))
             append_word(vm->cmdline, sizeof(vm->cmdline), "kunit_shutdown=reboot");
     }
-    if (vmm_create_vm(vm) || vmm_setup_vcpu(vm))
+    if (vmm_create_vm(vm))
         return EXIT_HOST;
+    for (unsigned i = 0; i < vm->opt.cpus; i++)
+        if (vmm_setup_vcpu(vm, i))
+            return EXIT_HOST;
     struct serial *s = &vm->serial;
     serial_init(s, vmm_console_tx, vmm_serial_irq, vm);
     struct io_device devs[] = { serial_device(s, PORT_SERIAL_COM1), i8042_device(&vm->ctl),
-                                exit_port_device(&vm->ctl) };
+                                exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl) };
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
         io_bus_register(&vm->bus, &devs[i]);
     int rc = vmm_load(vm);
@@ -281,7 +300,7 @@ static int boot(struct vmm *vm)
 
 int main(int argc, char **argv)
 {
-    static struct vmm vm;
+    static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
     int rc = parse_args(argc, argv, &vm.opt);
     if (rc)
         return rc;

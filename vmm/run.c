@@ -15,15 +15,6 @@
 #define CR4_LA57 (1ULL << 12)
 
 static volatile sig_atomic_t timed_out;
-static struct kvm_run *volatile alarm_run;
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    timed_out = 1;
-    if (alarm_run)
-        alarm_run->immediate_exit = 1;
-}
 
 static const char *const exception_names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow", "#BR bound range",
@@ -60,11 +51,12 @@ static struct guest_view view_of(struct vmm *vm, const struct kvm_sregs *s)
     return (struct guest_view){ &vm->mem, (s->cr0 & CR0_PG) ? s->cr3 : 0, (s->cr4 & CR4_LA57) != 0 };
 }
 
-static void report_code_bytes(struct vmm *vm, uint64_t rip)
+static void report_code_bytes(struct vcpu *c, uint64_t rip)
 {
+    struct vmm *vm = c->vm;
     struct kvm_sregs s;
     uint8_t code[16];
-    if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0)
+    if (ioctl(c->fd, KVM_GET_SREGS, &s) < 0)
         return;
     struct guest_view v = view_of(vm, &s);
     if (!guest_view_read(&v, rip, code, sizeof(code))) {
@@ -77,14 +69,15 @@ static void report_code_bytes(struct vmm *vm, uint64_t rip)
     vmm_log("code at RIP 0x%llx: %s", (unsigned long long)rip, hex);
 }
 
-static int guest_crash(struct vmm *vm, const char *what)
+static int guest_crash(struct vcpu *c, const char *what)
 {
+    struct vmm *vm = c->vm;
     struct kvm_regs r;
     fflush(stdout);
     vmm_log("guest stopped: %s", what);
-    vmm_dump_registers(vm, stderr);
-    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &r) == 0)
-        report_code_bytes(vm, r.rip);
+    vmm_dump_registers(c, stderr);
+    if (ioctl(c->fd, KVM_GET_REGS, &r) == 0)
+        report_code_bytes(c, r.rip);
     report_last_line(vm);
     report_exits(vm);
     return EXIT_GUEST_CRASH;
@@ -93,8 +86,9 @@ static int guest_crash(struct vmm *vm, const char *what)
 /* After ExitBootServices with --stop-at ebs: every 2 MiB page outside the
  * loaded image and the firmware becomes no-execute, so the stub's jump to
  * the decompressed kernel faults into the firmware's #PF gate. */
-static int arm_stop_at_ebs(struct vmm *vm, struct kvm_sregs *s)
+static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s)
 {
+    struct vmm *vm = c->vm;
     const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { vm->image_start, vm->image_start + vm->image_size } };
     x86_set_nx_outside(&vm->mem, keep, 2, true);
     /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
@@ -103,15 +97,16 @@ static int arm_stop_at_ebs(struct vmm *vm, struct kvm_sregs *s)
         memcpy(guest_mem_ptr(&vm->mem, LAYOUT_PML4_ALT, 4096), guest_mem_ptr(&vm->mem, LAYOUT_PML4, 4096), 4096);
         s->cr3 = LAYOUT_PML4_ALT;
     }
-    if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, s) < 0) {
+    if (ioctl(c->fd, KVM_SET_SREGS, s) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));
         return -1;
     }
     return 0;
 }
 
-static int guest_exception(struct vmm *vm, unsigned vector, struct kvm_regs *r, struct kvm_sregs *s)
+static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, struct kvm_sregs *s)
 {
+    struct vmm *vm = c->vm;
     struct guest_view v = view_of(vm, s);
     uint64_t frame[2] = { 0, 0 };
     guest_view_read(&v, r->rsp, frame, sizeof(frame));
@@ -130,8 +125,8 @@ static int guest_exception(struct vmm *vm, unsigned vector, struct kvm_regs *r, 
              vector, (unsigned long long)error, (unsigned long long)rip, (unsigned long long)s->cr2);
     fflush(stdout);
     vmm_log("guest stopped: %s", what);
-    vmm_dump_registers(vm, stderr);
-    report_code_bytes(vm, rip);
+    vmm_dump_registers(c, stderr);
+    report_code_bytes(c, rip);
     report_last_line(vm);
     report_exits(vm);
     return EXIT_GUEST_CRASH;
@@ -144,46 +139,47 @@ static bool view_read(void *ctx, uint64_t va, void *dst, unsigned len)
 
 /* KVM_EXIT_INTERNAL_ERROR: perform the instruction if it is one the VMM
  * knows the host cannot emulate. Returns -1 to resume, or an exit status. */
-static int emulation_failure(struct vmm *vm)
+static int emulation_failure(struct vcpu *c)
 {
+    struct vmm *vm = c->vm;
     char what[160];
-    bool emulation = vm->run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION;
-    snprintf(what, sizeof(what), "KVM internal error, suberror %u%s", vm->run->internal.suberror,
+    bool emulation = c->run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION;
+    snprintf(what, sizeof(what), "KVM internal error, suberror %u%s", c->run->internal.suberror,
              emulation ? " (emulation failure: the host cannot emulate this instruction)" : "");
     if (!emulation || vm->opt.no_emulation_fallbacks)
-        return guest_crash(vm, what);
+        return guest_crash(c, what);
     struct kvm_regs r;
     struct kvm_sregs s;
     uint8_t code[EMULATE_MAX_INSN];
-    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &r) < 0 || ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0)
-        return guest_crash(vm, what);
+    if (ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0)
+        return guest_crash(c, what);
     struct guest_view v = view_of(vm, &s);
     unsigned len = 0;
     while (len < sizeof(code) && guest_view_read(&v, r.rip + len, &code[len], 1))
         len++;
     struct kvm_fpu fpu;
-    if (ioctl(vm->vcpu_fd, KVM_GET_FPU, &fpu) < 0)
-        return guest_crash(vm, what);
+    if (ioctl(c->fd, KVM_GET_FPU, &fpu) < 0)
+        return guest_crash(c, what);
     struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v);
     if (e.action == EMULATE_NONE)
-        return guest_crash(vm, what);
+        return guest_crash(c, what);
     vm->fallbacks++;
-    if (e.fpu_changed && ioctl(vm->vcpu_fd, KVM_SET_FPU, &fpu) < 0) {
+    if (e.fpu_changed && ioctl(c->fd, KVM_SET_FPU, &fpu) < 0) {
         vmm_log("KVM_SET_FPU: %s", strerror(errno));
         return EXIT_HOST;
     }
-    if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &r) < 0) {
+    if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
         return EXIT_HOST;
     }
     if (e.action == EMULATE_INJECT_BP) {
         struct kvm_vcpu_events ev;
-        if (ioctl(vm->vcpu_fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+        if (ioctl(c->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
             return EXIT_HOST;
         ev.exception.injected = 1;
         ev.exception.nr = 3;
         ev.exception.has_error_code = 0;
-        if (ioctl(vm->vcpu_fd, KVM_SET_VCPU_EVENTS, &ev) < 0) {
+        if (ioctl(c->fd, KVM_SET_VCPU_EVENTS, &ev) < 0) {
             vmm_log("KVM_SET_VCPU_EVENTS: %s", strerror(errno));
             return EXIT_HOST;
         }
@@ -201,17 +197,18 @@ static int emulation_failure(struct vmm *vm)
 }
 
 /* One firmware call. Returns -1 to go on, or an exit status. */
-static int hypercall(struct vmm *vm, uint32_t id)
+static int hypercall(struct vcpu *c, uint32_t id)
 {
+    struct vmm *vm = c->vm;
     struct kvm_regs r;
     struct kvm_sregs s;
     vm->hypercalls++;
-    if (ioctl(vm->vcpu_fd, KVM_GET_REGS, &r) < 0 || ioctl(vm->vcpu_fd, KVM_GET_SREGS, &s) < 0) {
+    if (ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0) {
         vmm_log("KVM_GET_REGS: %s", strerror(errno));
         return EXIT_HOST;
     }
     if (FW_ID_IS_EXCEPTION(id))
-        return guest_exception(vm, id - FW_ID_EXCEPTION(0), &r, &s);
+        return guest_exception(c, id - FW_ID_EXCEPTION(0), &r, &s);
     if (id == FW_ID_IMAGE_RETURN) {
         fflush(stdout);
         vmm_log("the image returned from its entry point with %s", efi_status_name(r.rax));
@@ -221,7 +218,7 @@ static int hypercall(struct vmm *vm, uint32_t id)
     bool ebs_before = vm->fw.ebs_done;
     struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s) };
     r.rax = firmware_call(&vm->fw, id, &call);
-    if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &r) < 0) {
+    if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
         return EXIT_HOST;
     }
@@ -238,15 +235,16 @@ static int hypercall(struct vmm *vm, uint32_t id)
     if (vm->fw.ebs_done && !ebs_before) {
         if (!vm->opt.quiet)
             vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
-        if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(vm, &s))
+        if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(c, &s))
             return EXIT_HOST;
     }
     return -1;
 }
 
-static int handle_io(struct vmm *vm)
+static int handle_io(struct vcpu *c)
 {
-    struct kvm_run *run = vm->run;
+    struct vmm *vm = c->vm;
+    struct kvm_run *run = c->run;
     uint8_t *data = (uint8_t *)run + run->io.data_offset;
     bool out = run->io.direction == KVM_EXIT_IO_OUT;
     vm->io_exits++;
@@ -254,7 +252,7 @@ static int handle_io(struct vmm *vm)
         if (run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4) {
             uint32_t id;
             memcpy(&id, data, 4);
-            int rc = hypercall(vm, id);
+            int rc = hypercall(c, id);
             if (rc >= 0)
                 return rc;
             continue;
@@ -277,6 +275,11 @@ static int handle_io(struct vmm *vm)
         if (!vm->opt.quiet)
             vmm_log("guest reset through the i8042 (port 0x64 command 0xfe)");
         return EXIT_OK;
+    case GUEST_POWEROFF:
+        fflush(stdout);
+        if (!vm->opt.quiet)
+            vmm_log("guest powered off (ACPI S5)");
+        return EXIT_OK;
     case GUEST_EXIT_PORT:
         fflush(stdout);
         if (!vm->opt.quiet)
@@ -287,84 +290,139 @@ static int handle_io(struct vmm *vm)
     }
 }
 
-static int run_loop(struct vmm *vm)
+/* Stop every vCPU: the first caller's status wins. */
+static void stop_all(struct vmm *vm, int rc)
 {
-    struct sigaction sa = { .sa_handler = on_alarm };
-    sigemptyset(&sa.sa_mask);
-    alarm_run = vm->run;
-    if (sigaction(SIGALRM, &sa, NULL) < 0) {
-        vmm_log("sigaction: %s", strerror(errno));
-        return EXIT_HOST;
+    if (vm->stop_rc == -1)
+        vm->stop_rc = rc;
+    for (unsigned i = 0; i < vm->opt.cpus; i++) {
+        vm->vcpus[i].run->immediate_exit = 1;
+        if (i != 0 && vm->vcpus[i].thread && !pthread_equal(vm->vcpus[i].thread, pthread_self()))
+            pthread_kill(vm->vcpus[i].thread, SIGUSR1);
     }
-    if (vm->opt.timeout)
-        alarm(vm->opt.timeout);
+    if (vm->vcpus[0].thread && !pthread_equal(vm->vcpus[0].thread, pthread_self()))
+        pthread_kill(vm->vcpus[0].thread, SIGUSR1);
+}
+
+static int handle_exit(struct vcpu *c)
+{
+    struct vmm *vm = c->vm;
+    uint32_t reason = c->run->exit_reason;
+    char what[128];
+    vm->exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
+    switch (reason) {
+    case KVM_EXIT_IO:
+        return handle_io(c);
+    case KVM_EXIT_MMIO:
+        if (!c->run->mmio.is_write)
+            memset(c->run->mmio.data, 0xff, sizeof(c->run->mmio.data));
+        return -1;
+    case KVM_EXIT_INTR:
+        return -1;
+    case KVM_EXIT_HLT:
+        return guest_crash(c, "HLT with interrupts off (the guest halted for good)");
+    case KVM_EXIT_SHUTDOWN:
+        return guest_crash(c, "triple fault (KVM_EXIT_SHUTDOWN)");
+    case KVM_EXIT_SYSTEM_EVENT:
+        fflush(stdout);
+        vmm_log("guest system event %u (shutdown or reset)", c->run->system_event.type);
+        return EXIT_OK;
+    case KVM_EXIT_INTERNAL_ERROR:
+        return emulation_failure(c);
+    case KVM_EXIT_FAIL_ENTRY:
+        snprintf(what, sizeof(what), "VM entry failed, hardware reason 0x%llx",
+                 (unsigned long long)c->run->fail_entry.hardware_entry_failure_reason);
+        return guest_crash(c, what);
+    default:
+        snprintf(what, sizeof(what), "unexpected KVM exit reason %u", reason);
+        return guest_crash(c, what);
+    }
+}
+
+/* One vCPU until it or another stops the VM. Exits are handled one at a
+ * time under vm->lock. */
+static int run_loop(struct vcpu *c)
+{
+    struct vmm *vm = c->vm;
     for (;;) {
-        if (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
+        if (ioctl(c->fd, KVM_RUN, 0) < 0) {
             if (errno != EINTR && errno != EAGAIN) {
-                vmm_log("KVM_RUN: %s", strerror(errno));
+                vmm_log("KVM_RUN on vCPU %u: %s", c->id, strerror(errno));
                 return EXIT_HOST;
             }
-            if (timed_out) {
+            c->run->immediate_exit = 0;
+            pthread_mutex_lock(&vm->lock);
+            int stopped = vm->stop_rc;
+            if (stopped < 0 && timed_out && c->id == 0) {
                 fflush(stdout);
                 vmm_log("timeout: the guest was still running after %u s (--timeout)", vm->opt.timeout);
-                vmm_dump_registers(vm, stderr);
+                vmm_dump_registers(c, stderr);
                 report_last_line(vm);
                 report_exits(vm);
-                return EXIT_TIMEOUT;
+                stopped = EXIT_TIMEOUT;
             }
-            vm->run->immediate_exit = 0;
+            pthread_mutex_unlock(&vm->lock);
+            if (stopped != -1)
+                return stopped;
             continue;
         }
-        uint32_t reason = vm->run->exit_reason;
-        vm->exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
-        int rc = -1;
-        char what[128];
-        switch (reason) {
-        case KVM_EXIT_IO:
-            rc = handle_io(vm);
-            break;
-        case KVM_EXIT_MMIO:
-            if (!vm->run->mmio.is_write)
-                memset(vm->run->mmio.data, 0xff, sizeof(vm->run->mmio.data));
-            break;
-        case KVM_EXIT_INTR:
-            break;
-        case KVM_EXIT_HLT:
-            rc = guest_crash(vm, "HLT with interrupts off (the guest halted for good)");
-            break;
-        case KVM_EXIT_SHUTDOWN:
-            rc = guest_crash(vm, "triple fault (KVM_EXIT_SHUTDOWN)");
-            break;
-        case KVM_EXIT_SYSTEM_EVENT:
-            fflush(stdout);
-            vmm_log("guest system event %u (shutdown or reset)", vm->run->system_event.type);
-            rc = EXIT_OK;
-            break;
-        case KVM_EXIT_INTERNAL_ERROR:
-            rc = emulation_failure(vm);
-            break;
-        case KVM_EXIT_FAIL_ENTRY:
-            snprintf(what, sizeof(what), "VM entry failed, hardware reason 0x%llx",
-                     (unsigned long long)vm->run->fail_entry.hardware_entry_failure_reason);
-            rc = guest_crash(vm, what);
-            break;
-        default:
-            snprintf(what, sizeof(what), "unexpected KVM exit reason %u", reason);
-            rc = guest_crash(vm, what);
-            break;
-        }
-        if (rc >= 0 || rc == -2) {
-            alarm(0);
+        pthread_mutex_lock(&vm->lock);
+        int rc = vm->stop_rc != -1 ? vm->stop_rc : handle_exit(c);
+        pthread_mutex_unlock(&vm->lock);
+        if (rc >= 0 || rc == -2)
             return rc;
-        }
     }
+}
+
+static void *vcpu_thread(void *arg)
+{
+    struct vcpu *c = arg;
+    int rc = run_loop(c);
+    pthread_mutex_lock(&c->vm->lock);
+    stop_all(c->vm, rc);
+    pthread_mutex_unlock(&c->vm->lock);
+    return NULL;
+}
+
+static struct vmm *signal_vm;
+
+static void on_signal(int sig)
+{
+    if (sig == SIGALRM)
+        timed_out = 1;
+    /* Make every vCPU's next (or current) KVM_RUN return. */
+    for (unsigned i = 0; signal_vm && i < signal_vm->opt.cpus; i++)
+        signal_vm->vcpus[i].run->immediate_exit = 1;
 }
 
 /* With --kunit the result is the tests': 0 all passed, 1 a test failed,
  * 7 the run did not finish; a panic, crash or timeout keeps its status. */
 int vmm_run(struct vmm *vm)
 {
-    int rc = run_loop(vm);
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigemptyset(&sa.sa_mask);
+    signal_vm = vm;
+    vm->stop_rc = -1;
+    if (sigaction(SIGALRM, &sa, NULL) < 0 || sigaction(SIGUSR1, &sa, NULL) < 0) {
+        vmm_log("sigaction: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    vm->vcpus[0].thread = pthread_self();
+    for (unsigned i = 1; i < vm->opt.cpus; i++)
+        if (pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i])) {
+            vmm_log("cannot start the thread of vCPU %u", i);
+            return EXIT_HOST;
+        }
+    if (vm->opt.timeout)
+        alarm(vm->opt.timeout);
+    int rc = run_loop(&vm->vcpus[0]);
+    alarm(0);
+    pthread_mutex_lock(&vm->lock);
+    stop_all(vm, rc);
+    rc = vm->stop_rc;
+    pthread_mutex_unlock(&vm->lock);
+    for (unsigned i = 1; i < vm->opt.cpus; i++)
+        pthread_join(vm->vcpus[i].thread, NULL);
     if (!vm->opt.kunit)
         return rc;
     ktap_summary(&vm->ktap, stdout);

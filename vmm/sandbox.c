@@ -3,6 +3,7 @@
  * guest, whatever it asks of the firmware or the devices, must not make
  * the process open, exec or write anything else. The filter allows:
  *   ioctl on the VM and vCPU fds with the KVM requests the run loop makes;
+ *   the thread calls of vCPU threads (clone with thread flags, futex, ...);
  *   write to stdout, stderr and the trace file; fstat (stdio's first write);
  *   memory management for malloc; clocks, sleeping (Stall), alarm and
  *   signal return (--timeout); close and exit.
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <seccomp.h>
 #include <stdio.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -28,7 +30,8 @@ static const int plain_syscalls[] = {
     SCMP_SYS(madvise), SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(nanosleep),
     SCMP_SYS(clock_nanosleep), SCMP_SYS(alarm), SCMP_SYS(setitimer), SCMP_SYS(rt_sigreturn),
     SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(close), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(futex),
-    SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(tgkill),
+    SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(tgkill), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
+    SCMP_SYS(mprotect), SCMP_SYS(sched_yield),
 };
 
 int sandbox_enter(const struct vmm *vm)
@@ -52,14 +55,23 @@ int sandbox_enter(const struct vmm *vm)
     int rc = 0;
     for (size_t i = 0; i < sizeof(plain_syscalls) / sizeof(plain_syscalls[0]); i++)
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, plain_syscalls[i], 0);
-    for (size_t i = 0; i < sizeof(vcpu_ioctls) / sizeof(vcpu_ioctls[0]); i++)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vcpu_fd),
-                               SCMP_A1(SCMP_CMP_EQ, vcpu_ioctls[i]));
+    for (unsigned c = 0; c < vm->opt.cpus; c++)
+        for (size_t i = 0; i < sizeof(vcpu_ioctls) / sizeof(vcpu_ioctls[0]); i++)
+            rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
+                                   SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vcpus[c].fd),
+                                   SCMP_A1(SCMP_CMP_EQ, vcpu_ioctls[i]));
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vm_fd),
                            SCMP_A1(SCMP_CMP_EQ, KVM_IRQ_LINE));
+    /* clone only for threads: CLONE_THREAD set (glibc's pthread_create). */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+                           SCMP_A0(SCMP_CMP_MASKED_EQ, (scmp_datum_t)CLONE_THREAD, (scmp_datum_t)CLONE_THREAD));
+    /* clone3's flags are behind a pointer the filter cannot read: ENOSYS
+     * makes glibc fall back to clone. */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
     int fds[3] = { 1, 2, vm->trace ? fileno(vm->trace) : 2 };
     for (int i = 0; i < 3; i++)
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fds[i]));
+    /* vCPU threads are started after the filter: they inherit it. */
     if (rc == 0)
         rc = seccomp_load(ctx);
     seccomp_release(ctx);

@@ -3,6 +3,7 @@
 #define HANDOVER_VMM_H
 
 #include <linux/kvm.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,18 +42,33 @@ struct vmm_options {
     bool no_emulation_fallbacks;
     bool quiet;
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
+    unsigned cpus;            /* --cpus */
+    bool no_acpi;             /* --no-acpi */
     uint64_t console_limit;   /* bytes of guest console output to print */
     uint64_t trace_limit;     /* bytes of --trace-efi output */
     struct inject inject;     /* --inject */
 };
 
 #define VMM_EXIT_REASONS 64
+#define VMM_MAX_CPUS 64
+
+struct vmm;
+
+struct vcpu {
+    struct vmm *vm;
+    unsigned id;
+    int fd;
+    struct kvm_run *run;
+    pthread_t thread;
+};
 
 struct vmm {
     struct vmm_options opt;
-    int kvm_fd, vm_fd, vcpu_fd;
-    struct kvm_run *run;
+    int kvm_fd, vm_fd;
+    struct vcpu vcpus[VMM_MAX_CPUS];
     size_t run_size;
+    pthread_mutex_t lock;     /* one exit handled at a time: devices and firmware are not thread-safe */
+    int stop_rc;              /* first vCPU to stop sets it; -1 while running */
     struct guest_mem mem;
     struct firmware fw;
     struct io_bus bus;
@@ -85,9 +101,11 @@ struct vmm {
 /* kvm.c */
 int vmm_open_kvm(struct vmm *vm);
 int vmm_create_vm(struct vmm *vm);
-int vmm_setup_vcpu(struct vmm *vm);
+/* Create vCPU id: CPUID with its APIC ID; the BSP (0) starts in long mode,
+ * the others wait for INIT/SIPI in the in-kernel LAPIC. */
+int vmm_setup_vcpu(struct vmm *vm, unsigned id);
 void vmm_destroy(struct vmm *vm);
-void vmm_dump_registers(struct vmm *vm, FILE *out);
+void vmm_dump_registers(const struct vcpu *c, FILE *out);
 
 /* boot.c: load the image and build what the chosen entry needs */
 int vmm_load(struct vmm *vm);

@@ -14,6 +14,10 @@ expect no-image 2 'no BZIMAGE' -- "$HO"
 expect bad-option 2 'unknown option --frobnicate' -- "$HO" --frobnicate "$PAYLOAD"
 expect bad-entry 2 '--entry efi: expected handover or pe' -- "$HO" --entry efi "$PAYLOAD"
 expect bad-mem 2 '--mem 1: ' -- "$HO" --mem 1 "$PAYLOAD"
+expect bad-cpus 2 '--cpus 0: give a number from 1 to 64' -- "$HO" --cpus 0 "$PAYLOAD"
+expect cpus-need-acpi 2 '--cpus 2 needs the ACPI MADT' -- "$HO" --cpus 2 --no-acpi "$PAYLOAD"
+expect bad-inject 2 '--inject frob: unknown fault' -- "$HO" --inject frob "$PAYLOAD"
+expect bad-inject-value 2 '--inject alloc-pages-fail: needs a value' -- "$HO" --inject alloc-pages-fail "$PAYLOAD"
 expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
 
@@ -67,10 +71,12 @@ expect relocated 0 'payload: done, 0 failures' 'image at 0x7400000' \
     -- "$HO" --timeout 60 --load-addr 0x7400000 "$PAYLOAD"
 expect mem-5g 0 'payload: done, 0 failures' '5120 MiB RAM' \
     -- "$HO" --timeout 60 --mem 5G "$PAYLOAD"
+expect cpus-2 0 'payload: done, 0 failures' -- "$HO" --timeout 60 --cpus 2 --cmdline payload=services "$PAYLOAD"
+expect no-acpi 0 'payload: done, 0 failures' -- "$HO" --timeout 60 --no-acpi --cmdline payload=services "$PAYLOAD"
 expect exit-port 42 'guest wrote 42 to the exit port' -- "$HO" --timeout 60 --cmdline payload=exit=42 "$PAYLOAD"
 expect timeout 124 'timeout: the guest was still running after 2 s' 'payload: looping' \
     -- "$HO" --timeout 2 --cmdline payload=loop "$PAYLOAD"
-expect triple-fault 4 'triple fault' 'registers: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
+expect triple-fault 4 'triple fault' 'registers of vCPU 0: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
 expect cmdline-too-long 2 'cmdline_size allows 2046' -- "$HO" --cmdline "$(printf 'x%.0s' $(seq 1 3000))" "$PAYLOAD"
 
 # One JSON object per firmware call, the same bytes on every run.

@@ -1,0 +1,197 @@
+/* Table layouts from the ACPI 6.4 specification, chapter 5.2; field names
+ * as in the kernel's include/acpi/actbl*.h. Hardware-reduced (FADT flag
+ * HW_REDUCED_ACPI): no PM1 blocks, no SCI, no PM timer; sleep and reset go
+ * through the registers named in the FADT, and Linux then also prefers the
+ * EFI ResetSystem service for reboot and power-off. */
+#include "acpi.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct __attribute__((packed)) acpi_header {
+    char signature[4];
+    uint32_t length;
+    uint8_t revision;
+    uint8_t checksum;
+    char oem_id[6];
+    char oem_table_id[8];
+    uint32_t oem_revision;
+    char creator_id[4];
+    uint32_t creator_revision;
+};
+
+struct __attribute__((packed)) acpi_rsdp {
+    char signature[8];
+    uint8_t checksum;
+    char oem_id[6];
+    uint8_t revision;
+    uint32_t rsdt_address;
+    uint32_t length;
+    uint64_t xsdt_address;
+    uint8_t extended_checksum;
+    uint8_t reserved[3];
+};
+
+struct __attribute__((packed)) acpi_gas {
+    uint8_t space_id, bit_width, bit_offset, access_width;
+    uint64_t address;
+};
+
+struct __attribute__((packed)) acpi_fadt {
+    struct acpi_header header;
+    uint32_t facs, dsdt;
+    uint8_t model, preferred_profile;
+    uint16_t sci_interrupt;
+    uint32_t smi_command;
+    uint8_t acpi_enable, acpi_disable, s4_bios_request, pstate_control;
+    uint32_t pm1a_event_block, pm1b_event_block, pm1a_control_block, pm1b_control_block;
+    uint32_t pm2_control_block, pm_timer_block, gpe0_block, gpe1_block;
+    uint8_t pm1_event_length, pm1_control_length, pm2_control_length, pm_timer_length;
+    uint8_t gpe0_block_length, gpe1_block_length, gpe1_base, cst_control;
+    uint16_t c2_latency, c3_latency, flush_size, flush_stride;
+    uint8_t duty_offset, duty_width, day_alarm, month_alarm, century;
+    uint16_t boot_flags;
+    uint8_t reserved;
+    uint32_t flags;
+    struct acpi_gas reset_register;
+    uint8_t reset_value;
+    uint16_t arm_boot_flags;
+    uint8_t minor_revision;
+    uint64_t xfacs, xdsdt;
+    struct acpi_gas xpm1a_event_block, xpm1b_event_block, xpm1a_control_block, xpm1b_control_block;
+    struct acpi_gas xpm2_control_block, xpm_timer_block, xgpe0_block, xgpe1_block;
+    struct acpi_gas sleep_control, sleep_status;
+    uint64_t hypervisor_id;
+};
+_Static_assert(sizeof(struct acpi_fadt) == 276, "FADT revision 6 is 276 bytes");
+_Static_assert(sizeof(struct acpi_rsdp) == 36, "RSDP is 36 bytes");
+
+#define ACPI_FADT_RESET_REGISTER (1u << 10)
+#define ACPI_FADT_HW_REDUCED     (1u << 20)
+#define ACPI_FADT_NO_VGA         (1u << 2)   /* IA-PC boot architecture flags */
+#define ACPI_FADT_NO_CMOS_RTC    (1u << 5)
+#define ACPI_GAS_SYSTEM_IO 1
+#define ACPI_GAS_BYTE      1
+
+/* MADT, ACPI 6.4 section 5.2.12. */
+#define MADT_PCAT_COMPAT     1
+#define MADT_LOCAL_APIC      0
+#define MADT_IO_APIC         1
+#define MADT_INT_OVERRIDE    2
+
+/* DSDT body: Name (_S5, Package (4) { 5, 5, 0, 0 }) in AML. */
+static const uint8_t dsdt_aml[] = {
+    0x08, '_', 'S', '5', '_',        /* NameOp "_S5_" */
+    0x12, 0x08, 0x04,                /* PackageOp, PkgLength 8, NumElements 4 */
+    0x0a, ACPI_SLP_TYP_S5,           /* BytePrefix 5 */
+    0x0a, ACPI_SLP_TYP_S5,
+    0x00, 0x00,                      /* ZeroOp, ZeroOp */
+};
+
+#define OFF_RSDP 0x000
+#define OFF_XSDT 0x040
+#define OFF_FADT 0x100
+#define OFF_DSDT 0x280
+#define OFF_MADT 0x300
+#define ACPI_PAGES 2
+
+static uint8_t checksum(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint8_t sum = 0;
+    while (n--)
+        sum = (uint8_t)(sum + *b++);
+    return (uint8_t)-sum;
+}
+
+static void header(struct acpi_header *h, const char *sig, uint32_t len, uint8_t rev)
+{
+    memcpy(h->signature, sig, 4);
+    h->length = len;
+    h->revision = rev;
+    memcpy(h->oem_id, "HNDOVR", 6);
+    memcpy(h->oem_table_id, "HANDOVER", 8);
+    h->oem_revision = 1;
+    memcpy(h->creator_id, "HNDO", 4);
+    h->creator_revision = 1;
+    h->checksum = 0;
+    h->checksum = checksum(h, len);
+}
+
+static struct acpi_gas io_port(uint16_t port)
+{
+    return (struct acpi_gas){ ACPI_GAS_SYSTEM_IO, 8, 0, ACPI_GAS_BYTE, port };
+}
+
+uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
+{
+    uint64_t base = 0xffffffffULL;
+    if (!ncpus || ncpus > ACPI_MAX_CPUS ||
+        memmap_allocate(&fw->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_ACPI_RECLAIM_MEMORY, ACPI_PAGES, &base) != EFI_SUCCESS)
+        return 0;
+    uint8_t *t = guest_mem_ptr(fw->gm, base, ACPI_PAGES * 4096);
+    memset(t, 0, ACPI_PAGES * 4096);
+
+    struct acpi_header *dsdt = (void *)(t + OFF_DSDT);
+    memcpy(dsdt + 1, dsdt_aml, sizeof(dsdt_aml));
+    header(dsdt, "DSDT", sizeof(*dsdt) + sizeof(dsdt_aml), 2);
+
+    /* MADT: header, LAPIC address and flags, then one LAPIC per vCPU, the
+     * IOAPIC, and the ISA overrides a PC-compatible irqchip has (IRQ 0 on
+     * GSI 2; IRQ 9 level, active high) as KVM's in-kernel irqchip wires them. */
+    uint8_t *m = t + OFF_MADT;
+    uint8_t *p = m + sizeof(struct acpi_header);
+    memcpy(p, (uint32_t[]){ ACPI_LAPIC_ADDR, MADT_PCAT_COMPAT }, 8);
+    p += 8;
+    for (unsigned i = 0; i < ncpus; i++) {
+        uint8_t lapic[8] = { MADT_LOCAL_APIC, 8, (uint8_t)i, (uint8_t)i, 1, 0, 0, 0 };  /* enabled */
+        memcpy(p, lapic, 8);
+        p += 8;
+    }
+    uint8_t ioapic[12] = { MADT_IO_APIC, 12, (uint8_t)ncpus, 0 };
+    memcpy(ioapic + 4, (uint32_t[]){ ACPI_IOAPIC_ADDR, 0 }, 8);
+    memcpy(p, ioapic, 12);
+    p += 12;
+    uint8_t iso0[10] = { MADT_INT_OVERRIDE, 10, 0, 0, 2, 0, 0, 0, 0, 0 };
+    uint8_t iso9[10] = { MADT_INT_OVERRIDE, 10, 0, 9, 9, 0, 0, 0, 0x0d, 0 };  /* level, active high */
+    memcpy(p, iso0, 10);
+    p += 10;
+    memcpy(p, iso9, 10);
+    p += 10;
+    header((struct acpi_header *)m, "APIC", (uint32_t)(p - m), 5);
+
+    struct acpi_fadt *f = (void *)(t + OFF_FADT);
+    f->dsdt = (uint32_t)(base + OFF_DSDT);
+    f->xdsdt = base + OFF_DSDT;
+    f->flags = ACPI_FADT_HW_REDUCED | ACPI_FADT_RESET_REGISTER;
+    f->boot_flags = ACPI_FADT_NO_VGA | ACPI_FADT_NO_CMOS_RTC;
+    f->reset_register = io_port(ACPI_RESET_PORT);
+    f->reset_value = ACPI_RESET_VALUE;
+    f->minor_revision = 4;
+    f->sleep_control = io_port(ACPI_SLEEP_CONTROL_PORT);
+    f->sleep_status = io_port(ACPI_SLEEP_STATUS_PORT);
+    memcpy(&f->hypervisor_id, "HNDOVR\0\0", 8);
+    header(&f->header, "FACP", sizeof(*f), 6);
+
+    struct acpi_header *xsdt = (void *)(t + OFF_XSDT);
+    uint64_t entries[2] = { base + OFF_FADT, base + OFF_MADT };
+    memcpy(xsdt + 1, entries, sizeof(entries));
+    header(xsdt, "XSDT", sizeof(*xsdt) + sizeof(entries), 1);
+
+    struct acpi_rsdp *r = (void *)(t + OFF_RSDP);
+    memcpy(r->signature, "RSD PTR ", 8);
+    memcpy(r->oem_id, "HNDOVR", 6);
+    r->revision = 2;
+    r->length = sizeof(*r);
+    r->xsdt_address = base + OFF_XSDT;
+    r->checksum = checksum(r, 20);
+    r->extended_checksum = checksum(r, sizeof(*r));
+
+    _Static_assert(OFF_FADT + sizeof(struct acpi_fadt) <= OFF_DSDT, "FADT fits");
+    _Static_assert(OFF_MADT + 44 + 8 * ACPI_MAX_CPUS + 32 <= ACPI_PAGES * 4096, "MADT fits");
+    if (fw_install_config_table(fw, &GUID_ACPI_20_TABLE, base + OFF_RSDP) != EFI_SUCCESS)
+        return 0;
+    return base + OFF_RSDP;
+}
