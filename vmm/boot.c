@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 
 #include "../firmware-stub/acpi.h"
+#include "../loader/cpio.h"
 #include "layout.h"
 #include "vmm.h"
 #include "x86_setup.h"
@@ -52,8 +53,13 @@ static int load_initrd(struct vmm *vm, uint64_t *addr, uint64_t *size)
         vmm_log("--initrd %s: cannot determine its size", vm->opt.initrd);
         goto out;
     }
-    *size = (uint64_t)ftell(f);
+    uint64_t file_size = (uint64_t)ftell(f);
     rewind(f);
+    /* --exec: the command goes in a second archive after the first, as
+     * handover/cmd (scripts/build-initramfs.sh's /init runs it). */
+    uint64_t exec_at = (file_size + 3) & ~3ULL;
+    uint64_t exec_size = vm->opt.exec ? cpio_file_archive_size("handover/cmd", strlen(vm->opt.exec)) : 0;
+    *size = vm->opt.exec ? exec_at + exec_size : file_size;
     /* Highest page-aligned place below initrd_addr_max (boot.rst). */
     uint64_t max = vm->bz.hdr.initrd_addr_max;
     uint64_t a = max;
@@ -64,9 +70,13 @@ static int load_initrd(struct vmm *vm, uint64_t *addr, uint64_t *size)
         goto out;
     }
     uint8_t *dst = guest_mem_ptr(&vm->mem, a, *size);
-    if (!dst || fread(dst, 1, *size, f) != *size) {
+    if (!dst || fread(dst, 1, file_size, f) != file_size) {
         vmm_log("--initrd %s: read failed", vm->opt.initrd);
         goto out;
+    }
+    if (vm->opt.exec) {
+        memset(dst + file_size, 0, exec_at - file_size);
+        cpio_file_archive(dst + exec_at, exec_size, "handover/cmd", vm->opt.exec, strlen(vm->opt.exec));
     }
     *addr = a;
     rc = 0;

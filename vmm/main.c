@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "host_probe.h"
 #include "layout.h"
@@ -45,6 +46,8 @@ static void usage(FILE *out)
 "                         check its e820 table against the firmware's memory map\n"
 "  --timeout SEC          give up after SEC seconds with exit status 124\n"
 "  --load-addr ADDR       load the kernel at ADDR instead of pref_address\n"
+"  --exec CMD             run CMD as the guest's init job and exit with its status\n"
+"                         (initramfs from scripts/build-initramfs.sh unless --initrd)\n"
 "  --kunit                read the kernel's KUnit results (KTAP) from the console,\n"
 "                         print a summary per suite and end when the run ends:\n"
 "                         exit 0 all passed, 1 a test failed, 7 run incomplete\n"
@@ -133,7 +136,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -148,6 +151,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "trace-efi", optional_argument, NULL, OPT_TRACE },
         { "kunit", no_argument, NULL, OPT_KUNIT },
         { "cpus", required_argument, NULL, OPT_CPUS },
+        { "exec", required_argument, NULL, OPT_EXEC },
         { "no-acpi", no_argument, NULL, OPT_NO_ACPI },
         { "no-emulation-fallbacks", no_argument, NULL, OPT_NO_FALLBACKS },
         { "console-limit", required_argument, NULL, OPT_CONSOLE_LIMIT },
@@ -205,6 +209,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             o->cpus = (unsigned)v;
             break;
         case OPT_NO_ACPI: o->no_acpi = true; break;
+        case OPT_EXEC: o->exec = optarg; break;
         case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
         case OPT_CONSOLE_LIMIT:
         case OPT_TRACE_LIMIT:
@@ -240,6 +245,21 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         return EXIT_USAGE;
     }
     o->kernel = argv[optind];
+    if (o->exec && !o->initrd) {
+        static char path[4096];
+        const char *home = getenv("HOME");
+        snprintf(path, sizeof(path), "%s/.cache/handover/initramfs/busybox.cpio", home ? home : "");
+        if (access(path, R_OK)) {
+            vmm_log("--exec needs an initramfs whose /init runs the command: run scripts/build-initramfs.sh, "
+                    "or give --initrd");
+            return EXIT_USAGE;
+        }
+        o->initrd = path;
+    }
+    if (o->exec && o->entry == ENTRY_PE) {
+        vmm_log("--exec needs the initramfs, which the PE entry cannot take yet: use --entry handover");
+        return EXIT_USAGE;
+    }
     return 0;
 }
 

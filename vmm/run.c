@@ -266,6 +266,10 @@ static int handle_io(struct vcpu *c)
     if (vm->panic_ended) {
         fflush(stdout);
         vmm_log("kernel panic: %s", vm->panic);
+        if (vm->opt.exec && strstr(vm->panic, "Attempted to kill init"))
+            vmm_log("init died before it could report a status: if the console shows it killed at its first "
+                    "system call (\"segfault at ... error 15\"), this host's KVM cannot run guest user space "
+                    "(nested, emulated KVM); --exec needs an ordinary KVM host");
         report_exits(vm);
         return EXIT_PANIC;
     }

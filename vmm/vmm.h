@@ -43,6 +43,7 @@ struct vmm_options {
     bool quiet;
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
     unsigned cpus;            /* --cpus */
+    const char *exec;         /* --exec CMD */
     bool no_acpi;             /* --no-acpi */
     uint64_t console_limit;   /* bytes of guest console output to print */
     uint64_t trace_limit;     /* bytes of --trace-efi output */

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Build the busybox initramfs that `handover --exec CMD` boots: busybox-static
+# plus an /init that mounts the usual file systems, runs the command the VMM
+# put in /handover/cmd, and reports its exit status through the exit-status
+# port 0xf4 (README "Guest ABI"): one byte written to /dev/port at offset
+# 0xf4 (the kernel needs CONFIG_DEVPORT), then `poweroff -f` as a fallback.
+# Result: $HOME/.cache/handover/initramfs/busybox.cpio (printed on stdout).
+set -euo pipefail
+
+cache=${HANDOVER_CACHE:-$HOME/.cache/handover}/initramfs
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] && file -L "$busybox" | grep -q 'statically linked' ||
+    { echo "build-initramfs: need a static busybox: apt-get install busybox-static" >&2; exit 1; }
+command -v cpio >/dev/null || { echo "build-initramfs: need cpio: apt-get install cpio" >&2; exit 1; }
+
+out=$cache/busybox.cpio
+key=$( { sha256sum "$0" "$busybox"; } | sha256sum | cut -c1-16)
+if [ -s "$out" ] && [ "$(cat "$cache/KEY" 2>/dev/null)" = "$key" ]; then echo "$out"; exit 0; fi
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,handover}
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"; done
+cat > "$root/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+cmd=$(cat /handover/cmd 2>/dev/null)
+if [ -n "$cmd" ]; then
+    sh -c "$cmd"
+    status=$?
+else
+    echo "handover-init: no /handover/cmd; starting a shell"
+    sh
+    status=$?
+fi
+echo "handover-init: command exited with status $status"
+# The exit-status port: the byte written is the VMM's exit status.
+printf "\\$(printf %o "$status")" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+poweroff -f
+INIT
+chmod +x "$root/init"
+mkdir -p "$cache"
+(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --owner=0:0 --quiet) > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "$key" > "$cache/KEY"
+echo "$out"
