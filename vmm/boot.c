@@ -12,6 +12,7 @@
 
 #include "../firmware-stub/acpi.h"
 #include "../loader/cpio.h"
+#include "../loader/dtb.h"
 #include "layout.h"
 #include "vmm.h"
 #include "x86_setup.h"
@@ -83,6 +84,50 @@ static int load_initrd(struct vmm *vm, uint64_t *addr, uint64_t *size)
 out:
     fclose(f);
     return rc;
+}
+
+static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages);
+
+/* --dtb auto|FILE: a SETUP_DTB setup_data entry at the head of the chain. */
+static int attach_dtb(struct vmm *vm, struct boot_params *bp)
+{
+    static uint8_t blob[1 << 20];
+    size_t len = 0;
+    if (!strcmp(vm->opt.dtb, "auto")) {
+        struct guest_range r[2];
+        struct dtb_machine m = { .nram = (unsigned)guest_mem_ranges(&vm->mem, r), .cpus = vm->opt.cpus,
+                                 .bootargs = vm->cmdline };
+        for (unsigned i = 0; i < m.nram; i++) {
+            m.ram[i][0] = r[i].start;
+            m.ram[i][1] = r[i].size;
+        }
+        len = dtb_build(blob, sizeof(blob), &m);
+    } else {
+        FILE *f = fopen(vm->opt.dtb, "rb");
+        if (!f) {
+            vmm_log("--dtb %s: %s", vm->opt.dtb, strerror(errno));
+            return -1;
+        }
+        len = fread(blob, 1, sizeof(blob), f);
+        fclose(f);
+        if (dtb_check(blob, len)) {
+            vmm_log("--dtb %s: not a valid flattened device tree of at most 1 MiB", vm->opt.dtb);
+            return -1;
+        }
+    }
+    if (!len) {
+        vmm_log("--dtb: cannot build the device tree");
+        return -1;
+    }
+    struct { uint64_t next; uint32_t type, len; } hdr = { bp->hdr.setup_data, SETUP_DTB, (uint32_t)len };
+    uint64_t at = alloc_low_page(vm, (sizeof(hdr) + len + 0xfff) >> 12);
+    if (!at || !guest_mem_write(&vm->mem, at, &hdr, sizeof(hdr)) ||
+        !guest_mem_write(&vm->mem, at + sizeof(hdr), blob, len)) {
+        vmm_log("--dtb: no guest RAM below 4 GiB for the device tree");
+        return -1;
+    }
+    bp->hdr.setup_data = at;
+    return 0;
 }
 
 static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages)
@@ -201,6 +246,8 @@ int vmm_load(struct vmm *vm)
     if (vm->opt.initrd && load_initrd(vm, &pl.initrd_addr, &pl.initrd_size))
         return EXIT_USAGE;
     bootparams_build(bz, &vm->mem, vm->boot_params, &pl);
+    if (vm->opt.dtb && attach_dtb(vm, guest_mem_ptr(&vm->mem, vm->boot_params, sizeof(struct boot_params))))
+        return EXIT_USAGE;
     vm->entry_rip = bzimage_handover_entry(bz, vm->image_start);
     return set_entry_registers(vm) ? EXIT_HOST : 0;
 }

@@ -102,6 +102,16 @@ int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
     fprintf(out, "  kernel_alignment  0x%x\n", h->kernel_alignment);
     fprintf(out, "  init_size         0x%x\n", h->init_size);
     fprintf(out, "  secure_boot       %u\n", bp->secure_boot);
+    uint64_t sd = bp->hdr.setup_data;
+    for (int hops = 0; sd && hops < 64; hops++) {
+        struct { uint64_t next; uint32_t type, len; } sh;
+        if (!guest_mem_read(&vm->mem, sd, &sh, sizeof(sh))) {
+            fprintf(out, "  setup_data        0x%llx (not in guest RAM)\n", (unsigned long long)sd);
+            break;
+        }
+        fprintf(out, "  setup_data        0x%llx type %u len %u\n", (unsigned long long)sd, sh.type, sh.len);
+        sd = sh.next;
+    }
     fprintf(out, "  efi_info          signature %.4s systab 0x%llx memmap 0x%llx size %u desc_size %u desc_version %u\n",
             (const char *)&e->efi_loader_signature,
             (unsigned long long)(e->efi_systab | (uint64_t)e->efi_systab_hi << 32),

@@ -48,6 +48,8 @@ static void usage(FILE *out)
 "  --load-addr ADDR       load the kernel at ADDR instead of pref_address\n"
 "  --exec CMD             run CMD as the guest's init job and exit with its status\n"
 "                         (initramfs from scripts/build-initramfs.sh unless --initrd)\n"
+"  --dtb auto|FILE        pass a device tree as SETUP_DTB setup_data (handover entry):\n"
+"                         auto builds one (memory, CPUs, serial, bootargs)\n"
 "  --kunit                read the kernel's KUnit results (KTAP) from the console,\n"
 "                         print a summary per suite and end when the run ends:\n"
 "                         exit 0 all passed, 1 a test failed, 7 run incomplete\n"
@@ -136,7 +138,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -152,6 +154,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "kunit", no_argument, NULL, OPT_KUNIT },
         { "cpus", required_argument, NULL, OPT_CPUS },
         { "exec", required_argument, NULL, OPT_EXEC },
+        { "dtb", required_argument, NULL, OPT_DTB },
         { "no-acpi", no_argument, NULL, OPT_NO_ACPI },
         { "no-emulation-fallbacks", no_argument, NULL, OPT_NO_FALLBACKS },
         { "console-limit", required_argument, NULL, OPT_CONSOLE_LIMIT },
@@ -210,6 +213,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             break;
         case OPT_NO_ACPI: o->no_acpi = true; break;
         case OPT_EXEC: o->exec = optarg; break;
+        case OPT_DTB: o->dtb = optarg; break;
         case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
         case OPT_CONSOLE_LIMIT:
         case OPT_TRACE_LIMIT:
@@ -255,6 +259,10 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             return EXIT_USAGE;
         }
         o->initrd = path;
+    }
+    if (o->dtb && o->entry == ENTRY_PE) {
+        vmm_log("--dtb needs the handover entry: with --entry pe the stub builds boot_params itself");
+        return EXIT_USAGE;
     }
     if (o->exec && o->entry == ENTRY_PE) {
         vmm_log("--exec needs the initramfs, which the PE entry cannot take yet: use --entry handover");

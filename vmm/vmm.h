@@ -44,6 +44,7 @@ struct vmm_options {
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
     unsigned cpus;            /* --cpus */
     const char *exec;         /* --exec CMD */
+    const char *dtb;          /* --dtb auto|FILE */
     bool no_acpi;             /* --no-acpi */
     uint64_t console_limit;   /* bytes of guest console output to print */
     uint64_t trace_limit;     /* bytes of --trace-efi output */
