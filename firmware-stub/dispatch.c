@@ -28,6 +28,8 @@ static const struct fw_service *lookup(unsigned id)
         return &fw_conout_services[id - FW_ID_CONOUT(0)];
     if (id >= FW_ID_CONIN(0) && id < FW_ID_CONIN(2))
         return &fw_conin_services[id - FW_ID_CONIN(0)];
+    if (id >= FW_ID_RNG(0) && id < FW_ID_RNG(2))
+        return &fw_rng_services[id - FW_ID_RNG(0)];
     return NULL;
 }
 
@@ -44,8 +46,8 @@ uint64_t firmware_thunk(const struct firmware *fw, unsigned id)
 
 static bool is_boot_service(unsigned id)
 {
-    /* Protocol methods of ConIn/ConOut are boot-time only, too. */
-    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id < FW_ID_CONIN(2));
+    /* Protocol methods (ConOut, ConIn, RNG) are boot-time only, too. */
+    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id < FW_ID_RNG(2));
 }
 
 static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const uint64_t *a,

@@ -8,6 +8,7 @@
  *   +0x1000 systab, RT table, config     EfiRuntimeServicesData
  *           table array, FirmwareVendor
  *   +0x2000 BS table, protocols, handles EfiBootServicesData
+ *           (ConOut, ConIn, LoadedImage, RNG)
  *   +0x3000 LoadOptions (UCS-2)          EfiBootServicesData
  */
 #ifndef HANDOVER_FIRMWARE_H
@@ -35,6 +36,7 @@
 #define FW_ID_RT(i)        (64 + (i))     /* index into EFI_RUNTIME_SERVICES, 0..13 */
 #define FW_ID_CONOUT(i)    (96 + (i))     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL, 0..8 */
 #define FW_ID_CONIN(i)     (112 + (i))    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL, 0..1 */
+#define FW_ID_RNG(i)       (128 + (i))    /* EFI_RNG_PROTOCOL, 0..1 */
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
 #define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
 #define FW_ID_IMAGE_RETURN 288            /* return address of the entry point: handled by the VMM */
@@ -61,6 +63,8 @@ struct fw_config {
     FILE *trace;                 /* JSON Lines, one per call; NULL: off */
     uint64_t trace_limit;        /* bytes of trace at most */
     struct inject inject;        /* faults to inject (--inject) */
+    bool seeded;                 /* --seed: deterministic EFI_RNG_PROTOCOL */
+    uint64_t seed;
 };
 
 struct fw_variable;
@@ -97,6 +101,8 @@ struct firmware {
     uint64_t variable_bytes;
     uint64_t monotonic;
     uint64_t tpl;                /* current EFI_TPL */
+    uint64_t rng_state;          /* --seed generator */
+    uint64_t rng, rng_handle;    /* EFI_RNG_PROTOCOL */
     uint64_t watchdog_seconds;
 
     /* statistics and one-time reports */

@@ -7,11 +7,11 @@
 
 const char *const inject_names[INJECT_KINDS] = {
     "gmm-too-small", "ebs-stale-key", "alloc-pages-fail", "alloc-pages-above", "alloc-pool-fail",
-    "no-loaded-image", "getvar-error",
+    "no-loaded-image", "getvar-error", "no-rng",
 };
 
 /* Whether the spec takes :VALUE (1 = required, 2 = optional, default 1). */
-static const int takes_value[INJECT_KINDS] = { 2, 0, 1, 1, 1, 0, 0 };
+static const int takes_value[INJECT_KINDS] = { 2, 0, 1, 1, 1, 0, 0, 0 };
 
 const char *const inject_help[] = {
     "gmm-too-small[:N]    GetMemoryMap returns EFI_BUFFER_TOO_SMALL N times (default 1)",
@@ -21,6 +21,7 @@ const char *const inject_help[] = {
     "alloc-pool-fail:N    the Nth AllocatePool fails with EFI_OUT_OF_RESOURCES",
     "no-loaded-image      the image handle has no EFI_LOADED_IMAGE_PROTOCOL",
     "getvar-error         GetVariable fails with EFI_DEVICE_ERROR",
+    "no-rng               no EFI_RNG_PROTOCOL (the stub falls back to RDRAND/RDTSC)",
     NULL,
 };
 

@@ -15,6 +15,7 @@ enum inject_kind {
     INJECT_ALLOC_POOL_FAIL,   /* alloc-pool-fail:N   AllocatePool: EFI_OUT_OF_RESOURCES on the Nth call */
     INJECT_NO_LOADED_IMAGE,   /* no-loaded-image     the image handle lacks EFI_LOADED_IMAGE_PROTOCOL */
     INJECT_GETVAR_ERROR,      /* getvar-error        GetVariable: EFI_DEVICE_ERROR */
+    INJECT_NO_RNG,            /* no-rng              no EFI_RNG_PROTOCOL */
     INJECT_KINDS
 };
 

@@ -19,6 +19,7 @@
 #define OFF_HANDLES     (FW_BS_DATA_OFFSET + 0x300)
 #define OFF_LOADED_IMAGE (FW_BS_DATA_OFFSET + 0x340)
 #define OFF_IMAGE_DP    (FW_BS_DATA_OFFSET + 0x3c0)
+#define OFF_RNG         (FW_BS_DATA_OFFSET + 0x400)
 #define OFF_LOAD_OPTIONS 0x3000
 
 _Static_assert(OFF_RT >= OFF_SYSTAB + sizeof(struct efi_system_table), "systab fits");
@@ -155,6 +156,9 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     fw->con_in_handle = b + OFF_HANDLES + 0x20;
     fw->loaded_image = b + OFF_LOADED_IMAGE;
     fw->image_device_path = b + OFF_IMAGE_DP;
+    fw->rng = b + OFF_RNG;
+    fw->rng_handle = b + OFF_HANDLES + 0x30;
+    fw->rng_state = cfg->seed;
 
     fill_thunks(fw);
 
@@ -205,6 +209,10 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE_DEVICE_PATH, fw->image_device_path);
     fw_add_protocol(fw, fw->con_out_handle, &GUID_SIMPLE_TEXT_OUTPUT, fw->con_out);
     fw_add_protocol(fw, fw->con_in_handle, &GUID_SIMPLE_TEXT_INPUT, fw->con_in);
+    if (!cfg->inject.on[INJECT_NO_RNG]) {
+        fill_service_table(fw, at(fw, OFF_RNG, 16), FW_ID_RNG(0), 2);
+        fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);
+    }
 
     struct efi_system_table *st = at(fw, OFF_SYSTAB, sizeof(*st));
     table_header(&st->hdr, EFI_SYSTEM_TABLE_SIGNATURE, sizeof(*st));

@@ -170,6 +170,7 @@ int vmm_load(struct vmm *vm)
 
     struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .log = stderr, .trace = vm->trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
+                             .seeded = vm->opt.seeded, .seed = vm->opt.seed,
                              .cmdline = vm->opt.entry == ENTRY_PE ? cmdline : NULL };
     if (firmware_init(&vm->fw, &vm->mem, &cfg)) {
         vmm_log("cannot build the firmware in guest memory");

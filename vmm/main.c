@@ -57,6 +57,7 @@ static void usage(FILE *out)
 "  --trace-efi[=FILE]     one JSON line per firmware call to FILE (default stderr)\n"
 "  --no-emulation-fallbacks\n"
 "                         do not adapt to the host (no automatic noxsave)\n"
+"  --seed N               make EFI_RNG_PROTOCOL deterministic (reproducible traces)\n"
 "  --inject SPEC          inject a firmware fault (repeatable); SPEC is one of:\n"
 "%s"
 "  --console-limit SIZE   print at most SIZE bytes of guest console output (default 64M)\n"
@@ -138,7 +139,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -160,6 +161,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "console-limit", required_argument, NULL, OPT_CONSOLE_LIMIT },
         { "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT },
         { "inject", required_argument, NULL, OPT_INJECT },
+        { "seed", required_argument, NULL, OPT_SEED },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, OPT_HELP },
@@ -232,6 +234,13 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             }
             break;
         }
+        case OPT_SEED:
+            if (parse_size(optarg, &o->seed)) {
+                vmm_log("--seed %s: give a number", optarg);
+                return EXIT_USAGE;
+            }
+            o->seeded = true;
+            break;
         case OPT_QUIET: o->quiet = true; break;
         case OPT_VERSION: printf("handover %s\n", HANDOVER_VERSION); exit(0);
         case OPT_HELP: usage(stdout); exit(0);

@@ -5,7 +5,7 @@
  *   ioctl on the VM and vCPU fds with the KVM requests the run loop makes;
  *   the thread calls of vCPU threads (clone with thread flags, futex, ...);
  *   write to stdout, stderr and the trace file; fstat (stdio's first write);
- *   memory management for malloc; clocks, sleeping (Stall), alarm and
+ *   memory management for malloc; getrandom (EFI_RNG_PROTOCOL); clocks, sleeping (Stall), alarm and
  *   signal return (--timeout); close and exit.
  * Everything else fails with EPERM (the process is not killed, so a
  * diagnostic can still be written). libseccomp builds the BPF program. */
@@ -31,7 +31,7 @@ static const int plain_syscalls[] = {
     SCMP_SYS(clock_nanosleep), SCMP_SYS(alarm), SCMP_SYS(setitimer), SCMP_SYS(rt_sigreturn),
     SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(close), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(futex),
     SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(tgkill), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
-    SCMP_SYS(mprotect), SCMP_SYS(sched_yield),
+    SCMP_SYS(mprotect), SCMP_SYS(sched_yield), SCMP_SYS(getrandom),
 };
 
 int sandbox_enter(const struct vmm *vm)

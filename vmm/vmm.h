@@ -49,6 +49,8 @@ struct vmm_options {
     uint64_t console_limit;   /* bytes of guest console output to print */
     uint64_t trace_limit;     /* bytes of --trace-efi output */
     struct inject inject;     /* --inject */
+    bool seeded;              /* --seed N */
+    uint64_t seed;
 };
 
 #define VMM_EXIT_REASONS 64
