@@ -6,9 +6,8 @@
 #include "vmm.h"
 
 #define SETUP_E820_EXT 1
-#define MAX_E820 (E820_MAX_ENTRIES_ZEROPAGE + MEMMAP_MAX_ENTRIES)
 
-static const char *e820_name(uint32_t t)
+const char *bootinfo_e820_name(uint32_t t)
 {
     switch (t) {
     case E820_TYPE_RAM: return "RAM";
@@ -24,7 +23,7 @@ static const char *e820_name(uint32_t t)
 
 /* The e820 table the stub wrote: the zero page's entries plus any
  * SETUP_E820_EXT setup_data. */
-static unsigned read_e820(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out)
+unsigned bootinfo_e820(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out)
 {
     unsigned n = bp->e820_entries > E820_MAX_ENTRIES_ZEROPAGE ? E820_MAX_ENTRIES_ZEROPAGE : bp->e820_entries;
     memcpy(out, bp->e820_table, n * sizeof(*out));
@@ -47,7 +46,7 @@ static unsigned read_e820(const struct guest_mem *gm, const struct boot_params *
 }
 
 /* What setup_e820 makes of the map: types converted, neighbours merged. */
-static unsigned expected_e820(const struct memmap *m, struct boot_e820_entry *out)
+unsigned bootinfo_expected_e820(const struct memmap *m, struct boot_e820_entry *out)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < m->n; i++) {
@@ -119,12 +118,12 @@ int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
             e->efi_memdesc_size, e->efi_memdesc_version);
 
     static struct boot_e820_entry got[MAX_E820], want[MEMMAP_MAX_ENTRIES];
-    unsigned ngot = read_e820(&vm->mem, bp, got);
-    unsigned nwant = expected_e820(&vm->fw.map, want);
+    unsigned ngot = bootinfo_e820(&vm->mem, bp, got);
+    unsigned nwant = bootinfo_expected_e820(&vm->fw.map, want);
     fprintf(out, "  e820_entries      %u\n", ngot);
     for (unsigned i = 0; i < ngot; i++)
         fprintf(out, "    e820 0x%016llx-0x%016llx %s\n", (unsigned long long)got[i].addr,
-                (unsigned long long)(got[i].addr + got[i].size - 1), e820_name(got[i].type));
+                (unsigned long long)(got[i].addr + got[i].size - 1), bootinfo_e820_name(got[i].type));
     bool same = ngot == nwant;
     for (unsigned i = 0; same && i < ngot; i++)
         same = got[i].addr == want[i].addr && got[i].size == want[i].size && got[i].type == want[i].type;
@@ -137,6 +136,6 @@ int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
             ngot, vm->fw.map.n, e->efi_loader_signature == EFI64_LOADER_SIGNATURE ? "" : "; efi_info lacks EL64");
     for (unsigned i = 0; i < nwant; i++)
         fprintf(out, "    expected 0x%016llx-0x%016llx %s\n", (unsigned long long)want[i].addr,
-                (unsigned long long)(want[i].addr + want[i].size - 1), e820_name(want[i].type));
+                (unsigned long long)(want[i].addr + want[i].size - 1), bootinfo_e820_name(want[i].type));
     return 1;
 }

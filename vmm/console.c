@@ -8,6 +8,12 @@
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
+    if (!vm->phase_time[PHASE_FIRST_CONSOLE]) {
+        report_mark(vm, PHASE_FIRST_CONSOLE);
+        if (vm->opt.entry == ENTRY_HANDOVER)
+            report_save_boot_params(vm, vm->boot_params);   /* the kernel has copied it by now */
+    }
+    report_console(vm, byte);
     /* Past the limit the text is still read (KTAP, panics), not printed. */
     if (vm->console_bytes < vm->opt.console_limit) {
         putchar(byte);
@@ -31,6 +37,10 @@ void vmm_console_tx(void *ctx, uint8_t byte)
                 vm->panic_ended = true;
             if (vm->opt.kunit)
                 ktap_line(&vm->ktap, vm->line);
+            if (strstr(vm->line, "Linux version "))
+                report_mark(vm, PHASE_BANNER);
+            if (strstr(vm->line, "Run /") && strstr(vm->line, " as init process"))
+                report_mark(vm, PHASE_INIT);
         }
         vm->line_len = 0;
         return;

@@ -54,6 +54,8 @@ static void usage(FILE *out)
 "                         print a summary per suite and end when the run ends:\n"
 "                         exit 0 all passed, 1 a test failed, 7 run incomplete\n"
 "                         (adds kunit_shutdown=reboot to the command line)\n"
+"  --report FILE          write a JSON boot report (calls, memory map, e820, console,\n"
+"                         exits, phase times) to FILE\n"
 "  --trace-efi[=FILE]     one JSON line per firmware call to FILE (default stderr)\n"
 "  --no-emulation-fallbacks\n"
 "                         do not adapt to the host (no automatic noxsave)\n"
@@ -139,7 +141,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -156,6 +158,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "cpus", required_argument, NULL, OPT_CPUS },
         { "exec", required_argument, NULL, OPT_EXEC },
         { "dtb", required_argument, NULL, OPT_DTB },
+        { "report", required_argument, NULL, OPT_REPORT },
         { "no-acpi", no_argument, NULL, OPT_NO_ACPI },
         { "no-emulation-fallbacks", no_argument, NULL, OPT_NO_FALLBACKS },
         { "console-limit", required_argument, NULL, OPT_CONSOLE_LIMIT },
@@ -216,6 +219,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         case OPT_NO_ACPI: o->no_acpi = true; break;
         case OPT_EXEC: o->exec = optarg; break;
         case OPT_DTB: o->dtb = optarg; break;
+        case OPT_REPORT: o->report_path = optarg; break;
         case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
         case OPT_CONSOLE_LIMIT:
         case OPT_TRACE_LIMIT:
@@ -298,6 +302,10 @@ static int boot(struct vmm *vm)
             return EXIT_USAGE;
         }
     }
+    if (vm->opt.report_path && !(vm->report = fopen(vm->opt.report_path, "w"))) {
+        vmm_log("--report %s: %s", vm->opt.report_path, strerror(errno));
+        return EXIT_USAGE;
+    }
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", vm->opt.cmdline);
@@ -332,17 +340,26 @@ static int boot(struct vmm *vm)
                 (unsigned long long)(vm->opt.mem >> 20));
     if (sandbox_enter(vm))
         return EXIT_HOST;
+    report_mark(vm, PHASE_ENTRY);
     return vmm_run(vm);
 }
 
 int main(int argc, char **argv)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    report_mark(&vm, PHASE_START);
     int rc = parse_args(argc, argv, &vm.opt);
     if (rc)
         return rc;
     rc = boot(&vm);
     fflush(stdout);
+    if (report_write(&vm, rc))
+        vmm_log("--report %s: write failed", vm.opt.report_path);
+    if (vm.report)
+        fclose(vm.report);
+    free(vm.map_at_ebs);
+    free(vm.bp_copy);
+    free(vm.console_log);
     if (vm.trace && vm.trace != stderr)
         fclose(vm.trace);
     vmm_destroy(&vm);

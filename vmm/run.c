@@ -117,6 +117,7 @@ static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, 
         fflush(stdout);
         vmm_log("stop-at ebs: ExitBootServices succeeded and the stub jumped to the kernel at 0x%llx",
                 (unsigned long long)rip);
+        report_save_boot_params(vm, r->rsi);
         return vmm_print_boot_params(vm, r->rsi, stdout);
     }
     char what[160];
@@ -233,6 +234,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
         break;
     }
     if (vm->fw.ebs_done && !ebs_before) {
+        report_mark(vm, PHASE_EBS);
+        report_save_map(vm);
         if (!vm->opt.quiet)
             vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
         if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(c, &s))

@@ -4,7 +4,7 @@
  * the process open, exec or write anything else. The filter allows:
  *   ioctl on the VM and vCPU fds with the KVM requests the run loop makes;
  *   the thread calls of vCPU threads (clone with thread flags, futex, ...);
- *   write to stdout, stderr and the trace file; fstat (stdio's first write);
+ *   write to stdout, stderr, the trace and the report file; fstat (stdio's first write);
  *   memory management for malloc; getrandom (EFI_RNG_PROTOCOL); clocks, sleeping (Stall), alarm and
  *   signal return (--timeout); close and exit.
  * Everything else fails with EPERM (the process is not killed, so a
@@ -68,8 +68,8 @@ int sandbox_enter(const struct vmm *vm)
     /* clone3's flags are behind a pointer the filter cannot read: ENOSYS
      * makes glibc fall back to clone. */
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    int fds[3] = { 1, 2, vm->trace ? fileno(vm->trace) : 2 };
-    for (int i = 0; i < 3; i++)
+    int fds[4] = { 1, 2, vm->trace ? fileno(vm->trace) : 2, vm->report ? fileno(vm->report) : 2 };
+    for (int i = 0; i < 4; i++)
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fds[i]));
     /* vCPU threads are started after the filter: they inherit it. */
     if (rc == 0)

@@ -29,6 +29,10 @@
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
 
+/* Milestones of a boot, timed for --report. */
+enum report_phase { PHASE_START, PHASE_ENTRY, PHASE_EBS, PHASE_FIRST_CONSOLE, PHASE_BANNER, PHASE_INIT,
+                    PHASE_END, PHASE_COUNT };
+
 struct vmm_options {
     const char *kernel;
     const char *initrd;
@@ -45,6 +49,7 @@ struct vmm_options {
     unsigned cpus;            /* --cpus */
     const char *exec;         /* --exec CMD */
     const char *dtb;          /* --dtb auto|FILE */
+    const char *report_path;  /* --report FILE */
     bool no_acpi;             /* --no-acpi */
     uint64_t console_limit;   /* bytes of guest console output to print */
     uint64_t trace_limit;     /* bytes of --trace-efi output */
@@ -99,6 +104,14 @@ struct vmm {
 
     uint64_t exits[VMM_EXIT_REASONS];
     uint64_t io_exits, hypercalls, fallbacks;
+
+    /* --report */
+    FILE *report;
+    double phase_time[PHASE_COUNT];   /* seconds since start; 0: not reached */
+    struct memmap *map_at_ebs;
+    struct boot_params *bp_copy;
+    char *console_log;                 /* the first REPORT_CONSOLE_MAX bytes */
+    size_t console_log_len;
     bool fallback_reported[8];    /* by index in emulate_table_names */
 };
 
@@ -119,6 +132,20 @@ int vmm_run(struct vmm *vm);
 
 /* bootinfo.c: the --stop-at ebs summary of the boot_params the stub built */
 int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out);
+#define MAX_E820 (E820_MAX_ENTRIES_ZEROPAGE + MEMMAP_MAX_ENTRIES)
+/* The e820 table in bp (plus SETUP_E820_EXT setup_data in gm). */
+unsigned bootinfo_e820(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out);
+/* What the kernel's setup_e820 makes of the memory map m. */
+unsigned bootinfo_expected_e820(const struct memmap *m, struct boot_e820_entry *out);
+const char *bootinfo_e820_name(uint32_t type);
+
+/* report.c: --report FILE */
+void report_mark(struct vmm *vm, enum report_phase phase);
+/* At ExitBootServices: keep the memory map; at the kernel's entry: the zero page. */
+void report_save_map(struct vmm *vm);
+void report_save_boot_params(struct vmm *vm, uint64_t bp_addr);
+void report_console(struct vmm *vm, uint8_t byte);
+int report_write(struct vmm *vm, int exit_status);
 
 /* console.c: the serial port's transmit and IRQ callbacks */
 void vmm_console_tx(void *ctx, uint8_t byte);

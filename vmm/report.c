@@ -1,0 +1,149 @@
+/* --report FILE: one JSON document about the boot, for machines: kernel
+ * identification, entry, firmware calls by name, the memory map at
+ * ExitBootServices, the boot_params and e820 the stub built, the console
+ * text, VM exits and the time of each phase. Built with jansson. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vmm.h"
+
+#define REPORT_CONSOLE_MAX (1u << 20)
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double start_time;
+
+void report_mark(struct vmm *vm, enum report_phase phase)
+{
+    if (phase == PHASE_START)
+        start_time = now();
+    if (!vm->phase_time[phase])
+        vm->phase_time[phase] = now() - start_time + 1e-9;
+}
+
+void report_save_map(struct vmm *vm)
+{
+    if (!vm->report || vm->map_at_ebs)
+        return;
+    vm->map_at_ebs = malloc(sizeof(*vm->map_at_ebs));
+    if (vm->map_at_ebs)
+        *vm->map_at_ebs = vm->fw.map;
+}
+
+void report_save_boot_params(struct vmm *vm, uint64_t bp_addr)
+{
+    const struct boot_params *bp = guest_mem_ptr(&vm->mem, bp_addr, sizeof(*bp));
+    if (!vm->report || vm->bp_copy || !bp)
+        return;
+    vm->bp_copy = malloc(sizeof(*bp));
+    if (vm->bp_copy)
+        *vm->bp_copy = *bp;
+}
+
+void report_console(struct vmm *vm, uint8_t byte)
+{
+    if (!vm->report || vm->console_log_len >= REPORT_CONSOLE_MAX)
+        return;
+    if (!vm->console_log && !(vm->console_log = malloc(REPORT_CONSOLE_MAX)))
+        return;
+    /* Kept printable ASCII, so the report is valid UTF-8 JSON. */
+    vm->console_log[vm->console_log_len++] = (byte >= 0x20 && byte < 0x7f) || byte == '\n' || byte == '\t' ? (char)byte : '?';
+}
+
+static json_t *hex(uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+    return json_string(buf);
+}
+
+static json_t *e820_json(const struct boot_e820_entry *e, unsigned n)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:o,s:o,s:s}", "start", hex(e[i].addr), "end", hex(e[i].addr + e[i].size - 1),
+                                           "type", bootinfo_e820_name(e[i].type)));
+    return a;
+}
+
+static json_t *memmap_json(const struct memmap *m)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < m->n; i++)
+        json_array_append_new(a, json_pack("{s:s,s:o,s:I,s:o}", "type", efi_memory_type_name(m->e[i].type), "start",
+                                           hex(m->e[i].start), "pages", (json_int_t)m->e[i].pages, "attribute",
+                                           hex(m->e[i].attribute)));
+    return a;
+}
+
+static json_t *boot_params_json(struct vmm *vm)
+{
+    static struct boot_e820_entry e820[MAX_E820];
+    const struct boot_params *bp = vm->bp_copy;
+    const struct setup_header *h = &bp->hdr;
+    unsigned n = bootinfo_e820(&vm->mem, bp, e820);
+    return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:o,s:o,s:o}",
+                     "efi_loader_signature", bp->efi_info.efi_loader_signature == EFI64_LOADER_SIGNATURE ? "EL64" : "",
+                     "efi_systab", hex(bp->efi_info.efi_systab | (uint64_t)bp->efi_info.efi_systab_hi << 32),
+                     "efi_memmap", hex(bp->efi_info.efi_memmap | (uint64_t)bp->efi_info.efi_memmap_hi << 32),
+                     "version", hex(h->version), "type_of_loader", hex(h->type_of_loader),
+                     "loadflags", hex(h->loadflags), "code32_start", hex(h->code32_start),
+                     "cmd_line_ptr", hex(h->cmd_line_ptr | (uint64_t)bp->ext_cmd_line_ptr << 32),
+                     "ramdisk_image", hex(h->ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32),
+                     "secure_boot", bp->secure_boot,
+                     "ramdisk_size", hex(h->ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32),
+                     "setup_data", hex(h->setup_data), "e820", e820_json(e820, n));
+}
+
+int report_write(struct vmm *vm, int exit_status)
+{
+    static const char *const phase_names[PHASE_COUNT] = {
+        "vmm_start", "entry", "exit_boot_services", "first_console_output", "linux_banner", "run_init", "exit",
+    };
+    static struct boot_e820_entry want[MEMMAP_MAX_ENTRIES];
+    if (!vm->report)
+        return 0;
+    report_mark(vm, PHASE_END);
+    json_t *calls = json_object();
+    for (unsigned id = 0; id < FW_MAX_THUNKS; id++) {
+        const char *name = firmware_service_name(id);
+        if (name && vm->fw.calls_by_id[id])
+            json_object_set_new(calls, name, json_integer((json_int_t)vm->fw.calls_by_id[id]));
+    }
+    json_t *phases = json_object();
+    for (int p = 0; p < PHASE_COUNT; p++)
+        json_object_set_new(phases, phase_names[p], vm->phase_time[p] ? json_real(vm->phase_time[p]) : json_null());
+    json_t *root = json_pack(
+        "{s:{s:s,s:s,s:o,s:o},s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
+        "kernel", "path", vm->opt.kernel, "version", vm->bz.kernel_version, "protocol", hex(vm->bz.hdr.version),
+        "xloadflags", hex(vm->bz.hdr.xloadflags),
+        "entry", vm->opt.entry == ENTRY_PE ? "pe" : "handover",
+        "cmdline", vm->cmdline,
+        "exit_status", exit_status,
+        "firmware_calls", "total", (json_int_t)vm->fw.calls, "by_name", calls,
+        "vm_exits", "io", (json_int_t)vm->io_exits, "firmware_calls", (json_int_t)vm->hypercalls,
+        "emulation_fallbacks", (json_int_t)vm->fallbacks, "mmio", (json_int_t)vm->exits[KVM_EXIT_MMIO],
+        "interrupted", (json_int_t)vm->exits[KVM_EXIT_INTR], "internal_error",
+        (json_int_t)vm->exits[KVM_EXIT_INTERNAL_ERROR],
+        "phase_seconds", phases);
+    if (vm->map_at_ebs) {
+        json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(vm->map_at_ebs));
+        json_object_set_new(root, "e820_from_memory_map",
+                            e820_json(want, bootinfo_expected_e820(vm->map_at_ebs, want)));
+    }
+    if (vm->bp_copy)
+        json_object_set_new(root, "boot_params", boot_params_json(vm));
+    json_object_set_new(root, "console", json_stringn(vm->console_log ? vm->console_log : "",
+                                                               vm->console_log_len));
+    int rc = json_dumpf(root, vm->report, JSON_INDENT(2)) || fputc('\n', vm->report) == EOF ? -1 : 0;
+    json_decref(root);
+    fflush(vm->report);
+    return rc;
+}
