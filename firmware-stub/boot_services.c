@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-#define MEMORY_DESCRIPTOR_SIZE 48  /* as EDK2: 40 bytes plus padding; callers must use the stride */
+#define MEMORY_DESCRIPTOR_SIZE FW_MEMORY_DESCRIPTOR_SIZE
 #define TPL_HIGH_LEVEL  31
 #define MAX_HOST_COPY   (256ULL << 20) /* largest CopyMem/CalculateCrc32 buffer */
 #define MAX_DEVICE_PATH 1024
@@ -478,7 +478,7 @@ static efi_status_t set_mem(struct firmware *fw, const struct guest_view *v, con
 {
     if (!a[1])
         return EFI_SUCCESS;
-    if (!guest_view_fill(v, a[0], (uint8_t)a[2], a[1])) {
+    if (!a[0] || !guest_view_fill(v, a[0], (uint8_t)a[2], a[1])) {
         fw_log(fw, "guest bug: SetMem(0x%llx, 0x%llx) outside guest memory; nothing written",
                (unsigned long long)a[0], (unsigned long long)a[1]);
         return EFI_INVALID_PARAMETER;

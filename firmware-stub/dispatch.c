@@ -104,6 +104,8 @@ static const char *inject_before(struct firmware *fw, unsigned id, const struct 
         if (in->on[INJECT_GMM_TOO_SMALL] && in->count[INJECT_GMM_TOO_SMALL] < in->value[INJECT_GMM_TOO_SMALL] &&
             guest_view_read_u64(v, a[0], &size) && size > 0) {
             in->count[INJECT_GMM_TOO_SMALL]++;
+            /* As the spec says: MapSize returns the size needed. */
+            guest_view_write_u64(v, a[0], (uint64_t)fw->map.n * FW_MEMORY_DESCRIPTOR_SIZE);
             *status = EFI_BUFFER_TOO_SMALL;
             return inject_names[INJECT_GMM_TOO_SMALL];
         }

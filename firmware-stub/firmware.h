@@ -42,6 +42,7 @@
 #define FW_ID_IMAGE_RETURN 288            /* return address of the entry point: handled by the VMM */
 
 #define FW_TPL_APPLICATION 4
+#define FW_MEMORY_DESCRIPTOR_SIZE 48  /* as EDK2: 40 bytes plus padding; callers must use the stride */
 #define FW_CMDLINE_MAX 2048   /* COMMAND_LINE_SIZE of x86 kernels */
 
 enum fw_phase { FW_PHASE_BOOT, FW_PHASE_RUNTIME };
@@ -93,6 +94,7 @@ struct firmware {
     uint64_t image_handle, con_out, con_in, con_out_handle, con_in_handle;
     uint64_t loaded_image, image_device_path;
 
+    uint64_t nconfig;            /* configuration tables installed */
     struct fw_handle_protocol protocols[FW_MAX_PROTOCOLS];
     unsigned nprotocols;
     struct fw_pool pools[FW_MAX_POOLS];

@@ -36,7 +36,7 @@ int inject_parse(struct inject *in, const char *spec, char *err, unsigned errlen
             char *end;
             errno = 0;
             v = strtoull(spec + n + 1, &end, 0);
-            if (!takes_value[k] || errno || end == spec + n + 1 || *end || !v) {
+            if (!takes_value[k] || errno || end == spec + n + 1 || *end || !v || spec[n + 1] == '-') {
                 snprintf(err, errlen, "--inject %s: %s", spec,
                          takes_value[k] ? "the value must be a positive number" : "takes no value");
                 return -1;

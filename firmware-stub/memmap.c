@@ -185,9 +185,8 @@ efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem
             return EFI_NOT_FOUND;
         break;
     case EFI_ALLOCATE_MAX_ADDRESS: {
-        uint64_t limit = *addr == UINT64_MAX ? UINT64_MAX : (*addr & ~0xfffULL) + 0x1000;
-        if (limit == 0) /* *addr within the last page below 2^64 wrapped */
-            limit = UINT64_MAX;
+        /* The allocation's last byte must be at or below *addr. */
+        uint64_t limit = *addr == UINT64_MAX ? UINT64_MAX : *addr + 1;
         i = find_top_down(m, pages, limit, &start);
         if (i < 0)
             return EFI_OUT_OF_RESOURCES;
@@ -229,15 +228,19 @@ efi_status_t memmap_free(struct memmap *m, uint64_t addr, uint64_t pages)
         return EFI_NOT_FOUND;
     uint64_t end = addr + (pages << PAGE_SHIFT);
     /* The range may span several allocations of different types: free it
-     * entry by entry. Each step needs at most two new entries. */
+     * entry by entry, on a copy, so that running out of descriptors half-way
+     * changes nothing. */
+    static struct memmap work;
+    work = *m;
     while (addr < end) {
-        int i = find(m, addr);
-        uint64_t stop = entry_end(&m->e[i]) < end ? entry_end(&m->e[i]) : end;
-        efi_status_t s = retype(m, (unsigned)i, addr, (stop - addr) >> PAGE_SHIFT, EFI_CONVENTIONAL_MEMORY, false);
+        int i = find(&work, addr);
+        uint64_t stop = entry_end(&work.e[i]) < end ? entry_end(&work.e[i]) : end;
+        efi_status_t s = retype(&work, (unsigned)i, addr, (stop - addr) >> PAGE_SHIFT, EFI_CONVENTIONAL_MEMORY, false);
         if (s != EFI_SUCCESS)
             return s;
         addr = stop;
     }
+    *m = work;
     return EFI_SUCCESS;
 }
 
@@ -258,7 +261,14 @@ uint32_t memmap_e820_type(uint32_t efi_type)
         return E820_TYPE_PMEM;
     case EFI_UNUSABLE_MEMORY:
         return E820_TYPE_UNUSABLE;
-    default:
+    case EFI_RESERVED_MEMORY_TYPE:
+    case EFI_RUNTIME_SERVICES_CODE:
+    case EFI_RUNTIME_SERVICES_DATA:
+    case EFI_MEMORY_MAPPED_IO:
+    case EFI_MEMORY_MAPPED_IO_PORT_SPACE:
+    case EFI_PAL_CODE:
         return E820_TYPE_RESERVED;
+    default:
+        return 0;   /* OEM, OS and unaccepted types: setup_e820 skips them */
     }
 }

@@ -48,7 +48,8 @@ bool memmap_type_allocatable(uint32_t type);
 /* Default attributes for a type (WB, plus RUNTIME for runtime types). */
 uint64_t memmap_attributes(uint32_t type);
 
-/* The e820 type the kernel's setup_e820 (x86-stub.c) makes of an EFI type. */
+/* The e820 type the kernel's setup_e820 (x86-stub.c) makes of an EFI type;
+ * 0 for the types it leaves out. */
 uint32_t memmap_e820_type(uint32_t efi_type);
 
 #endif

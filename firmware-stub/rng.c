@@ -42,7 +42,7 @@ static efi_status_t get_info(struct firmware *fw, const struct guest_view *v, co
     (void)fw;
     uint64_t size;
     efi_guid_t raw = GUID_RNG_ALGORITHM_RAW;
-    if (!guest_view_read_u64(v, a[1], &size))
+    if (!a[1] || !guest_view_read_u64(v, a[1], &size))
         return EFI_INVALID_PARAMETER;
     guest_view_write_u64(v, a[1], sizeof(raw));
     if (size < sizeof(raw))

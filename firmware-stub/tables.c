@@ -93,7 +93,9 @@ efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid
     struct efi_system_table *st = guest_mem_ptr(fw->gm, fw->systab, sizeof(*st));
     struct efi_configuration_table *ct =
         guest_mem_ptr(fw->gm, fw->config_tables, FW_MAX_CONFIG_TABLES * sizeof(*ct));
-    uint64_t n = st->number_of_table_entries;
+    /* The count is the firmware's own: the copy in the system table is
+     * guest memory and may have been overwritten. */
+    uint64_t n = fw->nconfig;
 
     for (uint64_t i = 0; i < n; i++) {
         if (!guid_equal(&ct[i].vendor_guid, guid))
@@ -102,7 +104,7 @@ efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid
             ct[i].vendor_table = table;
         } else {
             memmove(&ct[i], &ct[i + 1], (n - i - 1) * sizeof(*ct));
-            st->number_of_table_entries = n - 1;
+            st->number_of_table_entries = fw->nconfig = n - 1;
         }
         fw_update_crc(fw, fw->systab);
         return EFI_SUCCESS;
@@ -113,7 +115,7 @@ efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid
         return EFI_OUT_OF_RESOURCES;
     ct[n].vendor_guid = *guid;
     ct[n].vendor_table = table;
-    st->number_of_table_entries = n + 1;
+    st->number_of_table_entries = fw->nconfig = n + 1;
     fw_update_crc(fw, fw->systab);
     return EFI_SUCCESS;
 }

@@ -52,7 +52,7 @@ efi_status_t fw_get_variable(struct firmware *fw, const struct guest_view *v, ui
     efi_guid_t g;
     long len;
     uint64_t size;
-    if (!read_name_guid(v, name, guid, buf, &len, &g) || !guest_view_read_u64(v, size_ptr, &size))
+    if (!size_ptr || !read_name_guid(v, name, guid, buf, &len, &g) || !guest_view_read_u64(v, size_ptr, &size))
         return EFI_INVALID_PARAMETER;
     struct fw_variable **p = find(fw, buf, (size_t)len, &g);
     if (!p || !visible(fw, *p))
@@ -80,7 +80,7 @@ efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_v
     efi_guid_t g;
     long len;
     uint64_t size;
-    if (!guest_view_read_u64(v, size_ptr, &size) || !read_name_guid(v, name, guid, buf, &len, &g))
+    if (!size_ptr || !guest_view_read_u64(v, size_ptr, &size) || !read_name_guid(v, name, guid, buf, &len, &g))
         return EFI_INVALID_PARAMETER;
     struct fw_variable *var = fw->variables;
     if (len > 0) {
@@ -113,7 +113,7 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
     uint16_t buf[VAR_NAME_MAX];
     efi_guid_t g;
     long len;
-    if (!read_name_guid(v, name, guid, buf, &len, &g) || len == 0)
+    if (!read_name_guid(v, name, guid, buf, &len, &g) || len == 0 || (size && !data))
         return EFI_INVALID_PARAMETER;
     if (attrs & ~(uint64_t)VAR_ATTR_KNOWN)
         return EFI_UNSUPPORTED;  /* authenticated and hardware-error variables */

@@ -52,6 +52,8 @@ unsigned bootinfo_expected_e820(const struct memmap *m, struct boot_e820_entry *
     for (unsigned i = 0; i < m->n; i++) {
         uint32_t t = memmap_e820_type(m->e[i].type);
         uint64_t size = m->e[i].pages << 12;
+        if (!t)
+            continue;
         if (n && out[n - 1].type == t && out[n - 1].addr + out[n - 1].size == m->e[i].start) {
             out[n - 1].size += size;
             continue;

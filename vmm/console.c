@@ -8,11 +8,12 @@
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
-    if (!vm->phase_time[PHASE_FIRST_CONSOLE]) {
+    if (!vm->phase_time[PHASE_FIRST_CONSOLE])
         report_mark(vm, PHASE_FIRST_CONSOLE);
-        if (vm->opt.entry == ENTRY_HANDOVER)
-            report_save_boot_params(vm, vm->boot_params);   /* the kernel has copied it by now */
-    }
+    /* The kernel's first output after ExitBootServices: the stub has
+     * filled the zero page and the kernel has copied it. */
+    if (vm->fw.ebs_done && !vm->bp_copy && vm->opt.entry == ENTRY_HANDOVER)
+        report_save_boot_params(vm, vm->boot_params);
     report_console(vm, byte);
     /* Past the limit the text is still read (KTAP, panics), not printed. */
     if (vm->console_bytes < vm->opt.console_limit) {

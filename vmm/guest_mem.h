@@ -43,7 +43,8 @@ struct guest_view {
     bool la57;      /* CR4.LA57: 5-level paging */
 };
 
-/* Translate a guest-virtual address; false if not mapped or not in RAM. */
+/* Translate a guest-virtual address; false if not mapped or a table is
+ * outside RAM (the result itself is checked by the access that uses it). */
 bool guest_view_translate(const struct guest_view *v, uint64_t va, uint64_t *pa);
 /* Is all of [va, va+len) mapped and in RAM? */
 bool guest_view_accessible(const struct guest_view *v, uint64_t va, uint64_t len);

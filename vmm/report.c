@@ -40,9 +40,10 @@ void report_save_map(struct vmm *vm)
 void report_save_boot_params(struct vmm *vm, uint64_t bp_addr)
 {
     const struct boot_params *bp = guest_mem_ptr(&vm->mem, bp_addr, sizeof(*bp));
-    if (!vm->report || vm->bp_copy || !bp)
+    if (!vm->report || !bp)
         return;
-    vm->bp_copy = malloc(sizeof(*bp));
+    if (!vm->bp_copy)
+        vm->bp_copy = malloc(sizeof(*bp));
     if (vm->bp_copy)
         *vm->bp_copy = *bp;
 }

@@ -71,6 +71,10 @@ expect dtb-auto 0 'setup_data +0x[0-9a-f]+ type 2 len [0-9]+' 'e820-check: ok' \
     -- "$HO" --timeout 60 --dtb auto --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD"
 expect dtb-bad-file 2 '--dtb .*: not a valid flattened device tree' -- "$HO" --dtb "$PAYLOAD" "$PAYLOAD"
 expect exec-needs-handover 2 '--exec needs the initramfs' -- "$HO" --entry pe --exec true --initrd "$PAYLOAD" "$PAYLOAD"
+for e in handover pe; do
+    "$HO" --timeout 60 --entry $e --report "$OUT/report-$e.json" --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD" >/dev/null 2>&1
+    expect "report-e820-$e" 0 'report ok' -- "$(dirname "$0")/report-check.py" "$OUT/report-$e.json"
+done
 expect relocated 0 'payload: done, 0 failures' 'image at 0x7400000' \
     -- "$HO" --timeout 60 --load-addr 0x7400000 "$PAYLOAD"
 expect mem-5g 0 'payload: done, 0 failures' '5120 MiB RAM' \

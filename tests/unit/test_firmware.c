@@ -1,0 +1,1578 @@
+/* firmware-stub/: the fake EFI firmware built over a 16 MiB buffer and
+ * called as the guest would, through firmware_call() with the Microsoft
+ * x64 ABI (RCX, RDX, R8, R9, then RSP+0x28...). Arguments live in a
+ * scratch area of guest RAM that the memory map marks LoaderData, so the
+ * firmware's own allocations never land on them. UEFI 2.10 chapters 4, 7,
+ * 8 and 12; efi-stub-inventory.md section 7 for what the stub relies on. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <zlib.h>
+
+#include "suites.h"
+#include "../../firmware-stub/firmware.h"
+#include "../../firmware-stub/guids.h"
+
+#define MiB(n) ((uint64_t)(n) << 20)
+#define GiB(n) ((uint64_t)(n) << 30)
+
+#define RAM_SIZE     MiB(16)
+#define FW_BASE      0x100000ULL
+#define SCRATCH      0x200000ULL
+#define SCRATCH_SIZE 0x200000ULL
+#define STACK_TOP    (SCRATCH + SCRATCH_SIZE - 0x1000)
+#define IMAGE_BASE   0x1000000ULL
+#define IMAGE_SIZE   0x400000ULL
+#define CMDLINE      "console=ttyS0 root=/dev/vda quiet"
+#define DESC_SIZE    48   /* what GetMemoryMap reports; callers use it as the stride */
+
+/* Service indices in EFI_BOOT_SERVICES / EFI_RUNTIME_SERVICES (UEFI order). */
+enum {
+    BS_RAISE_TPL = 0, BS_RESTORE_TPL = 1, BS_ALLOCATE_PAGES = 2, BS_FREE_PAGES = 3, BS_GET_MEMORY_MAP = 4,
+    BS_ALLOCATE_POOL = 5, BS_FREE_POOL = 6, BS_CREATE_EVENT = 7, BS_HANDLE_PROTOCOL = 16, BS_LOCATE_HANDLE = 19,
+    BS_LOCATE_DEVICE_PATH = 20, BS_INSTALL_CONFIGURATION_TABLE = 21, BS_EXIT = 24, BS_EXIT_BOOT_SERVICES = 26,
+    BS_GET_NEXT_MONOTONIC_COUNT = 27, BS_OPEN_PROTOCOL = 32, BS_LOCATE_HANDLE_BUFFER = 36,
+    BS_LOCATE_PROTOCOL = 37, BS_CALCULATE_CRC32 = 40, BS_COPY_MEM = 41, BS_SET_MEM = 42,
+};
+enum {
+    RT_GET_TIME = 0, RT_SET_VIRTUAL_ADDRESS_MAP = 4, RT_GET_VARIABLE = 6, RT_GET_NEXT_VARIABLE_NAME = 7,
+    RT_SET_VARIABLE = 8, RT_GET_NEXT_HIGH_MONOTONIC_COUNT = 9, RT_RESET_SYSTEM = 10, RT_QUERY_VARIABLE_INFO = 13,
+};
+enum { CONOUT_OUTPUT_STRING = 1, CONOUT_QUERY_MODE = 3 };
+#define BS(x) FW_ID_BS(BS_##x)
+#define RT(x) FW_ID_RT(RT_##x)
+
+#define ATTR_BS    EFI_VARIABLE_BOOTSERVICE_ACCESS
+#define ATTR_BS_RT (EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
+#define ATTR_NV_BS_RT (EFI_VARIABLE_NON_VOLATILE | ATTR_BS_RT)
+
+#define GUID_TEST     EFI_GUID(0x3a1b2c4d, 0x1111, 0x2222, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa)
+#define GUID_GOP      EFI_GUID(0x9042a9de, 0x23dc, 0x4a38, 0x96, 0xfb, 0x7a, 0xde, 0xd0, 0x80, 0x51, 0x6a)
+#define GUID_LOAD_FILE2 EFI_GUID(0x4006c0c1, 0xfcb3, 0x403e, 0x99, 0x6d, 0x4a, 0x6c, 0x87, 0x24, 0xe0, 0x6d)
+#define GUID_INITRD_MEDIA EFI_GUID(0x5568e427, 0x68fc, 0x4f3d, 0xac, 0x74, 0xca, 0x55, 0x52, 0x31, 0xcc, 0x68)
+#define GUID_BOOT_MEMMAP EFI_GUID(0x800f683f, 0xd08b, 0x423a, 0xa2, 0x93, 0x96, 0x5c, 0x3c, 0x6f, 0xe2, 0xb4)
+#define GUID_RANDOM_SEED EFI_GUID(0x1ce1e5bc, 0x7ceb, 0x42f2, 0x81, 0xe5, 0x8a, 0xad, 0xf1, 0x80, 0xf5, 0x7b)
+#define GUID_MEMATTR  EFI_GUID(0xf4560cf6, 0x40ec, 0x4b4a, 0xa1, 0x92, 0xbf, 0x1d, 0x57, 0xd0, 0xb1, 0x89)
+
+/* ---- the firmware under test (checked fixture) ------------------------------------ */
+
+static uint8_t *ram;
+static struct guest_mem gm;
+static struct firmware fw;
+static FILE *con, *log_file;
+static char *con_buf, *log_buf;
+static size_t con_len, log_len;
+static uint64_t scratch_next;
+static struct guest_view cur_view;   /* the view and stack the next call is made with */
+static uint64_t cur_rsp;
+
+static void fw_setup(void)
+{
+    ram = calloc(1, RAM_SIZE);
+    ck_assert_ptr_nonnull(ram);
+    guest_mem_init(&gm, ram, RAM_SIZE);
+    con = open_memstream(&con_buf, &con_len);
+    log_file = open_memstream(&log_buf, &log_len);
+    ck_assert(con && log_file);
+    struct fw_config cfg = { .base = FW_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE,
+                             .cmdline = CMDLINE, .console = con, .log = log_file };
+    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+    ck_assert_uint_eq(memmap_reserve(&fw.map, SCRATCH, SCRATCH_SIZE >> 12, EFI_LOADER_DATA), EFI_SUCCESS);
+    scratch_next = SCRATCH;
+    cur_view = (struct guest_view){ &gm, 0, false };
+    cur_rsp = STACK_TOP;
+}
+
+static void fw_teardown(void)
+{
+    firmware_free(&fw);
+    fclose(con);
+    fclose(log_file);
+    free(con_buf);
+    free(log_buf);
+    free(ram);
+    ram = NULL;
+}
+
+/* ---- guest-side helpers ------------------------------------------------------------- */
+
+static void *hp(uint64_t gpa) { return ram + gpa; }
+static uint64_t rd64(uint64_t gpa) { uint64_t v; memcpy(&v, ram + gpa, 8); return v; }
+static uint32_t rd32(uint64_t gpa) { uint32_t v; memcpy(&v, ram + gpa, 4); return v; }
+static void wr64(uint64_t gpa, uint64_t v) { memcpy(ram + gpa, &v, 8); }
+
+static uint64_t scratch(size_t len)
+{
+    uint64_t a = scratch_next;
+    scratch_next += (len + 15) & ~(size_t)15;
+    ck_assert_uint_le(scratch_next, STACK_TOP - 0x1000);
+    return a;
+}
+static uint64_t put(const void *p, size_t len) { uint64_t a = scratch(len); memcpy(hp(a), p, len); return a; }
+static uint64_t put_u64(uint64_t v) { return put(&v, 8); }
+static uint64_t put_guid(efi_guid_t g) { return put(&g, sizeof(g)); }
+static uint64_t put_ucs2(const char *s)
+{
+    size_t n = strlen(s);
+    uint64_t a = scratch(2 * (n + 1));
+    for (size_t i = 0; i <= n; i++)
+        ((uint16_t *)hp(a))[i] = (uint8_t)s[i];
+    return a;
+}
+static bool ucs2_equals(uint64_t gpa, const char *s)
+{
+    const uint16_t *u = hp(gpa);
+    size_t i = 0;
+    for (; s[i]; i++)
+        if (u[i] != (uint8_t)s[i])
+            return false;
+    return u[i] == 0;
+}
+
+/* A call as the guest makes it: four register arguments, the rest on the
+ * stack above the shadow space and return address. */
+static efi_status_t call_args(unsigned id, const uint64_t *a, unsigned n)
+{
+    struct fw_call c = { .rsp = cur_rsp, .view = cur_view };
+    uint64_t *regs[4] = { &c.rcx, &c.rdx, &c.r8, &c.r9 };
+    for (unsigned i = 0; i < 4; i++)
+        *regs[i] = i < n ? a[i] : 0xdead0000 + i;   /* unused registers hold junk */
+    for (unsigned i = 4; i < n; i++)
+        ck_assert(guest_view_write_u64(&cur_view, cur_rsp + 0x28 + 8 * (i - 4), a[i]));
+    return firmware_call(&fw, id, &c);
+}
+#define CALL(id, ...) call_args((id), (const uint64_t[]){ __VA_ARGS__ }, \
+                                (unsigned)(sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)))
+
+static bool is_error(efi_status_t s) { return s >> 63; }
+
+static bool crc_ok(uint64_t table)
+{
+    struct efi_table_header h;
+    memcpy(&h, hp(table), sizeof(h));
+    uint8_t copy[512];
+    if (h.header_size > sizeof(copy))
+        return false;
+    memcpy(copy, hp(table), h.header_size);
+    memset(copy + offsetof(struct efi_table_header, crc32), 0, 4);
+    return (uint32_t)crc32(0, copy, h.header_size) == h.crc32;
+}
+
+static struct efi_system_table *systab(void) { return hp(fw.systab); }
+
+/* GetMemoryMap as the stub does it: probe, then fetch; returns the key. */
+static uint64_t map_key_with(uint64_t *map_out, uint64_t *size_out)
+{
+    uint64_t size_p = put_u64(0), key_p = put_u64(0), dsize_p = put_u64(0), dver_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, 0, key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+    uint64_t size = rd64(size_p) + 2 * DESC_SIZE;
+    wr64(size_p, size);
+    uint64_t map = scratch(size);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, map, key_p, dsize_p, dver_p), EFI_SUCCESS);
+    if (map_out)
+        *map_out = map;
+    if (size_out)
+        *size_out = rd64(size_p);
+    return rd64(key_p);
+}
+static uint64_t map_key(void) { return map_key_with(NULL, NULL); }
+
+static void exit_boot_services(void)
+{
+    uint64_t key = map_key();
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, key), EFI_SUCCESS);
+}
+
+static efi_status_t set_var(const char *name, efi_guid_t g, uint64_t attrs, const void *data, size_t len)
+{
+    return CALL(RT(SET_VARIABLE), put_ucs2(name), put_guid(g), attrs, len, len ? put(data, len) : 0);
+}
+
+static const char *log_text(void)
+{
+    fflush(log_file);
+    return log_buf ? log_buf : "";
+}
+
+static const char *console_text(void)
+{
+    fflush(con);
+    return con_buf ? con_buf : "";
+}
+
+/* ---- tables -------------------------------------------------------------------------- */
+
+START_TEST(tables_have_signatures_revisions_and_header_sizes)
+{
+    const struct efi_table_header *st = hp(fw.systab), *bs = hp(fw.bs), *rt = hp(fw.rt);
+    ck_assert_uint_eq(st->signature, EFI_SYSTEM_TABLE_SIGNATURE);
+    ck_assert_uint_eq(bs->signature, EFI_BOOT_SERVICES_SIGNATURE);
+    ck_assert_uint_eq(rt->signature, EFI_RUNTIME_SERVICES_SIGNATURE);
+    ck_assert_uint_eq(st->revision, EFI_SPECIFICATION_REVISION);
+    ck_assert_uint_eq(bs->revision, EFI_SPECIFICATION_REVISION);
+    ck_assert_uint_eq(rt->revision, EFI_SPECIFICATION_REVISION);
+    ck_assert_uint_eq(st->header_size, sizeof(struct efi_system_table));
+    ck_assert_uint_eq(bs->header_size, EFI_BOOT_SERVICES_SIZE);
+    ck_assert_uint_eq(rt->header_size, EFI_RUNTIME_SERVICES_SIZE);
+    ck_assert_uint_eq(st->reserved, 0);
+}
+END_TEST
+
+START_TEST(tables_carry_a_valid_crc32)
+{
+    ck_assert(crc_ok(fw.systab));
+    ck_assert(crc_ok(fw.bs));
+    ck_assert(crc_ok(fw.rt));
+    ck_assert_uint_ne(((struct efi_table_header *)hp(fw.systab))->crc32, 0);
+}
+END_TEST
+
+START_TEST(system_table_points_at_the_firmwares_structures)
+{
+    const struct efi_system_table *st = systab();
+    ck_assert_uint_eq(st->boot_services, fw.bs);
+    ck_assert_uint_eq(st->runtime_services, fw.rt);
+    ck_assert_uint_eq(st->con_out, fw.con_out);
+    ck_assert_uint_eq(st->std_err, fw.con_out);
+    ck_assert_uint_eq(st->con_in, fw.con_in);
+    ck_assert_uint_eq(st->console_out_handle, fw.con_out_handle);
+    ck_assert_uint_eq(st->configuration_table, fw.config_tables);
+    ck_assert_uint_eq(st->number_of_table_entries, 0);
+    ck_assert_uint_eq(rd64(fw.con_out + 8 * CONOUT_OUTPUT_STRING), firmware_thunk(&fw, FW_ID_CONOUT(1)));
+}
+END_TEST
+
+START_TEST(firmware_vendor_is_a_readable_ucs2_string)
+{
+    uint64_t v = systab()->firmware_vendor;
+    ck_assert_ptr_nonnull(guest_mem_ptr(&gm, v, 200));   /* the kernel maps 200 bytes */
+    ck_assert(ucs2_equals(v, "handover"));
+    ck_assert_int_eq(memmap_type_at(&fw.map, v), EFI_RUNTIME_SERVICES_DATA);
+}
+END_TEST
+
+START_TEST(service_pointers_are_thunks_calling_their_own_id)
+{
+    const uint64_t *bs = hp(fw.bs + 24), *rt = hp(fw.rt + 24);
+    for (unsigned i = 0; i < EFI_BOOT_SERVICES_COUNT; i++)
+        ck_assert_uint_eq(bs[i], firmware_thunk(&fw, FW_ID_BS(i)));
+    for (unsigned i = 0; i < EFI_RUNTIME_SERVICES_COUNT; i++)
+        ck_assert_uint_eq(rt[i], firmware_thunk(&fw, FW_ID_RT(i)));
+    /* mov eax, id; out 0xec, eax; ret */
+    unsigned id = BS(GET_MEMORY_MAP);
+    const uint8_t *t = hp(firmware_thunk(&fw, id));
+    ck_assert_uint_eq(t[0], 0xb8);
+    ck_assert_uint_eq(t[1] | t[2] << 8 | t[3] << 16 | (uint32_t)t[4] << 24, id);
+    ck_assert_uint_eq(t[5], 0xe7);
+    ck_assert_uint_eq(t[6], FW_HYPERCALL_PORT);
+    ck_assert_uint_eq(t[7], 0xc3);
+}
+END_TEST
+
+START_TEST(test_service_constants_name_the_right_services)
+{
+    ck_assert_str_eq(firmware_service_name(BS(ALLOCATE_PAGES)), "AllocatePages");
+    ck_assert_str_eq(firmware_service_name(BS(HANDLE_PROTOCOL)), "HandleProtocol");
+    ck_assert_str_eq(firmware_service_name(BS(LOCATE_DEVICE_PATH)), "LocateDevicePath");
+    ck_assert_str_eq(firmware_service_name(BS(LOCATE_HANDLE_BUFFER)), "LocateHandleBuffer");
+    ck_assert_str_eq(firmware_service_name(BS(SET_MEM)), "SetMem");
+    ck_assert_str_eq(firmware_service_name(RT(GET_NEXT_VARIABLE_NAME)), "GetNextVariableName");
+    ck_assert_str_eq(firmware_service_name(RT(QUERY_VARIABLE_INFO)), "QueryVariableInfo");
+    ck_assert_str_eq(firmware_service_name(FW_ID_CONOUT(CONOUT_QUERY_MODE)), "ConOut.QueryMode");
+}
+END_TEST
+
+START_TEST(firmware_memory_is_runtime_and_boot_services_memory)
+{
+    ck_assert_int_eq(memmap_type_at(&fw.map, FW_BASE + FW_RT_CODE_OFFSET), EFI_RUNTIME_SERVICES_CODE);
+    ck_assert_int_eq(memmap_type_at(&fw.map, fw.systab), EFI_RUNTIME_SERVICES_DATA);
+    ck_assert_int_eq(memmap_type_at(&fw.map, fw.rt), EFI_RUNTIME_SERVICES_DATA);
+    ck_assert_int_eq(memmap_type_at(&fw.map, fw.config_tables), EFI_RUNTIME_SERVICES_DATA);
+    ck_assert_int_eq(memmap_type_at(&fw.map, fw.bs), EFI_BOOT_SERVICES_DATA);
+    ck_assert_int_eq(memmap_type_at(&fw.map, FW_BASE + FW_REGION_SIZE - 1), EFI_BOOT_SERVICES_DATA);
+    ck_assert(!memmap_is_allocated(&fw.map, FW_BASE, FW_REGION_SIZE));   /* fixed: FreePages refuses */
+}
+END_TEST
+
+START_TEST(firmware_init_refuses_a_base_it_cannot_use)
+{
+    struct firmware other;
+    struct fw_config cfg = { .base = FW_BASE + 0x800 };
+    ck_assert_int_eq(firmware_init(&other, &gm, &cfg), -1);
+    cfg.base = RAM_SIZE - 0x2000;
+    ck_assert_int_eq(firmware_init(&other, &gm, &cfg), -1);
+    cfg.base = GiB(2);
+    ck_assert_int_eq(firmware_init(&other, &gm, &cfg), -1);
+    firmware_free(&other);
+}
+END_TEST
+
+/* ---- GetMemoryMap ------------------------------------------------------------------- */
+
+START_TEST(get_memory_map_size_probe_fills_size_and_descriptor_info)
+{
+    uint64_t size_p = put_u64(0), key_p = put_u64(0x5555), dsize_p = put_u64(0), dver_p = put_u64(0xffffffff);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, 0, key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), fw.map.n * rd64(dsize_p));
+    ck_assert_uint_ge(rd64(dsize_p), sizeof(struct efi_memory_descriptor));
+    ck_assert_uint_eq(rd64(dsize_p) % 8, 0);
+    ck_assert_uint_eq(rd32(dver_p), EFI_MEMORY_DESCRIPTOR_VERSION);
+    /* One byte short is still too small. */
+    wr64(size_p, rd64(size_p) - 1);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, scratch(4096), key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+}
+END_TEST
+
+START_TEST(get_memory_map_returns_every_descriptor_and_the_key)
+{
+    uint64_t map, size;
+    uint64_t key = map_key_with(&map, &size);
+    ck_assert_uint_eq(key, fw.map.key);
+    ck_assert_uint_eq(size, fw.map.n * DESC_SIZE);
+    uint64_t next = 0;
+    for (unsigned i = 0; i < fw.map.n; i++) {
+        struct efi_memory_descriptor d;
+        memcpy(&d, hp(map + i * DESC_SIZE), sizeof(d));
+        ck_assert_uint_eq(d.type, fw.map.e[i].type);
+        ck_assert_uint_eq(d.physical_start, fw.map.e[i].start);
+        ck_assert_uint_eq(d.number_of_pages, fw.map.e[i].pages);
+        ck_assert_uint_eq(d.attribute, fw.map.e[i].attribute);
+        ck_assert_uint_eq(d.virtual_start, 0);
+        ck_assert_uint_eq(d.physical_start, next);   /* RAM from 0 with no gaps */
+        next = d.physical_start + d.number_of_pages * 4096;
+        if (d.type == EFI_RUNTIME_SERVICES_CODE || d.type == EFI_RUNTIME_SERVICES_DATA)
+            ck_assert_uint_eq(d.attribute & EFI_MEMORY_RUNTIME, EFI_MEMORY_RUNTIME);
+    }
+    ck_assert_uint_eq(next, RAM_SIZE);
+}
+END_TEST
+
+START_TEST(map_key_changes_after_allocate_and_free_pages)
+{
+    uint64_t k0 = map_key();
+    uint64_t mem_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_DATA, 3, mem_p), EFI_SUCCESS);
+    uint64_t k1 = map_key();
+    ck_assert_uint_ne(k1, k0);
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), rd64(mem_p), 3), EFI_SUCCESS);
+    ck_assert_uint_ne(map_key(), k1);
+}
+END_TEST
+
+START_TEST(map_key_changes_after_allocate_and_free_pool)
+{
+    uint64_t k0 = map_key();
+    uint64_t buf_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), EFI_LOADER_DATA, 100, buf_p), EFI_SUCCESS);
+    uint64_t k1 = map_key();
+    ck_assert_uint_ne(k1, k0);
+    ck_assert_int_eq(memmap_type_at(&fw.map, rd64(buf_p)), EFI_LOADER_DATA);
+    ck_assert_ptr_nonnull(guest_mem_ptr(&gm, rd64(buf_p), 100));
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), rd64(buf_p)), EFI_SUCCESS);
+    ck_assert_uint_ne(map_key(), k1);
+    ck_assert_uint_ne(CALL(BS(FREE_POOL), rd64(buf_p)), EFI_SUCCESS);   /* double free */
+}
+END_TEST
+
+START_TEST(failed_memory_calls_leave_the_map_key_alone)
+{
+    uint64_t k0 = map_key();
+    uint64_t mem_p = put_u64(FW_BASE);   /* the firmware's own pages */
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ANY_PAGES, EFI_CONVENTIONAL_MEMORY, 1, mem_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ADDRESS, EFI_LOADER_DATA, 1, mem_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(mem_p), FW_BASE);
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), 0x800000, 1), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), FW_BASE, 1), EFI_NOT_FOUND);
+    ck_assert_uint_eq(map_key(), k0);
+}
+END_TEST
+
+START_TEST(allocate_pages_service_honours_each_allocate_type)
+{
+    uint64_t mem_p = put_u64(0xffffffffULL);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, 2, mem_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(mem_p), RAM_SIZE - 0x2000);
+    wr64(mem_p, 0xffffffffffffffffULL);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_CODE, 1, mem_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(mem_p), RAM_SIZE - 0x3000);
+    wr64(mem_p, 0x800000);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ADDRESS, EFI_BOOT_SERVICES_DATA, 16, mem_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(mem_p), 0x800000);
+    ck_assert_int_eq(memmap_type_at(&fw.map, 0x80f000), EFI_BOOT_SERVICES_DATA);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), 7, EFI_LOADER_DATA, 1, mem_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ANY_PAGES, 0x100000002ULL, 1, mem_p),
+                      EFI_INVALID_PARAMETER);   /* MemoryType is 32 bits */
+    ck_assert_uint_eq(rd64(mem_p), 0x800000);
+}
+END_TEST
+
+/* ---- ExitBootServices -------------------------------------------------------------- */
+
+START_TEST(exit_boot_services_refuses_a_stale_key_then_accepts_a_fresh_one)
+{
+    uint64_t key = map_key();
+    uint64_t buf_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), EFI_LOADER_DATA, 64, buf_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, key), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_BOOT);
+    ck_assert(!fw.ebs_done);
+    /* The stub's retry: read the map again, call again. */
+    key = map_key();
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, key), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_RUNTIME);
+    ck_assert(fw.ebs_done);
+}
+END_TEST
+
+START_TEST(exit_boot_services_needs_the_image_handle)
+{
+    uint64_t key = map_key();
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.con_out_handle, key), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), 0, key), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_BOOT);
+}
+END_TEST
+
+START_TEST(exit_boot_services_clears_boot_time_fields_and_keeps_the_crc_valid)
+{
+    exit_boot_services();
+    const struct efi_system_table *st = systab();
+    ck_assert_uint_eq(st->boot_services, 0);
+    ck_assert_uint_eq(st->con_out, 0);
+    ck_assert_uint_eq(st->con_in, 0);
+    ck_assert_uint_eq(st->std_err, 0);
+    ck_assert_uint_eq(st->runtime_services, fw.rt);
+    ck_assert_uint_eq(st->firmware_vendor, fw.vendor);
+    ck_assert(crc_ok(fw.systab));
+}
+END_TEST
+
+START_TEST(boot_services_after_exit_are_unsupported)
+{
+    uint64_t p = put_u64(0), g = put_guid(GUID_SIMPLE_TEXT_OUTPUT);
+    exit_boot_services();
+    uint64_t k = fw.map.key;
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), EFI_LOADER_DATA, 16, p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_DATA, 1, p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), p, 0, 0, 0, 0), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), g, 0, p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, k), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_OUTPUT_STRING), fw.con_out, put_ucs2("x")), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(1), fw.con_in, p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(p), 0);
+    ck_assert_uint_eq(fw.map.key, k);
+    ck_assert_str_eq(console_text(), "");
+    ck_assert_ptr_nonnull(strstr(log_text(), "AllocatePool called after ExitBootServices"));
+}
+END_TEST
+
+/* ---- variables ------------------------------------------------------------------------ */
+
+START_TEST(get_variable_not_found_leaves_data_size_untouched)
+{
+    uint64_t size_p = put_u64(0x1234), attr_p = put_u64(0x77), data = scratch(16);
+    memset(hp(data), 0x5a, 16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("SecureBoot"), put_guid(GUID_GLOBAL_VARIABLE), attr_p,
+                           size_p, data),
+                      EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(size_p), 0x1234);
+    ck_assert_uint_eq(rd64(attr_p), 0x77);
+    ck_assert_uint_eq(((uint8_t *)hp(data))[0], 0x5a);
+}
+END_TEST
+
+START_TEST(set_then_get_variable_round_trips_data_and_attributes)
+{
+    const char value[] = "hello, variable";
+    ck_assert_uint_eq(set_var("Greeting", GUID_TEST, ATTR_NV_BS_RT, value, sizeof(value)), EFI_SUCCESS);
+    uint64_t size_p = put_u64(64), attr_p = put_u64(0), data = scratch(64);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Greeting"), put_guid(GUID_TEST), attr_p, size_p, data),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), sizeof(value));
+    ck_assert_uint_eq(rd32(attr_p), ATTR_NV_BS_RT);
+    ck_assert_mem_eq(hp(data), value, sizeof(value));
+    /* Same name, other GUID: a different variable. */
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Greeting"), put_guid(GUID_GLOBAL_VARIABLE), 0, size_p, data),
+                      EFI_NOT_FOUND);
+    /* Attributes are optional. */
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Greeting"), put_guid(GUID_TEST), 0, size_p, data),
+                      EFI_SUCCESS);
+}
+END_TEST
+
+START_TEST(get_variable_too_small_reports_the_size_and_writes_no_data)
+{
+    ck_assert_uint_eq(set_var("Blob", GUID_TEST, ATTR_BS_RT, "0123456789", 10), EFI_SUCCESS);
+    uint64_t size_p = put_u64(4), data = scratch(16);
+    memset(hp(data), 0xee, 16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Blob"), put_guid(GUID_TEST), 0, size_p, data),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 10);
+    ck_assert_uint_eq(((uint8_t *)hp(data))[0], 0xee);
+    wr64(size_p, 0);   /* the size probe with no buffer */
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Blob"), put_guid(GUID_TEST), 0, size_p, 0),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 10);
+}
+END_TEST
+
+START_TEST(get_next_variable_name_walks_in_creation_order)
+{
+    ck_assert_uint_eq(set_var("First", GUID_TEST, ATTR_BS_RT, "1", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Second", GUID_GLOBAL_VARIABLE, ATTR_BS_RT, "2", 1), EFI_SUCCESS);
+    uint64_t name = scratch(256), guid = put_guid(GUID_TEST), size_p = put_u64(0);
+    ((uint16_t *)hp(name))[0] = 0;   /* start: the empty name */
+    const char *expect[] = { "First", "Second" };
+    const efi_guid_t expect_guid[] = { GUID_TEST, GUID_GLOBAL_VARIABLE };
+    for (unsigned i = 0; i < 2; i++) {
+        wr64(size_p, 256);
+        ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_SUCCESS);
+        ck_assert(ucs2_equals(name, expect[i]));
+        ck_assert_uint_eq(rd64(size_p), 2 * (strlen(expect[i]) + 1));
+        ck_assert(guid_equal(hp(guid), &expect_guid[i]));
+    }
+    wr64(size_p, 256);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_NOT_FOUND);
+    /* A name that is not a variable. */
+    uint64_t bogus = put_ucs2("Nope");
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, bogus, guid), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(get_next_variable_name_too_small_reports_the_size)
+{
+    ck_assert_uint_eq(set_var("LongerName", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_SUCCESS);
+    uint64_t name = put_ucs2(""), guid = put_guid(GUID_TEST), size_p = put_u64(4);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 2 * sizeof("LongerName"));
+    ck_assert_uint_eq(((uint16_t *)hp(name))[0], 0);
+}
+END_TEST
+
+START_TEST(setting_size_zero_deletes_a_variable)
+{
+    ck_assert_uint_eq(set_var("Gone", GUID_TEST, ATTR_BS_RT, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Gone", GUID_TEST, ATTR_BS_RT, NULL, 0), EFI_SUCCESS);
+    uint64_t size_p = put_u64(16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Gone"), put_guid(GUID_TEST), 0, size_p, scratch(16)),
+                      EFI_NOT_FOUND);
+    ck_assert_uint_eq(set_var("Gone", GUID_TEST, ATTR_BS_RT, NULL, 0), EFI_NOT_FOUND);
+    /* Attributes 0 deletes too. */
+    ck_assert_uint_eq(set_var("Gone2", GUID_TEST, ATTR_BS, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Gone2", GUID_TEST, 0, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Gone2"), put_guid(GUID_TEST), 0, size_p, scratch(16)),
+                      EFI_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(set_variable_refuses_bad_attributes_and_names)
+{
+    ck_assert_uint_eq(set_var("RtOnly", GUID_TEST, EFI_VARIABLE_RUNTIME_ACCESS, "x", 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Auth", GUID_TEST, ATTR_BS_RT | 0x20, "x", 1), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(set_var("", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Var", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Var", GUID_TEST, ATTR_BS, "y", 1), EFI_INVALID_PARAMETER);  /* other attributes */
+    ck_assert_uint_eq(set_var("Big", GUID_TEST, ATTR_BS, NULL, 0) , EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, 1ULL << 20, scratch(16)),
+                      EFI_OUT_OF_RESOURCES);
+}
+END_TEST
+
+START_TEST(append_write_extends_a_variable)
+{
+    ck_assert_uint_eq(set_var("Log", GUID_TEST, ATTR_BS_RT, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Log", GUID_TEST, ATTR_BS_RT | EFI_VARIABLE_APPEND_WRITE, "def", 3), EFI_SUCCESS);
+    uint64_t size_p = put_u64(16), data = scratch(16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Log"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 6);
+    ck_assert_mem_eq(hp(data), "abcdef", 6);
+}
+END_TEST
+
+START_TEST(runtime_get_variable_works_after_exit_boot_services)
+{
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t size_p = put_u64(8), data = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Kept"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_mem_eq(hp(data), "rt", 2);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "RT", 2), EFI_SUCCESS);
+}
+END_TEST
+
+START_TEST(variables_without_runtime_access_vanish_after_exit_boot_services)
+{
+    ck_assert_uint_eq(set_var("BootOnly", GUID_TEST, ATTR_BS, "b", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Both", GUID_TEST, ATTR_BS_RT, "r", 1), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t size_p = put_u64(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("BootOnly"), put_guid(GUID_TEST), 0, size_p, scratch(8)),
+                      EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(size_p), 8);
+    uint64_t name = put_ucs2(""), guid = put_guid(GUID_TEST);
+    scratch(64);
+    wr64(size_p, 64);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_SUCCESS);
+    ck_assert(ucs2_equals(name, "Both"));
+    ck_assert_uint_eq(set_var("New", GUID_TEST, ATTR_BS, "n", 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("BootOnly", GUID_TEST, 0, NULL, 0), EFI_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(query_variable_info_reports_the_store)
+{
+    uint64_t max_p = put_u64(0), rem_p = put_u64(0), size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+    uint64_t before = rd64(rem_p);
+    ck_assert_uint_eq(before, rd64(max_p));
+    ck_assert_uint_gt(rd64(size_p), 0);
+    ck_assert_uint_eq(set_var("Q", GUID_TEST, ATTR_BS_RT, "12345678", 8), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+    ck_assert_uint_lt(rd64(rem_p), before);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), 0, max_p, rem_p, size_p), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+/* UEFI 2.10 GetVariable: EFI_INVALID_PARAMETER if DataSize is NULL. */
+/* Regression (fixed): fw_get_variable reads and writes DataSize at guest address 0. */
+START_TEST(get_variable_with_null_data_size_is_invalid)
+{
+    ck_assert_uint_eq(set_var("Present", GUID_TEST, ATTR_BS_RT, "0123456789abcdef", 16), EFI_SUCCESS);
+    memset(ram, 0, 64);
+    efi_status_t s = CALL(RT(GET_VARIABLE), put_ucs2("Present"), put_guid(GUID_TEST), 0, 0, scratch(16));
+    ck_assert_msg(s == EFI_INVALID_PARAMETER, "GetVariable(DataSize=NULL) returned %s", efi_status_name(s));
+    ck_assert_msg(rd64(0) == 0, "GetVariable(DataSize=NULL) wrote 0x%llx at guest address 0",
+                  (unsigned long long)rd64(0));
+}
+END_TEST
+
+/* UEFI 2.10 GetNextVariableName: EFI_INVALID_PARAMETER if VariableNameSize is NULL. */
+/* Regression (fixed): fw_get_next_variable_name uses guest address 0 as VariableNameSize. */
+START_TEST(get_next_variable_name_with_null_size_is_invalid)
+{
+    ck_assert_uint_eq(set_var("Present", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_SUCCESS);
+    memset(ram, 0, 64);
+    uint64_t name = put_ucs2(""), guid = put_guid(GUID_TEST);
+    scratch(64);
+    efi_status_t s = CALL(RT(GET_NEXT_VARIABLE_NAME), 0, name, guid);
+    ck_assert_msg(s == EFI_INVALID_PARAMETER, "GetNextVariableName(VariableNameSize=NULL) returned %s",
+                  efi_status_name(s));
+    ck_assert_msg(rd64(0) == 0, "GetNextVariableName(VariableNameSize=NULL) wrote 0x%llx at guest address 0",
+                  (unsigned long long)rd64(0));
+}
+END_TEST
+
+/* Data NULL with a nonzero DataSize is a NULL pointer, not guest page 0
+ * (EDK2 returns EFI_INVALID_PARAMETER). */
+/* Regression (fixed): fw_set_variable stores DataSize bytes read from guest address 0. */
+START_TEST(set_variable_with_null_data_is_invalid)
+{
+    memcpy(ram, "page zero", 9);
+    efi_status_t s = CALL(RT(SET_VARIABLE), put_ucs2("FromNull"), put_guid(GUID_TEST), ATTR_BS_RT, 9, 0);
+    ck_assert_msg(s == EFI_INVALID_PARAMETER, "SetVariable(Data=NULL, DataSize=9) returned %s",
+                  efi_status_name(s));
+}
+END_TEST
+
+/* ---- protocols and handles ------------------------------------------------------------ */
+
+START_TEST(locate_protocol_not_found_sets_interface_to_null)
+{
+    efi_guid_t missing[] = { GUID_MEMATTR, GUID_GOP, GUID_LOAD_FILE2 };
+    for (unsigned i = 0; i < 3; i++) {
+        uint64_t iface_p = put_u64(0xdeadbeefdeadbeefULL);
+        ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(missing[i]), 0, iface_p), EFI_NOT_FOUND);
+        ck_assert_uint_eq(rd64(iface_p), 0);
+    }
+}
+END_TEST
+
+START_TEST(locate_protocol_finds_the_console)
+{
+    uint64_t iface_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_SIMPLE_TEXT_OUTPUT), 0, iface_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), fw.con_out);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_LOADED_IMAGE), 0, iface_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), fw.loaded_image);
+}
+END_TEST
+
+START_TEST(locate_handle_for_gop_is_not_found)
+{
+    uint64_t size_p = put_u64(64), buf = scratch(64);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_BY_PROTOCOL, put_guid(GUID_GOP), 0, size_p, buf), EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(buf), 0);
+}
+END_TEST
+
+START_TEST(locate_handle_reports_the_size_then_the_handles)
+{
+    uint64_t size_p = put_u64(0), buf = scratch(64), g = put_guid(GUID_LOADED_IMAGE);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_BY_PROTOCOL, g, 0, size_p, buf), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 8);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_BY_PROTOCOL, g, 0, size_p, buf), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(buf), fw.image_handle);
+    /* All handles: each handle of the database once, however many protocols it has. */
+    wr64(size_p, 64);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_ALL_HANDLES, 0, 0, size_p, buf), EFI_SUCCESS);
+    unsigned n = (unsigned)(rd64(size_p) / 8), distinct = 0;
+    for (unsigned i = 0; i < fw.nprotocols; i++) {
+        bool seen = false;
+        for (unsigned j = 0; j < i; j++)
+            seen |= fw.protocols[j].handle == fw.protocols[i].handle;
+        distinct += !seen;
+    }
+    ck_assert_uint_eq(n, distinct);
+    ck_assert_uint_lt(n, fw.nprotocols);   /* the image handle has two protocols */
+    bool image = false, conout = false, conin = false;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t h = rd64(buf + 8 * i);
+        image |= h == fw.image_handle;
+        conout |= h == fw.con_out_handle;
+        conin |= h == fw.con_in_handle;
+        for (unsigned j = 0; j < i; j++)
+            ck_assert_uint_ne(rd64(buf + 8 * j), h);
+    }
+    ck_assert(image && conout && conin);
+}
+END_TEST
+
+START_TEST(locate_handle_buffer_returns_a_pool_of_handles)
+{
+    uint64_t n_p = put_u64(0), buf_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE_BUFFER), EFI_BY_PROTOCOL, put_guid(GUID_SIMPLE_TEXT_OUTPUT), 0, n_p, buf_p),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(n_p), 1);
+    ck_assert_uint_eq(rd64(rd64(buf_p)), fw.con_out_handle);
+    ck_assert_int_eq(memmap_type_at(&fw.map, rd64(buf_p)), EFI_BOOT_SERVICES_DATA);
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), rd64(buf_p)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE_BUFFER), EFI_BY_PROTOCOL, put_guid(GUID_GOP), 0, n_p, buf_p),
+                      EFI_NOT_FOUND);
+}
+END_TEST
+
+/* The stub's initrd probe: a vendor media node (LINUX_EFI_INITRD_MEDIA) then the end node. */
+START_TEST(locate_device_path_for_the_initrd_is_exactly_not_found)
+{
+    uint8_t path[24] = { EFI_DEV_MEDIA, EFI_DEV_MEDIA_VENDOR, 20, 0 };
+    efi_guid_t g = GUID_INITRD_MEDIA;
+    memcpy(path + 4, &g, 16);
+    path[20] = EFI_DEV_END_PATH;
+    path[21] = EFI_DEV_END_ENTIRE;
+    path[22] = 4;
+    uint64_t dp = put(path, sizeof(path)), dp_p = put_u64(dp), dev_p = put_u64(0x1111);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), put_guid(GUID_LOAD_FILE2), dp_p, dev_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(dp_p), dp);
+    /* A device path with a zero-length node is malformed. */
+    path[2] = 0;
+    wr64(dp_p, put(path, sizeof(path)));
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), put_guid(GUID_LOAD_FILE2), dp_p, dev_p), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(handle_protocol_loaded_image_describes_the_image)
+{
+    uint64_t iface_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.image_handle, put_guid(GUID_LOADED_IMAGE), iface_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), fw.loaded_image);
+    const struct efi_loaded_image *li = hp(rd64(iface_p));
+    ck_assert_uint_eq(li->revision, EFI_LOADED_IMAGE_PROTOCOL_REVISION);
+    ck_assert_uint_eq(li->system_table, fw.systab);
+    ck_assert_uint_eq(li->image_base, IMAGE_BASE);
+    ck_assert_uint_eq(li->image_size, IMAGE_SIZE);
+    ck_assert_uint_eq(li->image_code_type, EFI_LOADER_CODE);
+    ck_assert_uint_eq(li->image_data_type, EFI_LOADER_DATA);
+    ck_assert_uint_eq(li->load_options_size, 2 * sizeof(CMDLINE));
+    ck_assert(ucs2_equals(li->load_options, CMDLINE));
+    const struct efi_device_path_header *fp = hp(li->file_path);
+    ck_assert_uint_eq(fp->type, EFI_DEV_END_PATH);
+}
+END_TEST
+
+START_TEST(firmware_set_image_updates_the_loaded_image)
+{
+    firmware_set_image(&fw, 0x2000000, 0x123000);
+    const struct efi_loaded_image *li = hp(fw.loaded_image);
+    ck_assert_uint_eq(li->image_base, 0x2000000);
+    ck_assert_uint_eq(li->image_size, 0x123000);
+}
+END_TEST
+
+START_TEST(handle_protocol_on_unknown_handles_and_protocols)
+{
+    uint64_t iface_p = put_u64(0x9999);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.image_handle, put_guid(GUID_GOP), iface_p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(iface_p), 0);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), 0x12345678, put_guid(GUID_LOADED_IMAGE), iface_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.image_handle, put_guid(GUID_LOADED_IMAGE), 0),
+                      EFI_INVALID_PARAMETER);
+    /* OpenProtocol with TEST_PROTOCOL needs no Interface. */
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), fw.con_out_handle, put_guid(GUID_SIMPLE_TEXT_OUTPUT), 0,
+                           fw.image_handle, 0, 0x4),
+                      EFI_SUCCESS);
+}
+END_TEST
+
+/* EFI_RNG_PROTOCOL (UEFI 2.10 section 37.5): the stub's KASLR seed. */
+#define GUID_RNG_RAW EFI_GUID(0xe43176d7, 0xab20, 0x4b0e, 0x9e, 0x23, 0x9a, 0x7c, 0x8e, 0x8b, 0x89, 0xc4)
+enum { RNG_GET_INFO = 0, RNG_GET_RNG = 1 };
+
+START_TEST(rng_protocol_reports_the_raw_algorithm)
+{
+    uint64_t iface_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_RNG_PROTOCOL), 0, iface_p), EFI_SUCCESS);
+    uint64_t rng = rd64(iface_p);
+    ck_assert_uint_eq(rd64(rng + 8 * RNG_GET_RNG), firmware_thunk(&fw, FW_ID_RNG(RNG_GET_RNG)));
+    uint64_t size_p = put_u64(0), list = scratch(16);
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_INFO), rng, size_p, list), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), sizeof(efi_guid_t));
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_INFO), rng, size_p, list), EFI_SUCCESS);
+    const efi_guid_t raw = GUID_RNG_RAW;
+    ck_assert(guid_equal(hp(list), &raw));
+}
+END_TEST
+
+START_TEST(rng_with_a_seed_is_deterministic_and_checks_its_arguments)
+{
+    fw.cfg.seeded = true;
+    uint64_t a = scratch(37), b = scratch(37), raw = put_guid(GUID_RNG_RAW);
+    fw.rng_state = 42;
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, raw, 37, a), EFI_SUCCESS);
+    fw.rng_state = 42;
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, 0, 37, b), EFI_SUCCESS);   /* NULL: default algorithm */
+    ck_assert_mem_eq(hp(a), hp(b), 37);
+    static const uint8_t zero[37];
+    ck_assert_int_ne(memcmp(hp(a), zero, 37), 0);
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, put_guid(GUID_TEST), 8, a), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, 0, 0, a), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, 0, 16, RAM_SIZE - 8), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, 0, 1ULL << 40, a), EFI_INVALID_PARAMETER);
+    exit_boot_services();
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, 0, 8, a), EFI_UNSUPPORTED);   /* boot-time only */
+}
+END_TEST
+
+/* ---- configuration tables -------------------------------------------------------------- */
+
+static const struct efi_configuration_table *config_table(unsigned i)
+{
+    return (const struct efi_configuration_table *)hp(systab()->configuration_table) + i;
+}
+
+START_TEST(install_configuration_table_adds_replaces_and_removes)
+{
+    uint64_t memmap_g = put_guid(GUID_BOOT_MEMMAP), seed_g = put_guid(GUID_RANDOM_SEED);
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), memmap_g, 0x600000), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), seed_g, 0x700000), EFI_SUCCESS);
+    ck_assert_uint_eq(systab()->number_of_table_entries, 2);
+    ck_assert(guid_equal(&config_table(0)->vendor_guid, &GUID_BOOT_MEMMAP));
+    ck_assert_uint_eq(config_table(1)->vendor_table, 0x700000);
+    ck_assert(crc_ok(fw.systab));
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), memmap_g, 0x650000), EFI_SUCCESS);  /* replace */
+    ck_assert_uint_eq(systab()->number_of_table_entries, 2);
+    ck_assert_uint_eq(config_table(0)->vendor_table, 0x650000);
+    ck_assert(crc_ok(fw.systab));
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), memmap_g, 0), EFI_SUCCESS);         /* remove */
+    ck_assert_uint_eq(systab()->number_of_table_entries, 1);
+    ck_assert(guid_equal(&config_table(0)->vendor_guid, &GUID_RANDOM_SEED));
+    ck_assert(crc_ok(fw.systab));
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), memmap_g, 0), EFI_NOT_FOUND);
+    ck_assert_uint_eq(memmap_type_at(&fw.map, systab()->configuration_table), EFI_RUNTIME_SERVICES_DATA);
+}
+END_TEST
+
+START_TEST(configuration_table_array_has_a_bound)
+{
+    for (unsigned i = 0; i < FW_MAX_CONFIG_TABLES; i++) {
+        efi_guid_t g = GUID_TEST;
+        g.b[15] = (uint8_t)i;
+        ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), put_guid(g), 0x600000 + i), EFI_SUCCESS);
+    }
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), put_guid(GUID_BOOT_MEMMAP), 0x1), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(systab()->number_of_table_entries, FW_MAX_CONFIG_TABLES);
+    ck_assert(crc_ok(fw.systab));
+}
+END_TEST
+
+/* NumberOfTableEntries lives in guest memory: a guest can write anything
+ * there. The firmware must not follow it past its own array, let alone
+ * past the end of guest RAM. Here the firmware sits at the top of RAM and
+ * the host buffer has a canary area just past it. */
+/* Regression (fixed): fw_install_config_table trusts the guest-writable
+ * NumberOfTableEntries and indexes the host pointer past its 64-entry array. */
+START_TEST(install_configuration_table_never_follows_a_guest_count_out_of_ram)
+{
+    const uint64_t size = MiB(4), canary_len = 0x10000, base = size - FW_REGION_SIZE;
+    uint8_t *host = malloc(size + canary_len);
+    ck_assert_ptr_nonnull(host);
+    memset(host, 0, size);
+    memset(host + size, 0xc5, canary_len);
+    struct guest_mem gm2;
+    guest_mem_init(&gm2, host, size);
+    struct firmware *fw2 = malloc(sizeof(*fw2));
+    struct fw_config cfg = { .base = base };
+    int rc = fw2 ? firmware_init(fw2, &gm2, &cfg) : -1;
+    uint64_t st_addr = fw2 ? fw2->systab : 0, ct = fw2 ? fw2->config_tables : 0;
+    /* A fake entry at index 495: 0x2e68 bytes into the array, past guest RAM. */
+    const unsigned idx = 495;
+    efi_guid_t g = GUID_RANDOM_SEED;
+    uint64_t entry_off = ct + idx * sizeof(struct efi_configuration_table);
+    bool past_ram = entry_off >= size;
+    if (past_ram) {
+        memcpy(host + entry_off, &g, sizeof(g));
+        struct efi_system_table *st = (struct efi_system_table *)(host + st_addr);
+        st->number_of_table_entries = idx + 1;
+    }
+    uint8_t *before = malloc(canary_len);
+    if (before)
+        memcpy(before, host + size, canary_len);
+    memcpy(host + 0x1000, &g, sizeof(g));
+    struct fw_call c = { .rcx = 0x1000, .rdx = 0x1234, .rsp = 0x8000, .view = { &gm2, 0, false } };
+    efi_status_t s = rc == 0 ? firmware_call(fw2, BS(INSTALL_CONFIGURATION_TABLE), &c) : EFI_LOAD_ERROR;
+    bool canary_intact = before && !memcmp(before, host + size, canary_len);
+    if (fw2)
+        firmware_free(fw2);
+    free(fw2);
+    free(before);
+    free(host);
+    ck_assert_int_eq(rc, 0);
+    ck_assert(past_ram);
+    ck_assert_msg(canary_intact, "InstallConfigurationTable with NumberOfTableEntries = %u wrote host memory "
+                  "past guest RAM (status %s)", idx + 1, efi_status_name(s));
+}
+END_TEST
+
+/* ---- small boot services ------------------------------------------------------------- */
+
+START_TEST(free_pool_null_is_harmless)
+{
+    uint64_t k = map_key();
+    unsigned n = fw.map.n, pools = fw.npools;
+    efi_status_t s = CALL(BS(FREE_POOL), 0);
+    ck_assert(s == EFI_SUCCESS || s == EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(map_key(), k);
+    ck_assert_uint_eq(fw.map.n, n);
+    ck_assert_uint_eq(fw.npools, pools);
+    ck_assert_uint_eq(fw.stop, FW_RUN);
+}
+END_TEST
+
+START_TEST(calculate_crc32_matches_zlib)
+{
+    const char text[] = "The quick brown fox jumps over the lazy dog";
+    uint64_t data = put(text, strlen(text)), crc_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(CALCULATE_CRC32), data, strlen(text), crc_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(crc_p), 0x414fa339);   /* the well-known CRC-32 of that sentence */
+    ck_assert_uint_eq(CALL(BS(CALCULATE_CRC32), data, 0, crc_p), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(copy_mem_handles_overlap_both_ways)
+{
+    uint64_t buf = put("0123456789", 10);
+    ck_assert_uint_eq(CALL(BS(COPY_MEM), buf + 2, buf, 6), EFI_SUCCESS);    /* forward overlap */
+    ck_assert_mem_eq(hp(buf), "0101234589", 10);
+    memcpy(hp(buf), "0123456789", 10);
+    ck_assert_uint_eq(CALL(BS(COPY_MEM), buf, buf + 3, 7), EFI_SUCCESS);    /* backward overlap */
+    ck_assert_mem_eq(hp(buf), "3456789789", 10);
+    ck_assert_uint_eq(CALL(BS(COPY_MEM), buf, buf + 3, 0), EFI_SUCCESS);    /* nothing */
+    ck_assert_mem_eq(hp(buf), "3456789789", 10);
+}
+END_TEST
+
+START_TEST(set_mem_fills_exactly_the_buffer)
+{
+    uint64_t buf = put("abcdefgh", 8);
+    ck_assert_uint_eq(CALL(BS(SET_MEM), buf + 1, 5, 0x12a), EFI_SUCCESS);   /* Value is a UINT8 */
+    ck_assert_mem_eq(hp(buf), "a\x2a\x2a\x2a\x2a\x2agh", 8);
+    ck_assert_uint_eq(CALL(BS(SET_MEM), buf, 0, 'z'), EFI_SUCCESS);
+    ck_assert_uint_eq(((uint8_t *)hp(buf))[0], 'a');
+}
+END_TEST
+
+START_TEST(monotonic_count_tpl_and_watchdog)
+{
+    uint64_t c_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(GET_NEXT_MONOTONIC_COUNT), c_p), EFI_SUCCESS);
+    uint64_t first = rd64(c_p);
+    ck_assert_uint_eq(CALL(BS(GET_NEXT_MONOTONIC_COUNT), c_p), EFI_SUCCESS);
+    ck_assert_uint_gt(rd64(c_p), first);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), 31), FW_TPL_APPLICATION);   /* returns the old TPL */
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), 31), 31);
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.tpl, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(FW_ID_BS(29), 300, 0, 0, 0), EFI_SUCCESS);   /* SetWatchdogTimer */
+    ck_assert_uint_eq(fw.watchdog_seconds, 300);
+    exit_boot_services();
+    ck_assert_uint_eq(fw.watchdog_seconds, 0);   /* EBS disarms it */
+}
+END_TEST
+
+START_TEST(exit_and_reset_system_stop_the_vm)
+{
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.image_handle, EFI_LOAD_ERROR, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+    ck_assert_uint_eq(fw.stop_status, EFI_LOAD_ERROR);
+    fw.stop = FW_RUN;
+    ck_assert_uint_eq(CALL(RT(RESET_SYSTEM), 2, EFI_SUCCESS, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_RESET);
+    ck_assert_uint_eq(fw.stop_status, 2);
+    ck_assert_ptr_nonnull(strstr(log_text(), "EfiResetShutdown"));
+}
+END_TEST
+
+START_TEST(get_time_gives_a_plausible_date)
+{
+    uint64_t t = scratch(16);
+    ck_assert_uint_eq(CALL(RT(GET_TIME), t, 0), EFI_SUCCESS);
+    const uint8_t *b = hp(t);
+    uint16_t year = (uint16_t)(b[0] | b[1] << 8);
+    ck_assert_uint_ge(year, 2024);
+    ck_assert(b[2] >= 1 && b[2] <= 12);
+    ck_assert(b[3] >= 1 && b[3] <= 31);
+    ck_assert_uint_le(b[4], 23);
+    ck_assert_uint_eq(CALL(RT(GET_TIME), 0, 0), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+/* ---- console --------------------------------------------------------------------------- */
+
+START_TEST(output_string_converts_ucs2_to_utf8_and_drops_cr)
+{
+    const uint16_t s[] = { 'H', 0x00e9, 0x20ac, '\r', '\n', '!', 0xd800, 0 };
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_OUTPUT_STRING), fw.con_out, put(s, sizeof(s))), EFI_SUCCESS);
+    ck_assert_str_eq(console_text(), "H\xc3\xa9\xe2\x82\xac\n!\xef\xbf\xbd");
+}
+END_TEST
+
+START_TEST(output_string_prints_long_strings_whole)
+{
+    uint16_t s[701];
+    for (unsigned i = 0; i < 700; i++)
+        s[i] = (uint16_t)('a' + i % 26);
+    s[700] = 0;
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_OUTPUT_STRING), fw.con_out, put(s, sizeof(s))), EFI_SUCCESS);
+    const char *out = console_text();
+    ck_assert_uint_eq(strlen(out), 700);
+    ck_assert_int_eq(out[699], 'a' + 699 % 26);
+}
+END_TEST
+
+START_TEST(output_string_running_off_ram_prints_nothing)
+{
+    uint16_t *end = hp(RAM_SIZE - 4);
+    end[0] = 'A';
+    end[1] = 'B';   /* no terminator before the end of RAM */
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_OUTPUT_STRING), fw.con_out, RAM_SIZE - 4), EFI_INVALID_PARAMETER);
+    ck_assert_str_eq(console_text(), "");
+}
+END_TEST
+
+START_TEST(conout_query_mode_offers_80x25_only)
+{
+    uint64_t cols = put_u64(0), rows = put_u64(0);
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_QUERY_MODE), fw.con_out, 0, cols, rows), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(cols), 80);
+    ck_assert_uint_eq(rd64(rows), 25);
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_QUERY_MODE), fw.con_out, 1, cols, rows), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(1), fw.con_in, scratch(8)), EFI_NOT_READY);
+}
+END_TEST
+
+/* ---- SetVirtualAddressMap -------------------------------------------------------------- */
+
+#define VA_CODE 0xfffffffeffe00000ULL
+#define VA_DATA 0xfffffffeffd00000ULL
+
+/* The runtime descriptors of the firmware's map, relocated as the kernel
+ * does (efi_map_regions): code and data at unrelated virtual addresses. */
+static uint64_t virtual_map(uint64_t *size)
+{
+    uint64_t map = scratch(MEMMAP_MAX_ENTRIES * DESC_SIZE), n = 0;
+    for (unsigned i = 0; i < fw.map.n; i++) {
+        const struct memmap_entry *e = &fw.map.e[i];
+        if (!(e->attribute & EFI_MEMORY_RUNTIME))
+            continue;
+        struct efi_memory_descriptor d = { e->type, 0, e->start, 0, e->pages, e->attribute };
+        d.virtual_start = e->type == EFI_RUNTIME_SERVICES_CODE ? VA_CODE : VA_DATA;
+        memcpy(hp(map + n * DESC_SIZE), &d, sizeof(d));
+        n++;
+    }
+    *size = n * DESC_SIZE;
+    return map;
+}
+
+START_TEST(set_virtual_address_map_before_exit_is_unsupported)
+{
+    uint64_t size, map = virtual_map(&size);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_UNSUPPORTED);
+    ck_assert(!fw.virtual_mode);
+    ck_assert_uint_eq(rd64(fw.rt + 24), firmware_thunk(&fw, FW_ID_RT(0)));
+}
+END_TEST
+
+START_TEST(set_virtual_address_map_moves_the_runtime_pointers)
+{
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), put_guid(GUID_BOOT_MEMMAP), 0x600000), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t size, map = virtual_map(&size);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_SUCCESS);
+    const uint64_t code_pa = FW_BASE + FW_RT_CODE_OFFSET, data_pa = FW_BASE + FW_RT_DATA_OFFSET;
+    const uint64_t *rt = hp(fw.rt + 24);
+    for (unsigned i = 0; i < EFI_RUNTIME_SERVICES_COUNT; i++)
+        ck_assert_uint_eq(rt[i], VA_CODE + (firmware_thunk(&fw, FW_ID_RT(i)) - code_pa));
+    const struct efi_system_table *st = systab();
+    ck_assert_uint_eq(st->runtime_services, VA_DATA + (fw.rt - data_pa));
+    ck_assert_uint_eq(st->firmware_vendor, VA_DATA + (fw.vendor - data_pa));
+    ck_assert_uint_eq(st->configuration_table, VA_DATA + (fw.config_tables - data_pa));
+    ck_assert_uint_eq(st->number_of_table_entries, 1);
+    ck_assert(crc_ok(fw.rt));
+    ck_assert(crc_ok(fw.systab));
+    ck_assert(fw.virtual_mode);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_UNSUPPORTED);   /* only once */
+}
+END_TEST
+
+START_TEST(set_virtual_address_map_refuses_bad_maps)
+{
+    exit_boot_services();
+    uint64_t size, map = virtual_map(&size);
+    const unsigned id = RT(SET_VIRTUAL_ADDRESS_MAP);
+    ck_assert_uint_eq(CALL(id, size, DESC_SIZE, 2, map), EFI_INVALID_PARAMETER);                /* version */
+    ck_assert_uint_eq(CALL(id, size, 32, EFI_MEMORY_DESCRIPTOR_VERSION, map), EFI_INVALID_PARAMETER);  /* stride < 40 */
+    ck_assert_uint_eq(CALL(id, size - 1, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(id, 0, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(id, DESC_SIZE, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_INVALID_PARAMETER);                                                    /* code only */
+    ck_assert_uint_eq(CALL(id, size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, RAM_SIZE - DESC_SIZE),
+                      EFI_INVALID_PARAMETER);                                                    /* outside the map */
+    ck_assert_uint_eq(CALL(id, size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, GiB(1)), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(id, 1ULL << 40, 1ULL << 20, EFI_MEMORY_DESCRIPTOR_VERSION, map), EFI_INVALID_PARAMETER);
+    ck_assert(!fw.virtual_mode);
+    ck_assert_uint_eq(rd64(fw.rt + 24), firmware_thunk(&fw, FW_ID_RT(0)));
+    ck_assert(crc_ok(fw.rt));
+}
+END_TEST
+
+/* After SetVirtualAddressMap the kernel calls with its own page tables and
+ * kernel-virtual pointers: here the first 16 MiB appear both at 0 and at
+ * the direct map 0xffff888000000000 (2 MiB pages), and the stack and all
+ * arguments are direct-map addresses. */
+#define DIRECT_MAP 0xffff888000000000ULL
+
+START_TEST(runtime_services_follow_the_guests_page_tables)
+{
+    ck_assert_uint_eq(set_var("Virt", GUID_TEST, ATTR_BS_RT, "paged", 5), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t size, map = virtual_map(&size);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_SUCCESS);
+    uint64_t pml4 = scratch(0x2000);
+    pml4 = (pml4 + 0xfff) & ~0xfffULL;
+    uint64_t pdpt = (scratch(0x2000) + 0xfff) & ~0xfffULL, pd = (scratch(0x2000) + 0xfff) & ~0xfffULL;
+    memset(hp(pml4), 0, 4096);
+    memset(hp(pdpt), 0, 4096);
+    memset(hp(pd), 0, 4096);
+    wr64(pml4 + 8 * 0, pdpt | 3);
+    wr64(pml4 + 8 * ((DIRECT_MAP >> 39) & 511), pdpt | 3);
+    wr64(pdpt, pd | 3);
+    for (unsigned i = 0; i < RAM_SIZE >> 21; i++)
+        wr64(pd + 8 * i, ((uint64_t)i << 21) | 0x83);
+    uint64_t name = put_ucs2("Virt"), guid = put_guid(GUID_TEST), size_p = put_u64(16), data = scratch(16);
+    cur_view = (struct guest_view){ &gm, pml4, false };
+    cur_rsp = DIRECT_MAP + STACK_TOP;
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), DIRECT_MAP + name, DIRECT_MAP + guid, 0, DIRECT_MAP + size_p,
+                           DIRECT_MAP + data),
+                      EFI_SUCCESS);
+    ck_assert_mem_eq(hp(data), "paged", 5);
+    ck_assert_uint_eq(rd64(size_p), 5);
+    /* An address the guest's tables do not map. */
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), 0x0000400000000000ULL + name, DIRECT_MAP + guid, 0,
+                           DIRECT_MAP + size_p, DIRECT_MAP + data),
+                      EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+/* ---- hostile arguments --------------------------------------------------------------- */
+
+#define H_GOOD  (SCRATCH + 0x100000)   /* a u64 holding 0x10000 */
+#define H_GOOD2 (SCRATCH + 0x100100)
+#define H_GUID  (SCRATCH + 0x100200)   /* a GUID */
+#define H_NAME  (SCRATCH + 0x100300)   /* L"Foo" */
+#define H_DPP   (SCRATCH + 0x100400)   /* a device path pointer to the last 2 bytes of RAM */
+#define H_END   (RAM_SIZE - 4)         /* 4 bytes of RAM left */
+#define H_OUT   (RAM_SIZE + 0x1000)
+#define H_IMAGE 0x1111111111111111ULL  /* replaced by the image handle */
+#define H_HUGE  (1ULL << 40)
+
+static const struct hostile {
+    const char *what;
+    unsigned id;
+    uint64_t a[6];
+} hostile[] = {
+    { "GetMemoryMap(MapSize outside RAM)", FW_ID_BS(BS_GET_MEMORY_MAP), { H_OUT, H_GOOD2, H_GOOD2, 0, 0 } },
+    { "GetMemoryMap(MapSize spanning the end)", FW_ID_BS(BS_GET_MEMORY_MAP), { H_END, H_GOOD2, H_GOOD2, 0, 0 } },
+    { "GetMemoryMap(MapSize NULL)", FW_ID_BS(BS_GET_MEMORY_MAP), { 0, H_GOOD2, H_GOOD2, 0, 0 } },
+    { "GetMemoryMap(Map spanning the end)", FW_ID_BS(BS_GET_MEMORY_MAP), { H_GOOD, H_END, H_GOOD2, 0, 0 } },
+    { "GetMemoryMap(Map NULL)", FW_ID_BS(BS_GET_MEMORY_MAP), { H_GOOD, 0, H_GOOD2, 0, 0 } },
+    { "GetMemoryMap(DescriptorSize outside)", FW_ID_BS(BS_GET_MEMORY_MAP), { H_GOOD, H_GOOD2, H_GOOD2, H_OUT, 0 } },
+    { "AllocatePages(Memory NULL)", FW_ID_BS(BS_ALLOCATE_PAGES), { 0, EFI_LOADER_DATA, 1, 0 } },
+    { "AllocatePages(Memory outside)", FW_ID_BS(BS_ALLOCATE_PAGES), { 0, EFI_LOADER_DATA, 1, H_OUT } },
+    { "AllocatePages(Memory spanning)", FW_ID_BS(BS_ALLOCATE_PAGES), { 0, EFI_LOADER_DATA, 1, H_END } },
+    { "AllocatePages(2^40 pages)", FW_ID_BS(BS_ALLOCATE_PAGES), { 0, EFI_LOADER_DATA, H_HUGE, H_GOOD } },
+    { "AllocatePool(2^40 bytes)", FW_ID_BS(BS_ALLOCATE_POOL), { EFI_LOADER_DATA, H_HUGE, H_GOOD } },
+    { "AllocatePool(all ones)", FW_ID_BS(BS_ALLOCATE_POOL), { EFI_LOADER_DATA, UINT64_MAX, H_GOOD } },
+    { "AllocatePool(Buffer outside)", FW_ID_BS(BS_ALLOCATE_POOL), { EFI_LOADER_DATA, 16, H_OUT } },
+    { "AllocatePool(conventional)", FW_ID_BS(BS_ALLOCATE_POOL), { EFI_CONVENTIONAL_MEMORY, 16, H_GOOD } },
+    { "FreePages(outside)", FW_ID_BS(BS_FREE_PAGES), { H_OUT & ~0xfffULL, 1 } },
+    { "FreePages(all pages)", FW_ID_BS(BS_FREE_PAGES), { 0, UINT64_MAX } },
+    { "FreePool(not a pool)", FW_ID_BS(BS_FREE_POOL), { 0x12345 } },
+    { "HandleProtocol(Protocol outside)", FW_ID_BS(BS_HANDLE_PROTOCOL), { H_IMAGE, H_OUT, H_GOOD } },
+    { "HandleProtocol(Interface spanning)", FW_ID_BS(BS_HANDLE_PROTOCOL), { H_IMAGE, H_GUID, H_END } },
+    { "LocateProtocol(Protocol spanning)", FW_ID_BS(BS_LOCATE_PROTOCOL), { H_END, 0, H_GOOD } },
+    { "LocateProtocol(Interface NULL)", FW_ID_BS(BS_LOCATE_PROTOCOL), { H_GUID, 0, 0 } },
+    { "LocateHandle(Protocol NULL)", FW_ID_BS(BS_LOCATE_HANDLE), { EFI_BY_PROTOCOL, 0, 0, H_GOOD, H_GOOD2 } },
+    { "LocateHandle(BufferSize outside)", FW_ID_BS(BS_LOCATE_HANDLE), { EFI_ALL_HANDLES, 0, 0, H_OUT, H_GOOD2 } },
+    { "LocateHandle(Buffer spanning)", FW_ID_BS(BS_LOCATE_HANDLE), { EFI_ALL_HANDLES, 0, 0, H_GOOD, H_END } },
+    { "LocateHandle(SearchType 7)", FW_ID_BS(BS_LOCATE_HANDLE), { 7, 0, 0, H_GOOD, H_GOOD2 } },
+    { "LocateHandleBuffer(NoHandles outside)", FW_ID_BS(BS_LOCATE_HANDLE_BUFFER), { EFI_ALL_HANDLES, 0, 0, H_OUT, H_GOOD } },
+    { "LocateDevicePath(DevicePath outside)", FW_ID_BS(BS_LOCATE_DEVICE_PATH), { H_GUID, H_OUT, H_GOOD } },
+    { "LocateDevicePath(path at the end)", FW_ID_BS(BS_LOCATE_DEVICE_PATH), { H_GUID, H_DPP, H_GOOD } },
+    { "InstallConfigurationTable(Guid NULL)", FW_ID_BS(BS_INSTALL_CONFIGURATION_TABLE), { 0, 0x600000 } },
+    { "InstallConfigurationTable(Guid outside)", FW_ID_BS(BS_INSTALL_CONFIGURATION_TABLE), { H_OUT, 0x600000 } },
+    { "CalculateCrc32(Data spanning)", FW_ID_BS(BS_CALCULATE_CRC32), { H_END, 16, H_GOOD } },
+    { "CalculateCrc32(2^40 bytes)", FW_ID_BS(BS_CALCULATE_CRC32), { H_GOOD, H_HUGE, H_GOOD2 } },
+    { "CalculateCrc32(Crc32 outside)", FW_ID_BS(BS_CALCULATE_CRC32), { H_GOOD, 16, H_OUT } },
+    { "CalculateCrc32(Data NULL)", FW_ID_BS(BS_CALCULATE_CRC32), { 0, 16, H_GOOD } },
+    { "CopyMem(Destination outside)", FW_ID_BS(BS_COPY_MEM), { H_OUT, H_GOOD, 16 } },
+    { "CopyMem(Source spanning)", FW_ID_BS(BS_COPY_MEM), { H_GOOD, H_END, 16 } },
+    { "CopyMem(Destination spanning)", FW_ID_BS(BS_COPY_MEM), { H_END, H_GOOD, 8 } },
+    { "CopyMem(2^40 bytes)", FW_ID_BS(BS_COPY_MEM), { H_GOOD, H_GOOD2, H_HUGE } },
+    { "SetMem(spanning)", FW_ID_BS(BS_SET_MEM), { H_END, 16, 0 } },
+    { "SetMem(all ones bytes)", FW_ID_BS(BS_SET_MEM), { H_GOOD, UINT64_MAX, 0 } },
+    { "GetNextMonotonicCount(outside)", FW_ID_BS(BS_GET_NEXT_MONOTONIC_COUNT), { H_OUT } },
+    { "OutputString(NULL)", FW_ID_CONOUT(CONOUT_OUTPUT_STRING), { 0, 0 } },
+    { "OutputString(outside)", FW_ID_CONOUT(CONOUT_OUTPUT_STRING), { 0, H_OUT } },
+    { "QueryMode(Columns outside)", FW_ID_CONOUT(CONOUT_QUERY_MODE), { 0, 0, H_OUT, H_GOOD } },
+    { "GetVariable(Name outside)", FW_ID_RT(RT_GET_VARIABLE), { H_OUT, H_GUID, 0, H_GOOD, H_GOOD2 } },
+    { "GetVariable(Guid NULL)", FW_ID_RT(RT_GET_VARIABLE), { H_NAME, 0, 0, H_GOOD, H_GOOD2 } },
+    { "GetVariable(DataSize outside)", FW_ID_RT(RT_GET_VARIABLE), { H_NAME, H_GUID, 0, H_OUT, H_GOOD2 } },
+    { "SetVariable(Data spanning)", FW_ID_RT(RT_SET_VARIABLE), { H_NAME, H_GUID, ATTR_BS, 16, H_END } },
+    { "SetVariable(2^40 bytes)", FW_ID_RT(RT_SET_VARIABLE), { H_NAME, H_GUID, ATTR_BS, H_HUGE, H_GOOD } },
+    { "GetNextVariableName(Name outside)", FW_ID_RT(RT_GET_NEXT_VARIABLE_NAME), { H_GOOD, H_OUT, H_GUID } },
+    { "GetTime(spanning)", FW_ID_RT(RT_GET_TIME), { H_END, 0 } },
+    { "QueryVariableInfo(outside)", FW_ID_RT(RT_QUERY_VARIABLE_INFO), { ATTR_BS, H_OUT, H_GOOD, H_GOOD2 } },
+    { "GetNextHighMonotonicCount(NULL)", FW_ID_RT(RT_GET_NEXT_HIGH_MONOTONIC_COUNT), { 0 } },
+    { "SetVirtualAddressMap(before EBS)", FW_ID_RT(RT_SET_VIRTUAL_ADDRESS_MAP), { H_HUGE, 48, 1, H_OUT } },
+};
+
+START_TEST(hostile_arguments_give_errors_and_change_nothing)
+{
+    const efi_guid_t g = GUID_TEST;
+    memcpy(hp(H_GUID), &g, sizeof(g));
+    const uint16_t foo[] = { 'F', 'o', 'o', 0 };
+    memcpy(hp(H_NAME), foo, sizeof(foo));
+    wr64(H_DPP, RAM_SIZE - 2);
+    ck_assert_uint_eq(set_var("Foo", GUID_TEST, ATTR_BS, "bar", 3), EFI_SUCCESS);
+    uint64_t key = fw.map.key, tables = systab()->number_of_table_entries;
+    for (unsigned i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+        const struct hostile *h = &hostile[i];
+        uint64_t a[6];
+        for (unsigned j = 0; j < 6; j++)
+            a[j] = h->a[j] == H_IMAGE ? fw.image_handle : h->a[j];
+        wr64(H_GOOD, 0x10000);
+        wr64(H_GOOD2, 0);
+        efi_status_t s = call_args(h->id, a, 6);
+        ck_assert_msg(is_error(s), "%s returned %s", h->what, efi_status_name(s));
+        ck_assert_msg(fw.map.key == key, "%s changed the memory map", h->what);
+        ck_assert_msg(systab()->number_of_table_entries == tables, "%s changed the configuration tables", h->what);
+        ck_assert_msg(fw.stop == FW_RUN, "%s stopped the VM", h->what);
+    }
+    ck_assert_str_eq(console_text(), "");
+}
+END_TEST
+
+START_TEST(unreadable_stack_arguments_give_invalid_parameter)
+{
+    uint64_t size_p = put_u64(0);
+    uint64_t rsps[] = { RAM_SIZE - 0x28, RAM_SIZE - 0x2c, RAM_SIZE + 0x1000, 0x0000800000000000ULL };
+    for (unsigned i = 0; i < sizeof(rsps) / sizeof(rsps[0]); i++) {
+        struct fw_call c = { .rcx = size_p, .rdx = 0, .r8 = 0, .r9 = 0, .rsp = rsps[i], .view = cur_view };
+        ck_assert_uint_eq(firmware_call(&fw, BS(GET_MEMORY_MAP), &c), EFI_INVALID_PARAMETER);
+        ck_assert_uint_eq(rd64(size_p), 0);
+    }
+    ck_assert_ptr_nonnull(strstr(log_text(), "stack argument 5"));
+}
+END_TEST
+
+START_TEST(unknown_service_ids_are_unsupported)
+{
+    const unsigned ids[] = { 0, FW_ID_BS(EFI_BOOT_SERVICES_COUNT), FW_ID_RT(0) - 1, FW_ID_RT(EFI_RUNTIME_SERVICES_COUNT),
+                             FW_ID_CONOUT(9), FW_ID_CONIN(2), 200, FW_ID_EXCEPTION(14), FW_ID_IMAGE_RETURN,
+                             FW_MAX_THUNKS - 1, FW_MAX_THUNKS, 100000, 0xffffffffu };
+    for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        ck_assert_uint_eq(CALL(ids[i], 1, 2, 3, 4), EFI_UNSUPPORTED);
+        ck_assert_ptr_null(firmware_service_name(ids[i]));
+    }
+    ck_assert_ptr_nonnull(strstr(log_text(), "unknown service ID 4294967295"));
+}
+END_TEST
+
+START_TEST(unimplemented_services_are_unsupported_and_reported_once)
+{
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT), 0, 0, 0, 0, scratch(8)), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT), 0, 0, 0, 0, scratch(8)), EFI_UNSUPPORTED);
+    const char *log = log_text(), *first = strstr(log, "CreateEvent");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "CreateEvent"));
+    ck_assert_uint_eq(fw.calls_by_id[BS(CREATE_EVENT)], 2);
+}
+END_TEST
+
+START_TEST(trace_writes_one_json_line_per_call)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *t = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(t);
+    fw.cfg.trace = t;
+    fw.cfg.trace_limit = 1 << 20;
+    uint64_t size_p = put_u64(0);
+    efi_status_t s1 = CALL(BS(GET_MEMORY_MAP), size_p, 0, 0, 0, 0);
+    efi_status_t s2 = CALL(77777, 0);
+    fw.cfg.trace = NULL;
+    fclose(t);
+    bool one = buf && strstr(buf, "\"call\":\"GetMemoryMap\"") && strstr(buf, "\"status\":\"EFI_BUFFER_TOO_SMALL\"");
+    bool two = buf && strstr(buf, "\"call\":\"unknown\"") && strstr(buf, "\"id\":77777");
+    unsigned lines = 0;
+    for (size_t i = 0; buf && i < len; i++)
+        lines += buf[i] == '\n';
+    bool starts = buf && buf[0] == '{';
+    free(buf);
+    ck_assert_uint_eq(s1, EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(s2, EFI_UNSUPPORTED);
+    ck_assert(one);
+    ck_assert(two);
+    ck_assert(starts);
+    ck_assert_uint_eq(lines, 2);
+}
+END_TEST
+
+START_TEST(trace_stops_at_its_limit_and_says_so_once)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *t = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(t);
+    fw.cfg.trace = t;
+    fw.cfg.trace_limit = 400;
+    uint64_t c_p = put_u64(0);
+    for (int i = 0; i < 20; i++)
+        CALL(BS(GET_NEXT_MONOTONIC_COUNT), c_p);
+    fw.cfg.trace = NULL;
+    fclose(t);
+    size_t traced = len;
+    free(buf);
+    ck_assert_uint_gt(traced, 0);
+    ck_assert_uint_le(traced, 400);
+    const char *log = log_text(), *first = strstr(log, "trace limit");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "trace limit"));
+}
+END_TEST
+
+/* ---- fault injection (--inject) ---------------------------------------------------- */
+
+START_TEST(inject_specs_parse_and_bad_ones_are_refused)
+{
+    struct inject in;
+    char err[128];
+    memset(&in, 0, sizeof(in));
+    ck_assert_int_eq(inject_parse(&in, "gmm-too-small", err, sizeof(err)), 0);
+    ck_assert(in.on[INJECT_GMM_TOO_SMALL]);
+    ck_assert_uint_eq(in.value[INJECT_GMM_TOO_SMALL], 1);
+    ck_assert_int_eq(inject_parse(&in, "alloc-pages-above:0x100000000", err, sizeof(err)), 0);
+    ck_assert_uint_eq(in.value[INJECT_ALLOC_PAGES_ABOVE], 0x100000000ULL);
+    const char *bad[] = { "alloc-pages-fail", "alloc-pages-fail:0", "alloc-pages-fail:x", "ebs-stale-key:1",
+                          "gmm-too-small:", "gmm", "nonsense:3", "" };
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = 0;
+        ck_assert_msg(inject_parse(&in, bad[i], err, sizeof(err)) == -1, "\"%s\" accepted", bad[i]);
+        ck_assert_ptr_nonnull(strstr(err, "--inject"));
+    }
+    ck_assert(!in.on[INJECT_ALLOC_PAGES_FAIL]);
+}
+END_TEST
+
+START_TEST(injected_stale_key_and_short_map_exercise_the_stub_retries)
+{
+    fw.cfg.inject.on[INJECT_GMM_TOO_SMALL] = true;
+    fw.cfg.inject.value[INJECT_GMM_TOO_SMALL] = 2;
+    fw.cfg.inject.on[INJECT_EBS_STALE_KEY] = true;
+    uint64_t size_p = put_u64(0), key_p = put_u64(0), dsize_p = put_u64(0), dver_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, 0, key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+    uint64_t size = rd64(size_p) + 4 * DESC_SIZE, map = scratch(size);
+    for (int i = 0; i < 2; i++) {
+        wr64(size_p, size);
+        ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, map, key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+    }
+    wr64(size_p, size);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, map, key_p, dsize_p, dver_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, rd64(key_p)), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_BOOT);
+    uint64_t key = map_key();
+    ck_assert_uint_ne(key, rd64(key_p));   /* the map "changed" */
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, key), EFI_SUCCESS);
+    ck_assert_ptr_nonnull(strstr(log_text(), "injected fault ebs-stale-key"));
+}
+END_TEST
+
+START_TEST(injected_allocation_failures_leave_the_map_as_it_was)
+{
+    fw.cfg.inject.on[INJECT_ALLOC_PAGES_FAIL] = true;
+    fw.cfg.inject.value[INJECT_ALLOC_PAGES_FAIL] = 2;
+    fw.cfg.inject.on[INJECT_ALLOC_PAGES_ABOVE] = true;
+    fw.cfg.inject.value[INJECT_ALLOC_PAGES_ABOVE] = MiB(8);
+    fw.cfg.inject.on[INJECT_ALLOC_POOL_FAIL] = true;
+    fw.cfg.inject.value[INJECT_ALLOC_POOL_FAIL] = 1;
+    uint64_t mem_p = put_u64(MiB(4));
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ADDRESS, EFI_LOADER_DATA, 1, mem_p), EFI_SUCCESS);
+    unsigned n = fw.map.n;
+    wr64(mem_p, MiB(5));
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ADDRESS, EFI_LOADER_DATA, 1, mem_p),
+                      EFI_OUT_OF_RESOURCES);                                   /* the 2nd call */
+    ck_assert_int_eq(memmap_type_at(&fw.map, MiB(5)), EFI_CONVENTIONAL_MEMORY);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_DATA, 1, mem_p),
+                      EFI_OUT_OF_RESOURCES);                                   /* top of RAM is above 8 MiB */
+    ck_assert_uint_eq(fw.map.n, n);
+    ck_assert_int_eq(memmap_type_at(&fw.map, RAM_SIZE - 0x1000), EFI_CONVENTIONAL_MEMORY);
+    wr64(mem_p, MiB(7));
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, 1, mem_p), EFI_SUCCESS);
+    ck_assert_uint_lt(rd64(mem_p), MiB(8));
+    uint64_t buf_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), EFI_LOADER_DATA, 64, buf_p), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), EFI_LOADER_DATA, 64, buf_p), EFI_SUCCESS);
+}
+END_TEST
+
+START_TEST(injected_protocol_and_variable_faults)
+{
+    fw.cfg.inject.on[INJECT_NO_LOADED_IMAGE] = true;
+    fw.cfg.inject.on[INJECT_GETVAR_ERROR] = true;
+    uint64_t iface_p = put_u64(0x1234);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.image_handle, put_guid(GUID_LOADED_IMAGE), iface_p),
+                      EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(iface_p), 0);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.con_out_handle, put_guid(GUID_SIMPLE_TEXT_OUTPUT), iface_p),
+                      EFI_SUCCESS);   /* other protocols unaffected */
+    uint64_t size_p = put_u64(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("SecureBoot"), put_guid(GUID_GLOBAL_VARIABLE), 0, size_p,
+                           scratch(8)),
+                      EFI_DEVICE_ERROR);
+    ck_assert_uint_eq(rd64(size_p), 8);
+}
+END_TEST
+
+/* ---- RAM above the hole ------------------------------------------------------------------ */
+
+START_TEST(firmware_map_covers_ram_on_both_sides_of_the_hole)
+{
+    const uint64_t size = GiB(3) + MiB(64);
+    uint8_t *big = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ck_assert_ptr_ne(big, MAP_FAILED);
+    struct guest_mem bgm;
+    guest_mem_init(&bgm, big, size);
+    struct firmware *f = malloc(sizeof(*f));
+    struct fw_config cfg = { .base = FW_BASE };
+    int rc = f ? firmware_init(f, &bgm, &cfg) : -1;
+    int low = rc ? -2 : memmap_type_at(&f->map, GiB(3) - 1);
+    int hole = rc ? -2 : memmap_type_at(&f->map, GiB(3));
+    int high = rc ? -2 : memmap_type_at(&f->map, GiB(4) + MiB(64) - 1);
+    int past = rc ? -2 : memmap_type_at(&f->map, GiB(4) + MiB(64));
+    uint64_t a = UINT64_MAX;
+    efi_status_t s = rc ? EFI_LOAD_ERROR : memmap_allocate(&f->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, 1, &a);
+    if (f)
+        firmware_free(f);
+    free(f);
+    munmap(big, size);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(low, EFI_CONVENTIONAL_MEMORY);
+    ck_assert_int_eq(hole, -1);
+    ck_assert_int_eq(high, EFI_CONVENTIONAL_MEMORY);
+    ck_assert_int_eq(past, -1);
+    ck_assert_uint_eq(s, EFI_SUCCESS);
+    ck_assert_uint_eq(a, GiB(4) + MiB(64) - 0x1000);
+}
+END_TEST
+
+Suite *firmware_suite(void)
+{
+    Suite *s = suite_create("firmware");
+    struct { const char *name; const TTest *tests[24]; } groups[] = {
+        { "tables", { tables_have_signatures_revisions_and_header_sizes, tables_carry_a_valid_crc32,
+                      system_table_points_at_the_firmwares_structures, firmware_vendor_is_a_readable_ucs2_string,
+                      service_pointers_are_thunks_calling_their_own_id,
+                      test_service_constants_name_the_right_services,
+                      firmware_memory_is_runtime_and_boot_services_memory,
+                      firmware_init_refuses_a_base_it_cannot_use } },
+        { "memory", { get_memory_map_size_probe_fills_size_and_descriptor_info,
+                      get_memory_map_returns_every_descriptor_and_the_key,
+                      map_key_changes_after_allocate_and_free_pages, map_key_changes_after_allocate_and_free_pool,
+                      failed_memory_calls_leave_the_map_key_alone, allocate_pages_service_honours_each_allocate_type,
+                      free_pool_null_is_harmless } },
+        { "exit-boot-services", { exit_boot_services_refuses_a_stale_key_then_accepts_a_fresh_one,
+                                  exit_boot_services_needs_the_image_handle,
+                                  exit_boot_services_clears_boot_time_fields_and_keeps_the_crc_valid,
+                                  boot_services_after_exit_are_unsupported } },
+        { "variables", { get_variable_not_found_leaves_data_size_untouched,
+                         set_then_get_variable_round_trips_data_and_attributes,
+                         get_variable_too_small_reports_the_size_and_writes_no_data,
+                         get_next_variable_name_walks_in_creation_order,
+                         get_next_variable_name_too_small_reports_the_size, setting_size_zero_deletes_a_variable,
+                         set_variable_refuses_bad_attributes_and_names, append_write_extends_a_variable,
+                         runtime_get_variable_works_after_exit_boot_services,
+                         variables_without_runtime_access_vanish_after_exit_boot_services,
+                         query_variable_info_reports_the_store, get_variable_with_null_data_size_is_invalid,
+                         get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid } },
+        { "protocols", { locate_protocol_not_found_sets_interface_to_null, locate_protocol_finds_the_console,
+                         locate_handle_for_gop_is_not_found, locate_handle_reports_the_size_then_the_handles,
+                         locate_handle_buffer_returns_a_pool_of_handles,
+                         locate_device_path_for_the_initrd_is_exactly_not_found,
+                         handle_protocol_loaded_image_describes_the_image, firmware_set_image_updates_the_loaded_image,
+                         handle_protocol_on_unknown_handles_and_protocols, rng_protocol_reports_the_raw_algorithm,
+                         rng_with_a_seed_is_deterministic_and_checks_its_arguments } },
+        { "config-tables", { install_configuration_table_adds_replaces_and_removes,
+                             configuration_table_array_has_a_bound,
+                             install_configuration_table_never_follows_a_guest_count_out_of_ram } },
+        { "misc", { calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, set_mem_fills_exactly_the_buffer,
+                    monotonic_count_tpl_and_watchdog, exit_and_reset_system_stop_the_vm,
+                    get_time_gives_a_plausible_date } },
+        { "console", { output_string_converts_ucs2_to_utf8_and_drops_cr, output_string_prints_long_strings_whole,
+                       output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only } },
+        { "virtual-mode", { set_virtual_address_map_before_exit_is_unsupported,
+                            set_virtual_address_map_moves_the_runtime_pointers,
+                            set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables } },
+        { "inject", { inject_specs_parse_and_bad_ones_are_refused,
+                      injected_stale_key_and_short_map_exercise_the_stub_retries,
+                      injected_allocation_failures_leave_the_map_as_it_was, injected_protocol_and_variable_faults } },
+        { "hostile", { hostile_arguments_give_errors_and_change_nothing,
+                       unreadable_stack_arguments_give_invalid_parameter, unknown_service_ids_are_unsupported,
+                       unimplemented_services_are_unsupported_and_reported_once, trace_writes_one_json_line_per_call,
+                       trace_stops_at_its_limit_and_says_so_once,
+                       firmware_map_covers_ram_on_both_sides_of_the_hole } },
+    };
+    for (unsigned g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+        TCase *tc = tcase_create(groups[g].name);
+        tcase_add_checked_fixture(tc, fw_setup, fw_teardown);
+        tcase_set_timeout(tc, 30);
+        for (unsigned i = 0; i < 24 && groups[g].tests[i]; i++)
+            tcase_add_test(tc, groups[g].tests[i]);
+        suite_add_tcase(s, tc);
+    }
+    return s;
+}

@@ -1,0 +1,213 @@
+/* vmm/x86_setup.c: the long-mode state the vCPU starts in. The page tables
+ * are checked by walking them with guest_view (cr3 = LAYOUT_PML4), the
+ * descriptors against Intel SDM vol. 3A sections 3.4.5 and 6.14.1. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "suites.h"
+#include "../../vmm/layout.h"
+#include "../../vmm/x86_setup.h"
+
+#define MiB(n) ((uint64_t)(n) << 20)
+#define GiB(n) ((uint64_t)(n) << 30)
+#define PTE_NX (1ULL << 63)
+
+#define RAM_SIZE MiB(64)
+static uint8_t *ram;
+static struct guest_mem gm;
+
+static void setup(void)
+{
+    ram = calloc(1, RAM_SIZE);
+    ck_assert_ptr_nonnull(ram);
+    guest_mem_init(&gm, ram, RAM_SIZE);
+}
+
+static void teardown(void)
+{
+    free(ram);
+    ram = NULL;
+}
+
+static bool identity(const struct guest_mem *m, uint64_t va)
+{
+    struct guest_view v = { m, LAYOUT_PML4, false };
+    uint64_t pa = ~0ULL;
+    return guest_view_translate(&v, va, &pa) && pa == va;
+}
+
+static uint64_t pde(uint64_t va)
+{
+    uint64_t e;
+    memcpy(&e, ram + LAYOUT_PD + 8 * (va >> 21), 8);
+    return e;
+}
+
+START_TEST(page_tables_identity_map_4g_with_2m_pages)
+{
+    ck_assert_int_eq(x86_setup_page_tables(&gm), 4);
+    const uint64_t probes[] = { 0, 0x1000, 0x123456, LAYOUT_PML4, RAM_SIZE - 1, GiB(1) + 0x1234,
+                                GiB(3) - 1, 0xfee00000, GiB(4) - 1 };
+    for (unsigned i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+        ck_assert_msg(identity(&gm, probes[i]), "0x%llx is not identity-mapped", (unsigned long long)probes[i]);
+    struct guest_view v = { &gm, LAYOUT_PML4, false };
+    uint64_t pa;
+    ck_assert(!guest_view_translate(&v, GiB(4), &pa));
+    ck_assert(!guest_view_translate(&v, 0xffff800000000000ULL, &pa));
+    ck_assert_uint_eq(pde(0x200000), 0x200000 | 0x83);   /* present, writable, 2 MiB */
+}
+END_TEST
+
+START_TEST(page_tables_reach_the_top_of_ram_above_4g)
+{
+    const uint64_t size = GiB(5);   /* 3 GiB low, 2 GiB from 4 GiB: top at 6 GiB */
+    uint8_t *big = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ck_assert_ptr_ne(big, MAP_FAILED);
+    struct guest_mem bgm;
+    guest_mem_init(&bgm, big, size);
+    int n = x86_setup_page_tables(&bgm);
+    bool low = identity(&bgm, GiB(2) + 0x5000), high = identity(&bgm, GiB(5) + 0x12345);
+    bool top = identity(&bgm, GiB(6) - 1), past = identity(&bgm, GiB(6));
+    munmap(big, size);
+    ck_assert_int_eq(n, 6);
+    ck_assert(low);
+    ck_assert(high);
+    ck_assert(top);
+    ck_assert(!past);
+}
+END_TEST
+
+START_TEST(page_tables_refuse_more_than_the_layout_allows)
+{
+    struct guest_mem huge;
+    guest_mem_init(&huge, ram, (uint64_t)LAYOUT_MAX_PD << 30);   /* top = 65 GiB: one PD too many */
+    ck_assert_int_eq(x86_setup_page_tables(&huge), -1);
+    struct guest_mem tiny;
+    guest_mem_init(&tiny, ram, LAYOUT_PML4);                       /* no room for the tables */
+    ck_assert_int_eq(x86_setup_page_tables(&tiny), -1);
+}
+END_TEST
+
+START_TEST(nx_is_set_outside_the_kept_ranges_and_cleared_again)
+{
+    ck_assert_int_eq(x86_setup_page_tables(&gm), 4);
+    const uint64_t keep[2][2] = { { MiB(16), MiB(20) }, { MiB(33), MiB(33) + 0x1000 } };
+    x86_set_nx_outside(&gm, keep, 2, true);
+    ck_assert_uint_eq(pde(MiB(14)) & PTE_NX, PTE_NX);
+    ck_assert_uint_eq(pde(MiB(16)) & PTE_NX, 0);
+    ck_assert_uint_eq(pde(MiB(18)) & PTE_NX, 0);
+    ck_assert_uint_eq(pde(MiB(20)) & PTE_NX, PTE_NX);
+    ck_assert_uint_eq(pde(MiB(32)) & PTE_NX, 0);      /* one 4 KiB page keeps its 2 MiB page */
+    ck_assert_uint_eq(pde(GiB(4) - MiB(2)) & PTE_NX, PTE_NX);
+    ck_assert(identity(&gm, MiB(14) + 0x10));         /* still mapped */
+    x86_set_nx_outside(&gm, keep, 2, false);
+    for (uint64_t va = 0; va < GiB(4); va += MiB(2))
+        ck_assert_uint_eq(pde(va) & PTE_NX, 0);
+}
+END_TEST
+
+START_TEST(gdt_holds_flat_64_bit_code_and_data)
+{
+    x86_setup_gdt(&gm);
+    uint64_t d[3];
+    memcpy(d, ram + LAYOUT_GDT, sizeof(d));
+    ck_assert_uint_eq(d[0], 0);
+    uint64_t code = d[GDT_CODE64 / 8], data = d[GDT_DATA / 8];
+    ck_assert_uint_eq((code >> 47) & 1, 1);      /* present */
+    ck_assert_uint_eq((code >> 45) & 3, 0);      /* DPL 0 */
+    ck_assert_uint_eq((code >> 44) & 1, 1);      /* code/data, not system */
+    ck_assert_uint_eq((code >> 43) & 1, 1);      /* executable */
+    ck_assert_uint_eq((code >> 53) & 1, 1);      /* L: 64-bit */
+    ck_assert_uint_eq((code >> 54) & 1, 0);      /* D must be 0 with L */
+    ck_assert_uint_eq((data >> 47) & 1, 1);
+    ck_assert_uint_eq((data >> 43) & 1, 0);      /* not executable */
+    ck_assert_uint_eq((data >> 41) & 1, 1);      /* writable */
+    ck_assert_uint_eq((data >> 54) & 1, 1);      /* B: 32-bit stack */
+    ck_assert_uint_eq((data & 0xffff) | ((data >> 32) & 0xf0000), 0xfffff);   /* limit, with G: 4 GiB */
+}
+END_TEST
+
+static uint64_t handler_for(unsigned vector, const void *ctx)
+{
+    return *(const uint64_t *)ctx + 16 * vector;
+}
+
+START_TEST(idt_gates_point_at_the_handlers)
+{
+    const uint64_t base = 0xfedcba9876540000ULL;
+    x86_setup_idt(&gm, handler_for, &base);
+    for (unsigned v = 0; v < 32; v++) {
+        const uint8_t *g = ram + LAYOUT_IDT + 16 * v;
+        uint64_t off = g[0] | (uint64_t)g[1] << 8 | (uint64_t)g[6] << 16 | (uint64_t)g[7] << 24;
+        uint32_t hi;
+        memcpy(&hi, g + 8, 4);
+        off |= (uint64_t)hi << 32;
+        ck_assert_uint_eq(off, base + 16 * v);
+        ck_assert_uint_eq(g[2] | g[3] << 8, GDT_CODE64);
+        ck_assert_uint_eq(g[4] & 7, 0);      /* no IST */
+        ck_assert_uint_eq(g[5], 0x8e);       /* present, DPL 0, 64-bit interrupt gate */
+        ck_assert_uint_eq(g[12] | g[13] | g[14] | g[15], 0);
+    }
+    ck_assert_uint_eq(ram[LAYOUT_IDT + 16 * 32 + 5], 0);   /* nothing past vector 31 */
+}
+END_TEST
+
+START_TEST(sregs_enter_long_mode_with_paging)
+{
+    struct kvm_sregs s;
+    memset(&s, 0xff, sizeof(s));
+    x86_setup_sregs(&s);
+    ck_assert_uint_eq(s.cr0 & 0x80000001u, 0x80000001u);   /* PG, PE */
+    ck_assert_uint_eq(s.cr0 & (1u << 16), 1u << 16);        /* WP */
+    ck_assert_uint_eq(s.cr4 & (1u << 5), 1u << 5);          /* PAE */
+    ck_assert_uint_eq(s.cr4 & (1u << 12), 0);               /* not LA57 */
+    ck_assert_uint_eq(s.efer & 0xd00, 0xd00);               /* LME, LMA, NXE */
+    ck_assert_uint_eq(s.cr3, LAYOUT_PML4);
+    ck_assert_uint_eq(s.cs.l, 1);
+    ck_assert_uint_eq(s.cs.db, 0);
+    ck_assert_uint_eq(s.cs.selector, GDT_CODE64);
+    ck_assert_uint_eq(s.cs.present, 1);
+    ck_assert_uint_eq(s.ss.selector, GDT_DATA);
+    ck_assert_uint_eq(s.ds.type & 0x2, 0x2);                /* writable data */
+    ck_assert_uint_eq(s.gdt.base, LAYOUT_GDT);
+    ck_assert_uint_ge(s.gdt.limit, GDT_DATA + 7);
+    ck_assert_uint_eq(s.idt.base, LAYOUT_IDT);
+    ck_assert_uint_eq(s.idt.limit, 32 * 16 - 1);
+}
+END_TEST
+
+START_TEST(sregs_segments_agree_with_the_gdt)
+{
+    struct kvm_sregs s;
+    memset(&s, 0, sizeof(s));
+    x86_setup_sregs(&s);
+    x86_setup_gdt(&gm);
+    uint64_t code, data;
+    memcpy(&code, ram + LAYOUT_GDT + GDT_CODE64, 8);
+    memcpy(&data, ram + LAYOUT_GDT + GDT_DATA, 8);
+    ck_assert_uint_eq(s.cs.type, (code >> 40) & 0xf);
+    ck_assert_uint_eq(s.cs.l, (code >> 53) & 1);
+    ck_assert_uint_eq(s.cs.g, (code >> 55) & 1);
+    ck_assert_uint_eq(s.ds.type, (data >> 40) & 0xf);
+    ck_assert_uint_eq(s.ds.db, (data >> 54) & 1);
+}
+END_TEST
+
+Suite *x86_setup_suite(void)
+{
+    Suite *s = suite_create("x86_setup");
+    TCase *tc = tcase_create("x86_setup");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, page_tables_identity_map_4g_with_2m_pages);
+    tcase_add_test(tc, page_tables_reach_the_top_of_ram_above_4g);
+    tcase_add_test(tc, page_tables_refuse_more_than_the_layout_allows);
+    tcase_add_test(tc, nx_is_set_outside_the_kept_ranges_and_cleared_again);
+    tcase_add_test(tc, gdt_holds_flat_64_bit_code_and_data);
+    tcase_add_test(tc, idt_gates_point_at_the_handlers);
+    tcase_add_test(tc, sregs_enter_long_mode_with_paging);
+    tcase_add_test(tc, sregs_segments_agree_with_the_gdt);
+    suite_add_tcase(s, tc);
+    return s;
+}
