@@ -44,6 +44,16 @@ if [ "$WHICH" = tiny ]; then
     fi
     stop_at_ebs tiny-stop-at-ebs-handover "$K" handover 600
     stop_at_ebs tiny-stop-at-ebs-pe "$K" pe 600
+    # Golden traces: the same kernel and seed give the same firmware calls,
+    # byte for byte (scripts/update-golden.sh regenerates them).
+    for e in handover pe; do
+        gold="$TOP/tests/golden/tiny-$e.trace"
+        if [ ! -s "$gold" ]; then skip "tiny-golden-$e" "no $gold: run scripts/update-golden.sh"; continue; fi
+        "$HO" --quiet --timeout 900 --seed 1 --entry $e --stop-at ebs --trace-efi="$OUT/golden-$e.trace" "$K" >/dev/null 2>&1
+        if diff -u "$gold" "$OUT/golden-$e.trace" > "$OUT/golden-$e.diff"; then pass "tiny-golden-$e"
+        else fail "tiny-golden-$e" "trace differs from $gold (if intended: scripts/update-golden.sh)" "$OUT/golden-$e.diff"; fi
+    done
+
     # Past ExitBootServices into the kernel proper: the banner, the e820 the
     # kernel received, EFI runtime services in use; no root fs, so it ends
     # in the expected panic.

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Show how two kernels' EFI stubs differ in what they ask of the firmware:
+# boot each to ExitBootServices with the same RNG seed, then diff the
+# firmware-call traces (call, arguments, status), one line per call.
+#
+# usage: examples/stub-bisect.sh OLD_BZIMAGE NEW_BZIMAGE [handover|pe]
+# Useful in a `git bisect run` of drivers/firmware/efi/libstub: exit 0 when
+# the traces are the same, 1 when they differ.
+set -euo pipefail
+old=${1:?usage: $0 OLD_BZIMAGE NEW_BZIMAGE [handover|pe]} new=${2:?}
+entry=${3:-handover}
+handover=${HANDOVER:-handover}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+for k in old new; do
+    img=$old; [ $k = new ] && img=$new
+    "$handover" --quiet --timeout 3600 --seed 1 --entry "$entry" --stop-at ebs \
+        --trace-efi="$dir/$k.jsonl" "$img" > "$dir/$k.out" 2>&1 || true
+    # One readable line per call, without the sequence numbers.
+    python3 - "$dir/$k.jsonl" > "$dir/$k.txt" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    c = json.loads(line)
+    inj = f' [injected {c["injected"]}]' if "injected" in c else ""
+    print(f'{c["phase"]:7} {c["call"]}({", ".join(c["args"])}) = {c["status"]}{inj}')
+PY
+    echo "$k: $(wc -l < "$dir/$k.txt") firmware calls, $(grep -c . "$dir/$k.out") output lines"
+done
+if diff -u --label "$old" --label "$new" "$dir/old.txt" "$dir/new.txt"; then
+    echo "the two stubs made the same firmware calls"
+else
+    exit 1
+fi
