@@ -1,0 +1,251 @@
+/* The boot data the VMM hands a kernel besides the EFI tables: ACPI tables,
+ * the device tree, the --exec cpio archive; and the emulation fallbacks and
+ * the KTAP reader. */
+#include <check.h>
+#include <libfdt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "../../firmware-stub/acpi.h"
+#include "../../firmware-stub/guids.h"
+#include "../../loader/cpio.h"
+#include "../../loader/dtb.h"
+#include "../../vmm/emulate.h"
+#include "../../vmm/ktap.h"
+
+#define MEM (64u << 20)
+
+static uint8_t sum(const uint8_t *p, size_t n)
+{
+    uint8_t s = 0;
+    while (n--)
+        s = (uint8_t)(s + *p++);
+    return s;
+}
+
+START_TEST(acpi_tables_checksum_and_link)
+{
+    void *buf = calloc(1, MEM);
+    struct guest_mem gm;
+    struct firmware fw;
+    struct fw_config cfg = { .base = 0x100000 };
+    guest_mem_init(&gm, buf, MEM);
+    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+    uint64_t rsdp = fw_install_acpi(&fw, 3);
+    ck_assert_uint_ne(rsdp, 0);
+    const uint8_t *r = guest_mem_ptr(&gm, rsdp, 36);
+    ck_assert(!memcmp(r, "RSD PTR ", 8));
+    ck_assert_uint_eq(sum(r, 20), 0);
+    ck_assert_uint_eq(sum(r, 36), 0);
+    ck_assert_int_eq(memmap_type_at(&fw.map, rsdp), EFI_ACPI_RECLAIM_MEMORY);
+    uint64_t xsdt;
+    memcpy(&xsdt, r + 24, 8);
+    const uint8_t *x = guest_mem_ptr(&gm, xsdt, 36 + 16);
+    ck_assert(!memcmp(x, "XSDT", 4));
+    ck_assert_uint_eq(sum(x, 36 + 16), 0);
+    const char *sigs[2] = { "FACP", "APIC" };
+    for (int i = 0; i < 2; i++) {
+        uint64_t t;
+        memcpy(&t, x + 36 + 8 * i, 8);
+        const uint8_t *h = guest_mem_ptr(&gm, t, 36);
+        uint32_t len;
+        memcpy(&len, h + 4, 4);
+        ck_assert(!memcmp(h, sigs[i], 4));
+        ck_assert_uint_eq(sum(guest_mem_ptr(&gm, t, len), len), 0);
+        if (i == 1) {   /* MADT: 44 bytes, 3 LAPICs, an IOAPIC, 2 overrides */
+            ck_assert_uint_eq(len, 44 + 3 * 8 + 12 + 2 * 10);
+            ck_assert_uint_eq(h[44], 0);
+            ck_assert_uint_eq(h[44 + 2 * 8 + 3], 2);   /* third LAPIC: APIC ID 2 */
+        }
+    }
+    /* The RSDP is the ACPI 2.0 configuration table. */
+    struct efi_system_table *st = guest_mem_ptr(&gm, fw.systab, sizeof(*st));
+    struct efi_configuration_table *ct = guest_mem_ptr(&gm, st->configuration_table, sizeof(*ct));
+    ck_assert_uint_eq(st->number_of_table_entries, 1);
+    ck_assert(guid_equal(&ct->vendor_guid, &GUID_ACPI_20_TABLE));
+    ck_assert_uint_eq(ct->vendor_table, rsdp);
+    ck_assert_uint_eq(fw_install_acpi(&fw, 0), 0);
+    ck_assert_uint_eq(fw_install_acpi(&fw, ACPI_MAX_CPUS + 1), 0);
+    firmware_free(&fw);
+    free(buf);
+}
+END_TEST
+
+START_TEST(dtb_reads_back_with_libfdt)
+{
+    static uint8_t blob[16384];
+    struct dtb_machine m = { .ram = { { 0, 0xc0000000 }, { 0x100000000, 0x40000000 } }, .nram = 2, .cpus = 2,
+                             .bootargs = "console=ttyS0" };
+    size_t n = dtb_build(blob, sizeof(blob), &m);
+    ck_assert_uint_gt(n, 0);
+    ck_assert_int_eq(dtb_check(blob, n), 0);
+    int len;
+    const char *args = fdt_getprop(blob, fdt_path_offset(blob, "/chosen"), "bootargs", &len);
+    ck_assert_str_eq(args, "console=ttyS0");
+    int mem = fdt_path_offset(blob, "/memory@100000000");
+    ck_assert_int_ge(mem, 0);
+    const fdt64_t *reg = fdt_getprop(blob, mem, "reg", &len);
+    ck_assert_int_eq(len, 16);
+    ck_assert_uint_eq(fdt64_to_cpu(reg[0]), 0x100000000ULL);
+    ck_assert_uint_eq(fdt64_to_cpu(reg[1]), 0x40000000ULL);
+    ck_assert_int_ge(fdt_path_offset(blob, "/cpus/cpu@1"), 0);
+    ck_assert_int_lt(fdt_path_offset(blob, "/cpus/cpu@2"), 0);
+    const char *compat = fdt_getprop(blob, fdt_path_offset(blob, "/serial@3f8"), "compatible", &len);
+    ck_assert_str_eq(compat, "ns16550a");
+    /* Too small a buffer, and damaged blobs, are refused. */
+    ck_assert_uint_eq(dtb_build(blob, 64, &m), 0);
+    n = dtb_build(blob, sizeof(blob), &m);
+    ck_assert_int_ne(dtb_check(blob, n - 1), 0);
+    blob[0] ^= 0xff;
+    ck_assert_int_ne(dtb_check(blob, n), 0);
+}
+END_TEST
+
+START_TEST(cpio_archive_is_newc)
+{
+    char buf[512];
+    const char *cmd = "echo hi";
+    size_t n = cpio_file_archive(buf, sizeof(buf), "handover/cmd", cmd, strlen(cmd));
+    ck_assert_uint_eq(n, cpio_file_archive_size("handover/cmd", strlen(cmd)));
+    ck_assert_uint_eq(n % 4, 0);
+    ck_assert(!memcmp(buf, "070701", 6));
+    /* filesize field (7th) and namesize (12th), 8 hex digits each */
+    ck_assert(!memcmp(buf + 6 + 6 * 8, "00000007", 8));
+    ck_assert(!memcmp(buf + 6 + 11 * 8, "0000000D", 8));
+    ck_assert_str_eq(buf + 110, "handover/cmd");
+    ck_assert(!memcmp(buf + 124, cmd, 7));   /* 110 + 13 = 123, padded to 124 */
+    ck_assert(memmem(buf, n, "TRAILER!!!", 10) != NULL);
+    ck_assert_uint_eq(cpio_file_archive(buf, n - 1, "handover/cmd", cmd, strlen(cmd)), 0);
+}
+END_TEST
+
+static uint8_t scratch[64];
+static bool read_scratch(void *ctx, uint64_t va, void *dst, unsigned len)
+{
+    (void)ctx;
+    if (va < 0x1000 || va + len > 0x1000 + sizeof(scratch))
+        return false;
+    memcpy(dst, scratch + (va - 0x1000), len);
+    return true;
+}
+
+START_TEST(emulate_table)
+{
+    struct kvm_regs r = { .rip = 0x100, .rflags = 0x2 };
+    struct kvm_fpu fpu = { 0 };
+    struct emulate_result e;
+
+    e = emulate_instruction((const uint8_t[]){ 0xcc }, 1, &r, &fpu, read_scratch, NULL);
+    ck_assert_int_eq(e.action, EMULATE_INJECT_BP);
+    ck_assert_uint_eq(r.rip, 0x101);
+
+    e = emulate_instruction((const uint8_t[]){ 0x0f, 0x01, 0xcb }, 3, &r, &fpu, read_scratch, NULL);
+    ck_assert_str_eq(e.name, "stac");
+    ck_assert(r.rflags & (1u << 18));
+    emulate_instruction((const uint8_t[]){ 0x0f, 0x01, 0xca }, 3, &r, &fpu, read_scratch, NULL);
+    ck_assert(!(r.rflags & (1u << 18)));
+
+    /* popcnt rax, rdi (F3 48 0F B8 C7) */
+    r.rdi = 0xf0f0f0f0f0f0f0f1ULL;
+    r.rax = 0;
+    e = emulate_instruction((const uint8_t[]){ 0xf3, 0x48, 0x0f, 0xb8, 0xc7 }, 5, &r, &fpu, read_scratch, NULL);
+    ck_assert_str_eq(e.name, "popcnt");
+    ck_assert_uint_eq(r.rax, 33);
+    ck_assert(!(r.rflags & 0x40));
+    /* popcnt r9d, r10d (F3 45 0F B8 CA): 32-bit, zero source sets ZF */
+    r.r10 = 0xffffffff00000000ULL;
+    r.r9 = 0x1234;
+    emulate_instruction((const uint8_t[]){ 0xf3, 0x45, 0x0f, 0xb8, 0xca }, 5, &r, &fpu, read_scratch, NULL);
+    ck_assert_uint_eq(r.r9, 0);
+    ck_assert(r.rflags & 0x40);
+
+    /* ldmxcsr [rsp+4] (0F AE 54 24 04) */
+    uint32_t mxcsr = 0x1f80;
+    memcpy(scratch + 4, &mxcsr, 4);
+    r.rsp = 0x1000;
+    uint64_t rip = r.rip;
+    e = emulate_instruction((const uint8_t[]){ 0x0f, 0xae, 0x54, 0x24, 0x04 }, 5, &r, &fpu, read_scratch, NULL);
+    ck_assert_str_eq(e.name, "ldmxcsr");
+    ck_assert(e.fpu_changed);
+    ck_assert_uint_eq(fpu.mxcsr, 0x1f80);
+    ck_assert_uint_eq(r.rip, rip + 5);
+    /* reserved MXCSR bits, or an unreadable operand: not ours */
+    mxcsr = 0x10000;
+    memcpy(scratch + 4, &mxcsr, 4);
+    struct kvm_regs before = r;
+    e = emulate_instruction((const uint8_t[]){ 0x0f, 0xae, 0x54, 0x24, 0x04 }, 5, &r, &fpu, read_scratch, NULL);
+    ck_assert_int_eq(e.action, EMULATE_NONE);
+    ck_assert(!memcmp(&before, &r, sizeof(r)));
+
+    e = emulate_instruction((const uint8_t[]){ 0xdb, 0xe3 }, 2, &r, &fpu, read_scratch, NULL);
+    ck_assert_str_eq(e.name, "fninit");
+    ck_assert_uint_eq(fpu.fcw, 0x37f);
+
+    /* Anything else is left alone; so are truncated encodings. */
+    before = r;
+    ck_assert_int_eq(emulate_instruction((const uint8_t[]){ 0x0f, 0x0b }, 2, &r, &fpu, read_scratch, NULL).action,
+                     EMULATE_NONE);
+    ck_assert_int_eq(emulate_instruction((const uint8_t[]){ 0xf3, 0x48, 0x0f }, 3, &r, &fpu, read_scratch, NULL).action,
+                     EMULATE_NONE);
+    ck_assert_int_eq(emulate_instruction(NULL, 0, &r, &fpu, read_scratch, NULL).action, EMULATE_NONE);
+    ck_assert(!memcmp(&before, &r, sizeof(r)));
+}
+END_TEST
+
+static void feed(struct ktap *k, const char *text)
+{
+    char line[256];
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        snprintf(line, sizeof(line), "%.*s", (int)n, text);
+        ktap_line(k, line);
+        text += n + (text[n] == '\n');
+    }
+}
+
+START_TEST(ktap_passing_and_failing_runs)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed(&k, "Booting\nKTAP version 1\n1..2\n    KTAP version 1\n    # Subtest: example\n    1..2\n"
+             "    ok 1 example_simple_test\n    ok 2 example_skip_test # SKIP this test should be skipped\n"
+             "ok 1 example\n");
+    ck_assert(!ktap_complete(&k));
+    feed(&k, "    KTAP version 1\n    # Subtest: handover_selftest\n    1..2\n    ok 1 handover_selftest_sanity\n"
+             "    # handover_selftest_param_controlled: EXPECTATION FAILED at x.c:37\n"
+             "    not ok 2 handover_selftest_param_controlled\n"
+             "# handover_selftest: pass:1 fail:1 skip:0 total:2\nnot ok 2 handover_selftest\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_uint_eq(k.nsuites, 2);
+    ck_assert_uint_eq(k.suites[0].passed, 1);
+    ck_assert_uint_eq(k.suites[0].skipped, 1);
+    ck_assert_uint_eq(k.suites[1].failed, 1);
+    ck_assert_uint_eq(k.nfailed, 1);
+    ck_assert_str_eq(k.failed[0], "handover_selftest.handover_selftest_param_controlled");
+
+    ktap_init(&k);
+    feed(&k, "[    0.500000] KTAP version 1\n[    0.500001] 1..1\n[    0.5] ok 1 bits-test\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(ktap_passed(&k));
+
+    ktap_init(&k);   /* ok lines before a KTAP header are not results */
+    feed(&k, "ok 1 nothing\n1..1\n");
+    ck_assert(!k.started);
+    ck_assert(!ktap_complete(&k));
+}
+END_TEST
+
+Suite *boot_data_suite(void)
+{
+    Suite *s = suite_create("boot-data");
+    TCase *t = tcase_create("boot-data");
+    tcase_add_test(t, acpi_tables_checksum_and_link);
+    tcase_add_test(t, dtb_reads_back_with_libfdt);
+    tcase_add_test(t, cpio_archive_is_newc);
+    tcase_add_test(t, emulate_table);
+    tcase_add_test(t, ktap_passing_and_failing_runs);
+    suite_add_tcase(s, t);
+    return s;
+}
