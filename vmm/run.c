@@ -360,6 +360,10 @@ static int run_loop(struct vcpu *c)
             c->run->immediate_exit = 0;
             pthread_mutex_lock(&vm->lock);
             int stopped = vm->stop_rc;
+            if (timed_out && c->id != 0 && !c->dumped) {
+                c->dumped = true;   /* where each vCPU was when time ran out */
+                vmm_dump_registers(c, stderr);
+            }
             if (stopped < 0 && timed_out && c->id == 0) {
                 fflush(stdout);
                 vmm_log("timeout: the guest was still running after %u s (--timeout)", vm->opt.timeout);

@@ -69,6 +69,7 @@ struct vcpu {
     int fd;
     struct kvm_run *run;
     pthread_t thread;
+    bool dumped;              /* registers reported at a timeout */
 };
 
 struct vmm {
