@@ -34,15 +34,20 @@ static const int plain_syscalls[] = {
     SCMP_SYS(mprotect), SCMP_SYS(sched_yield), SCMP_SYS(getrandom),
 };
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZER_BUILD 1
+#else
+#define SANITIZER_BUILD 0
+#endif
+
 int sandbox_enter(const struct vmm *vm)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    /* The sanitizer runtime's leak check at exit needs clone and ptrace. */
-    (void)vm;
-    if (!vm->opt.quiet)
-        vmm_log("sanitizer build: seccomp filter not installed");
-    return 0;
-#else
+    if (SANITIZER_BUILD) {
+        /* The sanitizer runtime's leak check at exit needs clone and ptrace. */
+        if (!vm->opt.quiet)
+            vmm_log("sanitizer build: seccomp filter not installed");
+        return 0;
+    }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         vmm_log("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
         return -1;
@@ -80,5 +85,4 @@ int sandbox_enter(const struct vmm *vm)
         return -1;
     }
     return 0;
-#endif
 }
