@@ -30,6 +30,8 @@ static const struct fw_service *lookup(unsigned id)
         return &fw_conin_services[id - FW_ID_CONIN(0)];
     if (id >= FW_ID_RNG(0) && id < FW_ID_RNG(2))
         return &fw_rng_services[id - FW_ID_RNG(0)];
+    if (id == FW_ID_LOADFILE2)
+        return &fw_loadfile2_service;
     return NULL;
 }
 
@@ -47,7 +49,7 @@ uint64_t firmware_thunk(const struct firmware *fw, unsigned id)
 static bool is_boot_service(unsigned id)
 {
     /* Protocol methods (ConOut, ConIn, RNG) are boot-time only, too. */
-    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id < FW_ID_RNG(2));
+    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_LOADFILE2);
 }
 
 static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const uint64_t *a,

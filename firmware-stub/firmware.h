@@ -8,7 +8,7 @@
  *   +0x1000 systab, RT table, config     EfiRuntimeServicesData
  *           table array, FirmwareVendor
  *   +0x2000 BS table, protocols, handles EfiBootServicesData
- *           (ConOut, ConIn, LoadedImage, RNG)
+ *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2)
  *   +0x3000 LoadOptions (UCS-2)          EfiBootServicesData
  */
 #ifndef HANDOVER_FIRMWARE_H
@@ -37,6 +37,7 @@
 #define FW_ID_CONOUT(i)    (96 + (i))     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL, 0..8 */
 #define FW_ID_CONIN(i)     (112 + (i))    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL, 0..1 */
 #define FW_ID_RNG(i)       (128 + (i))    /* EFI_RNG_PROTOCOL, 0..1 */
+#define FW_ID_LOADFILE2    136            /* EFI_LOAD_FILE2_PROTOCOL.LoadFile (the initrd) */
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
 #define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
 #define FW_ID_IMAGE_RETURN 288            /* return address of the entry point: handled by the VMM */
@@ -64,6 +65,8 @@ struct fw_config {
     FILE *trace;                 /* JSON Lines, one per call; NULL: off */
     uint64_t trace_limit;        /* bytes of trace at most */
     struct inject inject;        /* faults to inject (--inject) */
+    const uint8_t *initrd;       /* non-NULL: offered through LoadFile2 */
+    uint64_t initrd_size;
     bool seeded;                 /* --seed: deterministic EFI_RNG_PROTOCOL */
     uint64_t seed;
 };
@@ -105,6 +108,7 @@ struct firmware {
     uint64_t tpl;                /* current EFI_TPL */
     uint64_t rng_state;          /* --seed generator */
     uint64_t rng, rng_handle;    /* EFI_RNG_PROTOCOL */
+    uint64_t initrd_handle, initrd_lf2, initrd_dp;  /* LoadFile2 initrd */
     uint64_t watchdog_seconds;
 
     /* statistics and one-time reports */

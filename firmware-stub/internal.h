@@ -20,6 +20,7 @@ extern const struct fw_service fw_runtime_services[EFI_RUNTIME_SERVICES_COUNT];
 extern const struct fw_service fw_conout_services[9];
 extern const struct fw_service fw_conin_services[2];
 extern const struct fw_service fw_rng_services[2];
+extern const struct fw_service fw_loadfile2_service;
 
 /* Diagnostics on cfg.log, prefixed "handover: ". */
 void fw_log(struct firmware *fw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

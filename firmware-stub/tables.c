@@ -20,6 +20,8 @@
 #define OFF_LOADED_IMAGE (FW_BS_DATA_OFFSET + 0x340)
 #define OFF_IMAGE_DP    (FW_BS_DATA_OFFSET + 0x3c0)
 #define OFF_RNG         (FW_BS_DATA_OFFSET + 0x400)
+#define OFF_INITRD_LF2  (FW_BS_DATA_OFFSET + 0x420)
+#define OFF_INITRD_DP   (FW_BS_DATA_OFFSET + 0x440)
 #define OFF_LOAD_OPTIONS 0x3000
 
 _Static_assert(OFF_RT >= OFF_SYSTAB + sizeof(struct efi_system_table), "systab fits");
@@ -211,6 +213,23 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE_DEVICE_PATH, fw->image_device_path);
     fw_add_protocol(fw, fw->con_out_handle, &GUID_SIMPLE_TEXT_OUTPUT, fw->con_out);
     fw_add_protocol(fw, fw->con_in_handle, &GUID_SIMPLE_TEXT_INPUT, fw->con_in);
+    if (cfg->initrd) {
+        /* The initrd as the kernel's stub finds it since 5.8: a handle with
+         * the device path VenMedia(LINUX_EFI_INITRD_MEDIA)/End and
+         * EFI_LOAD_FILE2_PROTOCOL (drivers/firmware/efi/libstub/efi-stub-helper.c). */
+        fw->initrd_handle = b + OFF_HANDLES + 0x40;
+        fw->initrd_lf2 = b + OFF_INITRD_LF2;
+        fw->initrd_dp = b + OFF_INITRD_DP;
+        *(uint64_t *)at(fw, OFF_INITRD_LF2, 8) = firmware_thunk(fw, FW_ID_LOADFILE2);
+        uint8_t *dp = at(fw, OFF_INITRD_DP, 24);
+        dp[0] = EFI_DEV_MEDIA;
+        dp[1] = EFI_DEV_MEDIA_VENDOR;
+        dp[2] = 20;
+        memcpy(dp + 4, &GUID_LINUX_INITRD_MEDIA, 16);
+        memcpy(dp + 20, (uint8_t[]){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 }, 4);
+        fw_add_protocol(fw, fw->initrd_handle, &GUID_DEVICE_PATH, fw->initrd_dp);
+        fw_add_protocol(fw, fw->initrd_handle, &GUID_LOAD_FILE2_PROTOCOL, fw->initrd_lf2);
+    }
     if (!cfg->inject.on[INJECT_NO_RNG]) {
         fill_service_table(fw, at(fw, OFF_RNG, 16), FW_ID_RNG(0), 2);
         fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);

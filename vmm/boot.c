@@ -42,7 +42,10 @@ static int place_image(struct vmm *vm, uint64_t want, uint64_t size, uint64_t al
     return -1;
 }
 
-static int load_initrd(struct vmm *vm, uint64_t *addr, uint64_t *size)
+/* Read the initrd into host memory, with the --exec command appended as
+ * a second cpio archive (handover/cmd, which scripts/build-initramfs.sh's
+ * /init runs). */
+static int read_initrd(struct vmm *vm)
 {
     FILE *f = fopen(vm->opt.initrd, "rb");
     if (!f) {
@@ -50,40 +53,43 @@ static int load_initrd(struct vmm *vm, uint64_t *addr, uint64_t *size)
         return -1;
     }
     int rc = -1;
-    if (fseek(f, 0, SEEK_END) || ftell(f) < 0) {
-        vmm_log("--initrd %s: cannot determine its size", vm->opt.initrd);
+    long end;
+    if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 || (uint64_t)end > vm->mem.size / 2) {
+        vmm_log("--initrd %s: cannot read its size, or it is larger than half the guest RAM", vm->opt.initrd);
         goto out;
     }
-    uint64_t file_size = (uint64_t)ftell(f);
+    uint64_t file_size = (uint64_t)end;
     rewind(f);
-    /* --exec: the command goes in a second archive after the first, as
-     * handover/cmd (scripts/build-initramfs.sh's /init runs it). */
     uint64_t exec_at = (file_size + 3) & ~3ULL;
     uint64_t exec_size = vm->opt.exec ? cpio_file_archive_size("handover/cmd", strlen(vm->opt.exec)) : 0;
-    *size = vm->opt.exec ? exec_at + exec_size : file_size;
-    /* Highest page-aligned place below initrd_addr_max (boot.rst). */
-    uint64_t max = vm->bz.hdr.initrd_addr_max;
-    uint64_t a = max;
-    uint64_t pages = (*size + 0xfff) >> 12;
-    if (!*size || memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, pages, &a) != EFI_SUCCESS) {
-        vmm_log("--initrd %s: %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
-                vm->opt.initrd, (unsigned long long)*size, (unsigned long long)max);
+    vm->initrd_size = vm->opt.exec ? exec_at + exec_size : file_size;
+    if (!vm->initrd_size || !(vm->initrd_data = calloc(1, vm->initrd_size)) ||
+        fread(vm->initrd_data, 1, file_size, f) != file_size) {
+        vmm_log("--initrd %s: read failed (or the file is empty)", vm->opt.initrd);
         goto out;
     }
-    uint8_t *dst = guest_mem_ptr(&vm->mem, a, *size);
-    if (!dst || fread(dst, 1, file_size, f) != file_size) {
-        vmm_log("--initrd %s: read failed", vm->opt.initrd);
-        goto out;
-    }
-    if (vm->opt.exec) {
-        memset(dst + file_size, 0, exec_at - file_size);
-        cpio_file_archive(dst + exec_at, exec_size, "handover/cmd", vm->opt.exec, strlen(vm->opt.exec));
-    }
-    *addr = a;
+    if (vm->opt.exec)
+        cpio_file_archive(vm->initrd_data + exec_at, exec_size, "handover/cmd", vm->opt.exec, strlen(vm->opt.exec));
     rc = 0;
 out:
     fclose(f);
     return rc;
+}
+
+/* The boot_params route: the initrd in guest RAM at the highest
+ * page-aligned place below initrd_addr_max (boot.rst). */
+static int place_initrd(struct vmm *vm, uint64_t *addr)
+{
+    uint64_t max = vm->bz.hdr.initrd_addr_max, a = max;
+    if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, (vm->initrd_size + 0xfff) >> 12,
+                        &a) != EFI_SUCCESS) {
+        vmm_log("--initrd %s: %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
+                vm->opt.initrd, (unsigned long long)vm->initrd_size, (unsigned long long)max);
+        return -1;
+    }
+    guest_mem_write(&vm->mem, a, vm->initrd_data, vm->initrd_size);
+    *addr = a;
+    return 0;
 }
 
 static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages);
@@ -168,9 +174,14 @@ int vmm_load(struct vmm *vm)
     const char *cmdline = vm->cmdline;
     size_t cmdlen = strlen(cmdline);
 
+    if (vm->opt.initrd && read_initrd(vm))
+        return EXIT_USAGE;
+    bool loadfile2 = vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
     struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .log = stderr, .trace = vm->trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
                              .seeded = vm->opt.seeded, .seed = vm->opt.seed,
+                             .initrd = loadfile2 ? vm->initrd_data : NULL,
+                             .initrd_size = loadfile2 ? vm->initrd_size : 0,
                              .cmdline = vm->opt.entry == ENTRY_PE ? cmdline : NULL };
     if (firmware_init(&vm->fw, &vm->mem, &cfg)) {
         vmm_log("cannot build the firmware in guest memory");
@@ -217,11 +228,6 @@ int vmm_load(struct vmm *vm)
     firmware_set_image(&vm->fw, vm->image_start, size);
 
     if (vm->opt.entry == ENTRY_PE) {
-        if (vm->opt.initrd) {
-            vmm_log("--initrd with --entry pe needs the LoadFile2 initrd path, which handover does not offer yet; "
-                    "use --entry handover");
-            return EXIT_USAGE;
-        }
         if (cmdlen >= FW_CMDLINE_MAX) {
             vmm_log("--cmdline: %zu bytes, the PE entry takes at most %d", cmdlen, FW_CMDLINE_MAX - 1);
             return EXIT_USAGE;
@@ -244,8 +250,11 @@ int vmm_load(struct vmm *vm)
         return EXIT_HOST;
     }
     guest_mem_write(&vm->mem, pl.cmdline_addr, cmdline, cmdlen + 1);
-    if (vm->opt.initrd && load_initrd(vm, &pl.initrd_addr, &pl.initrd_size))
-        return EXIT_USAGE;
+    if (vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_BOOTPARAMS) {
+        if (place_initrd(vm, &pl.initrd_addr))
+            return EXIT_USAGE;
+        pl.initrd_size = vm->initrd_size;
+    }
     bootparams_build(bz, &vm->mem, vm->boot_params, &pl);
     if (vm->opt.dtb && attach_dtb(vm, guest_mem_ptr(&vm->mem, vm->boot_params, sizeof(struct boot_params))))
         return EXIT_USAGE;

@@ -33,6 +33,10 @@ static void usage(FILE *out)
 "serves every EFI call itself.\n"
 "\n"
 "  --initrd FILE          load an initramfs, placed below the kernel's initrd_addr_max\n"
+"  --initrd-via loadfile2|bootparams\n"
+"                         how the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA\n"
+"                         LoadFile2 device path, or boot_params ramdisk_image\n"
+"                         (default: bootparams for --entry handover, loadfile2 for pe)\n"
 "  --cmdline STR          kernel command line (default: \"" DEFAULT_CMDLINE "\")\n"
 "  --cpus N               vCPUs, 1..64 (default 1), listed in the ACPI MADT\n"
 "  --no-acpi              no ACPI tables (then no SMP, and no ACPI power-off)\n"
@@ -142,13 +146,14 @@ static void append_word(char *cmdline, size_t size, const char *word)
     snprintf(cmdline + n, size - n, "%s%s", n ? " " : "", word);
 }
 
-enum { OPT_INITRD = 256, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
+enum { OPT_INITRD = 256, OPT_INITRD_VIA, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
        OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
     static const struct option longopts[] = {
         { "initrd", required_argument, NULL, OPT_INITRD },
+        { "initrd-via", required_argument, NULL, OPT_INITRD_VIA },
         { "cmdline", required_argument, NULL, OPT_CMDLINE },
         { "mem", required_argument, NULL, OPT_MEM },
         { "entry", required_argument, NULL, OPT_ENTRY },
@@ -180,6 +185,11 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_INITRD: o->initrd = optarg; break;
+        case OPT_INITRD_VIA:
+            if (!strcmp(optarg, "loadfile2")) o->initrd_via = INITRD_VIA_LOADFILE2;
+            else if (!strcmp(optarg, "bootparams")) o->initrd_via = INITRD_VIA_BOOTPARAMS;
+            else { vmm_log("--initrd-via %s: expected loadfile2 or bootparams", optarg); return EXIT_USAGE; }
+            break;
         case OPT_CMDLINE: o->cmdline = optarg; break;
         case OPT_MEM:
             if (parse_size(optarg, &o->mem) || o->mem < LAYOUT_MIN_MEM || o->mem > LAYOUT_MAX_MEM || (o->mem & 0xfffff)) {
@@ -279,10 +289,12 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         vmm_log("--dtb needs the handover entry: with --entry pe the stub builds boot_params itself");
         return EXIT_USAGE;
     }
-    if (o->exec && o->entry == ENTRY_PE) {
-        vmm_log("--exec needs the initramfs, which the PE entry cannot take yet: use --entry handover");
+    if (o->initrd_via == INITRD_VIA_BOOTPARAMS && o->entry == ENTRY_PE) {
+        vmm_log("--initrd-via bootparams needs --entry handover: through the PE entry the stub builds boot_params");
         return EXIT_USAGE;
     }
+    if (o->initrd_via == INITRD_VIA_DEFAULT)
+        o->initrd_via = o->entry == ENTRY_PE ? INITRD_VIA_LOADFILE2 : INITRD_VIA_BOOTPARAMS;
     return 0;
 }
 
@@ -362,6 +374,7 @@ int main(int argc, char **argv)
     free(vm.map_at_ebs);
     free(vm.bp_copy);
     free(vm.console_log);
+    free(vm.initrd_data);
     if (vm.trace && vm.trace != stderr)
         fclose(vm.trace);
     vmm_destroy(&vm);

@@ -28,6 +28,9 @@
 #define EXIT_TIMEOUT       124
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
+/* How the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA LoadFile2
+ * device path (the only way through the PE entry), or boot_params. */
+enum initrd_via { INITRD_VIA_DEFAULT, INITRD_VIA_LOADFILE2, INITRD_VIA_BOOTPARAMS };
 
 /* Milestones of a boot, timed for --report. */
 enum report_phase { PHASE_START, PHASE_ENTRY, PHASE_EBS, PHASE_FIRST_CONSOLE, PHASE_BANNER, PHASE_INIT,
@@ -36,6 +39,7 @@ enum report_phase { PHASE_START, PHASE_ENTRY, PHASE_EBS, PHASE_FIRST_CONSOLE, PH
 struct vmm_options {
     const char *kernel;
     const char *initrd;
+    enum initrd_via initrd_via;
     const char *cmdline;
     uint64_t mem;
     enum boot_entry entry;
@@ -92,6 +96,8 @@ struct vmm {
     size_t image_file_size;
     uint64_t image_start, image_size;   /* the loaded image (LoaderCode) */
     uint64_t entry_rip, boot_params;
+    uint8_t *initrd_data;               /* the initrd (and --exec archive) */
+    uint64_t initrd_size;
     char cmdline[FW_CMDLINE_MAX + 64];
 
     /* console line being assembled, for diagnostics */

@@ -70,7 +70,15 @@ fi
 expect dtb-auto 0 'setup_data +0x[0-9a-f]+ type 2 len [0-9]+' 'e820-check: ok' \
     -- "$HO" --timeout 60 --dtb auto --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD"
 expect dtb-bad-file 2 '--dtb .*: not a valid flattened device tree' -- "$HO" --dtb "$PAYLOAD" "$PAYLOAD"
-expect exec-needs-handover 2 '--exec needs the initramfs' -- "$HO" --entry pe --exec true --initrd "$PAYLOAD" "$PAYLOAD"
+expect initrd-via-pe-bootparams 2 '--initrd-via bootparams needs --entry handover' \
+    -- "$HO" --entry pe --initrd-via bootparams --initrd "$PAYLOAD" "$PAYLOAD"
+for e in handover pe; do
+    expect "initrd-loadfile2-$e" 0 'payload: done, 0 failures' 'ok [0-9]+ - locate_device_path_initrd' \
+        -- "$HO" --timeout 60 --entry $e --initrd-via loadfile2 --initrd "$PAYLOAD" \
+        --cmdline "payload=services payload.initrd=1" "$PAYLOAD"
+done
+expect initrd-bootparams 0 "ramdisk_size +0x$(printf %x "$(stat -c %s "$PAYLOAD")")" -- "$HO" --timeout 60 --initrd "$PAYLOAD" --stop-at ebs \
+    --cmdline payload=stop-at-ebs "$PAYLOAD"
 for e in handover pe; do
     "$HO" --timeout 60 --entry $e --report "$OUT/report-$e.json" --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD" >/dev/null 2>&1
     expect "report-e820-$e" 0 'report ok' -- "$(dirname "$0")/report-check.py" "$OUT/report-$e.json"
