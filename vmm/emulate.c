@@ -60,6 +60,23 @@ static unsigned popcnt(const uint8_t *c, unsigned len, struct kvm_regs *r)
     return i + 3;
 }
 
+/* A sign-extended 8- or 32-bit displacement at c[*n]; false if the bytes
+ * run out. */
+static bool displacement(const uint8_t *c, unsigned len, unsigned *n, unsigned size, uint64_t *disp)
+{
+    if (*n + size > len)
+        return false;
+    if (size == 1) {
+        *disp = (uint64_t)(int64_t)(int8_t)c[*n];
+    } else {
+        int32_t d;
+        memcpy(&d, c + *n, 4);
+        *disp = (uint64_t)(int64_t)d;
+    }
+    *n += size;
+    return true;
+}
+
 /* Effective address of a ModRM memory operand at c[0] (64-bit addressing,
  * SIB, disp8/disp32, RIP-relative). Returns the bytes used, 0 if c[0] is
  * a register operand or the bytes run out. insn_len_after: bytes of the
@@ -73,7 +90,7 @@ static unsigned modrm_address(const uint8_t *c, unsigned len, unsigned rex, cons
     unsigned mod = c[0] >> 6, rm = c[0] & 7, n = 1;
     if (mod == 3)
         return 0;
-    uint64_t base = 0;
+    uint64_t base = 0, disp;
     if (rm == 4) {   /* SIB */
         if (n >= len)
             return 0;
@@ -82,39 +99,23 @@ static unsigned modrm_address(const uint8_t *c, unsigned len, unsigned rex, cons
         if (index != 4)
             base += *gpr(&copy, index) << scale;
         if ((b & 7) == 5 && mod == 0) {
-            if (n + 4 > len)
+            if (!displacement(c, len, &n, 4, &disp))
                 return 0;
-            int32_t d;
-            memcpy(&d, c + n, 4);
-            n += 4;
-            base += (uint64_t)(int64_t)d;
+            base += disp;
         } else {
             base += *gpr(&copy, b);
         }
     } else if (rm == 5 && mod == 0) {   /* RIP-relative */
-        if (n + 4 > len)
+        if (!displacement(c, len, &n, 4, &disp))
             return 0;
-        int32_t d;
-        memcpy(&d, c + n, 4);
-        n += 4;
-        *ea = r->rip + insn_start_to_modrm + n + insn_len_after + (uint64_t)(int64_t)d;
+        *ea = r->rip + insn_start_to_modrm + n + insn_len_after + disp;
         return n;
     } else {
         base = *gpr(&copy, rm | ((rex & 1) << 3));
     }
-    if (mod == 1) {
-        if (n + 1 > len)
-            return 0;
-        base += (uint64_t)(int64_t)(int8_t)c[n++];
-    } else if (mod == 2) {
-        if (n + 4 > len)
-            return 0;
-        int32_t d;
-        memcpy(&d, c + n, 4);
-        n += 4;
-        base += (uint64_t)(int64_t)d;
-    }
-    *ea = base;
+    if (mod && !displacement(c, len, &n, mod == 1 ? 1 : 4, &disp))
+        return 0;
+    *ea = base + (mod ? disp : 0);
     return n;
 }
 
