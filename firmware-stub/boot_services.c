@@ -226,27 +226,30 @@ static unsigned search_handles(const struct firmware *fw, uint64_t type, const e
     return n;
 }
 
-static efi_status_t search_args(const struct guest_view *v, uint64_t type, uint64_t guid_ptr, efi_guid_t *g)
+/* The handles a LocateHandle(Buffer) search finds, into handles[*n]. */
+static efi_status_t locate(struct firmware *fw, const struct guest_view *v, uint64_t type, uint64_t guid_ptr,
+                           uint64_t *handles, unsigned *n)
 {
+    efi_guid_t g;
     if (type == EFI_BY_REGISTER_NOTIFY)
         return EFI_UNSUPPORTED;   /* no RegisterProtocolNotify */
     if (type != EFI_ALL_HANDLES && type != EFI_BY_PROTOCOL)
         return EFI_INVALID_PARAMETER;
-    if (type == EFI_BY_PROTOCOL && !read_guid(v, guid_ptr, g))
+    if (type == EFI_BY_PROTOCOL && !read_guid(v, guid_ptr, &g))
         return EFI_INVALID_PARAMETER;
+    *n = search_handles(fw, type, &g, handles);
     return EFI_SUCCESS;
 }
 
 static efi_status_t locate_handle(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    efi_guid_t g;
     uint64_t handles[FW_MAX_PROTOCOLS], size;
-    efi_status_t s = search_args(v, a[0], a[1], &g);
+    unsigned n;
+    efi_status_t s = locate(fw, v, a[0], a[1], handles, &n);
     if (s != EFI_SUCCESS)
         return s;
     if (!guest_view_read_u64(v, a[3], &size) || !writable(v, a[3], 8))
         return EFI_INVALID_PARAMETER;
-    unsigned n = search_handles(fw, a[0], &g, handles);
     if (!n)
         return EFI_NOT_FOUND;
     if (size < n * 8ULL) {
@@ -262,14 +265,13 @@ static efi_status_t locate_handle(struct firmware *fw, const struct guest_view *
 
 static efi_status_t locate_handle_buffer(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    efi_guid_t g;
     uint64_t handles[FW_MAX_PROTOCOLS], buf;
-    efi_status_t s = search_args(v, a[0], a[1], &g);
+    unsigned n;
+    efi_status_t s = locate(fw, v, a[0], a[1], handles, &n);
     if (s != EFI_SUCCESS)
         return s;
     if (!writable(v, a[3], 8) || !writable(v, a[4], 8))
         return EFI_INVALID_PARAMETER;
-    unsigned n = search_handles(fw, a[0], &g, handles);
     if (!n)
         return EFI_NOT_FOUND;
     s = fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, n * 8ULL, &buf);
