@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # CI recipe: boot a kernel, run one command as the guest's init job, and
 # exit with the command's status (handover --exec). The kernel needs an
-# initramfs-capable config with CONFIG_DEVPORT (the status goes out through
-# the exit-status port 0xf4 via /dev/port); the initramfs is busybox-static,
-# built once by scripts/build-initramfs.sh.
+# initramfs-capable config (the status goes out through the exit-status port
+# 0xf4 via /dev/port, and as a console line for kernels without
+# CONFIG_DEVPORT); the initramfs is busybox-static, built once by
+# scripts/build-initramfs.sh.
 #
 # usage: examples/ci-exec.sh BZIMAGE 'COMMAND'
 # env: HANDOVER (default: handover on PATH), TIMEOUT seconds (default 600)

@@ -3,7 +3,9 @@
 # plus an /init that mounts the usual file systems, runs the command the VMM
 # put in /handover/cmd, and reports its exit status through the exit-status
 # port 0xf4 (README "Guest ABI"): one byte written to /dev/port at offset
-# 0xf4 (the kernel needs CONFIG_DEVPORT), then `poweroff -f` as a fallback.
+# 0xf4 (the kernel needs CONFIG_DEVPORT), after printing it on the console
+# as "handover-init: command exited with status N", which handover --exec
+# also takes as the status; then `poweroff -f` as a fallback.
 # Result: $HOME/.cache/handover/initramfs/busybox.cpio (printed on stdout).
 set -euo pipefail
 

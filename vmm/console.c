@@ -38,6 +38,15 @@ void vmm_console_tx(void *ctx, uint8_t byte)
                 vm->panic_ended = true;
             if (vm->opt.kunit)
                 ktap_line(&vm->ktap, vm->line);
+            /* --exec: scripts/build-initramfs.sh's /init prints the status
+             * before it writes it to the exit port; a kernel without
+             * /dev/port (CONFIG_DEVPORT) still ends the VM with it. */
+            int status;
+            if (vm->opt.exec && vm->ctl.stop == GUEST_RUNNING &&
+                sscanf(vm->line, "handover-init: command exited with status %d", &status) == 1) {
+                vm->ctl.stop = GUEST_EXIT_PORT;
+                vm->ctl.exit_status = status & 0xff;
+            }
             if (strstr(vm->line, "Linux version "))
                 report_mark(vm, PHASE_BANNER);
             if (strstr(vm->line, "Run /") && strstr(vm->line, " as init process"))
