@@ -53,6 +53,7 @@ $(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 include tests/payload/payload.mk
+include tests/fuzz/fuzz.mk
 
 # Unit tests: plain and with ASan/UBSan. CK_FORK=no keeps valgrind and
 # ASan looking at one process.
@@ -66,7 +67,7 @@ test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE)
 	tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
 	tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE)
 
-test-fast: test-unit test-integration
+test-fast: test-unit test-integration fuzz-regress
 
 # The tiny real kernel (built once by scripts/build-tiny-kernel.sh, cached).
 test-kernel: $(BUILD)/handover
@@ -103,6 +104,9 @@ help:
 	@echo "make test-fast      unit tests and synthetic-payload KVM tests only (seconds)"
 	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"
 	@echo "make test-valgrind  unit tests under valgrind"
+	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"
+	@echo "make fuzz-regress   replay the fuzz corpora and regressions (part of test-fast)"
+	@echo "make bench          handover against QEMU direct boot and QEMU + OVMF (bench/)"
 	@echo "make kernels        build the tiny kernel and fetch the Debian kernels into ~/.cache/handover"
 	@echo "make install        install handover into $(PREFIX)/bin"
 	@echo "make clean          remove $(BUILD)/"

@@ -68,7 +68,9 @@ static int parse_pe(struct bzimage *bz, char *err, size_t errlen)
     for (unsigned i = 0; i < nsect; i++) {
         const uint8_t *s = d + sect + i * 40;
         struct pe_section *ps = &bz->pe_sections[i];
-        memcpy(ps->name, s, 8);
+        /* The name goes into error messages: printable characters only. */
+        for (int c = 0; c < 8; c++)
+            ps->name[c] = s[c] >= 0x20 && s[c] < 0x7f ? (char)s[c] : (s[c] ? '?' : 0);
         ps->name[8] = 0;
         ps->virtual_size = rd32(s + 8);
         ps->virtual_address = rd32(s + 12);

@@ -99,7 +99,10 @@ bool guest_view_translate(const struct guest_view *v, uint64_t va, uint64_t *pa)
 static bool view_each(const struct guest_view *v, uint64_t va, uint64_t len,
                       void (*fn)(void *host, uint64_t n, void *ctx), void *ctx)
 {
-    if (len && va + len - 1 < va)
+    /* No access the VMM makes for a guest is larger than its RAM; the cap
+     * also bounds the walk when hostile page tables alias a huge virtual
+     * range onto a few pages. */
+    if ((len && va + len - 1 < va) || len > v->gm->size)
         return false;
     while (len) {
         uint64_t pa, n = 4096 - (va & 0xfff);

@@ -1,0 +1,56 @@
+# fuzz.mk - libFuzzer harnesses for every guest- or user-reachable parser
+# (tests/fuzz/README.md). Included by the top-level Makefile; BUILD is set
+# by the includer (default build). Everything goes to $(BUILD)/fuzz/.
+# Targets:
+#   fuzz          run each fuzzer for FUZZ_SECONDS (default 60) on a copy of
+#                 its seed corpus; print exec/s and coverage; fail on a crash
+#   fuzz-regress  replay tests/fuzz/regressions and the seed corpora once
+#   fuzz-build    just build $(BUILD)/fuzz/fuzz_*
+# Needs clang with libFuzzer (Debian: clang-14, libclang-rt-14-dev).
+
+FUZZ_SRC := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+FUZZ_SAVED_DEFAULT_GOAL := $(.DEFAULT_GOAL)
+
+BUILD        ?= build
+FUZZ_OUT     := $(BUILD)/fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_ARGS    ?=
+# The library's link flags, as the top-level Makefile has them.
+FUZZ_LDLIBS   = $(if $(LDLIBS),$(LDLIBS),-lz)
+FUZZERS      := bzimage firmware devices emulate ktap
+
+# UB aborts (counts as a crash) instead of printing and going on.
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra $(FUZZ_SAN)
+
+FUZZ_LIB_SRC := $(wildcard loader/*.c) $(wildcard firmware-stub/*.c) vmm/guest_mem.c vmm/x86_setup.c \
+                vmm/io_bus.c vmm/serial.c vmm/control_ports.c vmm/emulate.c vmm/ktap.c
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_LIB_SRC))
+FUZZ_BINS    := $(FUZZERS:%=$(FUZZ_OUT)/fuzz_%)
+
+$(FUZZ_OUT)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+# Named outside the pattern rule so make keeps them (not intermediates).
+$(FUZZ_BINS): $(FUZZ_LIB_OBJ)
+
+$(FUZZ_OUT)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) $(FUZZ_LDLIBS)
+
+.PHONY: fuzz fuzz-build fuzz-regress
+fuzz-build: $(FUZZ_BINS)
+
+# One fuzzer at a time: the figures mean something on a busy machine.
+fuzz: $(FUZZ_BINS)
+	FUZZ_ARGS='$(FUZZ_ARGS)' $(FUZZ_SRC)/run.sh fuzz $(FUZZ_OUT) $(FUZZ_SRC) $(FUZZ_SECONDS) $(FUZZERS)
+
+fuzz-regress: $(FUZZ_BINS)
+	$(FUZZ_SRC)/run.sh regress $(FUZZ_OUT) $(FUZZ_SRC) 0 $(FUZZERS)
+
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:=.d)
+
+# Do not let this fragment's first rule become the includer's default goal.
+.DEFAULT_GOAL := $(FUZZ_SAVED_DEFAULT_GOAL)

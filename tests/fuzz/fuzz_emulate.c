@@ -1,0 +1,104 @@
+/* libFuzzer harness for the instruction emulation fallbacks
+ * (emulate_instruction), which decode bytes a guest put at its RIP.
+ *
+ * Input: length byte (mod 16), 15 code bytes (the first length are the
+ * instruction, handed over in a buffer of exactly that size so ASan sees
+ * an over-read), a mode byte (bit 0: every read succeeds, wrapping in the
+ * 64-byte memory; else only reads inside [base, base + 64) do), base u64,
+ * struct kvm_regs, the 64 bytes of memory, then the start of struct kvm_fpu.
+ * Missing bytes are zeros.
+ *
+ * Checked: length <= 15 and <= the bytes given; EMULATE_NONE leaves the
+ * registers and the FPU state untouched; otherwise RIP advanced by length,
+ * the name is a table entry and the FPU state changed only if fpu_changed. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../vmm/emulate.h"
+#include "fuzz_input.h"
+
+#define MEM 64
+
+#define CHECK(cond)                                                                          \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "fuzz_emulate: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                         \
+        }                                                                                    \
+    } while (0)
+
+struct memory {
+    uint64_t base;
+    uint8_t bytes[MEM];
+    bool any;
+    unsigned reads;
+};
+
+static bool read_mem(void *ctx, uint64_t va, void *dst, unsigned len)
+{
+    struct memory *m = ctx;
+    CHECK(dst && len > 0 && len <= 16);
+    m->reads++;
+    if (m->any) {
+        for (unsigned i = 0; i < len; i++)
+            ((uint8_t *)dst)[i] = m->bytes[(va + i) % MEM];
+        return true;
+    }
+    uint64_t off = va - m->base;
+    if (off >= MEM || MEM - off < len)
+        return false;
+    memcpy(dst, m->bytes + off, len);
+    return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in = { data, size };
+    unsigned len = in_u8(&in) % (EMULATE_MAX_INSN + 1);
+    uint8_t code_bytes[EMULATE_MAX_INSN];
+    in_bytes(&in, code_bytes, sizeof(code_bytes));
+    struct memory m;
+    memset(&m, 0, sizeof(m));
+    m.any = in_u8(&in) & 1;
+    m.base = in_u64(&in);
+    struct kvm_regs regs;
+    struct kvm_fpu fpu;
+    in_bytes(&in, &regs, sizeof(regs));
+    in_bytes(&in, m.bytes, sizeof(m.bytes));
+    in_bytes(&in, &fpu, sizeof(fpu));
+
+    uint8_t *code = malloc(len ? len : 1);
+    if (!code)
+        abort();
+    memcpy(code, code_bytes, len);
+    struct kvm_regs regs0 = regs;
+    struct kvm_fpu fpu0 = fpu;
+
+    struct emulate_result r = emulate_instruction(code, len, &regs, &fpu, read_mem, &m);
+    free(code);
+
+    CHECK(r.length <= EMULATE_MAX_INSN && r.length <= len);
+    if (r.action == EMULATE_NONE) {
+        CHECK(!memcmp(&regs, &regs0, sizeof(regs)));
+        CHECK(!memcmp(&fpu, &fpu0, sizeof(fpu)));
+        CHECK(!r.fpu_changed);
+        return 0;
+    }
+    CHECK(r.action == EMULATE_DONE || r.action == EMULATE_INJECT_BP);
+    CHECK(r.length >= 1);
+    CHECK(regs.rip == regs0.rip + r.length);
+    CHECK(r.name);
+    bool known = false;
+    for (unsigned i = 0; emulate_table_names[i]; i++)
+        known |= !strcmp(emulate_table_names[i], r.name);
+    CHECK(known);
+    CHECK((r.action == EMULATE_INJECT_BP) == !strcmp(r.name, "int3"));
+    if (!r.fpu_changed)
+        CHECK(!memcmp(&fpu, &fpu0, sizeof(fpu)));
+    /* Only the table's instructions that read memory may call back. */
+    if (m.reads)
+        CHECK(!strcmp(r.name, "ldmxcsr"));
+    return 0;
+}

@@ -1,0 +1,62 @@
+/* libFuzzer harness for the KTAP reader (--kunit): the guest's console
+ * text, split at newlines as vmm/console.c does, fed line by line to
+ * ktap_line, then ktap_complete / ktap_passed / ktap_summary (to
+ * /dev/null). Each line is handed over in a buffer of exactly its size, so
+ * ASan sees a read past its NUL. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../vmm/ktap.h"
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "fuzz_ktap: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static FILE *devnull;
+
+static void check_state(const struct ktap *k)
+{
+    CHECK(k->nsuites <= KTAP_MAX_SUITES);
+    CHECK(k->nfailed <= KTAP_MAX_FAILED);
+    CHECK(!k->current || (k->current >= k->suites && k->current < k->suites + KTAP_MAX_SUITES));
+    for (unsigned i = 0; i < k->nsuites; i++)
+        CHECK(memchr(k->suites[i].name, 0, KTAP_NAME));
+    for (unsigned i = 0; i < k->nfailed; i++)
+        CHECK(memchr(k->failed[i], 0, sizeof(k->failed[i])));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!devnull && !(devnull = fopen("/dev/null", "w")))
+        abort();
+    struct ktap *k = malloc(sizeof(*k));
+    if (!k)
+        abort();
+    ktap_init(k);
+    size_t start = 0;
+    while (start <= size) {
+        const uint8_t *nl = memchr(data + start, '\n', size - start);
+        size_t end = nl ? (size_t)(nl - data) : size;
+        size_t n = end - start;
+        char *line = malloc(n + 1);
+        if (!line)
+            abort();
+        memcpy(line, data + start, n);
+        line[n] = 0;
+        ktap_line(k, line);
+        free(line);
+        check_state(k);
+        start = end + 1;
+    }
+    bool complete = ktap_complete(k), passed = ktap_passed(k);
+    CHECK(!passed || complete);
+    ktap_summary(k, devnull);
+    free(k);
+    return 0;
+}

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora in tests/fuzz/corpus/<fuzzer>/ (committed; run
+again after changing an input format). The encoders below mirror the
+formats described at the top of each fuzz_*.c.
+
+usage: tests/fuzz/make-seeds.py [PAYLOAD_BZIMAGE [TINY_BZIMAGE]]
+  PAYLOAD_BZIMAGE  default build/payload.bzImage
+  TINY_BZIMAGE     default the first ~/.cache/handover/kernels/tiny-*/bzImage
+Missing images leave the bzimage seeds as they are."""
+import glob
+import os
+import struct
+import sys
+
+TOP = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(TOP, "corpus")
+
+
+def write(fuzzer, name, data):
+    d = os.path.join(CORPUS, fuzzer)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def u8(v): return struct.pack("<B", v & 0xff)
+def u16(v): return struct.pack("<H", v & 0xffff)
+def u32(v): return struct.pack("<I", v & 0xffffffff)
+def u64(v): return struct.pack("<Q", v & 0xffffffffffffffff)
+
+
+# ---- fuzz_firmware ----------------------------------------------------------
+
+class A:
+    """Argument encoders (arg() in fuzz_firmware.c)."""
+    zero = b"\x00"
+    ones = b"\x01"
+    key = b"\x08"
+    @staticmethod
+    def small(v): return b"\x02" + u8(v)
+    @staticmethod
+    def scratch(off): return b"\x03" + u16(off)
+    @staticmethod
+    def ram16(v): return b"\x04" + u16(v // 16)
+    @staticmethod
+    def end(k): return b"\x05" + u8(k)
+    @staticmethod
+    def systab(off=0): return b"\x06" + u8(off)
+    @staticmethod
+    def handle(i): return u8(7 | i << 4)        # 0 image, 1 ConOut, 2 ConIn, 3 initrd, 4 RNG
+    @staticmethod
+    def raw(v): return b"\x09" + u64(v)
+    @staticmethod
+    def fwaddr(i): return u8(10 | i << 4)       # 0 systab 1 bs 2 rt 3 config 4 vendor 5 conout 6 conin ... 12 initrd LF2 13 initrd DP 14 RNG
+    @staticmethod
+    def raw32(v): return b"\x0b" + u32(v)
+    @staticmethod
+    def guid(i): return u8(12 | i << 4)         # 0 LoadedImage 1 LI devpath 2 devpath 3 ConOut 4 ConIn 5 global var 6 ACPI
+    #                                             7 RNG 8 LoadFile2 9 initrd media 10 RNG raw algorithm
+    @staticmethod
+    def from_scratch(off): return b"\x0d" + u16(off)
+    @staticmethod
+    def const(i): return u8(14 | i << 4)
+    @staticmethod
+    def pt(off): return b"\x0f" + u16(off)
+
+
+def fw_write(region, off, data):
+    o = u32(off) if region == 3 else u16(off)
+    return b"\x00" + u8(region) + o + u8(len(data)) + data
+
+
+def fw_store(off, arg): return b"\x01" + u16(off) + arg
+
+
+FW_EBS = b"\x02"
+
+
+def fw_probe(addr, length): return b"\x0f" + addr + u8(length - 1)
+
+
+def fw_fragment(count, page, type_byte=0): return b"\x07" + u8(count) + u16(page) + u8(type_byte)
+
+
+def fw_svam(desc48, delta): return b"\x03" + u8(1 if desc48 else 0) + delta
+
+
+def fw_call(id, regs=(), stack=(), rsp=None):
+    regs = list(regs) + [A.zero] * (4 - len(regs))
+    stack = list(stack) + [A.zero] * (4 - len(stack))
+    out = b"\x04" + u16(id) + b"".join(regs)
+    out += b"\x01" + rsp if rsp is not None else b"\x00"
+    return out + b"".join(stack)
+
+
+def BS(i): return 1 + i
+def RT(i): return 64 + i
+def CONOUT(i): return 96 + i
+def CONIN(i): return 112 + i
+def RNG(i): return 128 + i
+
+
+LOADFILE2 = 136
+
+
+def ucs2(s): return s.encode("utf-16-le") + b"\0\0"
+
+
+# GetMemoryMap(&size @0, map @0x100, &key @8, &dsize @16, &dver @24):
+# the probe with size 0, then the real call with the size it returned.
+GET_MAP = (fw_store(0, A.zero) +
+           fw_call(BS(4), [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]) +
+           fw_call(BS(4), [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]))
+# ExitBootServices(ImageHandle, the key GetMemoryMap stored at scratch+8).
+EBS_WITH_KEY = fw_call(BS(26), [A.handle(0), A.from_scratch(8)])
+
+
+def firmware_seeds():
+    write("firmware", "memmap-ebs", b"\x00" + GET_MAP + EBS_WITH_KEY +
+          fw_call(RT(0), [A.scratch(0x4000), A.scratch(0x4100)]) +          # GetTime after EBS
+          fw_call(BS(2), [A.zero, A.small(2), A.small(1), A.scratch(0x30)]))  # a boot service after: refused
+    write("firmware", "ebs-stale-key", b"\x00" + GET_MAP +
+          fw_call(BS(2), [A.zero, A.small(2), A.small(1), A.scratch(0x30)]) +  # changes the map
+          EBS_WITH_KEY + GET_MAP + EBS_WITH_KEY)
+    # After ExitBootServices the runtime regions moved by -base+0xffffffff80000000.
+    write("firmware", "svam", b"\x00" + GET_MAP + EBS_WITH_KEY +
+          fw_svam(True, A.raw(0xffffffff00000000)) +
+          fw_call(RT(0), [A.scratch(0x4000), A.zero]) +
+          fw_svam(False, A.zero) +                                            # a second one: refused
+          fw_call(RT(10), [A.small(2), A.zero]))                              # ResetSystem
+    write("firmware", "pages-pools", b"\x00" +
+          fw_call(BS(2), [A.zero, A.small(2), A.small(4), A.scratch(0)]) +      # AllocatePages(Any, LoaderData, 4)
+          fw_call(BS(3), [A.from_scratch(0), A.small(4)]) +                    # FreePages
+          fw_store(8, A.raw(0x800000)) +
+          fw_call(BS(2), [A.small(2), A.small(1), A.small(16), A.scratch(8)]) +  # AllocatePages(Address 8 MiB)
+          fw_store(16, A.raw(0xffffffff)) +
+          fw_call(BS(2), [A.small(1), A.small(9), A.small(3), A.scratch(16)]) +  # AllocatePages(MaxAddress, ACPI reclaim)
+          fw_call(BS(5), [A.small(4), A.raw32(0x2345), A.scratch(24)]) +         # AllocatePool
+          fw_call(BS(6), [A.from_scratch(24)]) +                                 # FreePool
+          fw_call(BS(6), [A.zero]) +                                             # FreePool(NULL)
+          fw_call(BS(36), [A.small(2), A.guid(3), A.zero, A.scratch(32)], [A.scratch(40)]) +  # LocateHandleBuffer
+          fw_call(BS(36), [A.small(0), A.zero, A.zero, A.scratch(32)], [A.scratch(40)]) +
+          fw_call(BS(6), [A.from_scratch(40)]) + GET_MAP)
+    dp_end = bytes([0x7f, 0xff, 4, 0])
+    write("firmware", "protocols", b"\x00" +
+          fw_call(BS(16), [A.handle(0), A.guid(0), A.scratch(0)]) +               # HandleProtocol(LoadedImage)
+          fw_call(BS(16), [A.handle(1), A.guid(3), A.scratch(8)]) +
+          fw_call(BS(32), [A.handle(0), A.guid(1), A.scratch(16), A.handle(0)], [A.zero, A.small(4)]) +  # OpenProtocol
+          fw_call(BS(33), [A.handle(0), A.guid(1), A.handle(0), A.zero]) +          # CloseProtocol
+          fw_call(BS(37), [A.guid(3), A.zero, A.scratch(24)]) +                     # LocateProtocol
+          fw_call(BS(19), [A.small(2), A.guid(0), A.zero, A.scratch(32)], [A.scratch(0x200)]) +  # LocateHandle probe
+          fw_call(BS(19), [A.small(2), A.guid(0), A.zero, A.scratch(32)], [A.scratch(0x200)]) +
+          fw_write(0, 0x300, dp_end) + fw_store(40, A.scratch(0x300)) +
+          fw_call(BS(20), [A.guid(2), A.scratch(40), A.scratch(48)]) +              # LocateDevicePath
+          fw_call(BS(21), [A.guid(6), A.raw(0xe0000)]) +                            # InstallConfigurationTable
+          fw_call(BS(21), [A.guid(5), A.raw(0xe1000)]) +
+          fw_call(BS(21), [A.guid(6), A.zero]) +                                    # and remove it
+          fw_call(BS(40), [A.systab(), A.small(120), A.scratch(56)]) +              # CalculateCrc32(systab)
+          fw_call(BS(41), [A.scratch(0x1000), A.systab(), A.small(120)]) +          # CopyMem
+          fw_call(BS(42), [A.scratch(0x1000), A.small(64), A.small(0xcc)]) +        # SetMem
+          fw_call(BS(27), [A.scratch(64)]) +                                        # GetNextMonotonicCount
+          fw_call(BS(0), [A.small(16)]) + fw_call(BS(1), [A.small(4)]) +            # RaiseTPL/RestoreTPL
+          fw_call(BS(28), [A.small(1)]) + fw_call(BS(29), [A.zero]) +               # Stall, SetWatchdogTimer
+          fw_call(BS(24), [A.handle(0), A.raw(0x8000000000000001), A.small(8), A.scratch(0x300)]))  # Exit
+    name = ucs2("HandoverTest")
+    write("firmware", "variables", b"\x04" +
+          fw_write(0, 0x400, name) + fw_write(0, 0x480, b"\x01\x02\x03\x04") +
+          fw_call(RT(8), [A.scratch(0x400), A.guid(5), A.small(7), A.small(4)], [A.scratch(0x480)]) +  # SetVariable
+          fw_call(RT(8), [A.scratch(0x400), A.guid(5), A.small(0x47), A.small(4)], [A.scratch(0x480)]) +  # append
+          fw_store(0, A.zero) +
+          fw_call(RT(6), [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +  # probe
+          fw_call(RT(6), [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +
+          fw_store(16, A.small(200)) + fw_write(0, 0x600, b"\0\0") +
+          fw_call(RT(7), [A.scratch(16), A.scratch(0x600), A.scratch(0x700)]) +      # GetNextVariableName
+          fw_call(RT(7), [A.scratch(16), A.scratch(0x600), A.scratch(0x700)]) +
+          fw_call(RT(13), [A.small(7), A.scratch(24), A.scratch(32), A.scratch(40)]) +  # QueryVariableInfo
+          GET_MAP + EBS_WITH_KEY +
+          fw_call(RT(6), [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +
+          fw_call(RT(8), [A.scratch(0x400), A.guid(5), A.zero, A.zero], [A.zero]))   # delete at runtime
+    write("firmware", "console", b"\x08" +
+          fw_write(0, 0x800, ucs2("Hello, \u00e9\u20ac world\r\n")) +
+          fw_call(CONOUT(1), [A.fwaddr(5), A.scratch(0x800)]) +                      # OutputString
+          fw_call(CONOUT(3), [A.fwaddr(5), A.zero, A.scratch(0), A.scratch(8)]) +    # QueryMode
+          fw_call(CONOUT(4), [A.fwaddr(5), A.zero]) + fw_call(CONOUT(6), [A.fwaddr(5)]) +
+          fw_call(CONIN(1), [A.fwaddr(6), A.scratch(16)]) +                          # ReadKeyStroke
+          fw_call(CONOUT(1), [A.fwaddr(5), A.end(2)]) +                              # a string off the end of RAM
+          fw_call(200, [A.zero]) + fw_call(BS(7), [A.zero]))                         # unknown, unsupported
+    # A full memory map: 256 one-page allocations two pages apart, then
+    # frees across the fragments and a GetMemoryMap of the full map.
+    write("firmware", "memmap-full", b"\x00" + fw_fragment(63, 0x300) +
+          fw_call(BS(3), [A.raw(0x300000), A.raw(0x100)]) +
+          fw_call(BS(3), [A.raw(0x301000), A.small(1)]) +
+          fw_call(BS(2), [A.zero, A.small(2), A.small(1), A.scratch(0x30)]) + GET_MAP)
+    # The initrd as the stub finds it: LocateDevicePath(LoadFile2,
+    # VenMedia(LINUX_EFI_INITRD_MEDIA)/End), HandleProtocol, a size probe,
+    # a pool of that size, the load.
+    initrd_dp = bytes([4, 3, 20, 0]) + bytes.fromhex("27e46855fc683d4fac74ca555231cc68") + bytes([0x7f, 0xff, 4, 0])
+    write("firmware", "initrd-loadfile2", u8(0x80) + u16(0x2fff) +
+          fw_write(0, 0x300, initrd_dp) + fw_store(40, A.scratch(0x300)) +
+          fw_call(BS(20), [A.guid(8), A.scratch(40), A.scratch(48)]) +
+          fw_call(BS(16), [A.from_scratch(48), A.guid(8), A.scratch(56)]) +
+          fw_store(64, A.zero) +
+          fw_call(LOADFILE2, [A.from_scratch(56), A.scratch(0x300), A.zero, A.scratch(64)], [A.zero]) +
+          fw_call(BS(5), [A.small(2), A.from_scratch(64), A.scratch(72)]) +
+          fw_call(LOADFILE2, [A.from_scratch(56), A.scratch(0x300), A.zero, A.scratch(64)], [A.from_scratch(72)]))
+    write("firmware", "rng", b"\x00" + fw_call(BS(37), [A.guid(7), A.zero, A.scratch(0)]) +
+          fw_store(8, A.small(16)) +
+          fw_call(RNG(0), [A.from_scratch(0), A.scratch(8), A.scratch(0x10)]) +
+          fw_call(RNG(1), [A.from_scratch(0), A.guid(10), A.small(32), A.scratch(0x100)]) +
+          fw_call(RNG(1), [A.from_scratch(0), A.zero, A.raw(0x100000), A.raw(0x400000)]) +
+          fw_call(RNG(1), [A.from_scratch(0), A.guid(0), A.small(8), A.scratch(0x100)]))
+    # Fault injection (specs through inject_parse), trace with a limit.
+    specs = b"gmm-too-small:2\0ebs-stale-key\0alloc-pool-fail:1\0"
+    write("firmware", "inject", u8(0x10 | 0x08 | 0x20) + u8(3) + specs + GET_MAP + GET_MAP + EBS_WITH_KEY +
+          GET_MAP + EBS_WITH_KEY)
+    write("firmware", "inject-more", u8(0x10) + u8(3) + b"alloc-pages-above:0x1000000\0no-loaded-image\0getvar-error:\0" +
+          fw_call(BS(2), [A.zero, A.small(2), A.small(4), A.scratch(0)]) +
+          fw_call(BS(16), [A.handle(0), A.guid(0), A.scratch(8)]) +
+          fw_call(RT(6), [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]))
+    # Through page tables: the default identity tables, then one PD entry
+    # moved and a call whose stack and buffers go through them.
+    tables = u8(1) + u8(2) + u16(1) + u8(1) + u16(0x400) + u16(0x83) + u8(0)
+    write("firmware", "paging", b"\x01" + tables + GET_MAP + FW_EBS +
+          fw_call(RT(0), [A.raw(0x200000 + 0x4000), A.zero]) +
+          fw_call(RT(0), [A.raw(0x4000), A.zero], rsp=A.raw(0x7ff000)))
+    # Hostile tables: the PD filled with 2 MiB pages all at 0, the PDPT
+    # with pointers to it, PML4 entry 1 a pointer to the PML4 itself; probes
+    # and small calls through them.
+    alias = (u8(3) + u8(2) + u16(0) + u8(0x81) + u8(0) + u8(1) + u16(0) + u8(4) + u8(2) +
+             u8(0) + u16(1) + u8(0) + u8(0) + u16(0x3) + u8(0))
+    write("firmware", "paging-alias", b"\x01" + alias +
+          fw_probe(A.raw(0x7fffff0), 64) + fw_probe(A.raw(0x8000001ff8), 16) + fw_probe(A.raw(0xffff800000000000), 8) +
+          fw_call(BS(42), [A.raw(0x3ff000), A.raw(0x2000), A.small(0x11)]) +
+          fw_call(BS(40), [A.raw(0x40000000), A.raw(0x400000), A.raw(0x100)]) +
+          fw_call(RT(0), [A.raw(0x8000000100), A.zero], rsp=A.raw(0x80001ff000)))
+    write("firmware", "paging-la57", b"\x03" + u8(0) + u8(0) +
+          fw_call(BS(4), [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]))
+
+
+# ---- fuzz_devices -----------------------------------------------------------
+
+def uart(reg): return u8((reg & 7) << 2 | 0)
+def i8042(port): return u8(((port - 0x60) % 5) << 2 | 1)
+def lowport(port): return u8(((port - 0xf0) % 8 if port < 0x600 else port - 0x600 + 8) << 2 | 2)
+
+
+def outb(sel, v): return sel + u8(1) + u32(v)
+def inb(sel): return sel + u8(0)
+
+
+def devices_seeds():
+    IER, IIR, FCR, LCR, MCR, LSR, MSR, SCR = 1, 2, 2, 3, 4, 5, 6, 7
+    # 8250 autoconfig (drivers/tty/serial/8250/8250_port.c): IER probe,
+    # loopback probe, FIFO/EFR probe, scratch register, then startup and a
+    # few transmitted bytes with the THRE interrupt on.
+    probe = (inb(uart(IER)) + outb(uart(IER), 0) + inb(uart(IER)) + outb(uart(IER), 0x0f) + inb(uart(IER)) +
+             outb(uart(IER), 0) +
+             inb(uart(MCR)) + outb(uart(MCR), 0x1a) + inb(uart(MSR)) + outb(uart(MCR), 0) +
+             outb(uart(LCR), 0xbf) + outb(uart(2), 0) + outb(uart(LCR), 0) + outb(uart(FCR), 1) + inb(uart(IIR)) +
+             outb(uart(LCR), 0xbf) + inb(uart(2)) + outb(uart(LCR), 0x80) + inb(uart(0)) + inb(uart(1)) +
+             outb(uart(0), 0x01) + outb(uart(1), 0x00) + outb(uart(LCR), 0x03) +
+             outb(uart(SCR), 0xa5) + inb(uart(SCR)) + outb(uart(SCR), 0x5a) + inb(uart(SCR)) +
+             outb(uart(FCR), 0x07) + outb(uart(FCR), 0) + inb(uart(LSR)) + inb(uart(0)) + inb(uart(IIR)) +
+             inb(uart(MSR)) + outb(uart(MCR), 0x0b) + outb(uart(IER), 0x02) + inb(uart(IIR)) + inb(uart(IIR)))
+    tx = b"".join(inb(uart(LSR)) + outb(uart(0), c) for c in b"ok\n")
+    write("devices", "8250-autoconfig", b"\x00" + probe + tx)
+    write("devices", "i8042-reset", b"\x00" + inb(i8042(0x64)) + outb(i8042(0x64), 0xfe) + outb(lowport(0xf4), 3))
+    write("devices", "exit-port", b"\x00" + outb(uart(0), ord("x")) + outb(lowport(0xf4), 0x2a) +
+          inb(lowport(0xf4)) + outb(i8042(0x64), 0xfe))
+    write("devices", "acpi-s5", b"\x00" + inb(lowport(0x601)) + outb(lowport(0x600), 0x14) +
+          outb(lowport(0x600), 0x34) + outb(lowport(0x602), 6))
+    write("devices", "acpi-reset", b"\x00" + outb(lowport(0x602), 6) + outb(lowport(0x600), 0x34))
+    # Wide accesses and unclaimed ports; two extra devices first.
+    wide = (u8(3) + u16(0x3fe) + u8(4 << 1 | 0) + u8(3) + u16(0x3fd) + u8(2 << 1 | 1) + u32(0x12345678) +
+            u8(3) + u16(0x80) + u8(0) + u8(3) + u16(0xcf8) + u8(4 << 1 | 1) + u32(0x80000000) +
+            u8(3) + u16(0x2f8) + u8(0))
+    write("devices", "wide-extra", b"\x01" + u8(2) + u16(0x2f8) + u8(7) + u16(0x3f0) + u8(9) + wide)
+
+
+# ---- fuzz_emulate -----------------------------------------------------------
+
+REGS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rsp", "rbp",
+        "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip", "rflags"]
+
+
+def emulate(code, any_read=False, base=0x7000, mem=b"", **regs):
+    r = dict.fromkeys(REGS, 0)
+    r.update(rip=0xffffffff81000000, rflags=0x2, rsp=0x9000)
+    r.update(regs)
+    out = u8(len(code)) + code.ljust(15, b"\x90") + u8(1 if any_read else 0) + u64(base)
+    out += b"".join(u64(r[n]) for n in REGS)
+    return out + mem.ljust(64, b"\0")
+
+
+def emulate_seeds():
+    mxcsr = u32(0x1f80)
+    write("emulate", "int3", emulate(b"\xcc"))
+    write("emulate", "fwait", emulate(b"\x9b"))
+    write("emulate", "clac", emulate(b"\x0f\x01\xca", rflags=0x40002))
+    write("emulate", "stac", emulate(b"\x0f\x01\xcb"))
+    write("emulate", "fninit", emulate(b"\xdb\xe3"))
+    write("emulate", "popcnt-rax-rcx", emulate(b"\xf3\x48\x0f\xb8\xc1", rcx=0xf0f0))
+    write("emulate", "popcnt-16", emulate(b"\xf3\x66\x0f\xb8\xc1", rcx=0x1ffff))
+    write("emulate", "popcnt-r9d-r10d", emulate(b"\xf3\x45\x0f\xb8\xca", r10=0))
+    write("emulate", "ldmxcsr-rax", emulate(b"\x0f\xae\x10", rax=0x7000, mem=mxcsr))
+    write("emulate", "ldmxcsr-rsp-disp8", emulate(b"\x0f\xae\x54\x24\x08", rsp=0x6ff8, mem=mxcsr))
+    write("emulate", "ldmxcsr-r8-disp32", emulate(b"\x41\x0f\xae\x90\x10\x00\x00\x00", r8=0x6ff0, mem=mxcsr))
+    write("emulate", "ldmxcsr-rip", emulate(b"\x0f\xae\x15\x00\x00\x00\x00", base=0xffffffff81000007, mem=mxcsr))
+    write("emulate", "ldmxcsr-sib", emulate(b"\x0f\xae\x14\x8b", rbx=0x6000, rcx=0x400, mem=mxcsr))
+    write("emulate", "ldmxcsr-reserved", emulate(b"\x0f\xae\x10", rax=0x7000, mem=u32(0x10000)))
+    write("emulate", "xsave-none", emulate(b"\x0f\xae\x20", rax=0x7000))
+
+
+# ---- fuzz_ktap --------------------------------------------------------------
+
+def ktap_seeds():
+    write("ktap", "kunit-run", b"""\
+[    0.812345] KTAP version 1
+[    0.812346] 1..2
+[    0.812400]     KTAP version 1
+[    0.812401]     # Subtest: example
+[    0.812402]     # module: kunit_example_test
+[    0.812403]     1..3
+[    0.812500]     ok 1 example_simple_test
+[    0.812600]     # example_skip_test: initializing
+[    0.812601]     ok 2 example_skip_test # SKIP this test should be skipped
+[    0.812700]     # example_fail_test: EXPECTATION FAILED at lib/kunit/kunit-example-test.c:42
+[    0.812701]     not ok 3 example_fail_test
+[    0.812702]         KTAP version 1
+[    0.812703]         # Subtest: example_params_test
+[    0.812704]         ok 1 example value 3
+[    0.812705]     ok 4 example_params_test
+[    0.812800] # example: pass:2 fail:1 skip:1 total:4
+[    0.812801] # Totals: pass:2 fail:1 skip:1 total:4
+[    0.812802] not ok 1 example
+[    0.812900]     # Subtest: list-kunit-test
+[    0.812901]     1..1
+[    0.812902]     ok 1 list_test_list_init
+[    0.812903] ok 2 list-kunit-test
+[    0.813000] reboot: Restarting system
+""")
+    write("ktap", "tap14-no-header", b"TAP version 14\n1..1\nok 1 - unnamed suite # SKIP\n\n1..5\n")
+    write("ktap", "before-start", b"    # Subtest: x\nok 1 x\nKTAP version 1\n1..-1\nnot ok 7 y # TODO\n")
+
+
+def bzimage_seeds(payload, tiny):
+    if payload and os.path.isfile(payload):
+        with open(payload, "rb") as f:
+            write("bzimage", "payload.bzImage", f.read())
+    if tiny and os.path.isfile(tiny):
+        with open(tiny, "rb") as f:
+            write("bzimage", "tiny-header-16k", f.read(16384))
+
+
+def main():
+    payload = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "..", "..", "build", "payload.bzImage")
+    tinies = sorted(glob.glob(os.path.expanduser("~/.cache/handover/kernels/tiny-*/bzImage")))
+    tiny = sys.argv[2] if len(sys.argv) > 2 else (tinies[0] if tinies else None)
+    bzimage_seeds(payload, tiny)
+    firmware_seeds()
+    devices_seeds()
+    emulate_seeds()
+    ktap_seeds()
+
+
+if __name__ == "__main__":
+    main()
