@@ -29,7 +29,7 @@ UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
 .PHONY: all test test-fast test-unit test-integration test-kernel test-long test-valgrind \
-        install clean help kernels boot
+        install clean help kernels boot bench
 all: $(BUILD)/handover
 
 $(BUILD)/obj/%.o: %.c
@@ -85,6 +85,10 @@ test-valgrind: $(BUILD)/unit-tests
 # The first boot a new user makes: the tiny KUnit kernel, its tests' result.
 boot: $(BUILD)/handover
 	$(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
+
+# handover against QEMU on this host (about 25 minutes): bench/results.json and a table.
+bench: $(BUILD)/handover $(PAYLOAD_IMAGE)
+	bench/run.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
 
 kernels:
 	scripts/build-tiny-kernel.sh
