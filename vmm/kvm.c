@@ -110,6 +110,14 @@ static int setup_cpuid(struct vmm *vm, struct vcpu *c_)
              * without the bit the stub skips its 5-level switch. */
             if (e->function == 7 && e->index == 0)
                 e->ecx &= ~(1u << 16);
+            /* KVM paravirt features that make the guest issue hypercalls
+             * from one vCPU to kick another (PV IPIs, PV unhalt for
+             * spinlocks, PV TLB flush, PV yield). On this machine's nested
+             * KVM a vCPU stuck in such a VMCALL for good during SMP
+             * bring-up; the native paths (LAPIC IPIs, spinning) work
+             * everywhere. Documentation/virt/kvm/x86/cpuid.rst. */
+            if (e->function == 0x40000001)
+                e->eax &= ~((1u << 7) | (1u << 9) | (1u << 11) | (1u << 13));
             /* The vCPU's APIC ID, as the MADT lists it. */
             if (e->function == 1)
                 e->ebx = (e->ebx & 0x00ffffffu) | (c_->id << 24);

@@ -19,7 +19,8 @@ expect() {
     local patterns=()
     while [ "$1" != "--" ]; do patterns+=("$1"); shift; done
     shift
-    local log="$OUT/$(echo "$name" | tr -c 'a-zA-Z0-9_.-' _).log"
+    local log
+    log="$OUT/$(printf '%s' "$name" | tr -c 'a-zA-Z0-9_.-' _).log"
     "$@" >"$log" 2>&1
     local got=$?
     if [ "$got" != "$want" ]; then
