@@ -52,10 +52,10 @@ static bool is_boot_service(unsigned id)
     return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_LOADFILE2);
 }
 
-static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const uint64_t *a,
-                       unsigned nargs, efi_status_t status, const char *injected)
+static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const struct guest_view *v,
+                       const uint64_t *a, unsigned nargs, efi_status_t status, const char *injected)
 {
-    char line[512];
+    char line[1024];
     int n = snprintf(line, sizeof(line), "{\"seq\":%llu,\"phase\":\"%s\",\"call\":\"%s\",\"args\":[",
                      (unsigned long long)fw->seq, fw->phase == FW_PHASE_BOOT ? "boot" : "runtime",
                      s ? s->name : "unknown");
@@ -67,6 +67,7 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"id\":%u", id);
     if (injected)
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"injected\":\"%s\"", injected);
+    n += (int)fw_trace_decode(id, v, a, line + n, sizeof(line) - (size_t)n - 4);
     n += snprintf(line + n, sizeof(line) - (size_t)n, "}\n");
     if (fw->trace_bytes + (uint64_t)n > fw->cfg.trace_limit) {
         if (fw->trace_bytes <= fw->cfg.trace_limit)
@@ -210,6 +211,6 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
         fw_log(fw, "injected fault %s: %s returns %s", injected, s->name, efi_status_name(status));
 out:
     if (fw->cfg.trace)
-        trace_call(fw, s, id, a, nargs, status, injected);
+        trace_call(fw, s, id, &call->view, a, nargs, status, injected);
     return status;
 }

@@ -49,6 +49,9 @@ efi_status_t fw_query_variable_info(struct firmware *fw, const struct guest_view
                                     uint64_t max_storage, uint64_t remaining, uint64_t max_size);
 void fw_variables_free(struct firmware *fw);
 
+/* trace_decode.c: ,"decoded":{...} for a trace line, or 0 bytes. */
+size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *a, char *buf, size_t cap);
+
 /* Read a NUL-terminated UCS-2 string of at most max chars (including the
  * NUL) from guest memory; returns its length without NUL, or -1. */
 long fw_read_ucs2(const struct guest_view *v, uint64_t addr, uint16_t *buf, size_t max);
