@@ -154,12 +154,19 @@ static const char *inject_before(struct firmware *fw, unsigned id, const struct 
 }
 
 /* alloc-pages-above: an allocation that landed at or above the address
- * is undone and fails. */
+ * is undone and fails. The memory-map faults are marked on every map the
+ * guest reads. */
 static const char *inject_after(struct firmware *fw, unsigned id, const struct guest_view *v, const uint64_t *a,
                                 efi_status_t *status)
 {
     struct inject *in = &fw->cfg.inject;
     uint64_t addr;
+    if (id == ID_GET_MEMORY_MAP && *status == EFI_SUCCESS) {
+        if (in->on[INJECT_MAP_FRAGMENTED])
+            return inject_names[INJECT_MAP_FRAGMENTED];
+        if (in->on[INJECT_NO_LOW_FREE])
+            return inject_names[INJECT_NO_LOW_FREE];
+    }
     if (id != ID_ALLOCATE_PAGES || !in->on[INJECT_ALLOC_PAGES_ABOVE] || *status != EFI_SUCCESS ||
         !guest_view_read_u64(v, a[3], &addr) || addr + (a[2] << 12) <= in->value[INJECT_ALLOC_PAGES_ABOVE])
         return NULL;

@@ -137,6 +137,9 @@ struct fw_call {
  * already hold RAM; the firmware reserves its own region in it. */
 int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct fw_config *cfg);
 void firmware_free(struct firmware *fw);
+/* Apply the memory-map faults of cfg.inject, once the VMM has placed
+ * everything it needs; returns whether there were any. */
+bool firmware_inject_memmap(struct firmware *fw);
 /* Describe the loaded image in its LoadedImage protocol, once placed. */
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
 /* Serve one call; returns the EFI_STATUS for RAX. */

@@ -7,11 +7,11 @@
 
 const char *const inject_names[INJECT_KINDS] = {
     "gmm-too-small", "ebs-stale-key", "alloc-pages-fail", "alloc-pages-above", "alloc-pool-fail",
-    "no-loaded-image", "getvar-error", "no-rng",
+    "no-loaded-image", "getvar-error", "no-rng", "memmap-fragmented", "no-low-free",
 };
 
 /* Whether the spec takes :VALUE (1 = required, 2 = optional, default 1). */
-static const int takes_value[INJECT_KINDS] = { 2, 0, 1, 1, 1, 0, 0, 0 };
+static const int takes_value[INJECT_KINDS] = { 2, 0, 1, 1, 1, 0, 0, 0, 0, 0 };
 
 const char *const inject_help[] = {
     "gmm-too-small[:N]    GetMemoryMap returns EFI_BUFFER_TOO_SMALL N times (default 1)",
@@ -22,6 +22,8 @@ const char *const inject_help[] = {
     "no-loaded-image      the image handle has no EFI_LOADED_IMAGE_PROTOCOL",
     "getvar-error         GetVariable fails with EFI_DEVICE_ERROR",
     "no-rng               no EFI_RNG_PROTOCOL (the stub falls back to RDRAND/RDTSC)",
+    "memmap-fragmented    a reserved page every 2 MiB below 256 MiB (over 128 descriptors)",
+    "no-low-free          no free RAM between 1 MiB and 4 GiB (use --mem above 4G)",
     NULL,
 };
 
@@ -52,3 +54,4 @@ int inject_parse(struct inject *in, const char *spec, char *err, unsigned errlen
     snprintf(err, errlen, "--inject %s: unknown fault (see --help)", spec);
     return -1;
 }
+

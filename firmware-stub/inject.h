@@ -16,6 +16,8 @@ enum inject_kind {
     INJECT_NO_LOADED_IMAGE,   /* no-loaded-image     the image handle lacks EFI_LOADED_IMAGE_PROTOCOL */
     INJECT_GETVAR_ERROR,      /* getvar-error        GetVariable: EFI_DEVICE_ERROR */
     INJECT_NO_RNG,            /* no-rng              no EFI_RNG_PROTOCOL */
+    INJECT_MAP_FRAGMENTED,    /* memmap-fragmented   a reserved page every 2 MiB below 256 MiB */
+    INJECT_NO_LOW_FREE,       /* no-low-free         no free RAM between 1 MiB and 4 GiB */
     INJECT_KINDS
 };
 

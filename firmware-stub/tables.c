@@ -264,3 +264,24 @@ void firmware_free(struct firmware *fw)
 {
     fw_variables_free(fw);
 }
+
+bool firmware_inject_memmap(struct firmware *fw)
+{
+    const struct inject *in = &fw->cfg.inject;
+    if (in->on[INJECT_MAP_FRAGMENTED])
+        /* The last page of every 2 MiB below 256 MiB that is still free. */
+        for (uint64_t a = (2ULL << 20) - 0x1000; a < (256ULL << 20); a += 2ULL << 20)
+            memmap_reserve(&fw->map, a, 1, EFI_RESERVED_MEMORY_TYPE);
+    if (in->on[INJECT_NO_LOW_FREE])
+        /* Every free page from 1 MiB to 4 GiB becomes boot-services data. */
+        for (unsigned i = 0; i < fw->map.n; i++) {
+            const struct memmap_entry *e = &fw->map.e[i];
+            if (e->type == EFI_CONVENTIONAL_MEMORY && e->start >= 0x100000 && e->start < 0x100000000ULL) {
+                uint64_t end = e->start + (e->pages << 12);
+                if (end > 0x100000000ULL)
+                    end = 0x100000000ULL;
+                memmap_reserve(&fw->map, e->start, (end - e->start) >> 12, EFI_BOOT_SERVICES_DATA);
+            }
+        }
+    return in->on[INJECT_MAP_FRAGMENTED] || in->on[INJECT_NO_LOW_FREE];
+}

@@ -144,6 +144,13 @@ static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages)
     return a;
 }
 
+/* --inject memmap-fragmented / no-low-free, after everything is placed. */
+static void inject_memmap(struct vmm *vm)
+{
+    if (firmware_inject_memmap(&vm->fw))
+        vmm_log("injected memory-map fault: the map now has %u descriptors", vm->fw.map.n);
+}
+
 static int set_entry_registers(struct vmm *vm)
 {
     /* As if called: the return address (a thunk that reports the image
@@ -234,6 +241,7 @@ int vmm_load(struct vmm *vm)
         }
         bzimage_load_pe(bz, &vm->mem, vm->image_start);
         vm->entry_rip = vm->image_start + bz->pe_entry;
+        inject_memmap(vm);
         return set_entry_registers(vm) ? EXIT_HOST : 0;
     }
 
@@ -259,5 +267,6 @@ int vmm_load(struct vmm *vm)
     if (vm->opt.dtb && attach_dtb(vm, guest_mem_ptr(&vm->mem, vm->boot_params, sizeof(struct boot_params))))
         return EXIT_USAGE;
     vm->entry_rip = bzimage_handover_entry(bz, vm->image_start);
+    inject_memmap(vm);
     return set_entry_registers(vm) ? EXIT_HOST : 0;
 }

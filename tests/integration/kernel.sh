@@ -89,6 +89,12 @@ if [ "$WHICH" = tiny ]; then
     done
     expect tiny-inject-getvar-error 0 'injected fault getvar-error' 'Could not determine UEFI Secure Boot status' 'e820-check: ok' \
         -- "$HO" --timeout 600 --stop-at ebs --inject getvar-error "$K"
+    # A map of over 128 descriptors: the stub's e820 spills into SETUP_E820_EXT.
+    expect tiny-inject-memmap-fragmented 0 'setup_data +0x[0-9a-f]+ type 1 ' 'e820-check: ok: (1[3-9][0-9]|2[0-9][0-9]) entries' \
+        -- "$HO" --timeout 600 --stop-at ebs --inject memmap-fragmented "$K"
+    # No free RAM below 4 GiB: the stub places the kernel above it.
+    expect tiny-inject-no-low-free 0 'jumped to the kernel at 0x1[0-9a-f]{8}$' 'e820-check: ok' \
+        -- "$HO" --timeout 600 --mem 5G --stop-at ebs --inject no-low-free "$K"
     expect tiny-inject-no-loaded-image-pe 5 'injected fault no-loaded-image' 'the image called Exit' \
         -- "$HO" --timeout 600 --entry pe --stop-at ebs --inject no-loaded-image "$K"
 
