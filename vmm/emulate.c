@@ -2,7 +2,9 @@
  * lack (../shared/DESIGN.md): INT3 (the alternatives self-test), CLAC/STAC
  * (SMAP, 0F 01 CA/CB), POPCNT r64, r/m64 register form (F3 [REX] 0F B8),
  * FWAIT (9B); and, found booting the tiny kernel with EFI runtime services
- * (kernel_fpu_begin_mask), LDMXCSR m32 (0F AE /2) and FNINIT (DB E3).
+ * (kernel_fpu_begin_mask), LDMXCSR m32 (0F AE /2) and FNINIT (DB E3);
+ * found in Debian 6.12's stub (its zstd decompressor), the BMI2 shifts
+ * SHLX/SARX/SHRX (VEX.0F38 F7 /r with 66/F3/F2).
  * Intel SDM vol. 2 for the encodings. */
 #include "emulate.h"
 
@@ -16,7 +18,8 @@
 #define RFLAGS_OF (1ULL << 11)
 #define RFLAGS_AC (1ULL << 18)
 
-const char *const emulate_table_names[] = { "int3", "clac", "stac", "popcnt", "fwait", "ldmxcsr", "fninit", NULL };
+const char *const emulate_table_names[] = { "int3", "clac", "stac", "popcnt", "fwait", "ldmxcsr", "fninit",
+                                            "shlx", "sarx", "shrx", NULL };
 
 #define MXCSR_RESERVED 0xffff0000u
 
@@ -141,6 +144,48 @@ static unsigned ldmxcsr(const uint8_t *c, unsigned len, const struct kvm_regs *r
     return i + 2 + n;
 }
 
+/* SHLX/SARX/SHRX r, r/m, r (VEX 3-byte form C4): dest = src1 shifted by
+ * vvvv, count masked to the operand size; flags untouched. */
+static unsigned bmi2_shift(const uint8_t *c, unsigned len, struct kvm_regs *r, emulate_read_fn read, void *ctx,
+                           const char **name)
+{
+    if (len < 5 || c[0] != 0xc4 || (c[1] & 0x1f) != 2 || c[3] != 0xf7)
+        return 0;
+    unsigned pp = c[2] & 3;
+    if (pp == 0)
+        return 0;   /* BZHI-like encodings without a prefix are not shifts */
+    bool w = c[2] & 0x80;
+    unsigned rex = ((~c[1] >> 5) & 7) | (w ? 8 : 0);   /* R, X, B from the inverted bits */
+    unsigned vvvv = (~c[2] >> 3) & 15;
+    unsigned dst = ((c[4] >> 3) & 7) | ((rex & 4) << 1);
+    uint64_t src, ea;
+    unsigned n;
+    if ((c[4] & 0xc0) == 0xc0) {
+        src = *gpr(r, (c[4] & 7) | ((rex & 1) << 3));
+        n = 1;
+    } else {
+        if (!(n = modrm_address(c + 4, len - 4, rex, r, 4, 0, &ea)) || !read(ctx, ea, &src, w ? 8 : 4))
+            return 0;
+    }
+    unsigned bits = w ? 64 : 32;
+    uint64_t mask = w ? ~0ULL : 0xffffffffULL;
+    unsigned count = (unsigned)(*gpr(r, vvvv) & (bits - 1));
+    src &= mask;
+    uint64_t v;
+    if (pp == 1) {
+        v = src << count;
+        *name = "shlx";
+    } else if (pp == 3) {
+        v = src >> count;
+        *name = "shrx";
+    } else {
+        v = w ? (uint64_t)((int64_t)src >> count) : (uint64_t)(uint32_t)((int32_t)(uint32_t)src >> count);
+        *name = "sarx";
+    }
+    *gpr(r, dst) = v & mask;   /* 32-bit results zero-extend */
+    return 4 + n;
+}
+
 struct emulate_result emulate_instruction(const uint8_t *c, unsigned len, struct kvm_regs *r, struct kvm_fpu *fpu,
                                           emulate_read_fn read, void *ctx)
 {
@@ -168,6 +213,8 @@ struct emulate_result emulate_instruction(const uint8_t *c, unsigned len, struct
         res = (struct emulate_result){ EMULATE_DONE, "fninit", 2, true };
     } else if (c[0] == 0xf3 && (n = popcnt(c, len, r))) {
         res = (struct emulate_result){ EMULATE_DONE, "popcnt", n, false };
+    } else if ((n = bmi2_shift(c, len, r, read, ctx, &res.name))) {
+        res = (struct emulate_result){ EMULATE_DONE, res.name, n, false };
     } else if ((n = ldmxcsr(c, len, r, fpu, read, ctx))) {
         res = (struct emulate_result){ EMULATE_DONE, "ldmxcsr", n, true };
     }

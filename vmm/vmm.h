@@ -119,7 +119,7 @@ struct vmm {
     struct boot_params *bp_copy;
     char *console_log;                 /* the first REPORT_CONSOLE_MAX bytes */
     size_t console_log_len;
-    bool fallback_reported[8];    /* by index in emulate_table_names */
+    bool fallback_reported[16];   /* by index in emulate_table_names */
 };
 
 /* kvm.c */

@@ -178,6 +178,22 @@ START_TEST(emulate_table)
     ck_assert_int_eq(e.action, EMULATE_NONE);
     ck_assert(!memcmp(&before, &r, sizeof(r)));
 
+    /* shlx r8d, r8d, edx (C4 42 69 F7 C0), as Debian 6.12's zstd has it */
+    r.r8 = 0x80000003;
+    r.rdx = 33;   /* masked to 1 for 32 bits */
+    e = emulate_instruction((const uint8_t[]){ 0xc4, 0x42, 0x69, 0xf7, 0xc0 }, 5, &r, &fpu, read_scratch, NULL);
+    ck_assert_str_eq(e.name, "shlx");
+    ck_assert_uint_eq(e.length, 5);
+    ck_assert_uint_eq(r.r8, 6);
+    /* shrx rax, rbx, rcx (C4 E2 F3 F7 C3: W=1, vvvv=rcx, F2) and sarx (F3) */
+    r.rbx = 0x8000000000000000ULL;
+    r.rcx = 4;
+    emulate_instruction((const uint8_t[]){ 0xc4, 0xe2, 0xf3, 0xf7, 0xc3 }, 5, &r, &fpu, read_scratch, NULL);
+    ck_assert_uint_eq(r.rax, 0x0800000000000000ULL);
+    e = emulate_instruction((const uint8_t[]){ 0xc4, 0xe2, 0xf2, 0xf7, 0xc3 }, 5, &r, &fpu, read_scratch, NULL);
+    ck_assert_str_eq(e.name, "sarx");
+    ck_assert_uint_eq(r.rax, 0xf800000000000000ULL);
+
     e = emulate_instruction((const uint8_t[]){ 0xdb, 0xe3 }, 2, &r, &fpu, read_scratch, NULL);
     ck_assert_str_eq(e.name, "fninit");
     ck_assert_uint_eq(fpu.fcw, 0x37f);
