@@ -49,7 +49,8 @@ if [ "$WHICH" = tiny ]; then
     for e in handover pe; do
         gold="$TOP/tests/golden/tiny-$e.trace"
         if [ ! -s "$gold" ]; then skip "tiny-golden-$e" "no $gold: run scripts/update-golden.sh"; continue; fi
-        "$HO" --quiet --timeout 900 --seed 1 --entry $e --stop-at ebs --trace-efi="$OUT/golden-$e.trace" "$K" >/dev/null 2>&1
+        "$HO" --quiet --timeout 900 --seed 1 --entry $e --stop-at ebs --cmdline "console=ttyS0 earlyprintk=serial nokaslr" \
+            --trace-efi="$OUT/golden-$e.trace" "$K" >/dev/null 2>&1
         if diff -u "$gold" "$OUT/golden-$e.trace" > "$OUT/golden-$e.diff"; then pass "tiny-golden-$e"
         else fail "tiny-golden-$e" "trace differs from $gold (if intended: scripts/update-golden.sh)" "$OUT/golden-$e.diff"; fi
     done
