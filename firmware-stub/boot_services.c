@@ -391,7 +391,6 @@ static efi_status_t exit_boot_services(struct firmware *fw, const struct guest_v
     if (a[1] != fw->map.key)
         return EFI_INVALID_PARAMETER;
     fw->phase = FW_PHASE_RUNTIME;
-    fw->ebs_done = true;
     fw->watchdog_seconds = 0;
     /* The boot-time fields of the system table go (as EDK2's
      * CoreExitBootServices does), so a stale use faults visibly. */

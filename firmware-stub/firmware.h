@@ -53,7 +53,6 @@ enum fw_stop {
     FW_RUN = 0,
     FW_STOP_EXIT,        /* the image called BS->Exit */
     FW_STOP_RESET,       /* RT->ResetSystem */
-    FW_STOP_GUEST_BUG,   /* the guest broke a rule it cannot recover from */
 };
 
 struct fw_config {
@@ -89,7 +88,7 @@ struct firmware {
     struct fw_config cfg;
     const struct guest_mem *gm;
     struct memmap map;
-    enum fw_phase phase;
+    enum fw_phase phase;         /* FW_PHASE_RUNTIME once ExitBootServices succeeded */
     bool virtual_mode;           /* SetVirtualAddressMap done */
 
     /* guest addresses of what the firmware built */
@@ -123,7 +122,6 @@ struct firmware {
 
     enum fw_stop stop;
     uint64_t stop_status;        /* Exit's status, ResetSystem's type */
-    bool ebs_done;               /* set by a successful ExitBootServices */
 };
 
 /* What the VMM hands over on each call: the Microsoft x64 ABI registers and

@@ -92,7 +92,13 @@ static int place_initrd(struct vmm *vm, uint64_t *addr)
     return 0;
 }
 
-static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages);
+static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages)
+{
+    uint64_t a = 0xffffffffULL;
+    if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, pages, &a) != EFI_SUCCESS)
+        return 0;
+    return a;
+}
 
 /* --dtb auto|FILE: a SETUP_DTB setup_data entry at the head of the chain. */
 static int attach_dtb(struct vmm *vm, struct boot_params *bp)
@@ -136,13 +142,6 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
     return 0;
 }
 
-static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages)
-{
-    uint64_t a = 0xffffffffULL;
-    if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, pages, &a) != EFI_SUCCESS)
-        return 0;
-    return a;
-}
 
 /* --inject memmap-fragmented / no-low-free, after everything is placed. */
 static void inject_memmap(struct vmm *vm)

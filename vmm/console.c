@@ -12,7 +12,7 @@ void vmm_console_tx(void *ctx, uint8_t byte)
         report_mark(vm, PHASE_FIRST_CONSOLE);
     /* The kernel's first output after ExitBootServices: the stub has
      * filled the zero page and the kernel has copied it. */
-    if (vm->fw.ebs_done && !vm->bp_copy && vm->opt.entry == ENTRY_HANDOVER)
+    if (vm->fw.phase == FW_PHASE_RUNTIME && !vm->bp_copy && vm->opt.entry == ENTRY_HANDOVER)
         report_save_boot_params(vm, vm->boot_params);
     report_console(vm, byte);
     /* Past the limit the text is still read (KTAP, panics), not printed. */

@@ -7,6 +7,7 @@
  * IDT is empty, so a fault ends in a triple-fault exit, never a hang. */
 #include "host_probe.h"
 
+#include <errno.h>
 #include <linux/kvm.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,14 +45,26 @@ static const uint8_t probe_code[] = {
 };
 _Static_assert(sizeof(probe_code) == 13 + 0x2d + 1, "jnc lands on the last hlt");
 
+struct kvm_cpuid2 *host_supported_cpuid(int kvm_fd)
+{
+    for (int nent = 64; nent <= 1024; nent *= 2) {
+        struct kvm_cpuid2 *c = calloc(1, sizeof(*c) + nent * sizeof(struct kvm_cpuid_entry2));
+        if (!c)
+            return NULL;
+        c->nent = (uint32_t)nent;
+        if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c) == 0)
+            return c;
+        free(c);
+        if (errno != E2BIG)
+            return NULL;
+    }
+    return NULL;
+}
+
 static bool set_supported_cpuid(int kvm_fd, int vcpu)
 {
-    int nent = 256;
-    struct kvm_cpuid2 *c = calloc(1, sizeof(*c) + nent * sizeof(struct kvm_cpuid_entry2));
-    if (!c)
-        return false;
-    c->nent = (uint32_t)nent;
-    bool ok = ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c) == 0 && ioctl(vcpu, KVM_SET_CPUID2, c) == 0;
+    struct kvm_cpuid2 *c = host_supported_cpuid(kvm_fd);
+    bool ok = c && ioctl(vcpu, KVM_SET_CPUID2, c) == 0;
     free(c);
     return ok;
 }

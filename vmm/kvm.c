@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "host_probe.h"
 #include "layout.h"
 #include "vmm.h"
 #include "x86_setup.h"
@@ -89,49 +90,38 @@ int vmm_create_vm(struct vmm *vm)
 
 static int setup_cpuid(struct vmm *vm, struct vcpu *c_)
 {
-    int nent = 64;
-    for (;;) {
-        struct kvm_cpuid2 *c = calloc(1, sizeof(*c) + nent * sizeof(struct kvm_cpuid_entry2));
-        if (!c)
-            return -1;
-        c->nent = (uint32_t)nent;
-        if (ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, c) < 0) {
-            free(c);
-            if (errno == E2BIG && nent < 1024) {
-                nent *= 2;
-                continue;
-            }
-            vmm_log("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
-            return -1;
-        }
-        for (uint32_t i = 0; i < c->nent; i++) {
-            struct kvm_cpuid_entry2 *e = &c->entries[i];
-            /* Leaf 7 ECX.LA57: the firmware maps 4-level page tables only;
-             * without the bit the stub skips its 5-level switch. */
-            if (e->function == 7 && e->index == 0)
-                e->ecx &= ~(1u << 16);
-            /* KVM paravirt features that make the guest issue hypercalls
-             * from one vCPU to kick another (PV IPIs, PV unhalt for
-             * spinlocks, PV TLB flush, PV yield). On this machine's nested
-             * KVM a vCPU stuck in such a VMCALL for good during SMP
-             * bring-up; the native paths (LAPIC IPIs, spinning) work
-             * everywhere. Documentation/virt/kvm/x86/cpuid.rst. */
-            if (e->function == 0x40000001)
-                e->eax &= ~((1u << 7) | (1u << 9) | (1u << 11) | (1u << 13));
-            /* The vCPU's APIC ID, as the MADT lists it. */
-            if (e->function == 1)
-                e->ebx = (e->ebx & 0x00ffffffu) | (c_->id << 24);
-            if (e->function == 0xb || e->function == 0x1f)
-                e->edx = c_->id;
-        }
-        int r = ioctl(c_->fd, KVM_SET_CPUID2, c);
-        free(c);
-        if (r < 0) {
-            vmm_log("KVM_SET_CPUID2: %s", strerror(errno));
-            return -1;
-        }
-        return 0;
+    struct kvm_cpuid2 *c = host_supported_cpuid(vm->kvm_fd);
+    if (!c) {
+        vmm_log("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
+        return -1;
     }
+    for (uint32_t i = 0; i < c->nent; i++) {
+        struct kvm_cpuid_entry2 *e = &c->entries[i];
+        /* Leaf 7 ECX.LA57: the firmware maps 4-level page tables only;
+         * without the bit the stub skips its 5-level switch. */
+        if (e->function == 7 && e->index == 0)
+            e->ecx &= ~(1u << 16);
+        /* KVM paravirt features that make the guest issue hypercalls
+         * from one vCPU to kick another (PV IPIs, PV unhalt for
+         * spinlocks, PV TLB flush, PV yield). On this machine's nested
+         * KVM a vCPU stuck in such a VMCALL for good during SMP
+         * bring-up; the native paths (LAPIC IPIs, spinning) work
+         * everywhere. Documentation/virt/kvm/x86/cpuid.rst. */
+        if (e->function == 0x40000001)
+            e->eax &= ~((1u << 7) | (1u << 9) | (1u << 11) | (1u << 13));
+        /* The vCPU's APIC ID, as the MADT lists it. */
+        if (e->function == 1)
+            e->ebx = (e->ebx & 0x00ffffffu) | (c_->id << 24);
+        if (e->function == 0xb || e->function == 0x1f)
+            e->edx = c_->id;
+    }
+    int r = ioctl(c_->fd, KVM_SET_CPUID2, c);
+    free(c);
+    if (r < 0) {
+        vmm_log("KVM_SET_CPUID2: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int vmm_setup_vcpu(struct vmm *vm, unsigned id)

@@ -113,7 +113,7 @@ static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, 
     uint64_t error = has_error_code(vector) ? frame[0] : 0;
     uint64_t rip = has_error_code(vector) ? frame[1] : frame[0];
 
-    if (vm->opt.stop_at == STOP_AT_EBS && vm->fw.ebs_done && vector == 14 && s->cr2 == rip) {
+    if (vm->opt.stop_at == STOP_AT_EBS && vm->fw.phase == FW_PHASE_RUNTIME && vector == 14 && s->cr2 == rip) {
         fflush(stdout);
         vmm_log("stop-at ebs: ExitBootServices succeeded and the stub jumped to the kernel at 0x%llx",
                 (unsigned long long)rip);
@@ -216,7 +216,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
         report_last_line(vm);
         return EXIT_FIRMWARE_EXIT;
     }
-    bool ebs_before = vm->fw.ebs_done;
+    bool ebs_before = vm->fw.phase == FW_PHASE_RUNTIME;
     struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s) };
     r.rax = firmware_call(&vm->fw, id, &call);
     if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
@@ -233,7 +233,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
     default:
         break;
     }
-    if (vm->fw.ebs_done && !ebs_before) {
+    if (vm->fw.phase == FW_PHASE_RUNTIME && !ebs_before) {
         report_mark(vm, PHASE_EBS);
         report_save_map(vm);
         if (!vm->opt.quiet)
