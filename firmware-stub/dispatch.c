@@ -84,95 +84,141 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
 #define ID_GET_MEMORY_MAP   FW_ID_BS(4)
 #define ID_ALLOCATE_POOL    FW_ID_BS(5)
 #define ID_HANDLE_PROTOCOL  FW_ID_BS(16)
+#define ID_LOCATE_HANDLE    FW_ID_BS(19)
+#define ID_LOCATE_DEVICE_PATH FW_ID_BS(20)
 #define ID_EXIT_BOOT_SERVICES FW_ID_BS(26)
 #define ID_OPEN_PROTOCOL    FW_ID_BS(32)
+#define ID_LOCATE_HANDLE_BUFFER FW_ID_BS(36)
+#define ID_LOCATE_PROTOCOL  FW_ID_BS(37)
 #define ID_GET_VARIABLE     FW_ID_RT(6)
 
-static bool fires(struct inject *in, enum inject_kind k)
+/* The protocol a lookup service asks for (UEFI 2.10 sections 7.3.7-7.3.16). */
+static bool lookup_guid(unsigned id, const struct guest_view *v, const uint64_t *a, efi_guid_t *g)
 {
-    return in->on[k] && ++in->count[k] == in->value[k];
-}
-
-/* A fault to inject instead of the call, or NULL to make the call. */
-static const char *inject_before(struct firmware *fw, unsigned id, const struct guest_view *v, const uint64_t *a,
-                                 efi_status_t *status)
-{
-    struct inject *in = &fw->cfg.inject;
-    uint64_t size;
-    efi_guid_t g;
     switch (id) {
-    case ID_GET_MEMORY_MAP:
-        /* Only calls with a buffer the real map would fit: a size probe
-         * gets EFI_BUFFER_TOO_SMALL anyway. */
-        if (in->on[INJECT_GMM_TOO_SMALL] && in->count[INJECT_GMM_TOO_SMALL] < in->value[INJECT_GMM_TOO_SMALL] &&
-            guest_view_read_u64(v, a[0], &size) && size > 0) {
-            in->count[INJECT_GMM_TOO_SMALL]++;
-            /* As the spec says: MapSize returns the size needed. */
-            guest_view_write_u64(v, a[0], (uint64_t)fw->map.n * FW_MEMORY_DESCRIPTOR_SIZE);
-            *status = EFI_BUFFER_TOO_SMALL;
-            return inject_names[INJECT_GMM_TOO_SMALL];
-        }
-        break;
-    case ID_EXIT_BOOT_SERVICES:
-        if (in->on[INJECT_EBS_STALE_KEY] && !in->count[INJECT_EBS_STALE_KEY] && a[1] == fw->map.key) {
-            in->count[INJECT_EBS_STALE_KEY]++;
-            fw->map.key++;   /* as if an event had changed the map */
-            *status = EFI_INVALID_PARAMETER;
-            return inject_names[INJECT_EBS_STALE_KEY];
-        }
-        break;
-    case ID_ALLOCATE_PAGES:
-        if (fires(in, INJECT_ALLOC_PAGES_FAIL)) {
-            *status = EFI_OUT_OF_RESOURCES;
-            return inject_names[INJECT_ALLOC_PAGES_FAIL];
-        }
-        break;
-    case ID_ALLOCATE_POOL:
-        if (fires(in, INJECT_ALLOC_POOL_FAIL)) {
-            *status = EFI_OUT_OF_RESOURCES;
-            return inject_names[INJECT_ALLOC_POOL_FAIL];
-        }
-        break;
     case ID_HANDLE_PROTOCOL:
     case ID_OPEN_PROTOCOL:
-        if (in->on[INJECT_NO_LOADED_IMAGE] && guest_view_read(v, a[1], &g, sizeof(g)) &&
-            guid_equal(&g, &GUID_LOADED_IMAGE)) {
-            if (a[2])
-                guest_view_write_u64(v, a[2], 0);
-            *status = EFI_UNSUPPORTED;
-            return inject_names[INJECT_NO_LOADED_IMAGE];
-        }
-        break;
-    case ID_GET_VARIABLE:
-        if (in->on[INJECT_GETVAR_ERROR]) {
-            *status = EFI_DEVICE_ERROR;
-            return inject_names[INJECT_GETVAR_ERROR];
-        }
-        break;
+        return guest_view_read(v, a[1], g, sizeof(*g));
+    case ID_LOCATE_HANDLE:
+    case ID_LOCATE_HANDLE_BUFFER:
+        return a[0] == EFI_BY_PROTOCOL && guest_view_read(v, a[1], g, sizeof(*g));
+    case ID_LOCATE_PROTOCOL:
+    case ID_LOCATE_DEVICE_PATH:
+        return guest_view_read(v, a[0], g, sizeof(*g));
+    default:
+        return false;
     }
-    return NULL;
+}
+
+unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const struct fw_call *call)
+{
+    const uint64_t a[4] = { call->rcx, call->rdx, call->r8, call->r9 };
+    const struct guest_view *v = &call->view;
+    unsigned m = 0;
+    uint64_t size;
+    efi_guid_t g;
+    if (fw->phase != FW_PHASE_BOOT && id != ID_GET_VARIABLE)
+        return 0;
+    /* The memory-map faults hold for the whole boot: they apply to its first call. */
+    if (!fw->calls)
+        m |= 1u << INJECT_MAP_FRAGMENTED | 1u << INJECT_NO_LOW_FREE;
+    switch (id) {
+    case ID_GET_MEMORY_MAP:
+        /* Only calls with a buffer the real map could fit: a size probe
+         * gets EFI_BUFFER_TOO_SMALL anyway. */
+        if (guest_view_read_u64(v, a[0], &size) && size > 0)
+            m |= 1u << INJECT_GMM_TOO_SMALL;
+        break;
+    case ID_EXIT_BOOT_SERVICES: m |= 1u << INJECT_EBS_STALE_KEY; break;
+    case ID_ALLOCATE_PAGES: m |= 1u << INJECT_ALLOC_PAGES_FAIL | 1u << INJECT_ALLOC_PAGES_ABOVE; break;
+    case ID_ALLOCATE_POOL: m |= 1u << INJECT_ALLOC_POOL_FAIL; break;
+    case ID_GET_VARIABLE: m |= 1u << INJECT_GETVAR_ERROR; break;
+    default:
+        if (!lookup_guid(id, v, a, &g))
+            break;
+        if (guid_equal(&g, &GUID_LOADED_IMAGE))
+            m |= 1u << INJECT_NO_LOADED_IMAGE;
+        if (guid_equal(&g, &GUID_RNG_PROTOCOL))
+            m |= 1u << INJECT_NO_RNG;
+        /* The stub's LocateDevicePath asks for LoadFile2 on the initrd's
+         * vendor media path: only meaningful when an initrd is offered. */
+        if (id == ID_LOCATE_DEVICE_PATH && guid_equal(&g, &GUID_LOAD_FILE2_PROTOCOL) && fw->initrd_lf2)
+            m |= 1u << INJECT_NO_LOADFILE2;
+    }
+    return m;
+}
+
+static bool armed(const struct inject *in, unsigned applies, enum inject_kind k)
+{
+    return in->on[k] && (applies & (1u << k)) && in->seen[k] >= in->from[k];
+}
+
+/* A protocol lookup that finds nothing, as each service reports it. */
+static efi_status_t not_found(unsigned id, const struct guest_view *v, const uint64_t *a)
+{
+    if (id == ID_HANDLE_PROTOCOL || id == ID_OPEN_PROTOCOL || id == ID_LOCATE_PROTOCOL) {
+        if (a[2])
+            guest_view_write_u64(v, a[2], 0);
+        return id == ID_LOCATE_PROTOCOL ? EFI_NOT_FOUND : EFI_UNSUPPORTED;
+    }
+    return EFI_NOT_FOUND;
+}
+
+/* The fault to inject instead of the call, or -1 to make the call. */
+static int inject_before(struct firmware *fw, unsigned id, unsigned applies, const struct guest_view *v,
+                         const uint64_t *a, efi_status_t *status)
+{
+    struct inject *in = &fw->cfg.inject;
+    if (armed(in, applies, INJECT_GMM_TOO_SMALL) && in->count[INJECT_GMM_TOO_SMALL] < in->value[INJECT_GMM_TOO_SMALL]) {
+        /* As the spec says: MapSize returns the size needed. */
+        guest_view_write_u64(v, a[0], (uint64_t)fw->map.n * FW_MEMORY_DESCRIPTOR_SIZE);
+        *status = EFI_BUFFER_TOO_SMALL;
+        return INJECT_GMM_TOO_SMALL;
+    }
+    if (armed(in, applies, INJECT_EBS_STALE_KEY) && !in->count[INJECT_EBS_STALE_KEY] && a[1] == fw->map.key) {
+        fw->map.key++;   /* as if an event had changed the map */
+        *status = EFI_INVALID_PARAMETER;
+        return INJECT_EBS_STALE_KEY;
+    }
+    static const enum inject_kind nth[] = { INJECT_ALLOC_PAGES_FAIL, INJECT_ALLOC_POOL_FAIL };
+    for (unsigned i = 0; i < 2; i++)
+        if (armed(in, applies, nth[i]) && in->seen[nth[i]] == in->value[nth[i]]) {
+            *status = EFI_OUT_OF_RESOURCES;
+            return nth[i];
+        }
+    static const enum inject_kind missing[] = { INJECT_NO_LOADED_IMAGE, INJECT_NO_RNG, INJECT_NO_LOADFILE2 };
+    for (unsigned i = 0; i < 3; i++)
+        if (armed(in, applies, missing[i])) {
+            *status = not_found(id, v, a);
+            return missing[i];
+        }
+    if (armed(in, applies, INJECT_GETVAR_ERROR)) {
+        *status = EFI_DEVICE_ERROR;
+        return INJECT_GETVAR_ERROR;
+    }
+    return -1;
 }
 
 /* alloc-pages-above: an allocation that landed at or above the address
  * is undone and fails. The memory-map faults are marked on every map the
  * guest reads. */
-static const char *inject_after(struct firmware *fw, unsigned id, const struct guest_view *v, const uint64_t *a,
-                                efi_status_t *status)
+static int inject_after(struct firmware *fw, unsigned id, unsigned applies, const struct guest_view *v,
+                        const uint64_t *a, efi_status_t *status)
 {
     struct inject *in = &fw->cfg.inject;
     uint64_t addr;
     if (id == ID_GET_MEMORY_MAP && *status == EFI_SUCCESS) {
         if (in->on[INJECT_MAP_FRAGMENTED])
-            return inject_names[INJECT_MAP_FRAGMENTED];
+            return INJECT_MAP_FRAGMENTED;
         if (in->on[INJECT_NO_LOW_FREE])
-            return inject_names[INJECT_NO_LOW_FREE];
+            return INJECT_NO_LOW_FREE;
     }
-    if (id != ID_ALLOCATE_PAGES || !in->on[INJECT_ALLOC_PAGES_ABOVE] || *status != EFI_SUCCESS ||
+    if (!armed(in, applies, INJECT_ALLOC_PAGES_ABOVE) || *status != EFI_SUCCESS ||
         !guest_view_read_u64(v, a[3], &addr) || addr + (a[2] << 12) <= in->value[INJECT_ALLOC_PAGES_ABOVE])
-        return NULL;
+        return -1;
     memmap_free(&fw->map, addr, a[2]);
     *status = a[0] == EFI_ALLOCATE_ADDRESS ? EFI_NOT_FOUND : EFI_OUT_OF_RESOURCES;
-    return inject_names[INJECT_ALLOC_PAGES_ABOVE];
+    return INJECT_ALLOC_PAGES_ABOVE;
 }
 
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call)
@@ -182,6 +228,10 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     unsigned nargs = s ? s->nargs : 4;
     efi_status_t status;
     const char *injected = NULL;
+    struct inject *in = &fw->cfg.inject;
+    unsigned applies = firmware_inject_applies(fw, id, call);
+    for (unsigned k = 0; k < INJECT_KINDS; k++)
+        in->seen[k] += (applies >> k) & 1;
 
     fw->seq++;
     fw->calls++;
@@ -210,12 +260,19 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
             fw->reported[id] = true;
         }
         status = EFI_UNSUPPORTED;
-    } else if (!(injected = inject_before(fw, id, &call->view, a, &status))) {
-        status = s->fn(fw, &call->view, a);
-        injected = inject_after(fw, id, &call->view, a, &status);
+    } else {
+        int k = inject_before(fw, id, applies, &call->view, a, &status);
+        if (k < 0) {
+            status = s->fn(fw, &call->view, a);
+            k = inject_after(fw, id, applies, &call->view, a, &status);
+        }
+        if (k >= 0) {
+            injected = inject_names[k];
+            if (!in->count[k]++)
+                in->first_seen[k] = in->seen[k];
+            fw_log(fw, "injected fault %s: %s returns %s", injected, s->name, efi_status_name(status));
+        }
     }
-    if (injected)
-        fw_log(fw, "injected fault %s: %s returns %s", injected, s->name, efi_status_name(status));
 out:
     if (fw->cfg.trace)
         trace_call(fw, s, id, &call->view, a, nargs, status, injected);

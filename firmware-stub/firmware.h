@@ -142,6 +142,12 @@ bool firmware_inject_memmap(struct firmware *fw);
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
 /* Serve one call; returns the EFI_STATUS for RAX. */
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call);
+/* The inject kinds (bit k: enum inject_kind k) that apply to this call,
+ * made now; the memory-map faults apply to the boot's first call. */
+unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const struct fw_call *call);
+/* dst becomes a copy of src with its own variable store (for snapshots);
+ * -1 if out of memory. dst must not hold a store of its own. */
+int firmware_copy(struct firmware *dst, const struct firmware *src);
 /* The service's name for an ID, or NULL. */
 const char *firmware_service_name(unsigned id);
 /* Thunk address of a service ID. */

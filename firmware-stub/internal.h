@@ -48,6 +48,8 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
 efi_status_t fw_query_variable_info(struct firmware *fw, const struct guest_view *v, uint64_t attrs,
                                     uint64_t max_storage, uint64_t remaining, uint64_t max_size);
 void fw_variables_free(struct firmware *fw);
+/* dst's store (empty) becomes a copy of src's; -1 if out of memory. */
+int fw_variables_copy(struct firmware *dst, const struct firmware *src);
 
 /* trace_decode.c: ,"decoded":{...} for a trace line, or 0 bytes. */
 size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *a, char *buf, size_t cap);

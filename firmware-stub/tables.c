@@ -230,10 +230,9 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
         fw_add_protocol(fw, fw->initrd_handle, &GUID_DEVICE_PATH, fw->initrd_dp);
         fw_add_protocol(fw, fw->initrd_handle, &GUID_LOAD_FILE2_PROTOCOL, fw->initrd_lf2);
     }
-    if (!cfg->inject.on[INJECT_NO_RNG]) {
-        fill_service_table(fw, at(fw, OFF_RNG, 16), FW_ID_RNG(0), 2);
-        fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);
-    }
+    /* no-rng hides it at lookup (dispatch.c), so a sweep can arm it late. */
+    fill_service_table(fw, at(fw, OFF_RNG, 16), FW_ID_RNG(0), 2);
+    fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);
 
     struct efi_system_table *st = at(fw, OFF_SYSTAB, sizeof(*st));
     table_header(&st->hdr, EFI_SYSTEM_TABLE_SIGNATURE, sizeof(*st));
@@ -263,6 +262,13 @@ void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size)
 void firmware_free(struct firmware *fw)
 {
     fw_variables_free(fw);
+}
+
+int firmware_copy(struct firmware *dst, const struct firmware *src)
+{
+    *dst = *src;
+    dst->variables = NULL;
+    return fw_variables_copy(dst, src);
 }
 
 bool firmware_inject_memmap(struct firmware *fw)

@@ -203,3 +203,26 @@ void fw_variables_free(struct firmware *fw)
     }
     fw->variable_bytes = 0;
 }
+
+int fw_variables_copy(struct firmware *dst, const struct firmware *src)
+{
+    struct fw_variable **tail = &dst->variables;
+    for (const struct fw_variable *var = src->variables; var; var = var->next) {
+        struct fw_variable *copy = malloc(sizeof(*copy));
+        uint8_t *data = var->size ? malloc(var->size) : NULL;
+        if (!copy || (var->size && !data)) {
+            free(copy);
+            free(data);
+            fw_variables_free(dst);
+            return -1;
+        }
+        *copy = *var;
+        copy->next = NULL;
+        copy->data = data;
+        if (var->size)
+            memcpy(data, var->data, var->size);
+        *tail = copy;
+        tail = &copy->next;
+    }
+    return 0;
+}

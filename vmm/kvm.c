@@ -14,13 +14,26 @@
 #include "vmm.h"
 #include "x86_setup.h"
 
+static FILE *log_file;
+
+FILE *vmm_log_file(void)
+{
+    return log_file ? log_file : stderr;
+}
+
+void vmm_set_log_file(FILE *f)
+{
+    log_file = f;
+}
+
 void vmm_log(const char *fmt, ...)
 {
+    FILE *out = vmm_log_file();
     va_list ap;
     va_start(ap, fmt);
-    fputs("handover: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    fputs("handover: ", out);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
     va_end(ap);
 }
 
@@ -44,6 +57,17 @@ int vmm_open_kvm(struct vmm *vm)
     return 0;
 }
 
+int vmm_map_memory(struct vmm *vm)
+{
+    void *host = mmap(NULL, vm->opt.mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (host == MAP_FAILED) {
+        vmm_log("cannot map %llu MiB of guest RAM: %s", (unsigned long long)(vm->opt.mem >> 20), strerror(errno));
+        return -1;
+    }
+    guest_mem_init(&vm->mem, host, vm->opt.mem);
+    return 0;
+}
+
 int vmm_create_vm(struct vmm *vm)
 {
     vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
@@ -51,12 +75,6 @@ int vmm_create_vm(struct vmm *vm)
         vmm_log("KVM_CREATE_VM: %s", strerror(errno));
         return -1;
     }
-    void *host = mmap(NULL, vm->opt.mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (host == MAP_FAILED) {
-        vmm_log("cannot map %llu MiB of guest RAM: %s", (unsigned long long)(vm->opt.mem >> 20), strerror(errno));
-        return -1;
-    }
-    guest_mem_init(&vm->mem, host, vm->opt.mem);
     struct guest_range r[2];
     int n = guest_mem_ranges(&vm->mem, r);
     uint64_t off = 0;
@@ -182,18 +200,25 @@ void vmm_dump_registers(const struct vcpu *c, FILE *out)
             r.r12, r.r13, r.r14, r.r15, s.cr0, s.cr2, s.cr3, s.cr4, s.efer, s.cs.selector);
 }
 
-void vmm_destroy(struct vmm *vm)
+void vmm_close_vm(struct vmm *vm)
 {
     for (unsigned i = 0; i < VMM_MAX_CPUS; i++) {
         if (vm->vcpus[i].run)
             munmap(vm->vcpus[i].run, vm->run_size);
         if (vm->vcpus[i].fd > 0)
             close(vm->vcpus[i].fd);
+        memset(&vm->vcpus[i], 0, sizeof(vm->vcpus[i]));
     }
-    if (vm->mem.host)
-        munmap(vm->mem.host, vm->mem.size);
     if (vm->vm_fd > 0)
         close(vm->vm_fd);
+    vm->vm_fd = 0;
+}
+
+void vmm_destroy(struct vmm *vm)
+{
+    vmm_close_vm(vm);
+    if (vm->mem.host)
+        munmap(vm->mem.host, vm->mem.size);
     if (vm->kvm_fd > 0)
         close(vm->kvm_fd);
     firmware_free(&vm->fw);

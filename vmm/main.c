@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault_outcome.h"
 #include "host_probe.h"
 #include "layout.h"
 #include "sandbox.h"
@@ -22,7 +23,7 @@
 
 static void usage(FILE *out)
 {
-    char faults[1024] = "";
+    char faults[2048] = "";
     for (const char *const *h = inject_help; *h; h++) {
         size_t n = strlen(faults);
         snprintf(faults + n, sizeof(faults) - n, "                           %s\n", *h);
@@ -67,6 +68,13 @@ static void usage(FILE *out)
 "  --seed N               make EFI_RNG_PROTOCOL deterministic (reproducible traces)\n"
 "  --inject SPEC          inject a firmware fault (repeatable); SPEC is one of:\n"
 "%s"
+"  --fault-sweep[=FILE]   boot once to ExitBootServices with a snapshot at every firmware\n"
+"                         call a fault applies to; then restore each snapshot in a new\n"
+"                         VM with one fault armed, run to ExitBootServices or failure,\n"
+"                         and print the call x fault -> outcome matrix (retried,\n"
+"                         fell-back, failed-cleanly, crashed, hung, bad-e820); FILE\n"
+"                         gets it as JSON. Implies --stop-at ebs; one vCPU; no seccomp\n"
+"                         sandbox (each cell creates a VM)\n"
 "  --console-limit SIZE   print at most SIZE bytes of guest console output (default 64M)\n"
 "  --trace-limit SIZE     write at most SIZE bytes of trace (default 256M)\n"
 "  --quiet                fewer progress messages on stderr\n"
@@ -147,7 +155,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_INITRD_VIA, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -172,6 +180,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT },
         { "inject", required_argument, NULL, OPT_INJECT },
         { "seed", required_argument, NULL, OPT_SEED },
+        { "fault-sweep", optional_argument, NULL, OPT_FAULT_SWEEP },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, OPT_HELP },
@@ -257,6 +266,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             }
             o->seeded = true;
             break;
+        case OPT_FAULT_SWEEP: o->fault_sweep = true; o->sweep_json = optarg; o->stop_at = STOP_AT_EBS; break;
         case OPT_QUIET: o->quiet = true; break;
         case OPT_VERSION: printf("handover %s\n", HANDOVER_VERSION); exit(0);
         case OPT_HELP: usage(stdout); exit(0);
@@ -268,6 +278,19 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
     if (o->no_acpi && o->cpus > 1) {
         vmm_log("--cpus %u needs the ACPI MADT: drop --no-acpi", o->cpus);
         return EXIT_USAGE;
+    }
+    if (o->fault_sweep) {
+        bool injected = false;
+        for (unsigned k = 0; k < INJECT_KINDS; k++)
+            injected |= o->inject.on[k];
+        const char *bad = injected ? "--inject (the sweep arms its own faults)"
+                          : o->cpus > 1 ? "--cpus above 1 (the sweep snapshots one vCPU)"
+                          : o->report_path ? "--report (the matrix is the sweep's report: --fault-sweep=FILE)"
+                          : o->kunit ? "--kunit" : o->exec ? "--exec" : NULL;
+        if (bad) {
+            vmm_log("--fault-sweep cannot be combined with %s", bad);
+            return EXIT_USAGE;
+        }
     }
     if (optind != argc - 1) {
         vmm_log(optind >= argc ? "no BZIMAGE given (see --help)" : "more than one BZIMAGE given (see --help)");
@@ -332,7 +355,7 @@ static int boot(struct vmm *vm)
         if (!strstr(vm->cmdline, "kunit_shutdown="))
             append_word(vm->cmdline, sizeof(vm->cmdline), "kunit_shutdown=reboot");
     }
-    if (vmm_create_vm(vm))
+    if (vmm_map_memory(vm) || vmm_create_vm(vm))
         return EXIT_HOST;
     for (unsigned i = 0; i < vm->opt.cpus; i++)
         if (vmm_setup_vcpu(vm, i))
@@ -352,10 +375,31 @@ static int boot(struct vmm *vm)
                 vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->entry_rip,
                 (unsigned long long)vm->image_start, (unsigned long long)vm->image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
+    if (vm->opt.fault_sweep) {
+        report_mark(vm, PHASE_ENTRY);
+        return fault_sweep_run(vm);
+    }
     if (sandbox_enter(vm))
         return EXIT_HOST;
     report_mark(vm, PHASE_ENTRY);
     return vmm_run(vm);
+}
+
+/* With --stop-at ebs and --inject: what the stub did about each fault,
+ * judged as a --fault-sweep cell is (fault_outcome.c). */
+static void print_fault_outcomes(const struct vmm *vm, int rc)
+{
+    if (vm->opt.stop_at != STOP_AT_EBS || vm->opt.fault_sweep || !vm->fw.gm)
+        return;
+    const struct inject *in = &vm->fw.cfg.inject;
+    for (unsigned k = 0; k < INJECT_KINDS; k++) {
+        if (!in->on[k])
+            continue;
+        char spec[64];
+        inject_spec(in, (enum inject_kind)k, spec, sizeof(spec));
+        vmm_log("fault outcome: %s: %s", spec,
+                fault_outcome_names[fault_outcome(vm, (enum inject_kind)k, rc)]);
+    }
 }
 
 int main(int argc, char **argv)
@@ -367,6 +411,7 @@ int main(int argc, char **argv)
         return rc;
     rc = boot(&vm);
     fflush(stdout);
+    print_fault_outcomes(&vm, rc);
     if (report_write(&vm, rc))
         vmm_log("--report %s: write failed", vm.opt.report_path);
     if (vm.report)

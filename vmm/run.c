@@ -75,7 +75,7 @@ static int guest_crash(struct vcpu *c, const char *what)
     struct kvm_regs r;
     fflush(stdout);
     vmm_log("guest stopped: %s", what);
-    vmm_dump_registers(c, stderr);
+    vmm_dump_registers(c, vmm_log_file());
     if (ioctl(c->fd, KVM_GET_REGS, &r) == 0)
         report_code_bytes(c, r.rip);
     report_last_line(vm);
@@ -118,7 +118,7 @@ static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, 
         vmm_log("stop-at ebs: ExitBootServices succeeded and the stub jumped to the kernel at 0x%llx",
                 (unsigned long long)rip);
         report_save_boot_params(vm, r->rsi);
-        return vmm_print_boot_params(vm, r->rsi, stdout);
+        return vmm_print_boot_params(vm, r->rsi, vm->summary_out ? vm->summary_out : stdout);
     }
     char what[160];
     snprintf(what, sizeof(what), "exception %s (vector %u, error code 0x%llx) at RIP 0x%llx, CR2 0x%llx, "
@@ -126,7 +126,7 @@ static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, 
              vector, (unsigned long long)error, (unsigned long long)rip, (unsigned long long)s->cr2);
     fflush(stdout);
     vmm_log("guest stopped: %s", what);
-    vmm_dump_registers(c, stderr);
+    vmm_dump_registers(c, vmm_log_file());
     report_code_bytes(c, rip);
     report_last_line(vm);
     report_exits(vm);
@@ -218,6 +218,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
     }
     bool ebs_before = vm->fw.phase == FW_PHASE_RUNTIME;
     struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s) };
+    if (vm->sweep && fault_sweep_on_call(c, id, &call))
+        return EXIT_HOST;
     r.rax = firmware_call(&vm->fw, id, &call);
     if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
@@ -362,12 +364,12 @@ static int run_loop(struct vcpu *c)
             int stopped = vm->stop_rc;
             if (timed_out && c->id != 0 && !c->dumped) {
                 c->dumped = true;   /* where each vCPU was when time ran out */
-                vmm_dump_registers(c, stderr);
+                vmm_dump_registers(c, vmm_log_file());
             }
             if (stopped < 0 && timed_out && c->id == 0) {
                 fflush(stdout);
                 vmm_log("timeout: the guest was still running after %u s (--timeout)", vm->opt.timeout);
-                vmm_dump_registers(c, stderr);
+                vmm_dump_registers(c, vmm_log_file());
                 report_last_line(vm);
                 report_exits(vm);
                 stopped = EXIT_TIMEOUT;
@@ -414,6 +416,7 @@ int vmm_run(struct vmm *vm)
     sigemptyset(&sa.sa_mask);
     signal_vm = vm;
     vm->stop_rc = -1;
+    timed_out = 0;
     if (sigaction(SIGALRM, &sa, NULL) < 0 || sigaction(SIGUSR1, &sa, NULL) < 0) {
         vmm_log("sigaction: %s", strerror(errno));
         return EXIT_HOST;

@@ -10,6 +10,7 @@
 
 #include "../firmware-stub/firmware.h"
 #include "../loader/bzimage.h"
+#include "fault_sweep.h"
 #include "control_ports.h"
 #include "guest_mem.h"
 #include "io_bus.h"
@@ -60,6 +61,8 @@ struct vmm_options {
     struct inject inject;     /* --inject */
     bool seeded;              /* --seed N */
     uint64_t seed;
+    bool fault_sweep;         /* --fault-sweep[=FILE] */
+    const char *sweep_json;   /* its FILE */
 };
 
 #define VMM_EXIT_REASONS 64
@@ -120,11 +123,19 @@ struct vmm {
     char *console_log;                 /* the first REPORT_CONSOLE_MAX bytes */
     size_t console_log_len;
     bool fallback_reported[16];   /* by index in emulate_table_names */
+
+    struct fault_sweep *sweep;         /* the --fault-sweep boot without faults: snapshots */
+    FILE *summary_out;                 /* the --stop-at summary: stdout unless set */
 };
 
 /* kvm.c */
 int vmm_open_kvm(struct vmm *vm);
+/* Guest RAM (anonymous memory of opt.mem bytes), before the VM. */
+int vmm_map_memory(struct vmm *vm);
+/* The VM over that RAM, with its irqchip and PIT. */
 int vmm_create_vm(struct vmm *vm);
+/* Close the VM and its vCPUs; RAM and /dev/kvm stay. */
+void vmm_close_vm(struct vmm *vm);
 /* Create vCPU id: CPUID with its APIC ID; the BSP (0) starts in long mode,
  * the others wait for INIT/SIPI in the in-kernel LAPIC. */
 int vmm_setup_vcpu(struct vmm *vm, unsigned id);
@@ -160,5 +171,9 @@ void vmm_serial_irq(void *ctx, int level);
 
 /* Log a line "handover: ..." on stderr. */
 void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where vmm_log and register dumps go: stderr unless set (a fault-sweep
+ * cell keeps its own log). */
+FILE *vmm_log_file(void);
+void vmm_set_log_file(FILE *f);
 
 #endif

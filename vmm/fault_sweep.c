@@ -1,0 +1,366 @@
+/* --fault-sweep (fault_sweep.h). A snapshot is taken as a firmware call
+ * traps, with RIP moved back to the start of the service's thunk: a
+ * restored VM executes the thunk again and makes the same call, which the
+ * restored firmware then serves with the fault armed. */
+#include "fault_sweep.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "../firmware-stub/guids.h"
+#include "fault_outcome.h"
+#include "snapshot.h"
+#include "vmm.h"
+
+#define FOUR_GIB 0x100000000ULL
+
+struct sweep_snapshot {
+    uint64_t seq;           /* the call's number in the trace */
+    unsigned id;
+    char call[96];          /* "LocateProtocol(EFI_RNG_PROTOCOL)" */
+    unsigned applies;       /* bit k: inject kind k applies */
+    double time;            /* seconds into the baseline boot */
+    struct vcpu_state cpu;
+    struct vm_state chips;
+    struct firmware fw;
+    struct serial serial;
+    struct control_ports ctl;
+    struct mem_delta mem;   /* against the previous snapshot */
+    char line[256], last_line[256];
+    unsigned line_len;
+};
+
+struct sweep_cell {
+    unsigned snap;
+    enum inject_kind kind;
+    char spec[64];          /* the --inject SPEC a single run uses */
+    enum fault_outcome outcome;
+    int status;             /* the cell's exit status */
+    char detail[200];
+    double seconds;
+    bool skipped;
+};
+
+struct fault_sweep {
+    struct sweep_snapshot *snap;
+    unsigned n, cap;
+    uint8_t *ref;           /* guest memory as of the latest snapshot */
+    double start;
+    double overhead;        /* seconds spent taking snapshots */
+};
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void describe_call(unsigned id, const struct fw_call *call, char *buf, size_t len)
+{
+    const char *name = firmware_service_name(id);
+    efi_guid_t g;
+    /* The protocol the lookup asks for: HandleProtocol/OpenProtocol take
+     * it second, LocateProtocol/LocateDevicePath first. */
+    uint64_t gp = id == FW_ID_BS(16) || id == FW_ID_BS(32) ? call->rdx
+                  : id == FW_ID_BS(37) || id == FW_ID_BS(20) ? call->rcx : 0;
+    if (gp && guest_view_read(&call->view, gp, &g, sizeof(g)) && guid_name(&g))
+        snprintf(buf, len, "%s(%s)", name, guid_name(&g));
+    else
+        snprintf(buf, len, "%s", name ? name : "unknown");
+}
+
+int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
+{
+    struct vmm *vm = c->vm;
+    struct fault_sweep *sw = vm->sweep;
+    unsigned applies = firmware_inject_applies(&vm->fw, id, call);
+    if (!applies)
+        return 0;
+    double t0 = now();
+    if (sw->n == sw->cap) {
+        unsigned cap = sw->cap ? 2 * sw->cap : 32;
+        struct sweep_snapshot *p = realloc(sw->snap, cap * sizeof(*p));
+        if (!p) {
+            vmm_log("fault sweep: out of memory for snapshots");
+            return -1;
+        }
+        sw->snap = p;
+        sw->cap = cap;
+    }
+    struct sweep_snapshot *s = &sw->snap[sw->n];
+    memset(s, 0, sizeof(*s));
+    const char *what = "";
+    if (vcpu_state_save(vm->kvm_fd, c->fd, &s->cpu, &what) || vm_state_save(vm->vm_fd, &s->chips, &what)) {
+        vmm_log("fault sweep: snapshot: %s: %s", what, strerror(errno));
+        vcpu_state_free(&s->cpu);
+        return -1;
+    }
+    s->cpu.regs.rip = firmware_thunk(&vm->fw, id);
+    if (firmware_copy(&s->fw, &vm->fw) || mem_delta_take(&s->mem, vm->mem.host, sw->ref, vm->mem.size)) {
+        vmm_log("fault sweep: out of memory for a snapshot");
+        vcpu_state_free(&s->cpu);
+        firmware_free(&s->fw);
+        return -1;
+    }
+    s->seq = vm->fw.seq + 1;
+    s->id = id;
+    s->applies = applies;
+    s->time = t0 - sw->start - sw->overhead;
+    describe_call(id, call, s->call, sizeof(s->call));
+    s->serial = vm->serial;
+    s->ctl = vm->ctl;
+    memcpy(s->line, vm->line, sizeof(s->line));
+    memcpy(s->last_line, vm->last_line, sizeof(s->last_line));
+    s->line_len = vm->line_len;
+    sw->n++;
+    sw->overhead += now() - t0;
+    return 0;
+}
+
+/* The faults tried at a snapshot: every kind that applies, gmm-too-small
+ * once and twice, alloc-pages-above the middle of RAM. */
+static unsigned plan_cells(const struct vmm *vm, const struct sweep_snapshot *s, unsigned si, struct sweep_cell *out)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < INJECT_KINDS; k++) {
+        if (!(s->applies & (1u << k)))
+            continue;
+        for (unsigned variant = 0; variant < (k == INJECT_GMM_TOO_SMALL ? 2u : 1u); variant++) {
+            struct inject in = { .on = { false } };
+            in.on[k] = true;
+            in.value[k] = 1 + variant;
+            if (k == INJECT_ALLOC_PAGES_FAIL || k == INJECT_ALLOC_POOL_FAIL)
+                in.value[k] = s->fw.cfg.inject.seen[k] + 1;
+            else if (k == INJECT_ALLOC_PAGES_ABOVE)
+                in.value[k] = (guest_mem_top(&vm->mem) / 2) & ~((2ULL << 20) - 1);
+            if (inject_takes_from((enum inject_kind)k))
+                in.from[k] = s->fw.cfg.inject.seen[k] + 1;
+            struct sweep_cell *c = &out[n++];
+            memset(c, 0, sizeof(*c));
+            c->snap = si;
+            c->kind = (enum inject_kind)k;
+            inject_spec(&in, (enum inject_kind)k, c->spec, sizeof(c->spec));
+            if (k == INJECT_NO_LOW_FREE && guest_mem_top(&vm->mem) <= FOUR_GIB) {
+                c->skipped = true;
+                snprintf(c->detail, sizeof(c->detail), "needs RAM above 4 GiB (--mem 5G)");
+            }
+        }
+    }
+    return n;
+}
+
+/* The cell's log line that says how the run ended. */
+static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf, size_t len)
+{
+    static const char *const ends[] = { "guest stopped: ", "the image ", "timeout: ", "kernel panic: ",
+                                        "e820-check: ", "stop-at ebs: " };
+    if (vm->ctl.stop == GUEST_EXIT_PORT) {
+        snprintf(buf, len, "the guest wrote %d to the exit port", vm->ctl.exit_status);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+        const char *p = log ? strstr(log, ends[i]) : NULL;
+        if (!p)
+            continue;
+        size_t n = strcspn(p, "\n");
+        snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+        /* What the stub said last on ConOut (libstub's efi_err/efi_info). */
+        const char *said = NULL;
+        for (const char *q = log; (q = strstr(q, "EFI stub: ")); q++)
+            said = q;
+        if (said && strlen(buf) + 12 < len)
+            snprintf(buf + strlen(buf), len - strlen(buf), " after \"%.*s\"", (int)strcspn(said, "\r\n"), said);
+        return;
+    }
+    snprintf(buf, len, "exit status %d", rc);
+}
+
+static void restore_host_state(struct vmm *vm, const struct sweep_snapshot *s, FILE *log)
+{
+    firmware_free(&vm->fw);
+    if (firmware_copy(&vm->fw, &s->fw))
+        vm->fw = s->fw, vm->fw.variables = NULL;   /* out of memory: an empty variable store */
+    vm->fw.cfg.trace = NULL;
+    vm->fw.cfg.log = log;
+    vm->fw.cfg.console = log;
+    vm->serial = s->serial;
+    vm->ctl = s->ctl;
+    memcpy(vm->line, s->line, sizeof(vm->line));
+    memcpy(vm->last_line, s->last_line, sizeof(vm->last_line));
+    vm->line_len = s->line_len;
+    vm->panic[0] = 0;
+    vm->panic_ended = false;
+}
+
+static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *cell, double base_end, unsigned timeout)
+{
+    const struct sweep_snapshot *s = &sw->snap[cell->snap];
+    char *log = NULL;
+    size_t log_len = 0;
+    FILE *logf = open_memstream(&log, &log_len);
+    if (!logf) {
+        vmm_log("fault sweep: open_memstream: %s", strerror(errno));
+        return -1;
+    }
+    double t0 = now();
+    vmm_close_vm(vm);
+    memcpy(vm->mem.host, sw->ref, vm->mem.size);
+    const char *what = "";
+    if (vmm_create_vm(vm) || vmm_setup_vcpu(vm, 0) || vm_state_load(vm->vm_fd, &s->chips, &what) ||
+        vcpu_state_load(vm->vcpus[0].fd, &s->cpu, &what)) {
+        vmm_log("fault sweep: cannot restore the snapshot of call %llu%s%s", (unsigned long long)s->seq,
+                what[0] ? ": " : "", what);
+        fclose(logf);
+        free(log);
+        return -1;
+    }
+    restore_host_state(vm, s, logf);
+    struct inject *in = &vm->fw.cfg.inject;
+    *in = (struct inject){ .on = { false } };
+    memcpy(in->seen, s->fw.cfg.inject.seen, sizeof(in->seen));
+    char err[128];
+    if (inject_parse(in, cell->spec, err, sizeof(err))) {
+        vmm_log("fault sweep: %s", err);
+        fclose(logf);
+        free(log);
+        return -1;
+    }
+    if (cell->kind == INJECT_MAP_FRAGMENTED || cell->kind == INJECT_NO_LOW_FREE)
+        firmware_inject_memmap(&vm->fw);
+    /* Enough for what was left of the baseline boot, with room for a
+     * slower path; --timeout overrides it. */
+    vm->opt.timeout = timeout ? timeout : (unsigned)(4 * (base_end - s->time)) + 60;
+    vm->summary_out = logf;
+    vmm_set_log_file(logf);
+    int rc = vmm_run(vm);
+    vmm_set_log_file(NULL);
+    vm->summary_out = NULL;
+    fclose(logf);
+    cell->status = rc;
+    cell->outcome = fault_outcome(vm, cell->kind, rc);
+    cell_detail(log, vm, rc, cell->detail, sizeof(cell->detail));
+    cell->seconds = now() - t0;
+    free(log);
+    return 0;
+}
+
+static void print_table(const struct fault_sweep *sw, const struct sweep_cell *cells, unsigned n)
+{
+    printf("%5s  %-40s %-26s %-15s %s\n", "call", "service", "fault (--inject)", "outcome", "how it ended");
+    for (unsigned i = 0; i < n; i++) {
+        const struct sweep_snapshot *s = &sw->snap[cells[i].snap];
+        printf("%5llu  %-40s %-26s %-15s %s\n", (unsigned long long)s->seq, s->call, cells[i].spec,
+               cells[i].skipped ? "skipped" : fault_outcome_names[cells[i].outcome], cells[i].detail);
+    }
+}
+
+static int write_json(const char *path, const struct vmm *vm, const struct fault_sweep *sw, const struct sweep_cell *cells,
+                      unsigned n, double base_end, double cells_time, double one_boot_each)
+{
+    json_t *rows = json_array();
+    for (unsigned i = 0; i < n; i++) {
+        const struct sweep_snapshot *s = &sw->snap[cells[i].snap];
+        json_t *row = json_pack("{s:I, s:s, s:s, s:s, s:s, s:f}", "seq", (json_int_t)s->seq, "call", s->call, "fault",
+                                inject_names[cells[i].kind], "inject", cells[i].spec, "outcome",
+                                cells[i].skipped ? "skipped" : fault_outcome_names[cells[i].outcome], "seconds",
+                                cells[i].seconds);
+        json_object_set_new(row, "detail", json_string(cells[i].detail));
+        if (!cells[i].skipped)
+            json_object_set_new(row, "status", json_integer(cells[i].status));
+        json_array_append_new(rows, row);
+    }
+    json_t *root = json_pack("{s:s, s:s, s:{s:I, s:I, s:f}, s:o, s:{s:f, s:f, s:f}}", "kernel", vm->opt.kernel,
+                             "entry", vm->opt.entry == ENTRY_PE ? "pe" : "handover", "baseline", "calls",
+                             (json_int_t)vm->fw.calls, "snapshots", (json_int_t)sw->n, "seconds", base_end, "cells",
+                             rows, "seconds", "sweep", base_end + cells_time, "one_boot_per_fault_estimate",
+                             one_boot_each, "speedup", one_boot_each / (base_end + cells_time));
+    int rc = json_dump_file(root, path, JSON_INDENT(1));
+    json_decref(root);
+    return rc;
+}
+
+int fault_sweep_run(struct vmm *vm)
+{
+    struct fault_sweep sw = { .start = now() };
+    int rc = EXIT_HOST;
+    struct sweep_cell *cells = NULL;
+    sw.ref = mmap(NULL, vm->mem.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (sw.ref == MAP_FAILED) {
+        vmm_log("fault sweep: cannot map a copy of guest RAM: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    unsigned timeout = vm->opt.timeout;
+    uint64_t console_limit = vm->opt.console_limit;
+    vm->sweep = &sw;
+    int base = vmm_run(vm);
+    vm->sweep = NULL;
+    double base_end = now() - sw.start;
+    uint64_t base_calls = vm->fw.calls;
+    if (base != EXIT_OK || vm->fw.phase != FW_PHASE_RUNTIME) {
+        vmm_log("fault sweep: the boot without faults did not reach ExitBootServices (status %d): nothing to compare "
+                "the faults with", base);
+        rc = base ? base : EXIT_GUEST_CRASH;
+        goto out;
+    }
+    if (vm->fw.cfg.trace)
+        fflush(vm->fw.cfg.trace);
+    cells = calloc((size_t)sw.n * 2 * INJECT_KINDS, sizeof(*cells));
+    if (!cells)
+        goto out;
+    unsigned ncells = 0;
+    for (unsigned i = 0; i < sw.n; i++)
+        ncells += plan_cells(vm, &sw.snap[i], i, cells + ncells);
+    vmm_log("fault sweep: the boot without faults reached ExitBootServices in %.1f s after %llu calls; "
+            "%u snapshots (%.1f s of it), %u cells", base_end, (unsigned long long)base_calls, sw.n, sw.overhead,
+            ncells);
+
+    /* Back to the memory of the first snapshot, then forward one delta
+     * at a time as the cells move through the boot. */
+    memset(sw.ref, 0, vm->mem.size);
+    vm->opt.console_limit = 0;
+    vm->opt.quiet = true;
+    double cells_time = 0, one_boot_each = 0;
+    unsigned applied = 0;
+    for (unsigned i = 0; i < ncells; i++) {
+        while (applied <= cells[i].snap)
+            mem_delta_apply(&sw.snap[applied++].mem, sw.ref);
+        if (cells[i].skipped)
+            continue;
+        if (run_cell(vm, &sw, &cells[i], base_end, timeout))
+            goto out;
+        cells_time += cells[i].seconds;
+        /* A boot of its own would first run up to the call (as long as
+         * the baseline took to get there, less its snapshots). */
+        one_boot_each += sw.snap[cells[i].snap].time + cells[i].seconds;
+        vmm_log("fault sweep: %u/%u: call %llu %s, %s: %s (%.1f s)", i + 1, ncells,
+                (unsigned long long)sw.snap[cells[i].snap].seq, sw.snap[cells[i].snap].call, cells[i].spec,
+                fault_outcome_names[cells[i].outcome], cells[i].seconds);
+    }
+    vm->opt.console_limit = console_limit;
+    print_table(&sw, cells, ncells);
+    printf("fault sweep: %.1f s (the boot without faults %.1f s, %u cells %.1f s); one boot per fault would take "
+           "about %.1f s: %.1fx faster\n", base_end + cells_time, base_end, ncells, cells_time, one_boot_each,
+           one_boot_each / (base_end + cells_time));
+    fflush(stdout);
+    rc = EXIT_OK;
+    if (vm->opt.sweep_json && write_json(vm->opt.sweep_json, vm, &sw, cells, ncells, base_end, cells_time,
+                                         one_boot_each)) {
+        vmm_log("--fault-sweep=%s: cannot write the matrix", vm->opt.sweep_json);
+        rc = EXIT_HOST;
+    }
+out:
+    for (unsigned i = 0; i < sw.n; i++) {
+        vcpu_state_free(&sw.snap[i].cpu);
+        firmware_free(&sw.snap[i].fw);
+        mem_delta_free(&sw.snap[i].mem);
+    }
+    free(sw.snap);
+    free(cells);
+    munmap(sw.ref, vm->mem.size);
+    return rc;
+}

@@ -1,0 +1,181 @@
+/* Saving and restoring the state of a VM, in the order QEMU's kvm_arch_put_registers
+ * restores it: special registers before the general ones, XSAVE before
+ * XCRs, MSRs, then events and the LAPIC. */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#define PAGE 4096
+
+/* Read every MSR KVM lists that this vCPU lets us read, one at a time:
+ * a batch stops at the first it cannot. */
+static int save_msrs(int kvm_fd, int vcpu_fd, struct vcpu_state *st)
+{
+    struct kvm_msr_list probe = { .nmsrs = 0 };
+    if (ioctl(kvm_fd, KVM_GET_MSR_INDEX_LIST, &probe) < 0 && errno != E2BIG)
+        return -1;
+    struct kvm_msr_list *list = calloc(1, sizeof(*list) + probe.nmsrs * sizeof(uint32_t));
+    st->msrs = calloc(probe.nmsrs ? probe.nmsrs : 1, sizeof(*st->msrs));
+    if (!list || !st->msrs) {
+        free(list);
+        errno = ENOMEM;
+        return -1;
+    }
+    list->nmsrs = probe.nmsrs;
+    if (ioctl(kvm_fd, KVM_GET_MSR_INDEX_LIST, list) < 0) {
+        free(list);
+        return -1;
+    }
+    struct { struct kvm_msrs hdr; struct kvm_msr_entry e; } one;
+    st->nmsrs = 0;
+    for (uint32_t i = 0; i < list->nmsrs; i++) {
+        memset(&one, 0, sizeof(one));
+        one.hdr.nmsrs = 1;
+        one.e.index = list->indices[i];
+        if (ioctl(vcpu_fd, KVM_GET_MSRS, &one) == 1)
+            st->msrs[st->nmsrs++] = one.e;
+    }
+    free(list);
+    return 0;
+}
+
+int vcpu_state_save(int kvm_fd, int vcpu_fd, struct vcpu_state *st, const char **what)
+{
+    memset(st, 0, sizeof(*st));
+#define GET(req, field)                                                                                           \
+    if (ioctl(vcpu_fd, req, field) < 0) {                                                                        \
+        *what = #req;                                                                                            \
+        return -1;                                                                                               \
+    }
+    GET(KVM_GET_REGS, &st->regs);
+    GET(KVM_GET_SREGS, &st->sregs);
+    GET(KVM_GET_FPU, &st->fpu);
+    GET(KVM_GET_VCPU_EVENTS, &st->events);
+    GET(KVM_GET_DEBUGREGS, &st->debugregs);
+    GET(KVM_GET_LAPIC, &st->lapic);
+#undef GET
+    st->has_xsave = ioctl(vcpu_fd, KVM_GET_XSAVE, &st->xsave) == 0;
+    st->has_xcrs = ioctl(vcpu_fd, KVM_GET_XCRS, &st->xcrs) == 0;
+    if (save_msrs(kvm_fd, vcpu_fd, st)) {
+        *what = "KVM_GET_MSRS";
+        return -1;
+    }
+    return 0;
+}
+
+int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
+{
+#define SET(req, field)                                                                                           \
+    if (ioctl(vcpu_fd, req, field) < 0) {                                                                        \
+        *what = #req;                                                                                            \
+        return -1;                                                                                               \
+    }
+    SET(KVM_SET_SREGS, &st->sregs);
+    SET(KVM_SET_REGS, &st->regs);
+    if (st->has_xsave) {
+        SET(KVM_SET_XSAVE, &st->xsave);
+    } else {
+        SET(KVM_SET_FPU, &st->fpu);
+    }
+    if (st->has_xcrs)
+        SET(KVM_SET_XCRS, &st->xcrs);
+    /* One at a time: KVM refuses a few it listed (read-only ones), and a
+     * batch stops at the first refusal. */
+    struct { struct kvm_msrs hdr; struct kvm_msr_entry e; } one;
+    for (unsigned i = 0; i < st->nmsrs; i++) {
+        memset(&one, 0, sizeof(one));
+        one.hdr.nmsrs = 1;
+        one.e = st->msrs[i];
+        (void)ioctl(vcpu_fd, KVM_SET_MSRS, &one);
+    }
+    SET(KVM_SET_VCPU_EVENTS, &st->events);
+    SET(KVM_SET_LAPIC, &st->lapic);
+    SET(KVM_SET_DEBUGREGS, &st->debugregs);
+#undef SET
+    return 0;
+}
+
+void vcpu_state_free(struct vcpu_state *st)
+{
+    free(st->msrs);
+    st->msrs = NULL;
+    st->nmsrs = 0;
+}
+
+int vm_state_save(int vm_fd, struct vm_state *st, const char **what)
+{
+    for (unsigned i = 0; i < 3; i++) {
+        st->chip[i] = (struct kvm_irqchip){ .chip_id = i };
+        if (ioctl(vm_fd, KVM_GET_IRQCHIP, &st->chip[i]) < 0) {
+            *what = "KVM_GET_IRQCHIP";
+            return -1;
+        }
+    }
+    if (ioctl(vm_fd, KVM_GET_PIT2, &st->pit) < 0) {
+        *what = "KVM_GET_PIT2";
+        return -1;
+    }
+    return 0;
+}
+
+int vm_state_load(int vm_fd, const struct vm_state *st, const char **what)
+{
+    for (unsigned i = 0; i < 3; i++)
+        if (ioctl(vm_fd, KVM_SET_IRQCHIP, &st->chip[i]) < 0) {
+            *what = "KVM_SET_IRQCHIP";
+            return -1;
+        }
+    if (ioctl(vm_fd, KVM_SET_PIT2, &st->pit) < 0) {
+        *what = "KVM_SET_PIT2";
+        return -1;
+    }
+    return 0;
+}
+
+int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size)
+{
+    size_t cap = 0;
+    d->n = 0;
+    d->page = NULL;
+    d->data = NULL;
+    for (size_t p = 0; p < size / PAGE; p++) {
+        const uint8_t *now = mem + p * PAGE;
+        uint8_t *old = ref + p * PAGE;
+        if (!memcmp(now, old, PAGE))
+            continue;
+        if (d->n == cap) {
+            cap = cap ? 2 * cap : 256;
+            uint64_t *pg = realloc(d->page, cap * sizeof(*pg));
+            if (pg)
+                d->page = pg;
+            uint8_t *data = pg ? realloc(d->data, cap * PAGE) : NULL;
+            if (!data) {
+                mem_delta_free(d);
+                return -1;
+            }
+            d->data = data;
+        }
+        memcpy(d->data + d->n * PAGE, now, PAGE);
+        memcpy(old, now, PAGE);
+        d->page[d->n++] = p;
+    }
+    return 0;
+}
+
+void mem_delta_apply(const struct mem_delta *d, uint8_t *copy)
+{
+    for (size_t i = 0; i < d->n; i++)
+        memcpy(copy + d->page[i] * PAGE, d->data + i * PAGE, PAGE);
+}
+
+void mem_delta_free(struct mem_delta *d)
+{
+    free(d->page);
+    free(d->data);
+    d->page = NULL;
+    d->data = NULL;
+    d->n = 0;
+}
