@@ -67,7 +67,7 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"id\":%u", id);
     if (injected)
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"injected\":\"%s\"", injected);
-    n += (int)fw_trace_decode(id, v, a, line + n, sizeof(line) - (size_t)n - 4);
+    n += (int)fw_trace_decode(id, v, a, status, line + n, sizeof(line) - (size_t)n - 4);
     n += snprintf(line + n, sizeof(line) - (size_t)n, "}\n");
     if (fw->trace_bytes + (uint64_t)n > fw->cfg.trace_limit) {
         if (fw->trace_bytes <= fw->cfg.trace_limit)

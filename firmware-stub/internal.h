@@ -52,7 +52,8 @@ void fw_variables_free(struct firmware *fw);
 int fw_variables_copy(struct firmware *dst, const struct firmware *src);
 
 /* trace_decode.c: ,"decoded":{...} for a trace line, or 0 bytes. */
-size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *a, char *buf, size_t cap);
+size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *a, efi_status_t status, char *buf,
+                       size_t cap);
 
 /* Read a NUL-terminated UCS-2 string of at most max chars (including the
  * NUL) from guest memory; returns its length without NUL, or -1. */

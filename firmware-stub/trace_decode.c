@@ -70,7 +70,8 @@ static const char *alloc_type_name(uint64_t t)
 static const char *memory_type(uint64_t t) { return t > UINT32_MAX ? "Invalid" : efi_memory_type_name((uint32_t)t); }
 
 /* Writes ,"decoded":{...} for the services that have one; nothing else. */
-size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *a, char *buf, size_t cap)
+size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *a, efi_status_t status, char *buf,
+                       size_t cap)
 {
     struct out o = { buf, cap, 0 };
     if (cap < 64)
@@ -90,7 +91,10 @@ size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *
         break;
     case FW_ID_BS(4):   /* GetMemoryMap */
         ptr_u64_field(&o, "map_size", v, a[0], false);
-        ptr_u64_field(&o, "map_key", v, a[2], false);
+        /* Only a successful call sets *MapKey: otherwise it is whatever
+         * the caller's stack held. */
+        if (status == EFI_SUCCESS)
+            ptr_u64_field(&o, "map_key", v, a[2], false);
         break;
     case FW_ID_BS(5):   /* AllocatePool */
         str_field(&o, "memory_type", memory_type(a[0]));

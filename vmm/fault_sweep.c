@@ -23,6 +23,7 @@ struct sweep_snapshot {
     unsigned id;
     char call[96];          /* "LocateProtocol(EFI_RNG_PROTOCOL)" */
     unsigned applies;       /* bit k: inject kind k applies */
+    uint64_t allocated;     /* AllocatePages: the address it got, 0 if none */
     double time;            /* seconds into the baseline boot */
     struct vcpu_state cpu;
     struct vm_state chips;
@@ -122,8 +123,19 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
     return 0;
 }
 
+void fault_sweep_after_call(struct vcpu *c, unsigned id, const struct fw_call *call, uint64_t status)
+{
+    struct fault_sweep *sw = c->vm->sweep;
+    struct sweep_snapshot *s = sw->n ? &sw->snap[sw->n - 1] : NULL;
+    uint64_t addr;
+    if (s && s->seq == c->vm->fw.seq && id == FW_ID_BS(2) && status == EFI_SUCCESS &&
+        guest_view_read_u64(&call->view, call->r9, &addr))
+        s->allocated = addr;
+}
+
 /* The faults tried at a snapshot: every kind that applies, gmm-too-small
- * once and twice, alloc-pages-above the middle of RAM. */
+ * once and twice, alloc-pages-above the address the call got (so that
+ * the stub must do with memory below it). */
 static unsigned plan_cells(const struct vmm *vm, const struct sweep_snapshot *s, unsigned si, struct sweep_cell *out)
 {
     unsigned n = 0;
@@ -137,7 +149,7 @@ static unsigned plan_cells(const struct vmm *vm, const struct sweep_snapshot *s,
             if (k == INJECT_ALLOC_PAGES_FAIL || k == INJECT_ALLOC_POOL_FAIL)
                 in.value[k] = s->fw.cfg.inject.seen[k] + 1;
             else if (k == INJECT_ALLOC_PAGES_ABOVE)
-                in.value[k] = (guest_mem_top(&vm->mem) / 2) & ~((2ULL << 20) - 1);
+                in.value[k] = s->allocated;
             if (inject_takes_from((enum inject_kind)k))
                 in.from[k] = s->fw.cfg.inject.seen[k] + 1;
             struct sweep_cell *c = &out[n++];
@@ -145,6 +157,10 @@ static unsigned plan_cells(const struct vmm *vm, const struct sweep_snapshot *s,
             c->snap = si;
             c->kind = (enum inject_kind)k;
             inject_spec(&in, (enum inject_kind)k, c->spec, sizeof(c->spec));
+            if (k == INJECT_ALLOC_PAGES_ABOVE && !s->allocated) {
+                c->skipped = true;
+                snprintf(c->detail, sizeof(c->detail), "the call failed without a fault");
+            }
             if (k == INJECT_NO_LOW_FREE && guest_mem_top(&vm->mem) <= FOUR_GIB) {
                 c->skipped = true;
                 snprintf(c->detail, sizeof(c->detail), "needs RAM above 4 GiB (--mem 5G)");

@@ -18,5 +18,7 @@ int fault_sweep_run(struct vmm *vm);
 /* From the run loop, before a firmware call is served: snapshot the VM
  * if a fault applies to the call. 0, or -1 on a host error. */
 int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call);
+/* After it was served: what a cell needs to know of the result. */
+void fault_sweep_after_call(struct vcpu *c, unsigned id, const struct fw_call *call, uint64_t status);
 
 #endif

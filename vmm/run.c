@@ -221,6 +221,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
     if (vm->sweep && fault_sweep_on_call(c, id, &call))
         return EXIT_HOST;
     r.rax = firmware_call(&vm->fw, id, &call);
+    if (vm->sweep)
+        fault_sweep_after_call(c, id, &call, r.rax);
     if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
         return EXIT_HOST;

@@ -97,7 +97,37 @@ if [ "$WHICH" = tiny ]; then
     expect tiny-inject-no-low-free 0 'jumped to the kernel at 0x1[0-9a-f]{8}$' 'e820-check: ok' \
         -- "$HO" --timeout 600 --mem 5G --stop-at ebs --inject no-low-free "$K"
     expect tiny-inject-no-loaded-image-pe 5 'injected fault no-loaded-image' 'the image called Exit' \
+        'fault outcome: no-loaded-image: failed-cleanly' \
         -- "$HO" --timeout 600 --entry pe --stop-at ebs --inject no-loaded-image "$K"
+    # No EFI_RNG_PROTOCOL: the stub asks for it again for the random seed
+    # table, goes without, and boots.
+    expect tiny-inject-no-rng 0 'injected fault no-rng: LocateProtocol returns EFI_NOT_FOUND' 'e820-check: ok' \
+        'fault outcome: no-rng: retried' '!LINUX_EFI_RANDOM_SEED' \
+        -- "$HO" --timeout 600 --stop-at ebs --inject no-rng --trace-efi "$K"
+    # Nothing above the address the kernel asked for: the stub gives up.
+    expect tiny-inject-alloc-pages-above 5 'injected fault alloc-pages-above' 'the image called Exit' \
+        'fault outcome: alloc-pages-above:0x2000000: failed-cleanly' \
+        -- "$HO" --timeout 600 --stop-at ebs --inject alloc-pages-above:0x2000000 "$K"
+    # An initrd through LoadFile2 (PE entry), then the same with its device
+    # path gone: the stub boots without an initrd.
+    head -c 65536 /dev/zero > "$OUT/initrd.bin"
+    expect tiny-initrd-loadfile2-pe 0 'ramdisk_size +0x10000$' 'e820-check: ok' \
+        -- "$HO" --timeout 600 --entry pe --initrd "$OUT/initrd.bin" --stop-at ebs "$K"
+    expect tiny-inject-no-loadfile2-pe 0 'injected fault no-loadfile2' 'ramdisk_size +0x0$' 'e820-check: ok' \
+        'fault outcome: no-loadfile2: fell-back' \
+        -- "$HO" --timeout 600 --entry pe --initrd "$OUT/initrd.bin" --stop-at ebs --inject no-loadfile2 "$K"
+
+    # --fault-sweep: every fault at every call it applies to (the PE entry
+    # with a LoadFile2 initrd and RAM above 4 GiB, so that all of them
+    # apply), and some cells against single runs of the same fault.
+    SWEEP_ARGS=(--entry pe --initrd "$OUT/initrd.bin" --mem 5G "$K")
+    expect tiny-fault-sweep 0 'fault sweep: .* cells .*x faster' ' ebs-stale-key +retried ' \
+        ' gmm-too-small +failed-cleanly ' \
+        -- "$HO" --fault-sweep="$OUT/sweep.json" "${SWEEP_ARGS[@]}"
+    expect tiny-fault-sweep-agrees 0 'sweep ok' \
+        -- "$TOP/tests/integration/sweep-check.py" "$OUT/sweep.json" --singles 5 \
+           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,no-loaded-image,getvar-error,no-rng,memmap-fragmented,no-low-free,no-loadfile2 \
+           -- "$HO" "${SWEEP_ARGS[@]}"
 
     # --exec: the busybox initramfs reaches init. Where guest user space
     # cannot run (this machine), init dies at its first system call and the

@@ -18,6 +18,12 @@ expect bad-cpus 2 '--cpus 0: give a number from 1 to 64' -- "$HO" --cpus 0 "$PAY
 expect cpus-need-acpi 2 '--cpus 2 needs the ACPI MADT' -- "$HO" --cpus 2 --no-acpi "$PAYLOAD"
 expect bad-inject 2 '--inject frob: unknown fault' -- "$HO" --inject frob "$PAYLOAD"
 expect bad-inject-value 2 '--inject alloc-pages-fail: needs a value' -- "$HO" --inject alloc-pages-fail "$PAYLOAD"
+expect bad-inject-from 2 '--inject alloc-pages-fail:1@2: takes no @K' -- "$HO" --inject alloc-pages-fail:1@2 "$PAYLOAD"
+expect bad-inject-from-zero 2 '--inject getvar-error@0: @K needs a positive call number' \
+    -- "$HO" --inject getvar-error@0 "$PAYLOAD"
+expect sweep-with-inject 2 '--fault-sweep cannot be combined with --inject' \
+    -- "$HO" --fault-sweep --inject no-rng "$PAYLOAD"
+expect sweep-with-cpus 2 '--fault-sweep cannot be combined with --cpus above 1' -- "$HO" --fault-sweep --cpus 2 "$PAYLOAD"
 expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
 
@@ -83,6 +89,14 @@ for e in handover pe; do
     "$HO" --timeout 60 --entry $e --report "$OUT/report-$e.json" --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD" >/dev/null 2>&1
     expect "report-e820-$e" 0 'report ok' -- "$(dirname "$0")/report-check.py" "$OUT/report-$e.json"
 done
+# --fault-sweep over the payload's stop-at-ebs run: each fault at each call
+# it applies to, restored from a snapshot; cells agree with single runs.
+expect fault-sweep 0 'fault sweep: .* cells' ' ebs-stale-key +retried ' ' alloc-pool-fail:1 +failed-cleanly ' \
+    -- "$HO" --timeout 60 --fault-sweep="$OUT/sweep.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
+expect fault-sweep-agrees 0 'sweep ok' \
+    -- "$(dirname "$0")/sweep-check.py" "$OUT/sweep.json" --singles 8 \
+       --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,memmap-fragmented \
+       -- "$HO" --timeout 60 --cmdline payload=stop-at-ebs "$PAYLOAD"
 expect relocated 0 'payload: done, 0 failures' 'image at 0x7400000' \
     -- "$HO" --timeout 60 --load-addr 0x7400000 "$PAYLOAD"
 expect mem-5g 0 'payload: done, 0 failures' '5120 MiB RAM' \
