@@ -29,7 +29,7 @@ UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
 .PHONY: all test test-fast test-unit test-integration test-kernel test-long test-valgrind \
-        install clean help kernels boot bench
+        install clean help kernels boot bench bench-sweep
 all: $(BUILD)/handover
 
 $(BUILD)/obj/%.o: %.c
@@ -90,6 +90,10 @@ boot: $(BUILD)/handover
 bench: $(BUILD)/handover $(PAYLOAD_IMAGE)
 	bench/run.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
 
+# --fault-sweep against one boot per fault on the tiny kernel (about 10 minutes).
+bench-sweep: $(BUILD)/handover
+	bench/sweep.sh $(BUILD)/handover
+
 kernels:
 	scripts/build-tiny-kernel.sh
 	scripts/build-tiny-kernel.sh kunit
@@ -111,6 +115,7 @@ help:
 	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"
 	@echo "make fuzz-regress   replay the fuzz corpora and regressions (part of test-fast)"
 	@echo "make bench          handover against QEMU direct boot and QEMU + OVMF (bench/)"
+	@echo "make bench-sweep    --fault-sweep against one boot per fault (bench/sweep.sh)"
 	@echo "make kernels        build the tiny kernel and fetch the Debian kernels into ~/.cache/handover"
 	@echo "make install        install handover into $(PREFIX)/bin"
 	@echo "make clean          remove $(BUILD)/"

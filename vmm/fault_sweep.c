@@ -17,6 +17,7 @@
 #include "vmm.h"
 
 #define FOUR_GIB 0x100000000ULL
+#define PAGE 4096
 
 struct sweep_snapshot {
     uint64_t seq;           /* the call's number in the trace */
@@ -50,6 +51,7 @@ struct fault_sweep {
     struct sweep_snapshot *snap;
     unsigned n, cap;
     uint8_t *ref;           /* guest memory as of the latest snapshot */
+    uint8_t *used;          /* bitmap: pages of ref that were ever written */
     double start;
     double overhead;        /* seconds spent taking snapshots */
 };
@@ -213,6 +215,23 @@ static void restore_host_state(struct vmm *vm, const struct sweep_snapshot *s, F
     vm->panic_ended = false;
 }
 
+/* New guest RAM holding the snapshot's memory: the pages ever written
+ * are copied, the rest stay untouched zero pages, as in a boot of its own. */
+static int fresh_memory(struct vmm *vm, const struct fault_sweep *sw)
+{
+    void *host = mmap(NULL, vm->mem.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (host == MAP_FAILED) {
+        vmm_log("fault sweep: cannot map guest RAM: %s", strerror(errno));
+        return -1;
+    }
+    munmap(vm->mem.host, vm->mem.size);
+    guest_mem_init(&vm->mem, host, vm->mem.size);
+    for (uint64_t p = 0; p < vm->mem.size / PAGE; p++)
+        if (sw->used[p / 8] & (1u << (p % 8)))
+            memcpy(vm->mem.host + p * PAGE, sw->ref + p * PAGE, PAGE);
+    return 0;
+}
+
 static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *cell, double base_end, unsigned timeout)
 {
     const struct sweep_snapshot *s = &sw->snap[cell->snap];
@@ -225,7 +244,11 @@ static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *c
     }
     double t0 = now();
     vmm_close_vm(vm);
-    memcpy(vm->mem.host, sw->ref, vm->mem.size);
+    if (fresh_memory(vm, sw)) {
+        fclose(logf);
+        free(log);
+        return -1;
+    }
     const char *what = "";
     if (vmm_create_vm(vm) || vmm_setup_vcpu(vm, 0) || vm_state_load(vm->vm_fd, &s->chips, &what) ||
         vcpu_state_load(vm->vcpus[0].fd, &s->cpu, &what)) {
@@ -337,14 +360,27 @@ int fault_sweep_run(struct vmm *vm)
 
     /* Back to the memory of the first snapshot, then forward one delta
      * at a time as the cells move through the boot. */
-    memset(sw.ref, 0, vm->mem.size);
+    munmap(sw.ref, vm->mem.size);
+    sw.ref = mmap(NULL, vm->mem.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (sw.ref == MAP_FAILED) {
+        vmm_log("fault sweep: cannot map a copy of guest RAM: %s", strerror(errno));
+        sw.ref = NULL;
+        goto out;
+    }
+    sw.used = calloc(vm->mem.size / PAGE / 8 + 1, 1);
+    if (!sw.used)
+        goto out;
     vm->opt.console_limit = 0;
     vm->opt.quiet = true;
     double cells_time = 0, one_boot_each = 0;
     unsigned applied = 0;
     for (unsigned i = 0; i < ncells; i++) {
-        while (applied <= cells[i].snap)
-            mem_delta_apply(&sw.snap[applied++].mem, sw.ref);
+        for (; applied <= cells[i].snap; applied++) {
+            const struct mem_delta *d = &sw.snap[applied].mem;
+            mem_delta_apply(d, sw.ref);
+            for (size_t j = 0; j < d->n; j++)
+                sw.used[d->page[j] / 8] |= (uint8_t)(1u << (d->page[j] % 8));
+        }
         if (cells[i].skipped)
             continue;
         if (run_cell(vm, &sw, &cells[i], base_end, timeout))
@@ -376,7 +412,9 @@ out:
         mem_delta_free(&sw.snap[i].mem);
     }
     free(sw.snap);
+    free(sw.used);
     free(cells);
-    munmap(sw.ref, vm->mem.size);
+    if (sw.ref)
+        munmap(sw.ref, vm->mem.size);
     return rc;
 }
