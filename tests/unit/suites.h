@@ -11,6 +11,7 @@ Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks 
 Suite *firmware_suite(void);   /* test_firmware.c: tables and services through firmware_call */
 Suite *x86_setup_suite(void);  /* test_x86_setup.c: page tables, GDT, IDT, sregs */
 Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus */
+Suite *inject_suite(void);     /* test_inject.c: fault specs, arming, snapshot pieces */
 Suite *boot_data_suite(void);  /* test_boot_data.c: ACPI, device tree, cpio, emulation, KTAP */
 
 #endif
