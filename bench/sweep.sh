@@ -7,13 +7,17 @@
 # usage: bench/sweep.sh [HANDOVER [KERNEL [HANDOVER-ARGS...]]]
 #   HANDOVER  default build/handover
 #   KERNEL    default: the tiny kernel (scripts/build-tiny-kernel.sh)
+#   HANDOVER-ARGS  more options for every run (after --seed 1 and a nokaslr
+#             command line; a later --cmdline replaces it)
 # environment: SWEEP_OUT=FILE  results (default bench/sweep-results.json)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 HO=$(realpath "${1:-$TOP/build/handover}")
 K=${2:-$("$TOP/scripts/build-tiny-kernel.sh")}
 shift 2 2>/dev/null || shift $#
-ARGS=("$@")
+# Randomness fixed (EFI_RNG seed, no KASLR) so that a single boot takes the
+# same path as the sweep's cell: otherwise an allocation lands elsewhere.
+ARGS=(--seed 1 --cmdline "console=ttyS0 earlyprintk=serial nokaslr" "$@")
 OUT=${SWEEP_OUT:-$TOP/bench/sweep-results.json}
 WORK=$(mktemp -d /tmp/handover-sweep.XXXXXX)
 

@@ -9,13 +9,30 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ho=${HANDOVER:-$top/build/handover}
-k=$("$top/scripts/build-tiny-kernel.sh")
+# usage: scripts/update-golden.sh [debian]
+#   no argument: the tiny kernel (tests/golden/tiny-*.trace);
+#   debian: the stock kernels of scripts/fetch-debian-kernels.sh
+#   (tests/golden/debian-6.1-*.trace, debian-6.12-*.trace); each boot takes
+#   as long as the stub's decompressor: hours on an emulated KVM.
+if [ "${1:-}" = debian ]; then
+    kernels=$("$top/scripts/fetch-debian-kernels.sh")
+    timeout=${LONG_TIMEOUT:-7200}
+else
+    kernels=$("$top/scripts/build-tiny-kernel.sh")
+    timeout=900
+fi
 # nokaslr: the stub mixes RDRAND/RDTSC into its KASLR seed (x86-stub.c
 # efi_get_seed), which no --seed can fix; without it the kernel's slot,
 # and the trace, would change from run to run.
 GOLDEN_CMDLINE="console=ttyS0 earlyprintk=serial nokaslr"
-for e in handover pe; do
-    "$ho" --quiet --timeout 900 --seed 1 --entry "$e" --stop-at ebs --cmdline "$GOLDEN_CMDLINE" \
-        --trace-efi="$top/tests/golden/tiny-$e.trace" "$k" >/dev/null
-    echo "tests/golden/tiny-$e.trace: $(wc -l < "$top/tests/golden/tiny-$e.trace") calls"
+for k in $kernels; do
+    name=tiny
+    [ "${1:-}" = debian ] && name=$(basename "$(dirname "$k")")
+    for e in handover pe; do
+        out="$top/tests/golden/$name-$e.trace"
+        "$ho" --quiet --timeout "$timeout" --seed 1 --entry "$e" --stop-at ebs --cmdline "$GOLDEN_CMDLINE" \
+            --trace-efi="$out.new" "$k" >/dev/null
+        mv "$out.new" "$out"
+        echo "tests/golden/$name-$e.trace: $(wc -l < "$out") calls"
+    done
 done
