@@ -92,21 +92,20 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
 #define ID_LOCATE_PROTOCOL  FW_ID_BS(37)
 #define ID_GET_VARIABLE     FW_ID_RT(6)
 
-/* The protocol a lookup service asks for (UEFI 2.10 sections 7.3.7-7.3.16). */
-static bool lookup_guid(unsigned id, const struct guest_view *v, const uint64_t *a, efi_guid_t *g)
+uint64_t firmware_protocol_arg(unsigned id, const uint64_t *a)
 {
     switch (id) {
     case ID_HANDLE_PROTOCOL:
     case ID_OPEN_PROTOCOL:
-        return guest_view_read(v, a[1], g, sizeof(*g));
+        return a[1];
     case ID_LOCATE_HANDLE:
     case ID_LOCATE_HANDLE_BUFFER:
-        return a[0] == EFI_BY_PROTOCOL && guest_view_read(v, a[1], g, sizeof(*g));
+        return a[0] == EFI_BY_PROTOCOL ? a[1] : 0;
     case ID_LOCATE_PROTOCOL:
     case ID_LOCATE_DEVICE_PATH:
-        return guest_view_read(v, a[0], g, sizeof(*g));
+        return a[0];
     default:
-        return false;
+        return 0;
     }
 }
 
@@ -115,7 +114,7 @@ unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const s
     const uint64_t a[4] = { call->rcx, call->rdx, call->r8, call->r9 };
     const struct guest_view *v = &call->view;
     unsigned m = 0;
-    uint64_t size;
+    uint64_t size, gp;
     efi_guid_t g;
     if (fw->phase != FW_PHASE_BOOT && id != ID_GET_VARIABLE)
         return 0;
@@ -134,7 +133,8 @@ unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const s
     case ID_ALLOCATE_POOL: m |= 1u << INJECT_ALLOC_POOL_FAIL; break;
     case ID_GET_VARIABLE: m |= 1u << INJECT_GETVAR_ERROR; break;
     default:
-        if (!lookup_guid(id, v, a, &g))
+        gp = firmware_protocol_arg(id, a);
+        if (!gp || !guest_view_read(v, gp, &g, sizeof(g)))
             break;
         if (guid_equal(&g, &GUID_LOADED_IMAGE))
             m |= 1u << INJECT_NO_LOADED_IMAGE;

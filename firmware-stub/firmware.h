@@ -142,6 +142,11 @@ bool firmware_inject_memmap(struct firmware *fw);
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
 /* Serve one call; returns the EFI_STATUS for RAX. */
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call);
+/* The guest address of the protocol GUID a lookup service (HandleProtocol,
+ * OpenProtocol, LocateProtocol, LocateDevicePath, LocateHandle(Buffer)
+ * ByProtocol) is given in args a[]; 0 for any other call. UEFI 2.10
+ * sections 7.3.7-7.3.16. */
+uint64_t firmware_protocol_arg(unsigned id, const uint64_t *a);
 /* The inject kinds (bit k: enum inject_kind k) that apply to this call,
  * made now; the memory-map faults apply to the boot's first call. */
 unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const struct fw_call *call);

@@ -107,17 +107,16 @@ size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *
     case FW_ID_BS(16):  /* HandleProtocol */
     case FW_ID_BS(32):  /* OpenProtocol */
     case FW_ID_BS(20):  /* LocateDevicePath */
-        guid_field(&o, "protocol", v, id == FW_ID_BS(20) ? a[0] : a[1]);
+        guid_field(&o, "protocol", v, firmware_protocol_arg(id, a));
         break;
     case FW_ID_BS(37):  /* LocateProtocol */
-        guid_field(&o, "protocol", v, a[0]);
+        guid_field(&o, "protocol", v, firmware_protocol_arg(id, a));
         ptr_u64_field(&o, "interface", v, a[2], true);
         break;
     case FW_ID_BS(19):  /* LocateHandle */
     case FW_ID_BS(36):  /* LocateHandleBuffer */
         str_field(&o, "search", a[0] == EFI_BY_PROTOCOL ? "ByProtocol" : a[0] == EFI_ALL_HANDLES ? "AllHandles" : "other");
-        if (a[0] == EFI_BY_PROTOCOL)
-            guid_field(&o, "protocol", v, a[1]);
+        guid_field(&o, "protocol", v, firmware_protocol_arg(id, a));
         break;
     case FW_ID_BS(21):  /* InstallConfigurationTable */
         guid_field(&o, "guid", v, a[0]);

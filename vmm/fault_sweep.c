@@ -66,11 +66,9 @@ static double now(void)
 static void describe_call(unsigned id, const struct fw_call *call, char *buf, size_t len)
 {
     const char *name = firmware_service_name(id);
+    const uint64_t a[4] = { call->rcx, call->rdx, call->r8, call->r9 };
+    uint64_t gp = firmware_protocol_arg(id, a);
     efi_guid_t g;
-    /* The protocol the lookup asks for: HandleProtocol/OpenProtocol take
-     * it second, LocateProtocol/LocateDevicePath first. */
-    uint64_t gp = id == FW_ID_BS(16) || id == FW_ID_BS(32) ? call->rdx
-                  : id == FW_ID_BS(37) || id == FW_ID_BS(20) ? call->rcx : 0;
     if (gp && guest_view_read(&call->view, gp, &g, sizeof(g)) && guid_name(&g))
         snprintf(buf, len, "%s(%s)", name, guid_name(&g));
     else
