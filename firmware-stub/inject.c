@@ -41,7 +41,7 @@ const char *const inject_help[] = {
 static uint64_t positive(const char *s, const char *end)
 {
     char *stop;
-    if (s == end || *s == '-' || *s == '+')
+    if (s == end || *s < '0' || *s > '9')   /* strtoull would skip spaces and take a sign */
         return 0;
     errno = 0;
     uint64_t v = strtoull(s, &stop, 0);

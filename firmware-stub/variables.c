@@ -209,8 +209,9 @@ int fw_variables_copy(struct firmware *dst, const struct firmware *src)
     struct fw_variable **tail = &dst->variables;
     for (const struct fw_variable *var = src->variables; var; var = var->next) {
         struct fw_variable *copy = malloc(sizeof(*copy));
-        uint8_t *data = var->size ? malloc(var->size) : NULL;
-        if (!copy || (var->size && !data)) {
+        /* Never NULL, as fw_set_variable makes them: an append copies from it. */
+        uint8_t *data = malloc(var->size ? var->size : 1);
+        if (!copy || !data) {
             free(copy);
             free(data);
             fw_variables_free(dst);
@@ -219,8 +220,7 @@ int fw_variables_copy(struct firmware *dst, const struct firmware *src)
         *copy = *var;
         copy->next = NULL;
         copy->data = data;
-        if (var->size)
-            memcpy(data, var->data, var->size);
+        memcpy(data, var->data, var->size);
         *tail = copy;
         tail = &copy->next;
     }

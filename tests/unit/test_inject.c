@@ -82,7 +82,9 @@ START_TEST(parse_refuses_bad_from)
 {
     static const char *const bad[] = { "alloc-pages-fail:3@2", "alloc-pool-fail:1@1", "memmap-fragmented@1",
                                        "no-low-free@2", "getvar-error@0", "getvar-error@", "getvar-error@x",
-                                       "gmm-too-small:@2", "no-rng:1", "getvar-error@-1", "gmm-too-small:1@2@3" };
+                                       "gmm-too-small:@2", "no-rng:1", "getvar-error@-1", "gmm-too-small:1@2@3",
+                                       "getvar-error@ -1", "getvar-error@ 2", "gmm-too-small: -1",
+                                       "alloc-pages-above:+4096" };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct inject in = { .on = { false } };
         char err[128] = "";
@@ -234,6 +236,32 @@ START_TEST(firmware_copy_has_its_own_variables)
 }
 END_TEST
 
+/* An append of nothing to a missing variable makes an empty one; the
+ * copy's must take an append as the original's does. */
+START_TEST(firmware_copy_appends_to_an_empty_variable)
+{
+    static const uint16_t name[] = { 'Z', 0 };
+    const uint64_t attrs = EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
+    memcpy(ram + SCRATCH + 0x300, name, sizeof(name));
+    put_guid(SCRATCH + 0x320, GUID_LOADED_IMAGE);
+    memcpy(ram + SCRATCH + 0x340, "ab", 2);
+    wr64(STACK + 0x28, SCRATCH + 0x340);
+    struct fw_call set = call4(SCRATCH + 0x300, SCRATCH + 0x320, attrs | EFI_VARIABLE_APPEND_WRITE, 0);
+    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(8), &set), EFI_SUCCESS);
+    struct firmware copy;
+    ck_assert_int_eq(firmware_copy(&copy, &fw), 0);
+    set.r9 = 2;
+    ck_assert_uint_eq(firmware_call(&copy, FW_ID_RT(8), &set), EFI_SUCCESS);
+    wr64(SCRATCH + 0x360, 16);
+    wr64(STACK + 0x28, SCRATCH + 0x380);
+    struct fw_call get = call4(SCRATCH + 0x300, SCRATCH + 0x320, 0, SCRATCH + 0x360);
+    ck_assert_uint_eq(firmware_call(&copy, FW_ID_RT(6), &get), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(SCRATCH + 0x360), 2);
+    ck_assert_mem_eq(ram + SCRATCH + 0x380, "ab", 2);
+    firmware_free(&copy);
+}
+END_TEST
+
 START_TEST(mem_delta_chain_rebuilds_memory)
 {
     enum { PAGES = 6, P = 4096 };
@@ -282,6 +310,7 @@ Suite *inject_suite(void)
     tcase_add_test(calls, nth_call_fails_only);
     tcase_add_test(calls, no_rng_hides_the_protocol);
     tcase_add_test(calls, firmware_copy_has_its_own_variables);
+    tcase_add_test(calls, firmware_copy_appends_to_an_empty_variable);
     suite_add_tcase(s, calls);
     return s;
 }
