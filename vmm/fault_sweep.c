@@ -196,23 +196,6 @@ static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf
     snprintf(buf, len, "exit status %d", rc);
 }
 
-static void restore_host_state(struct vmm *vm, const struct sweep_snapshot *s, FILE *log)
-{
-    firmware_free(&vm->fw);
-    if (firmware_copy(&vm->fw, &s->fw))
-        vm->fw = s->fw, vm->fw.variables = NULL;   /* out of memory: an empty variable store */
-    vm->fw.cfg.trace = NULL;
-    vm->fw.cfg.log = log;
-    vm->fw.cfg.console = log;
-    vm->serial = s->serial;
-    vm->ctl = s->ctl;
-    memcpy(vm->line, s->line, sizeof(vm->line));
-    memcpy(vm->last_line, s->last_line, sizeof(vm->last_line));
-    vm->line_len = s->line_len;
-    vm->panic[0] = 0;
-    vm->panic_ended = false;
-}
-
 /* New guest RAM holding the snapshot's memory: the pages ever written
  * are copied, the rest stay untouched zero pages, as in a boot of its own. */
 static int fresh_memory(struct vmm *vm, const struct fault_sweep *sw)
@@ -230,6 +213,39 @@ static int fresh_memory(struct vmm *vm, const struct fault_sweep *sw)
     return 0;
 }
 
+/* The VM as it was at snapshot s, in a new VM with new RAM: vCPU, chips,
+ * and the host state (firmware, serial, control ports, console line). */
+static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sweep_snapshot *s, FILE *log)
+{
+    const char *what = "";
+    vmm_close_vm(vm);
+    if (fresh_memory(vm, sw))
+        return -1;
+    if (vmm_create_vm(vm) || vmm_setup_vcpu(vm, 0) || vm_state_load(vm->vm_fd, &s->chips, &what) ||
+        vcpu_state_load(vm->vcpus[0].fd, &s->cpu, &what)) {
+        vmm_log("fault sweep: cannot restore the snapshot of call %llu%s%s", (unsigned long long)s->seq,
+                what[0] ? ": " : "", what);
+        return -1;
+    }
+    firmware_free(&vm->fw);
+    if (firmware_copy(&vm->fw, &s->fw)) {
+        vmm_log("fault sweep: out of memory for the firmware's variables");
+        return -1;
+    }
+    vm->fw.cfg.trace = NULL;
+    vm->fw.cfg.log = log;
+    vm->fw.cfg.console = log;
+    vm->serial = s->serial;
+    vm->ctl = s->ctl;
+    memcpy(vm->line, s->line, sizeof(vm->line));
+    memcpy(vm->last_line, s->last_line, sizeof(vm->last_line));
+    vm->line_len = s->line_len;
+    vm->panic[0] = 0;
+    vm->panic_ended = false;
+    return 0;
+}
+
+/* Restore the cell's snapshot, arm its fault, run; -1 on a host error. */
 static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *cell, double base_end, unsigned timeout)
 {
     const struct sweep_snapshot *s = &sw->snap[cell->snap];
@@ -241,31 +257,16 @@ static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *c
         return -1;
     }
     double t0 = now();
-    vmm_close_vm(vm);
-    if (fresh_memory(vm, sw)) {
-        fclose(logf);
-        free(log);
-        return -1;
-    }
-    const char *what = "";
-    if (vmm_create_vm(vm) || vmm_setup_vcpu(vm, 0) || vm_state_load(vm->vm_fd, &s->chips, &what) ||
-        vcpu_state_load(vm->vcpus[0].fd, &s->cpu, &what)) {
-        vmm_log("fault sweep: cannot restore the snapshot of call %llu%s%s", (unsigned long long)s->seq,
-                what[0] ? ": " : "", what);
-        fclose(logf);
-        free(log);
-        return -1;
-    }
-    restore_host_state(vm, s, logf);
+    int rc = -1;
+    char err[128];
     struct inject *in = &vm->fw.cfg.inject;
+    if (restore(vm, sw, s, logf))
+        goto out;
     *in = (struct inject){ .on = { false } };
     memcpy(in->seen, s->fw.cfg.inject.seen, sizeof(in->seen));
-    char err[128];
     if (inject_parse(in, cell->spec, err, sizeof(err))) {
         vmm_log("fault sweep: %s", err);
-        fclose(logf);
-        free(log);
-        return -1;
+        goto out;
     }
     if (cell->kind == INJECT_MAP_FRAGMENTED || cell->kind == INJECT_NO_LOW_FREE)
         firmware_inject_memmap(&vm->fw);
@@ -274,16 +275,19 @@ static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *c
     vm->opt.timeout = timeout ? timeout : (unsigned)(4 * (base_end - s->time)) + 60;
     vm->summary_out = logf;
     vmm_set_log_file(logf);
-    int rc = vmm_run(vm);
+    rc = vmm_run(vm);
     vmm_set_log_file(NULL);
     vm->summary_out = NULL;
+out:
     fclose(logf);
-    cell->status = rc;
-    cell->outcome = fault_outcome(vm, cell->kind, rc);
-    cell_detail(log, vm, rc, cell->detail, sizeof(cell->detail));
-    cell->seconds = now() - t0;
+    if (rc >= 0) {
+        cell->status = rc;
+        cell->outcome = fault_outcome(vm, cell->kind, rc);
+        cell_detail(log, vm, rc, cell->detail, sizeof(cell->detail));
+        cell->seconds = now() - t0;
+    }
     free(log);
-    return 0;
+    return rc >= 0 ? 0 : -1;
 }
 
 static void print_table(const struct fault_sweep *sw, const struct sweep_cell *cells, unsigned n)

@@ -375,14 +375,11 @@ static int boot(struct vmm *vm)
                 vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->entry_rip,
                 (unsigned long long)vm->image_start, (unsigned long long)vm->image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
-    if (vm->opt.fault_sweep) {
-        report_mark(vm, PHASE_ENTRY);
-        return fault_sweep_run(vm);
-    }
-    if (sandbox_enter(vm))
+    /* A sweep creates VMs as it goes: no filter on its ioctls (--help). */
+    if (!vm->opt.fault_sweep && sandbox_enter(vm))
         return EXIT_HOST;
     report_mark(vm, PHASE_ENTRY);
-    return vmm_run(vm);
+    return vm->opt.fault_sweep ? fault_sweep_run(vm) : vmm_run(vm);
 }
 
 /* With --stop-at ebs and --inject: what the stub did about each fault,
