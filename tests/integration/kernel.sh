@@ -14,13 +14,24 @@ if ! kvm_usable; then
     summary; exit
 fi
 
-# stop_at_ebs NAME KERNEL ENTRY TIMEOUT: ExitBootServices succeeds, and the
-# boot_params e820 agrees with the firmware's map.
+# Randomness fixed (EFI_RNG seed, no KASLR): golden traces repeat byte for
+# byte, and a fault-sweep cell takes the path of its single run.
+SEEDED=(--seed 1 --cmdline "console=ttyS0 earlyprintk=serial nokaslr")
+
+# stop_at_ebs NAME KERNEL ENTRY TIMEOUT [OPTION...]: ExitBootServices
+# succeeds, and the boot_params e820 agrees with the firmware's map.
 stop_at_ebs() {
     local loader=0xff
     [ "$3" = pe ] && loader=0x21
     expect "$1" 0 'ExitBootServices succeeded' 'e820-check: ok' 'signature EL64' "type_of_loader +$loader" \
-        -- "$HO" --timeout "$4" --entry "$3" --stop-at ebs "$2"
+        -- "$HO" --timeout "$4" --entry "$3" --stop-at ebs "${@:5}" "$2"
+}
+
+# golden_diff NAME GOLDEN TRACE: the trace is the golden one, byte for byte.
+golden_diff() {
+    if [ ! -s "$2" ]; then skip "$1" "no $2 recorded (scripts/update-golden.sh [debian])"; return; fi
+    if diff -u "$2" "$3" > "$3.diff"; then pass "$1"
+    else fail "$1" "trace differs from $2 (if intended: scripts/update-golden.sh [debian])" "$3.diff"; fi
 }
 
 # e820_reaches_kernel NAME STOPLOG BOOTLOG: every e820 range of the
@@ -47,12 +58,9 @@ if [ "$WHICH" = tiny ]; then
     # Golden traces: the same kernel and seed give the same firmware calls,
     # byte for byte (scripts/update-golden.sh regenerates them).
     for e in handover pe; do
-        gold="$TOP/tests/golden/tiny-$e.trace"
-        if [ ! -s "$gold" ]; then skip "tiny-golden-$e" "no $gold: run scripts/update-golden.sh"; continue; fi
-        "$HO" --quiet --timeout 900 --seed 1 --entry $e --stop-at ebs --cmdline "console=ttyS0 earlyprintk=serial nokaslr" \
-            --trace-efi="$OUT/golden-$e.trace" "$K" >/dev/null 2>&1
-        if diff -u "$gold" "$OUT/golden-$e.trace" > "$OUT/golden-$e.diff"; then pass "tiny-golden-$e"
-        else fail "tiny-golden-$e" "trace differs from $gold (if intended: scripts/update-golden.sh)" "$OUT/golden-$e.diff"; fi
+        "$HO" --quiet --timeout 900 "${SEEDED[@]}" --entry $e --stop-at ebs --trace-efi="$OUT/golden-$e.trace" "$K" \
+            >/dev/null 2>&1
+        golden_diff "tiny-golden-$e" "$TOP/tests/golden/tiny-$e.trace" "$OUT/golden-$e.trace"
     done
 
     # Past ExitBootServices into the kernel proper: the banner, the e820 the
@@ -120,9 +128,7 @@ if [ "$WHICH" = tiny ]; then
     # --fault-sweep: every fault at every call it applies to (the PE entry
     # with a LoadFile2 initrd and RAM above 4 GiB, so that all of them
     # apply), and some cells against single runs of the same fault.
-    # Randomness fixed, so that a single run takes the cell's path.
-    SWEEP_ARGS=(--seed 1 --cmdline "console=ttyS0 earlyprintk=serial nokaslr" --entry pe --initrd "$OUT/initrd.bin"
-                --mem 5G "$K")
+    SWEEP_ARGS=("${SEEDED[@]}" --entry pe --initrd "$OUT/initrd.bin" --mem 5G "$K")
     expect tiny-fault-sweep 0 'fault sweep: .* cells .*x faster' ' ebs-stale-key +retried ' \
         ' gmm-too-small +failed-cleanly ' \
         -- "$HO" --fault-sweep="$OUT/sweep.json" "${SWEEP_ARGS[@]}"
@@ -163,34 +169,25 @@ else
         summary; exit
     fi
     # Each stock boot decompresses the whole kernel before ExitBootServices:
-    # on an emulated KVM that is very slow (6.1, XZ: over 50 minutes here).
+    # on an emulated KVM that is very slow (6.1, XZ: 4115 s to ExitBootServices here).
     T=${LONG_TIMEOUT:-7200}
+    # Seeded, so that each boot also gives the golden trace to compare
+    # (scripts/update-golden.sh debian records them); then, per kernel, one
+    # --fault-sweep: a single slow boot, every fault cell from snapshots.
     for K in $KS; do
         v=$(basename "$(dirname "$K")")
-        stop_at_ebs "$v-stop-at-ebs-handover" "$K" handover "$T" --report "$OUT/$v-handover.json"
+        stop_at_ebs "$v-stop-at-ebs-handover" "$K" handover "$T" "${SEEDED[@]}" --report "$OUT/$v-handover.json" \
+            --trace-efi="$OUT/$v-handover.trace"
         expect "$v-report-e820-handover" 0 'report ok' -- "$TOP/tests/integration/report-check.py" "$OUT/$v-handover.json"
-        stop_at_ebs "$v-stop-at-ebs-pe" "$K" pe "$T"
-    done
-    # Golden traces (scripts/update-golden.sh debian records them once a
-    # host has booted these kernels to ExitBootServices) and, per kernel,
-    # one --fault-sweep: a single slow boot, every fault cell from snapshots.
-    for K in $KS; do
-        v=$(basename "$(dirname "$K")")
-        for e in handover pe; do
-            gold="$TOP/tests/golden/$v-$e.trace"
-            if [ ! -s "$gold" ]; then skip "$v-golden-$e" "no $gold recorded yet (scripts/update-golden.sh debian)"; continue; fi
-            "$HO" --quiet --timeout "$T" --seed 1 --entry $e --stop-at ebs --cmdline "console=ttyS0 earlyprintk=serial nokaslr" \
-                --trace-efi="$OUT/$v-golden-$e.trace" "$K" >/dev/null 2>&1
-            if diff -u "$gold" "$OUT/$v-golden-$e.trace" > "$OUT/$v-golden-$e.diff"; then pass "$v-golden-$e"
-            else fail "$v-golden-$e" "trace differs from $gold" "$OUT/$v-golden-$e.diff"; fi
-        done
+        golden_diff "$v-golden-handover" "$TOP/tests/golden/$v-handover.trace" "$OUT/$v-handover.trace"
+        stop_at_ebs "$v-stop-at-ebs-pe" "$K" pe "$T" "${SEEDED[@]}" --trace-efi="$OUT/$v-pe.trace"
+        golden_diff "$v-golden-pe" "$TOP/tests/golden/$v-pe.trace" "$OUT/$v-pe.trace"
         # Every cell before the decompressor decompresses again (about 8
         # cells of 70 minutes for 6.1 here): only when asked for.
         if [ -z "${LONG_SWEEP:-}" ]; then
             skip "$v-fault-sweep" "cells before the decompressor each take a full decompression here: set LONG_SWEEP=1"
             continue
         fi
-        SEEDED=(--seed 1 --cmdline "console=ttyS0 earlyprintk=serial nokaslr")
         expect "$v-fault-sweep" 0 'fault sweep: .* cells' ' ebs-stale-key +retried ' \
             -- "$HO" --timeout "$T" "${SEEDED[@]}" --fault-sweep="$OUT/$v-sweep.json" "$K"
         expect "$v-fault-sweep-agrees" 0 'sweep ok' \
