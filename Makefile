@@ -14,7 +14,7 @@ VMM_LIBS := -lseccomp -ljansson -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 # Libraries that work on a plain buffer standing for guest memory.
-LIB_SRC := $(wildcard loader/*.c) $(wildcard firmware-stub/*.c) vmm/guest_mem.c vmm/x86_setup.c \
+LIB_SRC := $(wildcard loader/*.c) $(wildcard firmware-stub/*.c) vmm/guest_mem.c vmm/x86_setup.c vmm/cpuid.c \
            vmm/io_bus.c vmm/serial.c vmm/control_ports.c vmm/emulate.c vmm/ktap.c vmm/snapshot.c
 VMM_SRC := $(filter-out $(LIB_SRC),$(wildcard vmm/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)

@@ -81,14 +81,35 @@ _Static_assert(sizeof(struct acpi_rsdp) == 36, "RSDP is 36 bytes");
 #define MADT_IO_APIC         1
 #define MADT_INT_OVERRIDE    2
 
-/* DSDT body: Name (_S5, Package (4) { 5, 5, 0, 0 }) in AML. */
+/* DSDT body, in AML (ACPI 6.4 chapter 20):
+ *   Name (_S5, Package (4) { 5, 5, 0, 0 })
+ *   Scope (\_SB) { Device (COM1) {
+ *       Name (_HID, EisaId ("PNP0501")) Name (_UID, 0)
+ *       Name (_CRS, ResourceTemplate () { IO (Decode16, 0x3F8, 0x3F8, 0, 8) IRQNoFlags () { 4 } }) } }
+ * On a hardware-reduced platform Linux sets up no legacy PIC and maps no ISA
+ * IRQ by itself, so the UART's interrupt exists only where the firmware
+ * describes it: here for the kernel's 8250_pnp, and in the MADT (an
+ * override of IRQ 4) for kernels without PNP. QEMU's microvm
+ * (hw/i386/acpi-microvm.c) and Firecracker (src/vmm/src/acpi/) describe
+ * their legacy devices in the DSDT the same way. */
 static const uint8_t dsdt_aml[] = {
     0x08, '_', 'S', '5', '_',        /* NameOp "_S5_" */
     0x12, 0x08, 0x04,                /* PackageOp, PkgLength 8, NumElements 4 */
     0x0a, ACPI_SLP_TYP_S5,           /* BytePrefix 5 */
     0x0a, ACPI_SLP_TYP_S5,
     0x00, 0x00,                      /* ZeroOp, ZeroOp */
+    0x10, 0x32, '_', 'S', 'B', '_',  /* ScopeOp, PkgLength 50, "_SB_" */
+    0x5b, 0x82, 0x2b, 'C', 'O', 'M', '1',         /* DeviceOp, PkgLength 43, "COM1" */
+    0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x05, 0x01,  /* DWordPrefix EisaId("PNP0501") */
+    0x08, '_', 'U', 'I', 'D', 0x00,
+    0x08, '_', 'C', 'R', 'S', 0x11, 0x10, 0x0a, 0x0d,      /* BufferOp, PkgLength 16, size 13 */
+    0x47, 0x01, ACPI_UART_PORT & 0xff, ACPI_UART_PORT >> 8,  /* I/O port descriptor, Decode16, min */
+    ACPI_UART_PORT & 0xff, ACPI_UART_PORT >> 8, 0x00, 0x08, /* max, alignment, length */
+    0x22, 1u << ACPI_UART_IRQ, 0x00, /* IRQ descriptor, no flags: edge, active high */
+    0x79, 0x00,                      /* end tag */
 };
+_Static_assert(sizeof(dsdt_aml) == 14 + 1 + 0x32, "the PkgLengths above match the bytes");
+_Static_assert(ACPI_UART_IRQ < 8, "the IRQ mask byte above holds IRQs 0-7");
 
 #define OFF_RSDP 0x000
 #define OFF_XSDT 0x040
@@ -140,7 +161,10 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
 
     /* MADT: header, LAPIC address and flags, then one LAPIC per vCPU, the
      * IOAPIC, and the ISA overrides a PC-compatible irqchip has (IRQ 0 on
-     * GSI 2; IRQ 9 level, active high) as KVM's in-kernel irqchip wires them. */
+     * GSI 2; IRQ 9 level, active high) as KVM's in-kernel irqchip wires them,
+     * and the UART's IRQ on its own GSI: without an override Linux maps no
+     * ISA IRQ on a hardware-reduced platform (arch/x86/kernel/acpi/boot.c,
+     * mp_config_acpi_legacy_irqs runs over nr_legacy_irqs(), which is 0). */
     uint8_t *m = t + OFF_MADT;
     uint8_t *p = m + sizeof(struct acpi_header);
     memcpy(p, (uint32_t[]){ ACPI_LAPIC_ADDR, MADT_PCAT_COMPAT }, 8);
@@ -156,9 +180,12 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
     p += 12;
     uint8_t iso0[10] = { MADT_INT_OVERRIDE, 10, 0, 0, 2, 0, 0, 0, 0, 0 };
     uint8_t iso9[10] = { MADT_INT_OVERRIDE, 10, 0, 9, 9, 0, 0, 0, 0x0d, 0 };  /* level, active high */
+    uint8_t iso_uart[10] = { MADT_INT_OVERRIDE, 10, 0, ACPI_UART_IRQ, ACPI_UART_IRQ, 0, 0, 0, 0, 0 };  /* conforming */
     memcpy(p, iso0, 10);
     p += 10;
     memcpy(p, iso9, 10);
+    p += 10;
+    memcpy(p, iso_uart, 10);
     p += 10;
     header((struct acpi_header *)m, "APIC", (uint32_t)(p - m), 5);
 
@@ -190,7 +217,8 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
     r->extended_checksum = checksum(r, sizeof(*r));
 
     _Static_assert(OFF_FADT + sizeof(struct acpi_fadt) <= OFF_DSDT, "FADT fits");
-    _Static_assert(OFF_MADT + 44 + 8 * ACPI_MAX_CPUS + 32 <= ACPI_PAGES * 4096, "MADT fits");
+    _Static_assert(OFF_DSDT + sizeof(struct acpi_header) + sizeof(dsdt_aml) <= OFF_MADT, "DSDT fits");
+    _Static_assert(OFF_MADT + 44 + 8 * ACPI_MAX_CPUS + 42 <= ACPI_PAGES * 4096, "MADT fits");
     if (fw_install_config_table(fw, &GUID_ACPI_20_TABLE, base + OFF_RSDP) != EFI_SUCCESS)
         return 0;
     return base + OFF_RSDP;

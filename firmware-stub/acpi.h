@@ -16,6 +16,8 @@
 #define ACPI_SLEEP_TYPE_SHIFT   2       /* SLP_TYPx in the sleep control register */
 #define ACPI_SLEEP_TYPE_MASK    0x1c
 #define ACPI_SLEEP_ENABLE       0x20
+#define ACPI_UART_PORT          0x3f8   /* COM1 in the DSDT */
+#define ACPI_UART_IRQ           4
 #define ACPI_IOAPIC_ADDR        0xfec00000u
 #define ACPI_LAPIC_ADDR         0xfee00000u
 #define ACPI_MAX_CPUS           64

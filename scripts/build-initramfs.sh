@@ -3,9 +3,10 @@
 # plus an /init that mounts the usual file systems, runs the command the VMM
 # put in /handover/cmd, and reports its exit status through the exit-status
 # port 0xf4 (README "Guest ABI"): one byte written to /dev/port at offset
-# 0xf4 (the kernel needs CONFIG_DEVPORT), after printing it on the console
+# 0xf4 (the kernel needs CONFIG_DEVPORT), after logging it through /dev/kmsg
 # as "handover-init: command exited with status N", which handover --exec
-# also takes as the status; then `poweroff -f` as a fallback.
+# also takes as the status (the only way on kernels without /dev/port, such
+# as Debian's); then `poweroff -f` as a fallback.
 # Result: $HOME/.cache/handover/initramfs/busybox.cpio (printed on stdout).
 set -euo pipefail
 
@@ -38,7 +39,15 @@ else
     sh
     status=$?
 fi
-echo "handover-init: command exited with status $status"
+# The command's output must be on the wire before the status and the power
+# off: the tty layer sends it from the UART's interrupt, and poweroff -f does
+# not wait. Setting the console's own modes again goes through
+# tcsetattr(TCSADRAIN), which returns once the UART has sent everything.
+stty -F /dev/console "$(stty -F /dev/console -g 2>/dev/null)" 2>/dev/null
+# The status through printk, which writes to the console synchronously and
+# needs no interrupt; the console itself where there is no /dev/kmsg.
+line="handover-init: command exited with status $status"
+if [ -c /dev/kmsg ]; then echo "$line" > /dev/kmsg; else echo "$line"; fi
 # The exit-status port: the byte written is the VMM's exit status.
 printf "\\$(printf %o "$status")" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 poweroff -f

@@ -1,9 +1,15 @@
 /* Guest serial output: to stdout, and the current line kept for
  * diagnostics. The serial IRQ goes to the in-kernel irqchip. */
 #include <string.h>
+
+#define EXEC_STATUS_PREFIX "handover-init: command exited with status "
 #include <sys/ioctl.h>
 
+#include "../firmware-stub/acpi.h"
+#include "layout.h"
 #include "vmm.h"
+
+_Static_assert(SERIAL_IRQ == ACPI_UART_IRQ && PORT_SERIAL_COM1 == ACPI_UART_PORT, "the DSDT describes this UART");
 
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
@@ -38,12 +44,14 @@ void vmm_console_tx(void *ctx, uint8_t byte)
                 vm->panic_ended = true;
             if (vm->opt.kunit)
                 ktap_line(&vm->ktap, vm->line);
-            /* --exec: scripts/build-initramfs.sh's /init prints the status
+            /* --exec: scripts/build-initramfs.sh's /init logs the status
+             * through /dev/kmsg (so the line carries a printk timestamp)
              * before it writes it to the exit port; a kernel without
              * /dev/port (CONFIG_DEVPORT) still ends the VM with it. */
             int status;
-            if (vm->opt.exec && vm->ctl.stop == GUEST_RUNNING &&
-                sscanf(vm->line, "handover-init: command exited with status %d", &status) == 1) {
+            const char *st = strstr(vm->line, EXEC_STATUS_PREFIX);
+            if (vm->opt.exec && vm->ctl.stop == GUEST_RUNNING && st &&
+                sscanf(st + strlen(EXEC_STATUS_PREFIX), "%d", &status) == 1) {
                 vm->ctl.stop = GUEST_EXIT_PORT;
                 vm->ctl.exit_status = status & 0xff;
             }

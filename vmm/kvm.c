@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpuid.h"
 #include "host_probe.h"
 #include "layout.h"
 #include "vmm.h"
@@ -113,30 +114,73 @@ static int setup_cpuid(struct vmm *vm, struct vcpu *c_)
         vmm_log("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
         return -1;
     }
-    for (uint32_t i = 0; i < c->nent; i++) {
-        struct kvm_cpuid_entry2 *e = &c->entries[i];
-        /* Leaf 7 ECX.LA57: the firmware maps 4-level page tables only;
-         * without the bit the stub skips its 5-level switch. */
-        if (e->function == 7 && e->index == 0)
-            e->ecx &= ~(1u << 16);
-        /* KVM paravirt features that make the guest issue hypercalls
-         * from one vCPU to kick another (PV IPIs, PV unhalt for
-         * spinlocks, PV TLB flush, PV yield). On this machine's nested
-         * KVM a vCPU stuck in such a VMCALL for good during SMP
-         * bring-up; the native paths (LAPIC IPIs, spinning) work
-         * everywhere. Documentation/virt/kvm/x86/cpuid.rst. */
-        if (e->function == 0x40000001)
-            e->eax &= ~((1u << 7) | (1u << 9) | (1u << 11) | (1u << 13));
-        /* The vCPU's APIC ID, as the MADT lists it. */
-        if (e->function == 1)
-            e->ebx = (e->ebx & 0x00ffffffu) | (c_->id << 24);
-        if (e->function == 0xb || e->function == 0x1f)
-            e->edx = c_->id;
-    }
+    cpuid_normalize(c, c_->id, vm->opt.cpus);
     int r = ioctl(c_->fd, KVM_SET_CPUID2, c);
     free(c);
     if (r < 0) {
         vmm_log("KVM_SET_CPUID2: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The local APIC as a PC's firmware leaves it: LINT0 in ExtINT mode (the
+ * 8259 behind it, virtual wire mode) and LINT1 delivering NMIs (Intel MP
+ * specification 1.4, section 3.6.2.2; Firecracker's
+ * arch/x86_64/interrupts.rs set_lint does the same). */
+#define APIC_LVT_LINT0     0x350
+#define APIC_LVT_LINT1     0x360
+#define APIC_MODE_MASK     0x700u
+#define APIC_MODE_NMI      0x400u
+#define APIC_MODE_EXTINT   0x700u
+#define APIC_LVT_MASKED    (1u << 16)
+
+static void lvt_set_mode(struct kvm_lapic_state *l, unsigned reg, uint32_t mode)
+{
+    uint32_t v;
+    memcpy(&v, l->regs + reg, 4);
+    v = (v & ~(APIC_MODE_MASK | APIC_LVT_MASKED)) | mode;
+    memcpy(l->regs + reg, &v, 4);
+}
+
+static int setup_lapic(struct vcpu *c)
+{
+    struct kvm_lapic_state l;
+    if (ioctl(c->fd, KVM_GET_LAPIC, &l) < 0) {
+        vmm_log("KVM_GET_LAPIC: %s", strerror(errno));
+        return -1;
+    }
+    lvt_set_mode(&l, APIC_LVT_LINT0, APIC_MODE_EXTINT);
+    lvt_set_mode(&l, APIC_LVT_LINT1, APIC_MODE_NMI);
+    if (ioctl(c->fd, KVM_SET_LAPIC, &l) < 0) {
+        vmm_log("KVM_SET_LAPIC: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* MSRs a PC's firmware sets before it runs a loader (Firecracker's
+ * arch/x86_64/msr.rs create_boot_msr_entries): fast strings on, and the
+ * MTRRs enabled with write-back as the default type, so the kernel finds
+ * MTRRs and PAT usable (SDM vol. 3A, 12.11.2.1). The other boot MSRs are
+ * zero at reset already. */
+#define MSR_IA32_MISC_ENABLE      0x000001a0
+#define MISC_ENABLE_FAST_STRING   (1ull << 0)
+#define MSR_MTRR_DEF_TYPE         0x000002ff
+#define MTRR_DEF_TYPE_ENABLE      (1ull << 11)
+#define MTRR_TYPE_WRBACK          6ull
+
+static int setup_msrs(struct vcpu *c)
+{
+    struct {
+        struct kvm_msrs hdr;
+        struct kvm_msr_entry e[2];
+    } m = { .hdr.nmsrs = 2,
+            .e = { { .index = MSR_IA32_MISC_ENABLE, .data = MISC_ENABLE_FAST_STRING },
+                   { .index = MSR_MTRR_DEF_TYPE, .data = MTRR_DEF_TYPE_ENABLE | MTRR_TYPE_WRBACK } } };
+    int r = ioctl(c->fd, KVM_SET_MSRS, &m);
+    if (r != 2) {
+        vmm_log("KVM_SET_MSRS: set %d of 2 boot MSRs%s%s", r, r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
         return -1;
     }
     return 0;
@@ -164,7 +208,7 @@ int vmm_setup_vcpu(struct vmm *vm, unsigned id)
         c->run = NULL;
         return -1;
     }
-    if (setup_cpuid(vm, c))
+    if (setup_cpuid(vm, c) || setup_lapic(c) || setup_msrs(c))
         return -1;
     if (id != 0)
         return 0;

@@ -86,7 +86,8 @@ static void usage(FILE *out)
 "2 bad usage or bad image; 3 host problem (no /dev/kvm, KVM error);\n"
 "4 guest crashed (triple fault, exception, emulation failure);\n"
 "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
-"7 --kunit run incomplete; 124 timeout.\n", faults);
+"7 --kunit run incomplete; 8 --exec: the guest ended without reporting the\n"
+"command's status; 124 timeout.\n", faults);
 }
 
 static int parse_size(const char *s, uint64_t *out)

@@ -439,6 +439,11 @@ int vmm_run(struct vmm *vm)
     pthread_mutex_unlock(&vm->lock);
     for (unsigned i = 1; i < vm->opt.cpus; i++)
         pthread_join(vm->vcpus[i].thread, NULL);
+    if (vm->opt.exec && rc == EXIT_OK && vm->ctl.stop != GUEST_EXIT_PORT) {
+        vmm_log("--exec: the guest ended without reporting the command's exit status (no \"handover-init: "
+                "command exited with status N\" line, nothing on the exit port 0x%x)", PORT_EXIT);
+        return EXIT_EXEC_NO_STATUS;
+    }
     if (!vm->opt.kunit)
         return rc;
     ktap_summary(&vm->ktap, stdout);

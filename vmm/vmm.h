@@ -26,6 +26,7 @@
 #define EXIT_PANIC         6
 #define EXIT_KUNIT_INCOMPLETE 7
 #define EXIT_KUNIT_FAILED  1
+#define EXIT_EXEC_NO_STATUS 8   /* --exec: the guest ended without a status */
 #define EXIT_TIMEOUT       124
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };

@@ -13,6 +13,7 @@ int main(void)
     srunner_add_suite(sr, guest_mem_suite());
     srunner_add_suite(sr, firmware_suite());
     srunner_add_suite(sr, x86_setup_suite());
+    srunner_add_suite(sr, cpuid_suite());
     srunner_add_suite(sr, devices_suite());
     srunner_add_suite(sr, boot_data_suite());
     srunner_add_suite(sr, inject_suite());

@@ -53,10 +53,32 @@ START_TEST(acpi_tables_checksum_and_link)
         memcpy(&len, h + 4, 4);
         ck_assert(!memcmp(h, sigs[i], 4));
         ck_assert_uint_eq(sum(guest_mem_ptr(&gm, t, len), len), 0);
-        if (i == 1) {   /* MADT: 44 bytes, 3 LAPICs, an IOAPIC, 2 overrides */
-            ck_assert_uint_eq(len, 44 + 3 * 8 + 12 + 2 * 10);
+        if (i == 1) {   /* MADT: 44 bytes, 3 LAPICs, an IOAPIC, 3 overrides */
+            ck_assert_uint_eq(len, 44 + 3 * 8 + 12 + 3 * 10);
             ck_assert_uint_eq(h[44], 0);
             ck_assert_uint_eq(h[44 + 2 * 8 + 3], 2);   /* third LAPIC: APIC ID 2 */
+            const uint8_t *uart = h + 44 + 3 * 8 + 12 + 2 * 10;
+            ck_assert_uint_eq(uart[0], 2);             /* interrupt source override */
+            ck_assert_uint_eq(uart[3], ACPI_UART_IRQ); /* ISA IRQ 4 ... */
+            ck_assert_uint_eq(uart[4], ACPI_UART_IRQ); /* ... on GSI 4 */
+        }
+        if (i == 0) {   /* FADT -> DSDT: \_S5 and COM1 with its port and IRQ */
+            uint64_t d;
+            memcpy(&d, h + 140, 8);                    /* X_DSDT */
+            const uint8_t *dsdt = guest_mem_ptr(&gm, d, 36);
+            uint32_t dlen;
+            memcpy(&dlen, dsdt + 4, 4);
+            ck_assert(!memcmp(dsdt, "DSDT", 4));
+            ck_assert_uint_eq(sum(guest_mem_ptr(&gm, d, dlen), dlen), 0);
+            const uint8_t hid[] = { 0x0c, 0x41, 0xd0, 0x05, 0x01 };   /* EisaId ("PNP0501") */
+            const uint8_t io[] = { 0x47, 0x01, 0xf8, 0x03, 0xf8, 0x03, 0x00, 0x08 };
+            const uint8_t irq[] = { 0x22, 1u << ACPI_UART_IRQ, 0x00, 0x79, 0x00 };
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, "_S5_", 4));
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, "COM1", 4));
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, hid, sizeof(hid)));
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, io, sizeof(io)));
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, irq, sizeof(irq)));
+            ck_assert_uint_eq(dsdt[dlen - 1], 0x00);  /* the resource template's end tag closes the table */
         }
     }
     /* The RSDP is the ACPI 2.0 configuration table. */

@@ -1,0 +1,137 @@
+/* Guest CPUID, normalized from KVM_GET_SUPPORTED_CPUID. Intel's leaves are
+ * from the SDM vol. 2A (CPUID), AMD's from the APM vol. 3 (appendix E);
+ * the checklist is Firecracker's cpuid normalization, and QEMU's
+ * cpu_x86_cpuid() for the topology fields. */
+#include "cpuid.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, uint32_t function, uint32_t index)
+{
+    for (uint32_t i = 0; i < c->nent; i++) {
+        struct kvm_cpuid_entry2 *e = &c->entries[i];
+        if (e->function == function && (!(e->flags & KVM_CPUID_FLAG_SIGNIFCANT_INDEX) || e->index == index))
+            return e;
+    }
+    return NULL;
+}
+
+static bool vendor_is(struct kvm_cpuid2 *c, const char *vendor)
+{
+    struct kvm_cpuid_entry2 *e = cpuid_find(c, 0, 0);
+    char v[12];
+    if (!e)
+        return false;
+    memcpy(v, &e->ebx, 4);
+    memcpy(v + 4, &e->edx, 4);
+    memcpy(v + 8, &e->ecx, 4);
+    return memcmp(v, vendor, 12) == 0;
+}
+
+/* Bits an APIC ID needs for ncpus: the shift of the core level. */
+static uint32_t id_bits(unsigned ncpus)
+{
+    uint32_t b = 0;
+    while ((1u << b) < ncpus)
+        b++;
+    return b;
+}
+
+/* Leaves 0xb and 0x1f: one thread per core, ncpus cores, one package. */
+static void extended_topology(struct kvm_cpuid_entry2 *e, unsigned id, unsigned ncpus)
+{
+    enum { LEVEL_INVALID = 0, LEVEL_SMT = 1, LEVEL_CORE = 2 };
+    e->edx = id;
+    switch (e->index) {
+    case 0:
+        e->eax = 0;
+        e->ebx = 1;
+        e->ecx = (LEVEL_SMT << 8) | e->index;
+        break;
+    case 1:
+        e->eax = id_bits(ncpus);
+        e->ebx = ncpus;
+        e->ecx = (LEVEL_CORE << 8) | e->index;
+        break;
+    default:
+        e->eax = e->ebx = 0;
+        e->ecx = (LEVEL_INVALID << 8) | e->index;
+        break;
+    }
+}
+
+void cpuid_normalize(struct kvm_cpuid2 *c, unsigned id, unsigned ncpus)
+{
+    bool intel = vendor_is(c, "GenuineIntel"), amd = vendor_is(c, "AuthenticAMD");
+    for (uint32_t i = 0; i < c->nent; i++) {
+        struct kvm_cpuid_entry2 *e = &c->entries[i];
+        switch (e->function) {
+        case 1:
+            /* KVM leaves the hypervisor bit to the VMM; without it Linux
+             * looks for no hypervisor leaves, so no kvm-clock and no TSC
+             * frequency (arch/x86/kernel/cpu/hypervisor.c). MONITOR/MWAIT
+             * would idle the vCPU in a loop KVM does not wake. */
+            e->ecx = (e->ecx | CPUID_1_ECX_HYPERVISOR) & ~CPUID_1_ECX_MONITOR;
+            /* EBX[31:24] initial APIC ID (as the MADT lists it), [23:16]
+             * logical processors in the package. */
+            e->ebx = (e->ebx & 0x0000ffffu) | (id << 24) | ((ncpus & 0xffu) << 16);
+            if (ncpus > 1)
+                e->edx |= CPUID_1_EDX_HTT;
+            else
+                e->edx &= ~CPUID_1_EDX_HTT;
+            break;
+        case 4:
+            /* Deterministic cache parameters: EAX[31:26] cores per
+             * package - 1; [25:14] logical processors sharing the cache
+             * - 1: L1 and L2 per core, L3 per package. */
+            if (intel && (e->eax & 0x1f)) {
+                uint32_t level = (e->eax >> 5) & 7, sharing = level >= 3 ? ncpus - 1 : 0;
+                e->eax = (e->eax & 0x3fffu) | ((sharing & 0xfffu) << 14) | (((ncpus - 1) & 0x3fu) << 26);
+            }
+            break;
+        case 7:
+            /* LA57: the firmware maps 4-level page tables only; without
+             * the bit the stub skips its 5-level switch. */
+            if (e->index == 0)
+                e->ecx &= ~CPUID_7_ECX_LA57;
+            break;
+        case 0xb:
+        case 0x1f:
+            extended_topology(e, id, ncpus);
+            break;
+        case CPUID_KVM_FEATURES:
+            /* KVM paravirt features that make one vCPU issue hypercalls to
+             * kick another (PV IPIs, PV unhalt for spinlocks, PV TLB
+             * flush, PV sched yield). On nested, emulating KVMs a vCPU
+             * stuck in such a VMCALL for good during SMP bring-up; the
+             * native paths (LAPIC IPIs, spinning) work everywhere. */
+            e->eax &= ~((1u << 7) | (1u << 9) | (1u << 11) | (1u << 13));
+            break;
+        case 0x80000001:
+            /* ECX[1] CmpLegacy: more than one core, no HTT in the legacy
+             * sense. */
+            if (amd) {
+                if (ncpus > 1)
+                    e->ecx |= 1u << 1;
+                else
+                    e->ecx &= ~(1u << 1);
+            }
+            break;
+        case 0x80000008:
+            /* ECX[7:0] NC = cores - 1, [15:12] ApicIdCoreIdSize. */
+            if (amd)
+                e->ecx = (e->ecx & ~0xf0ffu) | (id_bits(ncpus) << 12) | ((ncpus - 1) & 0xffu);
+            break;
+        case 0x8000001e:
+            /* Extended APIC ID, compute unit (core) ID with one thread,
+             * one node. */
+            if (amd) {
+                e->eax = id;
+                e->ebx = id & 0xffu;
+                e->ecx = 0;
+            }
+            break;
+        }
+    }
+}
