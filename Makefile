@@ -28,7 +28,7 @@ VMM_OBJ_SAN  := $(call obj,san,$(VMM_SRC))
 UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
-.PHONY: all test test-fast test-unit test-integration test-kernel test-long test-valgrind \
+.PHONY: all test test-fast test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
         install clean help kernels boot bench bench-sweep
 all: $(BUILD)/handover
 
@@ -61,21 +61,37 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 	$(BUILD)/unit-tests
 	CK_FORK=no $(BUILD)/unit-tests-san
 
-# Integration tests with the synthetic payload on KVM (seconds), run with
-# both the normal and the sanitizer build of the VMM.
+# The synthetic payload's checks that need no guest (usage, hostile images),
+# with both the normal and the sanitizer build of the VMM.
 test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE)
-	tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
-	tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE)
+	tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
+	tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 
 test-fast: test-unit test-integration fuzz-regress
 
-# The tiny real kernel (built once by scripts/build-tiny-kernel.sh, cached).
+# Kernels, initramfs and the L1 KVM host, built or fetched here into
+# ~/.cache/handover (a missing one makes its tests SKIP with the reason).
+test-assets:
+	scripts/prepare-test-assets.sh
+
+# Every boot, on a KVM with hardware semantics: this machine's own when it
+# has one, otherwise an L1 with kvm_amd under QEMU TCG (tests/kvm-host/run).
+# The payload's boots (both builds), the tiny kernel, and the real-KVM tier.
+test-kvm: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) test-assets
+	tests/kvm-host/run tests/integration/kvm-tiers.sh $(BUILD) $(PAYLOAD_IMAGE)
+
+# On a KVM that emulates guest ring 0, its own tiers: the emulation
+# fallbacks and the automatic noxsave (SKIP elsewhere).
+test-emulating: $(BUILD)/handover $(PAYLOAD_IMAGE) test-assets
+	tests/integration/emulating.sh $(BUILD) $(PAYLOAD_IMAGE)
+
+# The tiny real kernel on this machine's own /dev/kvm.
 test-kernel: $(BUILD)/handover
 	tests/integration/kernel.sh $(BUILD)/handover tiny
 
-test: test-fast test-kernel
+test: test-fast test-kvm test-emulating
 
-# Stock Debian kernels: minutes per boot on an emulated KVM.
+# Stock Debian kernels on this machine's own /dev/kvm: hours on an emulating KVM.
 test-long: $(BUILD)/handover
 	tests/integration/kernel.sh $(BUILD)/handover debian
 
@@ -84,7 +100,7 @@ test-valgrind: $(BUILD)/unit-tests
 
 # The first boot a new user makes: the tiny KUnit kernel, its tests' result.
 boot: $(BUILD)/handover
-	$(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
+	tests/kvm-host/run $(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
 
 # handover against QEMU on this host (about 25 minutes): bench/results.json and a table.
 bench: $(BUILD)/handover $(PAYLOAD_IMAGE)
@@ -108,8 +124,10 @@ clean:
 help:
 	@echo "make                build $(BUILD)/handover"
 	@echo "make boot           build, then boot the tiny KUnit kernel and print its results"
-	@echo "make test           unit + synthetic-payload + tiny-kernel tests (the whole suite)"
-	@echo "make test-fast      unit tests and synthetic-payload KVM tests only (seconds)"
+	@echo "make test           test-fast, test-kvm and test-emulating: the whole suite"
+	@echo "make test-fast      unit tests, image checks and fuzz regressions: no KVM needed (seconds)"
+	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from tests/kvm-host/run)"
+	@echo "make test-emulating the emulation-fallback tiers, on a KVM that emulates guest ring 0 (else SKIP)"
 	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"
 	@echo "make test-valgrind  unit tests under valgrind"
 	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"

@@ -21,16 +21,13 @@ else
     kernels=$("$top/scripts/build-tiny-kernel.sh")
     timeout=900
 fi
-# nokaslr: the stub mixes RDRAND/RDTSC into its KASLR seed (x86-stub.c
-# efi_get_seed), which no --seed can fix; without it the kernel's slot,
-# and the trace, would change from run to run.
-GOLDEN_CMDLINE="console=ttyS0 earlyprintk=serial nokaslr"
+. "$top/tests/golden/seeded.sh"
 for k in $kernels; do
     name=tiny
     [ "${1:-}" = debian ] && name=$(basename "$(dirname "$k")")
     for e in handover pe; do
         out="$top/tests/golden/$name-$e.trace"
-        "$ho" --quiet --timeout "$timeout" --seed 1 --entry "$e" --stop-at ebs --cmdline "$GOLDEN_CMDLINE" \
+        "$ho" --quiet --timeout "$timeout" "${SEEDED[@]}" --entry "$e" --stop-at ebs \
             --trace-efi="$out.new" "$k" >/dev/null
         mv "$out.new" "$out"
         echo "tests/golden/$name-$e.trace: $(wc -l < "$out") calls"

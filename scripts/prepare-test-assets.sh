@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Build or fetch, on this machine, everything the KVM tests boot: the tiny
+# and KUnit kernels, the --exec initramfs, the stock Debian kernels, and the
+# L1 of tests/kvm-host/run. The KVM tests may run in that L1, which has no
+# network and throws its writes away, so they find all of it in the cache.
+# A step that fails is reported and the tests that need it say SKIP with
+# the reason; this script itself always succeeds.
+top=$(cd "$(dirname "$0")/.." && pwd)
+step() {   # step NAME COMMAND...
+    local log; log=$(mktemp)
+    if "${@:2}" >"$log" 2>&1; then echo "assets: $1 ready"
+    else echo "assets: $1 not available: $(tail -n 1 "$log")"; fi
+    rm -f "$log"
+}
+step "tiny kernel" "$top/scripts/build-tiny-kernel.sh"
+step "KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit
+step "initramfs" "$top/scripts/build-initramfs.sh"
+step "Debian kernels" "$top/scripts/fetch-debian-kernels.sh"
+[ "$("$top/tests/kvm-host/run" --kind)" = l1 ] && step "L1 KVM host" "$top/tests/kvm-host/run" --prepare
+exit 0

@@ -1,0 +1,15 @@
+# shellcheck shell=bash
+# The options of every boot whose trace is compared byte for byte (the golden
+# traces, the fault sweeps), sourced by tests/integration/kernel.sh and
+# scripts/update-golden.sh.
+# - --seed 1: EFI_RNG_PROTOCOL returns a fixed stream.
+# - nokaslr: the stub mixes RDRAND/RDTSC into its KASLR seed (x86-stub.c
+#   efi_get_seed), which no --seed can fix; without it the kernel's slot,
+#   and the trace, would change from run to run.
+# - noxsave: handover adds it by itself on hosts whose KVM cannot run XRSTOR
+#   for the guest, and the stub copies the command line (its AllocatePool
+#   size is in the trace). Naming it here keeps the command line, and so
+#   the traces, the same on every kind of host. These boots stop at
+#   ExitBootServices, before the kernel's FPU setup that reads it.
+GOLDEN_CMDLINE="console=ttyS0 earlyprintk=serial nokaslr noxsave"
+SEEDED=(--seed 1 --cmdline "$GOLDEN_CMDLINE")

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# The real-KVM tier, sourced by tests/integration/kernel.sh HANDOVER realkvm.
+# Needs a KVM with hardware semantics (kvm_intel or kvm_amd): the guest's
+# CPUID, clock and interrupts are then only what handover sets up, and guest
+# user space runs. `make test` runs it through tests/kvm-host/run, which
+# starts an L1 with kvm_amd where this machine has no such KVM.
+
+if [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
+    skip realkvm "this /dev/kvm is not a hardware KVM (no kvm_intel or kvm_amd): run through tests/kvm-host/run"
+    summary; exit
+fi
+# No boot here may need what only an emulating KVM needs.
+NATIVE=('!emulation fallback' '!added noxsave')
+
+# --exec boots to user space: the command's status comes back exactly, its
+# output is on stdout, and the UART's interrupt (IRQ 4 on the IOAPIC) drains
+# the tty. NAME KERNEL [OPTION...]
+exec_boots() {
+    local name=$1 K=$2; shift 2
+    expect "$name-exec-0" 0 '^exec-out: hello' 'Hypervisor detected: KVM' 'kvm-clock: ' \
+        'IO-APIC +4-edge +ttyS0' "${NATIVE[@]}" '!tsc: Unable to calibrate' \
+        -- "$HO" --timeout 300 "$@" --exec 'echo exec-out: hello; grep ttyS0 /proc/interrupts' "$K"
+    expect "$name-exec-3" 3 '^exec-out: failing' "${NATIVE[@]}" \
+        -- "$HO" --timeout 300 "$@" --exec 'echo exec-out: failing; exit 3' "$K"
+}
+
+if ! INITRAMFS=$("$TOP/scripts/build-initramfs.sh" 2>"$OUT/initramfs.log"); then
+    skip realkvm-exec "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
+fi
+
+# The tiny kernel: to user space, on 1, 2 and 4 vCPUs counted by the guest.
+if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
+    [ -n "${INITRAMFS:-}" ] && exec_boots tiny "$K" --initrd "$INITRAMFS"
+    for n in 2 4; do
+        expect "tiny-cpus-$n" 0 "^guest-cpus: $n" "smp: Brought up 1 node, $n CPUs" "${NATIVE[@]}" \
+            -- "$HO" --timeout 300 --cpus $n --exec 'echo guest-cpus: $(grep -c ^processor /proc/cpuinfo)' "$K"
+    done
+else
+    skip tiny-realkvm "could not build the tiny kernel: $(tail -n 1 "$OUT/build.log")"
+fi
+
+# KUnit: all pass, or the project's suite told to fail and named.
+if KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); then
+    expect realkvm-kunit-pass 0 'kunit: handover_selftest +ok' 'kunit: 4 suites \(0 failed\)' "${NATIVE[@]}" \
+        -- "$HO" --kunit --timeout 300 "$KK"
+    expect realkvm-kunit-fail 1 'kunit: failed test: handover_selftest.handover_selftest_param_controlled' \
+        'kunit: 4 suites \(1 failed\)' "${NATIVE[@]}" \
+        -- "$HO" --kunit --timeout 300 --cmdline "console=ttyS0 handover_selftest.fail=1" "$KK"
+else
+    skip realkvm-kunit "could not build the KUnit kernel: $(tail -n 1 "$OUT/build-kunit.log")"
+fi
+
+# Stock Debian 6.1 and 6.12: both entries to ExitBootServices with their
+# golden traces, a full boot with --exec, runtime services; a fault sweep
+# over 6.12.
+if KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
+    for K in $KS; do
+        v=$(basename "$(dirname "$K")")
+        stock_to_ebs "$K" 300
+        [ -n "${INITRAMFS:-}" ] && exec_boots "$v" "$K" --trace-efi="$OUT/$v-exec.trace"
+        # After SetVirtualAddressMap the kernel calls the runtime services
+        # through its own mapping: the VMM translates its pointers.
+        if grep -q '"call":"SetVirtualAddressMap".*"status":"EFI_SUCCESS"' "$OUT/$v-exec.trace" 2>/dev/null &&
+           grep -q '"phase":"runtime","call":"GetVariable"' "$OUT/$v-exec.trace"; then
+            pass "$v-runtime-services"
+        else
+            fail "$v-runtime-services" "no successful SetVirtualAddressMap and runtime GetVariable in the trace" \
+                "$OUT/$v-exec.trace"
+        fi
+    done
+    stock_sweep "$(echo "$KS" | grep debian-6.12/)" 300
+else
+    skip debian-kernels "could not fetch the Debian kernels: $(tail -n 1 "$OUT/fetch.log")"
+fi
