@@ -67,7 +67,7 @@ test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE)
 	tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
 	tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 
-test-fast: test-unit test-integration fuzz-regress
+test-fast: test-unit test-integration fuzz-regress fuzz-smoke
 
 # Kernels, initramfs and the L1 KVM host, built or fetched here into
 # ~/.cache/handover (a missing one makes its tests SKIP with the reason).
@@ -132,6 +132,7 @@ help:
 	@echo "make test-valgrind  unit tests under valgrind"
 	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"
 	@echo "make fuzz-regress   replay the fuzz corpora and regressions (part of test-fast)"
+	@echo "make fuzz-smoke     each harness for FUZZ_SMOKE_SECONDS (10) seconds (part of test-fast)"
 	@echo "make bench          handover against QEMU direct boot and QEMU + OVMF (bench/)"
 	@echo "make bench-sweep    --fault-sweep against one boot per fault (bench/sweep.sh)"
 	@echo "make kernels        build the tiny kernel and fetch the Debian kernels into ~/.cache/handover"

@@ -52,8 +52,15 @@ void fw_console_write_ucs2(struct firmware *fw, const uint16_t *s, size_t n)
         }
         fw->last_line[fw->last_line_len] = 0;
         size_t len = utf8_encode(s[i], out);
-        if (fw->cfg.console)
-            fwrite(out, 1, len, fw->cfg.console);
+        if (!fw->cfg.console)
+            continue;
+        /* --console-limit counts this text with the serial console's. */
+        if (fw->cfg.console_used) {
+            if (*fw->cfg.console_used >= fw->cfg.console_limit)
+                continue;
+            *fw->cfg.console_used += len;
+        }
+        fwrite(out, 1, len, fw->cfg.console);
     }
     if (fw->cfg.console)
         fflush(fw->cfg.console);

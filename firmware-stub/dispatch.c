@@ -8,8 +8,13 @@
 
 void fw_log(struct firmware *fw, const char *fmt, ...)
 {
-    if (!fw->cfg.log)
+    if (!fw->cfg.log || fw->log_lines > FW_LOG_LIMIT)
         return;
+    if (++fw->log_lines > FW_LOG_LIMIT) {
+        fprintf(fw->cfg.log, "handover: %u firmware messages: no more are printed (a guest looping on bad calls?)\n",
+                FW_LOG_LIMIT);
+        return;
+    }
     va_list ap;
     va_start(ap, fmt);
     fputs("handover: ", fw->cfg.log);

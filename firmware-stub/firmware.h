@@ -60,7 +60,9 @@ struct fw_config {
     uint64_t image_base, image_size; /* the loaded image (LoadedImage protocol) */
     const char *cmdline;         /* becomes LoadOptions (UCS-2) */
     FILE *console;               /* ConOut text, UTF-8 */
-    FILE *log;                   /* diagnostics (stderr) */
+    uint64_t *console_used;      /* bytes printed so far, shared with the serial console; NULL: no limit */
+    uint64_t console_limit;      /* --console-limit: printed bytes at most, for both */
+    FILE *log;                   /* diagnostics (stderr), FW_LOG_LIMIT lines at most */
     FILE *trace;                 /* JSON Lines, one per call; NULL: off */
     uint64_t trace_limit;        /* bytes of trace at most */
     struct inject inject;        /* faults to inject (--inject) */
@@ -81,6 +83,9 @@ struct fw_handle_protocol {
 #define FW_MAX_PROTOCOLS 32
 #define FW_MAX_POOLS     1024
 #define FW_MAX_CONFIG_TABLES 64
+/* A guest can make the firmware log (calls after ExitBootServices, bad IDs,
+ * bad pointers) in a loop: the log stops after this many lines. */
+#define FW_LOG_LIMIT     1000
 
 struct fw_pool { uint64_t addr, pages; };
 
@@ -115,6 +120,7 @@ struct firmware {
     bool reported[FW_MAX_THUNKS];
     uint64_t seq;
     uint64_t trace_bytes;
+    uint64_t log_lines;          /* fw_log lines written (FW_LOG_LIMIT) */
 
     /* console line being assembled from OutputString, for diagnostics */
     char last_line[160];

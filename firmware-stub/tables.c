@@ -39,16 +39,20 @@ static void *at(struct firmware *fw, uint64_t off, uint64_t len)
     return guest_mem_ptr(fw->gm, fw->cfg.base + off, len);
 }
 
+/* The header's CRC32 over the size the firmware made the table with: the
+ * header_size in guest memory is the guest's to overwrite (another vCPU
+ * can change it between two reads), so it is never read back, only set. */
 void fw_update_crc(struct firmware *fw, uint64_t table)
 {
-    struct efi_table_header *h = guest_mem_ptr(fw->gm, table, sizeof(*h));
+    uint32_t size = table == fw->systab ? sizeof(struct efi_system_table)
+                  : table == fw->bs     ? EFI_BOOT_SERVICES_SIZE
+                  : table == fw->rt     ? EFI_RUNTIME_SERVICES_SIZE : 0;
+    struct efi_table_header *h = size ? guest_mem_ptr(fw->gm, table, size) : NULL;
     if (!h)
         return;
-    uint8_t *all = guest_mem_ptr(fw->gm, table, h->header_size);
-    if (!all)
-        return;
+    h->header_size = size;
     h->crc32 = 0;
-    h->crc32 = (uint32_t)crc32(0, all, h->header_size);
+    h->crc32 = (uint32_t)crc32(0, (const uint8_t *)h, size);
 }
 
 static void table_header(struct efi_table_header *h, uint64_t sig, uint32_t size)

@@ -85,6 +85,20 @@ static int parse_pe(struct bzimage *bz, char *err, size_t errlen)
                         ps->name, ps->virtual_address, (unsigned long long)span, bz->pe_size_of_image);
         if (bz->pe_entry >= ps->virtual_address && bz->pe_entry < ps->virtual_address + span)
             entry_in_section = true;
+        /* PE/COFF specification, "Section Table": sections are in
+         * ascending VirtualAddress order and do not overlap; none may lie
+         * over the headers, which are loaded at the image base too. */
+        uint64_t extent = ps->virtual_size ? ps->virtual_size : ps->raw_size;
+        if (ps->virtual_address < bz->pe_size_of_headers)
+            return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x is inside the headers (SizeOfHeaders 0x%x)",
+                        ps->name, ps->virtual_address, bz->pe_size_of_headers);
+        for (unsigned j = 0; j < i; j++) {
+            const struct pe_section *q = &bz->pe_sections[j];
+            uint64_t q_extent = q->virtual_size ? q->virtual_size : q->raw_size;
+            if (ps->virtual_address < q->virtual_address + q_extent && q->virtual_address < ps->virtual_address + extent)
+                return fail(err, errlen, "PE: section %s (VirtualAddress 0x%x) overlaps section %s (0x%x)",
+                            ps->name, ps->virtual_address, q->name, q->virtual_address);
+        }
     }
     if (!entry_in_section)
         return fail(err, errlen, "PE: AddressOfEntryPoint 0x%x is in no section", bz->pe_entry);
@@ -159,6 +173,11 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
         return fail(err, errlen, "kernel_alignment: 0x%x is not a power of two >= 4 KiB", h->kernel_alignment);
     if (h->pref_address & 0xfff)
         return fail(err, errlen, "pref_address: 0x%llx is not page-aligned", (unsigned long long)h->pref_address);
+    /* Aligning it up to kernel_alignment, or adding init_size, must not
+     * wrap (an address near 2^64 would become guest-physical 0). */
+    if (h->pref_address > BZIMAGE_MAX_PREF_ADDRESS)
+        return fail(err, errlen, "pref_address: 0x%llx is beyond the 0x%llx a 52-bit physical address space allows",
+                    (unsigned long long)h->pref_address, (unsigned long long)BZIMAGE_MAX_PREF_ADDRESS);
     if (h->init_size < bz->pm_size && h->init_size != 0)
         return fail(err, errlen, "init_size: 0x%x is smaller than the 0x%llx-byte protected-mode kernel",
                     h->init_size, (unsigned long long)bz->pm_size);

@@ -14,6 +14,7 @@
 #include "../loader/cpio.h"
 #include "../loader/dtb.h"
 #include "layout.h"
+#include "files.h"
 #include "vmm.h"
 #include "x86_setup.h"
 
@@ -47,11 +48,9 @@ static int place_image(struct vmm *vm, uint64_t want, uint64_t size, uint64_t al
  * /init runs). */
 static int read_initrd(struct vmm *vm)
 {
-    FILE *f = fopen(vm->opt.initrd, "rb");
-    if (!f) {
-        vmm_log("--initrd %s: %s", vm->opt.initrd, strerror(errno));
+    FILE *f = vmm_open_input("--initrd", vm->opt.initrd);
+    if (!f)
         return -1;
-    }
     int rc = -1;
     long end;
     if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 || (uint64_t)end > vm->mem.size / 2) {
@@ -115,11 +114,9 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
         }
         len = dtb_build(blob, sizeof(blob), &m);
     } else {
-        FILE *f = fopen(vm->opt.dtb, "rb");
-        if (!f) {
-            vmm_log("--dtb %s: %s", vm->opt.dtb, strerror(errno));
+        FILE *f = vmm_open_input("--dtb", vm->opt.dtb);
+        if (!f)
             return -1;
-        }
         len = fread(blob, 1, sizeof(blob), f);
         fclose(f);
         if (dtb_check(blob, len)) {
@@ -183,7 +180,8 @@ int vmm_load(struct vmm *vm)
     if (vm->opt.initrd && read_initrd(vm))
         return EXIT_USAGE;
     bool loadfile2 = vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
-    struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .log = stderr, .trace = vm->trace,
+    struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console_bytes,
+                             .console_limit = vm->opt.console_limit, .log = stderr, .trace = vm->trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
                              .seeded = vm->opt.seeded, .seed = vm->opt.seed,
                              .initrd = loadfile2 ? vm->initrd_data : NULL,

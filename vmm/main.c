@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fault_outcome.h"
+#include "files.h"
 #include "host_probe.h"
 #include "layout.h"
 #include "sandbox.h"
@@ -117,12 +118,10 @@ static int parse_size(const char *s, uint64_t *out)
 
 static void *read_image(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = vmm_open_input("BZIMAGE", path);
     struct stat st;
-    if (!f) {
-        vmm_log("%s: %s", path, strerror(errno));
+    if (!f)
         return NULL;
-    }
     if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)MAX_IMAGE_SIZE) {
         vmm_log("%s: not a regular file of at most %u MiB", path, MAX_IMAGE_SIZE >> 20);
         fclose(f);
@@ -334,16 +333,12 @@ static int boot(struct vmm *vm)
         return EXIT_USAGE;
     }
     if (vm->opt.trace_path) {
-        vm->trace = strcmp(vm->opt.trace_path, "-") ? fopen(vm->opt.trace_path, "w") : stderr;
-        if (!vm->trace) {
-            vmm_log("--trace-efi=%s: %s", vm->opt.trace_path, strerror(errno));
+        vm->trace = strcmp(vm->opt.trace_path, "-") ? vmm_open_output("--trace-efi", vm->opt.trace_path) : stderr;
+        if (!vm->trace)
             return EXIT_USAGE;
-        }
     }
-    if (vm->opt.report_path && !(vm->report = fopen(vm->opt.report_path, "w"))) {
-        vmm_log("--report %s: %s", vm->opt.report_path, strerror(errno));
+    if (vm->opt.report_path && !(vm->report = vmm_open_output("--report", vm->opt.report_path)))
         return EXIT_USAGE;
-    }
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", vm->opt.cmdline);
@@ -404,22 +399,32 @@ int main(int argc, char **argv)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
     report_mark(&vm, PHASE_START);
+    if (vmm_reserve_std_fds()) {
+        fprintf(stderr, "handover: cannot open /dev/null for a closed stdin, stdout or stderr\n");
+        return EXIT_HOST;
+    }
     int rc = parse_args(argc, argv, &vm.opt);
     if (rc)
         return rc;
     rc = boot(&vm);
     fflush(stdout);
     print_fault_outcomes(&vm, rc);
-    if (report_write(&vm, rc))
-        vmm_log("--report %s: write failed", vm.opt.report_path);
-    if (vm.report)
-        fclose(vm.report);
+    /* An output that could not be written whole makes a run fail: a script
+     * must not read a cut report or trace as a result. */
+    if (report_write(&vm, rc) || (vm.report && fclose(vm.report))) {
+        vmm_log("--report %s: write failed: %s", vm.opt.report_path, strerror(errno));
+        if (rc == EXIT_OK)
+            rc = EXIT_HOST;
+    }
     free(vm.map_at_ebs);
     free(vm.bp_copy);
     free(vm.console_log);
     free(vm.initrd_data);
-    if (vm.trace && vm.trace != stderr)
-        fclose(vm.trace);
+    if (vm.trace && (vm.trace == stderr ? fflush(vm.trace) : fclose(vm.trace)) && vm.trace != stderr) {
+        vmm_log("--trace-efi=%s: write failed: %s", vm.opt.trace_path, strerror(errno));
+        if (rc == EXIT_OK)
+            rc = EXIT_HOST;
+    }
     vmm_destroy(&vm);
     free(vm.image_file);
     return rc;

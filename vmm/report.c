@@ -2,6 +2,7 @@
  * identification, entry, firmware calls by name, the memory map at
  * ExitBootServices, the boot_params and e820 the stub built, the console
  * text, VM exits and the time of each phase. Built with jansson. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,10 @@ int report_write(struct vmm *vm, int exit_status)
         "interrupted", (json_int_t)vm->exits[KVM_EXIT_INTR], "internal_error",
         (json_int_t)vm->exits[KVM_EXIT_INTERNAL_ERROR],
         "phase_seconds", phases);
+    if (!root) {
+        errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the command line, the path */
+        return -1;
+    }
     if (vm->map_at_ebs) {
         json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(vm->map_at_ebs));
         json_object_set_new(root, "e820_from_memory_map",

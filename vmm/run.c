@@ -301,18 +301,19 @@ static int handle_io(struct vcpu *c)
     }
 }
 
-/* Stop every vCPU: the first caller's status wins. */
+/* Stop every vCPU: the first caller's status wins. Called with vm->lock
+ * held. A thread that has exited may already be joined, and its pthread_t
+ * is then freed memory: only threads still running are signalled. */
 static void stop_all(struct vmm *vm, int rc)
 {
     if (vm->stop_rc == -1)
         vm->stop_rc = rc;
     for (unsigned i = 0; i < vm->opt.cpus; i++) {
-        vm->vcpus[i].run->immediate_exit = 1;
-        if (i != 0 && vm->vcpus[i].thread && !pthread_equal(vm->vcpus[i].thread, pthread_self()))
-            pthread_kill(vm->vcpus[i].thread, SIGUSR1);
+        struct vcpu *c = &vm->vcpus[i];
+        c->run->immediate_exit = 1;
+        if (c->thread && !c->exited && !pthread_equal(c->thread, pthread_self()))
+            pthread_kill(c->thread, SIGUSR1);
     }
-    if (vm->vcpus[0].thread && !pthread_equal(vm->vcpus[0].thread, pthread_self()))
-        pthread_kill(vm->vcpus[0].thread, SIGUSR1);
 }
 
 static int handle_exit(struct vcpu *c)
@@ -395,6 +396,7 @@ static void *vcpu_thread(void *arg)
     int rc = run_loop(c);
     pthread_mutex_lock(&c->vm->lock);
     stop_all(c->vm, rc);
+    c->exited = true;
     pthread_mutex_unlock(&c->vm->lock);
     return NULL;
 }

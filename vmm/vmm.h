@@ -77,6 +77,7 @@ struct vcpu {
     int fd;
     struct kvm_run *run;
     pthread_t thread;
+    bool exited;              /* its thread has stopped for good (under vm->lock): no more signals to it */
     bool dumped;              /* registers reported at a timeout */
 };
 

@@ -9,6 +9,16 @@ HO=$1 PAYLOAD=$2 PART=${3:-all}
 . "$(dirname "$0")/lib.sh"
 echo "# payload tests with $HO"
 
+img() {   # img NAME PYTHON-EXPR-ON-bytearray-b : write a modified payload
+    python3 - "$PAYLOAD" "$OUT/$1" "$2" <<'PY'
+import sys, struct
+b = bytearray(open(sys.argv[1], 'rb').read())
+exec(sys.argv[3])
+open(sys.argv[2], 'wb').write(b)
+PY
+    echo "$OUT/$1"
+}
+
 # --- no guest needed -------------------------------------------------------
 if [ "$PART" != kvm ]; then
 expect help 0 'usage: handover' '--stop-at ebs' 'Exit status' -- "$HO" --help
@@ -29,16 +39,13 @@ expect sweep-with-inject 2 '--fault-sweep cannot be combined with --inject' \
 expect sweep-with-cpus 2 '--fault-sweep cannot be combined with --cpus above 1' -- "$HO" --fault-sweep --cpus 2 "$PAYLOAD"
 expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
+# Inputs that are not regular files, and an output FIFO nobody reads, are
+# refused at once (open() would block before --timeout is armed).
+mkfifo "$OUT/fifo"
+expect fifo-image 2 'BZIMAGE .*/fifo: not a regular file' -- timeout 20 "$HO" "$OUT/fifo"
+expect fifo-report 2 '--report .*/fifo: .*a FIFO with no reader' -- timeout 20 "$HO" --report "$OUT/fifo" "$PAYLOAD"
+expect fifo-trace 2 '--trace-efi .*/fifo: .*a FIFO with no reader' -- timeout 20 "$HO" --trace-efi="$OUT/fifo" "$PAYLOAD"
 
-img() {   # img NAME PYTHON-EXPR-ON-bytearray-b : write a modified payload
-    python3 - "$PAYLOAD" "$OUT/$1" "$2" <<'PY'
-import sys, struct
-b = bytearray(open(sys.argv[1], 'rb').read())
-exec(sys.argv[3])
-open(sys.argv[2], 'wb').write(b)
-PY
-    echo "$OUT/$1"
-}
 expect image-truncated 2 'truncated' -- "$HO" "$(img trunc 'b = b[:0x100]')"
 expect image-truncated-setup 2 'setup_sects' -- "$HO" "$(img trunc2 'b = b[:0x800]')"
 expect image-boot-flag 2 'boot_flag: 0x0000' -- "$HO" "$(img flag 'b[0x1fe:0x200] = b"\0\0"')"
@@ -48,8 +55,6 @@ expect image-no-handover 2 'XLF_EFI_HANDOVER_64' -- "$HO" "$(img nohand 'b[0x236
 expect image-no-64bit 2 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
 expect image-handover-offset 2 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
 expect image-pe-machine 2 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
-expect image-init-size 2 'init_size' -- "$HO" "$(img initsz 'b[0x260:0x264] = struct.pack("<I", 0x3f000000)')"
-expect image-init-size-ram 2 'init_size: the kernel needs' -- "$HO" --mem 64M "$(img initsz2 'b[0x260:0x264] = struct.pack("<I", 0x3800000)')"
 fi
 [ "$PART" = image ] && { summary; exit; }
 
@@ -59,6 +64,9 @@ if ! kvm_usable; then
 fi
 
 # --- the payload on KVM ----------------------------------------------------
+# init_size is checked against guest RAM, after /dev/kvm is opened.
+expect image-init-size 2 'init_size' -- "$HO" "$(img initsz 'b[0x260:0x264] = struct.pack("<I", 0x3f000000)')"
+expect image-init-size-ram 2 'init_size: the kernel needs' -- "$HO" --mem 64M "$(img initsz2 'b[0x260:0x264] = struct.pack("<I", 0x3800000)')"
 for e in handover pe; do
     expect "services-$e" 0 'payload: done, 0 failures' '!not ok' 'ExitBootServices succeeded' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=services "$PAYLOAD"
@@ -135,17 +143,49 @@ expect trace-limit 0 'trace limit of 1000 bytes reached' -- "$HO" --timeout 60 -
     --trace-efi="$OUT/trace-limited" --cmdline payload=services "$PAYLOAD"
 
 # The run loop is sandboxed: seccomp filter and no_new_privs (vmm/sandbox.c).
-"$HO" --timeout 10 --cmdline payload=loop "$PAYLOAD" >/dev/null 2>&1 &
+# Polled, not slept on: under an L1's TCG the sanitizer build takes seconds
+# to reach the run loop.
+"$HO" --timeout 60 --cmdline payload=loop "$PAYLOAD" >"$OUT/sandbox.log" 2>&1 &
 pid=$!
-sleep 1
+for _ in $(seq 120); do
+    grep -q '^Seccomp:[[:space:]]*2' "/proc/$pid/status" 2>/dev/null && break
+    grep -q 'seccomp filter not installed' "$OUT/sandbox.log" && break
+    sleep 0.5
+done
 if grep -q '^Seccomp:[[:space:]]*2' "/proc/$pid/status" 2>/dev/null && grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$pid/status"; then
     pass sandboxed
-elif grep -q 'seccomp filter not installed' <("$HO" --timeout 1 --cmdline payload=loop "$PAYLOAD" 2>&1); then
+elif grep -q 'seccomp filter not installed' "$OUT/sandbox.log"; then
     skip sandboxed "sanitizer build: the filter is off"
 else
-    fail sandboxed "$(grep -E '^(Seccomp|NoNewPrivs)' "/proc/$pid/status" 2>&1 | tr '\n' ' ')"
+    fail sandboxed "$(grep -E '^(Seccomp|NoNewPrivs)' "/proc/$pid/status" 2>&1 | tr '\n' ' ')" "$OUT/sandbox.log"
 fi
 kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+
+# Inputs that are not regular files, read after /dev/kvm is opened.
+mkfifo "$OUT/fifo-in"
+expect fifo-initrd 2 '--initrd .*/fifo-in: not a regular file' -- timeout 20 "$HO" --initrd "$OUT/fifo-in" "$PAYLOAD"
+expect fifo-dtb 2 '--dtb .*/fifo-in: not a regular file' -- timeout 20 "$HO" --dtb "$OUT/fifo-in" "$PAYLOAD"
+# An output that cannot be written whole fails the run (host problem, 3).
+expect report-write-fails 3 '--report /dev/full: write failed' \
+    -- "$HO" --timeout 60 --report /dev/full --cmdline payload=services "$PAYLOAD"
+expect trace-write-fails 3 '--trace-efi=/dev/full: write failed' \
+    -- "$HO" --timeout 60 --trace-efi=/dev/full --cmdline payload=services "$PAYLOAD"
+expect report-non-utf8 3 '--report .*: write failed: Invalid or incomplete multibyte' \
+    -- "$HO" --timeout 60 --report "$OUT/nonutf8.json" --cmdline "$(printf 'payload=services \xff')" "$PAYLOAD"
+# With stdout closed, the report does not become fd 1 and fill with console text.
+"$HO" --timeout 60 --report "$OUT/closed-stdout.json" --cmdline payload=services "$PAYLOAD" >&- 2>/dev/null
+expect report-with-stdout-closed 0 '"exit_status": 0' '!payload: done' -- cat "$OUT/closed-stdout.json"
+# ConOut counts against --console-limit like the serial console.
+expect console-limit-conout 0 '!hello from ConOut' -- "$HO" --timeout 60 --console-limit 0 --cmdline payload=services "$PAYLOAD"
+# Many vCPUs, many times: a vCPU thread that stops late must not signal one
+# that is already joined (it crashed 5 runs in 6 at --cpus 64).
+crashes=0
+for i in $(seq 50); do
+    "$HO" --quiet --timeout 60 --cpus 64 --cmdline payload=services "$PAYLOAD" >"$OUT/cpus64.log" 2>&1 ||
+        { crashes=$((crashes + 1)); cp "$OUT/cpus64.log" "$OUT/cpus64-failed.log"; }
+done
+if [ $crashes = 0 ]; then pass cpus-64-fifty-runs
+else fail cpus-64-fifty-runs "$crashes of 50 runs failed" "$OUT/cpus64-failed.log"; fi
 
 # Without /dev/kvm: a clear message and the host-problem status.
 if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then

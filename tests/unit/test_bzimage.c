@@ -261,6 +261,9 @@ MUTATOR(m_section_table_past_end, wr16(img + COFF_OFF + 16, IMG_SIZE - OPT_OFF -
 MUTATOR(m_section_raw_outside, pe_section(img, 0, ".text", TEXT_VA, PM_SIZE, 0x1000, PM_SIZE))
 MUTATOR(m_section_raw_wraps, pe_section(img, 0, ".text", TEXT_VA, PM_SIZE, 0xfffff000u, 0x2000))
 MUTATOR(m_section_past_image, pe_section(img, 1, ".bss", BSS_VA, BSS_SIZE + 0x1000, 0, 0))
+MUTATOR(m_pref_address_wraps, h->pref_address = 0xfffffffffffff000ull)
+MUTATOR(m_sections_overlap, pe_section(img, 1, ".bss", TEXT_VA + 0x1000, BSS_SIZE, 0, 0))
+MUTATOR(m_section_over_headers, wr32(img + OPT_OFF + 60, TEXT_VA + 0x200))
 MUTATOR(m_xlf_handover64, h->xloadflags &= (uint16_t)~XLF_EFI_HANDOVER_64)
 MUTATOR(m_handover_offset, h->handover_offset = PM_SIZE - 0x200)
 
@@ -277,6 +280,9 @@ static const struct variant variants[] = {
     { "kernel_alignment not a power of two", m_align_not_pow2, "kernel_alignment", AT_PARSE },
     { "kernel_alignment below 4 KiB", m_align_small, "kernel_alignment", AT_PARSE },
     { "pref_address unaligned", m_pref_address, "pref_address", AT_PARSE },
+    { "pref_address that wraps when aligned", m_pref_address_wraps, "pref_address", AT_PARSE },
+    { "PE sections overlapping", m_sections_overlap, "overlaps section .text", AT_PARSE },
+    { "PE section over the headers", m_section_over_headers, "inside the headers", AT_PARSE },
     { "init_size below the file", m_init_size_small, "init_size", AT_PARSE },
     { "init_size above 1 GiB", m_init_size_huge, "init_size", AT_PARSE },
     { "cmdline_size zero", m_cmdline_size, "cmdline_size", AT_PARSE },

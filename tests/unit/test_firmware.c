@@ -900,6 +900,22 @@ END_TEST
  * the host buffer has a canary area just past it. */
 /* Regression (fixed): fw_install_config_table trusts the guest-writable
  * NumberOfTableEntries and indexes the host pointer past its 64-entry array. */
+/* The systab's header_size is guest memory: another vCPU may rewrite it at
+ * any time. The CRC is taken over the size the firmware built the table
+ * with, and the field is set back to it, whatever the guest wrote there. */
+START_TEST(crc_update_ignores_a_header_size_the_guest_rewrote)
+{
+    uint64_t g = put_guid(GUID_BOOT_MEMMAP);
+    uint32_t sizes[] = { 0x10, 0xfffffff0, 0 };
+    for (unsigned i = 0; i < 3; i++) {
+        ((struct efi_table_header *)hp(fw.systab))->header_size = sizes[i];
+        ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), g, 0x600000 + i * 0x1000), EFI_SUCCESS);
+        ck_assert_uint_eq(((struct efi_table_header *)hp(fw.systab))->header_size, sizeof(struct efi_system_table));
+        ck_assert(crc_ok(fw.systab));
+    }
+}
+END_TEST
+
 START_TEST(install_configuration_table_never_follows_a_guest_count_out_of_ram)
 {
     const uint64_t size = MiB(4), canary_len = 0x10000, base = size - FW_REGION_SIZE;
@@ -1055,6 +1071,36 @@ START_TEST(output_string_prints_long_strings_whole)
     const char *out = console_text();
     ck_assert_uint_eq(strlen(out), 700);
     ck_assert_int_eq(out[699], 'a' + 699 % 26);
+}
+END_TEST
+
+/* --console-limit covers ConOut too: the budget is shared with the serial
+ * console through cfg.console_used. */
+START_TEST(output_string_stops_at_the_console_limit)
+{
+    uint64_t used = 95;
+    fw.cfg.console_used = &used;
+    fw.cfg.console_limit = 100;
+    uint16_t s[] = { 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 0 };
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_OUTPUT_STRING), fw.con_out, put(s, sizeof(s))), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_OUTPUT_STRING), fw.con_out, put(s, sizeof(s))), EFI_SUCCESS);
+    ck_assert_str_eq(console_text(), "abcde");
+    ck_assert_uint_eq(used, 100);
+    fw.cfg.console_used = NULL;
+}
+END_TEST
+
+/* A guest looping on calls the firmware logs cannot fill the host's disk. */
+START_TEST(firmware_log_stops_after_its_limit)
+{
+    for (unsigned i = 0; i < FW_LOG_LIMIT + 500; i++)
+        ck_assert_uint_eq(CALL(FW_MAX_THUNKS - 1, 0), EFI_UNSUPPORTED);
+    fflush(log_file);
+    unsigned lines = 0;
+    for (size_t i = 0; i < log_len; i++)
+        lines += log_buf[i] == '\n';
+    ck_assert_uint_eq(lines, FW_LOG_LIMIT + 1);
+    ck_assert_ptr_nonnull(strstr(log_buf, "no more are printed"));
 }
 END_TEST
 
@@ -1546,12 +1592,14 @@ Suite *firmware_suite(void)
                          rng_with_a_seed_is_deterministic_and_checks_its_arguments } },
         { "config-tables", { install_configuration_table_adds_replaces_and_removes,
                              configuration_table_array_has_a_bound,
-                             install_configuration_table_never_follows_a_guest_count_out_of_ram } },
+                             install_configuration_table_never_follows_a_guest_count_out_of_ram,
+                             crc_update_ignores_a_header_size_the_guest_rewrote } },
         { "misc", { calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, set_mem_fills_exactly_the_buffer,
                     monotonic_count_tpl_and_watchdog, exit_and_reset_system_stop_the_vm,
                     get_time_gives_a_plausible_date } },
         { "console", { output_string_converts_ucs2_to_utf8_and_drops_cr, output_string_prints_long_strings_whole,
-                       output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only } },
+                       output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only,
+                       output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit } },
         { "virtual-mode", { set_virtual_address_map_before_exit_is_unsupported,
                             set_virtual_address_map_moves_the_runtime_pointers,
                             set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables } },
