@@ -418,8 +418,9 @@ static efi_status_t stall(struct firmware *fw, const struct guest_view *v, const
     (void)fw, (void)v;
     uint64_t us = a[0] > 10000000 ? 10000000 : a[0];  /* at most 10 s per call */
     struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
+    /* One sleep, not restarted: a signal (--timeout's alarm, SIGTERM) means
+     * the VMM is stopping, and the stall would only delay it. */
+    nanosleep(&ts, NULL);
     return EFI_SUCCESS;
 }
 

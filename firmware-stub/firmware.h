@@ -159,6 +159,8 @@ unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const s
 /* dst becomes a copy of src with its own variable store (for snapshots);
  * -1 if out of memory. dst must not hold a store of its own. */
 int firmware_copy(struct firmware *dst, const struct firmware *src);
+/* Host memory a copy of fw holds (its variable store included). */
+uint64_t firmware_copy_bytes(const struct firmware *fw);
 /* The service's name for an ID, or NULL. */
 const char *firmware_service_name(unsigned id);
 /* Thunk address of a service ID. */

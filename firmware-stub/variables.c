@@ -23,7 +23,11 @@ struct fw_variable {
     uint64_t size;
 };
 
-static uint64_t var_cost(const struct fw_variable *var) { return 2 * (var->name_len + 1) + var->size; }
+/* What a variable costs the host: its record (the name buffer is fixed
+ * size) and its data. The store limit counts this, so that many tiny
+ * variables cannot hold far more host memory than the limit says. */
+static uint64_t var_cost_of(uint64_t data_size) { return sizeof(struct fw_variable) + data_size; }
+static uint64_t var_cost(const struct fw_variable *var) { return var_cost_of(var->size); }
 
 static bool visible(const struct firmware *fw, const struct fw_variable *var)
 {
@@ -143,7 +147,7 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
         return EFI_OUT_OF_RESOURCES;
     uint64_t old = p ? (*p)->size : 0;
     uint64_t total = append ? old + size : size;
-    if (total > VAR_DATA_MAX || fw->variable_bytes - (p ? var_cost(*p) : 0) + 2 * (len + 1) + total > VAR_STORE_MAX)
+    if (total > VAR_DATA_MAX || fw->variable_bytes - (p ? var_cost(*p) : 0) + var_cost_of(total) > VAR_STORE_MAX)
         return EFI_OUT_OF_RESOURCES;
     uint8_t *bytes = malloc(total ? total : 1);
     if (!bytes)
@@ -225,4 +229,9 @@ int fw_variables_copy(struct firmware *dst, const struct firmware *src)
         tail = &copy->next;
     }
     return 0;
+}
+
+uint64_t firmware_copy_bytes(const struct firmware *fw)
+{
+    return sizeof(*fw) + fw->variable_bytes;
 }

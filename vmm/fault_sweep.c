@@ -54,7 +54,13 @@ struct fault_sweep {
     uint8_t *used;          /* bitmap: pages of ref that were ever written */
     double start;
     double overhead;        /* seconds spent taking snapshots */
+    uint64_t bytes;         /* host memory the snapshots hold */
+    bool full;              /* the budget is spent: no more snapshots */
 };
+
+/* A guest decides how many calls it makes and how much memory it dirties
+ * between them: the snapshots it can make the VMM keep are bounded. */
+#define SWEEP_MAX_SNAPSHOTS 1024
 
 static double now(void)
 {
@@ -80,7 +86,7 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
     struct vmm *vm = c->vm;
     struct fault_sweep *sw = vm->sweep;
     unsigned applies = firmware_inject_applies(&vm->fw, id, call);
-    if (!applies)
+    if (!applies || sw->full)
         return 0;
     double t0 = now();
     if (sw->n == sw->cap) {
@@ -108,6 +114,18 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
         firmware_free(&s->fw);
         return -1;
     }
+    uint64_t bytes = sizeof(*s) + s->mem.n * (PAGE + sizeof(uint64_t)) + firmware_copy_bytes(&s->fw);
+    if (sw->n + 1 > SWEEP_MAX_SNAPSHOTS || sw->bytes + bytes > vm->opt.sweep_memory) {
+        vmm_log("fault sweep: the snapshot budget (%u snapshots, --sweep-memory %llu MiB) is spent at call %llu: "
+                "this and later calls are not swept", SWEEP_MAX_SNAPSHOTS,
+                (unsigned long long)(vm->opt.sweep_memory >> 20), (unsigned long long)(vm->fw.seq + 1));
+        vcpu_state_free(&s->cpu);
+        firmware_free(&s->fw);
+        mem_delta_free(&s->mem);
+        sw->full = true;
+        return 0;
+    }
+    sw->bytes += bytes;
     s->seq = vm->fw.seq + 1;
     s->id = id;
     s->applies = applies;

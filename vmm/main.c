@@ -76,6 +76,8 @@ static void usage(FILE *out)
 "                         fell-back, failed-cleanly, crashed, hung, bad-e820); FILE\n"
 "                         gets it as JSON. Implies --stop-at ebs; one vCPU; no seccomp\n"
 "                         sandbox (each cell creates a VM)\n"
+"  --sweep-memory SIZE    host memory the sweep's snapshots may hold (default 1G, at most\n"
+"                         1024 snapshots); past it the later calls are not swept\n"
 "  --console-limit SIZE   print at most SIZE bytes of guest console output (default 64M)\n"
 "  --trace-limit SIZE     write at most SIZE bytes of trace (default 256M)\n"
 "  --quiet                fewer progress messages on stderr\n"
@@ -155,7 +157,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_INITRD_VIA, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -181,13 +183,14 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "inject", required_argument, NULL, OPT_INJECT },
         { "seed", required_argument, NULL, OPT_SEED },
         { "fault-sweep", optional_argument, NULL, OPT_FAULT_SWEEP },
+        { "sweep-memory", required_argument, NULL, OPT_SWEEP_MEMORY },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, OPT_HELP },
         { 0 },
     };
     *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = DEFAULT_MEM, .entry = ENTRY_HANDOVER,
-                               .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .cpus = 1 };
+                               .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30, .cpus = 1 };
     int c;
     uint64_t v;
     opterr = 0;
@@ -244,12 +247,14 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
         case OPT_CONSOLE_LIMIT:
         case OPT_TRACE_LIMIT:
+        case OPT_SWEEP_MEMORY:
             if (parse_size(optarg, &v)) {
-                vmm_log("%s %s: give a size such as 64M", c == OPT_CONSOLE_LIMIT ? "--console-limit" : "--trace-limit",
+                vmm_log("%s %s: give a size such as 64M", c == OPT_CONSOLE_LIMIT ? "--console-limit"
+                                                          : c == OPT_TRACE_LIMIT ? "--trace-limit" : "--sweep-memory",
                         optarg);
                 return EXIT_USAGE;
             }
-            *(c == OPT_CONSOLE_LIMIT ? &o->console_limit : &o->trace_limit) = v;
+            *(c == OPT_CONSOLE_LIMIT ? &o->console_limit : c == OPT_TRACE_LIMIT ? &o->trace_limit : &o->sweep_memory) = v;
             break;
         case OPT_INJECT: {
             char err[160];
@@ -425,6 +430,10 @@ int main(int argc, char **argv)
         if (rc == EXIT_OK)
             rc = EXIT_HOST;
     }
+    /* The last line says why the run ended, so that a guest's status N is
+     * never mistaken for one of handover's own (README "Exit status"). */
+    if (!vm.opt.quiet || rc != EXIT_OK)
+        vmm_log("end: %s, exit status %d", vmm_end_reason(&vm, rc), rc);
     vmm_destroy(&vm);
     free(vm.image_file);
     return rc;

@@ -10,6 +10,9 @@
 
 #include "vmm.h"
 
+/* Raised when a field changes meaning or goes away (adding one does not). */
+#define REPORT_SCHEMA_VERSION 2
+
 #define REPORT_CONSOLE_MAX (1u << 20)
 
 static double now(void)
@@ -123,12 +126,13 @@ int report_write(struct vmm *vm, int exit_status)
     for (int p = 0; p < PHASE_COUNT; p++)
         json_object_set_new(phases, phase_names[p], vm->phase_time[p] ? json_real(vm->phase_time[p]) : json_null());
     json_t *root = json_pack(
-        "{s:{s:s,s:s,s:o,s:o},s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
+        "{s:{s:s,s:s,s:o,s:o},s:s,s:s,s:i,s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
         "kernel", "path", vm->opt.kernel, "version", vm->bz.kernel_version, "protocol", hex(vm->bz.hdr.version),
         "xloadflags", hex(vm->bz.hdr.xloadflags),
         "entry", vm->opt.entry == ENTRY_PE ? "pe" : "handover",
         "cmdline", vm->cmdline,
-        "exit_status", exit_status,
+        "exit_status", exit_status, "end_reason", vmm_end_reason(vm, exit_status),
+        "handover_version", HANDOVER_VERSION, "report_schema", REPORT_SCHEMA_VERSION,
         "firmware_calls", "total", (json_int_t)vm->fw.calls, "by_name", calls,
         "vm_exits", "io", (json_int_t)vm->io_exits, "firmware_calls", (json_int_t)vm->hypercalls,
         "emulation_fallbacks", (json_int_t)vm->fallbacks, "mmio", (json_int_t)vm->exits[KVM_EXIT_MMIO],

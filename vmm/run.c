@@ -15,6 +15,7 @@
 #define CR4_LA57 (1ULL << 12)
 
 static volatile sig_atomic_t timed_out;
+static volatile sig_atomic_t stop_signal;   /* SIGINT, SIGTERM, SIGQUIT or SIGHUP received */
 
 static const char *const exception_names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow", "#BR bound range",
@@ -369,7 +370,17 @@ static int run_loop(struct vcpu *c)
                 c->dumped = true;   /* where each vCPU was when time ran out */
                 vmm_dump_registers(c, vmm_log_file());
             }
+            if (stopped < 0 && stop_signal && c->id == 0) {
+                fflush(stdout);
+                vmm_log("stopped by signal %d (%s): exit status %d", stop_signal, strsignal(stop_signal),
+                        EXIT_SIGNAL_BASE + stop_signal);
+                report_last_line(vm);
+                report_exits(vm);
+                vm->stopped_by_signal = stop_signal;
+                stopped = EXIT_SIGNAL_BASE + stop_signal;
+            }
             if (stopped < 0 && timed_out && c->id == 0) {
+                vm->timed_out = true;
                 fflush(stdout);
                 vmm_log("timeout: the guest was still running after %u s (--timeout)", vm->opt.timeout);
                 vmm_dump_registers(c, vmm_log_file());
@@ -407,6 +418,8 @@ static void on_signal(int sig)
 {
     if (sig == SIGALRM)
         timed_out = 1;
+    else if (sig != SIGUSR1)
+        stop_signal = sig;
     /* Make every vCPU's next (or current) KVM_RUN return. */
     for (unsigned i = 0; signal_vm && i < signal_vm->opt.cpus; i++)
         signal_vm->vcpus[i].run->immediate_exit = 1;
@@ -421,7 +434,11 @@ int vmm_run(struct vmm *vm)
     signal_vm = vm;
     vm->stop_rc = -1;
     timed_out = 0;
-    if (sigaction(SIGALRM, &sa, NULL) < 0 || sigaction(SIGUSR1, &sa, NULL) < 0) {
+    stop_signal = 0;
+    /* A signal that ends the run ends it like --timeout: every vCPU stops,
+     * then the report and the trace are written whole. */
+    if (sigaction(SIGALRM, &sa, NULL) < 0 || sigaction(SIGUSR1, &sa, NULL) < 0 || sigaction(SIGINT, &sa, NULL) < 0 ||
+        sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGQUIT, &sa, NULL) < 0 || sigaction(SIGHUP, &sa, NULL) < 0) {
         vmm_log("sigaction: %s", strerror(errno));
         return EXIT_HOST;
     }
@@ -457,4 +474,43 @@ int vmm_run(struct vmm *vm)
         return EXIT_KUNIT_INCOMPLETE;
     }
     return rc;
+}
+
+const char *vmm_end_reason(const struct vmm *vm, int rc)
+{
+    /* From what happened, not from rc alone: the guest's own status may be
+     * any byte, 4 and 124 included. */
+    if (vm->stopped_by_signal)
+        return "signal";
+    if (vm->timed_out)
+        return "timeout";
+    if (vm->ctl.stop == GUEST_EXIT_PORT)
+        return "guest-status";
+    if (vm->panic_ended)
+        return "kernel-panic";
+    if (vm->fw.stop == FW_STOP_EXIT)
+        return "efi-exit";
+    if (vm->opt.kunit && ktap_complete(&vm->ktap))
+        return "kunit-finished";
+    switch (rc) {
+    case EXIT_USAGE:
+        return "refused";
+    case EXIT_HOST:
+        return "host-error";
+    case EXIT_GUEST_CRASH:
+        return "guest-crash";
+    case EXIT_KUNIT_INCOMPLETE:
+        return vm->opt.kunit ? "kunit-incomplete" : "ended";
+    case EXIT_EXEC_NO_STATUS:
+        return vm->opt.exec ? "exec-status-unknown" : "ended";
+    default:
+        break;
+    }
+    if (vm->opt.stop_at == STOP_AT_EBS && vm->fw.phase == FW_PHASE_RUNTIME)
+        return "stop-at-ebs";
+    if (vm->ctl.stop == GUEST_POWEROFF)
+        return "guest-poweroff";
+    if (vm->ctl.stop == GUEST_RESET || vm->fw.stop == FW_STOP_RESET)
+        return "guest-reset";
+    return "ended";
 }

@@ -28,6 +28,7 @@
 #define EXIT_KUNIT_FAILED  1
 #define EXIT_EXEC_NO_STATUS 8   /* --exec: the guest ended without a status */
 #define EXIT_TIMEOUT       124
+#define EXIT_SIGNAL_BASE   128     /* stopped by signal N: 128 + N, as a shell reports it */
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
 /* How the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA LoadFile2
@@ -64,6 +65,7 @@ struct vmm_options {
     uint64_t seed;
     bool fault_sweep;         /* --fault-sweep[=FILE] */
     const char *sweep_json;   /* its FILE */
+    uint64_t sweep_memory;    /* --sweep-memory: bytes of snapshots at most */
 };
 
 #define VMM_EXIT_REASONS 64
@@ -111,6 +113,8 @@ struct vmm {
     char last_line[256];
     char panic[256];          /* the kernel's "Kernel panic - not syncing" line */
     bool panic_ended;         /* its "---[ end Kernel panic" line came */
+    bool timed_out;           /* --timeout ran out */
+    int stopped_by_signal;    /* the signal that ended the run, 0: none */
     struct ktap ktap;         /* --kunit */
     uint64_t console_bytes;
 
@@ -149,6 +153,12 @@ int vmm_load(struct vmm *vm);
 
 /* run.c: run until the guest stops; returns the exit status */
 int vmm_run(struct vmm *vm);
+/* Why the run ended, for --report's end_reason and the last stderr line:
+ * signal, timeout, guest-status (the exit port or --exec's status),
+ * kernel-panic, efi-exit, kunit-finished, kunit-incomplete, refused,
+ * host-error, guest-crash, exec-status-unknown, stop-at-ebs,
+ * guest-poweroff, guest-reset, ended. */
+const char *vmm_end_reason(const struct vmm *vm, int rc);
 
 /* bootinfo.c: the --stop-at ebs summary of the boot_params the stub built */
 int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out);

@@ -31,6 +31,9 @@ fi
 # The tiny kernel: to user space, on 1, 2 and 4 vCPUs counted by the guest.
 if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
     [ -n "${INITRAMFS:-}" ] && exec_boots tiny "$K" --initrd "$INITRAMFS"
+    # A guest that ends without reporting a status is never a success.
+    expect tiny-exec-no-status 8 'the guest ended without reporting the command.s exit status' \
+        -- "$HO" --timeout 300 --exec 'poweroff -f' "$K"
     for n in 2 4; do
         expect "tiny-cpus-$n" 0 "^guest-cpus: $n" "smp: Brought up 1 node, $n CPUs" "${NATIVE[@]}" \
             -- "$HO" --timeout 300 --cpus $n --exec 'echo guest-cpus: $(grep -c ^processor /proc/cpuinfo)' "$K"
@@ -57,6 +60,9 @@ if KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
     for K in $KS; do
         v=$(basename "$(dirname "$K")")
         stock_to_ebs "$K" 300
+        for e in handover pe; do
+            expect "$v-no-fallbacks-$e" 0 '"emulation_fallbacks": 0' -- cat "$OUT/$v-$e.json"
+        done
         [ -n "${INITRAMFS:-}" ] && exec_boots "$v" "$K" --trace-efi="$OUT/$v-exec.trace"
         # After SetVirtualAddressMap the kernel calls the runtime services
         # through its own mapping: the VMM translates its pointers.

@@ -1133,9 +1133,36 @@ static NORETURN void stop_fail(void)
     finish();
 }
 
+/* payload.hog=N (with payload=stop-at-ebs): N rounds of dirtying 8 MiB of
+ * RAM and calling GetVariable, a call the fault sweep snapshots: what a
+ * guest does to make --fault-sweep hold ever more host memory. */
+static void hog_rounds(void)
+{
+    const char *arg = cmdline_option("payload.hog=");
+    unsigned n = 0;
+    for (; arg && *arg >= '0' && *arg <= '9'; arg++)
+        n = n * 10 + (unsigned)(*arg - '0');
+    if (!n)
+        return;
+    enum { HOG_PAGES = 2048 };
+    efi_physical_addr_t a = 0xffffffffull;
+    efi_status_t s = g.bs->allocate_pages(AllocateMaxAddress, EfiLoaderData, HOG_PAGES, &a);
+    if (!checkf(s == EFI_SUCCESS, "hog_alloc", "status 0x%lx", s))
+        return;
+    for (unsigned i = 0; i < n; i++) {
+        memset((void *)(uintptr_t)a, (int)(i + 1), HOG_PAGES * 4096ull);
+        uint8_t data[8];
+        uint64_t size = sizeof(data);
+        (void)g.rt->get_variable(u"SecureBoot", &global_variable_guid, NULL, &size, data);
+    }
+    print("payload: hog: %u rounds of 8 MiB\n", n);
+}
+
 static NORETURN void mode_stop_at_ebs(void)
 {
     efi_status_t s;
+
+    hog_rounds();
 
     if (g.pe_entry) {
         /* Like efi_pe_entry: a zeroed boot_params page below 4 GiB and an
@@ -1347,6 +1374,37 @@ static NORETURN void mode_fallbacks(void)
 
     asm volatile("fwait" : : : "memory");
     checkf(true, "fwait", "unreachable");
+    finish();
+}
+
+/* pit mode: PIT channel 2 through port 0x61, as Linux's TSC calibration
+ * uses it (arch/x86/kernel/tsc.c pit_calibrate_tsc, quick_pit_calibrate):
+ * gate on and speaker off in port 0x61, channel 2 in mode 0 with a count,
+ * then OUT2 (port 0x61 bit 5) is low until the count runs out and high
+ * after. KVM's in-kernel PIT serves port 0x61 itself (KVM_CREATE_PIT2 with
+ * KVM_PIT_SPEAKER_DUMMY); a VMM that answered it from user space with a
+ * constant would fail here. */
+#define PORT_PIT_CH2   0x42
+#define PORT_PIT_MODE  0x43
+#define PORT_NMI_SC    0x61   /* system control port B */
+#define NMI_SC_GATE2   0x01
+#define NMI_SC_SPEAKER 0x02
+#define NMI_SC_OUT2    0x20
+
+static NORETURN void mode_pit(void)
+{
+    outb(PORT_NMI_SC, (uint8_t)((inb(PORT_NMI_SC) & ~NMI_SC_SPEAKER) | NMI_SC_GATE2));
+    outb(PORT_PIT_MODE, 0xb0);          /* channel 2, lobyte/hibyte, mode 0, binary */
+    outb(PORT_PIT_CH2, 0xff);           /* 0xffff ticks of 1.193182 MHz: about 55 ms */
+    outb(PORT_PIT_CH2, 0xff);
+    uint8_t first = inb(PORT_NMI_SC);
+    checkf(first & NMI_SC_GATE2, "pit_gate", "port 0x61 reads 0x%lx after setting the gate", (uint64_t)first);
+    checkf(!(first & NMI_SC_OUT2), "pit_out2_low", "OUT2 already high (port 0x61 0x%lx) right after the count was loaded",
+           (uint64_t)first);
+    uint64_t polls = 0;
+    while (!(inb(PORT_NMI_SC) & NMI_SC_OUT2) && polls < 100000000)
+        polls++;
+    checkf(polls < 100000000, "pit_out2_rises", "OUT2 still low after %lu reads of port 0x61", polls);
     finish();
 }
 
@@ -1596,6 +1654,8 @@ static NORETURN void payload_main(void)
         mode_triple_fault();
     if (word_is(mode, "fallbacks"))
         mode_fallbacks();
+    if (word_is(mode, "pit"))
+        mode_pit();
 
     /* The remaining modes need the firmware. */
     if (!g.st || !g.bs || !g.rt) {

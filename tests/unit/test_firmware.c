@@ -618,6 +618,23 @@ START_TEST(variables_without_runtime_access_vanish_after_exit_boot_services)
 }
 END_TEST
 
+/* Each variable is counted at what it costs the host (its record and
+ * data), not at its name's size: tiny variables run out of store after
+ * about a thousand, not after 174,000 of them (~190 MiB of host memory). */
+START_TEST(store_limit_counts_the_host_cost_of_each_variable)
+{
+    unsigned made = 0;
+    for (; made < 2000; made++) {
+        char name[8] = { 'v', (char)('a' + made % 26), (char)('a' + made / 26 % 26), (char)('a' + made / 676), 0 };
+        if (set_var(name, GUID_TEST, ATTR_BS_RT, "x", 1) != EFI_SUCCESS)
+            break;
+    }
+    ck_assert_uint_lt(made, 2000);
+    ck_assert_uint_gt(made, 100);
+    ck_assert_uint_le(fw.variable_bytes, 1u << 20);
+}
+END_TEST
+
 START_TEST(query_variable_info_reports_the_store)
 {
     uint64_t max_p = put_u64(0), rem_p = put_u64(0), size_p = put_u64(0);
@@ -1581,7 +1598,8 @@ Suite *firmware_suite(void)
                          set_variable_refuses_bad_attributes_and_names, append_write_extends_a_variable,
                          runtime_get_variable_works_after_exit_boot_services,
                          variables_without_runtime_access_vanish_after_exit_boot_services,
-                         query_variable_info_reports_the_store, get_variable_with_null_data_size_is_invalid,
+                         query_variable_info_reports_the_store, store_limit_counts_the_host_cost_of_each_variable,
+                         get_variable_with_null_data_size_is_invalid,
                          get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid } },
         { "protocols", { locate_protocol_not_found_sets_interface_to_null, locate_protocol_finds_the_console,
                          locate_handle_for_gop_is_not_found, locate_handle_reports_the_size_then_the_handles,
