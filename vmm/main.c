@@ -40,6 +40,7 @@ static void usage(FILE *out)
 "                         LoadFile2 device path, or boot_params ramdisk_image\n"
 "                         (default: bootparams for --entry handover, loadfile2 for pe)\n"
 "  --cmdline STR          kernel command line (default: \"" DEFAULT_CMDLINE "\")\n"
+"  --cmdline-append STR   add STR to the command line (the default one or --cmdline's)\n"
 "  --cpus N               vCPUs, 1..64 (default 1), listed in the ACPI MADT\n"
 "  --no-acpi              no ACPI tables (then no SMP, and no ACPI power-off)\n"
 "  --mem SIZE             guest RAM, with suffix K, M or G (default 512M; 64M..32G)\n"
@@ -81,7 +82,7 @@ static void usage(FILE *out)
 "  --console-limit SIZE   print at most SIZE bytes of guest console output (default 64M)\n"
 "  --trace-limit SIZE     write at most SIZE bytes of trace (default 256M)\n"
 "  --quiet                fewer progress messages on stderr\n"
-"  --version, --help\n"
+"  --version, --help (-h)\n"
 "\n"
 "Exit status: 0 success (stop point reached, guest reset or powered off);\n"
 "N the byte the guest wrote to the exit port 0xf4; 1 a KUnit test failed or\n"
@@ -91,6 +92,20 @@ static void usage(FILE *out)
 "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
 "7 --kunit run incomplete; 8 --exec: the guest ended without reporting the\n"
 "command's status; 124 timeout.\n", faults);
+}
+
+/* A plain count: decimal or 0x hexadecimal digits only, no suffix. */
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -157,7 +172,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_INITRD_VIA, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -165,6 +180,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "initrd", required_argument, NULL, OPT_INITRD },
         { "initrd-via", required_argument, NULL, OPT_INITRD_VIA },
         { "cmdline", required_argument, NULL, OPT_CMDLINE },
+        { "cmdline-append", required_argument, NULL, OPT_CMDLINE_APPEND },
         { "mem", required_argument, NULL, OPT_MEM },
         { "entry", required_argument, NULL, OPT_ENTRY },
         { "stop-at", required_argument, NULL, OPT_STOP_AT },
@@ -194,7 +210,8 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
     int c;
     uint64_t v;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    /* ":h": a missing value comes back as ':', -h is --help. */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_INITRD: o->initrd = optarg; break;
         case OPT_INITRD_VIA:
@@ -219,7 +236,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             o->stop_at = STOP_AT_EBS;
             break;
         case OPT_TIMEOUT:
-            if (parse_size(optarg, &v) || v == 0 || v > 86400) {
+            if (parse_count(optarg, &v) || v == 0 || v > 86400) {
                 vmm_log("--timeout %s: give whole seconds, 1 to 86400", optarg);
                 return EXIT_USAGE;
             }
@@ -234,7 +251,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         case OPT_TRACE: o->trace_path = optarg ? optarg : "-"; break;
         case OPT_KUNIT: o->kunit = true; break;
         case OPT_CPUS:
-            if (parse_size(optarg, &v) || v < 1 || v > VMM_MAX_CPUS) {
+            if (parse_count(optarg, &v) || v < 1 || v > VMM_MAX_CPUS) {
                 vmm_log("--cpus %s: give a number from 1 to %d", optarg, VMM_MAX_CPUS);
                 return EXIT_USAGE;
             }
@@ -265,7 +282,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             break;
         }
         case OPT_SEED:
-            if (parse_size(optarg, &o->seed)) {
+            if (parse_count(optarg, &o->seed)) {
                 vmm_log("--seed %s: give a number", optarg);
                 return EXIT_USAGE;
             }
@@ -274,11 +291,20 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         case OPT_FAULT_SWEEP: o->fault_sweep = true; o->sweep_json = optarg; o->stop_at = STOP_AT_EBS; break;
         case OPT_QUIET: o->quiet = true; break;
         case OPT_VERSION: printf("handover %s\n", HANDOVER_VERSION); exit(0);
-        case OPT_HELP: usage(stdout); exit(0);
+        case OPT_HELP:
+        case 'h': usage(stdout); exit(0);
+        case OPT_CMDLINE_APPEND: o->cmdline_append = optarg; break;
+        case ':':
+            vmm_log("%s needs a value (see --help)", argv[optind - 1]);
+            return EXIT_USAGE;
         default:
             vmm_log("unknown option %s (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
         }
+    }
+    if (o->kunit && o->exec) {
+        vmm_log("--kunit and --exec cannot be combined: the run ends when KUnit's results are in, or when the command exits");
+        return EXIT_USAGE;
     }
     if (o->no_acpi && o->cpus > 1) {
         vmm_log("--cpus %u needs the ACPI MADT: drop --no-acpi", o->cpus);
@@ -347,6 +373,8 @@ static int boot(struct vmm *vm)
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", vm->opt.cmdline);
+    if (vm->opt.cmdline_append)
+        append_word(vm->cmdline, sizeof(vm->cmdline), vm->opt.cmdline_append);
     if (!vm->opt.no_emulation_fallbacks && !has_word(vm->cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
         append_word(vm->cmdline, sizeof(vm->cmdline), "noxsave");
         vmm_log("this host's KVM cannot run XRSTOR for the guest: added noxsave to the command line");

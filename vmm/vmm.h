@@ -44,6 +44,7 @@ struct vmm_options {
     const char *initrd;
     enum initrd_via initrd_via;
     const char *cmdline;
+    const char *cmdline_append;   /* --cmdline-append */
     uint64_t mem;
     enum boot_entry entry;
     enum stop_at stop_at;

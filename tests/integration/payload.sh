@@ -39,6 +39,13 @@ expect sweep-with-inject 2 '--fault-sweep cannot be combined with --inject' \
 expect sweep-with-cpus 2 '--fault-sweep cannot be combined with --cpus above 1' -- "$HO" --fault-sweep --cpus 2 "$PAYLOAD"
 expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
+expect help-short 0 'usage: handover' -- "$HO" -h
+expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
+expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout 1k "$PAYLOAD"
+expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
+expect kunit-with-exec 2 '--kunit and --exec cannot be combined' -- "$HO" --kunit --exec true "$PAYLOAD"
+expect readme-usage-is-help 0 'README usage = --help' \
+    -- "$(dirname "$0")/readme-usage.py" "$(dirname "$0")/../../README.md" "$HO"
 # Inputs that are not regular files, and an output FIFO nobody reads, are
 # refused at once (open() would block before --timeout is armed).
 mkfifo "$OUT/fifo"
@@ -79,6 +86,8 @@ for e in handover pe; do
     expect "fallbacks-$e" 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - int3' 'ok [0-9]+ - popcnt_zf' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=fallbacks "$PAYLOAD"
 done
+expect cmdline-append 0 'payload: cmdline "payload=services handover.extra=1"' 'payload: done, 0 failures' \
+    -- "$HO" --timeout 60 --cmdline payload=services --cmdline-append handover.extra=1 "$PAYLOAD"
 # Port 0x61 follows PIT channel 2 (the kernel's PIT calibration needs it).
 expect pit-port-61 0 'ok [0-9]+ - pit_out2_rises' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=pit "$PAYLOAD"
