@@ -5,7 +5,14 @@
 #
 # usage: examples/stub-bisect.sh OLD_BZIMAGE NEW_BZIMAGE [handover|pe]
 # Useful in a `git bisect run` of drivers/firmware/efi/libstub: exit 0 when
-# the traces are the same, 1 when they differ.
+# the traces are the same, 1 when they differ, 125 (git bisect's "skip")
+# when a kernel did not reach ExitBootServices, so an unbootable commit is
+# skipped instead of counted as a difference.
+#
+# The boots are seeded as the golden traces are (tests/golden/seeded.sh):
+# a fixed RNG seed, nokaslr (the stub's KASLR seed mixes RDRAND/RDTSC) and
+# noxsave (added by itself on some hosts), so that equal stubs give equal
+# traces byte for byte.
 set -euo pipefail
 old=${1:?usage: $0 OLD_BZIMAGE NEW_BZIMAGE [handover|pe]} new=${2:?}
 entry=${3:-handover}
@@ -15,8 +22,12 @@ trap 'rm -rf "$dir"' EXIT
 
 for k in old new; do
     img=$old; [ $k = new ] && img=$new
-    "$handover" --quiet --timeout 3600 --seed 1 --entry "$entry" --stop-at ebs \
-        --trace-efi="$dir/$k.jsonl" "$img" > "$dir/$k.out" 2>&1 || true
+    if ! "$handover" --quiet --timeout 3600 --seed 1 --cmdline "console=ttyS0 earlyprintk=serial nokaslr noxsave" \
+        --entry "$entry" --stop-at ebs --trace-efi="$dir/$k.jsonl" "$img" > "$dir/$k.out" 2>&1; then
+        echo "$k: $img did not reach ExitBootServices; skipping (exit 125):" >&2
+        tail -n 5 "$dir/$k.out" >&2
+        exit 125
+    fi
     # One readable line per call, without the sequence numbers.
     python3 - "$dir/$k.jsonl" > "$dir/$k.txt" <<'PY'
 import json, sys

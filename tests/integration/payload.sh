@@ -44,6 +44,9 @@ expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
 expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout 1k "$PAYLOAD"
 expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
 expect kunit-with-exec 2 '--kunit and --exec cannot be combined' -- "$HO" --kunit --exec true "$PAYLOAD"
+head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"
+expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skipping' \
+    -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$OUT/unbootable.img" "$PAYLOAD"
 expect readme-usage-is-help 0 'README usage = --help' \
     -- "$(dirname "$0")/readme-usage.py" "$(dirname "$0")/../../README.md" "$HO"
 # Inputs that are not regular files, and an output FIFO nobody reads, are
@@ -88,6 +91,8 @@ for e in handover pe; do
 done
 expect cmdline-append 0 'payload: cmdline "payload=services handover.extra=1"' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=services --cmdline-append handover.extra=1 "$PAYLOAD"
+expect stub-bisect-same 0 'the two stubs made the same firmware calls' \
+    -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$PAYLOAD" "$PAYLOAD"
 # Port 0x61 follows PIT channel 2 (the kernel's PIT calibration needs it).
 expect pit-port-61 0 'ok [0-9]+ - pit_out2_rises' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=pit "$PAYLOAD"
