@@ -1,5 +1,6 @@
 #include "ktap.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,44 @@ void ktap_init(struct ktap *k)
 {
     memset(k, 0, sizeof(*k));
     k->plan = -1;
+    k->current = -1;
+}
+
+void ktap_free(struct ktap *k)
+{
+    free(k->suites);
+    free(k->failed);
+    ktap_init(k);
+}
+
+/* Room for one more element in an array of cap elements of size sz, grown
+ * by doubling up to max; false when full. */
+static bool grow(void **a, unsigned *cap, unsigned n, size_t sz, unsigned max)
+{
+    if (n < *cap)
+        return true;
+    if (n >= max)
+        return false;
+    unsigned c = *cap ? 2 * *cap : 16;
+    if (c > max)
+        c = max;
+    void *p = realloc(*a, (size_t)c * sz);
+    if (!p)
+        return false;
+    *a = p;
+    *cap = c;
+    return true;
+}
+
+/* A new suite record, or NULL when it cannot be stored. */
+static struct ktap_suite *new_suite(struct ktap *k, const char *name)
+{
+    if (!grow((void **)&k->suites, &k->suites_cap, k->nsuites, sizeof(*k->suites), KTAP_MAX_SUITES))
+        return NULL;
+    struct ktap_suite *su = &k->suites[k->nsuites];
+    memset(su, 0, sizeof(*su));
+    snprintf(su->name, sizeof(su->name), "%s", name);
+    return su;
 }
 
 /* Skip a printk timestamp "[    1.234567] " if the kernel prints them. */
@@ -71,53 +110,51 @@ void ktap_line(struct ktap *k, const char *line)
         if (parse_result(t, &ok, name, sizeof(name), &skip)) {
             /* A suite's result: it may close the suite being read, or be a
              * suite whose header we did not see. */
-            struct ktap_suite *su = k->current;
-            if (!su || strcmp(su->name, name)) {
-                if (k->nsuites >= KTAP_MAX_SUITES)
-                    return;
-                su = &k->suites[k->nsuites];
-                memset(su, 0, sizeof(*su));
-                snprintf(su->name, sizeof(su->name), "%s", name);
+            struct ktap_suite *su = k->current >= 0 ? &k->suites[k->current] : NULL;
+            if (!su || strcmp(su->name, name))
+                su = new_suite(k, name);
+            k->current = -1;
+            if (!su) {
+                k->suites_dropped++;
+                k->dropped_failed |= !ok;
+                return;
             }
             su->done = true;
             su->ok = ok;
             k->nsuites++;
-            k->current = NULL;
         }
         return;
     }
     if (!k->started || indent != 4)
         return;   /* deeper levels are parameterised cases: counted by their parent */
     if (!strncmp(t, "# Subtest: ", 11)) {
-        if (k->nsuites >= KTAP_MAX_SUITES)
-            return;
-        struct ktap_suite *su = &k->suites[k->nsuites];
-        memset(su, 0, sizeof(*su));
-        snprintf(su->name, sizeof(su->name), "%s", t + 11);
-        k->current = su;
+        k->current = new_suite(k, t + 11) ? (int)k->nsuites : -1;
         return;
     }
-    if (k->current && parse_result(t, &ok, name, sizeof(name), &skip)) {
+    if (k->current >= 0 && parse_result(t, &ok, name, sizeof(name), &skip)) {
+        struct ktap_suite *su = &k->suites[k->current];
         if (skip)
-            k->current->skipped++;
+            su->skipped++;
         else if (ok)
-            k->current->passed++;
+            su->passed++;
         else {
-            k->current->failed++;
-            if (k->nfailed < KTAP_MAX_FAILED)
-                snprintf(k->failed[k->nfailed++], sizeof(k->failed[0]), "%s.%s", k->current->name, name);
+            su->failed++;
+            if (grow((void **)&k->failed, &k->failed_cap, k->nfailed, sizeof(*k->failed), KTAP_MAX_FAILED))
+                snprintf(k->failed[k->nfailed++], sizeof(k->failed[0]), "%s.%s", su->name, name);
+            else
+                k->failed_unnamed++;
         }
     }
 }
 
 bool ktap_complete(const struct ktap *k)
 {
-    return k->plan >= 0 && k->nsuites >= (unsigned)k->plan;
+    return k->plan >= 0 && (uint64_t)k->nsuites + k->suites_dropped >= (unsigned)k->plan;
 }
 
 bool ktap_passed(const struct ktap *k)
 {
-    if (!ktap_complete(k))
+    if (!ktap_complete(k) || k->dropped_failed)
         return false;
     for (unsigned i = 0; i < k->nsuites; i++)
         if (!k->suites[i].ok)
@@ -139,10 +176,16 @@ void ktap_summary(const struct ktap *k, FILE *out)
     }
     for (unsigned i = 0; i < k->nfailed; i++)
         fprintf(out, "kunit: failed test: %s\n", k->failed[i]);
+    if (k->failed_unnamed)
+        fprintf(out, "kunit: %u more failed tests, not named (more than %u)\n", k->failed_unnamed, KTAP_MAX_FAILED);
+    if (k->suites_dropped)
+        fprintf(out, "kunit: %u more suites, not listed (more than %u)%s\n", k->suites_dropped, KTAP_MAX_SUITES,
+                k->dropped_failed ? ", some of them failed" : "");
     if (!k->started)
         fprintf(out, "kunit: no KTAP output seen\n");
     else if (!ktap_complete(k))
         fprintf(out, "kunit: incomplete: %u of %d suites reported\n", k->nsuites, k->plan);
-    fprintf(out, "kunit: %u suites (%u failed), %u tests: %u passed, %u failed, %u skipped\n", k->nsuites, bad,
+    fprintf(out, "kunit: %u suites (%u failed), %u tests: %u passed, %u failed, %u skipped\n",
+            k->nsuites + k->suites_dropped, bad + k->dropped_failed,
             passed + failed + skipped, passed, failed, skipped);
 }

@@ -7,8 +7,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define KTAP_MAX_SUITES 64
-#define KTAP_MAX_FAILED 32
+/* Bounds on what a guest's console can make the host keep: far above any
+ * real run (a whole allyesconfig KUnit run has a few hundred suites), and
+ * a few MiB at most. Past them results are still counted, not stored. */
+#define KTAP_MAX_SUITES 65536
+#define KTAP_MAX_FAILED 65536
 #define KTAP_NAME 64
 
 struct ktap_suite {
@@ -21,13 +24,18 @@ struct ktap {
     bool started;            /* "KTAP version" seen at the top level */
     int plan;                /* top-level "1..N", -1 until seen */
     unsigned nsuites;        /* top-level results seen */
-    struct ktap_suite suites[KTAP_MAX_SUITES];
-    struct ktap_suite *current;  /* suite whose cases are being read */
-    char failed[KTAP_MAX_FAILED][2 * KTAP_NAME]; /* "suite.case" of failed cases */
-    unsigned nfailed;
+    struct ktap_suite *suites;   /* grown as suites come, up to KTAP_MAX_SUITES */
+    unsigned suites_cap;
+    int current;             /* index of the suite whose cases are being read, -1: none */
+    char (*failed)[2 * KTAP_NAME]; /* "suite.case" of failed cases, up to KTAP_MAX_FAILED */
+    unsigned nfailed, failed_cap;
+    unsigned failed_unnamed; /* failures past KTAP_MAX_FAILED (or out of memory): counted only */
+    unsigned suites_dropped; /* suites past KTAP_MAX_SUITES (or out of memory) */
+    bool dropped_failed;     /* one of the dropped suites failed */
 };
 
 void ktap_init(struct ktap *k);
+void ktap_free(struct ktap *k);
 /* Feed one console line (without the newline). */
 void ktap_line(struct ktap *k, const char *line);
 /* Every planned suite has reported. */

@@ -22,9 +22,9 @@ static FILE *devnull;
 
 static void check_state(const struct ktap *k)
 {
-    CHECK(k->nsuites <= KTAP_MAX_SUITES);
-    CHECK(k->nfailed <= KTAP_MAX_FAILED);
-    CHECK(!k->current || (k->current >= k->suites && k->current < k->suites + KTAP_MAX_SUITES));
+    CHECK(k->nsuites <= k->suites_cap && k->suites_cap <= KTAP_MAX_SUITES);
+    CHECK(k->nfailed <= k->failed_cap && k->failed_cap <= KTAP_MAX_FAILED);
+    CHECK(k->current == -1 || (k->current >= 0 && (unsigned)k->current < k->suites_cap));
     for (unsigned i = 0; i < k->nsuites; i++)
         CHECK(memchr(k->suites[i].name, 0, KTAP_NAME));
     for (unsigned i = 0; i < k->nfailed; i++)
@@ -57,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool complete = ktap_complete(k), passed = ktap_passed(k);
     CHECK(!passed || complete);
     ktap_summary(k, devnull);
+    ktap_free(k);
     free(k);
     return 0;
 }

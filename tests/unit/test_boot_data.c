@@ -263,15 +263,53 @@ START_TEST(ktap_passing_and_failing_runs)
     ck_assert_uint_eq(k.nfailed, 1);
     ck_assert_str_eq(k.failed[0], "handover_selftest.handover_selftest_param_controlled");
 
-    ktap_init(&k);
+    ktap_free(&k);
     feed(&k, "[    0.500000] KTAP version 1\n[    0.500001] 1..1\n[    0.5] ok 1 bits-test\n");
     ck_assert(ktap_complete(&k));
     ck_assert(ktap_passed(&k));
 
-    ktap_init(&k);   /* ok lines before a KTAP header are not results */
+    ktap_free(&k);   /* ok lines before a KTAP header are not results */
     feed(&k, "ok 1 nothing\n1..1\n");
     ck_assert(!k.started);
     ck_assert(!ktap_complete(&k));
+    ktap_free(&k);
+}
+END_TEST
+
+/* Any number of suites: 200, three cases each, two failures in the 150th
+ * (the reader once stopped at 64 suites and called the run incomplete). */
+START_TEST(ktap_reads_200_suites_with_failures_in_the_150th)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed(&k, "KTAP version 1\n1..200\n");
+    char buf[512];
+    for (unsigned i = 1; i <= 200; i++) {
+        bool bad = i == 150;
+        snprintf(buf, sizeof(buf),
+                 "    KTAP version 1\n    # Subtest: suite%u\n    1..3\n    ok 1 case_a\n"
+                 "    %s 2 case_b\n    %s 3 case_c\n%s %u suite%u\n",
+                 i, bad ? "not ok" : "ok", bad ? "not ok" : "ok", bad ? "not ok" : "ok", i, i);
+        feed(&k, buf);
+    }
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_uint_eq(k.nsuites, 200);
+    ck_assert_uint_eq(k.nfailed, 2);
+    ck_assert_str_eq(k.failed[0], "suite150.case_b");
+    ck_assert_str_eq(k.failed[1], "suite150.case_c");
+    ck_assert(!k.suites[149].ok);
+    ck_assert(k.suites[199].ok);
+    ck_assert_uint_eq(k.suites[199].passed, 3);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ktap_summary(&k, out);
+    fclose(out);
+    ck_assert_ptr_nonnull(strstr(text, "kunit: 200 suites (1 failed), 600 tests: 598 passed, 2 failed, 0 skipped"));
+    ck_assert_ptr_null(strstr(text, "incomplete"));
+    free(text);
+    ktap_free(&k);
 }
 END_TEST
 
@@ -284,6 +322,7 @@ Suite *boot_data_suite(void)
     tcase_add_test(t, cpio_archive_is_newc);
     tcase_add_test(t, emulate_table);
     tcase_add_test(t, ktap_passing_and_failing_runs);
+    tcase_add_test(t, ktap_reads_200_suites_with_failures_in_the_150th);
     suite_add_tcase(s, t);
     return s;
 }
