@@ -91,7 +91,10 @@ static void usage(FILE *out)
 "4 guest crashed (triple fault, exception, emulation failure);\n"
 "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
 "7 --kunit run incomplete; 8 --exec: the guest ended without reporting the\n"
-"command's status; 124 timeout.\n", faults);
+"command's status; 124 timeout; 128+N stopped by signal N.\n"
+"A guest's own status (the exit port, --exec) may be any of these numbers: the\n"
+"last line on stderr, \"handover: end: REASON, exit status N\", and --report's\n"
+"end_reason always tell them apart (guest-status, timeout, guest-crash, ...).\n", faults);
 }
 
 /* A plain count: decimal or 0x hexadecimal digits only, no suffix. */

@@ -206,6 +206,19 @@ done
 if [ $crashes = 0 ]; then pass cpus-64-fifty-runs
 else fail cpus-64-fifty-runs "$crashes of 50 runs failed" "$OUT/cpus64-failed.log"; fi
 
+# The guest's own status and handover's outcomes with the same number are
+# told apart by the last stderr line and the report's end_reason.
+end_reason() {   # end_reason NAME STATUS REASON OPTION...
+    local name=$1 want=$2 reason=$3; shift 3
+    expect "$name" "$want" "end: $reason, exit status $want\$" \
+        -- "$HO" --report "$OUT/$name.json" "$@" "$PAYLOAD"
+    expect "$name-report" 0 "^$reason\$" \
+        -- python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end_reason"])' "$OUT/$name.json"
+}
+end_reason status-guest-4 4 guest-status --timeout 60 --cmdline payload=exit=4
+end_reason status-crash-4 4 guest-crash --timeout 60 --cmdline payload=triple-fault
+end_reason status-guest-124 124 guest-status --timeout 60 --cmdline payload=exit=124
+end_reason status-timeout-124 124 timeout --timeout 2 --cmdline payload=loop
 # A guest that dirties memory between calls cannot make the sweep's
 # snapshots grow without bound: past --sweep-memory the later calls are
 # not swept, and the sweep still reports what it has.
