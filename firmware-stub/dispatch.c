@@ -240,6 +240,7 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
 
     fw->seq++;
     fw->calls++;
+    fw->last_id = id;
     if (id < FW_MAX_THUNKS)
         fw->calls_by_id[id]++;
 

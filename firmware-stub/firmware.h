@@ -117,6 +117,7 @@ struct firmware {
 
     /* statistics and one-time reports */
     uint64_t calls, calls_by_id[FW_MAX_THUNKS];
+    unsigned last_id;            /* the latest call's service ID */
     bool reported[FW_MAX_THUNKS];
     uint64_t seq;
     uint64_t trace_bytes;

@@ -79,12 +79,17 @@ static void print_cmdline(const struct guest_mem *gm, uint64_t addr, FILE *out)
 
 int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
 {
-    const struct boot_params *bp = guest_mem_ptr(&vm->mem, bp_addr, sizeof(*bp));
-    if (!bp) {
+    /* One copy, read once: another vCPU may be changing the page, and the
+     * summary, the e820 list and the verdict must come from the same bytes
+     * (e820_entries checked then used twice would let a racer push the copy
+     * past the checked 4 KiB). */
+    static struct boot_params copy;
+    if (!guest_mem_read(&vm->mem, bp_addr, &copy, sizeof(copy))) {
         vmm_log("stop-at ebs: RSI 0x%llx does not point at a boot_params page in guest RAM",
                 (unsigned long long)bp_addr);
         return EXIT_GUEST_CRASH;
     }
+    const struct boot_params *bp = &copy;
     const struct setup_header *h = &bp->hdr;
     uint64_t cmdline = h->cmd_line_ptr | (uint64_t)bp->ext_cmd_line_ptr << 32;
     const struct efi_info *e = &bp->efi_info;

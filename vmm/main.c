@@ -444,6 +444,7 @@ int main(int argc, char **argv)
         return rc;
     rc = boot(&vm);
     fflush(stdout);
+    report_mark(&vm, PHASE_END);
     print_fault_outcomes(&vm, rc);
     /* An output that could not be written whole makes a run fail: a script
      * must not read a cut report or trace as a result. */

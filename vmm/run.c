@@ -425,6 +425,30 @@ static void on_signal(int sig)
         signal_vm->vcpus[i].run->immediate_exit = 1;
 }
 
+/* While the stub runs (before ExitBootServices) nothing else is printed,
+ * and on an emulating KVM that is minutes: a line every HEARTBEAT_SECONDS
+ * says the guest is alive and where it is. */
+#define HEARTBEAT_SECONDS 5
+
+static void *heartbeat_thread(void *arg)
+{
+    struct vmm *vm = arg;
+    for (;;) {
+        struct timespec ts = { HEARTBEAT_SECONDS, 0 };
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&vm->lock);
+        bool stop = vm->heartbeat_stop || vm->stop_rc != -1 || vm->fw.phase != FW_PHASE_BOOT;
+        if (!stop) {
+            const char *last = vm->fw.calls ? firmware_service_name(vm->fw.last_id) : NULL;
+            vmm_log("heartbeat: %.0f s, firmware phase, %llu calls so far, the last %s", report_elapsed(),
+                    (unsigned long long)vm->fw.calls, last ? last : "none yet");
+        }
+        pthread_mutex_unlock(&vm->lock);
+        if (stop)
+            return NULL;
+    }
+}
+
 /* With --kunit the result is the tests': 0 all passed, 1 a test failed,
  * 7 the run did not finish; a panic, crash or timeout keeps its status. */
 int vmm_run(struct vmm *vm)
@@ -448,10 +472,19 @@ int vmm_run(struct vmm *vm)
             vmm_log("cannot start the thread of vCPU %u", i);
             return EXIT_HOST;
         }
+    pthread_t heartbeat;
+    bool beating = !vm->opt.quiet && !vm->opt.fault_sweep && !pthread_create(&heartbeat, NULL, heartbeat_thread, vm);
     if (vm->opt.timeout)
         alarm(vm->opt.timeout);
     int rc = run_loop(&vm->vcpus[0]);
     alarm(0);
+    if (beating) {
+        pthread_mutex_lock(&vm->lock);
+        vm->heartbeat_stop = true;
+        pthread_mutex_unlock(&vm->lock);
+        pthread_kill(heartbeat, SIGUSR1);   /* cut its sleep short */
+        pthread_join(heartbeat, NULL);
+    }
     pthread_mutex_lock(&vm->lock);
     stop_all(vm, rc);
     rc = vm->stop_rc;

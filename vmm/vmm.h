@@ -116,6 +116,7 @@ struct vmm {
     bool panic_ended;         /* its "---[ end Kernel panic" line came */
     bool timed_out;           /* --timeout ran out */
     int stopped_by_signal;    /* the signal that ended the run, 0: none */
+    bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct ktap ktap;         /* --kunit */
     uint64_t console_bytes;
 
@@ -172,6 +173,8 @@ const char *bootinfo_e820_name(uint32_t type);
 
 /* report.c: --report FILE */
 void report_mark(struct vmm *vm, enum report_phase phase);
+/* Seconds since PHASE_START. */
+double report_elapsed(void);
 /* At ExitBootServices: keep the memory map; at the kernel's entry: the zero page. */
 void report_save_map(struct vmm *vm);
 void report_save_boot_params(struct vmm *vm, uint64_t bp_addr);

@@ -8,7 +8,25 @@ trap 'rm -rf "$OUT"' EXIT
 
 pass() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
 fail() { FAILED=$((FAILED + 1)); echo "not ok - $1: $2"; [ -n "${3:-}" ] && sed 's/^/    | /' "$3" | tail -n 25; }
-skip() { SKIPPED=$((SKIPPED + 1)); echo "SKIP - $1: $2"; }
+SKIPPED_NAMES=()
+skip() { SKIPPED=$((SKIPPED + 1)); SKIPPED_NAMES+=("$1"); echo "SKIP - $1: $2"; }
+
+# In CI a SKIP passes only if tests/allowed-skips lists it; otherwise it
+# counts as a failure (a tier that did not run is not a tier that passed).
+ci_skip_policy() {
+    [ "${CI:-}" = true ] || return 0
+    local allowed name pattern reason ok
+    allowed="$(dirname "${BASH_SOURCE[0]}")/../allowed-skips"
+    for name in "${SKIPPED_NAMES[@]}"; do
+        ok=
+        while read -r pattern reason; do
+            case $pattern in ''|'#'*) continue ;; esac
+            # shellcheck disable=SC2254
+            case $name in $pattern) ok=1; break ;; esac
+        done < "$allowed"
+        [ -n "$ok" ] || fail "$name" "SKIP is not allowed in CI (add it to tests/allowed-skips with the reason, or make it run)"
+    done
+}
 
 # expect NAME STATUS PATTERN... -- COMMAND...
 # Runs COMMAND (stdout and stderr into one log); passes when its exit status
@@ -42,6 +60,7 @@ expect() {
 kvm_usable() { [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
 
 summary() {
+    ci_skip_policy
     echo "$PASSED passed, $FAILED failed ($SKIPPED skipped)"
     [ "$FAILED" -eq 0 ]
 }

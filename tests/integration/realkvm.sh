@@ -19,6 +19,7 @@ exec_boots() {
     local name=$1 K=$2; shift 2
     expect "$name-exec-0" 0 '^exec-out: hello' 'Hypervisor detected: KVM' 'kvm-clock: ' \
         'IO-APIC +4-edge +ttyS0' "${NATIVE[@]}" '!tsc: Unable to calibrate' \
+        'milestone: exit_boot_services at' 'milestone: linux_banner at' 'milestone: run_init at' \
         -- "$HO" --timeout 300 "$@" --exec 'echo exec-out: hello; grep ttyS0 /proc/interrupts' "$K"
     expect "$name-exec-3" 3 '^exec-out: failing' "${NATIVE[@]}" \
         -- "$HO" --timeout 300 "$@" --exec 'echo exec-out: failing; exit 3' "$K"
