@@ -47,6 +47,9 @@ expect kunit-with-exec 2 '--kunit and --exec cannot be combined' -- "$HO" --kuni
 head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"
 expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skipping' \
     -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$OUT/unbootable.img" "$PAYLOAD"
+# In CI a SKIP not listed in tests/allowed-skips fails the tier.
+expect ci-skip-policy 1 'not ok - made-up-tier: SKIP is not allowed in CI' '^0 passed, 1 failed \(2 skipped\)' \
+    -- env CI=true bash -c ". '$(dirname "$0")/lib.sh'; skip made-up-tier 'no kernel'; skip sandboxed 'san build'; summary"
 expect readme-usage-is-help 0 'README usage = --help' \
     -- "$(dirname "$0")/readme-usage.py" "$(dirname "$0")/../../README.md" "$HO"
 # Inputs that are not regular files, and an output FIFO nobody reads, are
@@ -206,6 +209,12 @@ done
 if [ $crashes = 0 ]; then pass cpus-64-fifty-runs
 else fail cpus-64-fifty-runs "$crashes of 50 runs failed" "$OUT/cpus64-failed.log"; fi
 
+# A heartbeat while the firmware phase lasts, milestones with their times,
+# and neither with --quiet.
+expect heartbeat-and-milestones 124 'heartbeat: [0-9]+ s, firmware phase, [0-9]+ calls so far, the last [A-Za-z]+' \
+    'milestone: entry at [0-9.]+ s' 'milestone: exit at [0-9.]+ s' -- "$HO" --timeout 7 --cmdline payload=loop "$PAYLOAD"
+expect quiet-has-no-progress 124 '!heartbeat:' '!milestone:' 'timeout' \
+    -- "$HO" --quiet --timeout 7 --cmdline payload=loop "$PAYLOAD"
 # The guest's own status and handover's outcomes with the same number are
 # told apart by the last stderr line and the report's end_reason.
 end_reason() {   # end_reason NAME STATUS REASON OPTION...
