@@ -115,8 +115,13 @@ kernels:
 	scripts/build-tiny-kernel.sh kunit
 	scripts/fetch-debian-kernels.sh
 
+# The binary, the initramfs builder --exec needs (as handover-initramfs),
+# and the examples, so that an installed handover works without the checkout.
 install: $(BUILD)/handover
 	install -D -m 0755 $(BUILD)/handover $(DESTDIR)$(PREFIX)/bin/handover
+	install -D -m 0755 scripts/build-initramfs.sh $(DESTDIR)$(PREFIX)/bin/handover-initramfs
+	install -d $(DESTDIR)$(PREFIX)/share/handover/examples
+	install -m 0644 examples/*.sh examples/*.yml $(DESTDIR)$(PREFIX)/share/handover/examples/
 
 clean:
 	rm -rf $(BUILD)

@@ -12,9 +12,13 @@
 # Needs a host whose KVM runs guest user space (bare metal, or a cloud VM
 # with nested VMX/SVM). On a nested, emulating KVM init dies at its first
 # system call; handover then says so and exits with status 6 (kernel panic).
+# Exit status: the command's; 8 when the guest ended without reporting it.
 set -euo pipefail
 kernel=${1:?usage: $0 BZIMAGE COMMAND} cmd=${2:?usage: $0 BZIMAGE COMMAND}
+# The initramfs builder: from the source tree, or installed (make install).
 here=$(cd "$(dirname "$0")/.." && pwd)
-initramfs=$("$here/scripts/build-initramfs.sh")
+builder=$here/scripts/build-initramfs.sh
+[ -x "$builder" ] || builder=$(command -v handover-initramfs)
+initramfs=$("$builder")
 exec "${HANDOVER:-handover}" --timeout "${TIMEOUT:-600}" --initrd "$initramfs" --exec "$cmd" \
     --cmdline "console=ttyS0 quiet" "$kernel"

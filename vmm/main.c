@@ -336,8 +336,8 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         const char *home = getenv("HOME");
         snprintf(path, sizeof(path), "%s/.cache/handover/initramfs/busybox.cpio", home ? home : "");
         if (access(path, R_OK)) {
-            vmm_log("--exec needs an initramfs whose /init runs the command: run scripts/build-initramfs.sh, "
-                    "or give --initrd");
+            vmm_log("--exec needs an initramfs whose /init runs the command: run handover-initramfs (installed "
+                    "with handover; scripts/build-initramfs.sh in the source tree), or give --initrd");
             return EXIT_USAGE;
         }
         o->initrd = path;

@@ -32,6 +32,16 @@ fi
 # The tiny kernel: to user space, on 1, 2 and 4 vCPUs counted by the guest.
 if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
     [ -n "${INITRAMFS:-}" ] && exec_boots tiny "$K" --initrd "$INITRAMFS"
+    # An installed handover works without the checkout: make install, then
+    # the installed initramfs builder and --exec from another directory, with
+    # an empty cache.
+    if make -s -C "$TOP" install DESTDIR="$OUT/inst" PREFIX=/usr >"$OUT/install.log" 2>&1; then
+        expect installed-exec 0 '^installed: hello' \
+            -- env -C "$OUT" HOME="$OUT/home" PATH="$OUT/inst/usr/bin:$PATH" \
+               bash -c 'handover-initramfs >/dev/null && handover --timeout 300 --exec "echo installed: hello" "$1"' _ "$K"
+    else
+        fail installed-exec "make install failed" "$OUT/install.log"
+    fi
     # A guest that ends without reporting a status is never a success.
     expect tiny-exec-no-status 8 'the guest ended without reporting the command.s exit status' \
         -- "$HO" --timeout 300 --exec 'poweroff -f' "$K"
@@ -50,6 +60,16 @@ if KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); the
     expect realkvm-kunit-fail 1 'kunit: failed test: handover_selftest.handover_selftest_param_controlled' \
         'kunit: 4 suites \(1 failed\)' "${NATIVE[@]}" \
         -- "$HO" --kunit --timeout 300 --cmdline "console=ttyS0 handover_selftest.fail=1" "$KK"
+    # The console is KTAP as the kernel printed it: the kernel's own
+    # kunit.py parses handover's output (the source tree the tiny kernels
+    # are built from has it).
+    KUNIT_PY=$(ls "${HANDOVER_CACHE:-$HOME/.cache/handover}"/src/linux-source-6.1-*/tools/testing/kunit/kunit.py 2>/dev/null | head -n 1)
+    if [ -n "$KUNIT_PY" ]; then
+        expect realkvm-kunit-py-parse 0 'Testing complete\. Ran [0-9]+ tests: passed: [0-9]+' '!failed: [1-9]' \
+            -- bash -c '"$1" --kunit --timeout 300 "$2" 2>/dev/null | python3 "$3" parse' _ "$HO" "$KK" "$KUNIT_PY"
+    else
+        skip realkvm-kunit-py-parse "no kunit.py: the linux-source-6.1 tree is not in the cache"
+    fi
 else
     skip realkvm-kunit "could not build the KUnit kernel: $(tail -n 1 "$OUT/build-kunit.log")"
 fi
