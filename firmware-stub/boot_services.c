@@ -75,7 +75,8 @@ static efi_status_t get_memory_map(struct firmware *fw, const struct guest_view 
     uint64_t needed = (uint64_t)fw->map.n * MEMORY_DESCRIPTOR_SIZE;
     uint32_t version = EFI_MEMORY_DESCRIPTOR_VERSION;
     /* The size probe must fill MapSize and DescriptorSize
-     * (efi-stub-inventory.md section 7 item 6). */
+     * (drivers/firmware/efi/libstub/mem.c efi_get_memory_map: the first call
+     * passes a zero MapSize and sizes its buffer from both). */
     if (dsize_ptr)
         guest_view_write_u64(v, dsize_ptr, MEMORY_DESCRIPTOR_SIZE);
     if (dver_ptr)

@@ -144,7 +144,8 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
         return -1;
     /* Firmware structures are never conventional memory: the systab, the RT
      * table and the config table array live in runtime memory, which the
-     * kernel keeps (efi-stub-inventory.md section 7, items 7 and 8). */
+     * kernel keeps (drivers/firmware/efi/efi.c efi_config_parse_tables reads the config
+     * tables after ExitBootServices; arch/x86/platform/efi/efi.c keeps EFI_RUNTIME_*). */
     if (memmap_reserve(&fw->map, b + FW_RT_CODE_OFFSET, 1, EFI_RUNTIME_SERVICES_CODE) ||
         memmap_reserve(&fw->map, b + FW_RT_DATA_OFFSET, 1, EFI_RUNTIME_SERVICES_DATA) ||
         memmap_reserve(&fw->map, b + FW_BS_DATA_OFFSET, (FW_REGION_SIZE - FW_BS_DATA_OFFSET) >> 12,

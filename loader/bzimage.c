@@ -238,7 +238,8 @@ int bzimage_load_pe(const struct bzimage *bz, const struct guest_mem *gm, uint64
     if (!dst || !bz->has_pe)
         return -1;
     /* The PE loader zero-fills everything not backed by raw data: the 6.12
-     * stub relies on a zeroed BSS (efi-stub-inventory.md, section 1). */
+     * stub relies on a zeroed BSS, as the PE/COFF specification (Section Table:
+     * VirtualSize beyond SizeOfRawData is zero-filled) promises it. */
     memset(dst, 0, len);
     memcpy(dst, bz->data, bz->pe_size_of_headers);
     for (unsigned i = 0; i < bz->pe_nsections; i++) {

@@ -114,7 +114,8 @@ if [ "$WHICH" = tiny ]; then
         fail tiny-runtime-services "no successful SetVirtualAddressMap and runtime SetVariable in the trace" "$OUT/tiny-boot.trace"
     fi
 
-    # What the 6.1 stub does about each injected fault (efi-stub-inventory.md):
+    # What the 6.1 stub does about each injected fault (drivers/firmware/efi/libstub/
+    # x86-stub.c exit_boot, mem.c efi_get_memory_map, efi-stub-helper.c):
     # ExitBootServices is retried once after EFI_INVALID_PARAMETER;
     # a failing GetMemoryMap, AllocatePages or AllocatePool is fatal and the
     # stub calls Exit; a failing GetVariable only makes Secure Boot unknown.

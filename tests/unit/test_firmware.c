@@ -3,7 +3,8 @@
  * x64 ABI (RCX, RDX, R8, R9, then RSP+0x28...). Arguments live in a
  * scratch area of guest RAM that the memory map marks LoaderData, so the
  * firmware's own allocations never land on them. UEFI 2.10 chapters 4, 7,
- * 8 and 12; efi-stub-inventory.md section 7 for what the stub relies on. */
+ * 8 and 12; drivers/firmware/efi/libstub/ (x86-stub.c, mem.c, efi-stub-helper.c)
+ * for what the stub relies on. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
