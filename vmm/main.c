@@ -435,6 +435,12 @@ int main(int argc, char **argv)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
     report_mark(&vm, PHASE_START);
+    /* Descriptors inherited from the caller are not the VMM's to use (nor a
+     * guest's to reach through it): closed, as Firecracker's jailer does. */
+    if (close_range(3, ~0U, 0) && errno != ENOSYS) {
+        fprintf(stderr, "handover: close_range: %s\n", strerror(errno));
+        return EXIT_HOST;
+    }
     if (vmm_reserve_std_fds()) {
         fprintf(stderr, "handover: cannot open /dev/null for a closed stdin, stdout or stderr\n");
         return EXIT_HOST;

@@ -7,8 +7,11 @@
  *   write to stdout, stderr, the trace and the report file; fstat (stdio's first write);
  *   memory management for malloc; getrandom (EFI_RNG_PROTOCOL); clocks, sleeping (Stall), alarm and
  *   signal return (--timeout); close and exit.
+ *   tgkill to this process only; mmap and mprotect without PROT_EXEC.
  * Everything else fails with EPERM (the process is not killed, so a
- * diagnostic can still be written). libseccomp builds the BPF program. */
+ * diagnostic can still be written). libseccomp builds the BPF program.
+ * Before the filter: RLIMIT_NOFILE at the descriptors already open and
+ * RLIMIT_FSIZE at what --console-limit and --trace-limit allow. */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -16,7 +19,15 @@
 #include <stdio.h>
 #include <sched.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SANDBOX_REPORT_MAX (64ULL << 20)
 
 #include "vmm.h"
 
@@ -26,12 +37,12 @@ static const unsigned long vcpu_ioctls[] = {
 };
 
 static const int plain_syscalls[] = {
-    SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap),
-    SCMP_SYS(madvise), SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(nanosleep),
+    SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(brk), SCMP_SYS(mremap),
+    SCMP_SYS(munmap), SCMP_SYS(madvise), SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(nanosleep),
     SCMP_SYS(clock_nanosleep), SCMP_SYS(alarm), SCMP_SYS(setitimer), SCMP_SYS(rt_sigreturn),
     SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(close), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(futex),
-    SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(tgkill), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
-    SCMP_SYS(mprotect), SCMP_SYS(sched_yield), SCMP_SYS(getrandom),
+    SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
+    SCMP_SYS(sched_yield), SCMP_SYS(getrandom),
 };
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -39,6 +50,36 @@ static const int plain_syscalls[] = {
 #else
 #define SANITIZER_BUILD 0
 #endif
+
+/* Resource limits, as Firecracker's jailer sets them: no descriptor
+ * beyond those already open (open is denied anyway; this holds without
+ * the filter too), and no file the VMM writes larger than what its own
+ * limits allow (console, trace, and a report of a few MiB). Past the size
+ * limit write fails with EFBIG instead of raising SIGXFSZ. */
+static int set_limits(const struct vmm *vm)
+{
+    int maxfd = 2;
+    for (int fd = 3; fd < 1024; fd++)
+        if (fcntl(fd, F_GETFD) >= 0)
+            maxfd = fd;
+    struct rlimit nofile = { (rlim_t)maxfd + 1, (rlim_t)maxfd + 1 };
+    /* The limit is on a file's size, so an output appended to a big log
+     * file gets its allowance on top of what the file already holds. */
+    off_t biggest = 0;
+    int outs[4] = { 1, 2, vm->trace ? fileno(vm->trace) : 2, vm->report ? fileno(vm->report) : 2 };
+    for (int i = 0; i < 4; i++) {
+        struct stat st;
+        if (fstat(outs[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > biggest)
+            biggest = st.st_size;
+    }
+    rlim_t fsize = (rlim_t)biggest + (rlim_t)(vm->opt.console_limit + vm->opt.trace_limit + SANDBOX_REPORT_MAX);
+    struct rlimit fs = { fsize, fsize };
+    if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_NOFILE, &nofile) || setrlimit(RLIMIT_FSIZE, &fs)) {
+        vmm_log("setrlimit: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
 
 int sandbox_enter(const struct vmm *vm)
 {
@@ -48,6 +89,8 @@ int sandbox_enter(const struct vmm *vm)
             vmm_log("sanitizer build: seccomp filter not installed");
         return 0;
     }
+    if (set_limits(vm))
+        return -1;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         vmm_log("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
         return -1;
@@ -76,6 +119,15 @@ int sandbox_enter(const struct vmm *vm)
     int fds[4] = { 1, 2, vm->trace ? fileno(vm->trace) : 2, vm->report ? fileno(vm->report) : 2 };
     for (int i = 0; i < 4; i++)
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fds[i]));
+    /* Signals only to this process's own threads (stop_all, the
+     * heartbeat), as Firecracker's jailer filter allows tgkill. */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
+    /* Memory, but never new executable mappings: nothing the VMM runs
+     * after this point needs code it did not have before. */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+                           SCMP_A2(SCMP_CMP_MASKED_EQ, (scmp_datum_t)PROT_EXEC, 0));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+                           SCMP_A2(SCMP_CMP_MASKED_EQ, (scmp_datum_t)PROT_EXEC, 0));
     /* vCPU threads are started after the filter: they inherit it. */
     if (rc == 0)
         rc = seccomp_load(ctx);

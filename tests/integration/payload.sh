@@ -174,11 +174,26 @@ for _ in $(seq 120); do
 done
 if grep -q '^Seccomp:[[:space:]]*2' "/proc/$pid/status" 2>/dev/null && grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$pid/status"; then
     pass sandboxed
+    # What the jailer-like limits add: few descriptors, bounded file sizes.
+    if grep -Eq '^Max open files +([0-9]|[1-9][0-9]) ' "/proc/$pid/limits" &&
+       grep -Eq '^Max file size +[0-9]+ ' "/proc/$pid/limits"; then
+        pass sandbox-limits
+    else
+        fail sandbox-limits "$(grep -E '^Max (open files|file size)' "/proc/$pid/limits" | tr -s ' ' | tr '\n' ';')"
+    fi
 elif grep -q 'seccomp filter not installed' "$OUT/sandbox.log"; then
     skip sandboxed "sanitizer build: the filter is off"
 else
     fail sandboxed "$(grep -E '^(Seccomp|NoNewPrivs)' "/proc/$pid/status" 2>&1 | tr '\n' ' ')" "$OUT/sandbox.log"
 fi
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+# Descriptors inherited from the caller are closed at start.
+"$HO" --timeout 60 --cmdline payload=loop "$PAYLOAD" >"$OUT/fds.log" 2>&1 9>"$OUT/inherited" &
+pid=$!
+for _ in $(seq 120); do grep -q 'payload: looping' "$OUT/fds.log" && break; sleep 0.5; done
+if ls -l "/proc/$pid/fd/" 2>/dev/null | grep -q "$OUT/inherited"; then
+    fail inherited-fds-closed "the inherited descriptor is still open in the VMM"
+else pass inherited-fds-closed; fi
 kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 
 # Inputs that are not regular files, read after /dev/kvm is opened.

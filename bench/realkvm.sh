@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# bench/realkvm.sh: handover against QEMU on a KVM with hardware semantics,
+# to user space and back (issue 15). Run it through tests/kvm-host/run, which
+# gives a hardware KVM on any machine (make bench does). Every case boots the
+# same kernel with the same initramfs (its /init prints one line and powers
+# off at once) and the same command line, one VM at a time, round robin.
+#
+# usage: bench/realkvm.sh [HANDOVER]
+# environment:
+#   BENCH_RUNS=N      runs per case (default 5)
+#   BENCH_KERNELS     "tiny debian-6.1 debian-6.12" (default all)
+#   BENCH_CASES       subset of the cases below
+#   BENCH_WORK=DIR    every run's time-stamped log (default a new /tmp dir)
+# Each run appends one JSON line to runs.jsonl in $KVM_HOST_OUT (the
+# directory tests/kvm-host/run brings back) or else in BENCH_WORK, as it
+# completes, so a crash of the host's QEMU keeps what ran before it.
+# bench/summarize_realkvm.py makes the medians and ratios (make bench does).
+#
+# Cases, all with -nodefaults -no-user-config, no NIC, no option ROM, the same
+# 8250 console on stdio, 512 MiB, one vCPU:
+#   handover           handover, EFI handover entry
+#   handover-pe        handover, PE/COFF entry
+#   qemu-q35           QEMU q35 -kernel (SeaBIOS + linuxboot)
+#   qemu-microvm       QEMU microvm -kernel (its default firmware,
+#                      bios-microvm.bin, is qboot: Debian has no separate
+#                      qboot package)
+#   qemu-ovmf          QEMU q35 + OVMF (pflash code, a fresh VARS copy)
+#                      -kernel: the kernel's EFI stub under real firmware
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+HO=$(realpath "${1:-$TOP/build/handover}")
+RUNS=${BENCH_RUNS:-5}
+KERNELS=${BENCH_KERNELS:-"tiny debian-6.1 debian-6.12"}
+CASES=${BENCH_CASES:-"handover handover-pe qemu-q35 qemu-microvm qemu-ovmf"}
+WORK=${BENCH_WORK:-$(mktemp -d /tmp/handover-realkvm.XXXXXX)}
+CMDLINE="console=ttyS0 quiet panic=-1"
+TSRUN=(python3 "$TOP/bench/tsrun.py")
+mkdir -p "$WORK"
+RUNS_FILE=${KVM_HOST_OUT:-$WORK}/runs.jsonl
+say() { echo "bench-realkvm: $*" >&2; }
+
+if [ ! -d /sys/module/kvm_amd ] && [ ! -d /sys/module/kvm_intel ]; then
+    say "not a hardware KVM: run it through tests/kvm-host/run (make bench does)"; exit 2
+fi
+
+# The initramfs: busybox, an /init that prints one line and powers off.
+root=$WORK/initramfs
+mkdir -p "$root"/{bin,dev,proc}
+cp "$(command -v busybox)" "$root/bin/busybox"
+ln -sf busybox "$root/bin/sh"
+cat >"$root/init" <<'INIT'
+#!/bin/sh
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+/bin/busybox echo "bench: user space is up"
+/bin/busybox poweroff -f
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --owner=0:0 --quiet) >"$WORK/initramfs.cpio"
+INITRD=$WORK/initramfs.cpio
+
+kernel_path() {
+    case $1 in
+        tiny) "$TOP/scripts/build-tiny-kernel.sh" 2>/dev/null ;;
+        debian-*) k=${HANDOVER_CACHE:-$HOME/.cache/handover}/kernels/$1/vmlinuz; [ -r "$k" ] && echo "$k" ;;
+    esac
+}
+
+ovmf=/usr/share/OVMF/OVMF_CODE_4M.fd
+vars=/usr/share/OVMF/OVMF_VARS_4M.fd
+QEMU_COMMON=(qemu-system-x86_64 -accel kvm -cpu host -m 512M -smp 1 -nodefaults -no-user-config -display none
+             -serial stdio -no-reboot)
+
+# cmd_for CASE KERNEL: the command line of one run, as an array in CMD.
+cmd_for() {
+    case $1 in
+        handover) CMD=("$HO" --timeout 300 --report "$WORK/report.json" --initrd "$INITRD" --cmdline "$CMDLINE" "$2") ;;
+        handover-pe) CMD=("$HO" --timeout 300 --entry pe --report "$WORK/report.json" --initrd "$INITRD"
+                          --cmdline "$CMDLINE" "$2") ;;
+        qemu-q35) CMD=("${QEMU_COMMON[@]}" -M q35 -kernel "$2" -initrd "$INITRD" -append "$CMDLINE") ;;
+        qemu-microvm) CMD=("${QEMU_COMMON[@]}" -M microvm -kernel "$2" -initrd "$INITRD" -append "$CMDLINE") ;;
+        qemu-ovmf)
+            cp "$vars" "$WORK/vars.fd"
+            CMD=("${QEMU_COMMON[@]}" -M q35 -drive "if=pflash,format=raw,readonly=on,file=$ovmf"
+                 -drive "if=pflash,format=raw,file=$WORK/vars.fd" -kernel "$2" -initrd "$INITRD" -append "$CMDLINE") ;;
+    esac
+}
+
+# Milestones, each the first line that shows it (stdout o, stderr e).
+MILESTONES=(--milestone 'exit_boot_services=e:milestone: exit_boot_services'
+            --milestone 'banner=o:Linux version '
+            --milestone 'run_init=o:Run /init as init process'
+            --milestone 'user_space=o:bench: user space is up'
+            --milestone 'power_off=oe:reboot: Power down|guest powered off|ACPI S5')
+perf_ok=
+perf stat -e kvm:kvm_exit -x, true >/dev/null 2>&1 && perf_ok=1
+[ -n "$perf_ok" ] || say "perf cannot count kvm:kvm_exit here: no exit counts"
+
+for round in $(seq "$RUNS"); do
+    for kname in $KERNELS; do
+        K=$(kernel_path "$kname") || { say "no kernel $kname: skipped"; continue; }
+        [ -n "$K" ] || { say "no kernel $kname: skipped"; continue; }
+        for c in $CASES; do
+            cmd_for "$c" "$K"
+            log=$WORK/$kname-$c-$round.log
+            extra=(--rss 1)
+            [ -n "$perf_ok" ] && extra+=(--perf kvm:kvm_exit)
+            res=$("${TSRUN[@]}" --log "$log" "${MILESTONES[@]}" --timeout 300 --idle 120 "${extra[@]}" -- "${CMD[@]}")
+            fw=null
+            if [ "${c#handover}" != "$c" ] && [ -s "$WORK/report.json" ]; then
+                fw=$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(json.dumps({"firmware_calls": r["firmware_calls"]["total"], "vm_exits": r["vm_exits"], "phase_seconds": r["phase_seconds"]}))' "$WORK/report.json")
+                rm -f "$WORK/report.json"
+            fi
+            echo "{\"case\": \"$c\", \"kernel\": \"$kname\", \"round\": $round, \"load\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"handover\": $fw, \"run\": $res}" >>"$RUNS_FILE"
+            say "$kname $c round $round: $(echo "$res" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("rc", r["rc"], "wall", r["wall_s"], "s, last", r["last_milestone"])')"
+        done
+    done
+done
+echo "${QEMU_COMMON[*]}" >"${KVM_HOST_OUT:-$WORK}/qemu-common-args"
+say "runs in $RUNS_FILE"
