@@ -15,11 +15,11 @@ static void i8042_in(void *state, uint16_t off, uint8_t *data, unsigned size)
         data[i] = I8042_STATUS_IDLE;
 }
 
-static void i8042_out(void *state, uint16_t off, const uint8_t *data, unsigned size)
+static void i8042_command_out(void *state, uint16_t off, const uint8_t *data, unsigned size)
 {
     struct control_ports *c = state;
-    (void)size;
-    if (off == PORT_I8042_CMD - PORT_I8042_DATA && data[0] == I8042_CMD_SYSTEM_RESET && c->stop == GUEST_RUNNING)
+    (void)off, (void)size;
+    if (data[0] == I8042_CMD_SYSTEM_RESET && c->stop == GUEST_RUNNING)
         c->stop = GUEST_RESET;
 }
 
@@ -33,10 +33,16 @@ static void exit_out(void *state, uint16_t off, const uint8_t *data, unsigned si
     }
 }
 
-struct io_device i8042_device(struct control_ports *c)
+/* Port 0x60 (data) and port 0x64 (command/status) only: 0x61 is the
+ * in-kernel PIT's speaker/channel-2 gate port (KVM_PIT_SPEAKER_DUMMY). */
+struct io_device i8042_data_device(struct control_ports *c)
 {
-    /* 0x60 data and 0x64 command/status; 0x61-0x63 belong to others (the PIT speaker port). */
-    return (struct io_device){ "i8042", PORT_I8042_DATA, 5, i8042_in, i8042_out, c };
+    return (struct io_device){ "i8042 data", PORT_I8042_DATA, 1, i8042_in, NULL, c };
+}
+
+struct io_device i8042_command_device(struct control_ports *c)
+{
+    return (struct io_device){ "i8042 command", PORT_I8042_CMD, 1, i8042_in, i8042_command_out, c };
 }
 
 struct io_device exit_port_device(struct control_ports *c)

@@ -14,7 +14,8 @@ struct control_ports {
     int exit_status;
 };
 
-struct io_device i8042_device(struct control_ports *c);
+struct io_device i8042_data_device(struct control_ports *c);
+struct io_device i8042_command_device(struct control_ports *c);
 struct io_device exit_port_device(struct control_ports *c);
 /* The FADT's sleep control register (S5 = power off) and reset register. */
 struct io_device acpi_pm_device(struct control_ports *c);

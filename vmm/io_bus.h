@@ -23,7 +23,10 @@ struct io_bus {
     uint64_t unclaimed;      /* accesses no device claimed */
 };
 
-int io_bus_register(struct io_bus *bus, const struct io_device *dev);
+/* -1 when the bus is full or the range overlaps a registered one: a
+ * device that is not on the bus is a bug the caller must report (kvmtool's
+ * kvm__register_pio is __must_check for the same reason). */
+__attribute__((warn_unused_result)) int io_bus_register(struct io_bus *bus, const struct io_device *dev);
 /* Returns false if no device claimed the port (reads then give all ones). */
 bool io_bus_access(struct io_bus *bus, uint16_t port, bool out, uint8_t *data, unsigned size);
 

@@ -394,10 +394,14 @@ static int boot(struct vmm *vm)
             return EXIT_HOST;
     struct serial *s = &vm->serial;
     serial_init(s, vmm_console_tx, vmm_serial_irq, vm);
-    struct io_device devs[] = { serial_device(s, PORT_SERIAL_COM1), i8042_device(&vm->ctl),
-                                exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl) };
+    struct io_device devs[] = { serial_device(s, PORT_SERIAL_COM1), i8042_data_device(&vm->ctl),
+                                i8042_command_device(&vm->ctl), exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl) };
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
-        io_bus_register(&vm->bus, &devs[i]);
+        if (io_bus_register(&vm->bus, &devs[i])) {
+            vmm_log("cannot put %s at port 0x%x on the I/O bus (full, or overlapping another device)", devs[i].name,
+                    devs[i].base);
+            return EXIT_HOST;
+        }
     int rc = vmm_load(vm);
     if (rc)
         return rc;

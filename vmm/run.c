@@ -14,6 +14,10 @@
 #define CR0_PG (1ULL << 31)
 #define CR4_LA57 (1ULL << 12)
 
+/* What an exit handler tells the run loop besides an exit status (>= 0);
+ * vm->stop_rc is RUN_CONTINUE until some vCPU stops the run. */
+enum { RUN_CONTINUE = -1, RUN_KUNIT_DONE = -2 };
+
 static volatile sig_atomic_t timed_out;
 static volatile sig_atomic_t stop_signal;   /* SIGINT, SIGTERM, SIGQUIT or SIGHUP received */
 
@@ -140,7 +144,7 @@ static bool view_read(void *ctx, uint64_t va, void *dst, unsigned len)
 }
 
 /* KVM_EXIT_INTERNAL_ERROR: perform the instruction if it is one the VMM
- * knows the host cannot emulate. Returns -1 to resume, or an exit status. */
+ * knows the host cannot emulate. Returns RUN_CONTINUE to resume, or an exit status. */
 static int emulation_failure(struct vcpu *c)
 {
     struct vmm *vm = c->vm;
@@ -195,10 +199,10 @@ static int emulation_failure(struct vcpu *c)
             vmm_log("emulation fallback: %s at RIP 0x%llx performed by the VMM (the host cannot emulate it)", e.name,
                     (unsigned long long)(r.rip - e.length));
     }
-    return -1;
+    return RUN_CONTINUE;
 }
 
-/* One firmware call. Returns -1 to go on, or an exit status. */
+/* One firmware call. Returns RUN_CONTINUE to go on, or an exit status. */
 static int hypercall(struct vcpu *c, uint32_t id)
 {
     struct vmm *vm = c->vm;
@@ -246,7 +250,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
         if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(c, &s))
             return EXIT_HOST;
     }
-    return -1;
+    return RUN_CONTINUE;
 }
 
 static int handle_io(struct vcpu *c)
@@ -269,7 +273,7 @@ static int handle_io(struct vcpu *c)
     }
     if (vm->opt.kunit && ktap_complete(&vm->ktap)) {
         fflush(stdout);
-        return -2;   /* the KUnit run is over */
+        return RUN_KUNIT_DONE;
     }
     if (vm->panic_ended) {
         fflush(stdout);
@@ -298,7 +302,7 @@ static int handle_io(struct vcpu *c)
             vmm_log("guest wrote %d to the exit port 0x%x", vm->ctl.exit_status, PORT_EXIT);
         return vm->ctl.exit_status;
     default:
-        return -1;
+        return RUN_CONTINUE;
     }
 }
 
@@ -307,7 +311,7 @@ static int handle_io(struct vcpu *c)
  * is then freed memory: only threads still running are signalled. */
 static void stop_all(struct vmm *vm, int rc)
 {
-    if (vm->stop_rc == -1)
+    if (vm->stop_rc == RUN_CONTINUE)
         vm->stop_rc = rc;
     for (unsigned i = 0; i < vm->opt.cpus; i++) {
         struct vcpu *c = &vm->vcpus[i];
@@ -329,9 +333,9 @@ static int handle_exit(struct vcpu *c)
     case KVM_EXIT_MMIO:
         if (!c->run->mmio.is_write)
             memset(c->run->mmio.data, 0xff, sizeof(c->run->mmio.data));
-        return -1;
+        return RUN_CONTINUE;
     case KVM_EXIT_INTR:
-        return -1;
+        return RUN_CONTINUE;
     case KVM_EXIT_HLT:
         return guest_crash(c, "HLT with interrupts off (the guest halted for good)");
     case KVM_EXIT_SHUTDOWN:
@@ -370,7 +374,7 @@ static int run_loop(struct vcpu *c)
                 c->dumped = true;   /* where each vCPU was when time ran out */
                 vmm_dump_registers(c, vmm_log_file());
             }
-            if (stopped < 0 && stop_signal && c->id == 0) {
+            if (stopped == RUN_CONTINUE && stop_signal && c->id == 0) {
                 fflush(stdout);
                 vmm_log("stopped by signal %d (%s): exit status %d", stop_signal, strsignal(stop_signal),
                         EXIT_SIGNAL_BASE + stop_signal);
@@ -379,7 +383,7 @@ static int run_loop(struct vcpu *c)
                 vm->stopped_by_signal = stop_signal;
                 stopped = EXIT_SIGNAL_BASE + stop_signal;
             }
-            if (stopped < 0 && timed_out && c->id == 0) {
+            if (stopped == RUN_CONTINUE && timed_out && c->id == 0) {
                 vm->timed_out = true;
                 fflush(stdout);
                 vmm_log("timeout: the guest was still running after %u s (--timeout)", vm->opt.timeout);
@@ -389,14 +393,14 @@ static int run_loop(struct vcpu *c)
                 stopped = EXIT_TIMEOUT;
             }
             pthread_mutex_unlock(&vm->lock);
-            if (stopped != -1)
+            if (stopped != RUN_CONTINUE)
                 return stopped;
             continue;
         }
         pthread_mutex_lock(&vm->lock);
-        int rc = vm->stop_rc != -1 ? vm->stop_rc : handle_exit(c);
+        int rc = vm->stop_rc != RUN_CONTINUE ? vm->stop_rc : handle_exit(c);
         pthread_mutex_unlock(&vm->lock);
-        if (rc >= 0 || rc == -2)
+        if (rc >= 0 || rc == RUN_KUNIT_DONE)
             return rc;
     }
 }
@@ -437,7 +441,7 @@ static void *heartbeat_thread(void *arg)
         struct timespec ts = { HEARTBEAT_SECONDS, 0 };
         nanosleep(&ts, NULL);
         pthread_mutex_lock(&vm->lock);
-        bool stop = vm->heartbeat_stop || vm->stop_rc != -1 || vm->fw.phase != FW_PHASE_BOOT;
+        bool stop = vm->heartbeat_stop || vm->stop_rc != RUN_CONTINUE || vm->fw.phase != FW_PHASE_BOOT;
         if (!stop) {
             const char *last = vm->fw.calls ? firmware_service_name(vm->fw.last_id) : NULL;
             vmm_log("heartbeat: %.0f s, firmware phase, %llu calls so far, the last %s", report_elapsed(),
@@ -456,7 +460,7 @@ int vmm_run(struct vmm *vm)
     struct sigaction sa = { .sa_handler = on_signal };
     sigemptyset(&sa.sa_mask);
     signal_vm = vm;
-    vm->stop_rc = -1;
+    vm->stop_rc = RUN_CONTINUE;
     timed_out = 0;
     stop_signal = 0;
     /* A signal that ends the run ends it like --timeout: every vCPU stops,
@@ -500,7 +504,7 @@ int vmm_run(struct vmm *vm)
         return rc;
     ktap_summary(&vm->ktap, stdout);
     fflush(stdout);
-    if (rc == -2)
+    if (rc == RUN_KUNIT_DONE)
         return ktap_passed(&vm->ktap) ? EXIT_OK : EXIT_KUNIT_FAILED;
     if (rc == EXIT_OK || rc == EXIT_FIRMWARE_EXIT) {
         vmm_log("the guest stopped before the KUnit run reported every suite");

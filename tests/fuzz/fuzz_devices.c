@@ -94,8 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct counters cnt = { 0, 0, 0 };
     memset(&bus, 0, sizeof(bus));
     serial_init(&uart, on_tx, on_irq, &cnt);
-    struct io_device devs[] = { serial_device(&uart, PORT_SERIAL_COM1), i8042_device(&ctl), exit_port_device(&ctl),
-                                acpi_pm_device(&ctl) };
+    struct io_device devs[] = { serial_device(&uart, PORT_SERIAL_COM1), i8042_data_device(&ctl),
+                                i8042_command_device(&ctl), exit_port_device(&ctl), acpi_pm_device(&ctl) };
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
         CHECK(io_bus_register(&bus, &devs[i]) == 0);
 
@@ -178,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 else
                     serial_byte_in(&sh, reg, buf[i]);
             }
-        } else if ((owner == &bus.dev[1] || owner == &bus.dev[3]) && !out) {
+        } else if ((owner == &bus.dev[1] || owner == &bus.dev[2] || owner == &bus.dev[4]) && !out) {   /* i8042 ports, ACPI registers */
             for (unsigned i = 0; i < sz; i++)
                 CHECK(buf[i] == 0);
         }
