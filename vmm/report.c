@@ -124,6 +124,23 @@ static json_t *boot_params_json(struct vmm *vm)
                      "setup_data", hex(h->setup_data), "e820", e820_json(e820, n));
 }
 
+/* The KUnit results as the KTAP reader saw them: per suite and the failed
+ * cases by name. */
+static json_t *kunit_json(const struct ktap *k)
+{
+    json_t *suites = json_array(), *failed = json_array();
+    for (unsigned i = 0; i < k->nsuites; i++) {
+        const struct ktap_suite *su = &k->suites[i];
+        json_array_append_new(suites, json_pack("{s:s,s:b,s:i,s:i,s:i}", "name", su->name, "ok", su->ok, "passed",
+                                                (int)su->passed, "failed", (int)su->failed, "skipped", (int)su->skipped));
+    }
+    for (unsigned i = 0; i < k->nfailed; i++)
+        json_array_append_new(failed, json_string(k->failed[i]));
+    return json_pack("{s:b,s:b,s:i,s:o,s:o,s:i,s:i}", "complete", ktap_complete(k), "passed", ktap_passed(k), "plan",
+                     k->plan, "suites", suites, "failed_tests", failed, "suites_not_listed", (int)k->suites_dropped,
+                     "failed_tests_not_named", (int)k->failed_unnamed);
+}
+
 int report_write(struct vmm *vm, int exit_status)
 {
     static struct boot_e820_entry want[MEMMAP_MAX_ENTRIES];
@@ -164,6 +181,12 @@ int report_write(struct vmm *vm, int exit_status)
     }
     if (vm->bp_copy)
         json_object_set_new(root, "boot_params", boot_params_json(vm));
+    if (vm->opt.exec)
+        json_object_set_new(root, "exec", json_pack("{s:s,s:o}", "command", vm->opt.exec, "status",
+                                                    vm->ctl.stop == GUEST_EXIT_PORT ? json_integer(vm->ctl.exit_status)
+                                                                                    : json_null()));
+    if (vm->opt.kunit)
+        json_object_set_new(root, "kunit", kunit_json(&vm->ktap));
     json_object_set_new(root, "console", json_stringn(vm->console_log ? vm->console_log : "",
                                                                vm->console_log_len));
     int rc = json_dumpf(root, vm->report, JSON_INDENT(2)) || fputc('\n', vm->report) == EOF ? -1 : 0;

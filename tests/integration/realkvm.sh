@@ -22,7 +22,10 @@ exec_boots() {
         'milestone: exit_boot_services at' 'milestone: linux_banner at' 'milestone: run_init at' \
         -- "$HO" --timeout 300 "$@" --exec 'echo exec-out: hello; grep ttyS0 /proc/interrupts' "$K"
     expect "$name-exec-3" 3 '^exec-out: failing' "${NATIVE[@]}" \
-        -- "$HO" --timeout 300 "$@" --exec 'echo exec-out: failing; exit 3' "$K"
+        -- "$HO" --timeout 300 "$@" --report "$OUT/$name-exec-3.json" --exec 'echo exec-out: failing; exit 3' "$K"
+    expect "$name-exec-3-report" 0 '^3 guest-status$' \
+        -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["exec"]["status"], r["end_reason"])' \
+           "$OUT/$name-exec-3.json"
 }
 
 if ! INITRAMFS=$("$TOP/scripts/build-initramfs.sh" 2>"$OUT/initramfs.log"); then
@@ -59,7 +62,10 @@ if KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); the
         -- "$HO" --kunit --timeout 300 "$KK"
     expect realkvm-kunit-fail 1 'kunit: failed test: handover_selftest.handover_selftest_param_controlled' \
         'kunit: 4 suites \(1 failed\)' "${NATIVE[@]}" \
-        -- "$HO" --kunit --timeout 300 --cmdline "console=ttyS0 handover_selftest.fail=1" "$KK"
+        -- "$HO" --kunit --timeout 300 --report "$OUT/kunit-fail.json" --cmdline "console=ttyS0 handover_selftest.fail=1" "$KK"
+    expect realkvm-kunit-report 0 '^handover_selftest.handover_selftest_param_controlled complete$' \
+        -- python3 -c 'import json,sys; k = json.load(open(sys.argv[1]))["kunit"]; print(" ".join(k["failed_tests"]), "complete" if k["complete"] and not k["passed"] else "wrong")' \
+           "$OUT/kunit-fail.json"
     # The console is KTAP as the kernel printed it: the kernel's own
     # kunit.py parses handover's output (the source tree the tiny kernels
     # are built from has it).
