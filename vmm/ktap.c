@@ -15,6 +15,7 @@ void ktap_free(struct ktap *k)
 {
     free(k->suites);
     free(k->failed);
+    free(k->cases);
     ktap_init(k);
 }
 
@@ -133,6 +134,12 @@ void ktap_line(struct ktap *k, const char *line)
     }
     if (k->current >= 0 && parse_result(t, &ok, name, sizeof(name), &skip)) {
         struct ktap_suite *su = &k->suites[k->current];
+        if (grow((void **)&k->cases, &k->cases_cap, k->ncases, sizeof(*k->cases), KTAP_MAX_CASES)) {
+            struct ktap_case *tc = &k->cases[k->ncases++];
+            snprintf(tc->name, sizeof(tc->name), "%s", name);
+            tc->suite = (unsigned)k->current;
+            tc->status = skip ? KTAP_SKIP : ok ? KTAP_PASS : KTAP_FAIL;
+        }
         if (skip)
             su->skipped++;
         else if (ok)

@@ -12,12 +12,20 @@
  * a few MiB at most. Past them results are still counted, not stored. */
 #define KTAP_MAX_SUITES 65536
 #define KTAP_MAX_FAILED 65536
+#define KTAP_MAX_CASES  65536
 #define KTAP_NAME 64
 
 struct ktap_suite {
     char name[KTAP_NAME];
     unsigned passed, failed, skipped;
     bool done, ok;
+};
+
+/* One test case, as its suite's KTAP reported it. */
+struct ktap_case {
+    char name[KTAP_NAME];
+    unsigned suite;          /* index into suites */
+    enum ktap_status { KTAP_PASS, KTAP_FAIL, KTAP_SKIP } status;
 };
 
 struct ktap {
@@ -30,6 +38,8 @@ struct ktap {
     char (*failed)[2 * KTAP_NAME]; /* "suite.case" of failed cases, up to KTAP_MAX_FAILED */
     unsigned nfailed, failed_cap;
     unsigned failed_unnamed; /* failures past KTAP_MAX_FAILED (or out of memory): counted only */
+    struct ktap_case *cases; /* every case, up to KTAP_MAX_CASES (--kunit-json) */
+    unsigned ncases, cases_cap;
     unsigned suites_dropped; /* suites past KTAP_MAX_SUITES (or out of memory) */
     bool dropped_failed;     /* one of the dropped suites failed */
 };

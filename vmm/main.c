@@ -61,6 +61,7 @@ static void usage(FILE *out)
 "                         print a summary per suite and end when the run ends:\n"
 "                         exit 0 all passed, 1 a test failed, 7 run incomplete\n"
 "                         (adds kunit_shutdown=reboot to the command line)\n"
+"  --kunit-json FILE      also write the results as kunit.py --json does (KernelCI)\n"
 "  --report FILE          write a JSON boot report (calls, memory map, e820, console,\n"
 "                         exits, phase times) to FILE\n"
 "  --trace-efi[=FILE]     one JSON line per firmware call to FILE (default stderr)\n"
@@ -175,7 +176,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_INITRD_VIA, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_KUNIT_JSON, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -191,6 +192,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "load-addr", required_argument, NULL, OPT_LOAD_ADDR },
         { "trace-efi", optional_argument, NULL, OPT_TRACE },
         { "kunit", no_argument, NULL, OPT_KUNIT },
+        { "kunit-json", required_argument, NULL, OPT_KUNIT_JSON },
         { "cpus", required_argument, NULL, OPT_CPUS },
         { "exec", required_argument, NULL, OPT_EXEC },
         { "dtb", required_argument, NULL, OPT_DTB },
@@ -297,6 +299,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         case OPT_HELP:
         case 'h': usage(stdout); exit(0);
         case OPT_CMDLINE_APPEND: o->cmdline_append = optarg; break;
+        case OPT_KUNIT_JSON: o->kunit_json = optarg; break;
         case ':':
             vmm_log("%s needs a value (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
@@ -304,6 +307,10 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             vmm_log("unknown option %s (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
         }
+    }
+    if (o->kunit_json && !o->kunit) {
+        vmm_log("--kunit-json needs --kunit");
+        return EXIT_USAGE;
     }
     if (o->kunit && o->exec) {
         vmm_log("--kunit and --exec cannot be combined: the run ends when KUnit's results are in, or when the command exits");
@@ -372,6 +379,8 @@ static int boot(struct vmm *vm)
             return EXIT_USAGE;
     }
     if (vm->opt.report_path && !(vm->report = vmm_open_output("--report", vm->opt.report_path)))
+        return EXIT_USAGE;
+    if (vm->opt.kunit_json && !(vm->kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
         return EXIT_USAGE;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
@@ -458,6 +467,11 @@ int main(int argc, char **argv)
     print_fault_outcomes(&vm, rc);
     /* An output that could not be written whole makes a run fail: a script
      * must not read a cut report or trace as a result. */
+    if (vm.kunit_json && (report_write_kunit_json(&vm, vm.kunit_json) || fclose(vm.kunit_json))) {
+        vmm_log("--kunit-json %s: write failed: %s", vm.opt.kunit_json, strerror(errno));
+        if (rc == EXIT_OK)
+            rc = EXIT_HOST;
+    }
     if (report_write(&vm, rc) || (vm.report && fclose(vm.report))) {
         vmm_log("--report %s: write failed: %s", vm.opt.report_path, strerror(errno));
         if (rc == EXIT_OK)

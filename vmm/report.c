@@ -141,6 +141,45 @@ static json_t *kunit_json(const struct ktap *k)
                      "failed_tests_not_named", (int)k->failed_unnamed);
 }
 
+/* --kunit-json: the results in the format of kunit.py's --json (the
+ * kernel's tools/testing/kunit/kunit_json.py, KernelCI's test schema): a
+ * "KUnit Test Group" whose sub_groups are the suites, each with its
+ * test_cases. Parameterised cases are one case each, with their result. */
+/* The fields kunit_json.py puts in every group. */
+static int kunit_json_common(json_t *g, const struct vmm *vm)
+{
+    json_t *c = json_pack("{s:s,s:s,s:s,s:n,s:n,s:n,s:s}", "arch", "x86_64", "defconfig", "", "build_environment",
+                          vm->opt.kernel, "lab_name", "kernel", "job", "git_branch", "kselftest");
+    int rc = c ? json_object_update(g, c) : -1;
+    json_decref(c);
+    return rc;
+}
+
+int report_write_kunit_json(const struct vmm *vm, FILE *out)
+{
+    static const char *const status[] = { [KTAP_PASS] = "PASS", [KTAP_FAIL] = "FAIL", [KTAP_SKIP] = "SKIP" };
+    const struct ktap *k = &vm->ktap;
+    json_t *groups = json_array();
+    for (unsigned i = 0; i < k->nsuites; i++) {
+        json_t *cases = json_array();
+        for (unsigned c = 0; c < k->ncases; c++)
+            if (k->cases[c].suite == i)
+                json_array_append_new(cases, json_pack("{s:s,s:s}", "name", k->cases[c].name, "status",
+                                                       status[k->cases[c].status]));
+        json_t *g = json_pack("{s:s,s:[],s:o}", "name", k->suites[i].name, "sub_groups", "test_cases", cases);
+        if (g && !kunit_json_common(g, vm))
+            json_array_append_new(groups, g);
+    }
+    json_t *root = json_pack("{s:s,s:o,s:[]}", "name", "KUnit Test Group", "sub_groups", groups, "test_cases");
+    if (!root || kunit_json_common(root, vm)) {
+        errno = EILSEQ;
+        return -1;
+    }
+    int rc = json_dumpf(root, out, JSON_INDENT(4)) || fputc('\n', out) == EOF || fflush(out) ? -1 : 0;
+    json_decref(root);
+    return rc;
+}
+
 int report_write(struct vmm *vm, int exit_status)
 {
     static struct boot_e820_entry want[MEMMAP_MAX_ENTRIES];

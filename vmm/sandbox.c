@@ -4,7 +4,7 @@
  * the process open, exec or write anything else. The filter allows:
  *   ioctl on the VM and vCPU fds with the KVM requests the run loop makes;
  *   the thread calls of vCPU threads (clone with thread flags, futex, ...);
- *   write to stdout, stderr, the trace and the report file; fstat (stdio's first write);
+ *   write to stdout, stderr, the trace, the report and the --kunit-json file; fstat (stdio's first write);
  *   memory management for malloc; getrandom (EFI_RNG_PROTOCOL); clocks, sleeping (Stall), alarm and
  *   signal return (--timeout); close and exit.
  *   tgkill to this process only; mmap and mprotect without PROT_EXEC.
@@ -51,6 +51,18 @@ static const int plain_syscalls[] = {
 #define SANITIZER_BUILD 0
 #endif
 
+/* The descriptors the VMM writes: stdout, stderr, and the output files
+ * that were asked for (stderr stands in for the others). */
+#define SANDBOX_OUTPUTS 5
+static void output_fds(const struct vmm *vm, int fds[SANDBOX_OUTPUTS])
+{
+    fds[0] = 1;
+    fds[1] = 2;
+    fds[2] = vm->trace ? fileno(vm->trace) : 2;
+    fds[3] = vm->report ? fileno(vm->report) : 2;
+    fds[4] = vm->kunit_json ? fileno(vm->kunit_json) : 2;
+}
+
 /* Resource limits, as Firecracker's jailer sets them: no descriptor
  * beyond those already open (open is denied anyway; this holds without
  * the filter too), and no file the VMM writes larger than what its own
@@ -66,8 +78,9 @@ static int set_limits(const struct vmm *vm)
     /* The limit is on a file's size, so an output appended to a big log
      * file gets its allowance on top of what the file already holds. */
     off_t biggest = 0;
-    int outs[4] = { 1, 2, vm->trace ? fileno(vm->trace) : 2, vm->report ? fileno(vm->report) : 2 };
-    for (int i = 0; i < 4; i++) {
+    int outs[SANDBOX_OUTPUTS];
+    output_fds(vm, outs);
+    for (int i = 0; i < SANDBOX_OUTPUTS; i++) {
         struct stat st;
         if (fstat(outs[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > biggest)
             biggest = st.st_size;
@@ -116,8 +129,9 @@ int sandbox_enter(const struct vmm *vm)
     /* clone3's flags are behind a pointer the filter cannot read: ENOSYS
      * makes glibc fall back to clone. */
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    int fds[4] = { 1, 2, vm->trace ? fileno(vm->trace) : 2, vm->report ? fileno(vm->report) : 2 };
-    for (int i = 0; i < 4; i++)
+    int fds[SANDBOX_OUTPUTS];
+    output_fds(vm, fds);
+    for (int i = 0; i < SANDBOX_OUTPUTS; i++)
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fds[i]));
     /* Signals only to this process's own threads (stop_all, the
      * heartbeat), as Firecracker's jailer filter allows tgkill. */

@@ -58,6 +58,7 @@ struct vmm_options {
     const char *exec;         /* --exec CMD */
     const char *dtb;          /* --dtb auto|FILE */
     const char *report_path;  /* --report FILE */
+    const char *kunit_json;   /* --kunit-json FILE */
     bool no_acpi;             /* --no-acpi */
     uint64_t console_limit;   /* bytes of guest console output to print */
     uint64_t trace_limit;     /* bytes of --trace-efi output */
@@ -125,6 +126,7 @@ struct vmm {
 
     /* --report */
     FILE *report;
+    FILE *kunit_json;
     double phase_time[PHASE_COUNT];   /* seconds since start; 0: not reached */
     struct memmap *map_at_ebs;
     struct boot_params *bp_copy;
@@ -180,6 +182,8 @@ void report_save_map(struct vmm *vm);
 void report_save_boot_params(struct vmm *vm, uint64_t bp_addr);
 void report_console(struct vmm *vm, uint8_t byte);
 int report_write(struct vmm *vm, int exit_status);
+/* --kunit-json: kunit.py --json's format; -1 with errno on failure. */
+int report_write_kunit_json(const struct vmm *vm, FILE *out);
 
 /* console.c: the serial port's transmit and IRQ callbacks */
 void vmm_console_tx(void *ctx, uint8_t byte);

@@ -301,6 +301,11 @@ START_TEST(ktap_reads_200_suites_with_failures_in_the_150th)
     ck_assert(!k.suites[149].ok);
     ck_assert(k.suites[199].ok);
     ck_assert_uint_eq(k.suites[199].passed, 3);
+    ck_assert_uint_eq(k.ncases, 600);   /* every case, for --kunit-json */
+    ck_assert_str_eq(k.cases[149 * 3 + 1].name, "case_b");
+    ck_assert_uint_eq(k.cases[149 * 3 + 1].suite, 149);
+    ck_assert_int_eq(k.cases[149 * 3 + 1].status, KTAP_FAIL);
+    ck_assert_int_eq(k.cases[0].status, KTAP_PASS);
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
