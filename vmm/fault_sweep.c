@@ -343,6 +343,57 @@ static int write_json(const char *path, const struct vmm *vm, const struct fault
     return rc;
 }
 
+/* Cells whose outcome --fail-on names, and cells whose outcome differs
+ * from the --sweep-baseline matrix (matched by their --inject spec), make
+ * the sweep fail with EXIT_SWEEP_FAILED; a baseline that cannot be read is
+ * a usage error. */
+static int sweep_verdict(const struct vmm *vm, const struct fault_sweep *sw, const struct sweep_cell *cells, unsigned n)
+{
+    unsigned bad = 0, differ = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (!cells[i].skipped && (vm->opt.sweep_fail_on >> cells[i].outcome) & 1) {
+            vmm_log("fault sweep: cell %s at call %llu %s: %s (--fail-on)", cells[i].spec,
+                    (unsigned long long)sw->snap[cells[i].snap].seq, sw->snap[cells[i].snap].call,
+                    fault_outcome_names[cells[i].outcome]);
+            bad++;
+        }
+    if (vm->opt.sweep_baseline) {
+        json_error_t err;
+        json_t *base = json_load_file(vm->opt.sweep_baseline, 0, &err);
+        json_t *rows = base ? json_object_get(base, "cells") : NULL;
+        if (!json_is_array(rows)) {
+            vmm_log("--sweep-baseline %s: not a --fault-sweep matrix: %s", vm->opt.sweep_baseline,
+                    base ? "no cells array" : err.text);
+            json_decref(base);
+            return EXIT_USAGE;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            const char *now_outcome = cells[i].skipped ? "skipped" : fault_outcome_names[cells[i].outcome];
+            const char *then = "absent";
+            size_t j;
+            json_t *row;
+            json_array_foreach(rows, j, row) {
+                const char *spec = json_string_value(json_object_get(row, "inject"));
+                if (spec && !strcmp(spec, cells[i].spec)) {
+                    then = json_string_value(json_object_get(row, "outcome"));
+                    break;
+                }
+            }
+            if (!then || strcmp(then, now_outcome)) {
+                vmm_log("fault sweep: cell %s: %s, the baseline says %s", cells[i].spec, now_outcome,
+                        then ? then : "?");
+                differ++;
+            }
+        }
+        json_decref(base);
+    }
+    if (bad || differ) {
+        vmm_log("fault sweep: %u cells with an outcome --fail-on names, %u that differ from the baseline", bad, differ);
+        return EXIT_SWEEP_FAILED;
+    }
+    return EXIT_OK;
+}
+
 int fault_sweep_run(struct vmm *vm)
 {
     struct fault_sweep sw = { .start = now() };
@@ -419,7 +470,7 @@ int fault_sweep_run(struct vmm *vm)
            "about %.1f s: %.1fx faster\n", base_end + cells_time, base_end, ncells, cells_time, one_boot_each,
            one_boot_each / (base_end + cells_time));
     fflush(stdout);
-    rc = EXIT_OK;
+    rc = sweep_verdict(vm, &sw, cells, ncells);
     if (vm->opt.sweep_json && write_json(vm->opt.sweep_json, vm, &sw, cells, ncells, base_end, cells_time,
                                          one_boot_each)) {
         vmm_log("--fault-sweep=%s: cannot write the matrix", vm->opt.sweep_json);

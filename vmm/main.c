@@ -80,6 +80,9 @@ static void usage(FILE *out)
 "                         sandbox (each cell creates a VM)\n"
 "  --sweep-memory SIZE    host memory the sweep's snapshots may hold (default 1G, at most\n"
 "                         1024 snapshots); past it the later calls are not swept\n"
+"  --fail-on OUTCOMES     sweep cells with these outcomes (comma-separated, or none) make\n"
+"                         the sweep exit 9 (default crashed,hung,bad-e820)\n"
+"  --sweep-baseline FILE  a --fault-sweep matrix: cells whose outcome differs exit 9\n"
 "  --console-limit SIZE   print at most SIZE bytes of guest console output (default 64M)\n"
 "  --trace-limit SIZE     write at most SIZE bytes of trace (default 256M)\n"
 "  --quiet                fewer progress messages on stderr\n"
@@ -92,7 +95,8 @@ static void usage(FILE *out)
 "4 guest crashed (triple fault, exception, emulation failure);\n"
 "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
 "7 --kunit run incomplete; 8 --exec: the guest ended without reporting the\n"
-"command's status; 124 timeout; 128+N stopped by signal N.\n"
+"command's status; 9 --fault-sweep: a cell failed (--fail-on, --sweep-baseline);\n"
+"124 timeout; 128+N stopped by signal N.\n"
 "A guest's own status (the exit port, --exec) may be any of these numbers: the\n"
 "last line on stderr, \"handover: end: REASON, exit status N\", and --report's\n"
 "end_reason always tell them apart (guest-status, timeout, guest-crash, ...).\n", faults);
@@ -176,7 +180,30 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_INITRD_VIA, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_KUNIT_JSON, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_KUNIT_JSON, OPT_FAIL_ON, OPT_SWEEP_BASELINE, OPT_QUIET, OPT_VERSION, OPT_HELP };
+
+/* --fail-on: a comma-separated list of fault outcome names, or "none". */
+static int parse_outcomes(const char *list, unsigned *mask)
+{
+    *mask = 0;
+    if (!strcmp(list, "none"))
+        return 0;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        int k = -1;
+        for (int i = 0; i < FAULT_OUTCOMES; i++)
+            if (!strcmp(w, fault_outcome_names[i]))
+                k = i;
+        if (k < 0) {
+            vmm_log("--fail-on %s: unknown outcome '%s' (retried, fell-back, failed-cleanly, crashed, hung, bad-e820, "
+                    "not-injected, or none)", list, w);
+            return -1;
+        }
+        *mask |= 1u << k;
+    }
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, struct vmm_options *o)
 {
@@ -205,13 +232,16 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "seed", required_argument, NULL, OPT_SEED },
         { "fault-sweep", optional_argument, NULL, OPT_FAULT_SWEEP },
         { "sweep-memory", required_argument, NULL, OPT_SWEEP_MEMORY },
+        { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+        { "sweep-baseline", required_argument, NULL, OPT_SWEEP_BASELINE },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "version", no_argument, NULL, OPT_VERSION },
         { "help", no_argument, NULL, OPT_HELP },
         { 0 },
     };
     *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = DEFAULT_MEM, .entry = ENTRY_HANDOVER,
-                               .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30, .cpus = 1 };
+                               .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30,
+                               .sweep_fail_on = 1u << FAULT_CRASHED | 1u << FAULT_HUNG | 1u << FAULT_BAD_E820, .cpus = 1 };
     int c;
     uint64_t v;
     opterr = 0;
@@ -300,6 +330,11 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         case 'h': usage(stdout); exit(0);
         case OPT_CMDLINE_APPEND: o->cmdline_append = optarg; break;
         case OPT_KUNIT_JSON: o->kunit_json = optarg; break;
+        case OPT_SWEEP_BASELINE: o->sweep_baseline = optarg; break;
+        case OPT_FAIL_ON:
+            if (parse_outcomes(optarg, &o->sweep_fail_on))
+                return EXIT_USAGE;
+            break;
         case ':':
             vmm_log("%s needs a value (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
@@ -307,6 +342,10 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             vmm_log("unknown option %s (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
         }
+    }
+    if (o->sweep_baseline && !o->fault_sweep) {
+        vmm_log("--sweep-baseline needs --fault-sweep");
+        return EXIT_USAGE;
     }
     if (o->kunit_json && !o->kunit) {
         vmm_log("--kunit-json needs --kunit");

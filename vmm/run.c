@@ -540,6 +540,8 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
         return vm->opt.kunit ? "kunit-incomplete" : "ended";
     case EXIT_EXEC_NO_STATUS:
         return vm->opt.exec ? "exec-status-unknown" : "ended";
+    case EXIT_SWEEP_FAILED:
+        return vm->opt.fault_sweep ? "sweep-cells-failed" : "ended";
     default:
         break;
     }

@@ -27,6 +27,7 @@
 #define EXIT_KUNIT_INCOMPLETE 7
 #define EXIT_KUNIT_FAILED  1
 #define EXIT_EXEC_NO_STATUS 8   /* --exec: the guest ended without a status */
+#define EXIT_SWEEP_FAILED  9    /* --fault-sweep: a cell --fail-on names, or one unlike the baseline */
 #define EXIT_TIMEOUT       124
 #define EXIT_SIGNAL_BASE   128     /* stopped by signal N: 128 + N, as a shell reports it */
 
@@ -68,6 +69,8 @@ struct vmm_options {
     bool fault_sweep;         /* --fault-sweep[=FILE] */
     const char *sweep_json;   /* its FILE */
     uint64_t sweep_memory;    /* --sweep-memory: bytes of snapshots at most */
+    unsigned sweep_fail_on;   /* --fail-on: bit k: fault outcome k fails the sweep */
+    const char *sweep_baseline;   /* --sweep-baseline FILE: a matrix to compare with */
 };
 
 #define VMM_EXIT_REASONS 64
@@ -160,7 +163,7 @@ int vmm_run(struct vmm *vm);
 /* Why the run ended, for --report's end_reason and the last stderr line:
  * signal, timeout, guest-status (the exit port or --exec's status),
  * kernel-panic, efi-exit, kunit-finished, kunit-incomplete, refused,
- * host-error, guest-crash, exec-status-unknown, stop-at-ebs,
+ * host-error, guest-crash, exec-status-unknown, sweep-cells-failed, stop-at-ebs,
  * guest-poweroff, guest-reset, ended. */
 const char *vmm_end_reason(const struct vmm *vm, int rc);
 

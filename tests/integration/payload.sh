@@ -99,6 +99,11 @@ expect stub-bisect-same 0 'the two stubs made the same firmware calls' \
 # Port 0x61 follows PIT channel 2 (the kernel's PIT calibration needs it).
 expect pit-port-61 0 'ok [0-9]+ - pit_out2_rises' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=pit "$PAYLOAD"
+# A second vCPU flips the system table's HeaderSize while the BSP calls
+# InstallConfigurationTable: the VMM's CRC must not take its length from guest
+# memory (the double fetch read host memory out of bounds; ASan build too).
+expect race-crc-double-fetch 0 'ok [0-9]+ - race_ap_started' 'payload: done, 0 failures' \
+    -- "$HO" --timeout 120 --cpus 2 --cmdline payload=race "$PAYLOAD"
 # On this machine's KVM the int3 needs the VMM; on ordinary KVM the host runs it.
 if "$HO" --timeout 60 --cmdline payload=fallbacks "$PAYLOAD" 2>&1 | grep -q 'emulation fallback: int3'; then
     expect no-emulation-fallbacks 4 'emulation failure' 'code at RIP 0x[0-9a-f]+: cc' '!emulation fallback:' \
@@ -243,6 +248,17 @@ end_reason status-guest-4 4 guest-status --timeout 60 --cmdline payload=exit=4
 end_reason status-crash-4 4 guest-crash --timeout 60 --cmdline payload=triple-fault
 end_reason status-guest-124 124 guest-status --timeout 60 --cmdline payload=exit=124
 end_reason status-timeout-124 124 timeout --timeout 2 --cmdline payload=loop
+# A sweep fails (9) on the outcomes --fail-on names, and on cells that differ
+# from a baseline matrix.
+expect sweep-fail-on 9 'cell alloc-pool-fail:1 at call .*: failed-cleanly \(--fail-on\)' 'end: sweep-cells-failed, exit status 9' \
+    -- "$HO" --timeout 60 --fault-sweep --fail-on failed-cleanly --cmdline payload=stop-at-ebs "$PAYLOAD"
+expect sweep-baseline-same 0 'fault sweep: .* cells' '!differ from the baseline' \
+    -- "$HO" --timeout 60 --fault-sweep --sweep-baseline "$OUT/sweep.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
+python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); c = [x for x in m["cells"] if x["fault"] == "ebs-stale-key"][0]; c["outcome"] = "crashed"; json.dump(m, open(sys.argv[2], "w"))' \
+    "$OUT/sweep.json" "$OUT/sweep-changed.json"
+expect sweep-baseline-differs 9 'cell ebs-stale-key[^ ]*: retried, the baseline says crashed' \
+    -- "$HO" --timeout 60 --fault-sweep --sweep-baseline "$OUT/sweep-changed.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
+expect bad-fail-on 2 '--fail-on crashy: unknown outcome' -- "$HO" --fault-sweep --fail-on crashy "$PAYLOAD"
 # A guest that dirties memory between calls cannot make the sweep's
 # snapshots grow without bound: past --sweep-memory the later calls are
 # not swept, and the sweep still reports what it has.
