@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "../loader/bootparam.h"
+#include "../vmm/guest_mem.h"
 
 #define PAGE_SHIFT 12
-#define FOUR_GIB   0x100000000ULL
 
 void memmap_init(struct memmap *m)
 {
@@ -193,7 +193,7 @@ efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem
         break;
     }
     default:
-        i = find_top_down(m, pages, FOUR_GIB, &start);
+        i = find_top_down(m, pages, GUEST_4GIB, &start);
         if (i < 0)
             i = find_top_down(m, pages, UINT64_MAX, &start);
         if (i < 0)

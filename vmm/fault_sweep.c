@@ -16,8 +16,6 @@
 #include "snapshot.h"
 #include "vmm.h"
 
-#define FOUR_GIB 0x100000000ULL
-#define PAGE 4096
 
 struct sweep_snapshot {
     uint64_t seq;           /* the call's number in the trace */
@@ -114,7 +112,7 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
         firmware_free(&s->fw);
         return -1;
     }
-    uint64_t bytes = sizeof(*s) + s->mem.n * (PAGE + sizeof(uint64_t)) + firmware_copy_bytes(&s->fw);
+    uint64_t bytes = sizeof(*s) + s->mem.n * (GUEST_PAGE_SIZE + sizeof(uint64_t)) + firmware_copy_bytes(&s->fw);
     if (sw->n + 1 > SWEEP_MAX_SNAPSHOTS || sw->bytes + bytes > vm->opt.sweep_memory) {
         vmm_log("fault sweep: the snapshot budget (%u snapshots, --sweep-memory %llu MiB) is spent at call %llu: "
                 "this and later calls are not swept", SWEEP_MAX_SNAPSHOTS,
@@ -179,7 +177,7 @@ static unsigned plan_cells(const struct vmm *vm, const struct sweep_snapshot *s,
                 c->skipped = true;
                 snprintf(c->detail, sizeof(c->detail), "the call failed without a fault");
             }
-            if (k == INJECT_NO_LOW_FREE && guest_mem_top(&vm->mem) <= FOUR_GIB) {
+            if (k == INJECT_NO_LOW_FREE && guest_mem_top(&vm->mem) <= GUEST_4GIB) {
                 c->skipped = true;
                 snprintf(c->detail, sizeof(c->detail), "needs RAM above 4 GiB (--mem 5G)");
             }
@@ -225,9 +223,9 @@ static int fresh_memory(struct vmm *vm, const struct fault_sweep *sw)
     }
     munmap(vm->mem.host, vm->mem.size);
     guest_mem_init(&vm->mem, host, vm->mem.size);
-    for (uint64_t p = 0; p < vm->mem.size / PAGE; p++)
+    for (uint64_t p = 0; p < vm->mem.size / GUEST_PAGE_SIZE; p++)
         if (sw->used[p / 8] & (1u << (p % 8)))
-            memcpy(vm->mem.host + p * PAGE, sw->ref + p * PAGE, PAGE);
+            memcpy(vm->mem.host + p * GUEST_PAGE_SIZE, sw->ref + p * GUEST_PAGE_SIZE, GUEST_PAGE_SIZE);
     return 0;
 }
 
@@ -438,7 +436,7 @@ int fault_sweep_run(struct vmm *vm)
         sw.ref = NULL;
         goto out;
     }
-    sw.used = calloc(vm->mem.size / PAGE / 8 + 1, 1);
+    sw.used = calloc(vm->mem.size / GUEST_PAGE_SIZE / 8 + 1, 1);
     if (!sw.used)
         goto out;
     vm->opt.console_limit = 0;

@@ -11,8 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define GUEST_PAGE_SIZE  4096ULL
+#define GUEST_4GIB       0x100000000ULL
 #define GUEST_HOLE_START 0xC0000000ULL  /* 3 GiB: start of the 32-bit MMIO hole */
-#define GUEST_HIGH_START 0x100000000ULL /* RAM above the hole resumes at 4 GiB */
+#define GUEST_HIGH_START GUEST_4GIB     /* RAM above the hole resumes at 4 GiB */
 
 struct guest_mem {
     uint8_t *host;      /* mapping of size bytes */

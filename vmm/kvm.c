@@ -90,8 +90,7 @@ int vmm_create_vm(struct vmm *vm)
         }
         off += r[i].size;
     }
-    /* Intel wants a TSS region for real mode; harmless otherwise. */
-    if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, 0xfffbd000UL) < 0) {
+    if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)LAYOUT_KVM_TSS) < 0) {
         vmm_log("KVM_SET_TSS_ADDR: %s", strerror(errno));
         return -1;
     }

@@ -30,6 +30,10 @@
 #define LAYOUT_VMM_END        0x00200000ULL /* end of the boot-services data the VMM owns */
 #define LAYOUT_KERNEL_MIN     0x01000000ULL /* 16 MiB: LOAD_PHYSICAL_ADDR */
 
+/* KVM_SET_TSS_ADDR: three pages Intel's VMX needs for real mode, in the
+ * 32-bit hole below the BIOS area, where no RAM is. */
+#define LAYOUT_KVM_TSS        0xfffbd000ULL
+
 #define LAYOUT_MIN_MEM        (64ULL << 20)
 #define LAYOUT_MAX_MEM        (32ULL << 30)
 

@@ -11,8 +11,6 @@
 #include "vmm.h"
 #include "x86_setup.h"
 
-#define CR0_PG (1ULL << 31)
-#define CR4_LA57 (1ULL << 12)
 
 /* What an exit handler tells the run loop besides an exit status (>= 0);
  * vm->stop_rc is RUN_CONTINUE until some vCPU stops the run. */

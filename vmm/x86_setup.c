@@ -9,19 +9,6 @@
 #define PTE_PS  0x80ULL
 #define PTE_NX  (1ULL << 63)
 
-#define CR0_PE (1u << 0)
-#define CR0_MP (1u << 1)
-#define CR0_ET (1u << 4)
-#define CR0_NE (1u << 5)
-#define CR0_WP (1u << 16)
-#define CR0_AM (1u << 18)
-#define CR0_PG (1u << 31)
-#define CR4_PAE        (1u << 5)
-#define CR4_OSFXSR     (1u << 9)
-#define CR4_OSXMMEXCPT (1u << 10)
-#define EFER_LME (1u << 8)
-#define EFER_LMA (1u << 10)
-#define EFER_NXE (1u << 11)
 
 static unsigned identity_gib(const struct guest_mem *gm)
 {

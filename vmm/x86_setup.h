@@ -4,6 +4,22 @@
 #ifndef HANDOVER_X86_SETUP_H
 #define HANDOVER_X86_SETUP_H
 
+/* Control register and EFER bits (SDM vol. 3A, 2.5 and 2.2.1). */
+#define CR0_PE (1u << 0)
+#define CR0_MP (1u << 1)
+#define CR0_ET (1u << 4)
+#define CR0_NE (1u << 5)
+#define CR0_WP (1u << 16)
+#define CR0_AM (1u << 18)
+#define CR0_PG (1u << 31)
+#define CR4_PAE        (1u << 5)
+#define CR4_OSFXSR     (1u << 9)
+#define CR4_OSXMMEXCPT (1u << 10)
+#define CR4_LA57       (1u << 12)
+#define EFER_LME (1u << 8)
+#define EFER_LMA (1u << 10)
+#define EFER_NXE (1u << 11)
+
 #include <linux/kvm.h>
 #include <stdbool.h>
 #include <stdint.h>
