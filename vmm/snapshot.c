@@ -10,7 +10,6 @@
 
 #include "guest_mem.h"
 
-
 /* Read every MSR KVM lists that this vCPU lets us read, one at a time:
  * a batch stops at the first it cannot. */
 static int save_msrs(int kvm_fd, int vcpu_fd, struct vcpu_state *st)
