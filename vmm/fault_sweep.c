@@ -316,7 +316,7 @@ static void print_table(const struct fault_sweep *sw, const struct sweep_cell *c
     }
 }
 
-static int write_json(const char *path, const struct vmm *vm, const struct fault_sweep *sw, const struct sweep_cell *cells,
+static int write_json(FILE *out, const struct vmm *vm, const struct fault_sweep *sw, const struct sweep_cell *cells,
                       unsigned n, double base_end, double cells_time, double one_boot_each)
 {
     json_t *rows = json_array();
@@ -336,7 +336,7 @@ static int write_json(const char *path, const struct vmm *vm, const struct fault
                              (json_int_t)vm->fw.calls, "snapshots", (json_int_t)sw->n, "seconds", base_end, "cells",
                              rows, "seconds", "sweep", base_end + cells_time, "one_boot_per_fault_estimate",
                              one_boot_each, "speedup", one_boot_each / (base_end + cells_time));
-    int rc = json_dump_file(root, path, JSON_INDENT(1));
+    int rc = root && !json_dumpf(root, out, JSON_INDENT(1)) && fputc('\n', out) != EOF && !fflush(out) ? 0 : -1;
     json_decref(root);
     return rc;
 }
@@ -469,9 +469,9 @@ int fault_sweep_run(struct vmm *vm)
            one_boot_each / (base_end + cells_time));
     fflush(stdout);
     rc = sweep_verdict(vm, &sw, cells, ncells);
-    if (vm->opt.sweep_json && write_json(vm->opt.sweep_json, vm, &sw, cells, ncells, base_end, cells_time,
-                                         one_boot_each)) {
-        vmm_log("--fault-sweep=%s: cannot write the matrix", vm->opt.sweep_json);
+    if (vm->sweep_matrix && write_json(vm->sweep_matrix, vm, &sw, cells, ncells, base_end, cells_time,
+                                       one_boot_each)) {
+        vmm_log("--fault-sweep=%s: cannot write the matrix: %s", vm->opt.sweep_json, strerror(errno));
         rc = EXIT_HOST;
     }
 out:

@@ -76,8 +76,8 @@ static void usage(FILE *out)
 "                         VM with one fault armed, run to ExitBootServices or failure,\n"
 "                         and print the call x fault -> outcome matrix (retried,\n"
 "                         fell-back, failed-cleanly, crashed, hung, bad-e820); FILE\n"
-"                         gets it as JSON. Implies --stop-at ebs; one vCPU; no seccomp\n"
-"                         sandbox (each cell creates a VM)\n"
+"                         gets it as JSON. Implies --stop-at ebs; one vCPU; a deny-list\n"
+"                         seccomp filter (each cell creates a VM): no open, exec, fork\n"
 "  --sweep-memory SIZE    host memory the sweep's snapshots may hold (default 1G, at most\n"
 "                         1024 snapshots); past it the later calls are not swept\n"
 "  --fail-on OUTCOMES     sweep cells with these outcomes (comma-separated, or none) make\n"
@@ -421,6 +421,10 @@ static int boot(struct vmm *vm)
         return EXIT_USAGE;
     if (vm->opt.kunit_json && !(vm->kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
         return EXIT_USAGE;
+    /* Opened now: a directory or an unwritable path is found before the
+     * sweep, not after it. */
+    if (vm->opt.sweep_json && !(vm->sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
+        return EXIT_USAGE;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", vm->opt.cmdline);
@@ -460,7 +464,7 @@ static int boot(struct vmm *vm)
                 (unsigned long long)vm->image_start, (unsigned long long)vm->image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
     /* A sweep creates VMs as it goes: no filter on its ioctls (--help). */
-    if (!vm->opt.fault_sweep && sandbox_enter(vm))
+    if (vm->opt.fault_sweep ? sandbox_enter_sweep(vm) : sandbox_enter(vm))
         return EXIT_HOST;
     report_mark(vm, PHASE_ENTRY);
     return vm->opt.fault_sweep ? fault_sweep_run(vm) : vmm_run(vm);
@@ -506,6 +510,8 @@ int main(int argc, char **argv)
     print_fault_outcomes(&vm, rc);
     /* An output that could not be written whole makes a run fail: a script
      * must not read a cut report or trace as a result. */
+    if (vm.sweep_matrix && fclose(vm.sweep_matrix) && rc == EXIT_OK)
+        rc = EXIT_HOST;
     if (vm.kunit_json && (report_write_kunit_json(&vm, vm.kunit_json) || fclose(vm.kunit_json))) {
         vmm_log("--kunit-json %s: write failed: %s", vm.opt.kunit_json, strerror(errno));
         if (rc == EXIT_OK)

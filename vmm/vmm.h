@@ -130,6 +130,7 @@ struct vmm {
     /* --report */
     FILE *report;
     FILE *kunit_json;
+    FILE *sweep_matrix;       /* --fault-sweep=FILE, opened before the sweep starts */
     double phase_time[PHASE_COUNT];   /* seconds since start; 0: not reached */
     struct memmap *map_at_ebs;
     struct boot_params *bp_copy;

@@ -258,6 +258,22 @@ python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); c = [x for x in m
     "$OUT/sweep.json" "$OUT/sweep-changed.json"
 expect sweep-baseline-differs 9 'cell ebs-stale-key[^ ]*: retried, the baseline says crashed' \
     -- "$HO" --timeout 60 --fault-sweep --sweep-baseline "$OUT/sweep-changed.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
+# The sweep runs sandboxed too (a deny-list filter, since it makes VMs).
+"$HO" --timeout 120 --fault-sweep --cmdline "payload=stop-at-ebs payload.hog=400" "$PAYLOAD" >"$OUT/sweep-sb.log" 2>&1 &
+pid=$!
+seen=
+for _ in $(seq 600); do
+    grep -q '^Seccomp:[[:space:]]*2' "/proc/$pid/status" 2>/dev/null && { seen=1; break; }
+    grep -q 'seccomp filter not installed' "$OUT/sweep-sb.log" && { seen=san; break; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+wait "$pid"
+rc=$?
+if [ "$seen" = san ]; then skip sweep-sandboxed "sanitizer build: the filter is off"
+elif [ "$seen" = 1 ] && [ $rc = 0 ]; then pass sweep-sandboxed
+else fail sweep-sandboxed "filter seen: ${seen:-no}, exit status $rc" "$OUT/sweep-sb.log"; fi
+expect sweep-matrix-dir 2 '--fault-sweep .*: Is a directory' -- "$HO" --fault-sweep="$OUT" "$PAYLOAD"
 expect bad-fail-on 2 '--fail-on crashy: unknown outcome' -- "$HO" --fault-sweep --fail-on crashy "$PAYLOAD"
 # A guest that dirties memory between calls cannot make the sweep's
 # snapshots grow without bound: past --sweep-memory the later calls are
