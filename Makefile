@@ -29,7 +29,7 @@ UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
 .PHONY: all test test-fast test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
-        install clean help kernels boot bench bench-sweep bench-realkvm
+        install man clean help kernels boot bench bench-sweep bench-realkvm
 all: $(BUILD)/handover
 
 $(BUILD)/obj/%.o: %.c
@@ -63,7 +63,7 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
-test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE)
+test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1
 	tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
 	tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 
@@ -131,10 +131,19 @@ kernels:
 	scripts/build-tiny-kernel.sh kunit
 	scripts/fetch-debian-kernels.sh
 
+# The man page is --help itself, run through help2man: the two cannot drift.
+$(BUILD)/handover.1: $(BUILD)/handover
+	help2man --no-info --name "boot a Linux bzImage through its EFI stub on KVM, with no firmware" \
+	    --version-string "$$($(BUILD)/handover --version)" $(BUILD)/handover -o $@
+
+man: $(BUILD)/handover.1
+
 # The binary, the initramfs builder --exec needs (as handover-initramfs),
-# and the examples, so that an installed handover works without the checkout.
-install: $(BUILD)/handover
+# the man page and the examples, so that an installed handover works
+# without the checkout.
+install: $(BUILD)/handover $(BUILD)/handover.1
 	install -D -m 0755 $(BUILD)/handover $(DESTDIR)$(PREFIX)/bin/handover
+	install -D -m 0644 $(BUILD)/handover.1 $(DESTDIR)$(PREFIX)/share/man/man1/handover.1
 	install -D -m 0755 scripts/build-initramfs.sh $(DESTDIR)$(PREFIX)/bin/handover-initramfs
 	install -d $(DESTDIR)$(PREFIX)/share/handover/examples
 	install -m 0644 examples/*.sh examples/*.yml $(DESTDIR)$(PREFIX)/share/handover/examples/
@@ -158,7 +167,8 @@ help:
 	@echo "make bench-realkvm  on a hardware KVM: handover vs QEMU q35, microvm, OVMF to user space (bench/realkvm.sh)"
 	@echo "make bench-sweep    --fault-sweep against one boot per fault (bench/sweep.sh)"
 	@echo "make kernels        build the tiny kernel and fetch the Debian kernels into ~/.cache/handover"
-	@echo "make install        install handover into $(PREFIX)/bin"
+	@echo "make man            build/handover.1, the man page (help2man from --help)"
+	@echo "make install        install handover, handover-initramfs, the man page and the examples under $(PREFIX)"
 	@echo "make clean          remove $(BUILD)/"
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -50,6 +50,16 @@ expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skippin
 # In CI a SKIP not listed in tests/allowed-skips fails the tier.
 expect ci-skip-policy 1 'not ok - made-up-tier: SKIP is not allowed in CI' '^0 passed, 1 failed \(2 skipped\)' \
     -- env CI=true bash -c ". '$(dirname "$0")/lib.sh'; skip made-up-tier 'no kernel'; skip sandboxed 'san build'; summary"
+# The man page (make man: help2man from --help) documents every option.
+man=$(dirname "$HO")/handover.1
+if [ -s "$man" ]; then
+    missing=$("$HO" --help | grep -oE '^  --[a-z-]+' | sed 's/^ *//' | while read -r o; do
+        grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$man" || echo "$o"; done)
+    if [ -z "$missing" ]; then pass man-page-has-every-option
+    else fail man-page-has-every-option "not in $man: $missing"; fi
+else
+    fail man-page-has-every-option "no $man (make man)"
+fi
 expect readme-usage-is-help 0 'README usage = --help' \
     -- "$(dirname "$0")/readme-usage.py" "$(dirname "$0")/../../README.md" "$HO"
 # Inputs that are not regular files, and an output FIFO nobody reads, are
