@@ -1,43 +1,76 @@
 #include "cpio.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NEWC_HEADER 110   /* "070701" and 13 eight-digit hex fields */
+#define NEWC_NAME_MAX 4096
+#define MODE_FILE 0100000u
+#define MODE_DIR  0040000u
 #define ALIGN4(x) (((x) + 3) & ~(size_t)3)
 
-static size_t entry_size(const char *name, size_t len)
+void cpio_begin(struct cpio_builder *b, size_t max)
 {
-    return ALIGN4(NEWC_HEADER + strlen(name) + 1) + ALIGN4(len);
+    memset(b, 0, sizeof(*b));
+    b->max = max;
 }
 
-static size_t put_entry(char *p, unsigned ino, unsigned mode, const char *name, const void *data, size_t len)
+static void put_entry(struct cpio_builder *b, unsigned mode, const char *name, const void *data, size_t len)
 {
     size_t namesize = strlen(name) + 1;
+    if (b->failed || namesize > NEWC_NAME_MAX || len > 0xffffffffu) {
+        b->failed = true;
+        return;
+    }
+    size_t n = ALIGN4(NEWC_HEADER + namesize), need = n + ALIGN4(len);
+    if (need > b->max - b->len || need + b->len < need) {
+        b->failed = true;
+        return;
+    }
+    if (b->len + need > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + need)
+            cap *= 2;
+        char *p = realloc(b->buf, cap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->buf = p;
+        b->cap = cap;
+    }
+    char *p = b->buf + b->len;
     char hdr[2 * NEWC_HEADER];
+    unsigned ino = mode ? ++b->ino : 0;
     snprintf(hdr, sizeof(hdr), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", ino, mode, 0u, 0u,
-             1u, 0u, (unsigned)len, 0u, 0u, 0u, 0u, (unsigned)namesize, 0u);
-    size_t n = ALIGN4(NEWC_HEADER + namesize);
-    memset(p, 0, n + ALIGN4(len));
+             (mode & MODE_DIR) ? 2u : 1u, 0u, (unsigned)len, 0u, 0u, 0u, 0u, (unsigned)namesize, 0u);
+    memset(p, 0, need);
     memcpy(p, hdr, NEWC_HEADER);
     memcpy(p + NEWC_HEADER, name, namesize);
     if (len)
         memcpy(p + n, data, len);
-    return n + ALIGN4(len);
+    b->len += need;
 }
 
-size_t cpio_file_archive_size(const char *name, size_t len)
+void cpio_add_dir(struct cpio_builder *b, const char *name)
 {
-    return entry_size(name, len) + entry_size("TRAILER!!!", 0);
+    put_entry(b, MODE_DIR | 0755u, name, NULL, 0);
 }
 
-size_t cpio_file_archive(void *buf, size_t cap, const char *name, const void *data, size_t len)
+void cpio_add_file(struct cpio_builder *b, const char *name, unsigned perm, const void *data, size_t len)
 {
-    size_t need = cpio_file_archive_size(name, len);
-    if (need > cap || len > 0xffffffffu || strlen(name) > 4096)
-        return 0;
-    char *p = buf;
-    p += put_entry(p, 1, 0100644, name, data, len);
-    put_entry(p, 0, 0, "TRAILER!!!", NULL, 0);
-    return need;
+    put_entry(b, MODE_FILE | (perm & 07777u), name, data, len);
+}
+
+size_t cpio_end(struct cpio_builder *b)
+{
+    put_entry(b, 0, "TRAILER!!!", NULL, 0);
+    return b->failed ? 0 : b->len;
+}
+
+void cpio_free(struct cpio_builder *b)
+{
+    free(b->buf);
+    memset(b, 0, sizeof(*b));
 }

@@ -4,12 +4,25 @@
 #ifndef HANDOVER_CPIO_H
 #define HANDOVER_CPIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* Bytes an archive holding one regular file and the trailer needs. */
-size_t cpio_file_archive_size(const char *name, size_t len);
-/* Write that archive into buf (cap bytes); returns its size, 0 if it does
- * not fit. The file gets mode 0644, owner root. */
-size_t cpio_file_archive(void *buf, size_t cap, const char *name, const void *data, size_t len);
+/* An archive being built in a growing buffer. */
+struct cpio_builder {
+    char *buf;
+    size_t len, cap, max;   /* max: the archive may not grow beyond it */
+    unsigned ino;
+    bool failed;            /* out of memory, past max, or a bad entry */
+};
+
+void cpio_begin(struct cpio_builder *b, size_t max);
+/* A directory (mode 0755); the kernel needs a file's parent directories
+ * before the file. */
+void cpio_add_dir(struct cpio_builder *b, const char *name);
+/* A regular file with the given permission bits (e.g. 0755). */
+void cpio_add_file(struct cpio_builder *b, const char *name, unsigned perm, const void *data, size_t len);
+/* The trailer: returns the archive's size, 0 if anything failed. */
+size_t cpio_end(struct cpio_builder *b);
+void cpio_free(struct cpio_builder *b);
 
 #endif

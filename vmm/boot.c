@@ -14,6 +14,7 @@
 #include "../loader/cpio.h"
 #include "../loader/dtb.h"
 #include "layout.h"
+#include "add_files.h"
 #include "files.h"
 #include "vmm.h"
 #include "x86_setup.h"
@@ -43,9 +44,8 @@ static int place_image(struct vmm *vm, uint64_t want, uint64_t size, uint64_t al
     return -1;
 }
 
-/* Read the initrd into host memory, with the --exec command appended as
- * a second cpio archive (handover/cmd, which scripts/build-initramfs.sh's
- * /init runs). */
+/* Read the initrd into host memory, with the --exec command and the
+ * --add files appended as a second cpio archive (add_files.c). */
 static int read_initrd(struct vmm *vm)
 {
     FILE *f = vmm_open_input("--initrd", vm->opt.initrd);
@@ -53,24 +53,33 @@ static int read_initrd(struct vmm *vm)
         return -1;
     int rc = -1;
     long end;
+    struct cpio_builder extra = { 0 };
     if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 || (uint64_t)end > vm->mem.size / 2) {
         vmm_log("--initrd %s: cannot read its size, or it is larger than half the guest RAM", vm->opt.initrd);
         goto out;
     }
     uint64_t file_size = (uint64_t)end;
     rewind(f);
-    uint64_t exec_at = (file_size + 3) & ~3ULL;
-    uint64_t exec_size = vm->opt.exec ? cpio_file_archive_size("handover/cmd", strlen(vm->opt.exec)) : 0;
-    vm->initrd_size = vm->opt.exec ? exec_at + exec_size : file_size;
+    bool appended = vm->opt.exec || vm->opt.nadds;
+    if (appended && add_files_archive(vm, &extra))
+        goto out;
+    uint64_t extra_at = (file_size + 3) & ~3ULL;
+    vm->initrd_size = appended ? extra_at + extra.len : file_size;
+    if (vm->initrd_size > vm->mem.size / 2) {
+        vmm_log("--initrd %s with the --exec/--add archive: %llu MiB, more than half the guest RAM (raise --mem)",
+                vm->opt.initrd, (unsigned long long)(vm->initrd_size >> 20));
+        goto out;
+    }
     if (!vm->initrd_size || !(vm->initrd_data = calloc(1, vm->initrd_size)) ||
         fread(vm->initrd_data, 1, file_size, f) != file_size) {
         vmm_log("--initrd %s: read failed (or the file is empty)", vm->opt.initrd);
         goto out;
     }
-    if (vm->opt.exec)
-        cpio_file_archive(vm->initrd_data + exec_at, exec_size, "handover/cmd", vm->opt.exec, strlen(vm->opt.exec));
+    if (appended)
+        memcpy(vm->initrd_data + extra_at, extra.buf, extra.len);
     rc = 0;
 out:
+    cpio_free(&extra);
     fclose(f);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fault_outcome.h"
+#include "add_files.h"
 #include "files.h"
 #include "host_probe.h"
 #include "layout.h"
@@ -55,6 +56,9 @@ static void usage(FILE *out)
 "  --load-addr ADDR       load the kernel at ADDR instead of pref_address\n"
 "  --exec CMD             run CMD as the guest's init job and exit with its status\n"
 "                         (initramfs from scripts/build-initramfs.sh unless --initrd)\n"
+"  --add HOST[:GUEST]     put a host file into the initramfs (repeatable), at GUEST or\n"
+"                         in / by its name; an ELF program brings its interpreter and\n"
+"                         the libraries it needs: --exec ./my-test --add build/my-test\n"
 "  --dtb auto|FILE        pass a device tree as SETUP_DTB setup_data (handover entry):\n"
 "                         auto builds one (memory, CPUs, serial, bootargs)\n"
 "  --kunit                read the kernel's KUnit results (KTAP) from the console,\n"
@@ -180,7 +184,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_INITRD_VIA, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_KUNIT_JSON, OPT_FAIL_ON, OPT_SWEEP_BASELINE, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_KUNIT_JSON, OPT_ADD, OPT_FAIL_ON, OPT_SWEEP_BASELINE, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 /* --fail-on: a comma-separated list of fault outcome names, or "none". */
 static int parse_outcomes(const char *list, unsigned *mask)
@@ -222,6 +226,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "kunit-json", required_argument, NULL, OPT_KUNIT_JSON },
         { "cpus", required_argument, NULL, OPT_CPUS },
         { "exec", required_argument, NULL, OPT_EXEC },
+        { "add", required_argument, NULL, OPT_ADD },
         { "dtb", required_argument, NULL, OPT_DTB },
         { "report", required_argument, NULL, OPT_REPORT },
         { "no-acpi", no_argument, NULL, OPT_NO_ACPI },
@@ -330,6 +335,13 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         case 'h': usage(stdout); exit(0);
         case OPT_CMDLINE_APPEND: o->cmdline_append = optarg; break;
         case OPT_KUNIT_JSON: o->kunit_json = optarg; break;
+        case OPT_ADD:
+            if (o->nadds == ADD_MAX_SPECS) {
+                vmm_log("--add: at most %d", ADD_MAX_SPECS);
+                return EXIT_USAGE;
+            }
+            o->adds[o->nadds++] = optarg;
+            break;
         case OPT_SWEEP_BASELINE: o->sweep_baseline = optarg; break;
         case OPT_FAIL_ON:
             if (parse_outcomes(optarg, &o->sweep_fail_on))
@@ -387,6 +399,10 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             return EXIT_USAGE;
         }
         o->initrd = path;
+    }
+    if (o->nadds && !o->initrd) {
+        vmm_log("--add packs files into the initramfs: it needs --exec or --initrd");
+        return EXIT_USAGE;
     }
     if (o->dtb && o->entry == ENTRY_PE) {
         vmm_log("--dtb needs the handover entry: with --entry pe the stub builds boot_params itself");

@@ -57,6 +57,8 @@ struct vmm_options {
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
     unsigned cpus;            /* --cpus */
     const char *exec;         /* --exec CMD */
+    const char *adds[64];     /* --add HOST[:GUEST], ADD_MAX_SPECS */
+    unsigned nadds;
     const char *dtb;          /* --dtb auto|FILE */
     const char *report_path;  /* --report FILE */
     const char *kunit_json;   /* --kunit-json FILE */

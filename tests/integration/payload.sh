@@ -43,6 +43,8 @@ expect help-short 0 'usage: handover' -- "$HO" -h
 expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
 expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout 1k "$PAYLOAD"
 expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
+expect add-needs-initramfs 2 '--add packs files into the initramfs: it needs --exec or --initrd' \
+    -- "$HO" --add "$PAYLOAD" "$PAYLOAD"
 expect kunit-with-exec 2 '--kunit and --exec cannot be combined' -- "$HO" --kunit --exec true "$PAYLOAD"
 head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"
 expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skipping' \

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The README's usage block (the indented block after "## Usage") is the
-output of `handover --help`, line for line. usage: readme-usage.py README HANDOVER"""
+output of `handover --help`, line for line.
+usage: readme-usage.py README HANDOVER [--write]   (--write: make it so)"""
 import subprocess
 import sys
 
@@ -15,6 +16,11 @@ for line in text[start:].split("\n"):
 while block and not block[-1]:
     block.pop()
 help_text = subprocess.run([handover, "--help"], capture_output=True, text=True, check=True).stdout.rstrip("\n").split("\n")
+if "--write" in sys.argv[3:]:
+    end = start + len("\n".join(("    " + l if l else "") for l in block))
+    new = "\n".join(("    " + l if l else "") for l in help_text)
+    open(readme, "w").write(text[:start] + new + text[end:])
+    sys.exit(0)
 if block != help_text:
     for i, (a, b) in enumerate(zip(block + [""] * len(help_text), help_text + [""] * len(block))):
         if a != b:

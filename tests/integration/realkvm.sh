@@ -105,7 +105,17 @@ if KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
                 "$OUT/$v-exec.trace"
         fi
     done
-    stock_sweep "$(echo "$KS" | grep debian-6.12/)" 300
+    # --add: a dynamically linked host program (built here) runs in the guest,
+    # with its interpreter and libraries packed in beside it.
+    K612=$(echo "$KS" | grep debian-6.12/)
+    printf '#include <stdio.h>\nint main(void) { puts("dyn-hello: ok"); return 0; }\n' > "$OUT/dyn-hello.c"
+    if gcc -o "$OUT/dyn-hello" "$OUT/dyn-hello.c" 2>"$OUT/gcc.log"; then
+        expect debian-6.12-exec-add-dynamic 0 '^dyn-hello: ok' \
+            -- "$HO" --timeout 300 --add "$OUT/dyn-hello" --exec ./dyn-hello "$K612"
+    else
+        fail debian-6.12-exec-add-dynamic "gcc failed" "$OUT/gcc.log"
+    fi
+    stock_sweep "$K612" 300
 else
     skip debian-kernels "could not fetch the Debian kernels: $(tail -n 1 "$OUT/fetch.log")"
 fi

@@ -10,6 +10,7 @@
 #include "../../firmware-stub/acpi.h"
 #include "../../firmware-stub/guids.h"
 #include "../../loader/cpio.h"
+#include "../../loader/elf_deps.h"
 #include "../../loader/dtb.h"
 #include "../../vmm/emulate.h"
 #include "../../vmm/ktap.h"
@@ -126,19 +127,54 @@ END_TEST
 
 START_TEST(cpio_archive_is_newc)
 {
-    char buf[512];
+    struct cpio_builder b;
     const char *cmd = "echo hi";
-    size_t n = cpio_file_archive(buf, sizeof(buf), "handover/cmd", cmd, strlen(cmd));
-    ck_assert_uint_eq(n, cpio_file_archive_size("handover/cmd", strlen(cmd)));
+    cpio_begin(&b, 1 << 20);
+    cpio_add_file(&b, "handover/cmd", 0644, cmd, strlen(cmd));
+    size_t n = cpio_end(&b);
+    ck_assert_uint_eq(n, 124 + 8 + 124);   /* header+name padded, data padded, trailer */
     ck_assert_uint_eq(n % 4, 0);
+    const char *buf = b.buf;
     ck_assert(!memcmp(buf, "070701", 6));
-    /* filesize field (7th) and namesize (12th), 8 hex digits each */
+    /* mode (2nd field), filesize (7th) and namesize (12th), 8 hex digits each */
+    ck_assert(!memcmp(buf + 6 + 1 * 8, "000081A4", 8));
     ck_assert(!memcmp(buf + 6 + 6 * 8, "00000007", 8));
     ck_assert(!memcmp(buf + 6 + 11 * 8, "0000000D", 8));
     ck_assert_str_eq(buf + 110, "handover/cmd");
     ck_assert(!memcmp(buf + 124, cmd, 7));   /* 110 + 13 = 123, padded to 124 */
     ck_assert(memmem(buf, n, "TRAILER!!!", 10) != NULL);
-    ck_assert_uint_eq(cpio_file_archive(buf, n - 1, "handover/cmd", cmd, strlen(cmd)), 0);
+    cpio_free(&b);
+
+    /* A directory entry, and an archive past its bound fails whole. */
+    cpio_begin(&b, 300);
+    cpio_add_dir(&b, "lib");
+    ck_assert(!memcmp(b.buf + 6 + 1 * 8, "000041ED", 8));
+    cpio_add_file(&b, "lib/big", 0755, cmd, 200);
+    ck_assert_uint_eq(cpio_end(&b), 0);
+    cpio_free(&b);
+}
+END_TEST
+
+/* --add's ELF reader on a real dynamically linked program: this test
+ * binary itself. */
+START_TEST(elf_deps_of_this_program)
+{
+    FILE *f = fopen("/proc/self/exe", "rb");
+    ck_assert_ptr_nonnull(f);
+    static uint8_t image[64 << 20];
+    size_t n = fread(image, 1, sizeof(image), f);
+    fclose(f);
+    struct elf_deps d;
+    ck_assert_int_eq(elf_deps_read(image, n, &d), 0);
+    ck_assert_str_eq(d.interp, "/lib64/ld-linux-x86-64.so.2");
+    bool libc = false;
+    for (unsigned i = 0; i < d.nneeded; i++)
+        libc |= !strcmp(d.needed[i], "libc.so.6");
+    ck_assert(libc);
+    /* Every truncation is refused or read within bounds (ASan checks). */
+    for (size_t cut = 0; cut < 4096; cut += 7)
+        (void)elf_deps_read(image, cut, &d);
+    ck_assert_int_eq(elf_deps_read((const uint8_t *)"#!/bin/sh\n", 10, &d), -1);
 }
 END_TEST
 
@@ -325,6 +361,7 @@ Suite *boot_data_suite(void)
     tcase_add_test(t, acpi_tables_checksum_and_link);
     tcase_add_test(t, dtb_reads_back_with_libfdt);
     tcase_add_test(t, cpio_archive_is_newc);
+    tcase_add_test(t, elf_deps_of_this_program);
     tcase_add_test(t, emulate_table);
     tcase_add_test(t, ktap_passing_and_failing_runs);
     tcase_add_test(t, ktap_reads_200_suites_with_failures_in_the_150th);

@@ -1,0 +1,73 @@
+#include "elf_deps.h"
+
+#include <elf.h>
+#include <string.h>
+
+/* A NUL-terminated string at file offset off, copied into out. */
+static int copy_string(const uint8_t *d, size_t n, uint64_t off, char *out)
+{
+    if (off >= n)
+        return -1;
+    const uint8_t *end = memchr(d + off, 0, n - off);
+    if (!end || (size_t)(end - (d + off)) >= ELF_DEPS_NAME)
+        return -1;
+    memcpy(out, d + off, (size_t)(end - (d + off)) + 1);
+    return 0;
+}
+
+/* The file offset of virtual address va, through the PT_LOAD segments. */
+static int va_to_offset(const Elf64_Phdr *ph, unsigned phnum, uint64_t va, uint64_t *off)
+{
+    for (unsigned i = 0; i < phnum; i++)
+        if (ph[i].p_type == PT_LOAD && va >= ph[i].p_vaddr && va - ph[i].p_vaddr < ph[i].p_filesz) {
+            *off = ph[i].p_offset + (va - ph[i].p_vaddr);
+            return 0;
+        }
+    return -1;
+}
+
+int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
+{
+    memset(deps, 0, sizeof(*deps));
+    Elf64_Ehdr eh;
+    if (n < sizeof(eh))
+        return -1;
+    memcpy(&eh, d, sizeof(eh));
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256 ||
+        eh.e_phoff > n || (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > n - eh.e_phoff)
+        return -1;
+    Elf64_Phdr ph[256];
+    memcpy(ph, d + eh.e_phoff, eh.e_phnum * sizeof(Elf64_Phdr));
+    const Elf64_Phdr *dyn = NULL;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type == PT_INTERP && copy_string(d, n, ph[i].p_offset, deps->interp))
+            deps->interp[0] = 0;
+        if (ph[i].p_type == PT_DYNAMIC)
+            dyn = &ph[i];
+    }
+    if (!dyn || dyn->p_offset > n || dyn->p_filesz > n - dyn->p_offset)
+        return 0;
+    size_t count = dyn->p_filesz / sizeof(Elf64_Dyn);
+    uint64_t strtab = 0;
+    for (size_t i = 0; i < count; i++) {
+        Elf64_Dyn e;
+        memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
+        if (e.d_tag == DT_NULL)
+            break;
+        if (e.d_tag == DT_STRTAB && va_to_offset(ph, eh.e_phnum, e.d_un.d_ptr, &strtab))
+            return 0;
+    }
+    if (!strtab)
+        return 0;
+    for (size_t i = 0; i < count && deps->nneeded < ELF_DEPS_MAX; i++) {
+        Elf64_Dyn e;
+        memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
+        if (e.d_tag == DT_NULL)
+            break;
+        if (e.d_tag == DT_NEEDED && strtab + e.d_un.d_val >= strtab &&
+            !copy_string(d, n, strtab + e.d_un.d_val, deps->needed[deps->nneeded]))
+            deps->nneeded++;
+    }
+    return 0;
+}

@@ -1,0 +1,25 @@
+/* What a dynamically linked ELF program needs besides itself: its
+ * interpreter (PT_INTERP) and the libraries its dynamic section names
+ * (DT_NEEDED), as the System V gABI, "Dynamic Section", defines them. For
+ * --add, which packs a host program into the guest's initramfs. Works on
+ * the file's bytes; every offset is checked against them. */
+#ifndef HANDOVER_ELF_DEPS_H
+#define HANDOVER_ELF_DEPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELF_DEPS_MAX  64
+#define ELF_DEPS_NAME 256
+
+struct elf_deps {
+    char interp[ELF_DEPS_NAME];            /* "" for a static program */
+    char needed[ELF_DEPS_MAX][ELF_DEPS_NAME];
+    unsigned nneeded;
+};
+
+/* 0 and deps filled for a little-endian ELF64 file (a static one has no
+ * interpreter and nothing needed); -1 if it is not one (a data file). */
+int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps);
+
+#endif

@@ -1,0 +1,167 @@
+#include "add_files.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../loader/elf_deps.h"
+#include "files.h"
+#include "vmm.h"
+
+/* Where the dynamic linker looks by default on Debian (ld.so(8), and
+ * /etc/ld.so.conf.d/x86_64-linux-gnu.conf). */
+static const char *const lib_dirs[] = {
+    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+};
+
+struct add_state {
+    struct cpio_builder *b;
+    char (*done)[ELF_DEPS_NAME];   /* guest paths already in the archive */
+    unsigned ndone;
+};
+
+static bool already(struct add_state *st, const char *guest)
+{
+    for (unsigned i = 0; i < st->ndone; i++)
+        if (!strcmp(st->done[i], guest))
+            return true;
+    return false;
+}
+
+/* The parent directories of a guest path ("a/b/c" gives "a" and "a/b"). */
+static void add_parents(struct add_state *st, const char *name)
+{
+    char dir[ELF_DEPS_NAME];
+    for (const char *s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
+        size_t n = (size_t)(s - name);
+        if (n == 0 || n >= sizeof(dir))
+            continue;
+        memcpy(dir, name, n);
+        dir[n] = 0;
+        cpio_add_dir(st->b, dir);
+    }
+}
+
+static uint8_t *read_whole(const char *what, const char *path, size_t *len, unsigned *perm)
+{
+    FILE *f = vmm_open_input(what, path);
+    struct stat sb;
+    if (!f)
+        return NULL;
+    uint8_t *buf = NULL;
+    if (fstat(fileno(f), &sb) || sb.st_size > (off_t)ADD_MAX_BYTES) {
+        vmm_log("%s %s: larger than the %llu MiB --add allows", what, path, ADD_MAX_BYTES >> 20);
+    } else if ((buf = malloc(sb.st_size ? (size_t)sb.st_size : 1)) &&
+               fread(buf, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size) {
+        *len = (size_t)sb.st_size;
+        *perm = sb.st_mode & 0777u;
+    } else {
+        vmm_log("%s %s: read failed", what, path);
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* A library by DT_NEEDED name: a path if it has a slash, else the first
+ * of lib_dirs that has it. */
+static int find_library(const char *name, char *out, size_t len)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, len, "%s", name);
+        return access(out, R_OK);
+    }
+    for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+        snprintf(out, len, "%s/%s", lib_dirs[i], name);
+        if (!access(out, R_OK))
+            return 0;
+    }
+    return -1;
+}
+
+/* Put host file `host` at guest path `guest` (absolute), then whatever it
+ * needs to run. */
+static int add_one(struct add_state *st, const char *host, const char *guest)
+{
+    const char *name = guest + strspn(guest, "/");
+    if (!*name || already(st, name))
+        return 0;
+    if (st->ndone == ADD_MAX_FILES) {
+        vmm_log("--add: more than %d files with their libraries", ADD_MAX_FILES);
+        return -1;
+    }
+    snprintf(st->done[st->ndone++], ELF_DEPS_NAME, "%s", name);
+    size_t len = 0;
+    unsigned perm = 0;
+    uint8_t *data = read_whole("--add", host, &len, &perm);
+    if (!data)
+        return -1;
+    add_parents(st, name);
+    cpio_add_file(st->b, name, perm, data, len);
+    static struct elf_deps deps;
+    int rc = 0;
+    if (elf_deps_read(data, len, &deps) == 0) {
+        free(data);
+        data = NULL;
+        struct elf_deps mine = deps;   /* the recursion reuses the static */
+        if (mine.interp[0])
+            rc = add_one(st, mine.interp, mine.interp);
+        for (unsigned i = 0; !rc && i < mine.nneeded; i++) {
+            char path[ELF_DEPS_NAME];
+            if (find_library(mine.needed[i], path, sizeof(path))) {
+                vmm_log("--add %s: needs %s, which is in none of the library directories", host, mine.needed[i]);
+                rc = -1;
+            } else {
+                rc = add_one(st, path, path);
+            }
+        }
+    }
+    free(data);
+    return rc;
+}
+
+int add_files_archive(const struct vmm *vm, struct cpio_builder *b)
+{
+    cpio_begin(b, ADD_MAX_BYTES);
+    if (vm->opt.exec) {
+        cpio_add_dir(b, "handover");
+        cpio_add_file(b, "handover/cmd", 0644, vm->opt.exec, strlen(vm->opt.exec));
+    }
+    struct add_state st = { b, calloc(ADD_MAX_FILES, ELF_DEPS_NAME), 0 };
+    if (!st.done) {
+        vmm_log("--add: out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (unsigned i = 0; !rc && i < vm->opt.nadds; i++) {
+        char host[ELF_DEPS_NAME], guest[2 * ELF_DEPS_NAME];
+        const char *spec = vm->opt.adds[i], *colon = strchr(spec, ':');
+        size_t hn = colon ? (size_t)(colon - spec) : strlen(spec);
+        if (!hn || hn >= sizeof(host) || (colon && (colon[1] != '/' || strlen(colon + 1) >= sizeof(guest)))) {
+            vmm_log("--add %s: give HOST_PATH or HOST_PATH:/GUEST_PATH (an absolute guest path)", spec);
+            rc = -1;
+            break;
+        }
+        memcpy(host, spec, hn);
+        host[hn] = 0;
+        const char *base = strrchr(host, '/');
+        /* The default guest path is the file's name in /, the directory
+         * /init runs the command in: --exec ./my-test --add build/my-test. */
+        snprintf(guest, sizeof(guest), "%s%s", colon ? "" : "/", colon ? colon + 1 : base ? base + 1 : host);
+        if (strlen(guest) >= ELF_DEPS_NAME) {
+            vmm_log("--add %s: the guest path is too long", spec);
+            rc = -1;
+            break;
+        }
+        rc = add_one(&st, host, guest);
+    }
+    free(st.done);
+    if (!rc && !cpio_end(b)) {
+        vmm_log("--add: the files come to more than %llu MiB", ADD_MAX_BYTES >> 20);
+        rc = -1;
+    }
+    return rc;
+}

@@ -1,0 +1,19 @@
+/* The archive handover appends to the initrd: the --exec command as
+ * handover/cmd (scripts/build-initramfs.sh's /init runs it), and the
+ * --add files; a dynamically linked program brings its interpreter and
+ * libraries, at the paths the host has them. */
+#ifndef HANDOVER_ADD_FILES_H
+#define HANDOVER_ADD_FILES_H
+
+#include "../loader/cpio.h"
+
+struct vmm;
+
+#define ADD_MAX_SPECS 64
+#define ADD_MAX_FILES 256              /* with the libraries */
+#define ADD_MAX_BYTES (512ULL << 20)   /* the whole archive */
+
+/* Build it into b (cpio_free it); -1 with a message naming the file. */
+int add_files_archive(const struct vmm *vm, struct cpio_builder *b);
+
+#endif
