@@ -121,18 +121,18 @@ static efi_status_t read_key_stroke(struct firmware *fw, const struct guest_view
 }
 
 const struct fw_service fw_conout_services[9] = {
-    { FW_ID_CONOUT(0), "ConOut.Reset", 2, conout_success },
-    { FW_ID_CONOUT(1), "ConOut.OutputString", 2, output_string },
-    { FW_ID_CONOUT(2), "ConOut.TestString", 2, conout_success },
-    { FW_ID_CONOUT(3), "ConOut.QueryMode", 4, query_mode },
-    { FW_ID_CONOUT(4), "ConOut.SetMode", 2, set_mode },
-    { FW_ID_CONOUT(5), "ConOut.SetAttribute", 2, conout_success },
-    { FW_ID_CONOUT(6), "ConOut.ClearScreen", 1, conout_success },
-    { FW_ID_CONOUT(7), "ConOut.SetCursorPosition", 3, conout_success },
-    { FW_ID_CONOUT(8), "ConOut.EnableCursor", 2, conout_success },
+    { FW_ID_CONOUT(CONOUT_RESET), "ConOut.Reset", 2, conout_success },
+    { FW_ID_CONOUT(CONOUT_OUTPUT_STRING), "ConOut.OutputString", 2, output_string },
+    { FW_ID_CONOUT(CONOUT_TEST_STRING), "ConOut.TestString", 2, conout_success },
+    { FW_ID_CONOUT(CONOUT_QUERY_MODE), "ConOut.QueryMode", 4, query_mode },
+    { FW_ID_CONOUT(CONOUT_SET_MODE), "ConOut.SetMode", 2, set_mode },
+    { FW_ID_CONOUT(CONOUT_SET_ATTRIBUTE), "ConOut.SetAttribute", 2, conout_success },
+    { FW_ID_CONOUT(CONOUT_CLEAR_SCREEN), "ConOut.ClearScreen", 1, conout_success },
+    { FW_ID_CONOUT(CONOUT_SET_CURSOR_POSITION), "ConOut.SetCursorPosition", 3, conout_success },
+    { FW_ID_CONOUT(CONOUT_ENABLE_CURSOR), "ConOut.EnableCursor", 2, conout_success },
 };
 
 const struct fw_service fw_conin_services[2] = {
-    { FW_ID_CONIN(0), "ConIn.Reset", 2, conout_success },
-    { FW_ID_CONIN(1), "ConIn.ReadKeyStroke", 2, read_key_stroke },
+    { FW_ID_CONIN(CONIN_RESET), "ConIn.Reset", 2, conout_success },
+    { FW_ID_CONIN(CONIN_READ_KEY_STROKE), "ConIn.ReadKeyStroke", 2, read_key_stroke },
 };

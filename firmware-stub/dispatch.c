@@ -29,9 +29,9 @@ static const struct fw_service *lookup(unsigned id)
         return &fw_boot_services[id - FW_ID_BS(0)];
     if (id >= FW_ID_RT(0) && id < FW_ID_RT(EFI_RUNTIME_SERVICES_COUNT))
         return &fw_runtime_services[id - FW_ID_RT(0)];
-    if (id >= FW_ID_CONOUT(0) && id < FW_ID_CONOUT(9))
+    if (id >= FW_ID_CONOUT(0) && id < FW_ID_CONOUT(CONOUT_COUNT))
         return &fw_conout_services[id - FW_ID_CONOUT(0)];
-    if (id >= FW_ID_CONIN(0) && id < FW_ID_CONIN(2))
+    if (id >= FW_ID_CONIN(0) && id < FW_ID_CONIN(CONIN_COUNT))
         return &fw_conin_services[id - FW_ID_CONIN(0)];
     if (id >= FW_ID_RNG(0) && id < FW_ID_RNG(2))
         return &fw_rng_services[id - FW_ID_RNG(0)];
@@ -85,29 +85,18 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
     fwrite(line, 1, (size_t)n, fw->cfg.trace);
 }
 
-#define ID_ALLOCATE_PAGES   FW_ID_BS(2)
-#define ID_GET_MEMORY_MAP   FW_ID_BS(4)
-#define ID_ALLOCATE_POOL    FW_ID_BS(5)
-#define ID_HANDLE_PROTOCOL  FW_ID_BS(16)
-#define ID_LOCATE_HANDLE    FW_ID_BS(19)
-#define ID_LOCATE_DEVICE_PATH FW_ID_BS(20)
-#define ID_EXIT_BOOT_SERVICES FW_ID_BS(26)
-#define ID_OPEN_PROTOCOL    FW_ID_BS(32)
-#define ID_LOCATE_HANDLE_BUFFER FW_ID_BS(36)
-#define ID_LOCATE_PROTOCOL  FW_ID_BS(37)
-#define ID_GET_VARIABLE     FW_ID_RT(6)
 
 uint64_t firmware_protocol_arg(unsigned id, const uint64_t *a)
 {
     switch (id) {
-    case ID_HANDLE_PROTOCOL:
-    case ID_OPEN_PROTOCOL:
+    case FW_ID_BS(BS_HANDLE_PROTOCOL):
+    case FW_ID_BS(BS_OPEN_PROTOCOL):
         return a[1];
-    case ID_LOCATE_HANDLE:
-    case ID_LOCATE_HANDLE_BUFFER:
+    case FW_ID_BS(BS_LOCATE_HANDLE):
+    case FW_ID_BS(BS_LOCATE_HANDLE_BUFFER):
         return a[0] == EFI_BY_PROTOCOL ? a[1] : 0;
-    case ID_LOCATE_PROTOCOL:
-    case ID_LOCATE_DEVICE_PATH:
+    case FW_ID_BS(BS_LOCATE_PROTOCOL):
+    case FW_ID_BS(BS_LOCATE_DEVICE_PATH):
         return a[0];
     default:
         return 0;
@@ -121,22 +110,22 @@ unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const s
     unsigned m = 0;
     uint64_t size, gp;
     efi_guid_t g;
-    if (fw->phase != FW_PHASE_BOOT && id != ID_GET_VARIABLE)
+    if (fw->phase != FW_PHASE_BOOT && id != FW_ID_RT(RT_GET_VARIABLE))
         return 0;
     /* The memory-map faults hold for the whole boot: they apply to its first call. */
     if (!fw->calls)
         m |= 1u << INJECT_MAP_FRAGMENTED | 1u << INJECT_NO_LOW_FREE;
     switch (id) {
-    case ID_GET_MEMORY_MAP:
+    case FW_ID_BS(BS_GET_MEMORY_MAP):
         /* Only calls with a buffer the real map could fit: a size probe
          * gets EFI_BUFFER_TOO_SMALL anyway. */
         if (guest_view_read_u64(v, a[0], &size) && size > 0)
             m |= 1u << INJECT_GMM_TOO_SMALL;
         break;
-    case ID_EXIT_BOOT_SERVICES: m |= 1u << INJECT_EBS_STALE_KEY; break;
-    case ID_ALLOCATE_PAGES: m |= 1u << INJECT_ALLOC_PAGES_FAIL | 1u << INJECT_ALLOC_PAGES_ABOVE; break;
-    case ID_ALLOCATE_POOL: m |= 1u << INJECT_ALLOC_POOL_FAIL; break;
-    case ID_GET_VARIABLE: m |= 1u << INJECT_GETVAR_ERROR; break;
+    case FW_ID_BS(BS_EXIT_BOOT_SERVICES): m |= 1u << INJECT_EBS_STALE_KEY; break;
+    case FW_ID_BS(BS_ALLOCATE_PAGES): m |= 1u << INJECT_ALLOC_PAGES_FAIL | 1u << INJECT_ALLOC_PAGES_ABOVE; break;
+    case FW_ID_BS(BS_ALLOCATE_POOL): m |= 1u << INJECT_ALLOC_POOL_FAIL; break;
+    case FW_ID_RT(RT_GET_VARIABLE): m |= 1u << INJECT_GETVAR_ERROR; break;
     default:
         gp = firmware_protocol_arg(id, a);
         if (!gp || !guest_view_read(v, gp, &g, sizeof(g)))
@@ -147,7 +136,7 @@ unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const s
             m |= 1u << INJECT_NO_RNG;
         /* The stub's LocateDevicePath asks for LoadFile2 on the initrd's
          * vendor media path: only meaningful when an initrd is offered. */
-        if (id == ID_LOCATE_DEVICE_PATH && guid_equal(&g, &GUID_LOAD_FILE2_PROTOCOL) && fw->initrd_lf2)
+        if (id == FW_ID_BS(BS_LOCATE_DEVICE_PATH) && guid_equal(&g, &GUID_LOAD_FILE2_PROTOCOL) && fw->initrd_lf2)
             m |= 1u << INJECT_NO_LOADFILE2;
     }
     return m;
@@ -161,10 +150,10 @@ static bool armed(const struct inject *in, unsigned applies, enum inject_kind k)
 /* A protocol lookup that finds nothing, as each service reports it. */
 static efi_status_t not_found(unsigned id, const struct guest_view *v, const uint64_t *a)
 {
-    if (id == ID_HANDLE_PROTOCOL || id == ID_OPEN_PROTOCOL || id == ID_LOCATE_PROTOCOL) {
+    if (id == FW_ID_BS(BS_HANDLE_PROTOCOL) || id == FW_ID_BS(BS_OPEN_PROTOCOL) || id == FW_ID_BS(BS_LOCATE_PROTOCOL)) {
         if (a[2])
             guest_view_write_u64(v, a[2], 0);
-        return id == ID_LOCATE_PROTOCOL ? EFI_NOT_FOUND : EFI_UNSUPPORTED;
+        return id == FW_ID_BS(BS_LOCATE_PROTOCOL) ? EFI_NOT_FOUND : EFI_UNSUPPORTED;
     }
     return EFI_NOT_FOUND;
 }
@@ -212,7 +201,7 @@ static int inject_after(struct firmware *fw, unsigned id, unsigned applies, cons
 {
     struct inject *in = &fw->cfg.inject;
     uint64_t addr;
-    if (id == ID_GET_MEMORY_MAP && *status == EFI_SUCCESS) {
+    if (id == FW_ID_BS(BS_GET_MEMORY_MAP) && *status == EFI_SUCCESS) {
         if (in->on[INJECT_MAP_FRAGMENTED])
             return INJECT_MAP_FRAGMENTED;
         if (in->on[INJECT_NO_LOW_FREE])

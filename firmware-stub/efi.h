@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "services.h"
+
 typedef uint64_t efi_status_t;
 
 #define EFI_ERR(n) ((efi_status_t)(n) | (1ULL << 63))
@@ -129,8 +131,8 @@ _Static_assert(sizeof(struct efi_configuration_table) == 24, "EFI_CONFIGURATION_
 
 /* EFI_BOOT_SERVICES holds 44 function pointers after its header, and
  * EFI_RUNTIME_SERVICES 14 (UEFI 2.10 sections 4.4 and 4.5). */
-#define EFI_BOOT_SERVICES_COUNT    44
-#define EFI_RUNTIME_SERVICES_COUNT 14
+#define EFI_BOOT_SERVICES_COUNT    BS_COUNT   /* services.h */
+#define EFI_RUNTIME_SERVICES_COUNT RT_COUNT
 #define EFI_BOOT_SERVICES_SIZE     (24 + 8 * EFI_BOOT_SERVICES_COUNT)
 #define EFI_RUNTIME_SERVICES_SIZE  (24 + 8 * EFI_RUNTIME_SERVICES_COUNT)
 _Static_assert(EFI_BOOT_SERVICES_SIZE == 376, "EFI_BOOT_SERVICES is 376 bytes");

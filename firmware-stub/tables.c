@@ -183,17 +183,17 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     fill_service_table(fw, (uint64_t *)(bs + 24), FW_ID_BS(0), EFI_BOOT_SERVICES_COUNT);
     fw_update_crc(fw, fw->bs);
 
-    /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL: nine functions, then Mode. */
-    uint64_t *conout = at(fw, OFF_CONOUT, 10 * 8);
-    fill_service_table(fw, conout, FW_ID_CONOUT(0), 9);
-    conout[9] = b + OFF_CONOUT_MODE;
+    /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL: its functions, then Mode. */
+    uint64_t *conout = at(fw, OFF_CONOUT, (CONOUT_COUNT + 1) * 8);
+    fill_service_table(fw, conout, FW_ID_CONOUT(0), CONOUT_COUNT);
+    conout[CONOUT_COUNT] = b + OFF_CONOUT_MODE;
     struct efi_simple_text_output_mode *mode = at(fw, OFF_CONOUT_MODE, sizeof(*mode));
     mode->max_mode = 1;
     mode->attribute = 0x07;   /* EFI_LIGHTGRAY on EFI_BLACK */
     mode->cursor_visible = 1;
     /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL: Reset, ReadKeyStroke, WaitForKey (no events). */
-    uint64_t *conin = at(fw, OFF_CONIN, 3 * 8);
-    fill_service_table(fw, conin, FW_ID_CONIN(0), 2);
+    uint64_t *conin = at(fw, OFF_CONIN, (CONIN_COUNT + 1) * 8);
+    fill_service_table(fw, conin, FW_ID_CONIN(0), CONIN_COUNT);
 
     /* The image's device path and file path: an end node only. */
     struct efi_device_path_header *dp = at(fw, OFF_IMAGE_DP, sizeof(*dp));

@@ -79,57 +79,57 @@ size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *
     put(&o, ",\"decoded\":{");
     size_t start = o.len;
     switch (id) {
-    case FW_ID_BS(2):   /* AllocatePages */
+    case FW_ID_BS(BS_ALLOCATE_PAGES):
         str_field(&o, "type", alloc_type_name(a[0]));
         str_field(&o, "memory_type", memory_type(a[1]));
         u64_field(&o, "pages", a[2]);
         ptr_u64_field(&o, "address", v, a[3], true);
         break;
-    case FW_ID_BS(3):   /* FreePages */
+    case FW_ID_BS(BS_FREE_PAGES):
         hex_field(&o, "address", a[0]);
         u64_field(&o, "pages", a[1]);
         break;
-    case FW_ID_BS(4):   /* GetMemoryMap */
+    case FW_ID_BS(BS_GET_MEMORY_MAP):
         ptr_u64_field(&o, "map_size", v, a[0], false);
         /* Only a successful call sets *MapKey: otherwise it is whatever
          * the caller's stack held. */
         if (status == EFI_SUCCESS)
             ptr_u64_field(&o, "map_key", v, a[2], false);
         break;
-    case FW_ID_BS(5):   /* AllocatePool */
+    case FW_ID_BS(BS_ALLOCATE_POOL):
         str_field(&o, "memory_type", memory_type(a[0]));
         u64_field(&o, "size", a[1]);
         ptr_u64_field(&o, "buffer", v, a[2], true);
         break;
-    case FW_ID_BS(6):   /* FreePool */
+    case FW_ID_BS(BS_FREE_POOL):
         hex_field(&o, "buffer", a[0]);
         break;
-    case FW_ID_BS(16):  /* HandleProtocol */
-    case FW_ID_BS(32):  /* OpenProtocol */
-    case FW_ID_BS(20):  /* LocateDevicePath */
+    case FW_ID_BS(BS_HANDLE_PROTOCOL):
+    case FW_ID_BS(BS_OPEN_PROTOCOL):
+    case FW_ID_BS(BS_LOCATE_DEVICE_PATH):
         guid_field(&o, "protocol", v, firmware_protocol_arg(id, a));
         break;
-    case FW_ID_BS(37):  /* LocateProtocol */
+    case FW_ID_BS(BS_LOCATE_PROTOCOL):
         guid_field(&o, "protocol", v, firmware_protocol_arg(id, a));
         ptr_u64_field(&o, "interface", v, a[2], true);
         break;
-    case FW_ID_BS(19):  /* LocateHandle */
-    case FW_ID_BS(36):  /* LocateHandleBuffer */
+    case FW_ID_BS(BS_LOCATE_HANDLE):
+    case FW_ID_BS(BS_LOCATE_HANDLE_BUFFER):
         str_field(&o, "search", a[0] == EFI_BY_PROTOCOL ? "ByProtocol" : a[0] == EFI_ALL_HANDLES ? "AllHandles" : "other");
         guid_field(&o, "protocol", v, firmware_protocol_arg(id, a));
         break;
-    case FW_ID_BS(21):  /* InstallConfigurationTable */
+    case FW_ID_BS(BS_INSTALL_CONFIGURATION_TABLE):
         guid_field(&o, "guid", v, a[0]);
         hex_field(&o, "table", a[1]);
         break;
-    case FW_ID_BS(26):  /* ExitBootServices */
+    case FW_ID_BS(BS_EXIT_BOOT_SERVICES):
         u64_field(&o, "map_key", a[1]);
         break;
-    case FW_ID_RT(6):   /* GetVariable */
-    case FW_ID_RT(8):   /* SetVariable */
+    case FW_ID_RT(RT_GET_VARIABLE):
+    case FW_ID_RT(RT_SET_VARIABLE):
         name_field(&o, v, a[0]);
         guid_field(&o, "vendor", v, a[1]);
-        if (id == FW_ID_RT(8)) {
+        if (id == FW_ID_RT(RT_SET_VARIABLE)) {
             hex_field(&o, "attributes", a[2]);
             u64_field(&o, "size", a[3]);
         } else {

@@ -144,7 +144,7 @@ void fault_sweep_after_call(struct vcpu *c, unsigned id, const struct fw_call *c
     struct fault_sweep *sw = c->vm->sweep;
     struct sweep_snapshot *s = sw->n ? &sw->snap[sw->n - 1] : NULL;
     uint64_t addr;
-    if (s && s->seq == c->vm->fw.seq && id == FW_ID_BS(2) && status == EFI_SUCCESS &&
+    if (s && s->seq == c->vm->fw.seq && id == FW_ID_BS(BS_ALLOCATE_PAGES) && status == EFI_SUCCESS &&
         guest_view_read_u64(&call->view, call->r9, &addr))
         s->allocated = addr;
 }

@@ -356,7 +356,7 @@ static void check_result(unsigned id, const struct fw_call *c, uint64_t before, 
     if (st != EFI_SUCCESS || v->cr3)
         return;
     switch (id) {
-    case FW_ID_BS(2):   /* AllocatePages(Type, MemoryType, Pages, *Memory) */
+    case FW_ID_BS(BS_ALLOCATE_PAGES):   /* AllocatePages(Type, MemoryType, Pages, *Memory) */
         CHECK(guest_view_read_u64(v, c->r9, &val));
         CHECK(!(val & (PAGE - 1)) && c->r8 >= 1 && c->r8 <= RAM_SIZE / PAGE);
         CHECK(pages_of_type(val, c->r8, (uint32_t)c->rdx));
@@ -365,10 +365,10 @@ static void check_result(unsigned id, const struct fw_call *c, uint64_t before, 
         if (c->rcx == EFI_ALLOCATE_MAX_ADDRESS)
             CHECK(val + c->r8 * PAGE - 1 <= before);
         break;
-    case FW_ID_BS(3):   /* FreePages(Memory, Pages) */
+    case FW_ID_BS(BS_FREE_PAGES):   /* FreePages(Memory, Pages) */
         CHECK(pages_of_type(c->rcx, c->rdx, EFI_CONVENTIONAL_MEMORY));
         break;
-    case FW_ID_BS(4): { /* GetMemoryMap(*MapSize, Map, *MapKey, *DescriptorSize, *DescriptorVersion) */
+    case FW_ID_BS(BS_GET_MEMORY_MAP): { /* GetMemoryMap(*MapSize, Map, *MapKey, *DescriptorSize, *DescriptorVersion) */
         /* Outputs that overlap overwrite each other: nothing to compare. */
         uint64_t dsize = 0, dver = 0, map_len = fw.map.n * 48ULL;
         (void)guest_view_read_u64(v, c->rsp + 0x28, &dver);
@@ -392,11 +392,11 @@ static void check_result(unsigned id, const struct fw_call *c, uint64_t before, 
         }
         break;
     }
-    case FW_ID_BS(5):   /* AllocatePool(PoolType, Size, *Buffer) */
+    case FW_ID_BS(BS_ALLOCATE_POOL):   /* AllocatePool(PoolType, Size, *Buffer) */
         CHECK(guest_view_read_u64(v, c->r8, &val));
         CHECK(pages_of_type(val, c->rdx ? (c->rdx + PAGE - 1) / PAGE : 1, (uint32_t)c->rcx));
         break;
-    case FW_ID_BS(26):  /* ExitBootServices */
+    case FW_ID_BS(BS_EXIT_BOOT_SERVICES):  /* ExitBootServices */
         CHECK(fw.phase == FW_PHASE_RUNTIME);
         break;
     default:
@@ -407,7 +407,7 @@ static void check_result(unsigned id, const struct fw_call *c, uint64_t before, 
 static void call(unsigned id, const struct fw_call *c)
 {
     uint64_t before = 0;
-    if (id == FW_ID_BS(2))
+    if (id == FW_ID_BS(BS_ALLOCATE_PAGES))
         (void)guest_view_read_u64(&c->view, c->r9, &before);
     enum fw_phase phase = fw.phase;
     efi_status_t st = firmware_call(&fw, id, c);
@@ -432,7 +432,7 @@ static struct fw_call regs(const struct guest_view *v, uint64_t rcx, uint64_t rd
 static void op_ebs(const struct guest_view *v)
 {
     struct fw_call c = regs(v, fw.image_handle, fw.map.key, 0, 0);
-    call(FW_ID_BS(26), &c);
+    call(FW_ID_BS(BS_EXIT_BOOT_SERVICES), &c);
 }
 
 /* The kernel's SetVirtualAddressMap: the runtime descriptors of the memory
@@ -451,7 +451,7 @@ static void op_svam(struct fuzz_in *in, const struct guest_view *v)
         n++;
     }
     struct fw_call c = regs(v, n * dsize, dsize, EFI_MEMORY_DESCRIPTOR_VERSION, SCRATCH);
-    call(FW_ID_RT(4), &c);
+    call(FW_ID_RT(RT_SET_VIRTUAL_ADDRESS_MAP), &c);
 }
 
 /* One of these per input, and the map checked once at the end: hundreds
@@ -470,7 +470,7 @@ static void op_fragment(struct fuzz_in *in, const struct guest_view *v)
         if (!guest_view_write_u64(v, slot, (page + 2 * i) * PAGE % RAM_SIZE))
             break;
         struct fw_call c = regs(v, EFI_ALLOCATE_ADDRESS, type, 1, slot);
-        (void)firmware_call(&fw, FW_ID_BS(2), &c);
+        (void)firmware_call(&fw, FW_ID_BS(BS_ALLOCATE_PAGES), &c);
     }
     check_map(&fw);
 }
@@ -505,7 +505,7 @@ static void op_call(struct fuzz_in *in, const struct guest_view *v)
         c.rsp = arg(in);
     for (unsigned i = 0; i < 4; i++)
         (void)guest_view_write_u64(v, c.rsp + 0x28 + 8 * i, arg(in));
-    if (id == FW_ID_BS(28))
+    if (id == FW_ID_BS(BS_STALL))
         c.rcx = 0;   /* Stall really sleeps (up to 10 s a call): keep it to a syscall */
     call(id, &c);
 }

@@ -27,19 +27,7 @@
 #define CMDLINE      "console=ttyS0 root=/dev/vda quiet"
 #define DESC_SIZE    48   /* what GetMemoryMap reports; callers use it as the stride */
 
-/* Service indices in EFI_BOOT_SERVICES / EFI_RUNTIME_SERVICES (UEFI order). */
-enum {
-    BS_RAISE_TPL = 0, BS_RESTORE_TPL = 1, BS_ALLOCATE_PAGES = 2, BS_FREE_PAGES = 3, BS_GET_MEMORY_MAP = 4,
-    BS_ALLOCATE_POOL = 5, BS_FREE_POOL = 6, BS_CREATE_EVENT = 7, BS_HANDLE_PROTOCOL = 16, BS_LOCATE_HANDLE = 19,
-    BS_LOCATE_DEVICE_PATH = 20, BS_INSTALL_CONFIGURATION_TABLE = 21, BS_EXIT = 24, BS_EXIT_BOOT_SERVICES = 26,
-    BS_GET_NEXT_MONOTONIC_COUNT = 27, BS_OPEN_PROTOCOL = 32, BS_LOCATE_HANDLE_BUFFER = 36,
-    BS_LOCATE_PROTOCOL = 37, BS_CALCULATE_CRC32 = 40, BS_COPY_MEM = 41, BS_SET_MEM = 42,
-};
-enum {
-    RT_GET_TIME = 0, RT_SET_VIRTUAL_ADDRESS_MAP = 4, RT_GET_VARIABLE = 6, RT_GET_NEXT_VARIABLE_NAME = 7,
-    RT_SET_VARIABLE = 8, RT_GET_NEXT_HIGH_MONOTONIC_COUNT = 9, RT_RESET_SYSTEM = 10, RT_QUERY_VARIABLE_INFO = 13,
-};
-enum { CONOUT_OUTPUT_STRING = 1, CONOUT_QUERY_MODE = 3 };
+/* Service indices: firmware-stub/services.h. */
 #define BS(x) FW_ID_BS(BS_##x)
 #define RT(x) FW_ID_RT(RT_##x)
 
@@ -239,7 +227,7 @@ START_TEST(system_table_points_at_the_firmwares_structures)
     ck_assert_uint_eq(st->console_out_handle, fw.con_out_handle);
     ck_assert_uint_eq(st->configuration_table, fw.config_tables);
     ck_assert_uint_eq(st->number_of_table_entries, 0);
-    ck_assert_uint_eq(rd64(fw.con_out + 8 * CONOUT_OUTPUT_STRING), firmware_thunk(&fw, FW_ID_CONOUT(1)));
+    ck_assert_uint_eq(rd64(fw.con_out + 8 * CONOUT_OUTPUT_STRING), firmware_thunk(&fw, FW_ID_CONOUT(CONOUT_OUTPUT_STRING)));
 }
 END_TEST
 
@@ -1035,7 +1023,7 @@ START_TEST(monotonic_count_tpl_and_watchdog)
     ck_assert_uint_eq(CALL(BS(RAISE_TPL), 31), 31);
     ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
     ck_assert_uint_eq(fw.tpl, FW_TPL_APPLICATION);
-    ck_assert_uint_eq(CALL(FW_ID_BS(29), 300, 0, 0, 0), EFI_SUCCESS);   /* SetWatchdogTimer */
+    ck_assert_uint_eq(CALL(FW_ID_BS(BS_SET_WATCHDOG_TIMER), 300, 0, 0, 0), EFI_SUCCESS);   /* SetWatchdogTimer */
     ck_assert_uint_eq(fw.watchdog_seconds, 300);
     exit_boot_services();
     ck_assert_uint_eq(fw.watchdog_seconds, 0);   /* EBS disarms it */
@@ -1375,7 +1363,7 @@ END_TEST
 START_TEST(unknown_service_ids_are_unsupported)
 {
     const unsigned ids[] = { 0, FW_ID_BS(EFI_BOOT_SERVICES_COUNT), FW_ID_RT(0) - 1, FW_ID_RT(EFI_RUNTIME_SERVICES_COUNT),
-                             FW_ID_CONOUT(9), FW_ID_CONIN(2), 200, FW_ID_EXCEPTION(14), FW_ID_IMAGE_RETURN,
+                             FW_ID_CONOUT(CONOUT_COUNT), FW_ID_CONIN(CONIN_COUNT), 200, FW_ID_EXCEPTION(14), FW_ID_IMAGE_RETURN,
                              FW_MAX_THUNKS - 1, FW_MAX_THUNKS, 100000, 0xffffffffu };
     for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         ck_assert_uint_eq(CALL(ids[i], 1, 2, 3, 4), EFI_UNSUPPORTED);

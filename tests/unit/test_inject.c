@@ -120,34 +120,34 @@ END_TEST
 START_TEST(applies_to_the_calls_it_names)
 {
     struct fw_call c = call4(0, 0, 0, 0);
-    unsigned first = firmware_inject_applies(&fw, FW_ID_BS(28), &c);   /* Stall, the first call */
+    unsigned first = firmware_inject_applies(&fw, FW_ID_BS(BS_STALL), &c);   /* Stall, the first call */
     ck_assert_uint_eq(first, 1u << INJECT_MAP_FRAGMENTED | 1u << INJECT_NO_LOW_FREE);
     fw.calls = 1;
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(28), &c), 0);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_STALL), &c), 0);
 
     wr64(SCRATCH, 0);   /* *MapSize 0: a size probe */
     c = call4(SCRATCH, 0, SCRATCH + 8, SCRATCH + 16);
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(4), &c), 0);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_GET_MEMORY_MAP), &c), 0);
     wr64(SCRATCH, 4096);
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(4), &c), 1u << INJECT_GMM_TOO_SMALL);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_GET_MEMORY_MAP), &c), 1u << INJECT_GMM_TOO_SMALL);
 
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(2), &c),
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_ALLOCATE_PAGES), &c),
                       1u << INJECT_ALLOC_PAGES_FAIL | 1u << INJECT_ALLOC_PAGES_ABOVE);
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(5), &c), 1u << INJECT_ALLOC_POOL_FAIL);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_ALLOCATE_POOL), &c), 1u << INJECT_ALLOC_POOL_FAIL);
 
     c = call4(put_guid(SCRATCH + 0x100, GUID_RNG_PROTOCOL), 0, SCRATCH + 0x200, 0);
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(37), &c), 1u << INJECT_NO_RNG);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_LOCATE_PROTOCOL), &c), 1u << INJECT_NO_RNG);
     c = call4(put_guid(SCRATCH + 0x100, GUID_DEVICE_PATH), 0, SCRATCH + 0x200, 0);
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(37), &c), 0);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_LOCATE_PROTOCOL), &c), 0);
     c = call4(fw.image_handle, put_guid(SCRATCH + 0x100, GUID_LOADED_IMAGE), SCRATCH + 0x200, 0);
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(16), &c), 1u << INJECT_NO_LOADED_IMAGE);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_HANDLE_PROTOCOL), &c), 1u << INJECT_NO_LOADED_IMAGE);
     /* No initrd offered: no-loadfile2 has nothing to hide. */
     c = call4(put_guid(SCRATCH + 0x100, GUID_LOAD_FILE2_PROTOCOL), SCRATCH + 0x200, SCRATCH + 0x208, 0);
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(20), &c), 0);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_LOCATE_DEVICE_PATH), &c), 0);
 
     fw.phase = FW_PHASE_RUNTIME;
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(2), &c), 0);
-    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_RT(6), &c), 1u << INJECT_GETVAR_ERROR);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_BS(BS_ALLOCATE_PAGES), &c), 0);
+    ck_assert_uint_eq(firmware_inject_applies(&fw, FW_ID_RT(RT_GET_VARIABLE), &c), 1u << INJECT_GETVAR_ERROR);
 }
 END_TEST
 
@@ -160,7 +160,7 @@ static uint64_t get_missing_variable(void)
     wr64(SCRATCH + 0x340, 16);
     wr64(STACK + 0x28, SCRATCH + 0x380);   /* the fifth argument, on the stack */
     struct fw_call c = call4(SCRATCH + 0x300, SCRATCH + 0x320, 0, SCRATCH + 0x340);
-    return firmware_call(&fw, FW_ID_RT(6), &c);
+    return firmware_call(&fw, FW_ID_RT(RT_GET_VARIABLE), &c);
 }
 
 START_TEST(armed_from_the_kth_call)
@@ -180,7 +180,7 @@ END_TEST
 static uint64_t allocate_pool(void)
 {
     struct fw_call c = call4(EFI_LOADER_DATA, 64, SCRATCH + 0x400, 0);
-    return firmware_call(&fw, FW_ID_BS(5), &c);
+    return firmware_call(&fw, FW_ID_BS(BS_ALLOCATE_POOL), &c);
 }
 
 START_TEST(nth_call_fails_only)
@@ -197,11 +197,11 @@ END_TEST
 START_TEST(no_rng_hides_the_protocol)
 {
     struct fw_call c = call4(put_guid(SCRATCH + 0x100, GUID_RNG_PROTOCOL), 0, SCRATCH + 0x200, 0);
-    ck_assert_uint_eq(firmware_call(&fw, FW_ID_BS(37), &c), EFI_SUCCESS);
+    ck_assert_uint_eq(firmware_call(&fw, FW_ID_BS(BS_LOCATE_PROTOCOL), &c), EFI_SUCCESS);
     ck_assert_uint_ne(rd64(SCRATCH + 0x200), 0);
     char err[128];
     ck_assert_int_eq(inject_parse(&fw.cfg.inject, "no-rng", err, sizeof(err)), 0);
-    ck_assert_uint_eq(firmware_call(&fw, FW_ID_BS(37), &c), EFI_NOT_FOUND);
+    ck_assert_uint_eq(firmware_call(&fw, FW_ID_BS(BS_LOCATE_PROTOCOL), &c), EFI_NOT_FOUND);
     ck_assert_uint_eq(rd64(SCRATCH + 0x200), 0);
 }
 END_TEST
@@ -217,19 +217,19 @@ START_TEST(firmware_copy_has_its_own_variables)
     wr64(STACK + 0x28, SCRATCH + 0x340);
     struct fw_call set = call4(SCRATCH + 0x300, SCRATCH + 0x320,
                                EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS, 4);
-    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(8), &set), EFI_SUCCESS);
+    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(RT_SET_VARIABLE), &set), EFI_SUCCESS);
 
     struct firmware copy;
     ck_assert_int_eq(firmware_copy(&copy, &fw), 0);
     /* Delete it in the original: SetVariable with size 0. */
     set.r9 = 0;
-    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(8), &set), EFI_SUCCESS);
+    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(RT_SET_VARIABLE), &set), EFI_SUCCESS);
 
     wr64(SCRATCH + 0x360, 16);
     wr64(STACK + 0x28, SCRATCH + 0x380);
     struct fw_call get = call4(SCRATCH + 0x300, SCRATCH + 0x320, 0, SCRATCH + 0x360);
-    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(6), &get), EFI_NOT_FOUND);
-    ck_assert_uint_eq(firmware_call(&copy, FW_ID_RT(6), &get), EFI_SUCCESS);
+    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(RT_GET_VARIABLE), &get), EFI_NOT_FOUND);
+    ck_assert_uint_eq(firmware_call(&copy, FW_ID_RT(RT_GET_VARIABLE), &get), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(SCRATCH + 0x360), 4);
     ck_assert_mem_eq(ram + SCRATCH + 0x380, "abcd", 4);
     firmware_free(&copy);
@@ -247,15 +247,15 @@ START_TEST(firmware_copy_appends_to_an_empty_variable)
     memcpy(ram + SCRATCH + 0x340, "ab", 2);
     wr64(STACK + 0x28, SCRATCH + 0x340);
     struct fw_call set = call4(SCRATCH + 0x300, SCRATCH + 0x320, attrs | EFI_VARIABLE_APPEND_WRITE, 0);
-    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(8), &set), EFI_SUCCESS);
+    ck_assert_uint_eq(firmware_call(&fw, FW_ID_RT(RT_SET_VARIABLE), &set), EFI_SUCCESS);
     struct firmware copy;
     ck_assert_int_eq(firmware_copy(&copy, &fw), 0);
     set.r9 = 2;
-    ck_assert_uint_eq(firmware_call(&copy, FW_ID_RT(8), &set), EFI_SUCCESS);
+    ck_assert_uint_eq(firmware_call(&copy, FW_ID_RT(RT_SET_VARIABLE), &set), EFI_SUCCESS);
     wr64(SCRATCH + 0x360, 16);
     wr64(STACK + 0x28, SCRATCH + 0x380);
     struct fw_call get = call4(SCRATCH + 0x300, SCRATCH + 0x320, 0, SCRATCH + 0x360);
-    ck_assert_uint_eq(firmware_call(&copy, FW_ID_RT(6), &get), EFI_SUCCESS);
+    ck_assert_uint_eq(firmware_call(&copy, FW_ID_RT(RT_GET_VARIABLE), &get), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(SCRATCH + 0x360), 2);
     ck_assert_mem_eq(ram + SCRATCH + 0x380, "ab", 2);
     firmware_free(&copy);

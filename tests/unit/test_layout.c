@@ -148,6 +148,23 @@ START_TEST(service_ids_follow_the_uefi_table_order)
     ck_assert_str_eq(firmware_service_name(FW_ID_RT((0x38 - 24) / 8)), "SetVirtualAddressMap");
     ck_assert_str_eq(firmware_service_name(FW_ID_CONOUT(1)), "ConOut.OutputString");
     ck_assert_ptr_null(firmware_service_name(0));
+    /* The named indices (services.h) at the kernel's offsets, and every
+     * table row where its name says. */
+    ck_assert_uint_eq(24 + 8 * BS_GET_MEMORY_MAP, 0x38);
+    ck_assert_uint_eq(24 + 8 * BS_INSTALL_CONFIGURATION_TABLE, 0xc0);
+    ck_assert_uint_eq(24 + 8 * BS_EXIT_BOOT_SERVICES, 0xe8);
+    ck_assert_uint_eq(24 + 8 * BS_LOCATE_PROTOCOL, 0x140);
+    ck_assert_uint_eq(24 + 8 * RT_SET_VIRTUAL_ADDRESS_MAP, 0x38);
+    ck_assert_uint_eq(24 + 8 * RT_GET_VARIABLE, 0x48);
+    ck_assert_uint_eq(8 * CONOUT_OUTPUT_STRING, 8);
+    ck_assert_uint_eq(BS_COUNT, 44);
+    ck_assert_uint_eq(RT_COUNT, 14);
+    ck_assert_str_eq(firmware_service_name(FW_ID_BS(BS_ALLOCATE_PAGES)), "AllocatePages");
+    ck_assert_str_eq(firmware_service_name(FW_ID_BS(BS_CREATE_EVENT_EX)), "CreateEventEx");
+    ck_assert_str_eq(firmware_service_name(FW_ID_BS(BS_STALL)), "Stall");
+    ck_assert_str_eq(firmware_service_name(FW_ID_RT(RT_QUERY_VARIABLE_INFO)), "QueryVariableInfo");
+    ck_assert_str_eq(firmware_service_name(FW_ID_CONOUT(CONOUT_ENABLE_CURSOR)), "ConOut.EnableCursor");
+    ck_assert_str_eq(firmware_service_name(FW_ID_CONIN(CONIN_READ_KEY_STROKE)), "ConIn.ReadKeyStroke");
 }
 END_TEST
 
