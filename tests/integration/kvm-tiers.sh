@@ -9,8 +9,13 @@ set -u
 B=$1 PAYLOAD=$2
 cd "$(dirname "$0")/../.."
 rc=0
-tests/integration/payload.sh "$B/handover" "$PAYLOAD" kvm || rc=1
-tests/integration/payload.sh "$B/handover-san" "$PAYLOAD" kvm || rc=1
-tests/integration/kernel.sh "$B/handover" tiny || rc=1
-tests/integration/kernel.sh "$B/handover" realkvm || rc=1
+tier() {   # tier NAME COMMAND...: run it, say how long it took
+    local t0=$SECONDS
+    "${@:2}" || rc=1
+    echo "# tier $1: $((SECONDS - t0)) s"
+}
+tier payload tests/integration/payload.sh "$B/handover" "$PAYLOAD" kvm
+tier payload-san tests/integration/payload.sh "$B/handover-san" "$PAYLOAD" kvm
+tier tiny tests/integration/kernel.sh "$B/handover" tiny
+tier realkvm tests/integration/kernel.sh "$B/handover" realkvm
 exit $rc
