@@ -355,9 +355,9 @@ static int sweep_verdict(const struct vmm *vm, const struct fault_sweep *sw, con
                     fault_outcome_names[cells[i].outcome]);
             bad++;
         }
-    if (vm->opt.sweep_baseline) {
+    if (vm->sweep_baseline) {
         json_error_t err;
-        json_t *base = json_load_file(vm->opt.sweep_baseline, 0, &err);
+        json_t *base = json_loadf(vm->sweep_baseline, 0, &err);
         json_t *rows = base ? json_object_get(base, "cells") : NULL;
         if (!json_is_array(rows)) {
             vmm_log("--sweep-baseline %s: not a --fault-sweep matrix: %s", vm->opt.sweep_baseline,

@@ -441,6 +441,9 @@ static int boot(struct vmm *vm)
      * sweep, not after it. */
     if (vm->opt.sweep_json && !(vm->sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
         return EXIT_USAGE;
+    if (vm->opt.sweep_baseline &&
+        !(vm->sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
+        return EXIT_USAGE;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", vm->opt.cmdline);
@@ -526,6 +529,8 @@ int main(int argc, char **argv)
     print_fault_outcomes(&vm, rc);
     /* An output that could not be written whole makes a run fail: a script
      * must not read a cut report or trace as a result. */
+    if (vm.sweep_baseline)
+        fclose(vm.sweep_baseline);
     if (vm.sweep_matrix && fclose(vm.sweep_matrix) && rc == EXIT_OK)
         rc = EXIT_HOST;
     if (vm.kunit_json && (report_write_kunit_json(&vm, vm.kunit_json) || fclose(vm.kunit_json))) {

@@ -133,6 +133,7 @@ struct vmm {
     FILE *report;
     FILE *kunit_json;
     FILE *sweep_matrix;       /* --fault-sweep=FILE, opened before the sweep starts */
+    FILE *sweep_baseline;     /* --sweep-baseline FILE, opened before the sandbox */
     double phase_time[PHASE_COUNT];   /* seconds since start; 0: not reached */
     struct memmap *map_at_ebs;
     struct boot_params *bp_copy;

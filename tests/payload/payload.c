@@ -101,6 +101,8 @@ static const efi_guid_t payload_table_guid =
     EFI_GUID(0x1f0e6b3d, 0x2c47, 0x4a95, 0xb1, 0x08, 0xe6, 0x7d, 0x3a, 0x52, 0xc9, 0x14);
 static const efi_guid_t payload_vendor_guid =
     EFI_GUID(0xc2d95a60, 0x71e8, 0x4f03, 0x9b, 0x5c, 0x40, 0x1a, 0xe7, 0x86, 0x2d, 0x3e);
+static const efi_guid_t payload_race_guid =
+    EFI_GUID(0x9742778a, 0xe6e6, 0x4566, 0xae, 0x14, 0x56, 0x31, 0xc2, 0xbb, 0x51, 0xcc);
 
 /* ------------------------------------------------------------------ */
 /* State                                                              */
@@ -1409,6 +1411,277 @@ static NORETURN void mode_pit(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* race mode: a second vCPU rewrites the system table's HeaderSize     */
+/* while the BSP calls InstallConfigurationTable                       */
+
+/* After each InstallConfigurationTable the VMM recomputes the system
+ * table's CRC32 (firmware-stub/tables.c fw_update_crc). It once read
+ * HeaderSize from guest memory twice, for the bounds check and for the CRC
+ * length, so another vCPU that flipped it between 0x78 and 0xfffffff0 made
+ * the VMM read 4 GiB of host memory. AP 1 does that flipping here, for real:
+ * the BSP starts it with INIT, INIT deassert, SIPI, SIPI through the local
+ * APIC's ICR (Intel SDM vol. 3A, 8.4.4.1 "Typical BSP Initialization
+ * Sequence"; Linux arch/x86/kernel/smpboot.c wakeup_secondary_cpu_via_init),
+ * the SIPI vector pointing at race_ap_start copied below 1 MiB, and the AP
+ * goes to 32-bit protected mode (the system table is above 1 MiB) and loops
+ * there writing HeaderSize, while the BSP installs and removes a table.
+ * Then the BSP stops the AP with an INIT (back to wait-for-SIPI, SDM vol.
+ * 3A, 8.4.1) and checks the firmware leaves a consistent header. */
+#define RACE_AP_PAGE        ((uint64_t)0x8000)  /* SIPI vector 0x08 */
+#define RACE_AP_APIC_ID     1                   /* APIC IDs are 0..N-1 */
+#define RACE_DEFAULT_CALLS  200000
+#define EFI_TABLE_HEADER_SIZE_OFFSET 12         /* EFI_TABLE_HEADER.HeaderSize */
+
+#define MSR_IA32_APIC_BASE  0x1b
+#define APIC_BASE_EXTD      (1ull << 10)        /* x2APIC mode */
+#define APIC_BASE_EN        (1ull << 11)        /* xAPIC global enable */
+#define APIC_BASE_ADDR_MASK 0x000ffffffffff000ull
+
+/* Local APIC registers and ICR fields (SDM vol. 3A, 10.6.1, Figure 10-12) */
+#define APIC_ICR_LOW        0x300
+#define APIC_ICR_HIGH       0x310
+#define APIC_DM_INIT        0x00500
+#define APIC_DM_STARTUP     0x00600
+#define APIC_ICR_BUSY       0x01000             /* delivery status: send pending */
+#define APIC_INT_ASSERT     0x04000
+#define APIC_INT_LEVELTRIG  0x08000
+
+/* The AP's code. A SIPI with vector V starts the AP in real mode with CS
+ * selector V << 8, base V << 12, and IP 0 (SDM vol. 3A, 8.4.4.1), so
+ * everything is reached relative to CS (DS = CS, and EBX the page's
+ * physical address). The AP fills in its own GDTR base and far pointer,
+ * sets CR0.PE (and clears CD and NW, which INIT sets) and far-jumps to
+ * 32-bit code at once (SDM vol. 3A, 9.9.1), with a flat GDT; paging stays
+ * off, so the system table's address is used as it is. The loop writes
+ * 0x78 and 0xfffffff0 into the word at race_ap_target (the system table's
+ * HeaderSize, filled in by the BSP) and counts its rounds in race_ap_count.
+ * Each value is held for the same short spin: the VMM must read 0x78 first
+ * and 0xfffffff0 next, and back-to-back stores would leave 0x78 there for
+ * almost no time at all. No stack and no interrupts: cli, and nothing sends
+ * the AP any but INIT. */
+#define RACE_AP_HOLD "16"       /* spin rounds per value */
+asm(
+    "   .pushsection .rodata.race_ap, \"a\"\n"
+    "   .globl race_ap_start, race_ap_target, race_ap_count, race_ap_end\n"
+    "   .hidden race_ap_start, race_ap_target, race_ap_count, race_ap_end\n"
+    "   .balign 16\n"
+    "   .code16\n"
+    "race_ap_start:\n"
+    "   cli\n"
+    "   movw %cs, %ax\n"
+    "   movw %ax, %ds\n"
+    "   movzwl %ax, %ebx\n"
+    "   shll $4, %ebx\n"                                 /* EBX = the page's address */
+    "   leal race_ap_gdt - race_ap_start(%ebx), %eax\n"
+    "   movl %eax, race_ap_gdtr + 2 - race_ap_start\n"
+    "   leal race_ap_32 - race_ap_start(%ebx), %eax\n"
+    "   movl %eax, race_ap_far - race_ap_start\n"
+    "   lgdtl race_ap_gdtr - race_ap_start\n"
+    "   movl %cr0, %eax\n"
+    "   andl $0x9fffffff, %eax\n"                        /* CD and NW off */
+    "   orl $1, %eax\n"                                  /* PE on */
+    "   movl %eax, %cr0\n"
+    "   ljmpl *race_ap_far - race_ap_start\n"            /* CS = 0x08, 32-bit */
+    "   .code32\n"
+    "race_ap_32:\n"
+    "   movl $0x10, %eax\n"
+    "   movl %eax, %ds\n"
+    "   movl %eax, %es\n"
+    "   movl %eax, %ss\n"
+    "   movl race_ap_target - race_ap_start(%ebx), %edi\n"
+    "1: movl $0x78, (%edi)\n"
+    "   movl $" RACE_AP_HOLD ", %ecx\n"
+    "2: decl %ecx\n"
+    "   jnz 2b\n"
+    "   movl $0xfffffff0, (%edi)\n"
+    "   movl $" RACE_AP_HOLD ", %ecx\n"
+    "3: decl %ecx\n"
+    "   jnz 3b\n"
+    "   incl race_ap_count - race_ap_start(%ebx)\n"
+    "   jmp 1b\n"
+    "   .balign 8\n"
+    "race_ap_gdt:\n"
+    "   .quad 0\n"
+    "   .quad 0x00cf9b000000ffff\n"                      /* 0x08: code, 32-bit, base 0, 4 GiB */
+    "   .quad 0x00cf93000000ffff\n"                      /* 0x10: data, base 0, 4 GiB */
+    "race_ap_gdtr:\n"
+    "   .word 3 * 8 - 1\n"
+    "   .long 0\n"                                       /* base: set by the AP */
+    "race_ap_far:\n"
+    "   .long 0\n"                                       /* offset: set by the AP */
+    "   .word 0x08\n"
+    "race_ap_target:\n"
+    "   .long 0\n"                                       /* set by the BSP */
+    "race_ap_count:\n"
+    "   .long 0\n"
+    "race_ap_end:\n"
+    "   .code64\n"
+    "   .popsection\n");
+
+extern const char race_ap_start[], race_ap_target[], race_ap_count[], race_ap_end[];
+
+static uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+    asm volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return lo | (uint64_t)hi << 32;
+}
+
+static volatile uint32_t *apic_reg(uint64_t base, unsigned reg)
+{
+    return (volatile uint32_t *)(uintptr_t)(base + reg);
+}
+
+/* xAPIC ICR: the high half first, since writing the low half sends the IPI
+ * (SDM vol. 3A, 10.6.1); then wait for the delivery status to clear, like
+ * Linux's safe_apic_wait_icr_idle. */
+static bool apic_send_ipi(uint64_t apic, uint32_t apic_id, uint32_t icr_low)
+{
+    *apic_reg(apic, APIC_ICR_HIGH) = apic_id << 24;
+    *apic_reg(apic, APIC_ICR_LOW) = icr_low;
+    for (int i = 0; i < 1000; i++) {
+        if (!(*apic_reg(apic, APIC_ICR_LOW) & APIC_ICR_BUSY))
+            return true;
+        g.bs->stall(10);
+    }
+    return false;
+}
+
+/* INIT assert and deassert; the deassert is what older processors need and
+ * what Linux still sends (SDM vol. 3A, 10.6.1, "INIT Level De-assert"). */
+static bool race_send_init(uint64_t apic)
+{
+    bool ok = apic_send_ipi(apic, RACE_AP_APIC_ID, APIC_INT_LEVELTRIG | APIC_INT_ASSERT | APIC_DM_INIT);
+    g.bs->stall(10000);                 /* 10 ms (SDM vol. 3A, 8.4.4.1) */
+    return apic_send_ipi(apic, RACE_AP_APIC_ID, APIC_INT_LEVELTRIG | APIC_DM_INIT) && ok;
+}
+
+/* INIT-SIPI-SIPI; the second SIPI is ignored by an AP that already runs. */
+static bool race_start_ap(uint64_t apic, uint64_t page)
+{
+    bool ok = race_send_init(apic);
+    for (int i = 0; i < 2; i++) {
+        ok = apic_send_ipi(apic, RACE_AP_APIC_ID, APIC_DM_STARTUP | (uint32_t)(page >> 12)) && ok;
+        g.bs->stall(200);               /* 200 us */
+    }
+    return ok;
+}
+
+/* Has the AP's counter stood still over three 1 ms stalls in a row? The
+ * stall sleeps in the VMM, so the AP's thread runs meanwhile even where
+ * both vCPUs share one host CPU. */
+static bool race_ap_still(volatile uint32_t *count, unsigned tries)
+{
+    unsigned still = 0;
+    for (unsigned i = 0; i < tries && still < 3; i++) {
+        uint32_t c = *count;
+        g.bs->stall(1000);
+        still = *count == c ? still + 1 : 0;
+    }
+    return still >= 3;
+}
+
+/* Copies the AP's code to RACE_AP_PAGE, which the memory map must show as
+ * conventional RAM and which is allocated first, so nothing else uses it. */
+static uint8_t *race_trampoline(void)
+{
+    efi_status_t s = get_map();
+    efi_memory_descriptor_t *d = s == EFI_SUCCESS ? mm_find(RACE_AP_PAGE) : NULL;
+    efi_physical_addr_t page = RACE_AP_PAGE;
+    efi_status_t a = d && d->type == EfiConventionalMemory ?
+        g.bs->allocate_pages(AllocateAddress, EfiLoaderCode, 1, &page) : EFI_NOT_FOUND;
+    if (!checkf(a == EFI_SUCCESS && page == RACE_AP_PAGE, "race_trampoline_page",
+                "page 0x%lx: map type %d, AllocatePages(AllocateAddress) 0x%lx", RACE_AP_PAGE,
+                d ? (int)d->type : -1, a))
+        return NULL;
+    uint8_t *p = (uint8_t *)(uintptr_t)page;
+    memcpy(p, race_ap_start, (size_t)(race_ap_end - race_ap_start));
+    uint32_t target = (uint32_t)((uintptr_t)g.st + EFI_TABLE_HEADER_SIZE_OFFSET);
+    put_u32(p + (race_ap_target - race_ap_start), target);
+    put_u32(p + (race_ap_count - race_ap_start), 0);
+    return p;
+}
+
+/* The calls, alternately installing and removing payload_race_guid's
+ * table; each must succeed. Returns the number of calls made. */
+static uint64_t race_calls(uint64_t n)
+{
+    static uint64_t race_table[2] = { 0x72616365ull, 0 };
+    uint64_t i;
+    efi_status_t s = EFI_SUCCESS;
+    for (i = 0; i < n; i++) {
+        s = g.bs->install_configuration_table(&payload_race_guid, (i & 1) ? NULL : race_table);
+        if (s != EFI_SUCCESS)
+            break;
+    }
+    checkf(s == EFI_SUCCESS, "race_install_config_table", "call %lu of %lu (%s) returned 0x%lx",
+           i + 1, n, (i & 1) ? "remove" : "install", s);
+    return i;
+}
+
+static NORETURN void mode_race(void)
+{
+    const char *arg = cmdline_option("payload.race=");
+    uint64_t n = 0;
+    for (; arg && *arg >= '0' && *arg <= '9'; arg++)
+        n = n * 10 + (uint64_t)(*arg - '0');
+    if (!n)
+        n = RACE_DEFAULT_CALLS;
+    if ((uint64_t)(uintptr_t)g.st + EFI_TABLE_HEADER_SIZE_OFFSET + 4 > 0xffffffffull) {
+        checkf(false, "race_systab_below_4g", "systab %p: out of the AP's reach", (void *)g.st);
+        finish();
+    }
+
+    uint64_t apic = rdmsr(MSR_IA32_APIC_BASE);
+    if (!checkf((apic & APIC_BASE_EN) && !(apic & APIC_BASE_EXTD), "race_xapic",
+                "IA32_APIC_BASE 0x%lx: want the xAPIC enabled and x2APIC off", apic))
+        finish();
+    apic &= APIC_BASE_ADDR_MASK;
+
+    uint8_t *page = race_trampoline();
+    if (!page)
+        finish();
+    volatile uint32_t *count = (volatile uint32_t *)(void *)(page + (race_ap_count - race_ap_start));
+
+    bool sent = race_start_ap(apic, (uint64_t)(uintptr_t)page);
+    unsigned waited = 0;
+    for (; *count == 0 && waited < 5000; waited++)
+        g.bs->stall(1000);
+    checkf(*count != 0, "race_ap_started",
+           "AP %u did not run the code at %p after %u ms (IPIs %s; is there a second vCPU, --cpus 2?)",
+           RACE_AP_APIC_ID, (void *)page, waited, sent ? "sent" : "stuck in the ICR");
+
+    uint32_t before = *count;
+    uint64_t done = race_calls(n);
+    uint32_t during = *count - before;
+    print("payload: race: %lu calls, AP %u wrote HeaderSize %u times meanwhile\n", done,
+          RACE_AP_APIC_ID, 2 * during);
+    checkf(during > 0, "race_ap_ran_during_calls", "the AP's counter stood still (0x%x)", before);
+
+    /* With the AP back in wait-for-SIPI, one more install and remove: the
+     * firmware must leave the header as it made it, whatever the AP left.
+     * The BSP leaves the bad size itself, so that this does not depend on
+     * where the INIT caught the AP: a firmware that takes the size from
+     * guest memory fails here even when the race above never hit. */
+    race_send_init(apic);
+    if (checkf(race_ap_still(count, 1000), "race_ap_stopped", "AP still counting after INIT (0x%x)",
+               *count)) {
+        *(volatile uint32_t *)&g.st->hdr.header_size = 0xfffffff0u;
+        efi_status_t s1 = g.bs->install_configuration_table(&payload_race_guid, page);
+        efi_status_t s2 = g.bs->install_configuration_table(&payload_race_guid, NULL);
+        uint32_t size = g.st->hdr.header_size;
+        uint32_t want = size == sizeof(*g.st) ? table_crc32(&g.st->hdr) : 0;
+        checkf(s1 == EFI_SUCCESS && s2 == EFI_SUCCESS && size == sizeof(*g.st) &&
+               g.st->hdr.crc32 == want, "race_systab_header_after",
+               "install 0x%lx, remove 0x%lx, HeaderSize 0x%x (want 0x%x), CRC32 0x%x (computed 0x%x)",
+               s1, s2, size, (unsigned)sizeof(*g.st), g.st->hdr.crc32, want);
+    } else {
+        skip("race_systab_header_after", "the AP did not stop");
+    }
+    finish();
+}
+
+/* ------------------------------------------------------------------ */
 /* small modes                                                        */
 
 static NORETURN void mode_loop(void)
@@ -1671,6 +1944,8 @@ static NORETURN void payload_main(void)
         mode_efi_exit();
     if (word_is(mode, "hostile"))
         mode_hostile();
+    if (word_is(mode, "race"))
+        mode_race();
 
     size_t n = 0;
     while (mode[n] && !is_space(mode[n]))
