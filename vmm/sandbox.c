@@ -94,6 +94,19 @@ static int set_limits(const struct vmm *vm)
     return 0;
 }
 
+/* Load the filter if every rule went in (rc 0), and release it. */
+static int load_filter(scmp_filter_ctx ctx, int rc, const char *what)
+{
+    if (rc == 0)
+        rc = seccomp_load(ctx);
+    seccomp_release(ctx);
+    if (rc) {
+        vmm_log("cannot install %s: %s", what, strerror(-rc));
+        return -1;
+    }
+    return 0;
+}
+
 int sandbox_enter(const struct vmm *vm)
 {
     if (SANITIZER_BUILD) {
@@ -143,14 +156,7 @@ int sandbox_enter(const struct vmm *vm)
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
                            SCMP_A2(SCMP_CMP_MASKED_EQ, (scmp_datum_t)PROT_EXEC, 0));
     /* vCPU threads are started after the filter: they inherit it. */
-    if (rc == 0)
-        rc = seccomp_load(ctx);
-    seccomp_release(ctx);
-    if (rc) {
-        vmm_log("cannot install the seccomp filter: %s", strerror(-rc));
-        return -1;
-    }
-    return 0;
+    return load_filter(ctx, rc, "the seccomp filter");
 }
 
 /* --fault-sweep makes a new VM for every cell: new fds, new mappings, new
@@ -193,12 +199,5 @@ int sandbox_enter_sweep(const struct vmm *vm)
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1,
                            SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)getpid()));
-    if (rc == 0)
-        rc = seccomp_load(ctx);
-    seccomp_release(ctx);
-    if (rc) {
-        vmm_log("cannot install the fault sweep's seccomp filter: %s", strerror(-rc));
-        return -1;
-    }
-    return 0;
+    return load_filter(ctx, rc, "the fault sweep's seccomp filter");
 }
