@@ -271,7 +271,8 @@ python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); c = [x for x in m
 expect sweep-baseline-differs 9 'cell ebs-stale-key[^ ]*: retried, the baseline says crashed' \
     -- "$HO" --timeout 60 --fault-sweep --sweep-baseline "$OUT/sweep-changed.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
 # The sweep runs sandboxed too (a deny-list filter, since it makes VMs).
-"$HO" --timeout 120 --fault-sweep --cmdline "payload=stop-at-ebs payload.hog=400" "$PAYLOAD" >"$OUT/sweep-sb.log" 2>&1 &
+"$HO" --timeout 120 --fault-sweep --sweep-memory 16M --cmdline "payload=stop-at-ebs payload.hog=40" "$PAYLOAD" \
+    >"$OUT/sweep-sb.log" 2>&1 &
 pid=$!
 seen=
 for _ in $(seq 600); do
