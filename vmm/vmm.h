@@ -10,6 +10,7 @@
 
 #include "../firmware-stub/firmware.h"
 #include "../loader/bzimage.h"
+#include "add_files.h"
 #include "fault_sweep.h"
 #include "control_ports.h"
 #include "guest_mem.h"
@@ -57,7 +58,7 @@ struct vmm_options {
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
     unsigned cpus;            /* --cpus */
     const char *exec;         /* --exec CMD */
-    const char *adds[64];     /* --add HOST[:GUEST], ADD_MAX_SPECS */
+    const char *adds[ADD_MAX_SPECS];   /* --add HOST[:GUEST] */
     unsigned nadds;
     const char *dtb;          /* --dtb auto|FILE */
     const char *report_path;  /* --report FILE */
