@@ -13,10 +13,12 @@ LDLIBS   := -lz -lfdt
 VMM_LIBS := -lseccomp -ljansson -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-# Libraries that work on a plain buffer standing for guest memory.
-LIB_SRC := $(wildcard loader/*.c) $(wildcard firmware-stub/*.c) vmm/guest_mem.c vmm/x86_setup.c vmm/cpuid.c \
-           vmm/io_bus.c vmm/serial.c vmm/control_ports.c vmm/emulate.c vmm/ktap.c vmm/snapshot.c
-VMM_SRC := $(filter-out $(LIB_SRC),$(wildcard vmm/*.c))
+# The rooms (README "Layout"). The pure libraries work on a plain
+# buffer standing for guest memory and never call KVM: the unit tests and
+# fuzzers link them alone. Only vmm/kvm/ calls ioctl (test-layering).
+PURE_DIRS := loader firmware-stub vmm/mem vmm/devices vmm/x86 vmm/verdict
+LIB_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
+VMM_SRC := $(wildcard vmm/*.c vmm/kvm/*.c vmm/tools/*.c vmm/host/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
@@ -64,6 +66,7 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
 test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1
+	tests/integration/layering.sh $(PURE_DIRS)
 	tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
 	tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 

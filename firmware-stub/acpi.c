@@ -103,13 +103,13 @@ static const uint8_t dsdt_aml[] = {
     0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x05, 0x01,  /* DWordPrefix EisaId("PNP0501") */
     0x08, '_', 'U', 'I', 'D', 0x00,
     0x08, '_', 'C', 'R', 'S', 0x11, 0x10, 0x0a, 0x0d,      /* BufferOp, PkgLength 16, size 13 */
-    0x47, 0x01, ACPI_UART_PORT & 0xff, ACPI_UART_PORT >> 8,  /* I/O port descriptor, Decode16, min */
-    ACPI_UART_PORT & 0xff, ACPI_UART_PORT >> 8, 0x00, 0x08, /* max, alignment, length */
-    0x22, 1u << ACPI_UART_IRQ, 0x00, /* IRQ descriptor, no flags: edge, active high */
+    0x47, 0x01, PORT_SERIAL_COM1 & 0xff, PORT_SERIAL_COM1 >> 8,  /* I/O port descriptor, Decode16, min */
+    PORT_SERIAL_COM1 & 0xff, PORT_SERIAL_COM1 >> 8, 0x00, 0x08, /* max, alignment, length */
+    0x22, 1u << IRQ_SERIAL_COM1, 0x00, /* IRQ descriptor, no flags: edge, active high */
     0x79, 0x00,                      /* end tag */
 };
 _Static_assert(sizeof(dsdt_aml) == 14 + 1 + 0x32, "the PkgLengths above match the bytes");
-_Static_assert(ACPI_UART_IRQ < 8, "the IRQ mask byte above holds IRQs 0-7");
+_Static_assert(IRQ_SERIAL_COM1 < 8, "the IRQ mask byte above holds IRQs 0-7");
 
 #define OFF_RSDP 0x000
 #define OFF_XSDT 0x040
@@ -167,7 +167,7 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
      * mp_config_acpi_legacy_irqs runs over nr_legacy_irqs(), which is 0). */
     uint8_t *m = t + OFF_MADT;
     uint8_t *p = m + sizeof(struct acpi_header);
-    memcpy(p, (uint32_t[]){ ACPI_LAPIC_ADDR, MADT_PCAT_COMPAT }, 8);
+    memcpy(p, (uint32_t[]){ LAYOUT_LAPIC_ADDR, MADT_PCAT_COMPAT }, 8);
     p += 8;
     for (unsigned i = 0; i < ncpus; i++) {
         uint8_t lapic[8] = { MADT_LOCAL_APIC, 8, (uint8_t)i, (uint8_t)i, 1, 0, 0, 0 };  /* enabled */
@@ -175,12 +175,12 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
         p += 8;
     }
     uint8_t ioapic[12] = { MADT_IO_APIC, 12, (uint8_t)ncpus, 0 };
-    memcpy(ioapic + 4, (uint32_t[]){ ACPI_IOAPIC_ADDR, 0 }, 8);
+    memcpy(ioapic + 4, (uint32_t[]){ LAYOUT_IOAPIC_ADDR, 0 }, 8);
     memcpy(p, ioapic, 12);
     p += 12;
     uint8_t iso0[10] = { MADT_INT_OVERRIDE, 10, 0, 0, 2, 0, 0, 0, 0, 0 };
     uint8_t iso9[10] = { MADT_INT_OVERRIDE, 10, 0, 9, 9, 0, 0, 0, 0x0d, 0 };  /* level, active high */
-    uint8_t iso_uart[10] = { MADT_INT_OVERRIDE, 10, 0, ACPI_UART_IRQ, ACPI_UART_IRQ, 0, 0, 0, 0, 0 };  /* conforming */
+    uint8_t iso_uart[10] = { MADT_INT_OVERRIDE, 10, 0, IRQ_SERIAL_COM1, IRQ_SERIAL_COM1, 0, 0, 0, 0, 0 };  /* conforming */
     memcpy(p, iso0, 10);
     p += 10;
     memcpy(p, iso9, 10);

@@ -6,20 +6,9 @@
 
 #include <stdint.h>
 
+#include "../vmm/mem/layout.h"
 #include "firmware.h"
 
-#define ACPI_SLEEP_CONTROL_PORT 0x600   /* FADT SLEEP_CONTROL_REG */
-#define ACPI_SLEEP_STATUS_PORT  0x601   /* FADT SLEEP_STATUS_REG */
-#define ACPI_RESET_PORT         0x602   /* FADT RESET_REG */
-#define ACPI_RESET_VALUE        0x06
-#define ACPI_SLP_TYP_S5         5       /* the \_S5 package's value */
-#define ACPI_SLEEP_TYPE_SHIFT   2       /* SLP_TYPx in the sleep control register */
-#define ACPI_SLEEP_TYPE_MASK    0x1c
-#define ACPI_SLEEP_ENABLE       0x20
-#define ACPI_UART_PORT          0x3f8   /* COM1 in the DSDT */
-#define ACPI_UART_IRQ           4
-#define ACPI_IOAPIC_ADDR        0xfec00000u
-#define ACPI_LAPIC_ADDR         0xfee00000u
 #define ACPI_MAX_CPUS           64
 
 /* Build the tables for ncpus vCPUs in ACPI reclaim memory and install the

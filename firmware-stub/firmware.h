@@ -21,9 +21,8 @@
 #include "efi.h"
 #include "inject.h"
 #include "memmap.h"
-#include "../vmm/guest_mem.h"
-
-#define FW_HYPERCALL_PORT 0xEC
+#include "../vmm/mem/guest_mem.h"
+#include "../vmm/mem/layout.h"
 #define FW_REGION_SIZE    0x4000
 #define FW_RT_CODE_OFFSET 0x0000
 #define FW_RT_DATA_OFFSET 0x1000

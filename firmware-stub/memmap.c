@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../loader/bootparam.h"
-#include "../vmm/guest_mem.h"
+#include "../vmm/mem/guest_mem.h"
 
 #define PAGE_SHIFT 12
 

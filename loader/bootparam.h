@@ -76,6 +76,15 @@ struct __attribute__((packed)) setup_header {
     uint32_t kernel_info_offset;
 };
 
+/* A setup_data node's header; the payload follows (arch/x86/include/uapi/asm/bootparam.h). */
+#define SETUP_E820_EXT 1
+#define SETUP_DTB      2
+struct setup_data_header {
+    uint64_t next;
+    uint32_t type, len;
+};
+_Static_assert(sizeof(struct setup_data_header) == 16, "struct setup_data's header is 16 bytes");
+
 struct __attribute__((packed)) boot_e820_entry {
     uint64_t addr;
     uint64_t size;

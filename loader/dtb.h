@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SETUP_DTB 2
-
 struct dtb_machine {
     uint64_t ram[2][2];        /* {start, size} */
     unsigned nram;

@@ -8,16 +8,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "../firmware-stub/acpi.h"
 #include "../loader/cpio.h"
 #include "../loader/dtb.h"
-#include "layout.h"
-#include "add_files.h"
-#include "files.h"
+#include "mem/layout.h"
+#include "host/add_files.h"
+#include "host/files.h"
 #include "vmm.h"
-#include "x86_setup.h"
+#include "x86/x86_setup.h"
 
 static uint64_t exception_thunk(unsigned vector, const void *ctx)
 {
@@ -137,7 +136,7 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
         vmm_log("--dtb: cannot build the device tree");
         return -1;
     }
-    struct { uint64_t next; uint32_t type, len; } hdr = { bp->hdr.setup_data, SETUP_DTB, (uint32_t)len };
+    struct setup_data_header hdr = { bp->hdr.setup_data, SETUP_DTB, (uint32_t)len };
     uint64_t at = alloc_low_page(vm, (sizeof(hdr) + len + 0xfff) >> 12);
     if (!at || !guest_mem_write(&vm->mem, at, &hdr, sizeof(hdr)) ||
         !guest_mem_write(&vm->mem, at + sizeof(hdr), blob, len)) {
@@ -173,11 +172,7 @@ static int set_entry_registers(struct vmm *vm)
         r.rcx = vm->fw.image_handle;
         r.rdx = vm->fw.systab;
     }
-    if (ioctl(vm->vcpus[0].fd, KVM_SET_REGS, &r) < 0) {
-        vmm_log("KVM_SET_REGS: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
+    return vmm_set_regs(&vm->vcpus[0], &r);
 }
 
 int vmm_load(struct vmm *vm)

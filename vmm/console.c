@@ -3,13 +3,9 @@
 #include <string.h>
 
 #define EXEC_STATUS_PREFIX "handover-init: command exited with status "
-#include <sys/ioctl.h>
 
-#include "../firmware-stub/acpi.h"
-#include "layout.h"
+#include "mem/layout.h"
 #include "vmm.h"
-
-_Static_assert(SERIAL_IRQ == ACPI_UART_IRQ && PORT_SERIAL_COM1 == ACPI_UART_PORT, "the DSDT describes this UART");
 
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
@@ -67,12 +63,4 @@ void vmm_console_tx(void *ctx, uint8_t byte)
         vm->line[vm->line_len++] = (char)byte;
         vm->line[vm->line_len] = 0;
     }
-}
-
-void vmm_serial_irq(void *ctx, int level)
-{
-    struct vmm *vm = ctx;
-    struct kvm_irq_level irq = { .irq = SERIAL_IRQ, .level = level };
-    if (ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq) < 0)
-        vmm_log("KVM_IRQ_LINE: failed to set IRQ %d", SERIAL_IRQ);
 }

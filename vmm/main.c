@@ -7,12 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fault_outcome.h"
-#include "add_files.h"
-#include "files.h"
-#include "host_probe.h"
-#include "layout.h"
-#include "sandbox.h"
+#include "verdict/fault_outcome.h"
+#include "host/add_files.h"
+#include "host/files.h"
+#include "kvm/host_probe.h"
+#include "mem/layout.h"
+#include "host/sandbox.h"
 #include "vmm.h"
 
 #ifndef HANDOVER_VERSION
@@ -71,7 +71,7 @@ static void usage(FILE *out)
 "  --trace-efi[=FILE]     one JSON line per firmware call to FILE (default stderr)\n"
 "  --no-emulation-fallbacks\n"
 "                         do not adapt to the host: no automatic noxsave, no\n"
-"                         instructions performed for the host (vmm/emulate.c)\n"
+"                         instructions performed for the host (vmm/x86/emulate.c)\n"
 "  --seed N               make EFI_RNG_PROTOCOL deterministic (reproducible traces)\n"
 "  --inject SPEC          inject a firmware fault (repeatable); SPEC is one of:\n"
 "%s"
@@ -496,13 +496,14 @@ static void print_fault_outcomes(const struct vmm *vm, int rc)
     if (vm->opt.stop_at != STOP_AT_EBS || vm->opt.fault_sweep || !vm->fw.gm)
         return;
     const struct inject *in = &vm->fw.cfg.inject;
+    const struct fault_run run = vmm_fault_run(vm, rc);
     for (unsigned k = 0; k < INJECT_KINDS; k++) {
         if (!in->on[k])
             continue;
         char spec[64];
         inject_spec(in, (enum inject_kind)k, spec, sizeof(spec));
         vmm_log("fault outcome: %s: %s", spec,
-                fault_outcome_names[fault_outcome(vm, (enum inject_kind)k, rc)]);
+                fault_outcome_names[fault_outcome(in, (enum inject_kind)k, &run)]);
     }
 }
 

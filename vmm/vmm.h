@@ -9,28 +9,16 @@
 #include <stdio.h>
 
 #include "../firmware-stub/firmware.h"
+#include "verdict/exit_status.h"
+#include "verdict/fault_outcome.h"
 #include "../loader/bzimage.h"
-#include "add_files.h"
-#include "fault_sweep.h"
-#include "control_ports.h"
-#include "guest_mem.h"
-#include "io_bus.h"
-#include "ktap.h"
-#include "serial.h"
-
-/* Exit statuses (README "Exit status"). */
-#define EXIT_OK            0
-#define EXIT_USAGE         2
-#define EXIT_HOST          3
-#define EXIT_GUEST_CRASH   4
-#define EXIT_FIRMWARE_EXIT 5
-#define EXIT_PANIC         6
-#define EXIT_KUNIT_INCOMPLETE 7
-#define EXIT_KUNIT_FAILED  1
-#define EXIT_EXEC_NO_STATUS 8   /* --exec: the guest ended without a status */
-#define EXIT_SWEEP_FAILED  9    /* --fault-sweep: a cell --fail-on names, or one unlike the baseline */
-#define EXIT_TIMEOUT       124
-#define EXIT_SIGNAL_BASE   128     /* stopped by signal N: 128 + N, as a shell reports it */
+#include "host/add_files.h"
+#include "tools/fault_sweep.h"
+#include "devices/control_ports.h"
+#include "mem/guest_mem.h"
+#include "devices/io_bus.h"
+#include "verdict/ktap.h"
+#include "devices/serial.h"
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
 /* How the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA LoadFile2
@@ -122,6 +110,7 @@ struct vmm {
     char panic[256];          /* the kernel's "Kernel panic - not syncing" line */
     bool panic_ended;         /* its "---[ end Kernel panic" line came */
     bool timed_out;           /* --timeout ran out */
+    bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
     int stopped_by_signal;    /* the signal that ended the run, 0: none */
     bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct ktap ktap;         /* --kunit */
@@ -159,6 +148,10 @@ void vmm_close_vm(struct vmm *vm);
 int vmm_setup_vcpu(struct vmm *vm, unsigned id);
 void vmm_destroy(struct vmm *vm);
 void vmm_dump_registers(const struct vcpu *c, FILE *out);
+/* KVM_SET_REGS, the error logged. */
+int vmm_set_regs(const struct vcpu *c, const struct kvm_regs *r);
+/* The COM1 UART's interrupt line, as serial_init takes it. */
+void vmm_serial_irq(void *ctx, int level);
 
 /* boot.c: load the image and build what the chosen entry needs */
 int vmm_load(struct vmm *vm);
@@ -171,6 +164,9 @@ int vmm_run(struct vmm *vm);
  * host-error, guest-crash, exec-status-unknown, sweep-cells-failed, stop-at-ebs,
  * guest-poweroff, guest-reset, ended. */
 const char *vmm_end_reason(const struct vmm *vm, int rc);
+
+/* How the run that ended with rc looks to the fault-outcome rule. */
+struct fault_run vmm_fault_run(const struct vmm *vm, int rc);
 
 /* bootinfo.c: the --stop-at ebs summary of the boot_params the stub built */
 int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out);
@@ -193,9 +189,8 @@ int report_write(struct vmm *vm, int exit_status);
 /* --kunit-json: kunit.py --json's format; -1 with errno on failure. */
 int report_write_kunit_json(const struct vmm *vm, FILE *out);
 
-/* console.c: the serial port's transmit and IRQ callbacks */
+/* console.c: the serial port's transmit callback */
 void vmm_console_tx(void *ctx, uint8_t byte);
-void vmm_serial_irq(void *ctx, int level);
 
 /* Log a line "handover: ..." on stderr. */
 void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,8 +25,8 @@ FUZZERS      := bzimage firmware devices emulate ktap
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra $(FUZZ_SAN)
 
-FUZZ_LIB_SRC := $(wildcard loader/*.c) $(wildcard firmware-stub/*.c) vmm/guest_mem.c vmm/x86_setup.c \
-                vmm/io_bus.c vmm/serial.c vmm/control_ports.c vmm/emulate.c vmm/ktap.c
+# The pure libraries, as the top-level Makefile finds them (PURE_DIRS).
+FUZZ_LIB_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_BINS    := $(FUZZERS:%=$(FUZZ_OUT)/fuzz_%)
 

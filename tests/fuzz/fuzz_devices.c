@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "../../firmware-stub/acpi.h"
-#include "../../vmm/control_ports.h"
-#include "../../vmm/io_bus.h"
-#include "../../vmm/layout.h"
-#include "../../vmm/serial.h"
+#include "../../vmm/devices/control_ports.h"
+#include "../../vmm/devices/io_bus.h"
+#include "../../vmm/mem/layout.h"
+#include "../../vmm/devices/serial.h"
 #include "fuzz_input.h"
 
 #define CHECK(cond)                                                                          \
@@ -199,8 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 CHECK(port == PORT_EXIT && ctl.exit_status == buf[0]);
                 break;
             case GUEST_POWEROFF:
-                CHECK(port == ACPI_SLEEP_CONTROL_PORT && (buf[0] & ACPI_SLEEP_ENABLE) &&
-                      (buf[0] & ACPI_SLEEP_TYPE_MASK) >> ACPI_SLEEP_TYPE_SHIFT == ACPI_SLP_TYP_S5);
+                CHECK(port == ACPI_SLEEP_CONTROL_PORT && (buf[0] & 0x20) &&   /* SLP_EN, SLP_TYPx: ACPI 6.4, 4.8.3.7 */
+                      (buf[0] & 0x1c) >> 2 == ACPI_SLP_TYP_S5);
                 break;
             default:
                 CHECK(0);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../vmm/emulate.h"
+#include "../../vmm/x86/emulate.h"
 #include "fuzz_input.h"
 
 #define MEM 64

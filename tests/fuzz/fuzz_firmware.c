@@ -60,9 +60,9 @@
 #include "../../firmware-stub/acpi.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
-#include "../../vmm/guest_mem.h"
-#include "../../vmm/layout.h"
-#include "../../vmm/x86_setup.h"
+#include "../../vmm/mem/guest_mem.h"
+#include "../../vmm/mem/layout.h"
+#include "../../vmm/x86/x86_setup.h"
 #include "fuzz_input.h"
 
 #define RAM_SIZE     (32ULL << 20)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../vmm/ktap.h"
+#include "../../vmm/verdict/ktap.h"
 
 #define CHECK(cond)                                                                        \
     do {                                                                                   \

@@ -179,7 +179,7 @@ expect console-limit 0 'console output limit of 300 bytes reached' '!payload: do
 expect trace-limit 0 'trace limit of 1000 bytes reached' -- "$HO" --timeout 60 --trace-limit 1000 \
     --trace-efi="$OUT/trace-limited" --cmdline payload=services "$PAYLOAD"
 
-# The run loop is sandboxed: seccomp filter and no_new_privs (vmm/sandbox.c).
+# The run loop is sandboxed: seccomp filter and no_new_privs (vmm/host/sandbox.c).
 # Polled, not slept on: under an L1's TCG the sanitizer build takes seconds
 # to reach the run loop.
 "$HO" --timeout 60 --cmdline payload=loop "$PAYLOAD" >"$OUT/sandbox.log" 2>&1 &

@@ -12,8 +12,8 @@
 #include "../../loader/cpio.h"
 #include "../../loader/elf_deps.h"
 #include "../../loader/dtb.h"
-#include "../../vmm/emulate.h"
-#include "../../vmm/ktap.h"
+#include "../../vmm/x86/emulate.h"
+#include "../../vmm/verdict/ktap.h"
 
 #define MEM (64u << 20)
 
@@ -60,8 +60,8 @@ START_TEST(acpi_tables_checksum_and_link)
             ck_assert_uint_eq(h[44 + 2 * 8 + 3], 2);   /* third LAPIC: APIC ID 2 */
             const uint8_t *uart = h + 44 + 3 * 8 + 12 + 2 * 10;
             ck_assert_uint_eq(uart[0], 2);             /* interrupt source override */
-            ck_assert_uint_eq(uart[3], ACPI_UART_IRQ); /* ISA IRQ 4 ... */
-            ck_assert_uint_eq(uart[4], ACPI_UART_IRQ); /* ... on GSI 4 */
+            ck_assert_uint_eq(uart[3], IRQ_SERIAL_COM1); /* ISA IRQ 4 ... */
+            ck_assert_uint_eq(uart[4], IRQ_SERIAL_COM1); /* ... on GSI 4 */
         }
         if (i == 0) {   /* FADT -> DSDT: \_S5 and COM1 with its port and IRQ */
             uint64_t d;
@@ -73,7 +73,7 @@ START_TEST(acpi_tables_checksum_and_link)
             ck_assert_uint_eq(sum(guest_mem_ptr(&gm, d, dlen), dlen), 0);
             const uint8_t hid[] = { 0x0c, 0x41, 0xd0, 0x05, 0x01 };   /* EisaId ("PNP0501") */
             const uint8_t io[] = { 0x47, 0x01, 0xf8, 0x03, 0xf8, 0x03, 0x00, 0x08 };
-            const uint8_t irq[] = { 0x22, 1u << ACPI_UART_IRQ, 0x00, 0x79, 0x00 };
+            const uint8_t irq[] = { 0x22, 1u << IRQ_SERIAL_COM1, 0x00, 0x79, 0x00 };
             ck_assert_ptr_nonnull(memmem(dsdt, dlen, "_S5_", 4));
             ck_assert_ptr_nonnull(memmem(dsdt, dlen, "COM1", 4));
             ck_assert_ptr_nonnull(memmem(dsdt, dlen, hid, sizeof(hid)));

@@ -1,10 +1,10 @@
-/* vmm/cpuid.c: the guest CPUID normalized from what KVM supports. */
+/* vmm/x86/cpuid.c: the guest CPUID normalized from what KVM supports. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "suites.h"
-#include "../../vmm/cpuid.h"
+#include "../../vmm/x86/cpuid.h"
 
 static struct kvm_cpuid2 *table(const char *vendor)
 {

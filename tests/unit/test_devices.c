@@ -1,14 +1,14 @@
-/* vmm/serial.c, vmm/control_ports.c, vmm/io_bus.c: the devices as the
+/* vmm/devices/: serial.c, i8042.c, exit_port.c, acpi_pm.c, io_bus.c: the devices as the
  * kernel's drivers probe them, through the port bus the run loop uses.
  * The 8250 sequences follow drivers/tty/serial/8250/8250_port.c
  * (autoconfig, autoconfig_16550a, serial8250_do_startup). */
 #include <string.h>
 
 #include "suites.h"
-#include "../../vmm/control_ports.h"
-#include "../../vmm/io_bus.h"
-#include "../../vmm/layout.h"
-#include "../../vmm/serial.h"
+#include "../../vmm/devices/control_ports.h"
+#include "../../vmm/devices/io_bus.h"
+#include "../../vmm/mem/layout.h"
+#include "../../vmm/devices/serial.h"
 
 #define COM1 PORT_SERIAL_COM1
 enum { RBR = 0, IER = 1, IIR = 2, FCR = 2, LCR = 3, MCR = 4, LSR = 5, MSR = 6, SCR = 7 };

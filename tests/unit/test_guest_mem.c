@@ -1,4 +1,4 @@
-/* vmm/guest_mem.c: bounds of guest-physical accesses (end of RAM, the
+/* vmm/mem/guest_mem.c: bounds of guest-physical accesses (end of RAM, the
  * 32-bit hole, overflow of gpa + len) and guest-virtual accesses through
  * 4- and 5-level page tables built in the buffer (Intel SDM vol. 3A, 4.5). */
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 
 #include "suites.h"
-#include "../../vmm/guest_mem.h"
+#include "../../vmm/mem/guest_mem.h"
 
 #define MiB(n) ((uint64_t)(n) << 20)
 #define GiB(n) ((uint64_t)(n) << 30)

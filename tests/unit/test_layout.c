@@ -10,7 +10,7 @@
 #include "../../firmware-stub/efi.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
-#include "../../vmm/layout.h"
+#include "../../vmm/mem/layout.h"
 
 #define BP(field) offsetof(struct boot_params, field)
 

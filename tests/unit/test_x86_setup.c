@@ -6,8 +6,8 @@
 #include <sys/mman.h>
 
 #include "suites.h"
-#include "../../vmm/layout.h"
-#include "../../vmm/x86_setup.h"
+#include "../../vmm/mem/layout.h"
+#include "../../vmm/x86/x86_setup.h"
 
 #define MiB(n) ((uint64_t)(n) << 20)
 #define GiB(n) ((uint64_t)(n) << 30)
@@ -125,6 +125,9 @@ START_TEST(gdt_holds_flat_64_bit_code_and_data)
     ck_assert_uint_eq((data >> 41) & 1, 1);      /* writable */
     ck_assert_uint_eq((data >> 54) & 1, 1);      /* B: 32-bit stack */
     ck_assert_uint_eq((data & 0xffff) | ((data >> 32) & 0xf0000), 0xfffff);   /* limit, with G: 4 GiB */
+    /* The kernel's GDT_ENTRY(0xa09b, 0, 0xfffff) and GDT_ENTRY(0xc093, 0, 0xfffff). */
+    ck_assert_uint_eq(code, 0x00af9b000000ffffULL);
+    ck_assert_uint_eq(data, 0x00cf93000000ffffULL);
 }
 END_TEST
 

@@ -5,7 +5,7 @@
 #ifndef HANDOVER_ADD_FILES_H
 #define HANDOVER_ADD_FILES_H
 
-#include "../loader/cpio.h"
+#include "../../loader/cpio.h"
 
 struct vmm;
 

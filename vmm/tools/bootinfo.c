@@ -3,9 +3,7 @@
  * make of the firmware's memory map. */
 #include <string.h>
 
-#include "vmm.h"
-
-#define SETUP_E820_EXT 1
+#include "../vmm.h"
 
 const char *bootinfo_e820_name(uint32_t t)
 {
@@ -29,7 +27,7 @@ unsigned bootinfo_e820(const struct guest_mem *gm, const struct boot_params *bp,
     memcpy(out, bp->e820_table, n * sizeof(*out));
     uint64_t sd = bp->hdr.setup_data;
     for (int hops = 0; sd && hops < 64; hops++) {
-        struct { uint64_t next; uint32_t type, len; } h;
+        struct setup_data_header h;
         if (!guest_mem_read(gm, sd, &h, sizeof(h)))
             break;
         if (h.type == SETUP_E820_EXT) {
@@ -110,7 +108,7 @@ int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
     fprintf(out, "  secure_boot       %u\n", bp->secure_boot);
     uint64_t sd = bp->hdr.setup_data;
     for (int hops = 0; sd && hops < 64; hops++) {
-        struct { uint64_t next; uint32_t type, len; } sh;
+        struct setup_data_header sh;
         if (!guest_mem_read(&vm->mem, sd, &sh, sizeof(sh))) {
             fprintf(out, "  setup_data        0x%llx (not in guest RAM)\n", (unsigned long long)sd);
             break;
@@ -144,5 +142,6 @@ int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
     for (unsigned i = 0; i < nwant; i++)
         fprintf(out, "    expected 0x%016llx-0x%016llx %s\n", (unsigned long long)want[i].addr,
                 (unsigned long long)(want[i].addr + want[i].size - 1), bootinfo_e820_name(want[i].type));
-    return 1;
+    vm->e820_mismatch = true;
+    return EXIT_E820_MISMATCH;
 }

@@ -1,6 +1,6 @@
 /* Snapshots of a running VM, for --fault-sweep: the vCPU's registers,
- * FPU/XSAVE, MSRs, LAPIC and pending events, the irqchip and PIT, and
- * guest memory as the pages that changed since the previous snapshot.
+ * FPU/XSAVE, MSRs, LAPIC and pending events, the irqchip and PIT (guest
+ * memory is vmm/mem/mem_delta.h's).
  * Documentation/virt/kvm/api.rst (KVM_GET_* / KVM_SET_*). */
 #ifndef HANDOVER_SNAPSHOT_H
 #define HANDOVER_SNAPSHOT_H
@@ -30,25 +30,11 @@ struct vm_state {
     struct kvm_pit_state2 pit;
 };
 
-/* The pages of guest memory that differ from a reference copy. */
-struct mem_delta {
-    size_t n;
-    uint64_t *page;     /* page numbers */
-    uint8_t *data;      /* n pages of 4 KiB */
-};
-
 /* 0, or -1 with errno (the failing ioctl is named in what). */
 int vcpu_state_save(int kvm_fd, int vcpu_fd, struct vcpu_state *st, const char **what);
 int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what);
 void vcpu_state_free(struct vcpu_state *st);
 int vm_state_save(int vm_fd, struct vm_state *st, const char **what);
 int vm_state_load(int vm_fd, const struct vm_state *st, const char **what);
-
-/* Record in d the pages of mem[0, size) that differ from ref, and bring
- * ref up to date; -1 if out of memory. size is a multiple of 4 KiB. */
-int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size);
-/* Apply d to a copy that matched d's reference. */
-void mem_delta_apply(const struct mem_delta *d, uint8_t *copy);
-void mem_delta_free(struct mem_delta *d);
 
 #endif

@@ -6,10 +6,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "emulate.h"
-#include "layout.h"
-#include "vmm.h"
-#include "x86_setup.h"
+#include "../x86/emulate.h"
+#include "../mem/layout.h"
+#include "../vmm.h"
+#include "../x86/x86_setup.h"
 
 
 /* What an exit handler tells the run loop besides an exit status (>= 0);

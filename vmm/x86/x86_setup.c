@@ -2,13 +2,7 @@
 
 #include <string.h>
 
-#include "layout.h"
-
-#define PTE_P   0x1ULL
-#define PTE_RW  0x2ULL
-#define PTE_PS  0x80ULL
-#define PTE_NX  (1ULL << 63)
-
+#include "../mem/layout.h"
 
 static unsigned identity_gib(const struct guest_mem *gm)
 {
@@ -29,11 +23,11 @@ int x86_setup_page_tables(const struct guest_mem *gm)
         return -1;
     memset(pml4, 0, 4096);
     memset(pdpt, 0, 4096);
-    pml4[0] = LAYOUT_PDPT | PTE_P | PTE_RW;
+    pml4[0] = LAYOUT_PDPT | PTE_PRESENT | PTE_WRITE;
     for (unsigned g = 0; g < gib; g++) {
-        pdpt[g] = (LAYOUT_PD + 4096ULL * g) | PTE_P | PTE_RW;
+        pdpt[g] = (LAYOUT_PD + 4096ULL * g) | PTE_PRESENT | PTE_WRITE;
         for (unsigned i = 0; i < 512; i++)
-            pd[g * 512 + i] = (((uint64_t)g << 30) + ((uint64_t)i << 21)) | PTE_P | PTE_RW | PTE_PS;
+            pd[g * 512 + i] = (((uint64_t)g << 30) + ((uint64_t)i << 21)) | PTE_PRESENT | PTE_WRITE | PTE_LARGE;
     }
     return (int)gib;
 }
@@ -54,12 +48,36 @@ void x86_set_nx_outside(const struct guest_mem *gm, const uint64_t (*keep)[2], u
     }
 }
 
+/* The firmware's two flat segments, each written once: the kvm_segment
+ * KVM_SET_SREGS loads and the GDT entry are both derived from it
+ * (Firecracker's arch/x86_64/gdt.rs does the same). */
+static struct kvm_segment flat_segment(uint16_t sel, uint8_t type, bool code)
+{
+    return (struct kvm_segment){ .base = 0, .limit = 0xffffffff, .selector = sel, .type = type,
+                                 .present = 1, .dpl = 0, .db = code ? 0 : 1, .s = 1, .l = code ? 1 : 0, .g = 1 };
+}
+
+static struct kvm_segment code_segment(void) { return flat_segment(GDT_CODE64, 0xb, true); }   /* execute/read, accessed */
+static struct kvm_segment data_segment(void) { return flat_segment(GDT_DATA, 0x3, false); }    /* read/write, accessed */
+
+/* A segment descriptor (Intel SDM vol. 3A, 3.4.5): the limit in 4 KiB
+ * units when G is set. */
+uint64_t x86_gdt_entry(const struct kvm_segment *s)
+{
+    uint64_t limit = s->g ? s->limit >> 12 : s->limit;
+    return (limit & 0xffff) | (s->base & 0xffffffULL) << 16 | (uint64_t)(s->type & 0xf) << 40 |
+           (uint64_t)s->s << 44 | (uint64_t)(s->dpl & 3) << 45 | (uint64_t)s->present << 47 |
+           (limit >> 16 & 0xf) << 48 | (uint64_t)s->avl << 52 | (uint64_t)s->l << 53 | (uint64_t)s->db << 54 |
+           (uint64_t)s->g << 55 | (s->base >> 24 & 0xff) << 56;
+}
+
 void x86_setup_gdt(const struct guest_mem *gm)
 {
     uint64_t *gdt = guest_mem_ptr(gm, LAYOUT_GDT, 4096);
+    struct kvm_segment code = code_segment(), data = data_segment();
     memset(gdt, 0, 4096);
-    gdt[GDT_CODE64 / 8] = 0x00af9b000000ffffULL;  /* 64-bit code, DPL 0 */
-    gdt[GDT_DATA / 8] = 0x00cf93000000ffffULL;    /* flat data */
+    gdt[GDT_CODE64 / 8] = x86_gdt_entry(&code);
+    gdt[GDT_DATA / 8] = x86_gdt_entry(&data);
 }
 
 void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
@@ -83,16 +101,10 @@ void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vect
     }
 }
 
-static void segment(struct kvm_segment *s, uint16_t sel, uint8_t type, bool code)
-{
-    *s = (struct kvm_segment){ .base = 0, .limit = 0xffffffff, .selector = sel, .type = type,
-                               .present = 1, .dpl = 0, .db = code ? 0 : 1, .s = 1, .l = code ? 1 : 0, .g = 1 };
-}
-
 void x86_setup_sregs(struct kvm_sregs *s)
 {
-    segment(&s->cs, GDT_CODE64, 0xb, true);
-    segment(&s->ds, GDT_DATA, 0x3, false);
+    s->cs = code_segment();
+    s->ds = data_segment();
     s->es = s->fs = s->gs = s->ss = s->ds;
     s->gdt.base = LAYOUT_GDT;
     s->gdt.limit = 3 * 8 - 1;

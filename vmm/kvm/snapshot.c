@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "guest_mem.h"
 
 /* Read every MSR KVM lists that this vCPU lets us read, one at a time:
  * a batch stops at the first it cannot. */
@@ -133,49 +132,4 @@ int vm_state_load(int vm_fd, const struct vm_state *st, const char **what)
         return -1;
     }
     return 0;
-}
-
-int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size)
-{
-    size_t cap = 0;
-    d->n = 0;
-    d->page = NULL;
-    d->data = NULL;
-    for (size_t p = 0; p < size / GUEST_PAGE_SIZE; p++) {
-        const uint8_t *now = mem + p * GUEST_PAGE_SIZE;
-        uint8_t *old = ref + p * GUEST_PAGE_SIZE;
-        if (!memcmp(now, old, GUEST_PAGE_SIZE))
-            continue;
-        if (d->n == cap) {
-            cap = cap ? 2 * cap : 256;
-            uint64_t *pg = realloc(d->page, cap * sizeof(*pg));
-            if (pg)
-                d->page = pg;
-            uint8_t *data = pg ? realloc(d->data, cap * GUEST_PAGE_SIZE) : NULL;
-            if (!data) {
-                mem_delta_free(d);
-                return -1;
-            }
-            d->data = data;
-        }
-        memcpy(d->data + d->n * GUEST_PAGE_SIZE, now, GUEST_PAGE_SIZE);
-        memcpy(old, now, GUEST_PAGE_SIZE);
-        d->page[d->n++] = p;
-    }
-    return 0;
-}
-
-void mem_delta_apply(const struct mem_delta *d, uint8_t *copy)
-{
-    for (size_t i = 0; i < d->n; i++)
-        memcpy(copy + d->page[i] * GUEST_PAGE_SIZE, d->data + i * GUEST_PAGE_SIZE, GUEST_PAGE_SIZE);
-}
-
-void mem_delta_free(struct mem_delta *d)
-{
-    free(d->page);
-    free(d->data);
-    d->page = NULL;
-    d->data = NULL;
-    d->n = 0;
 }

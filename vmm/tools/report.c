@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "vmm.h"
+#include "../vmm.h"
 
 /* Raised when a field changes meaning or goes away (adding one does not). */
 #define REPORT_SCHEMA_VERSION 2

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../loader/elf_deps.h"
+#include "../../loader/elf_deps.h"
 #include "files.h"
-#include "vmm.h"
+#include "../vmm.h"
 
 /* Where the dynamic linker looks by default on Debian (ld.so(8), and
  * /etc/ld.so.conf.d/x86_64-linux-gnu.conf). */

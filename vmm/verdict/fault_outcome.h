@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "../firmware-stub/inject.h"
+#include "../../firmware-stub/inject.h"
 
 enum fault_outcome {
     FAULT_NOT_INJECTED,    /* the fault never fired */
@@ -21,9 +21,15 @@ enum fault_outcome {
 
 extern const char *const fault_outcome_names[FAULT_OUTCOMES];
 
-struct vmm;
+/* How a --stop-at ebs run ended, as the rule reads it. */
+struct fault_run {
+    int exit_status;       /* vmm/verdict/exit_status.h */
+    bool reached_ebs;      /* ExitBootServices succeeded */
+    bool guest_stopped;    /* the guest ended the run: exit port, reset or power-off */
+    bool e820_mismatch;    /* the stub's e820 disagreed with the memory map */
+};
 
-/* For kind k of vm's firmware, after a run that ended with status rc. */
-enum fault_outcome fault_outcome(const struct vmm *vm, enum inject_kind k, int rc);
+/* What the stub did about fault kind k (in: the firmware's counters). */
+enum fault_outcome fault_outcome(const struct inject *in, enum inject_kind k, const struct fault_run *run);
 
 #endif

@@ -64,9 +64,6 @@ bool guest_mem_write(const struct guest_mem *gm, uint64_t gpa, const void *src, 
 }
 
 /* Intel SDM vol. 3A, 4.5: 4-level and 5-level paging. */
-#define PTE_PRESENT  0x1ULL
-#define PTE_LARGE    0x80ULL
-#define PTE_ADDR     0x000ffffffffff000ULL
 
 bool guest_view_translate(const struct guest_view *v, uint64_t va, uint64_t *pa)
 {

@@ -6,7 +6,7 @@
 #ifndef HANDOVER_FAULT_SWEEP_H
 #define HANDOVER_FAULT_SWEEP_H
 
-#include "../firmware-stub/firmware.h"
+#include "../../firmware-stub/firmware.h"
 
 struct vmm;
 struct vcpu;

@@ -1,4 +1,7 @@
-/* Guest-physical layout: every fixed address the VMM uses, in one place.
+/* Guest-physical layout and the guest ABI: every fixed address, port and
+ * IRQ the VMM, its devices and the firmware's tables use, in one place
+ * (Firecracker's arch/x86_64/layout.rs is the model). The firmware-stub and
+ * the devices include it; nothing else defines an address.
  *
  *   0x00000000 - 0x0009ffff  conventional RAM (the kernel's real-mode trampoline wants some)
  *   0x000a0000 - 0x000fffff  reserved (legacy VGA/BIOS hole)
@@ -30,6 +33,14 @@
 #define LAYOUT_VMM_END        0x00200000ULL /* end of the boot-services data the VMM owns */
 #define LAYOUT_KERNEL_MIN     0x01000000ULL /* 16 MiB: LOAD_PHYSICAL_ADDR */
 
+/* RAM is [0, GUEST_HOLE_START) and, when it does not fit there, resumes at
+ * 4 GiB: the hole keeps the IOAPIC and LAPIC MMIO free. */
+#define GUEST_4GIB            0x100000000ULL
+#define GUEST_HOLE_START      0xC0000000ULL  /* 3 GiB: start of the 32-bit MMIO hole */
+#define GUEST_HIGH_START      GUEST_4GIB     /* RAM above the hole resumes at 4 GiB */
+#define LAYOUT_IOAPIC_ADDR    0xfec00000u
+#define LAYOUT_LAPIC_ADDR     0xfee00000u
+
 /* KVM_SET_TSS_ADDR: three pages Intel's VMX needs for real mode, in the
  * 32-bit hole below the BIOS area, where no RAM is. */
 #define LAYOUT_KVM_TSS        0xfffbd000ULL
@@ -44,10 +55,20 @@ _Static_assert(LAYOUT_PML4_ALT + 0x1000 <= LAYOUT_STACK_TOP - LAYOUT_STACK_SIZE,
 #define GDT_CODE64 0x08
 #define GDT_DATA   0x10
 
-/* I/O ports (see README "Guest ABI"). */
-#define PORT_SERIAL_COM1 0x3f8
-#define PORT_I8042_CMD   0x64
-#define PORT_I8042_DATA  0x60
-#define PORT_EXIT        0xf4
+/* I/O ports and IRQs (README "Guest ABI"). */
+#define FW_HYPERCALL_PORT 0xEC      /* firmware thunks: out FW_HYPERCALL_PORT, eax (firmware-stub/firmware.h) */
+#define PORT_SERIAL_COM1  0x3f8     /* 8250 UART (vmm/devices/serial.c), described in the DSDT */
+#define IRQ_SERIAL_COM1   4
+#define PORT_I8042_DATA   0x60      /* vmm/devices/i8042.c */
+#define PORT_I8042_CMD    0x64
+#define PORT_EXIT         0xf4      /* vmm/devices/exit_port.c */
+
+/* ACPI fixed hardware of the hardware-reduced FADT (firmware-stub/acpi.c),
+ * served by vmm/devices/acpi_pm.c. */
+#define ACPI_SLEEP_CONTROL_PORT 0x600   /* FADT SLEEP_CONTROL_REG */
+#define ACPI_SLEEP_STATUS_PORT  0x601   /* FADT SLEEP_STATUS_REG */
+#define ACPI_RESET_PORT         0x602   /* FADT RESET_REG */
+#define ACPI_RESET_VALUE        0x06    /* FADT RESET_VALUE */
+#define ACPI_SLP_TYP_S5         5       /* the DSDT's \_S5 package value */
 
 #endif

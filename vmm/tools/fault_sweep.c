@@ -11,11 +11,17 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "../firmware-stub/guids.h"
-#include "fault_outcome.h"
-#include "snapshot.h"
-#include "vmm.h"
+#include "../../firmware-stub/guids.h"
+#include "../verdict/fault_outcome.h"
+#include "../kvm/snapshot.h"
+#include "../mem/mem_delta.h"
+#include "../vmm.h"
 
+struct fault_run vmm_fault_run(const struct vmm *vm, int rc)
+{
+    return (struct fault_run){ .exit_status = rc, .reached_ebs = vm->fw.phase == FW_PHASE_RUNTIME,
+                               .guest_stopped = vm->ctl.stop != GUEST_RUNNING, .e820_mismatch = vm->e820_mismatch };
+}
 
 struct sweep_snapshot {
     uint64_t seq;           /* the call's number in the trace */
@@ -258,6 +264,7 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
     vm->line_len = s->line_len;
     vm->panic[0] = 0;
     vm->panic_ended = false;
+    vm->e820_mismatch = false;
     return 0;
 }
 
@@ -298,7 +305,8 @@ out:
     fclose(logf);
     if (rc >= 0) {
         cell->status = rc;
-        cell->outcome = fault_outcome(vm, cell->kind, rc);
+        const struct fault_run run = vmm_fault_run(vm, rc);
+        cell->outcome = fault_outcome(&vm->fw.cfg.inject, cell->kind, &run);
         cell_detail(log, vm, rc, cell->detail, sizeof(cell->detail));
         cell->seconds = now() - t0;
     }

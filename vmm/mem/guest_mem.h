@@ -11,10 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "layout.h"
+
 #define GUEST_PAGE_SIZE  4096ULL
-#define GUEST_4GIB       0x100000000ULL
-#define GUEST_HOLE_START 0xC0000000ULL  /* 3 GiB: start of the 32-bit MMIO hole */
-#define GUEST_HIGH_START GUEST_4GIB     /* RAM above the hole resumes at 4 GiB */
+
+/* Page-table entry bits (Intel SDM vol. 3A, 4.5): guest_mem_view walks
+ * the guest's tables, vmm/x86/x86_setup.c builds the firmware's. */
+#define PTE_PRESENT  0x1ULL
+#define PTE_WRITE    0x2ULL
+#define PTE_LARGE    0x80ULL                    /* PS: a 2 MiB or 1 GiB page */
+#define PTE_NX       (1ULL << 63)
+#define PTE_ADDR     0x000ffffffffff000ULL
 
 struct guest_mem {
     uint8_t *host;      /* mapping of size bytes */

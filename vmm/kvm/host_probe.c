@@ -16,9 +16,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "guest_mem.h"
-#include "layout.h"
-#include "x86_setup.h"
+#include "../mem/guest_mem.h"
+#include "../mem/layout.h"
+#include "../x86/x86_setup.h"
 
 #define PROBE_MEM   0x200000
 #define PROBE_CODE  0x1000

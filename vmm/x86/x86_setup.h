@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "guest_mem.h"
+#include "../mem/guest_mem.h"
 
 /* Identity-map [0, max(4 GiB, top of RAM)) with 2 MiB pages; returns the
  * number of page directories used, or -1. */
@@ -32,6 +32,8 @@ int x86_setup_page_tables(const struct guest_mem *gm);
 /* Set or clear no-execute on every 2 MiB page outside the given ranges. */
 void x86_set_nx_outside(const struct guest_mem *gm, const uint64_t (*keep)[2], unsigned nkeep, bool nx);
 void x86_setup_gdt(const struct guest_mem *gm);
+/* The GDT entry of a segment as KVM_SET_SREGS takes it. */
+uint64_t x86_gdt_entry(const struct kvm_segment *s);
 /* 32 interrupt gates; gate v jumps to handler(v). */
 void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
                    const void *ctx);

@@ -9,11 +9,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cpuid.h"
+#include "../x86/cpuid.h"
 #include "host_probe.h"
-#include "layout.h"
-#include "vmm.h"
-#include "x86_setup.h"
+#include "../mem/layout.h"
+#include "../vmm.h"
+#include "../x86/x86_setup.h"
 
 static FILE *log_file;
 
@@ -222,6 +222,23 @@ int vmm_setup_vcpu(struct vmm *vm, unsigned id)
         return -1;
     }
     return 0;
+}
+
+int vmm_set_regs(const struct vcpu *c, const struct kvm_regs *r)
+{
+    if (ioctl(c->fd, KVM_SET_REGS, r) < 0) {
+        vmm_log("KVM_SET_REGS: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void vmm_serial_irq(void *ctx, int level)
+{
+    struct vmm *vm = ctx;
+    struct kvm_irq_level irq = { .irq = IRQ_SERIAL_COM1, .level = level };
+    if (ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq) < 0)
+        vmm_log("KVM_IRQ_LINE: failed to set IRQ %d", IRQ_SERIAL_COM1);
 }
 
 void vmm_dump_registers(const struct vcpu *c, FILE *out)

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vmm.h"
+#include "../vmm.h"
 
 static FILE *open_fd(const char *what, const char *path, int flags, const char *mode, bool regular_only)
 {

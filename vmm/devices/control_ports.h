@@ -1,7 +1,7 @@
-/* The ports through which a guest ends the VM: the i8042 reset line
- * (port 0x64, command 0xFE, as `reboot=k`) and the exit-status port 0xF4
- * (like QEMU's isa-debug-exit, but the byte written is the exit status),
- * and the ACPI sleep control and reset registers the FADT names. */
+/* The devices through which a guest ends the VM, one per file, sharing
+ * this state: the i8042 reset line (i8042.c), the exit-status port
+ * (exit_port.c) and the FADT's sleep control and reset registers
+ * (acpi_pm.c). Their ports are in vmm/mem/layout.h. */
 #ifndef HANDOVER_CONTROL_PORTS_H
 #define HANDOVER_CONTROL_PORTS_H
 

@@ -1,5 +1,6 @@
 /* 8250/16550A UART, enough for earlyprintk, earlycon and the kernel's
- * serial console: transmit-only, THRE interrupt on IRQ 4. */
+ * serial console: transmit-only, with the THRE interrupt (COM1: port and
+ * IRQ in vmm/mem/layout.h). */
 #ifndef HANDOVER_SERIAL_H
 #define HANDOVER_SERIAL_H
 
@@ -7,8 +8,6 @@
 #include <stdint.h>
 
 #include "io_bus.h"
-
-#define SERIAL_IRQ 4
 
 struct serial {
     uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;

@@ -29,7 +29,7 @@
 
 #define SANDBOX_REPORT_MAX (64ULL << 20)
 
-#include "vmm.h"
+#include "../vmm.h"
 
 static const unsigned long vcpu_ioctls[] = {
     KVM_RUN, KVM_GET_REGS, KVM_SET_REGS, KVM_GET_SREGS, KVM_SET_SREGS, KVM_GET_FPU, KVM_SET_FPU,

@@ -1,0 +1,37 @@
+/* The hardware-reduced FADT's sleep control and reset registers (ACPI 6.4,
+ * 4.8.3.7 and 4.8.3.6): S5 powers the guest off, RESET_VALUE resets it.
+ * The sleep status register reads 0. */
+#include "control_ports.h"
+
+#include "../mem/layout.h"
+
+/* The sleep control register's fields (ACPI 6.4, 4.8.3.7). */
+#define SLEEP_TYPE_SHIFT 2
+#define SLEEP_TYPE_MASK  0x1c
+#define SLEEP_ENABLE     0x20
+
+static void acpi_pm_out(void *state, uint16_t off, const uint8_t *data, unsigned size)
+{
+    struct control_ports *c = state;
+    (void)size;
+    if (c->stop != GUEST_RUNNING)
+        return;
+    if (off == ACPI_SLEEP_CONTROL_PORT - ACPI_SLEEP_CONTROL_PORT && (data[0] & SLEEP_ENABLE) &&
+        ((data[0] & SLEEP_TYPE_MASK) >> SLEEP_TYPE_SHIFT) == ACPI_SLP_TYP_S5)
+        c->stop = GUEST_POWEROFF;
+    else if (off == ACPI_RESET_PORT - ACPI_SLEEP_CONTROL_PORT && data[0] == ACPI_RESET_VALUE)
+        c->stop = GUEST_RESET;
+}
+
+static void acpi_pm_in(void *state, uint16_t off, uint8_t *data, unsigned size)
+{
+    (void)state, (void)off;
+    for (unsigned i = 0; i < size; i++)
+        data[i] = 0;
+}
+
+struct io_device acpi_pm_device(struct control_ports *c)
+{
+    return (struct io_device){ "acpi-pm", ACPI_SLEEP_CONTROL_PORT, ACPI_RESET_PORT - ACPI_SLEEP_CONTROL_PORT + 1,
+                               acpi_pm_in, acpi_pm_out, c };
+}

@@ -1,0 +1,23 @@
+/* Guest memory as the pages that differ from a reference copy: what a
+ * --fault-sweep snapshot keeps of memory. No KVM: a plain buffer. */
+#ifndef HANDOVER_MEM_DELTA_H
+#define HANDOVER_MEM_DELTA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The pages of guest memory that differ from a reference copy. */
+struct mem_delta {
+    size_t n;
+    uint64_t *page;     /* page numbers */
+    uint8_t *data;      /* n pages of 4 KiB */
+};
+
+/* Record in d the pages of mem[0, size) that differ from ref, and bring
+ * ref up to date; -1 if out of memory. size is a multiple of 4 KiB. */
+int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size);
+/* Apply d to a copy that matched d's reference. */
+void mem_delta_apply(const struct mem_delta *d, uint8_t *copy);
+void mem_delta_free(struct mem_delta *d);
+
+#endif
