@@ -185,7 +185,7 @@ int vmm_load(struct vmm *vm)
         return EXIT_USAGE;
     bool loadfile2 = vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
     struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console_bytes,
-                             .console_limit = vm->opt.console_limit, .log = stderr, .trace = vm->trace,
+                             .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
                              .seeded = vm->opt.seeded, .seed = vm->opt.seed,
                              .initrd = loadfile2 ? vm->initrd_data : NULL,

@@ -12,6 +12,7 @@
 #include "verdict/exit_status.h"
 #include "verdict/fault_outcome.h"
 #include "../loader/bzimage.h"
+#include "options.h"
 #include "host/add_files.h"
 #include "tools/fault_sweep.h"
 #include "devices/control_ports.h"
@@ -20,52 +21,11 @@
 #include "verdict/ktap.h"
 #include "devices/serial.h"
 
-enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
-/* How the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA LoadFile2
- * device path (the only way through the PE entry), or boot_params. */
-enum initrd_via { INITRD_VIA_DEFAULT, INITRD_VIA_LOADFILE2, INITRD_VIA_BOOTPARAMS };
-
 /* Milestones of a boot, timed for --report. */
 enum report_phase { PHASE_START, PHASE_ENTRY, PHASE_EBS, PHASE_FIRST_CONSOLE, PHASE_BANNER, PHASE_INIT,
                     PHASE_END, PHASE_COUNT };
 
-struct vmm_options {
-    const char *kernel;
-    const char *initrd;
-    enum initrd_via initrd_via;
-    const char *cmdline;
-    const char *cmdline_append;   /* --cmdline-append */
-    uint64_t mem;
-    enum boot_entry entry;
-    enum stop_at stop_at;
-    unsigned timeout;         /* seconds, 0: none */
-    uint64_t load_addr;       /* 0: pref_address */
-    const char *trace_path;   /* --trace-efi[=FILE] */
-    bool no_emulation_fallbacks;
-    bool quiet;
-    bool kunit;               /* --kunit: read KTAP, end when the run ends */
-    unsigned cpus;            /* --cpus */
-    const char *exec;         /* --exec CMD */
-    const char *adds[ADD_MAX_SPECS];   /* --add HOST[:GUEST] */
-    unsigned nadds;
-    const char *dtb;          /* --dtb auto|FILE */
-    const char *report_path;  /* --report FILE */
-    const char *kunit_json;   /* --kunit-json FILE */
-    bool no_acpi;             /* --no-acpi */
-    uint64_t console_limit;   /* bytes of guest console output to print */
-    uint64_t trace_limit;     /* bytes of --trace-efi output */
-    struct inject inject;     /* --inject */
-    bool seeded;              /* --seed N */
-    uint64_t seed;
-    bool fault_sweep;         /* --fault-sweep[=FILE] */
-    const char *sweep_json;   /* its FILE */
-    uint64_t sweep_memory;    /* --sweep-memory: bytes of snapshots at most */
-    unsigned sweep_fail_on;   /* --fail-on: bit k: fault outcome k fails the sweep */
-    const char *sweep_baseline;   /* --sweep-baseline FILE: a matrix to compare with */
-};
-
 #define VMM_EXIT_REASONS 64
-#define VMM_MAX_CPUS 64
 
 struct vmm;
 
@@ -198,5 +158,8 @@ void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * cell keeps its own log). */
 FILE *vmm_log_file(void);
 void vmm_set_log_file(FILE *f);
+/* From now on, messages to stderr are JSON lines {"log":"..."}: the
+ * --trace-efi lines share stderr. 0, or -1 if the stream cannot be made. */
+int vmm_log_as_json(void);
 
 #endif

@@ -173,6 +173,26 @@ else
     pass trace-deterministic
 fi
 
+# --trace-efi without FILE: the trace and handover's own messages share
+# stderr, every line of it JSON (the messages as {"log":...}), the stub's
+# calls and the end line both there; the console stays on stdout.
+"$HO" --timeout 60 --trace-efi --cmdline payload=services "$PAYLOAD" >"$OUT/trace-stderr.out" 2>"$OUT/trace-stderr.err"
+if ! python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+calls = [l for l in lines if "call" in l]
+logs = [l["log"] for l in lines if "log" in l]
+assert len(calls) + len(logs) == len(lines), "a line that is neither a call nor a message"
+assert any(c["call"] == "ExitBootServices" for c in calls), "no ExitBootServices call"
+assert logs and logs[-1].startswith("end: "), "the last message is not the end line"
+' "$OUT/trace-stderr.err" 2>"$OUT/trace-stderr.why"; then
+    fail trace-on-stderr-is-all-json "$(tail -n 1 "$OUT/trace-stderr.why")" "$OUT/trace-stderr.err"
+elif ! grep -q 'payload: done' "$OUT/trace-stderr.out"; then
+    fail trace-on-stderr-is-all-json "the console is not on stdout" "$OUT/trace-stderr.out"
+else
+    pass trace-on-stderr-is-all-json
+fi
+
 # Limits: a guest cannot flood the console or the trace.
 expect console-limit 0 'console output limit of 300 bytes reached' '!payload: done' \
     -- "$HO" --timeout 60 --console-limit 300 --cmdline payload=services "$PAYLOAD"

@@ -15,29 +15,6 @@
 #include "../vmm.h"
 #include "../x86/x86_setup.h"
 
-static FILE *log_file;
-
-FILE *vmm_log_file(void)
-{
-    return log_file ? log_file : stderr;
-}
-
-void vmm_set_log_file(FILE *f)
-{
-    log_file = f;
-}
-
-void vmm_log(const char *fmt, ...)
-{
-    FILE *out = vmm_log_file();
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("handover: ", out);
-    vfprintf(out, fmt, ap);
-    fputc('\n', out);
-    va_end(ap);
-}
-
 int vmm_open_kvm(struct vmm *vm)
 {
     vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);

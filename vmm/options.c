@@ -1,0 +1,495 @@
+/* The option table: each option once, with its help text and how its value
+ * is taken. getopt's list and --help come from it; the man page is --help
+ * run through help2man (Makefile), so the three cannot drift. */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mem/layout.h"
+#include "verdict/exit_status.h"
+#include "verdict/fault_outcome.h"
+#include "vmm.h"
+
+#ifndef HANDOVER_VERSION
+#define HANDOVER_VERSION "0.1"
+#endif
+
+#define DEFAULT_CMDLINE "console=ttyS0 earlyprintk=serial"
+#define HELP_COLUMN     25   /* where help text starts in --help */
+
+enum opt_kind {
+    KIND_STRING,    /* a const char * field takes the value */
+    KIND_FLAG,      /* a bool field is set */
+    KIND_SIZE,      /* a uint64_t field takes a size with K/M/G suffix */
+    KIND_CALL,      /* set() takes the value */
+};
+
+struct option_def {
+    const char *name;
+    char short_name;          /* a one-letter alias, or 0 */
+    int arg;                  /* no_argument, required_argument, optional_argument */
+    const char *metavar;      /* shown after the name in --help */
+    const char *help;         /* lines of at most 62 columns, separated by \n */
+    enum opt_kind kind;
+    size_t field;             /* offsetof(struct vmm_options, ...) for the kinds that store */
+    int (*set)(struct vmm_options *o, const char *arg);   /* KIND_CALL: 0, or -1 with the reason logged */
+    const char *const *more;  /* lines listed under the help, indented (the --inject specs) */
+};
+
+#define OPT_STRING(n, f, meta, h) { n, 0, required_argument, meta, h, KIND_STRING, offsetof(struct vmm_options, f), NULL, NULL }
+#define OPT_BOOLEAN(n, f, h)      { n, 0, no_argument, NULL, h, KIND_FLAG, offsetof(struct vmm_options, f), NULL, NULL }
+#define OPT_SIZE(n, f, h)         { n, 0, required_argument, "SIZE", h, KIND_SIZE, offsetof(struct vmm_options, f), NULL, NULL }
+#define OPT_CALLBACK(n, arg, meta, h, fn) { n, 0, arg, meta, h, KIND_CALL, 0, fn, NULL }
+
+/* A plain count: decimal or 0x hexadecimal digits only, no suffix. */
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 0: break;
+    default: return -1;
+    }
+    if (*end == 'i' && end[1] == 'B')
+        end += 2;
+    else if (*end == 'B')
+        end++;
+    if (*end || v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static int set_initrd_via(struct vmm_options *o, const char *a)
+{
+    if (!strcmp(a, "loadfile2"))
+        o->initrd_via = INITRD_VIA_LOADFILE2;
+    else if (!strcmp(a, "bootparams"))
+        o->initrd_via = INITRD_VIA_BOOTPARAMS;
+    else {
+        vmm_log("--initrd-via %s: expected loadfile2 or bootparams", a);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_cpus(struct vmm_options *o, const char *a)
+{
+    uint64_t v;
+    if (parse_count(a, &v) || v < 1 || v > VMM_MAX_CPUS) {
+        vmm_log("--cpus %s: give a number from 1 to %d", a, VMM_MAX_CPUS);
+        return -1;
+    }
+    o->cpus = (unsigned)v;
+    return 0;
+}
+
+static int set_mem(struct vmm_options *o, const char *a)
+{
+    if (parse_size(a, &o->mem) || o->mem < LAYOUT_MIN_MEM || o->mem > LAYOUT_MAX_MEM || (o->mem & 0xfffff)) {
+        vmm_log("--mem %s: give a whole number of MiB between 64M and 32G, e.g. 512M", a);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_entry(struct vmm_options *o, const char *a)
+{
+    if (!strcmp(a, "handover"))
+        o->entry = ENTRY_HANDOVER;
+    else if (!strcmp(a, "pe"))
+        o->entry = ENTRY_PE;
+    else {
+        vmm_log("--entry %s: expected handover or pe", a);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_stop_at(struct vmm_options *o, const char *a)
+{
+    if (strcmp(a, "ebs")) {
+        vmm_log("--stop-at %s: the only stop point is ebs", a);
+        return -1;
+    }
+    o->stop_at = STOP_AT_EBS;
+    return 0;
+}
+
+static int set_timeout(struct vmm_options *o, const char *a)
+{
+    uint64_t v;
+    if (parse_count(a, &v) || v == 0 || v > 86400) {
+        vmm_log("--timeout %s: give whole seconds, 1 to 86400", a);
+        return -1;
+    }
+    o->timeout = (unsigned)v;
+    return 0;
+}
+
+static int set_load_addr(struct vmm_options *o, const char *a)
+{
+    if (parse_size(a, &o->load_addr) || !o->load_addr || (o->load_addr & 0xfff)) {
+        vmm_log("--load-addr %s: give a page-aligned address such as 0x4000000", a);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_add(struct vmm_options *o, const char *a)
+{
+    if (o->nadds == ADD_MAX_SPECS) {
+        vmm_log("--add: at most %d", ADD_MAX_SPECS);
+        return -1;
+    }
+    o->adds[o->nadds++] = a;
+    return 0;
+}
+
+static int set_trace(struct vmm_options *o, const char *a)
+{
+    o->trace_path = a ? a : "-";
+    return 0;
+}
+
+static int set_inject(struct vmm_options *o, const char *a)
+{
+    char err[160];
+    if (inject_parse(&o->inject, a, err, sizeof(err))) {
+        vmm_log("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_seed(struct vmm_options *o, const char *a)
+{
+    if (parse_count(a, &o->seed)) {
+        vmm_log("--seed %s: give a number", a);
+        return -1;
+    }
+    o->seeded = true;
+    return 0;
+}
+
+static int set_fault_sweep(struct vmm_options *o, const char *a)
+{
+    o->fault_sweep = true;
+    o->sweep_json = a;
+    o->stop_at = STOP_AT_EBS;
+    return 0;
+}
+
+/* --fail-on: a comma-separated list of fault outcome names, or "none". */
+static int set_fail_on(struct vmm_options *o, const char *list)
+{
+    o->sweep_fail_on = 0;
+    if (!strcmp(list, "none"))
+        return 0;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        int k = -1;
+        for (int i = 0; i < FAULT_OUTCOMES; i++)
+            if (!strcmp(w, fault_outcome_names[i]))
+                k = i;
+        if (k < 0) {
+            vmm_log("--fail-on %s: unknown outcome '%s' (retried, fell-back, failed-cleanly, crashed, hung, bad-e820, "
+                    "not-injected, or none)", list, w);
+            return -1;
+        }
+        o->sweep_fail_on |= 1u << k;
+    }
+    return 0;
+}
+
+static int show_version(struct vmm_options *o, const char *a)
+{
+    (void)o, (void)a;
+    printf("handover %s\n", HANDOVER_VERSION);
+    exit(EXIT_OK);
+}
+
+static int show_help(struct vmm_options *o, const char *a)
+{
+    (void)o, (void)a;
+    print_usage(stdout);
+    exit(EXIT_OK);
+}
+
+/* In the order --help lists them. */
+static const struct option_def options[] = {
+    OPT_STRING("initrd", initrd, "FILE", "load an initramfs, placed below the kernel's initrd_addr_max"),
+    OPT_CALLBACK("initrd-via", required_argument, "loadfile2|bootparams",
+                 "how the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA\n"
+                 "LoadFile2 device path, or boot_params ramdisk_image\n"
+                 "(default: bootparams for --entry handover, loadfile2 for pe)", set_initrd_via),
+    OPT_STRING("cmdline", cmdline, "STR", "kernel command line (default: \"" DEFAULT_CMDLINE "\")"),
+    OPT_STRING("cmdline-append", cmdline_append, "STR", "add STR to the command line (the default one or --cmdline's)"),
+    OPT_CALLBACK("cpus", required_argument, "N", "vCPUs, 1..64 (default 1), listed in the ACPI MADT", set_cpus),
+    OPT_BOOLEAN("no-acpi", no_acpi, "no ACPI tables (then no SMP, and no ACPI power-off)"),
+    OPT_CALLBACK("mem", required_argument, "SIZE", "guest RAM, with suffix K, M or G (default 512M; 64M..32G)", set_mem),
+    OPT_CALLBACK("entry", required_argument, "handover|pe",
+                 "handover: efi_main(handle, systab, boot_params) at\n"
+                 "startup_64 + handover_offset (RDI/RSI/RDX); pe: the PE/COFF\n"
+                 "entry efi_pe_entry(handle, systab) with the Microsoft x64\n"
+                 "ABI, so the stub builds boot_params itself (default handover)", set_entry),
+    OPT_CALLBACK("stop-at", required_argument, "ebs",
+                 "stop when the stub, after a successful ExitBootServices,\n"
+                 "jumps to the kernel; print the boot_params it built and\n"
+                 "check its e820 table against the firmware's memory map", set_stop_at),
+    OPT_CALLBACK("timeout", required_argument, "SEC", "give up after SEC seconds with exit status 124", set_timeout),
+    OPT_CALLBACK("load-addr", required_argument, "ADDR", "load the kernel at ADDR instead of pref_address",
+                 set_load_addr),
+    OPT_STRING("exec", exec, "CMD",
+               "run CMD as the guest's init job and exit with its status\n"
+               "(initramfs from scripts/build-initramfs.sh unless --initrd)"),
+    OPT_CALLBACK("add", required_argument, "HOST[:GUEST]",
+                 "put a host file into the initramfs (repeatable), at GUEST or\n"
+                 "in / by its name; an ELF program brings its interpreter and\n"
+                 "the libraries it needs: --exec ./my-test --add build/my-test", set_add),
+    OPT_STRING("dtb", dtb, "auto|FILE",
+               "pass a device tree as SETUP_DTB setup_data (handover entry):\n"
+               "auto builds one (memory, CPUs, serial, bootargs)"),
+    OPT_BOOLEAN("kunit", kunit,
+                "read the kernel's KUnit results (KTAP) from the console,\n"
+                "print a summary per suite and end when the run ends:\n"
+                "exit 0 all passed, 1 a test failed, 7 run incomplete\n"
+                "(adds kunit_shutdown=reboot to the command line)"),
+    OPT_STRING("kunit-json", kunit_json, "FILE", "also write the results as kunit.py --json does (KernelCI)"),
+    OPT_STRING("report", report_path, "FILE",
+               "write a JSON boot report (calls, memory map, e820, console,\n"
+               "exits, phase times) to FILE"),
+    OPT_CALLBACK("trace-efi", optional_argument, "FILE",
+                 "one JSON line per firmware call to FILE (default stderr,\n"
+                 "where handover's own messages then become JSON lines too)", set_trace),
+    OPT_BOOLEAN("no-emulation-fallbacks", no_emulation_fallbacks,
+                "do not adapt to the host: no automatic noxsave, no\n"
+                "instructions performed for the host (vmm/x86/emulate.c)"),
+    OPT_CALLBACK("seed", required_argument, "N", "make EFI_RNG_PROTOCOL deterministic (reproducible traces)", set_seed),
+    { "inject", 0, required_argument, "SPEC", "inject a firmware fault (repeatable); SPEC is one of:", KIND_CALL, 0,
+      set_inject, inject_help },
+    OPT_CALLBACK("fault-sweep", optional_argument, "FILE",
+                 "boot once to ExitBootServices with a snapshot at every firmware\n"
+                 "call a fault applies to; then restore each snapshot in a new\n"
+                 "VM with one fault armed, run to ExitBootServices or failure,\n"
+                 "and print the call x fault -> outcome matrix (retried,\n"
+                 "fell-back, failed-cleanly, crashed, hung, bad-e820); FILE\n"
+                 "gets it as JSON. Implies --stop-at ebs; one vCPU; a deny-list\n"
+                 "seccomp filter (each cell creates a VM): no open, exec, fork", set_fault_sweep),
+    OPT_SIZE("sweep-memory", sweep_memory,
+             "host memory the sweep's snapshots may hold (default 1G, at most\n"
+             "1024 snapshots); past it the later calls are not swept"),
+    OPT_CALLBACK("fail-on", required_argument, "OUTCOMES",
+                 "sweep cells with these outcomes (comma-separated, or none) make\n"
+                 "the sweep exit 9 (default crashed,hung,bad-e820)", set_fail_on),
+    OPT_STRING("sweep-baseline", sweep_baseline, "FILE", "a --fault-sweep matrix: cells whose outcome differs exit 9"),
+    OPT_SIZE("console-limit", console_limit, "print at most SIZE bytes of guest console output (default 64M)"),
+    OPT_SIZE("trace-limit", trace_limit, "write at most SIZE bytes of trace (default 256M)"),
+    OPT_BOOLEAN("quiet", quiet, "fewer progress messages on stderr"),
+    OPT_CALLBACK("version", no_argument, NULL, "print the version and exit", show_version),
+    { "help", 'h', no_argument, NULL, "print this help and exit", KIND_CALL, 0, show_help, NULL },
+};
+
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
+static void print_help_lines(FILE *out, const char *text, unsigned column, unsigned at)
+{
+    for (const char *line = text; line; ) {
+        const char *nl = strchr(line, '\n');
+        int len = nl ? (int)(nl - line) : (int)strlen(line);
+        fprintf(out, "%*s%.*s\n", at < column ? (int)(column - at) : 0, "", len, line);
+        at = 0;
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
+void print_usage(FILE *out)
+{
+    fputs("usage: handover [options] BZIMAGE\n"
+          "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
+          "serves every EFI call itself.\n\n", out);
+    for (const struct option_def *d = options; d < options + NOPTIONS; d++) {
+        char head[80];
+        int n = snprintf(head, sizeof(head), "  --%s", d->name);
+        if (d->metavar)
+            n += snprintf(head + n, sizeof(head) - (size_t)n, d->arg == optional_argument ? "[=%s]" : " %s",
+                          d->metavar);
+        if (d->short_name)
+            n += snprintf(head + n, sizeof(head) - (size_t)n, ", -%c", d->short_name);
+        fputs(head, out);
+        /* A name too long for the column puts its help on the next line. */
+        if (n + 1 >= HELP_COLUMN) {
+            fputc('\n', out);
+            n = 0;
+        }
+        print_help_lines(out, d->help, HELP_COLUMN, (unsigned)n);
+        for (const char *const *m = d->more; m && *m; m++)
+            print_help_lines(out, *m, HELP_COLUMN + 2, 0);
+    }
+    fputs("\n"
+          "Exit status: 0 success (stop point reached, guest reset or powered off);\n"
+          "N the byte the guest wrote to the exit port 0xf4; 1 a KUnit test failed or\n"
+          "the --stop-at e820 check failed;\n"
+          "2 bad usage or bad image; 3 host problem (no /dev/kvm, KVM error);\n"
+          "4 guest crashed (triple fault, exception, emulation failure);\n"
+          "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
+          "7 --kunit run incomplete; 8 --exec: the guest ended without reporting the\n"
+          "command's status; 9 --fault-sweep: a cell failed (--fail-on, --sweep-baseline);\n"
+          "124 timeout; 128+N stopped by signal N.\n"
+          "A guest's own status (the exit port, --exec) may be any of these numbers: the\n"
+          "last line on stderr, \"handover: end: REASON, exit status N\", and --report's\n"
+          "end_reason always tell them apart (guest-status, timeout, guest-crash, ...).\n", out);
+}
+
+static int take(const struct option_def *d, struct vmm_options *o, const char *arg)
+{
+    char *field = (char *)o + d->field;
+    switch (d->kind) {
+    case KIND_STRING:
+        memcpy(field, &arg, sizeof(arg));
+        return 0;
+    case KIND_FLAG:
+        *(bool *)field = true;
+        return 0;
+    case KIND_SIZE: {
+        uint64_t v;
+        if (parse_size(arg, &v)) {
+            vmm_log("--%s %s: give a size such as 64M", d->name, arg);
+            return -1;
+        }
+        memcpy(field, &v, sizeof(v));
+        return 0;
+    }
+    case KIND_CALL:
+        return d->set(o, arg);
+    }
+    return -1;
+}
+
+int parse_options(int argc, char **argv, struct vmm_options *o)
+{
+    static struct option longopts[NOPTIONS + 1];
+    char shortopts[NOPTIONS + 2] = ":";   /* ':' first: a missing value comes back as ':' */
+    size_t nshort = 1;
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        longopts[i] = (struct option){ options[i].name, options[i].arg, NULL, 256 + (int)i };
+        if (options[i].short_name)
+            shortopts[nshort++] = options[i].short_name;
+    }
+    *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = 512ULL << 20, .entry = ENTRY_HANDOVER,
+                               .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30,
+                               .sweep_fail_on = 1u << FAULT_CRASHED | 1u << FAULT_HUNG | 1u << FAULT_BAD_E820, .cpus = 1 };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        const struct option_def *d = NULL;
+        if (c >= 256 && (size_t)(c - 256) < NOPTIONS)
+            d = &options[c - 256];
+        for (size_t i = 0; !d && i < NOPTIONS; i++)
+            if (c > 0 && c == options[i].short_name)
+                d = &options[i];
+        if (c == ':') {
+            vmm_log("%s needs a value (see --help)", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+        if (!d) {
+            vmm_log("unknown option %s (see --help)", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+        if (take(d, o, optarg))
+            return EXIT_USAGE;
+    }
+    if (optind != argc - 1) {
+        vmm_log(optind >= argc ? "no BZIMAGE given (see --help)" : "more than one BZIMAGE given (see --help)");
+        return EXIT_USAGE;
+    }
+    o->kernel = argv[optind];
+    return validate_options(o);
+}
+
+/* Two options that need each other, or exclude each other. */
+static const char *conflict(const struct vmm_options *o)
+{
+    if (o->sweep_baseline && !o->fault_sweep)
+        return "--sweep-baseline needs --fault-sweep";
+    if (o->kunit_json && !o->kunit)
+        return "--kunit-json needs --kunit";
+    if (o->kunit && o->exec)
+        return "--kunit and --exec cannot be combined: the run ends when KUnit's results are in, or when the "
+               "command exits";
+    if (o->dtb && o->entry == ENTRY_PE)
+        return "--dtb needs the handover entry: with --entry pe the stub builds boot_params itself";
+    if (o->initrd_via == INITRD_VIA_BOOTPARAMS && o->entry == ENTRY_PE)
+        return "--initrd-via bootparams needs --entry handover: through the PE entry the stub builds boot_params";
+    return NULL;
+}
+
+int validate_options(struct vmm_options *o)
+{
+    const char *why = conflict(o);
+    if (why) {
+        vmm_log("%s", why);
+        return EXIT_USAGE;
+    }
+    if (o->no_acpi && o->cpus > 1) {
+        vmm_log("--cpus %u needs the ACPI MADT: drop --no-acpi", o->cpus);
+        return EXIT_USAGE;
+    }
+    if (o->fault_sweep) {
+        bool injected = false;
+        for (unsigned k = 0; k < INJECT_KINDS; k++)
+            injected |= o->inject.on[k];
+        const char *bad = injected ? "--inject (the sweep arms its own faults)"
+                          : o->cpus > 1 ? "--cpus above 1 (the sweep snapshots one vCPU)"
+                          : o->report_path ? "--report (the matrix is the sweep's report: --fault-sweep=FILE)"
+                          : o->kunit ? "--kunit" : o->exec ? "--exec" : NULL;
+        if (bad) {
+            vmm_log("--fault-sweep cannot be combined with %s", bad);
+            return EXIT_USAGE;
+        }
+    }
+    if (o->exec && !o->initrd) {
+        static char path[4096];
+        const char *home = getenv("HOME");
+        snprintf(path, sizeof(path), "%s/.cache/handover/initramfs/busybox.cpio", home ? home : "");
+        if (access(path, R_OK)) {
+            vmm_log("--exec needs an initramfs whose /init runs the command: run handover-initramfs (installed "
+                    "with handover; scripts/build-initramfs.sh in the source tree), or give --initrd");
+            return EXIT_USAGE;
+        }
+        o->initrd = path;
+    }
+    if (o->nadds && !o->initrd) {
+        vmm_log("--add packs files into the initramfs: it needs --exec or --initrd");
+        return EXIT_USAGE;
+    }
+    if (o->initrd_via == INITRD_VIA_DEFAULT)
+        o->initrd_via = o->entry == ENTRY_PE ? INITRD_VIA_LOADFILE2 : INITRD_VIA_BOOTPARAMS;
+    return 0;
+}

@@ -1,0 +1,67 @@
+/* The command line: one table of options (options.c) from which getopt's
+ * list, --help (and so the man page, made by help2man from --help) are
+ * generated, and the checks across options in one function
+ * (kvmtool's include/kvm/parse-options.h is the model). */
+#ifndef HANDOVER_OPTIONS_H
+#define HANDOVER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../firmware-stub/inject.h"
+#include "../loader/bzimage.h"
+#include "host/add_files.h"
+
+#define VMM_MAX_CPUS 64
+
+enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
+/* How the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA LoadFile2
+ * device path (the only way through the PE entry), or boot_params. */
+enum initrd_via { INITRD_VIA_DEFAULT, INITRD_VIA_LOADFILE2, INITRD_VIA_BOOTPARAMS };
+
+struct vmm_options {
+    const char *kernel;
+    const char *initrd;
+    enum initrd_via initrd_via;
+    const char *cmdline;
+    const char *cmdline_append;   /* --cmdline-append */
+    uint64_t mem;
+    enum boot_entry entry;
+    enum stop_at stop_at;
+    unsigned timeout;         /* seconds, 0: none */
+    uint64_t load_addr;       /* 0: pref_address */
+    const char *trace_path;   /* --trace-efi[=FILE] */
+    bool no_emulation_fallbacks;
+    bool quiet;
+    bool kunit;               /* --kunit: read KTAP, end when the run ends */
+    unsigned cpus;            /* --cpus */
+    const char *exec;         /* --exec CMD */
+    const char *adds[ADD_MAX_SPECS];   /* --add HOST[:GUEST] */
+    unsigned nadds;
+    const char *dtb;          /* --dtb auto|FILE */
+    const char *report_path;  /* --report FILE */
+    const char *kunit_json;   /* --kunit-json FILE */
+    bool no_acpi;             /* --no-acpi */
+    uint64_t console_limit;   /* bytes of guest console output to print */
+    uint64_t trace_limit;     /* bytes of --trace-efi output */
+    struct inject inject;     /* --inject */
+    bool seeded;              /* --seed N */
+    uint64_t seed;
+    bool fault_sweep;         /* --fault-sweep[=FILE] */
+    const char *sweep_json;   /* its FILE */
+    uint64_t sweep_memory;    /* --sweep-memory: bytes of snapshots at most */
+    unsigned sweep_fail_on;   /* --fail-on: bit k: fault outcome k fails the sweep */
+    const char *sweep_baseline;   /* --sweep-baseline FILE: a matrix to compare with */
+};
+
+/* Parse argv into o: the table's defaults, each option's own check, then
+ * validate_options. Returns 0, or an exit status (EXIT_USAGE) with the
+ * reason logged; --help and --version print and exit 0. */
+int parse_options(int argc, char **argv, struct vmm_options *o);
+/* The checks that involve more than one option, and the image argument. */
+int validate_options(struct vmm_options *o);
+/* --help: usage, every option of the table, and the exit statuses. */
+void print_usage(FILE *out);
+
+#endif
