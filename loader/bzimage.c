@@ -13,99 +13,12 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const uint8_t *p) { return rd16(p) | (uint32_t)rd16(p + 2) << 16; }
 
 static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
 /* The setup header ends at 0x202 + the byte at 0x201 (the jump's offset),
  * boot.rst "The real-mode kernel header". */
 #define SETUP_HEADER_END_MIN (0x202 + 4)
-
-static int parse_pe(struct bzimage *bz, char *err, size_t errlen)
-{
-    const uint8_t *d = bz->data;
-    size_t size = bz->size;
-
-    if (size < 0x40 || d[0] != 'M' || d[1] != 'Z')
-        return 0;   /* no PE header: only the handover entry can be used */
-    uint32_t pe = rd32(d + 0x3c);
-    if (pe > size || size - pe < 24)
-        return fail(err, errlen, "PE: e_lfanew 0x%x points outside the file", pe);
-    if (memcmp(d + pe, "PE\0\0", 4))
-        return fail(err, errlen, "PE: signature at 0x%x is not \"PE\\0\\0\"", pe);
-    const uint8_t *coff = d + pe + 4;
-    if (rd16(coff) != 0x8664)
-        return fail(err, errlen, "PE: Machine 0x%x is not x86-64 (0x8664)", rd16(coff));
-    unsigned nsect = rd16(coff + 2);
-    unsigned optsize = rd16(coff + 16);
-    uint64_t opt = (uint64_t)pe + 24;
-    if (optsize < 112 || opt + optsize > size)
-        return fail(err, errlen, "PE: SizeOfOptionalHeader %u is too small or outside the file", optsize);
-    const uint8_t *o = d + opt;
-    if (rd16(o) != 0x20b)
-        return fail(err, errlen, "PE: optional header Magic 0x%x is not PE32+ (0x20b)", rd16(o));
-    bz->pe_entry = rd32(o + 16);
-    bz->pe_section_alignment = rd32(o + 32);
-    bz->pe_size_of_image = rd32(o + 56);
-    bz->pe_size_of_headers = rd32(o + 60);
-    if (!is_pow2(bz->pe_section_alignment))
-        return fail(err, errlen, "PE: SectionAlignment 0x%x is not a power of two", bz->pe_section_alignment);
-    if (bz->pe_size_of_image == 0 || bz->pe_size_of_image > (1u << 30))
-        return fail(err, errlen, "PE: SizeOfImage 0x%x is zero or larger than 1 GiB", bz->pe_size_of_image);
-    if (bz->pe_size_of_headers > bz->pe_size_of_image || bz->pe_size_of_headers > size)
-        return fail(err, errlen, "PE: SizeOfHeaders 0x%x exceeds SizeOfImage or the file", bz->pe_size_of_headers);
-    if (bz->pe_entry == 0 || bz->pe_entry >= bz->pe_size_of_image)
-        return fail(err, errlen, "PE: AddressOfEntryPoint 0x%x is outside SizeOfImage 0x%x",
-                    bz->pe_entry, bz->pe_size_of_image);
-    if (nsect == 0 || nsect > BZIMAGE_MAX_SECTIONS)
-        return fail(err, errlen, "PE: NumberOfSections %u is not in 1..%d", nsect, BZIMAGE_MAX_SECTIONS);
-    uint64_t sect = opt + optsize;
-    if (sect + (uint64_t)nsect * 40 > size)
-        return fail(err, errlen, "PE: section table (%u entries at 0x%llx) runs past the end of the file",
-                    nsect, (unsigned long long)sect);
-    bool entry_in_section = false;
-    for (unsigned i = 0; i < nsect; i++) {
-        const uint8_t *s = d + sect + i * 40;
-        struct pe_section *ps = &bz->pe_sections[i];
-        /* The name goes into error messages: printable characters only. */
-        for (int c = 0; c < 8; c++)
-            ps->name[c] = s[c] >= 0x20 && s[c] < 0x7f ? (char)s[c] : (s[c] ? '?' : 0);
-        ps->name[8] = 0;
-        ps->virtual_size = rd32(s + 8);
-        ps->virtual_address = rd32(s + 12);
-        ps->raw_size = rd32(s + 16);
-        ps->raw_offset = rd32(s + 20);
-        if ((uint64_t)ps->raw_offset + ps->raw_size > size)
-            return fail(err, errlen, "PE: section %s: PointerToRawData 0x%x + SizeOfRawData 0x%x is outside the file",
-                        ps->name, ps->raw_offset, ps->raw_size);
-        uint64_t span = ps->virtual_size > ps->raw_size ? ps->virtual_size : ps->raw_size;
-        if ((uint64_t)ps->virtual_address + span > bz->pe_size_of_image)
-            return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x + size 0x%llx exceeds SizeOfImage 0x%x",
-                        ps->name, ps->virtual_address, (unsigned long long)span, bz->pe_size_of_image);
-        if (bz->pe_entry >= ps->virtual_address && bz->pe_entry < ps->virtual_address + span)
-            entry_in_section = true;
-        /* PE/COFF specification, "Section Table": sections are in
-         * ascending VirtualAddress order and do not overlap; none may lie
-         * over the headers, which are loaded at the image base too. */
-        uint64_t extent = ps->virtual_size ? ps->virtual_size : ps->raw_size;
-        if (ps->virtual_address < bz->pe_size_of_headers)
-            return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x is inside the headers (SizeOfHeaders 0x%x)",
-                        ps->name, ps->virtual_address, bz->pe_size_of_headers);
-        for (unsigned j = 0; j < i; j++) {
-            const struct pe_section *q = &bz->pe_sections[j];
-            uint64_t q_extent = q->virtual_size ? q->virtual_size : q->raw_size;
-            if (ps->virtual_address < q->virtual_address + q_extent && q->virtual_address < ps->virtual_address + extent)
-                return fail(err, errlen, "PE: section %s (VirtualAddress 0x%x) overlaps section %s (0x%x)",
-                            ps->name, ps->virtual_address, q->name, q->virtual_address);
-        }
-    }
-    if (!entry_in_section)
-        return fail(err, errlen, "PE: AddressOfEntryPoint 0x%x is in no section", bz->pe_entry);
-    bz->pe_nsections = nsect;
-    bz->has_pe = true;
-    return 0;
-}
 
 static void read_kernel_version(struct bzimage *bz)
 {
@@ -188,7 +101,12 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
     if (h->initrd_addr_max < 0x100000)
         return fail(err, errlen, "initrd_addr_max: 0x%x is below 1 MiB", h->initrd_addr_max);
     read_kernel_version(bz);
-    return parse_pe(bz, err, errlen);
+    if (!pe_is_mz(data, size))
+        return 0;   /* no PE header: only the handover entry can be used */
+    if (pe_parse(&bz->pe, data, size, err, errlen))
+        return -1;
+    bz->has_pe = true;
+    return 0;
 }
 
 int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *err, size_t errlen)
@@ -216,8 +134,7 @@ uint64_t bzimage_load_size(const struct bzimage *bz)
 
 uint64_t bzimage_pe_image_size(const struct bzimage *bz)
 {
-    uint64_t n = bz->pe_size_of_image;
-    return (n + 0xfff) & ~0xfffULL;
+    return pe_image_size(&bz->pe);
 }
 
 int bzimage_load_flat(const struct bzimage *bz, const struct guest_mem *gm, uint64_t addr)
@@ -233,21 +150,9 @@ int bzimage_load_flat(const struct bzimage *bz, const struct guest_mem *gm, uint
 
 int bzimage_load_pe(const struct bzimage *bz, const struct guest_mem *gm, uint64_t base)
 {
-    uint64_t len = bzimage_pe_image_size(bz);
-    uint8_t *dst = guest_mem_ptr(gm, base, len);
-    if (!dst || !bz->has_pe)
+    if (!bz->has_pe)
         return -1;
-    /* The PE loader zero-fills everything not backed by raw data: the 6.12
-     * stub relies on a zeroed BSS, as the PE/COFF specification (Section Table:
-     * VirtualSize beyond SizeOfRawData is zero-filled) promises it. */
-    memset(dst, 0, len);
-    memcpy(dst, bz->data, bz->pe_size_of_headers);
-    for (unsigned i = 0; i < bz->pe_nsections; i++) {
-        const struct pe_section *s = &bz->pe_sections[i];
-        uint32_t n = s->raw_size < s->virtual_size || !s->virtual_size ? s->raw_size : s->virtual_size;
-        memcpy(dst + s->virtual_address, bz->data + s->raw_offset, n);
-    }
-    return 0;
+    return pe_load(&bz->pe, gm, base, NULL, 0);
 }
 
 uint64_t bzimage_handover_entry(const struct bzimage *bz, uint64_t addr)

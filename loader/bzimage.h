@@ -1,6 +1,7 @@
 /* bzImage and PE/COFF parsing, validation and placement.
  * Documentation/arch/x86/boot.rst (the setup header), the PE format
- * specification (the EFI stub's PE/COFF header, arch/x86/boot/header.S). */
+ * specification (the EFI stub's PE/COFF header, arch/x86/boot/header.S,
+ * parsed by pe.c). */
 #ifndef HANDOVER_BZIMAGE_H
 #define HANDOVER_BZIMAGE_H
 
@@ -9,18 +10,12 @@
 #include <stdint.h>
 
 #include "bootparam.h"
+#include "pe.h"
 #include "../vmm/mem/guest_mem.h"
 
 #define BZIMAGE_MIN_PROTOCOL 0x020b   /* 2.11: handover_offset */
 #define BZIMAGE_MAX_PREF_ADDRESS ((1ULL << 52) - 1)   /* MAXPHYADDR at most 52 (SDM vol. 3A, 4.1.4) */
-#define BZIMAGE_MAX_SECTIONS 16
 #define BZIMAGE_ERR_LEN      256
-
-struct pe_section {
-    char name[9];
-    uint32_t virtual_address, virtual_size;
-    uint32_t raw_offset, raw_size;
-};
 
 struct bzimage {
     const uint8_t *data;
@@ -30,13 +25,8 @@ struct bzimage {
     uint64_t pm_size;          /* bytes of the protected-mode part in the file */
     char kernel_version[128];  /* from hdr.kernel_version, or "" */
 
-    bool has_pe;
-    uint32_t pe_entry;         /* AddressOfEntryPoint (RVA) */
-    uint32_t pe_size_of_image;
-    uint32_t pe_size_of_headers;
-    uint32_t pe_section_alignment;
-    unsigned pe_nsections;
-    struct pe_section pe_sections[BZIMAGE_MAX_SECTIONS];
+    bool has_pe;               /* an MZ header: pe is the EFI stub's PE image */
+    struct pe_image pe;
 };
 
 enum boot_entry { ENTRY_HANDOVER, ENTRY_PE };
@@ -55,7 +45,8 @@ uint64_t bzimage_pe_image_size(const struct bzimage *bz);
 
 /* Copy the protected-mode part to addr, zero the rest of bzimage_load_size. */
 int bzimage_load_flat(const struct bzimage *bz, const struct guest_mem *gm, uint64_t addr);
-/* Map the PE image at base: headers, sections, zero-filled tails. */
+/* Map the PE image at base: pe_load (headers, sections, zero-filled
+ * tails, base relocations). */
 int bzimage_load_pe(const struct bzimage *bz, const struct guest_mem *gm, uint64_t base);
 
 /* The 64-bit handover entry for a kernel loaded flat at addr. */

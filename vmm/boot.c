@@ -241,7 +241,7 @@ int vmm_load(struct vmm *vm)
             return EXIT_USAGE;
         }
         bzimage_load_pe(bz, &vm->mem, vm->image_start);
-        vm->entry_rip = vm->image_start + bz->pe_entry;
+        vm->entry_rip = vm->image_start + bz->pe.entry;
         inject_memmap(vm);
         return set_entry_registers(vm) ? EXIT_HOST : 0;
     }

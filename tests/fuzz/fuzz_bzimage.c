@@ -46,14 +46,14 @@ static void check_parsed(const struct bzimage *bz, const uint8_t *data, size_t s
     CHECK(bz->hdr.boot_flag == BOOT_FLAG_MAGIC && bz->hdr.header == SETUP_HDRS_MAGIC);
     if (!bz->has_pe)
         return;
-    CHECK(bz->pe_nsections >= 1 && bz->pe_nsections <= BZIMAGE_MAX_SECTIONS);
-    CHECK(bz->pe_entry < bz->pe_size_of_image);
-    CHECK(bz->pe_size_of_headers <= size && bz->pe_size_of_headers <= bz->pe_size_of_image);
-    for (unsigned i = 0; i < bz->pe_nsections; i++) {
-        const struct pe_section *s = &bz->pe_sections[i];
+    CHECK(bz->pe.nsections >= 1 && bz->pe.nsections <= PE_MAX_SECTIONS);
+    CHECK(bz->pe.entry < bz->pe.size_of_image);
+    CHECK(bz->pe.size_of_headers <= size && bz->pe.size_of_headers <= bz->pe.size_of_image);
+    for (unsigned i = 0; i < bz->pe.nsections; i++) {
+        const struct pe_section *s = &bz->pe.sections[i];
         CHECK((uint64_t)s->raw_offset + s->raw_size <= size);
         uint64_t span = s->virtual_size > s->raw_size ? s->virtual_size : s->raw_size;
-        CHECK((uint64_t)s->virtual_address + span <= bz->pe_size_of_image);
+        CHECK((uint64_t)s->virtual_address + span <= bz->pe.size_of_image);
     }
 }
 
@@ -81,7 +81,7 @@ static void load_pe(const struct bzimage *bz, const struct guest_mem *gm, const 
         return;
     }
     uint64_t len = bzimage_pe_image_size(bz);
-    CHECK(len >= bz->pe_size_of_image && !(len & (PAGE - 1)));
+    CHECK(len >= bz->pe.size_of_image && !(len & (PAGE - 1)));
     if (len > MEM_SIZE) {
         CHECK(bzimage_load_pe(bz, gm, 0) != 0);
         return;
@@ -91,11 +91,11 @@ static void load_pe(const struct bzimage *bz, const struct guest_mem *gm, const 
     /* Sections may overlap the headers; only a section-free header is
      * guaranteed to be a copy of the file. */
     bool headers_untouched = true;
-    for (unsigned i = 0; i < bz->pe_nsections; i++)
-        if (bz->pe_sections[i].virtual_address < bz->pe_size_of_headers)
+    for (unsigned i = 0; i < bz->pe.nsections; i++)
+        if (bz->pe.sections[i].virtual_address < bz->pe.size_of_headers)
             headers_untouched = false;
     if (headers_untouched)
-        CHECK(!memcmp(mem + base, data, bz->pe_size_of_headers));
+        CHECK(!memcmp(mem + base, data, bz->pe.size_of_headers));
     CHECK(bzimage_load_pe(bz, gm, base + PAGE) != 0);
 }
 

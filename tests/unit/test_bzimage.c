@@ -38,8 +38,12 @@ static struct setup_header *hdr_of(uint8_t *img) { return (struct setup_header *
 
 static uint8_t pm_byte(size_t i) { return (uint8_t)(i * 7 + 3); }
 
+/* Section Characteristics as header.S gives them. */
+#define SCN_TEXT 0x60000020u   /* CNT_CODE | MEM_READ | MEM_EXECUTE */
+#define SCN_BSS  0xc0000080u   /* CNT_UNINITIALIZED_DATA | MEM_READ | MEM_WRITE */
+
 static void pe_section(uint8_t *img, unsigned i, const char *name, uint32_t va, uint32_t vsize,
-                       uint32_t raw, uint32_t rawsize)
+                       uint32_t raw, uint32_t rawsize, uint32_t flags)
 {
     uint8_t *s = img + SECT_OFF + 40 * i;
     memset(s, 0, 40);
@@ -48,6 +52,7 @@ static void pe_section(uint8_t *img, unsigned i, const char *name, uint32_t va, 
     wr32(s + 12, va);
     wr32(s + 16, rawsize);
     wr32(s + 20, raw);
+    wr32(s + 36, flags);
 }
 
 /* MZ stub, "PE\0\0", COFF header, PE32+ optional header, .text over the
@@ -73,8 +78,8 @@ static void add_pe(uint8_t *img)
     wr32(o + 60, SETUP_SIZE);           /* SizeOfHeaders */
     wr16(o + 68, 10);                   /* Subsystem: EFI application */
     wr32(o + 108, 16);                  /* NumberOfRvaAndSizes */
-    pe_section(img, 0, ".text", TEXT_VA, PM_SIZE, SETUP_SIZE, PM_SIZE);
-    pe_section(img, 1, ".bss", BSS_VA, BSS_SIZE, 0, 0);
+    pe_section(img, 0, ".text", TEXT_VA, PM_SIZE, SETUP_SIZE, PM_SIZE, SCN_TEXT);
+    pe_section(img, 1, ".bss", BSS_VA, BSS_SIZE, 0, 0, SCN_BSS);
 }
 
 /* A valid protocol-2.15 image: 64-bit, EFI handover, relocatable. */
@@ -158,13 +163,13 @@ START_TEST(valid_image_with_pe_header_is_accepted)
     ck_assert_uint_eq(bz.pm_size, PM_SIZE);
     ck_assert_uint_eq(bz.hdr.version, 0x020f);
     ck_assert_uint_eq(bz.hdr.handover_offset, HANDOVER);
-    ck_assert_uint_eq(bz.pe_entry, PE_ENTRY);
-    ck_assert_uint_eq(bz.pe_size_of_image, SIZE_OF_IMAGE);
-    ck_assert_uint_eq(bz.pe_size_of_headers, SETUP_SIZE);
-    ck_assert_uint_eq(bz.pe_nsections, 2);
-    ck_assert_str_eq(bz.pe_sections[0].name, ".text");
-    ck_assert_str_eq(bz.pe_sections[1].name, ".bss");
-    ck_assert_uint_eq(bz.pe_sections[1].virtual_size, BSS_SIZE);
+    ck_assert_uint_eq(bz.pe.entry, PE_ENTRY);
+    ck_assert_uint_eq(bz.pe.size_of_image, SIZE_OF_IMAGE);
+    ck_assert_uint_eq(bz.pe.size_of_headers, SETUP_SIZE);
+    ck_assert_uint_eq(bz.pe.nsections, 2);
+    ck_assert_str_eq(bz.pe.sections[0].name, ".text");
+    ck_assert_str_eq(bz.pe.sections[1].name, ".bss");
+    ck_assert_uint_eq(bz.pe.sections[1].virtual_size, BSS_SIZE);
     ck_assert_str_eq(bz.kernel_version, VERSION_STR);
     ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_PE, err, sizeof(err)), 0);
     ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_HANDOVER, err, sizeof(err)), 0);
@@ -255,14 +260,14 @@ MUTATOR(m_entry_zero, wr32(img + OPT_OFF + 16, 0))
 MUTATOR(m_entry_past_image, wr32(img + OPT_OFF + 16, SIZE_OF_IMAGE))
 MUTATOR(m_entry_in_no_section, wr32(img + OPT_OFF + 16, 0x800))
 MUTATOR(m_nsections_zero, wr16(img + COFF_OFF + 2, 0))
-MUTATOR(m_nsections_many, wr16(img + COFF_OFF + 2, BZIMAGE_MAX_SECTIONS + 1))
+MUTATOR(m_nsections_many, wr16(img + COFF_OFF + 2, PE_MAX_SECTIONS + 1))
 /* An optional header reaching to 40 bytes before the end: no room for 2 sections. */
 MUTATOR(m_section_table_past_end, wr16(img + COFF_OFF + 16, IMG_SIZE - OPT_OFF - 40))
-MUTATOR(m_section_raw_outside, pe_section(img, 0, ".text", TEXT_VA, PM_SIZE, 0x1000, PM_SIZE))
-MUTATOR(m_section_raw_wraps, pe_section(img, 0, ".text", TEXT_VA, PM_SIZE, 0xfffff000u, 0x2000))
-MUTATOR(m_section_past_image, pe_section(img, 1, ".bss", BSS_VA, BSS_SIZE + 0x1000, 0, 0))
+MUTATOR(m_section_raw_outside, pe_section(img, 0, ".text", TEXT_VA, PM_SIZE, 0x1000, PM_SIZE, SCN_TEXT))
+MUTATOR(m_section_raw_wraps, pe_section(img, 0, ".text", TEXT_VA, PM_SIZE, 0xfffff000u, 0x2000, SCN_TEXT))
+MUTATOR(m_section_past_image, pe_section(img, 1, ".bss", BSS_VA, BSS_SIZE + 0x1000, 0, 0, SCN_BSS))
 MUTATOR(m_pref_address_wraps, h->pref_address = 0xfffffffffffff000ull)
-MUTATOR(m_sections_overlap, pe_section(img, 1, ".bss", TEXT_VA + 0x1000, BSS_SIZE, 0, 0))
+MUTATOR(m_sections_overlap, pe_section(img, 1, ".bss", TEXT_VA + 0x1000, BSS_SIZE, 0, 0, SCN_BSS))
 MUTATOR(m_section_over_headers, wr32(img + OPT_OFF + 60, TEXT_VA + 0x200))
 MUTATOR(m_xlf_handover64, h->xloadflags &= (uint16_t)~XLF_EFI_HANDOVER_64)
 MUTATOR(m_handover_offset, h->handover_offset = PM_SIZE - 0x200)
@@ -407,7 +412,7 @@ END_TEST
 
 START_TEST(load_pe_copies_no_more_than_virtual_size)
 {
-    pe_section(image, 0, ".text", TEXT_VA, 0x1800, SETUP_SIZE, PM_SIZE);
+    pe_section(image, 0, ".text", TEXT_VA, 0x1800, SETUP_SIZE, PM_SIZE, SCN_TEXT);
     ck_assert_int_eq(parse(), 0);
     ck_assert_int_eq(bzimage_load_pe(&bz, &gm, LOAD_ADDR), 0);
     ck_assert_mem_eq(ram + LOAD_ADDR + TEXT_VA, image + SETUP_SIZE, 0x1800);
