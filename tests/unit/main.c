@@ -9,6 +9,7 @@ int main(void)
 {
     SRunner *sr = srunner_create(layout_suite());
     srunner_add_suite(sr, bzimage_suite());
+    srunner_add_suite(sr, pe_suite());
     srunner_add_suite(sr, memmap_suite());
     srunner_add_suite(sr, guest_mem_suite());
     srunner_add_suite(sr, firmware_suite());

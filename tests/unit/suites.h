@@ -6,6 +6,7 @@
 
 Suite *layout_suite(void);     /* test_layout.c: struct layouts against the specs */
 Suite *bzimage_suite(void);    /* test_bzimage.c: parsing, loading, boot_params */
+Suite *pe_suite(void);         /* test_pe.c: PE32+ parsing, mapping, base relocations */
 Suite *memmap_suite(void);     /* test_memmap.c: the EFI memory map and page allocator */
 Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks */
 Suite *firmware_suite(void);   /* test_firmware.c: tables and services through firmware_call */

@@ -1,0 +1,481 @@
+/* loader/pe.c: a synthetic PE32+ EFI application (MS-DOS stub, COFF and
+ * optional headers, .text, .data with a BSS tail, and a .reloc with DIR64,
+ * HIGHLOW and ABSOLUTE entries, as the PE/COFF specification lays them
+ * out) loaded at its ImageBase and elsewhere, then broken one field at a
+ * time; the synthetic payload's real EFI stub header mapped as the old
+ * loader mapped it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "../../loader/bzimage.h"
+#include "../../loader/pe.h"
+
+/* ---- a synthetic image ---------------------------------------------------- */
+
+#define PE_OFF        0x40
+#define COFF_OFF      (PE_OFF + 4)
+#define OPT_OFF       (COFF_OFF + 20)
+#define OPT_SIZE      240                     /* 16 data directories */
+#define DIR_OFF(i)    (OPT_OFF + 112 + 8 * (i))
+#define SECT_OFF      (OPT_OFF + OPT_SIZE)
+#define HEADERS_SIZE  0x200
+
+#define TEXT_VA       0x1000
+#define TEXT_RAW      0x200
+#define DATA_VA       0x2000
+#define DATA_RAW      0x400
+#define DATA_VSIZE    0x1800                  /* 0x200 from the file, then BSS */
+#define RELOC_VA      0x4000
+#define RELOC_RAW     0x600
+#define RELOC_SIZE    0x1c
+#define FILE_SIZE     0x800
+#define SIZE_OF_IMAGE 0x5000
+#define IMAGE_BASE    0x100000ULL
+#define ENTRY         (TEXT_VA + 0x20)
+
+/* Relocation targets (RVAs) and the value each holds at ImageBase. */
+#define T_TEXT        (TEXT_VA + 0x10)        /* DIR64: a movabs immediate */
+#define T_DATA0       (DATA_VA + 0x00)        /* DIR64 */
+#define T_DATA1       (DATA_VA + 0x08)        /* DIR64 */
+#define T_HIGHLOW     (DATA_VA + 0x18)        /* HIGHLOW */
+#define T_PLAIN       (DATA_VA + 0x10)        /* no relocation */
+#define PLAIN_VALUE   0x1122334455667788ULL
+
+#define SCN_TEXT 0x60000020u   /* CNT_CODE | MEM_READ | MEM_EXECUTE */
+#define SCN_DATA 0xc0000040u   /* CNT_INITIALIZED_DATA | MEM_READ | MEM_WRITE */
+#define SCN_RELOC 0x42000040u  /* CNT_INITIALIZED_DATA | MEM_DISCARDABLE | MEM_READ */
+
+#define REL(type, off) ((uint16_t)((type) << 12 | (off)))
+
+static void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static void section(uint8_t *f, unsigned i, const char *name, uint32_t va, uint32_t vsize, uint32_t raw,
+                    uint32_t rawsize, uint32_t flags)
+{
+    uint8_t *s = f + SECT_OFF + 40 * i;
+    memset(s, 0, 40);
+    memcpy(s, name, strlen(name));
+    wr32(s + 8, vsize);
+    wr32(s + 12, va);
+    wr32(s + 16, rawsize);
+    wr32(s + 20, raw);
+    wr32(s + 36, flags);
+}
+
+static void reloc_dir(uint8_t *f, uint32_t rva, uint32_t size)
+{
+    wr32(f + DIR_OFF(5), rva);
+    wr32(f + DIR_OFF(5) + 4, size);
+}
+
+static uint8_t file_byte(size_t i) { return (uint8_t)(i * 13 + 5); }
+
+static void build_pe(uint8_t *f)
+{
+    memset(f, 0, FILE_SIZE);
+    f[0] = 'M';
+    f[1] = 'Z';
+    wr32(f + 0x3c, PE_OFF);
+    memcpy(f + PE_OFF, "PE\0\0", 4);
+    uint8_t *coff = f + COFF_OFF;
+    wr16(coff, 0x8664);                 /* Machine */
+    wr16(coff + 2, 3);                  /* NumberOfSections */
+    wr16(coff + 16, OPT_SIZE);          /* SizeOfOptionalHeader */
+    wr16(coff + 18, 0x206);             /* Characteristics: EXECUTABLE_IMAGE | DEBUG_STRIPPED | LINE_NUMS_STRIPPED */
+    uint8_t *o = f + OPT_OFF;
+    wr16(o, 0x20b);                     /* Magic: PE32+ */
+    wr32(o + 16, ENTRY);                /* AddressOfEntryPoint */
+    wr64(o + 24, IMAGE_BASE);           /* ImageBase */
+    wr32(o + 32, 0x1000);               /* SectionAlignment */
+    wr32(o + 36, 0x200);                /* FileAlignment */
+    wr32(o + 56, SIZE_OF_IMAGE);        /* SizeOfImage */
+    wr32(o + 60, HEADERS_SIZE);         /* SizeOfHeaders */
+    wr16(o + 68, PE_SUBSYSTEM_EFI_APPLICATION);
+    wr16(o + 70, PE_DLLCHARACTERISTICS_NX_COMPAT);
+    wr32(o + 108, 16);                  /* NumberOfRvaAndSizes */
+    reloc_dir(f, RELOC_VA, RELOC_SIZE);
+    section(f, 0, ".text", TEXT_VA, 0x200, TEXT_RAW, 0x200, SCN_TEXT);
+    section(f, 1, ".data", DATA_VA, DATA_VSIZE, DATA_RAW, 0x200, SCN_DATA);
+    section(f, 2, ".reloc", RELOC_VA, 0x200, RELOC_RAW, 0x200, SCN_RELOC);
+
+    for (size_t i = TEXT_RAW; i < RELOC_RAW; i++)
+        f[i] = file_byte(i);
+    wr64(f + TEXT_RAW + (T_TEXT - TEXT_VA), IMAGE_BASE + DATA_VA);
+    wr64(f + DATA_RAW + (T_DATA0 - DATA_VA), IMAGE_BASE + TEXT_VA);
+    wr64(f + DATA_RAW + (T_DATA1 - DATA_VA), IMAGE_BASE + DATA_VA + 0x100);
+    wr64(f + DATA_RAW + (T_PLAIN - DATA_VA), PLAIN_VALUE);
+    wr32(f + DATA_RAW + (T_HIGHLOW - DATA_VA), (uint32_t)(IMAGE_BASE + 0x1234));
+
+    /* "Base Relocation Block": PageRVA, SizeOfBlock, then entries; each
+     * block padded to 4 bytes with an ABSOLUTE entry. */
+    uint8_t *r = f + RELOC_RAW;
+    wr32(r, TEXT_VA);
+    wr32(r + 4, 12);
+    wr16(r + 8, REL(PE_REL_BASED_DIR64, T_TEXT - TEXT_VA));
+    wr16(r + 10, REL(PE_REL_BASED_ABSOLUTE, 0));
+    wr32(r + 12, DATA_VA);
+    wr32(r + 16, 16);
+    wr16(r + 20, REL(PE_REL_BASED_DIR64, T_DATA0 - DATA_VA));
+    wr16(r + 22, REL(PE_REL_BASED_DIR64, T_DATA1 - DATA_VA));
+    wr16(r + 24, REL(PE_REL_BASED_HIGHLOW, T_HIGHLOW - DATA_VA));
+    wr16(r + 26, REL(PE_REL_BASED_ABSOLUTE, 0));
+}
+
+static uint8_t file[FILE_SIZE];
+static struct pe_image pe;
+static char err[BZIMAGE_ERR_LEN];
+
+static int parse(void) { return pe_parse(&pe, file, sizeof(file), err, sizeof(err)); }
+
+/* Guest RAM (checked fixture), dirty so the loader must zero what it owns. */
+#define RAM_SIZE (8ULL << 20)
+#define OTHER_BASE 0x500000ULL
+#define LOW_BASE 0x10000ULL
+static uint8_t *ram;
+static struct guest_mem gm;
+
+static void ram_setup(void)
+{
+    ram = malloc(RAM_SIZE);
+    ck_assert_ptr_nonnull(ram);
+    memset(ram, 0xaa, RAM_SIZE);
+    guest_mem_init(&gm, ram, RAM_SIZE);
+    build_pe(file);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+}
+
+static void ram_teardown(void)
+{
+    free(ram);
+    ram = NULL;
+}
+
+static bool all_bytes(const uint8_t *p, uint8_t c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != c)
+            return false;
+    return true;
+}
+
+static int load(uint64_t base) { return pe_load(&pe, &gm, base, err, sizeof(err)); }
+
+/* ---- accepted and loaded -------------------------------------------------- */
+
+START_TEST(valid_pe_is_accepted_with_its_fields)
+{
+    ck_assert_uint_eq(pe.subsystem, PE_SUBSYSTEM_EFI_APPLICATION);
+    ck_assert_uint_eq(pe.image_base, IMAGE_BASE);
+    ck_assert_uint_eq(pe.entry, ENTRY);
+    ck_assert_uint_eq(pe.size_of_image, SIZE_OF_IMAGE);
+    ck_assert_uint_eq(pe.size_of_headers, HEADERS_SIZE);
+    ck_assert_uint_eq(pe.reloc_rva, RELOC_VA);
+    ck_assert_uint_eq(pe.reloc_size, RELOC_SIZE);
+    ck_assert_uint_eq(pe.nsections, 3);
+    ck_assert_str_eq(pe.sections[2].name, ".reloc");
+    ck_assert_uint_eq(pe.sections[0].characteristics, SCN_TEXT);
+    ck_assert_uint_eq(pe_image_size(&pe), SIZE_OF_IMAGE);
+}
+END_TEST
+
+START_TEST(load_at_image_base_maps_headers_sections_and_zeroes_bss)
+{
+    ck_assert_msg(load(IMAGE_BASE) == 0, "%s", err);
+    const uint8_t *m = ram + IMAGE_BASE;
+    ck_assert_mem_eq(m, file, HEADERS_SIZE);
+    ck_assert(all_bytes(m + HEADERS_SIZE, 0, TEXT_VA - HEADERS_SIZE));
+    ck_assert_mem_eq(m + TEXT_VA, file + TEXT_RAW, 0x200);
+    ck_assert_mem_eq(m + DATA_VA, file + DATA_RAW, 0x200);
+    ck_assert(all_bytes(m + DATA_VA + 0x200, 0, DATA_VSIZE - 0x200));          /* BSS */
+    ck_assert(all_bytes(m + DATA_VA + DATA_VSIZE, 0, RELOC_VA - DATA_VA - DATA_VSIZE));
+    ck_assert_mem_eq(m + RELOC_VA, file + RELOC_RAW, RELOC_SIZE);
+    ck_assert(all_bytes(m + RELOC_VA + RELOC_SIZE, 0, SIZE_OF_IMAGE - RELOC_VA - RELOC_SIZE));
+    ck_assert(all_bytes(m + SIZE_OF_IMAGE, 0xaa, 0x1000));
+    ck_assert(all_bytes(m - 0x1000, 0xaa, 0x1000));
+}
+END_TEST
+
+/* Loaded at base, the image differs from its ImageBase mapping exactly at
+ * the relocation targets, each moved by the delta. */
+static void check_relocated(uint64_t base)
+{
+    ck_assert_msg(load(IMAGE_BASE) == 0, "%s", err);
+    uint8_t *ref = malloc(SIZE_OF_IMAGE);
+    ck_assert_ptr_nonnull(ref);
+    memcpy(ref, ram + IMAGE_BASE, SIZE_OF_IMAGE);
+    ck_assert_msg(load(base) == 0, "%s", err);
+    const uint8_t *m = ram + base;
+    uint64_t delta = base - IMAGE_BASE;
+    ck_assert_uint_eq(rd64(m + T_TEXT), IMAGE_BASE + DATA_VA + delta);
+    ck_assert_uint_eq(rd64(m + T_DATA0), IMAGE_BASE + TEXT_VA + delta);
+    ck_assert_uint_eq(rd64(m + T_DATA1), IMAGE_BASE + DATA_VA + 0x100 + delta);
+    ck_assert_uint_eq(rd32(m + T_HIGHLOW), (uint32_t)(IMAGE_BASE + 0x1234 + delta));
+    ck_assert_uint_eq(rd64(m + T_PLAIN), PLAIN_VALUE);
+    static const struct { uint32_t rva, len; } moved[] = {
+        { T_TEXT, 8 }, { T_DATA0, 8 }, { T_DATA1, 8 }, { T_HIGHLOW, 4 },
+    };
+    for (uint32_t i = 0; i < SIZE_OF_IMAGE; i++) {
+        bool target = false;
+        for (size_t k = 0; k < sizeof(moved) / sizeof(moved[0]); k++)
+            target |= i >= moved[k].rva && i < moved[k].rva + moved[k].len;
+        if (!target)
+            ck_assert_msg(m[i] == ref[i], "RVA 0x%x changed by the move", i);
+    }
+    free(ref);
+}
+
+START_TEST(load_elsewhere_moves_relocated_qwords_by_the_delta)
+{
+    check_relocated(OTHER_BASE);
+}
+END_TEST
+
+START_TEST(load_below_image_base_applies_a_negative_delta)
+{
+    check_relocated(LOW_BASE);
+}
+END_TEST
+
+/* arch/x86/boot/tools/build.c (6.1): a .reloc of one block, SizeOfBlock
+ * 10, holding one ABSOLUTE entry, so that firmware finds a .reloc. Applied
+ * at any delta it changes nothing. */
+START_TEST(kernel_style_empty_reloc_block_changes_nothing)
+{
+    uint8_t *r = file + RELOC_RAW;
+    memset(r, 0, 0x200);
+    wr32(r, RELOC_VA + 10);
+    wr32(r + 4, 10);
+    reloc_dir(file, RELOC_VA, 10);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert_msg(load(IMAGE_BASE) == 0, "%s", err);
+    ck_assert_msg(load(OTHER_BASE) == 0, "%s", err);
+    ck_assert_mem_eq(ram + OTHER_BASE, ram + IMAGE_BASE, SIZE_OF_IMAGE);
+}
+END_TEST
+
+START_TEST(image_without_relocations_loads_anywhere_unchanged)
+{
+    reloc_dir(file, 0, 0);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert_int_eq(load(IMAGE_BASE), 0);
+    ck_assert_int_eq(load(OTHER_BASE), 0);
+    ck_assert_mem_eq(ram + OTHER_BASE, ram + IMAGE_BASE, SIZE_OF_IMAGE);
+}
+END_TEST
+
+START_TEST(relocs_stripped_image_loads_only_at_image_base)
+{
+    wr16(file + COFF_OFF + 18, 0x207);
+    ck_assert_int_eq(parse(), 0);
+    ck_assert_int_eq(load(IMAGE_BASE), 0);
+    ck_assert_int_eq(load(OTHER_BASE), -1);
+    ck_assert_ptr_nonnull(strstr(err, "RELOCS_STRIPPED"));
+    ck_assert(all_bytes(ram + OTHER_BASE, 0xaa, SIZE_OF_IMAGE));
+}
+END_TEST
+
+START_TEST(load_where_it_does_not_fit_writes_nothing)
+{
+    ck_assert_int_eq(load(RAM_SIZE - 0x4000), -1);
+    ck_assert_ptr_nonnull(strstr(err, "outside guest RAM"));
+    ck_assert(all_bytes(ram + RAM_SIZE - 0x4000, 0xaa, 0x4000));
+    ck_assert_int_eq(load(0xfffffffffffff000ULL), -1);
+}
+END_TEST
+
+START_TEST(writable_executable_section_is_accepted_without_nx_compat)
+{
+    section(file, 0, ".text", TEXT_VA, 0x200, TEXT_RAW, 0x200, SCN_TEXT | PE_SCN_MEM_WRITE);
+    ck_assert_int_eq(parse(), -1);
+    wr16(file + OPT_OFF + 70, 0);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+}
+END_TEST
+
+START_TEST(certificate_table_is_a_file_offset_not_an_rva)
+{
+    wr32(file + DIR_OFF(4), FILE_SIZE + 0x10000);
+    wr32(file + DIR_OFF(4) + 4, 0x800);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+}
+END_TEST
+
+/* ---- refused images: each error names the field --------------------------- */
+
+struct variant {
+    const char *what;
+    void (*mutate)(uint8_t *f);
+    const char *field;   /* must appear in the message */
+};
+
+#define RELOC(p) (f + RELOC_RAW + (p))
+#define MUTATOR(name, body) static void name(uint8_t *f) { body; }
+MUTATOR(m_machine, wr16(f + COFF_OFF, 0x14c))
+MUTATOR(m_subsystem, wr16(f + OPT_OFF + 68, 3))
+MUTATOR(m_subsystem_rom, wr16(f + OPT_OFF + 68, 13))
+MUTATOR(m_image_base_unaligned, wr64(f + OPT_OFF + 24, IMAGE_BASE + 0x800))
+MUTATOR(m_image_base_wraps, wr64(f + OPT_OFF + 24, 0xfffffffffffff000ULL))
+MUTATOR(m_ndirs_many, wr32(f + OPT_OFF + 108, 17))
+MUTATOR(m_ndirs_past_opt, wr16(f + COFF_OFF + 16, 200))
+MUTATOR(m_debug_dir_outside, wr32(f + DIR_OFF(6), SIZE_OF_IMAGE - 4); wr32(f + DIR_OFF(6) + 4, 0x1c))
+MUTATOR(m_reloc_dir_outside, reloc_dir(f, SIZE_OF_IMAGE - 8, RELOC_SIZE))
+MUTATOR(m_reloc_dir_in_bss, reloc_dir(f, DATA_VA + 0x400, RELOC_SIZE))
+MUTATOR(m_reloc_dir_past_raw, reloc_dir(f, RELOC_VA, 0x300))
+MUTATOR(m_entry_in_data, wr32(f + OPT_OFF + 16, DATA_VA + 0x20))
+MUTATOR(m_text_wx, section(f, 0, ".text", TEXT_VA, 0x200, TEXT_RAW, 0x200, SCN_TEXT | PE_SCN_MEM_WRITE))
+MUTATOR(m_block_small, wr32(RELOC(4), 4))
+MUTATOR(m_block_zero, wr32(RELOC(4), 0))
+MUTATOR(m_block_past_dir, wr32(RELOC(16), 20))
+MUTATOR(m_block_odd, wr32(RELOC(4), 11))
+MUTATOR(m_dir_tail, reloc_dir(f, RELOC_VA, RELOC_SIZE + 4))
+MUTATOR(m_page_outside, wr32(RELOC(12), SIZE_OF_IMAGE))
+MUTATOR(m_target_straddles_end, wr32(RELOC(12), SIZE_OF_IMAGE - 0x1000); wr16(RELOC(20), REL(PE_REL_BASED_DIR64, 0xffc)))
+MUTATOR(m_page_wraps, wr32(RELOC(0), 0xfffff000u))
+MUTATOR(m_type_high, wr16(RELOC(22), REL(1, 8)))
+MUTATOR(m_type_riscv, wr16(RELOC(8), REL(5, 0x10)))
+MUTATOR(m_type_unknown_in_padding, wr16(RELOC(26), REL(11, 0)))
+
+static const struct variant variants[] = {
+    { "i386 machine", m_machine, "PE: Machine 0x14c is not x86-64 (0x8664)" },
+    { "Windows CUI subsystem", m_subsystem, "Subsystem 3" },
+    { "EFI ROM subsystem", m_subsystem_rom, "Subsystem 13" },
+    { "ImageBase not section-aligned", m_image_base_unaligned, "ImageBase" },
+    { "ImageBase that wraps", m_image_base_wraps, "ImageBase" },
+    { "17 data directories", m_ndirs_many, "NumberOfRvaAndSizes" },
+    { "data directories past the optional header", m_ndirs_past_opt, "NumberOfRvaAndSizes" },
+    { "debug directory past SizeOfImage", m_debug_dir_outside, "Debug" },
+    { "relocation directory past SizeOfImage", m_reloc_dir_outside, "Base Relocation Table" },
+    { "relocation directory in BSS", m_reloc_dir_in_bss, "Base Relocation Table" },
+    { "relocation directory past the raw data", m_reloc_dir_past_raw, "Base Relocation Table" },
+    { "entry point in a data section", m_entry_in_data, "MEM_EXECUTE" },
+    { "W+X section in an NX_COMPAT image", m_text_wx, "writable and executable" },
+    { "SizeOfBlock 4", m_block_small, "SizeOfBlock" },
+    { "SizeOfBlock 0", m_block_zero, "SizeOfBlock" },
+    { "SizeOfBlock past the directory", m_block_past_dir, "SizeOfBlock" },
+    { "odd SizeOfBlock", m_block_odd, "SizeOfBlock" },
+    { "4 stray bytes after the last block", m_dir_tail, "PageRVA and SizeOfBlock" },
+    { "PageRVA at SizeOfImage", m_page_outside, "PageRVA" },
+    { "DIR64 straddling SizeOfImage", m_target_straddles_end, "outside SizeOfImage" },
+    { "PageRVA near 4 GiB", m_page_wraps, "PageRVA" },
+    { "HIGH relocation", m_type_high, "Type 1" },
+    { "RISC-V relocation", m_type_riscv, "Type 5" },
+    { "unknown type where padding was", m_type_unknown_in_padding, "Type 11" },
+};
+#define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
+
+START_TEST(malformed_pe_is_refused_naming_the_field)
+{
+    const struct variant *v = &variants[_i];
+    build_pe(file);
+    v->mutate(file);
+    err[0] = 0;
+    ck_assert_msg(parse() == -1, "%s: accepted", v->what);
+    ck_assert_msg(strstr(err, v->field) != NULL, "%s: message \"%s\" does not name \"%s\"", v->what, err, v->field);
+    ck_assert_msg(!strncmp(err, "PE: ", 4), "%s: message \"%s\" does not start with \"PE: \"", v->what, err);
+}
+END_TEST
+
+/* Every prefix of the file: refused with a message, never read past its
+ * end (each copy is exactly len bytes, so ASan sees any overrun). */
+START_TEST(every_truncation_is_refused)
+{
+    build_pe(file);
+    for (size_t len = 0; len < FILE_SIZE; len++) {
+        uint8_t *copy = malloc(len ? len : 1);
+        ck_assert_ptr_nonnull(copy);
+        memcpy(copy, file, len);
+        err[0] = 0;
+        int rc = pe_parse(&pe, copy, len, err, sizeof(err));
+        free(copy);
+        ck_assert_msg(rc == -1, "a %zu-byte prefix was accepted", len);
+        ck_assert_msg(!strncmp(err, "PE: ", 4), "a %zu-byte prefix: message \"%s\"", len, err);
+    }
+}
+END_TEST
+
+/* ---- a real EFI stub header ------------------------------------------------ */
+
+/* The synthetic payload as the build made it (its PE header is the one
+ * header.S writes), kept as a fuzzing seed; the tests run from the top of
+ * the tree. */
+#define PAYLOAD_SEED "tests/fuzz/corpus/bzimage/payload.bzImage"
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *fp = fopen(path, "rb");
+    ck_assert_msg(fp != NULL, "cannot open %s (run from the top of the tree)", path);
+    uint8_t *buf = malloc(1 << 20);
+    ck_assert_ptr_nonnull(buf);
+    *size = fread(buf, 1, 1 << 20, fp);
+    fclose(fp);
+    return buf;
+}
+
+/* The mapping bzimage_load_pe made before pe.c (commit 803d574): zero
+ * SizeOfImage rounded to pages, copy the headers, copy each section's raw
+ * data up to VirtualSize. The kernel boots from it with golden traces
+ * compared byte for byte, so pe_load must reproduce it exactly. */
+static void map_as_before(const struct pe_image *p, uint8_t *dst)
+{
+    memset(dst, 0, pe_image_size(p));
+    memcpy(dst, p->data, p->size_of_headers);
+    for (unsigned i = 0; i < p->nsections; i++) {
+        const struct pe_section *s = &p->sections[i];
+        uint32_t n = s->raw_size < s->virtual_size || !s->virtual_size ? s->raw_size : s->virtual_size;
+        memcpy(dst + s->virtual_address, p->data + s->raw_offset, n);
+    }
+}
+
+START_TEST(payload_stub_maps_byte_for_byte_as_before_at_any_base)
+{
+    size_t size;
+    uint8_t *img = read_file(PAYLOAD_SEED, &size);
+    struct bzimage bz;
+    int rc = bzimage_parse(&bz, img, size, err, sizeof(err));
+    uint8_t *ref = malloc(RAM_SIZE);
+    ck_assert_ptr_nonnull(ref);
+    if (rc == 0 && bz.has_pe)
+        map_as_before(&bz.pe, ref);
+    bool fits = rc == 0 && bz.has_pe && bzimage_pe_image_size(&bz) <= 0x100000;
+    bool same1 = fits && bzimage_load_pe(&bz, &gm, 0x100000) == 0 &&
+                 !memcmp(ram + 0x100000, ref, bzimage_pe_image_size(&bz));
+    bool same2 = fits && bzimage_load_pe(&bz, &gm, 0x200000) == 0 &&
+                 !memcmp(ram + 0x200000, ref, bzimage_pe_image_size(&bz));
+    free(ref);
+    free(img);
+    ck_assert_msg(rc == 0, "payload refused: %s", err);
+    ck_assert(fits);
+    ck_assert_msg(same1 && same2, "the payload's PE image differs from the old mapping");
+}
+END_TEST
+
+Suite *pe_suite(void)
+{
+    Suite *s = suite_create("pe");
+    TCase *load_tc = tcase_create("load");
+    tcase_add_checked_fixture(load_tc, ram_setup, ram_teardown);
+    tcase_add_test(load_tc, valid_pe_is_accepted_with_its_fields);
+    tcase_add_test(load_tc, load_at_image_base_maps_headers_sections_and_zeroes_bss);
+    tcase_add_test(load_tc, load_elsewhere_moves_relocated_qwords_by_the_delta);
+    tcase_add_test(load_tc, load_below_image_base_applies_a_negative_delta);
+    tcase_add_test(load_tc, kernel_style_empty_reloc_block_changes_nothing);
+    tcase_add_test(load_tc, image_without_relocations_loads_anywhere_unchanged);
+    tcase_add_test(load_tc, relocs_stripped_image_loads_only_at_image_base);
+    tcase_add_test(load_tc, load_where_it_does_not_fit_writes_nothing);
+    tcase_add_test(load_tc, writable_executable_section_is_accepted_without_nx_compat);
+    tcase_add_test(load_tc, certificate_table_is_a_file_offset_not_an_rva);
+    tcase_add_test(load_tc, payload_stub_maps_byte_for_byte_as_before_at_any_base);
+    suite_add_tcase(s, load_tc);
+
+    TCase *bad = tcase_create("refused");
+    tcase_add_loop_test(bad, malformed_pe_is_refused_naming_the_field, 0, NVARIANTS);
+    tcase_add_test(bad, every_truncation_is_refused);
+    suite_add_tcase(s, bad);
+    return s;
+}
