@@ -352,11 +352,50 @@ def bzimage_seeds(payload, tiny):
             write("bzimage", "tiny-header-16k", f.read(16384))
 
 
+def pe_seeds():
+    """fuzz_pe: a PE32+ EFI application as tests/unit/test_pe.c builds it
+    (.text, .data with a BSS tail, a .reloc with DIR64, HIGHLOW and ABSOLUTE
+    entries), the same without relocations, and the payload's EFI stub."""
+    opt_size, image_base = 240, 0x100000
+    f = bytearray(0x800)
+    f[0:2] = b"MZ"
+    f[0x3c:0x40] = u32(0x40)
+    f[0x40:0x44] = b"PE\0\0"
+    f[0x44:0x58] = u16(0x8664) + u16(3) + u32(0) * 3 + u16(opt_size) + u16(0x206)
+    o = 0x58
+    f[o:o + 2] = u16(0x20b)
+    f[o + 16:o + 20] = u32(0x1020)                        # AddressOfEntryPoint
+    f[o + 24:o + 40] = u64(image_base) + u32(0x1000) + u32(0x200)
+    f[o + 56:o + 64] = u32(0x5000) + u32(0x200)           # SizeOfImage, SizeOfHeaders
+    f[o + 68:o + 72] = u16(10) + u16(0x100)               # EFI application, NX_COMPAT
+    f[o + 108:o + 112] = u32(16)
+    f[o + 152:o + 160] = u32(0x4000) + u32(0x1c)          # Base Relocation Table
+    sections = [(b".text", 0x1000, 0x200, 0x200, 0x60000020),
+                (b".data", 0x2000, 0x1800, 0x400, 0xc0000040),
+                (b".reloc", 0x4000, 0x200, 0x600, 0x42000040)]
+    for i, (name, va, vsize, raw, flags) in enumerate(sections):
+        s = o + opt_size + 40 * i
+        f[s:s + 40] = name.ljust(8, b"\0") + u32(vsize) + u32(va) + u32(0x200) + u32(raw) + bytes(12) + u32(flags)
+    f[0x210:0x218] = u64(image_base + 0x2000)
+    f[0x400:0x418] = u64(image_base + 0x1000) + u64(image_base + 0x2100) + u64(0x1122334455667788)
+    f[0x418:0x41c] = u32(image_base + 0x1234)
+    f[0x600:0x61c] = (u32(0x1000) + u32(12) + u16(10 << 12 | 0x10) + u16(0) +
+                      u32(0x2000) + u32(16) + u16(10 << 12) + u16(10 << 12 | 8) + u16(3 << 12 | 0x18) + u16(0))
+    write("pe", "reloc-dir64-highlow", bytes(f))
+    f[o + 152:o + 160] = u64(0)
+    write("pe", "no-relocs", bytes(f))
+    payload = os.path.join(CORPUS, "bzimage", "payload.bzImage")
+    if os.path.isfile(payload):
+        with open(payload, "rb") as src:
+            write("pe", "payload.bzImage", src.read())
+
+
 def main():
     payload = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "..", "..", "build", "payload.bzImage")
     tinies = sorted(glob.glob(os.path.expanduser("~/.cache/handover/kernels/tiny-*/bzImage")))
     tiny = sys.argv[2] if len(sys.argv) > 2 else (tinies[0] if tinies else None)
     bzimage_seeds(payload, tiny)
+    pe_seeds()
     firmware_seeds()
     devices_seeds()
     emulate_seeds()
