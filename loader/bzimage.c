@@ -114,6 +114,11 @@ int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *e
     if (entry == ENTRY_PE) {
         if (!bz->has_pe)
             return fail(err, errlen, "PE: no MZ/PE header: the image has no EFI stub PE entry (try --entry handover)");
+        /* pe_load refuses to move such an image, as LoadImage does, and the
+         * kernel is placed by kernel_alignment, not at its ImageBase. */
+        if (bz->pe.file_characteristics & PE_FILE_RELOCS_STRIPPED)
+            return fail(err, errlen, "PE: Characteristics 0x%x has IMAGE_FILE_RELOCS_STRIPPED: the EFI stub cannot be moved from its ImageBase 0x%llx (try --entry handover)",
+                        bz->pe.file_characteristics, (unsigned long long)bz->pe.image_base);
         return 0;
     }
     const struct setup_header *h = &bz->hdr;

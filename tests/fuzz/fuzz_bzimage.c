@@ -87,6 +87,10 @@ static void load_pe(const struct bzimage *bz, const struct guest_mem *gm, const 
         return;
     }
     uint64_t base = MEM_SIZE - len;
+    if (bz->pe.file_characteristics & PE_FILE_RELOCS_STRIPPED && base != bz->pe.image_base) {
+        CHECK(bzimage_load_pe(bz, gm, base) != 0);
+        return;
+    }
     CHECK(bzimage_load_pe(bz, gm, base) == 0);
     /* Sections may overlap the headers; only a section-free header is
      * guaranteed to be a copy of the file. */
@@ -139,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         else if (e == ENTRY_HANDOVER)
             CHECK((uint64_t)bz.hdr.handover_offset + 0x200 < bz.pm_size);
         else
-            CHECK(bz.has_pe);
+            CHECK(bz.has_pe && !(bz.pe.file_characteristics & PE_FILE_RELOCS_STRIPPED));
     }
     load_flat(&bz, &gm, data);
     load_pe(&bz, &gm, data);

@@ -221,7 +221,7 @@ END_TEST
 
 /* ---- refused images: each error names the field --------------------------- */
 
-enum stage { AT_PARSE, AT_HANDOVER_ENTRY };
+enum stage { AT_PARSE, AT_HANDOVER_ENTRY, AT_PE_ENTRY };
 
 struct variant {
     const char *what;
@@ -271,6 +271,7 @@ MUTATOR(m_sections_overlap, pe_section(img, 1, ".bss", TEXT_VA + 0x1000, BSS_SIZ
 MUTATOR(m_section_over_headers, wr32(img + OPT_OFF + 60, TEXT_VA + 0x200))
 MUTATOR(m_xlf_handover64, h->xloadflags &= (uint16_t)~XLF_EFI_HANDOVER_64)
 MUTATOR(m_handover_offset, h->handover_offset = PM_SIZE - 0x200)
+MUTATOR(m_relocs_stripped, wr16(img + COFF_OFF + 18, 0x207))
 
 static const struct variant variants[] = {
     { "boot_flag not 0xAA55", m_boot_flag, "boot_flag", AT_PARSE },
@@ -312,6 +313,7 @@ static const struct variant variants[] = {
     { "section past SizeOfImage", m_section_past_image, "SizeOfImage", AT_PARSE },
     { "no XLF_EFI_HANDOVER_64", m_xlf_handover64, "xloadflags", AT_HANDOVER_ENTRY },
     { "handover_offset past the kernel", m_handover_offset, "handover_offset", AT_HANDOVER_ENTRY },
+    { "PE relocations stripped", m_relocs_stripped, "RELOCS_STRIPPED", AT_PE_ENTRY },
 };
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
 
@@ -322,9 +324,9 @@ START_TEST(malformed_image_is_refused_naming_the_field)
     v->mutate(image);
     err[0] = 0;
     int rc = parse();
-    if (v->stage == AT_HANDOVER_ENTRY) {
+    if (v->stage != AT_PARSE) {
         ck_assert_msg(rc == 0, "%s: refused at parse: %s", v->what, err);
-        rc = bzimage_check_entry(&bz, ENTRY_HANDOVER, err, sizeof(err));
+        rc = bzimage_check_entry(&bz, v->stage == AT_PE_ENTRY ? ENTRY_PE : ENTRY_HANDOVER, err, sizeof(err));
     }
     ck_assert_msg(rc == -1, "%s: accepted", v->what);
     ck_assert_msg(strstr(err, v->field) != NULL, "%s: message \"%s\" does not name \"%s\"", v->what, err, v->field);
