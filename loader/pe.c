@@ -36,8 +36,8 @@ static const char *const dir_names[] = {
     "Load Config Table", "Bound Import", "IAT", "Delay Import Descriptor", "CLR Runtime Header",
     "Reserved",
 };
-#define NDIRS        ((unsigned)(sizeof(dir_names) / sizeof(dir_names[0])))
-#define DIR_CERT     4
+#define NDIRS         ((unsigned)(sizeof(dir_names) / sizeof(dir_names[0])))
+#define DIR_CERT      4
 #define DIR_BASERELOC 5
 
 bool pe_is_mz(const void *data, size_t size)
@@ -46,7 +46,8 @@ bool pe_is_mz(const void *data, size_t size)
     return size >= 0x40 && d[0] == 'M' && d[1] == 'Z';
 }
 
-/* The section a loaded RVA falls in, or NULL. */
+/* The first section whose span (VirtualSize or SizeOfRawData, the larger)
+ * holds rva, or NULL. */
 static const struct pe_section *section_at(const struct pe_image *pe, uint64_t rva)
 {
     for (unsigned i = 0; i < pe->nsections; i++) {
@@ -281,6 +282,7 @@ int pe_load(const struct pe_image *pe, const struct guest_mem *gm, uint64_t base
     if (base != pe->image_base && (pe->file_characteristics & PE_FILE_RELOCS_STRIPPED))
         return fail(err, errlen, "PE: Characteristics has IMAGE_FILE_RELOCS_STRIPPED: the image loads only at ImageBase 0x%llx, not 0x%llx",
                     (unsigned long long)pe->image_base, (unsigned long long)base);
+    /* Checked again before anything is written: pe may not come from pe_parse. */
     if (walk_relocs(pe, NULL, 0, err, errlen))
         return -1;
     /* Everything not backed by raw data is zero: the 6.12 stub relies on a
