@@ -1,15 +1,16 @@
-/* Guest serial output: to stdout, and the current line kept for
- * diagnostics. The serial IRQ goes to the in-kernel irqchip. */
+/* Guest serial output: COM1 to stdout, and the current line kept for
+ * diagnostics; COM2 to the --exec-output file. The UARTs' IRQs go to the
+ * in-kernel irqchip. */
 #include <string.h>
 
 #define EXEC_STATUS_PREFIX "handover-init: command exited with status "
 #include <sys/ioctl.h>
 
 #include "../firmware-stub/acpi.h"
-#include "layout.h"
 #include "vmm.h"
 
-_Static_assert(SERIAL_IRQ == ACPI_UART_IRQ && PORT_SERIAL_COM1 == ACPI_UART_PORT, "the DSDT describes this UART");
+_Static_assert(SERIAL_COM1_IRQ == ACPI_UART_IRQ && SERIAL_COM1_PORT == ACPI_UART_PORT, "the DSDT describes COM1");
+_Static_assert(SERIAL_COM2_IRQ == ACPI_UART2_IRQ && SERIAL_COM2_PORT == ACPI_UART2_PORT, "the SSDT describes COM2");
 
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
@@ -69,10 +70,24 @@ void vmm_console_tx(void *ctx, uint8_t byte)
     }
 }
 
-void vmm_serial_irq(void *ctx, int level)
+/* Byte for byte as the guest sent it (its /init turns off the tty's output
+ * processing), up to --console-limit. A write error is found when the file
+ * is closed (main.c). */
+void vmm_exec_output_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
-    struct kvm_irq_level irq = { .irq = SERIAL_IRQ, .level = level };
+    if (vm->exec_output_bytes >= vm->opt.console_limit)
+        return;
+    putc(byte, vm->exec_output);
+    if (++vm->exec_output_bytes == vm->opt.console_limit)
+        vmm_log("--exec-output: limit of %llu bytes reached (--console-limit): further output is not written",
+                (unsigned long long)vm->opt.console_limit);
+}
+
+void vmm_serial_irq(void *ctx, unsigned line, int level)
+{
+    struct vmm *vm = ctx;
+    struct kvm_irq_level irq = { .irq = line, .level = level };
     if (ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq) < 0)
-        vmm_log("KVM_IRQ_LINE: failed to set IRQ %d", SERIAL_IRQ);
+        vmm_log("KVM_IRQ_LINE: failed to set IRQ %u", line);
 }

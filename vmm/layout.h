@@ -44,8 +44,7 @@ _Static_assert(LAYOUT_PML4_ALT + 0x1000 <= LAYOUT_STACK_TOP - LAYOUT_STACK_SIZE,
 #define GDT_CODE64 0x08
 #define GDT_DATA   0x10
 
-/* I/O ports (see README "Guest ABI"). */
-#define PORT_SERIAL_COM1 0x3f8
+/* I/O ports (see README "Guest ABI"; the UARTs' are in serial.h). */
 #define PORT_I8042_CMD   0x64
 #define PORT_I8042_DATA  0x60
 #define PORT_EXIT        0xf4

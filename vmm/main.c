@@ -56,6 +56,8 @@ static void usage(FILE *out)
 "  --load-addr ADDR       load the kernel at ADDR instead of pref_address\n"
 "  --exec CMD             run CMD as the guest's init job and exit with its status\n"
 "                         (initramfs from scripts/build-initramfs.sh unless --initrd)\n"
+"  --exec-output FILE     write the command's stdout and stderr to FILE, apart from the\n"
+"                         kernel's console: the guest gets a second UART (ttyS1)\n"
 "  --add HOST[:GUEST]     put a host file into the initramfs (repeatable), at GUEST or\n"
 "                         in / by its name; an ELF program brings its interpreter and\n"
 "                         the libraries it needs: --exec ./my-test --add build/my-test\n"
@@ -184,7 +186,7 @@ static void append_word(char *cmdline, size_t size, const char *word)
 }
 
 enum { OPT_INITRD = 256, OPT_INITRD_VIA, OPT_CMDLINE, OPT_MEM, OPT_ENTRY, OPT_STOP_AT, OPT_TIMEOUT, OPT_LOAD_ADDR,
-       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_KUNIT_JSON, OPT_ADD, OPT_FAIL_ON, OPT_SWEEP_BASELINE, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_TRACE, OPT_KUNIT, OPT_CPUS, OPT_NO_ACPI, OPT_EXEC, OPT_DTB, OPT_REPORT, OPT_NO_FALLBACKS, OPT_CONSOLE_LIMIT, OPT_TRACE_LIMIT, OPT_INJECT, OPT_SEED, OPT_FAULT_SWEEP, OPT_SWEEP_MEMORY, OPT_CMDLINE_APPEND, OPT_KUNIT_JSON, OPT_ADD, OPT_FAIL_ON, OPT_SWEEP_BASELINE, OPT_EXEC_OUTPUT, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 /* --fail-on: a comma-separated list of fault outcome names, or "none". */
 static int parse_outcomes(const char *list, unsigned *mask)
@@ -226,6 +228,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
         { "kunit-json", required_argument, NULL, OPT_KUNIT_JSON },
         { "cpus", required_argument, NULL, OPT_CPUS },
         { "exec", required_argument, NULL, OPT_EXEC },
+        { "exec-output", required_argument, NULL, OPT_EXEC_OUTPUT },
         { "add", required_argument, NULL, OPT_ADD },
         { "dtb", required_argument, NULL, OPT_DTB },
         { "report", required_argument, NULL, OPT_REPORT },
@@ -299,6 +302,7 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
             break;
         case OPT_NO_ACPI: o->no_acpi = true; break;
         case OPT_EXEC: o->exec = optarg; break;
+        case OPT_EXEC_OUTPUT: o->exec_output = optarg; break;
         case OPT_DTB: o->dtb = optarg; break;
         case OPT_REPORT: o->report_path = optarg; break;
         case OPT_NO_FALLBACKS: o->no_emulation_fallbacks = true; break;
@@ -357,6 +361,10 @@ static int parse_args(int argc, char **argv, struct vmm_options *o)
     }
     if (o->sweep_baseline && !o->fault_sweep) {
         vmm_log("--sweep-baseline needs --fault-sweep");
+        return EXIT_USAGE;
+    }
+    if (o->exec_output && !o->exec) {
+        vmm_log("--exec-output needs --exec: it takes the output of the command --exec runs");
         return EXIT_USAGE;
     }
     if (o->kunit_json && !o->kunit) {
@@ -437,6 +445,8 @@ static int boot(struct vmm *vm)
         return EXIT_USAGE;
     if (vm->opt.kunit_json && !(vm->kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
         return EXIT_USAGE;
+    if (vm->opt.exec_output && !(vm->exec_output = vmm_open_output("--exec-output", vm->opt.exec_output)))
+        return EXIT_USAGE;
     /* Opened now: a directory or an unwritable path is found before the
      * sweep, not after it. */
     if (vm->opt.sweep_json && !(vm->sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
@@ -463,11 +473,15 @@ static int boot(struct vmm *vm)
     for (unsigned i = 0; i < vm->opt.cpus; i++)
         if (vmm_setup_vcpu(vm, i))
             return EXIT_HOST;
-    struct serial *s = &vm->serial;
-    serial_init(s, vmm_console_tx, vmm_serial_irq, vm);
-    struct io_device devs[] = { serial_device(s, PORT_SERIAL_COM1), i8042_data_device(&vm->ctl),
-                                i8042_command_device(&vm->ctl), exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl) };
-    for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
+    serial_init(&vm->serial, SERIAL_COM1_IRQ, vmm_console_tx, vmm_serial_irq, vm);
+    serial_init(&vm->serial_out, SERIAL_COM2_IRQ, vmm_exec_output_tx, vmm_serial_irq, vm);
+    /* COM2, the last, only with --exec-output: without it the guest sees
+     * no UART at 0x2f8, as before the option existed. */
+    struct io_device devs[] = { serial_device(&vm->serial, SERIAL_COM1_PORT), i8042_data_device(&vm->ctl),
+                                i8042_command_device(&vm->ctl), exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl),
+                                serial_device(&vm->serial_out, SERIAL_COM2_PORT) };
+    size_t ndevs = sizeof(devs) / sizeof(devs[0]) - (vm->exec_output ? 0 : 1);
+    for (size_t i = 0; i < ndevs; i++)
         if (io_bus_register(&vm->bus, &devs[i])) {
             vmm_log("cannot put %s at port 0x%x on the I/O bus (full, or overlapping another device)", devs[i].name,
                     devs[i].base);
@@ -535,6 +549,11 @@ int main(int argc, char **argv)
         rc = EXIT_HOST;
     if (vm.kunit_json && (report_write_kunit_json(&vm, vm.kunit_json) || fclose(vm.kunit_json))) {
         vmm_log("--kunit-json %s: write failed: %s", vm.opt.kunit_json, strerror(errno));
+        if (rc == EXIT_OK)
+            rc = EXIT_HOST;
+    }
+    if (vm.exec_output && (ferror(vm.exec_output) | fclose(vm.exec_output))) {
+        vmm_log("--exec-output %s: write failed: %s", vm.opt.exec_output, strerror(errno));
         if (rc == EXIT_OK)
             rc = EXIT_HOST;
     }

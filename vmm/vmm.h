@@ -58,6 +58,7 @@ struct vmm_options {
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
     unsigned cpus;            /* --cpus */
     const char *exec;         /* --exec CMD */
+    const char *exec_output;  /* --exec-output FILE: the command's output, through COM2 */
     const char *adds[ADD_MAX_SPECS];   /* --add HOST[:GUEST] */
     unsigned nadds;
     const char *dtb;          /* --dtb auto|FILE */
@@ -102,6 +103,7 @@ struct vmm {
     struct firmware fw;
     struct io_bus bus;
     struct serial serial;
+    struct serial serial_out;  /* COM2, with --exec-output */
     struct control_ports ctl;
     FILE *trace;
 
@@ -126,6 +128,8 @@ struct vmm {
     bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct ktap ktap;         /* --kunit */
     uint64_t console_bytes;
+    FILE *exec_output;        /* --exec-output FILE */
+    uint64_t exec_output_bytes;
 
     uint64_t exits[VMM_EXIT_REASONS];
     uint64_t io_exits, hypercalls, fallbacks;
@@ -193,9 +197,11 @@ int report_write(struct vmm *vm, int exit_status);
 /* --kunit-json: kunit.py --json's format; -1 with errno on failure. */
 int report_write_kunit_json(const struct vmm *vm, FILE *out);
 
-/* console.c: the serial port's transmit and IRQ callbacks */
+/* console.c: the serial ports' transmit and IRQ callbacks: COM1 is the
+ * console, COM2 goes to --exec-output's file. */
 void vmm_console_tx(void *ctx, uint8_t byte);
-void vmm_serial_irq(void *ctx, int level);
+void vmm_exec_output_tx(void *ctx, uint8_t byte);
+void vmm_serial_irq(void *ctx, unsigned line, int level);
 
 /* Log a line "handover: ..." on stderr. */
 void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -45,9 +45,10 @@ static void on_tx(void *ctx, uint8_t byte)
     c->tx_bytes++;
 }
 
-static void on_irq(void *ctx, int level)
+static void on_irq(void *ctx, unsigned line, int level)
 {
     struct counters *c = ctx;
+    CHECK(line == SERIAL_COM1_IRQ);
     CHECK(level == 0 || level == 1);
     CHECK(level != c->level);   /* a callback means a change */
     c->level = level;
@@ -93,8 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct control_ports ctl = { GUEST_RUNNING, 0 };
     struct counters cnt = { 0, 0, 0 };
     memset(&bus, 0, sizeof(bus));
-    serial_init(&uart, on_tx, on_irq, &cnt);
-    struct io_device devs[] = { serial_device(&uart, PORT_SERIAL_COM1), i8042_data_device(&ctl),
+    serial_init(&uart, SERIAL_COM1_IRQ, on_tx, on_irq, &cnt);
+    struct io_device devs[] = { serial_device(&uart, SERIAL_COM1_PORT), i8042_data_device(&ctl),
                                 i8042_command_device(&ctl), exit_port_device(&ctl), acpi_pm_device(&ctl) };
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
         CHECK(io_bus_register(&bus, &devs[i]) == 0);
@@ -131,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t sel = in_u8(&in);
         uint16_t port;
         switch (sel % 4) {
-        case 0: port = (uint16_t)(PORT_SERIAL_COM1 + (sel >> 2) % 8); break;
+        case 0: port = (uint16_t)(SERIAL_COM1_PORT + (sel >> 2) % 8); break;
         case 1: port = (uint16_t)(PORT_I8042_DATA + (sel >> 2) % 5); break;
         case 2: {
             unsigned k = (sel >> 2) % 11u;
@@ -172,7 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         if (owner == &bus.dev[0]) {
             for (unsigned i = 0; i < sz; i++) {
-                unsigned reg = (unsigned)(port - PORT_SERIAL_COM1 + i) & 7;
+                unsigned reg = (unsigned)(port - SERIAL_COM1_PORT + i) & 7;
                 if (out)
                     serial_byte_out(&sh, reg, buf[i], &expect_tx);
                 else
