@@ -552,11 +552,12 @@ int main(int argc, char **argv)
         if (rc == EXIT_OK)
             rc = EXIT_HOST;
     }
-    if (vm.exec_output && (ferror(vm.exec_output) | fclose(vm.exec_output))) {
+    if (vm.exec_output && fclose(vm.exec_output) && !vm.exec_output_failed) {
         vmm_log("--exec-output %s: write failed: %s", vm.opt.exec_output, strerror(errno));
-        if (rc == EXIT_OK)
-            rc = EXIT_HOST;
+        vm.exec_output_failed = true;
     }
+    if (vm.exec_output_failed && rc == EXIT_OK)
+        rc = EXIT_HOST;
     if (report_write(&vm, rc) || (vm.report && fclose(vm.report))) {
         vmm_log("--report %s: write failed: %s", vm.opt.report_path, strerror(errno));
         if (rc == EXIT_OK)

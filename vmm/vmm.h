@@ -130,6 +130,7 @@ struct vmm {
     uint64_t console_bytes;
     FILE *exec_output;        /* --exec-output FILE */
     uint64_t exec_output_bytes;
+    bool exec_output_failed;  /* a write to it failed: the run exits 3 */
 
     uint64_t exits[VMM_EXIT_REASONS];
     uint64_t io_exits, hypercalls, fallbacks;
