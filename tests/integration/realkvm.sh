@@ -54,6 +54,12 @@ if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
         # A command that succeeded, but whose output could not be kept, fails the run.
         expect tiny-exec-output-full 3 '--exec-output /dev/full: write failed: No space left on device' \
             -- "$HO" --timeout 300 --initrd "$INITRAMFS" --exec 'echo lost' --exec-output /dev/full "$K"
+        # A tty the guest has no UART for (ttyS2: nothing at 0x3e8): /init
+        # says so and the output stays on the console.
+        printf /dev/ttyS2 > "$OUT/output-ttyS2"
+        expect tiny-exec-output-no-uart 0 'handover-init: cannot set up /dev/ttyS2 for --exec-output' '^kept: here' \
+            -- "$HO" --timeout 300 --initrd "$INITRAMFS" --add "$OUT/output-ttyS2:/handover/output" \
+               --exec 'echo kept: here' "$K"
     fi
     # An installed handover works without the checkout: make install, then
     # the installed initramfs builder and --exec from another directory, with
