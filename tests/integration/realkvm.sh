@@ -35,7 +35,7 @@ exec_boots() {
 exec_output() {
     local name=$1 K=$2; shift 2
     local f="$OUT/$name-exec-output.txt"
-    expect "$name-exec-output" 3 'ttyS1 at I/O 0x2f8 \(irq = 3' 'handover-init: command exited with status 3' \
+    expect "$name-exec-output" 3 'ttyS1 at I/O 0x2f8 .*is a 16550A' 'handover-init: command exited with status 3' \
         '!out-line' '!err-line' "${NATIVE[@]}" \
         -- "$HO" --timeout 300 "$@" --exec 'echo out-line; echo err-line >&2; exit 3' --exec-output "$f" "$K"
     expect "$name-exec-output-file" 0 '^exact$' \
