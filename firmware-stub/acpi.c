@@ -81,41 +81,51 @@ _Static_assert(sizeof(struct acpi_rsdp) == 36, "RSDP is 36 bytes");
 #define MADT_IO_APIC         1
 #define MADT_INT_OVERRIDE    2
 
-/* DSDT body, in AML (ACPI 6.4 chapter 20):
- *   Name (_S5, Package (4) { 5, 5, 0, 0 })
- *   Scope (\_SB) { Device (COM1) {
- *       Name (_HID, EisaId ("PNP0501")) Name (_UID, 0)
- *       Name (_CRS, ResourceTemplate () { IO (Decode16, 0x3F8, 0x3F8, 0, 8) IRQNoFlags () { 4 } }) } }
- * On a hardware-reduced platform Linux sets up no legacy PIC and maps no ISA
- * IRQ by itself, so the UART's interrupt exists only where the firmware
- * describes it: here for the kernel's 8250_pnp, and in the MADT (an
- * override of IRQ 4) for kernels without PNP. QEMU's microvm
- * (hw/i386/acpi-microvm.c) and Firecracker (src/vmm/src/acpi/) describe
- * their legacy devices in the DSDT the same way. */
+/* A UART in AML (ACPI 6.4 chapter 20):
+ *   Scope (\_SB) { Device (COMn) {
+ *       Name (_HID, EisaId ("PNP0501")) Name (_UID, uid)
+ *       Name (_CRS, ResourceTemplate () { IO (Decode16, port, port, 0, 8) IRQNoFlags () { irq } }) } }
+ * uid is ZeroOp or OneOp. On a hardware-reduced platform Linux sets up no
+ * legacy PIC and maps no ISA IRQ by itself, so a UART's interrupt exists
+ * only where the firmware describes it: here for the kernel's 8250_pnp, and
+ * in the MADT (an override of the IRQ) for kernels without PNP. QEMU's
+ * microvm (hw/i386/acpi-microvm.c) and Firecracker (src/vmm/src/acpi/)
+ * describe their legacy devices in the DSDT the same way. */
+#define UART_AML(n, uid, port, irq)                                                                              \
+    0x10, 0x32, '_', 'S', 'B', '_',  /* ScopeOp, PkgLength 50, "_SB_" */                                        \
+    0x5b, 0x82, 0x2b, 'C', 'O', 'M', n,           /* DeviceOp, PkgLength 43, "COMn" */                          \
+    0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x05, 0x01,  /* DWordPrefix EisaId("PNP0501") */                \
+    0x08, '_', 'U', 'I', 'D', uid,                                                                              \
+    0x08, '_', 'C', 'R', 'S', 0x11, 0x10, 0x0a, 0x0d,      /* BufferOp, PkgLength 16, size 13 */                \
+    0x47, 0x01, (port) & 0xff, (port) >> 8,   /* I/O port descriptor, Decode16, min */                          \
+    (port) & 0xff, (port) >> 8, 0x00, 0x08,   /* max, alignment, length */                                      \
+    0x22, 1u << (irq), 0x00,         /* IRQ descriptor, no flags: edge, active high */                          \
+    0x79, 0x00                       /* end tag */
+#define UART_AML_LEN (1 + 0x32)
+
+/* DSDT body: Name (_S5, Package (4) { 5, 5, 0, 0 }) and COM1. */
 static const uint8_t dsdt_aml[] = {
     0x08, '_', 'S', '5', '_',        /* NameOp "_S5_" */
     0x12, 0x08, 0x04,                /* PackageOp, PkgLength 8, NumElements 4 */
     0x0a, ACPI_SLP_TYP_S5,           /* BytePrefix 5 */
     0x0a, ACPI_SLP_TYP_S5,
     0x00, 0x00,                      /* ZeroOp, ZeroOp */
-    0x10, 0x32, '_', 'S', 'B', '_',  /* ScopeOp, PkgLength 50, "_SB_" */
-    0x5b, 0x82, 0x2b, 'C', 'O', 'M', '1',         /* DeviceOp, PkgLength 43, "COM1" */
-    0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x05, 0x01,  /* DWordPrefix EisaId("PNP0501") */
-    0x08, '_', 'U', 'I', 'D', 0x00,
-    0x08, '_', 'C', 'R', 'S', 0x11, 0x10, 0x0a, 0x0d,      /* BufferOp, PkgLength 16, size 13 */
-    0x47, 0x01, PORT_SERIAL_COM1 & 0xff, PORT_SERIAL_COM1 >> 8,  /* I/O port descriptor, Decode16, min */
-    PORT_SERIAL_COM1 & 0xff, PORT_SERIAL_COM1 >> 8, 0x00, 0x08, /* max, alignment, length */
-    0x22, 1u << IRQ_SERIAL_COM1, 0x00, /* IRQ descriptor, no flags: edge, active high */
-    0x79, 0x00,                      /* end tag */
+    UART_AML('1', 0x00, PORT_SERIAL_COM1, IRQ_SERIAL_COM1),
 };
-_Static_assert(sizeof(dsdt_aml) == 14 + 1 + 0x32, "the PkgLengths above match the bytes");
-_Static_assert(IRQ_SERIAL_COM1 < 8, "the IRQ mask byte above holds IRQs 0-7");
+_Static_assert(sizeof(dsdt_aml) == 14 + UART_AML_LEN, "the PkgLengths above match the bytes");
+
+/* SSDT body: COM2, for --exec-output. A table of its own, so that without
+ * it the DSDT, and every table's place, stay as they are. */
+static const uint8_t ssdt_aml[] = { UART_AML('2', 0x01, PORT_SERIAL_COM2, IRQ_SERIAL_COM2) };
+_Static_assert(sizeof(ssdt_aml) == UART_AML_LEN, "the PkgLengths above match the bytes");
+_Static_assert(IRQ_SERIAL_COM1 < 8 && IRQ_SERIAL_COM2 < 8, "the IRQ mask byte above holds IRQs 0-7");
 
 #define OFF_RSDP 0x000
 #define OFF_XSDT 0x040
 #define OFF_FADT 0x100
 #define OFF_DSDT 0x280
 #define OFF_MADT 0x300
+#define OFF_SSDT 0x600
 #define ACPI_PAGES 2
 
 static uint8_t checksum(const void *p, size_t n)
@@ -146,7 +156,7 @@ static struct acpi_gas io_port(uint16_t port)
     return (struct acpi_gas){ ACPI_GAS_SYSTEM_IO, 8, 0, ACPI_GAS_BYTE, port };
 }
 
-uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
+uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
 {
     uint64_t base = 0xffffffffULL;
     if (!ncpus || ncpus > ACPI_MAX_CPUS ||
@@ -158,11 +168,16 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
     struct acpi_header *dsdt = (void *)(t + OFF_DSDT);
     memcpy(dsdt + 1, dsdt_aml, sizeof(dsdt_aml));
     header(dsdt, "DSDT", sizeof(*dsdt) + sizeof(dsdt_aml), 2);
+    if (com2) {
+        struct acpi_header *ssdt = (void *)(t + OFF_SSDT);
+        memcpy(ssdt + 1, ssdt_aml, sizeof(ssdt_aml));
+        header(ssdt, "SSDT", sizeof(*ssdt) + sizeof(ssdt_aml), 2);
+    }
 
     /* MADT: header, LAPIC address and flags, then one LAPIC per vCPU, the
      * IOAPIC, and the ISA overrides a PC-compatible irqchip has (IRQ 0 on
      * GSI 2; IRQ 9 level, active high) as KVM's in-kernel irqchip wires them,
-     * and the UART's IRQ on its own GSI: without an override Linux maps no
+     * and each UART's IRQ on its own GSI: without an override Linux maps no
      * ISA IRQ on a hardware-reduced platform (arch/x86/kernel/acpi/boot.c,
      * mp_config_acpi_legacy_irqs runs over nr_legacy_irqs(), which is 0). */
     uint8_t *m = t + OFF_MADT;
@@ -187,6 +202,11 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
     p += 10;
     memcpy(p, iso_uart, 10);
     p += 10;
+    if (com2) {
+        uint8_t iso_uart2[10] = { MADT_INT_OVERRIDE, 10, 0, IRQ_SERIAL_COM2, IRQ_SERIAL_COM2, 0, 0, 0, 0, 0 };
+        memcpy(p, iso_uart2, 10);
+        p += 10;
+    }
     header((struct acpi_header *)m, "APIC", (uint32_t)(p - m), 5);
 
     struct acpi_fadt *f = (void *)(t + OFF_FADT);
@@ -203,9 +223,10 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
     header(&f->header, "FACP", sizeof(*f), 6);
 
     struct acpi_header *xsdt = (void *)(t + OFF_XSDT);
-    uint64_t entries[2] = { base + OFF_FADT, base + OFF_MADT };
-    memcpy(xsdt + 1, entries, sizeof(entries));
-    header(xsdt, "XSDT", sizeof(*xsdt) + sizeof(entries), 1);
+    uint64_t entries[3] = { base + OFF_FADT, base + OFF_MADT, base + OFF_SSDT };
+    size_t nentries = com2 ? 3 : 2;
+    memcpy(xsdt + 1, entries, nentries * sizeof(entries[0]));
+    header(xsdt, "XSDT", (uint32_t)(sizeof(*xsdt) + nentries * sizeof(entries[0])), 1);
 
     struct acpi_rsdp *r = (void *)(t + OFF_RSDP);
     memcpy(r->signature, "RSD PTR ", 8);
@@ -218,7 +239,9 @@ uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus)
 
     _Static_assert(OFF_FADT + sizeof(struct acpi_fadt) <= OFF_DSDT, "FADT fits");
     _Static_assert(OFF_DSDT + sizeof(struct acpi_header) + sizeof(dsdt_aml) <= OFF_MADT, "DSDT fits");
-    _Static_assert(OFF_MADT + 44 + 8 * ACPI_MAX_CPUS + 42 <= ACPI_PAGES * 4096, "MADT fits");
+    _Static_assert(OFF_XSDT + sizeof(struct acpi_header) + sizeof(entries) <= OFF_FADT, "XSDT fits");
+    _Static_assert(OFF_MADT + 44 + 8 * ACPI_MAX_CPUS + 12 + 4 * 10 <= OFF_SSDT, "MADT fits");
+    _Static_assert(OFF_SSDT + sizeof(struct acpi_header) + sizeof(ssdt_aml) <= ACPI_PAGES * 4096, "SSDT fits");
     if (fw_install_config_table(fw, &GUID_ACPI_20_TABLE, base + OFF_RSDP) != EFI_SUCCESS)
         return 0;
     return base + OFF_RSDP;

@@ -1,9 +1,11 @@
 /* ACPI tables handed over through the EFI configuration table (ACPI 6.x):
  * RSDP -> XSDT -> FADT (hardware-reduced, with a sleep control and a reset
- * register) -> DSDT (\_S5), and a MADT listing the vCPUs and the IOAPIC. */
+ * register) -> DSDT (\_S5, \_SB.COM1), a MADT listing the vCPUs and the
+ * IOAPIC, and with a second UART an SSDT (\_SB.COM2). */
 #ifndef HANDOVER_ACPI_H
 #define HANDOVER_ACPI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../vmm/mem/layout.h"
@@ -11,9 +13,9 @@
 
 #define ACPI_MAX_CPUS           64
 
-/* Build the tables for ncpus vCPUs in ACPI reclaim memory and install the
- * RSDP as the ACPI 2.0 configuration table. Returns the RSDP address, 0 on
- * failure. */
-uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus);
+/* Build the tables for ncpus vCPUs (and COM2 if com2) in ACPI reclaim
+ * memory and install the RSDP as the ACPI 2.0 configuration table. Returns
+ * the RSDP address, 0 on failure. */
+uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus, bool com2);
 
 #endif

@@ -5,6 +5,20 @@
 
 #define UART_CLOCK 1843200   /* 8250: 115200 baud x 16 */
 
+static int add_uart(void *fdt, uint16_t port, uint8_t irq)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "serial@%x", port);
+    int err = fdt_begin_node(fdt, name);
+    err |= fdt_property_string(fdt, "compatible", "ns16550a");
+    uint64_t reg[2] = { cpu_to_fdt64(port), cpu_to_fdt64(8) };
+    err |= fdt_property(fdt, "reg", reg, sizeof(reg));
+    err |= fdt_property_u32(fdt, "clock-frequency", UART_CLOCK);
+    err |= fdt_property_u32(fdt, "interrupts", irq);
+    err |= fdt_end_node(fdt);
+    return err;
+}
+
 static int add_tree(void *fdt, const struct dtb_machine *m)
 {
     int err = 0;
@@ -16,7 +30,11 @@ static int add_tree(void *fdt, const struct dtb_machine *m)
 
     err |= fdt_begin_node(fdt, "chosen");
     err |= fdt_property_string(fdt, "bootargs", m->bootargs ? m->bootargs : "");
-    err |= fdt_property_string(fdt, "stdout-path", "/serial@3f8");
+    if (m->nuart) {
+        char path[32];
+        snprintf(path, sizeof(path), "/serial@%x", m->uart[0].port);
+        err |= fdt_property_string(fdt, "stdout-path", path);
+    }
     err |= fdt_end_node(fdt);
 
     for (unsigned i = 0; i < m->nram; i++) {
@@ -42,13 +60,8 @@ static int add_tree(void *fdt, const struct dtb_machine *m)
     }
     err |= fdt_end_node(fdt);
 
-    err |= fdt_begin_node(fdt, "serial@3f8");
-    err |= fdt_property_string(fdt, "compatible", "ns16550a");
-    uint64_t reg[2] = { cpu_to_fdt64(0x3f8), cpu_to_fdt64(8) };
-    err |= fdt_property(fdt, "reg", reg, sizeof(reg));
-    err |= fdt_property_u32(fdt, "clock-frequency", UART_CLOCK);
-    err |= fdt_property_u32(fdt, "interrupts", 4);
-    err |= fdt_end_node(fdt);
+    for (unsigned i = 0; i < m->nuart && i < sizeof(m->uart) / sizeof(m->uart[0]); i++)
+        err |= add_uart(fdt, m->uart[i].port, m->uart[i].irq);
 
     err |= fdt_end_node(fdt);
     return err;

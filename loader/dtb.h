@@ -1,5 +1,5 @@
 /* A flattened device tree describing the machine (memory, CPUs, serial
- * port, chosen/bootargs), built with libfdt, for the kernel's SETUP_DTB
+ * ports, chosen/bootargs), built with libfdt, for the kernel's SETUP_DTB
  * setup_data (Documentation/arch/x86/boot.rst, "setup_data"). */
 #ifndef HANDOVER_DTB_H
 #define HANDOVER_DTB_H
@@ -12,6 +12,8 @@ struct dtb_machine {
     unsigned nram;
     unsigned cpus;
     const char *bootargs;
+    struct { uint16_t port; uint8_t irq; } uart[2];   /* 8250s; the first is stdout-path */
+    unsigned nuart;
 };
 
 /* Build into buf; returns the blob's size, or 0 if it does not fit. */

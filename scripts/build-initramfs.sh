@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the busybox initramfs that `handover --exec CMD` boots: busybox-static
 # plus an /init that mounts the usual file systems, runs the command the VMM
-# put in /handover/cmd, and reports its exit status through the exit-status
+# put in /handover/cmd (its stdout and stderr on the tty named in
+# /handover/output if there is one: --exec-output), and reports its exit status through the exit-status
 # port 0xf4 (README "Guest ABI"): one byte written to /dev/port at offset
 # 0xf4 (the kernel needs CONFIG_DEVPORT), after logging it through /dev/kmsg
 # as "handover-init: command exited with status N", which handover --exec
@@ -31,7 +32,22 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 cmd=$(cat /handover/cmd 2>/dev/null)
-if [ -n "$cmd" ]; then
+# --exec-output: the command's output on a UART of its own (ttyS1), byte
+# for byte: -opost, or the tty would turn each \n into \r\n. The shell
+# would exit on a failed `exec 3<>`, so stty tries the tty first.
+out=$(cat /handover/output 2>/dev/null)
+if [ -n "$out" ] && ! stty -F "$out" -opost 2>/dev/null; then
+    echo "handover-init: cannot set up $out for --exec-output: the command's output goes to the console"
+    out=
+fi
+if [ -n "$cmd" ] && [ -n "$out" ]; then
+    exec 3<>"$out"
+    sh -c "$cmd" >&3 2>&3 3>&-
+    status=$?
+    # Drained as the console is below, while it is still open.
+    stty -F "$out" "$(stty -F "$out" -g)"
+    exec 3>&-
+elif [ -n "$cmd" ]; then
     sh -c "$cmd"
     status=$?
 else

@@ -115,7 +115,9 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
     if (!strcmp(vm->opt.dtb, "auto")) {
         struct guest_range r[2];
         struct dtb_machine m = { .nram = (unsigned)guest_mem_ranges(&vm->mem, r), .cpus = vm->opt.cpus,
-                                 .bootargs = vm->cmdline };
+                                 .bootargs = vm->cmdline,
+                                 .uart = { { PORT_SERIAL_COM1, IRQ_SERIAL_COM1 }, { PORT_SERIAL_COM2, IRQ_SERIAL_COM2 } },
+                                 .nuart = vm->opt.exec_output ? 2 : 1 };
         for (unsigned i = 0; i < m.nram; i++) {
             m.ram[i][0] = r[i].start;
             m.ram[i][1] = r[i].size;
@@ -206,7 +208,7 @@ int vmm_load(struct vmm *vm)
         vmm_log("cannot build page tables");
         return EXIT_HOST;
     }
-    if (!vm->opt.no_acpi && !fw_install_acpi(&vm->fw, vm->opt.cpus)) {
+    if (!vm->opt.no_acpi && !fw_install_acpi(&vm->fw, vm->opt.cpus, vm->opt.exec_output != NULL)) {
         vmm_log("cannot build the ACPI tables");
         return EXIT_HOST;
     }

@@ -1,5 +1,7 @@
-/* Guest serial output: to stdout, and the current line kept for
- * diagnostics. The serial IRQ goes to the in-kernel irqchip. */
+/* Guest serial output: COM1 to stdout, and the current line kept for
+ * diagnostics; COM2 to the --exec-output file. The UARTs' IRQs go to the
+ * in-kernel irqchip. */
+#include <errno.h>
 #include <string.h>
 
 #define EXEC_STATUS_PREFIX "handover-init: command exited with status "
@@ -63,4 +65,21 @@ void vmm_console_tx(void *ctx, uint8_t byte)
         vm->line[vm->line_len++] = (char)byte;
         vm->line[vm->line_len] = 0;
     }
+}
+
+/* Byte for byte as the guest sent it (its /init turns off the tty's output
+ * processing), up to --console-limit; after a write error, nothing more. */
+void vmm_exec_output_tx(void *ctx, uint8_t byte)
+{
+    struct vmm *vm = ctx;
+    if (vm->exec_output_failed || vm->exec_output_bytes >= vm->opt.console_limit)
+        return;
+    if (putc(byte, vm->exec_output) == EOF) {
+        vmm_log("--exec-output %s: write failed: %s", vm->opt.exec_output, strerror(errno));
+        vm->exec_output_failed = true;
+        return;
+    }
+    if (++vm->exec_output_bytes == vm->opt.console_limit)
+        vmm_log("--exec-output: limit of %llu bytes reached (--console-limit): further output is not written",
+                (unsigned long long)vm->opt.console_limit);
 }

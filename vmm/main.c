@@ -79,6 +79,8 @@ static int boot(struct vmm *vm)
         return EXIT_USAGE;
     if (vm->opt.kunit_json && !(vm->kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
         return EXIT_USAGE;
+    if (vm->opt.exec_output && !(vm->exec_output = vmm_open_output("--exec-output", vm->opt.exec_output)))
+        return EXIT_USAGE;
     /* Opened now: a directory or an unwritable path is found before the
      * sweep, not after it. */
     if (vm->opt.sweep_json && !(vm->sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
@@ -105,11 +107,15 @@ static int boot(struct vmm *vm)
     for (unsigned i = 0; i < vm->opt.cpus; i++)
         if (vmm_setup_vcpu(vm, i))
             return EXIT_HOST;
-    struct serial *s = &vm->serial;
-    serial_init(s, vmm_console_tx, vmm_serial_irq, vm);
-    struct io_device devs[] = { serial_device(s, PORT_SERIAL_COM1), i8042_data_device(&vm->ctl),
-                                i8042_command_device(&vm->ctl), exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl) };
-    for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
+    serial_init(&vm->serial, IRQ_SERIAL_COM1, vmm_console_tx, vmm_serial_irq, vm);
+    serial_init(&vm->serial_out, IRQ_SERIAL_COM2, vmm_exec_output_tx, vmm_serial_irq, vm);
+    /* COM2, the last, only with --exec-output: without it the guest sees
+     * no UART at 0x2f8, as before the option existed. */
+    struct io_device devs[] = { serial_device(&vm->serial, PORT_SERIAL_COM1), i8042_data_device(&vm->ctl),
+                                i8042_command_device(&vm->ctl), exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl),
+                                serial_device(&vm->serial_out, PORT_SERIAL_COM2) };
+    size_t ndevs = sizeof(devs) / sizeof(devs[0]) - (vm->exec_output ? 0 : 1);
+    for (size_t i = 0; i < ndevs; i++)
         if (io_bus_register(&vm->bus, &devs[i])) {
             vmm_log("cannot put %s at port 0x%x on the I/O bus (full, or overlapping another device)", devs[i].name,
                     devs[i].base);
@@ -181,6 +187,12 @@ int main(int argc, char **argv)
         if (rc == EXIT_OK)
             rc = EXIT_HOST;
     }
+    if (vm.exec_output && fclose(vm.exec_output) && !vm.exec_output_failed) {
+        vmm_log("--exec-output %s: write failed: %s", vm.opt.exec_output, strerror(errno));
+        vm.exec_output_failed = true;
+    }
+    if (vm.exec_output_failed && rc == EXIT_OK)
+        rc = EXIT_HOST;
     if (report_write(&vm, rc) || (vm.report && fclose(vm.report))) {
         vmm_log("--report %s: write failed: %s", vm.opt.report_path, strerror(errno));
         if (rc == EXIT_OK)

@@ -269,6 +269,9 @@ static const struct option_def options[] = {
     OPT_STRING("exec", exec, "CMD",
                "run CMD as the guest's init job and exit with its status\n"
                "(initramfs from scripts/build-initramfs.sh unless --initrd)"),
+    OPT_STRING("exec-output", exec_output, "FILE",
+               "write the command's stdout and stderr to FILE, apart from the\n"
+               "kernel's console: the guest gets a second UART (ttyS1)"),
     OPT_CALLBACK("add", required_argument, "HOST[:GUEST]",
                  "put a host file into the initramfs (repeatable), at GUEST or\n"
                  "in / by its name; an ELF program brings its interpreter and\n"
@@ -438,6 +441,8 @@ static const char *conflict(const struct vmm_options *o)
 {
     if (o->sweep_baseline && !o->fault_sweep)
         return "--sweep-baseline needs --fault-sweep";
+    if (o->exec_output && !o->exec)
+        return "--exec-output needs --exec: it takes the output of the command --exec runs";
     if (o->kunit_json && !o->kunit)
         return "--kunit-json needs --kunit";
     if (o->kunit && o->exec)

@@ -37,6 +37,7 @@ struct vmm_options {
     bool kunit;               /* --kunit: read KTAP, end when the run ends */
     unsigned cpus;            /* --cpus */
     const char *exec;         /* --exec CMD */
+    const char *exec_output;  /* --exec-output FILE: the command's output, through COM2 */
     const char *adds[ADD_MAX_SPECS];   /* --add HOST[:GUEST] */
     unsigned nadds;
     const char *dtb;          /* --dtb auto|FILE */

@@ -50,6 +50,7 @@ struct vmm {
     struct firmware fw;
     struct io_bus bus;
     struct serial serial;
+    struct serial serial_out;  /* COM2, with --exec-output */
     struct control_ports ctl;
     FILE *trace;
 
@@ -75,6 +76,9 @@ struct vmm {
     bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct ktap ktap;         /* --kunit */
     uint64_t console_bytes;
+    FILE *exec_output;        /* --exec-output FILE */
+    uint64_t exec_output_bytes;
+    bool exec_output_failed;  /* a write to it failed: the run exits 3 */
 
     uint64_t exits[VMM_EXIT_REASONS];
     uint64_t io_exits, hypercalls, fallbacks;
@@ -110,8 +114,8 @@ void vmm_destroy(struct vmm *vm);
 void vmm_dump_registers(const struct vcpu *c, FILE *out);
 /* KVM_SET_REGS, the error logged. */
 int vmm_set_regs(const struct vcpu *c, const struct kvm_regs *r);
-/* The COM1 UART's interrupt line, as serial_init takes it. */
-void vmm_serial_irq(void *ctx, int level);
+/* A UART's interrupt line (KVM_IRQ_LINE), as serial_init takes it. */
+void vmm_serial_irq(void *ctx, unsigned line, int level);
 
 /* boot.c: load the image and build what the chosen entry needs */
 int vmm_load(struct vmm *vm);
@@ -149,8 +153,10 @@ int report_write(struct vmm *vm, int exit_status);
 /* --kunit-json: kunit.py --json's format; -1 with errno on failure. */
 int report_write_kunit_json(const struct vmm *vm, FILE *out);
 
-/* console.c: the serial port's transmit callback */
+/* console.c: the serial ports' transmit callbacks: COM1 is the
+ * console, COM2 goes to --exec-output's file. */
 void vmm_console_tx(void *ctx, uint8_t byte);
+void vmm_exec_output_tx(void *ctx, uint8_t byte);
 
 /* Log a line "handover: ..." on stderr. */
 void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -45,9 +45,10 @@ static void on_tx(void *ctx, uint8_t byte)
     c->tx_bytes++;
 }
 
-static void on_irq(void *ctx, int level)
+static void on_irq(void *ctx, unsigned line, int level)
 {
     struct counters *c = ctx;
+    CHECK(line == IRQ_SERIAL_COM1);
     CHECK(level == 0 || level == 1);
     CHECK(level != c->level);   /* a callback means a change */
     c->level = level;
@@ -93,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct control_ports ctl = { GUEST_RUNNING, 0 };
     struct counters cnt = { 0, 0, 0 };
     memset(&bus, 0, sizeof(bus));
-    serial_init(&uart, on_tx, on_irq, &cnt);
+    serial_init(&uart, IRQ_SERIAL_COM1, on_tx, on_irq, &cnt);
     struct io_device devs[] = { serial_device(&uart, PORT_SERIAL_COM1), i8042_data_device(&ctl),
                                 i8042_command_device(&ctl), exit_port_device(&ctl), acpi_pm_device(&ctl) };
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)

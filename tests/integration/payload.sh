@@ -46,6 +46,12 @@ expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
 expect add-needs-initramfs 2 '--add packs files into the initramfs: it needs --exec or --initrd' \
     -- "$HO" --add "$PAYLOAD" "$PAYLOAD"
 expect kunit-with-exec 2 '--kunit and --exec cannot be combined' -- "$HO" --kunit --exec true "$PAYLOAD"
+expect exec-output-needs-exec 2 '--exec-output needs --exec' -- "$HO" --exec-output "$OUT/exec-out" "$PAYLOAD"
+expect exec-output-not-created 0 '^absent$' -- bash -c '[ -e "$1" ] || echo absent' _ "$OUT/exec-out"
+# Opened before any VM, as --report is: a directory is refused (any regular
+# file stands in for the initramfs).
+expect exec-output-dir 2 '--exec-output .*: Is a directory' \
+    -- "$HO" --initrd "$PAYLOAD" --exec true --exec-output "$OUT" "$PAYLOAD"
 head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"
 expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skipping' \
     -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$OUT/unbootable.img" "$PAYLOAD"
@@ -70,6 +76,8 @@ mkfifo "$OUT/fifo"
 expect fifo-image 2 'BZIMAGE .*/fifo: not a regular file' -- timeout 20 "$HO" "$OUT/fifo"
 expect fifo-report 2 '--report .*/fifo: .*a FIFO with no reader' -- timeout 20 "$HO" --report "$OUT/fifo" "$PAYLOAD"
 expect fifo-trace 2 '--trace-efi .*/fifo: .*a FIFO with no reader' -- timeout 20 "$HO" --trace-efi="$OUT/fifo" "$PAYLOAD"
+expect fifo-exec-output 2 '--exec-output .*/fifo: .*a FIFO with no reader' \
+    -- timeout 20 "$HO" --initrd "$PAYLOAD" --exec true --exec-output "$OUT/fifo" "$PAYLOAD"
 
 expect image-truncated 2 'truncated' -- "$HO" "$(img trunc 'b = b[:0x100]')"
 expect image-truncated-setup 2 'setup_sects' -- "$HO" "$(img trunc2 'b = b[:0x800]')"

@@ -33,7 +33,7 @@ START_TEST(acpi_tables_checksum_and_link)
     struct fw_config cfg = { .base = 0x100000 };
     guest_mem_init(&gm, buf, MEM);
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
-    uint64_t rsdp = fw_install_acpi(&fw, 3);
+    uint64_t rsdp = fw_install_acpi(&fw, 3, false);
     ck_assert_uint_ne(rsdp, 0);
     const uint8_t *r = guest_mem_ptr(&gm, rsdp, 36);
     ck_assert(!memcmp(r, "RSD PTR ", 8));
@@ -44,6 +44,7 @@ START_TEST(acpi_tables_checksum_and_link)
     memcpy(&xsdt, r + 24, 8);
     const uint8_t *x = guest_mem_ptr(&gm, xsdt, 36 + 16);
     ck_assert(!memcmp(x, "XSDT", 4));
+    ck_assert_uint_eq(x[4], 36 + 16);   /* FADT and MADT: no SSDT without COM2 */
     ck_assert_uint_eq(sum(x, 36 + 16), 0);
     const char *sigs[2] = { "FACP", "APIC" };
     for (int i = 0; i < 2; i++) {
@@ -88,10 +89,84 @@ START_TEST(acpi_tables_checksum_and_link)
     ck_assert_uint_eq(st->number_of_table_entries, 1);
     ck_assert(guid_equal(&ct->vendor_guid, &GUID_ACPI_20_TABLE));
     ck_assert_uint_eq(ct->vendor_table, rsdp);
-    ck_assert_uint_eq(fw_install_acpi(&fw, 0), 0);
-    ck_assert_uint_eq(fw_install_acpi(&fw, ACPI_MAX_CPUS + 1), 0);
+    ck_assert_uint_eq(fw_install_acpi(&fw, 0, false), 0);
+    ck_assert_uint_eq(fw_install_acpi(&fw, ACPI_MAX_CPUS + 1, false), 0);
     firmware_free(&fw);
     free(buf);
+}
+END_TEST
+
+/* The ACPI table SIG that the XSDT at rsdp lists, and its length. */
+static const uint8_t *acpi_table(const struct guest_mem *gm, uint64_t rsdp, const char *sig, uint32_t *len)
+{
+    uint64_t xsdt;
+    uint32_t xlen;
+    memcpy(&xsdt, guest_mem_ptr(gm, rsdp + 24, 8), 8);
+    memcpy(&xlen, guest_mem_ptr(gm, xsdt + 4, 4), 4);
+    for (uint32_t off = 36; off + 8 <= xlen; off += 8) {
+        uint64_t t;
+        memcpy(&t, guest_mem_ptr(gm, xsdt + off, 8), 8);
+        const uint8_t *h = guest_mem_ptr(gm, t, 36);
+        if (!memcmp(h, sig, 4)) {
+            memcpy(len, h + 4, 4);
+            return guest_mem_ptr(gm, t, *len);
+        }
+    }
+    return NULL;
+}
+
+/* --exec-output: COM2 in an SSDT of its own and IRQ 3 in the MADT; the
+ * DSDT is the same bytes as without it. */
+START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
+{
+    void *buf[2] = { calloc(1, MEM), calloc(1, MEM) };
+    struct guest_mem gm[2];
+    struct firmware fw[2];
+    struct fw_config cfg = { .base = 0x100000 };
+    uint64_t rsdp[2];
+    for (int i = 0; i < 2; i++) {
+        guest_mem_init(&gm[i], buf[i], MEM);
+        ck_assert_int_eq(firmware_init(&fw[i], &gm[i], &cfg), 0);
+        rsdp[i] = fw_install_acpi(&fw[i], 2, i == 1);
+        ck_assert_uint_ne(rsdp[i], 0);
+    }
+    uint32_t len, len0;
+    ck_assert_ptr_null(acpi_table(&gm[0], rsdp[0], "SSDT", &len));
+    const uint8_t *ssdt = acpi_table(&gm[1], rsdp[1], "SSDT", &len);
+    ck_assert_ptr_nonnull(ssdt);
+    ck_assert_uint_eq(sum(ssdt, len), 0);
+    const uint8_t uid1[] = { '_', 'U', 'I', 'D', 0x01 };               /* OneOp: COM1 is _UID 0 */
+    const uint8_t hid[] = { 0x0c, 0x41, 0xd0, 0x05, 0x01 };            /* EisaId ("PNP0501") */
+    const uint8_t io[] = { 0x47, 0x01, 0xf8, 0x02, 0xf8, 0x02, 0x00, 0x08 };
+    const uint8_t irq[] = { 0x22, 1u << 3, 0x00, 0x79, 0x00 };
+    ck_assert_ptr_nonnull(memmem(ssdt, len, "_SB_", 4));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, "COM2", 4));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, uid1, sizeof(uid1)));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, hid, sizeof(hid)));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, io, sizeof(io)));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, irq, sizeof(irq)));
+    ck_assert_uint_eq(ssdt[len - 1], 0x00);
+    /* MADT: one override more, IRQ 3 on GSI 3, after the three there were. */
+    const uint8_t *madt0 = acpi_table(&gm[0], rsdp[0], "APIC", &len0);
+    const uint8_t *madt = acpi_table(&gm[1], rsdp[1], "APIC", &len);
+    ck_assert_uint_eq(len, len0 + 10);
+    ck_assert_uint_eq(sum(madt, len), 0);
+    ck_assert(!memcmp(madt + 36, madt0 + 36, len0 - 36));
+    const uint8_t iso3[10] = { 2, 10, 0, 3, 3, 0, 0, 0, 0, 0 };
+    ck_assert(!memcmp(madt + len0, iso3, sizeof(iso3)));
+    /* The DSDT, through the FADT, is unchanged. */
+    const uint8_t *fadt0 = acpi_table(&gm[0], rsdp[0], "FACP", &len0);
+    const uint8_t *fadt = acpi_table(&gm[1], rsdp[1], "FACP", &len);
+    uint64_t d0, d;
+    memcpy(&d0, fadt0 + 140, 8);
+    memcpy(&d, fadt + 140, 8);
+    memcpy(&len, guest_mem_ptr(&gm[1], d + 4, 4), 4);
+    ck_assert_uint_eq(d, d0);
+    ck_assert(!memcmp(guest_mem_ptr(&gm[1], d, len), guest_mem_ptr(&gm[0], d0, len), len));
+    for (int i = 0; i < 2; i++) {
+        firmware_free(&fw[i]);
+        free(buf[i]);
+    }
 }
 END_TEST
 
@@ -99,7 +174,7 @@ START_TEST(dtb_reads_back_with_libfdt)
 {
     static uint8_t blob[16384];
     struct dtb_machine m = { .ram = { { 0, 0xc0000000 }, { 0x100000000, 0x40000000 } }, .nram = 2, .cpus = 2,
-                             .bootargs = "console=ttyS0" };
+                             .bootargs = "console=ttyS0", .uart = { { 0x3f8, 4 }, { 0x2f8, 3 } }, .nuart = 1 };
     size_t n = dtb_build(blob, sizeof(blob), &m);
     ck_assert_uint_gt(n, 0);
     ck_assert_int_eq(dtb_check(blob, n), 0);
@@ -116,6 +191,21 @@ START_TEST(dtb_reads_back_with_libfdt)
     ck_assert_int_lt(fdt_path_offset(blob, "/cpus/cpu@2"), 0);
     const char *compat = fdt_getprop(blob, fdt_path_offset(blob, "/serial@3f8"), "compatible", &len);
     ck_assert_str_eq(compat, "ns16550a");
+    ck_assert_str_eq(fdt_getprop(blob, fdt_path_offset(blob, "/chosen"), "stdout-path", &len), "/serial@3f8");
+    ck_assert_int_lt(fdt_path_offset(blob, "/serial@2f8"), 0);
+    /* --exec-output: COM2 too, with its own port and interrupt. */
+    m.nuart = 2;
+    ck_assert_uint_gt(dtb_build(blob, sizeof(blob), &m), 0);
+    int com2 = fdt_path_offset(blob, "/serial@2f8");
+    ck_assert_int_ge(com2, 0);
+    reg = fdt_getprop(blob, com2, "reg", &len);
+    ck_assert_int_eq(len, 16);
+    ck_assert_uint_eq(fdt64_to_cpu(reg[0]), 0x2f8);
+    const fdt32_t *irq = fdt_getprop(blob, com2, "interrupts", &len);
+    ck_assert_int_eq(len, 4);
+    ck_assert_uint_eq(fdt32_to_cpu(irq[0]), 3);
+    ck_assert_str_eq(fdt_getprop(blob, fdt_path_offset(blob, "/chosen"), "stdout-path", &len), "/serial@3f8");
+    m.nuart = 1;
     /* Too small a buffer, and damaged blobs, are refused. */
     ck_assert_uint_eq(dtb_build(blob, 64, &m), 0);
     n = dtb_build(blob, sizeof(blob), &m);
@@ -359,6 +449,7 @@ Suite *boot_data_suite(void)
     Suite *s = suite_create("boot-data");
     TCase *t = tcase_create("boot-data");
     tcase_add_test(t, acpi_tables_checksum_and_link);
+    tcase_add_test(t, acpi_com2_in_an_ssdt_and_the_madt);
     tcase_add_test(t, dtb_reads_back_with_libfdt);
     tcase_add_test(t, cpio_archive_is_newc);
     tcase_add_test(t, elf_deps_of_this_program);

@@ -27,9 +27,10 @@ static void on_tx(void *ctx, uint8_t b)
         tx[ntx++] = (char)b;
 }
 
-static void on_irq(void *ctx, int level)
+static void on_irq(void *ctx, unsigned line, int level)
 {
     (void)ctx;
+    ck_assert_uint_eq(line, IRQ_SERIAL_COM1);
     irq_level = level;
     irq_edges++;
 }
@@ -42,7 +43,7 @@ static void setup(void)
     ntx = 0;
     irq_level = 0;
     irq_edges = 0;
-    serial_init(&uart, on_tx, on_irq, NULL);
+    serial_init(&uart, IRQ_SERIAL_COM1, on_tx, on_irq, NULL);
     struct io_device devs[] = { serial_device(&uart, COM1), i8042_data_device(&ctl), i8042_command_device(&ctl),
                                 exit_port_device(&ctl) };
     for (unsigned i = 0; i < 4; i++)
@@ -176,6 +177,51 @@ START_TEST(uart_without_thri_never_interrupts)
 }
 END_TEST
 
+/* --exec-output's COM2: a second instance on the same bus, with its own
+ * bytes, registers and IRQ line. */
+static char tx2[64];
+static unsigned ntx2, irq2_line;
+static int irq2_level;
+
+static void on_tx2(void *ctx, uint8_t b)
+{
+    (void)ctx;
+    if (ntx2 < sizeof(tx2) - 1)
+        tx2[ntx2++] = (char)b;
+}
+
+static void on_irq2(void *ctx, unsigned line, int level)
+{
+    (void)ctx;
+    irq2_line = line;
+    irq2_level = level;
+}
+
+START_TEST(uart_com2_is_a_second_instance_with_its_own_irq_line)
+{
+    static struct serial com2;
+    memset(tx2, 0, sizeof(tx2));
+    ntx2 = 0;
+    serial_init(&com2, IRQ_SERIAL_COM2, on_tx2, on_irq2, NULL);
+    struct io_device d = serial_device(&com2, PORT_SERIAL_COM2);
+    ck_assert_int_eq(io_bus_register(&bus, &d), 0);
+    out8(PORT_SERIAL_COM2 + IER, 0x02);
+    ck_assert_uint_eq(irq2_line, 3);
+    ck_assert_int_eq(irq2_level, 1);
+    ck_assert_int_eq(irq_edges, 0);                     /* COM1's line did not move */
+    out8(PORT_SERIAL_COM2 + SCR, 0x5a);
+    ck_assert_uint_eq(in8(COM1 + SCR), 0);              /* nor did its registers */
+    for (const char *p = "out\n"; *p; p++)
+        out8(PORT_SERIAL_COM2 + RBR, (uint8_t)*p);
+    out8(COM1 + RBR, 'c');
+    ck_assert_str_eq(tx2, "out\n");
+    ck_assert_str_eq(tx, "c");
+    ck_assert_uint_eq(in8(PORT_SERIAL_COM2 + IIR) & 0x0f, 0x02);
+    ck_assert_int_eq(irq2_level, 0);
+    ck_assert_uint_eq(in8(PORT_SERIAL_COM2 + SCR), 0x5a);
+}
+END_TEST
+
 /* ---- control ports --------------------------------------------------------------- */
 
 START_TEST(i8042_reset_command_sets_guest_reset)
@@ -274,6 +320,7 @@ Suite *devices_suite(void)
     tcase_add_test(tc, uart_transmitted_bytes_reach_the_callback);
     tcase_add_test(tc, uart_thre_interrupt_raised_when_enabled_and_cleared_by_iir);
     tcase_add_test(tc, uart_without_thri_never_interrupts);
+    tcase_add_test(tc, uart_com2_is_a_second_instance_with_its_own_irq_line);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("control-ports");

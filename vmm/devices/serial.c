@@ -25,9 +25,11 @@
 #define UART_LSR_TEMT    0x40
 #define UART_LSR_THRE    0x20
 
-void serial_init(struct serial *s, void (*tx)(void *, uint8_t), void (*irq)(void *, int), void *ctx)
+void serial_init(struct serial *s, unsigned irq_line, void (*tx)(void *, uint8_t),
+                 void (*irq)(void *, unsigned, int), void *ctx)
 {
     memset(s, 0, sizeof(*s));
+    s->irq_line = irq_line;
     s->tx = tx;
     s->irq = irq;
     s->ctx = ctx;
@@ -38,7 +40,7 @@ static void update_irq(struct serial *s)
     bool level = (s->ier & UART_IER_THRI) && s->thri_pending;
     if (level != s->irq_level && s->irq) {
         s->irq_level = level;
-        s->irq(s->ctx, level);
+        s->irq(s->ctx, s->irq_line, level);
     }
 }
 

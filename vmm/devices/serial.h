@@ -1,6 +1,6 @@
 /* 8250/16550A UART, enough for earlyprintk, earlycon and the kernel's
- * serial console: transmit-only, with the THRE interrupt (COM1: port and
- * IRQ in vmm/mem/layout.h). */
+ * serial console: transmit-only, with the THRE interrupt. One instance per
+ * port: COM1 is the console; COM2 is there only with --exec-output. */
 #ifndef HANDOVER_SERIAL_H
 #define HANDOVER_SERIAL_H
 
@@ -13,13 +13,15 @@ struct serial {
     uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
     bool thri_pending;
     bool irq_level;
+    unsigned irq_line;        /* the ISA IRQ, passed to irq() */
     /* where transmitted bytes go */
     void (*tx)(void *ctx, uint8_t byte);
-    void (*irq)(void *ctx, int level);
+    void (*irq)(void *ctx, unsigned line, int level);
     void *ctx;
 };
 
-void serial_init(struct serial *s, void (*tx)(void *, uint8_t), void (*irq)(void *, int), void *ctx);
+void serial_init(struct serial *s, unsigned irq_line, void (*tx)(void *, uint8_t),
+                 void (*irq)(void *, unsigned, int), void *ctx);
 struct io_device serial_device(struct serial *s, uint16_t base);
 
 #endif

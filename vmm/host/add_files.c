@@ -130,6 +130,8 @@ int add_files_archive(const struct vmm *vm, struct cpio_builder *b)
         cpio_add_dir(b, "handover");
         cpio_add_file(b, "handover/cmd", 0644, vm->opt.exec, strlen(vm->opt.exec));
     }
+    if (vm->opt.exec_output)
+        cpio_add_file(b, "handover/output", 0644, EXEC_OUTPUT_TTY, strlen(EXEC_OUTPUT_TTY));
     struct add_state st = { b, calloc(ADD_MAX_FILES, ELF_DEPS_NAME), 0 };
     if (!st.done) {
         vmm_log("--add: out of memory");

@@ -1,5 +1,6 @@
 /* The archive handover appends to the initrd: the --exec command as
- * handover/cmd (scripts/build-initramfs.sh's /init runs it), and the
+ * handover/cmd (scripts/build-initramfs.sh's /init runs it), with
+ * --exec-output the tty for its output as handover/output, and the
  * --add files; a dynamically linked program brings its interpreter and
  * libraries, at the paths the host has them. */
 #ifndef HANDOVER_ADD_FILES_H
@@ -8,6 +9,10 @@
 #include "../../loader/cpio.h"
 
 struct vmm;
+
+/* COM2 (serial.h) is the kernel's second legacy port (ttyS1) whether
+ * serial8250 finds it at 0x2f8 itself or 8250_pnp through the SSDT. */
+#define EXEC_OUTPUT_TTY "/dev/ttyS1"
 
 #define ADD_MAX_SPECS 64
 #define ADD_MAX_FILES 256              /* with the libraries */

@@ -4,7 +4,8 @@
  * the process open, exec or write anything else. The filter allows:
  *   ioctl on the VM and vCPU fds with the KVM requests the run loop makes;
  *   the thread calls of vCPU threads (clone with thread flags, futex, ...);
- *   write to stdout, stderr, the trace, the report and the --kunit-json file; fstat (stdio's first write);
+ *   write to stdout, stderr, the trace, the report, the --kunit-json and the --exec-output file;
+ *   fstat (stdio's first write);
  *   memory management for malloc; getrandom (EFI_RNG_PROTOCOL); clocks, sleeping (Stall), alarm and
  *   signal return (--timeout); close and exit.
  *   tgkill to this process only; mmap and mprotect without PROT_EXEC.
@@ -53,7 +54,7 @@ static const int plain_syscalls[] = {
 
 /* The descriptors the VMM writes: stdout, stderr, and the output files
  * that were asked for (stderr stands in for the others). */
-#define SANDBOX_OUTPUTS 5
+#define SANDBOX_OUTPUTS 6
 static void output_fds(const struct vmm *vm, int fds[SANDBOX_OUTPUTS])
 {
     fds[0] = 1;
@@ -61,6 +62,7 @@ static void output_fds(const struct vmm *vm, int fds[SANDBOX_OUTPUTS])
     fds[2] = vm->trace ? fileno(vm->trace) : 2;
     fds[3] = vm->report ? fileno(vm->report) : 2;
     fds[4] = vm->kunit_json ? fileno(vm->kunit_json) : 2;
+    fds[5] = vm->exec_output ? fileno(vm->exec_output) : 2;
 }
 
 /* Resource limits, as Firecracker's jailer sets them: no descriptor

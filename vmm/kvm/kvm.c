@@ -210,12 +210,12 @@ int vmm_set_regs(const struct vcpu *c, const struct kvm_regs *r)
     return 0;
 }
 
-void vmm_serial_irq(void *ctx, int level)
+void vmm_serial_irq(void *ctx, unsigned line, int level)
 {
     struct vmm *vm = ctx;
-    struct kvm_irq_level irq = { .irq = IRQ_SERIAL_COM1, .level = level };
+    struct kvm_irq_level irq = { .irq = line, .level = level };
     if (ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq) < 0)
-        vmm_log("KVM_IRQ_LINE: failed to set IRQ %d", IRQ_SERIAL_COM1);
+        vmm_log("KVM_IRQ_LINE: failed to set IRQ %u", line);
 }
 
 void vmm_dump_registers(const struct vcpu *c, FILE *out)

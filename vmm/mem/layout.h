@@ -57,8 +57,11 @@ _Static_assert(LAYOUT_PML4_ALT + 0x1000 <= LAYOUT_STACK_TOP - LAYOUT_STACK_SIZE,
 
 /* I/O ports and IRQs (README "Guest ABI"). */
 #define FW_HYPERCALL_PORT 0xEC      /* firmware thunks: out FW_HYPERCALL_PORT, eax (firmware-stub/firmware.h) */
-#define PORT_SERIAL_COM1  0x3f8     /* 8250 UART (vmm/devices/serial.c), described in the DSDT */
+#define PORT_SERIAL_COM1  0x3f8     /* 8250 UART (vmm/devices/serial.c), the console, described in the DSDT;
+                                       the kernel's legacy ttyS0 (arch/x86/include/asm/serial.h) */
 #define IRQ_SERIAL_COM1   4
+#define PORT_SERIAL_COM2  0x2f8     /* the second UART, only with --exec-output (SSDT) */
+#define IRQ_SERIAL_COM2   3
 #define PORT_I8042_DATA   0x60      /* vmm/devices/i8042.c */
 #define PORT_I8042_CMD    0x64
 #define PORT_EXIT         0xf4      /* vmm/devices/exit_port.c */
