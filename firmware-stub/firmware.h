@@ -151,9 +151,12 @@ void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call);
 /* The guest address of the protocol GUID a lookup service (HandleProtocol,
  * OpenProtocol, LocateProtocol, LocateDevicePath, LocateHandle(Buffer)
- * ByProtocol) is given in args a[]; 0 for any other call. UEFI 2.10
- * sections 7.3.7-7.3.16. */
-uint64_t firmware_protocol_arg(unsigned id, const uint64_t *a);
+ * ByProtocol) is given; 0 for any other call. UEFI 2.10 sections
+ * 7.3.7-7.3.16. */
+uint64_t firmware_protocol_arg(unsigned id, const struct fw_call *call);
+/* The address a successful AllocatePages got (its *Memory, read after the
+ * call); 0 for any other call. */
+uint64_t firmware_allocated(unsigned id, const struct fw_call *call, uint64_t status);
 /* The inject kinds (bit k: enum inject_kind k) that apply to this call,
  * made now; the memory-map faults apply to the boot's first call. */
 unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const struct fw_call *call);

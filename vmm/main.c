@@ -25,11 +25,8 @@
 
 static void usage(FILE *out)
 {
-    char faults[2048] = "";
-    for (const char *const *h = inject_help; *h; h++) {
-        size_t n = strlen(faults);
-        snprintf(faults + n, sizeof(faults) - n, "                           %s\n", *h);
-    }
+    char faults[2048];
+    inject_help(faults, sizeof(faults), "                           ");
     fprintf(out,
 "usage: handover [options] BZIMAGE\n"
 "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"

@@ -110,8 +110,8 @@ START_TEST(spec_round_trips)
         inject_spec(&in, (enum inject_kind)k, out, sizeof(out));
         ck_assert_str_eq(out, specs[i]);
     }
-    ck_assert(!inject_takes_from(INJECT_ALLOC_PAGES_FAIL));
-    ck_assert(inject_takes_from(INJECT_EBS_STALE_KEY));
+    ck_assert(!inject_faults[INJECT_ALLOC_PAGES_FAIL].takes_from);
+    ck_assert(inject_faults[INJECT_EBS_STALE_KEY].takes_from);
 }
 END_TEST
 
