@@ -282,9 +282,10 @@ void inject_help(char *buf, size_t len, const char *indent)
     buf[0] = 0;
     for (unsigned k = 0; k < INJECT_KINDS && n < len; k++) {
         const struct inject_fault *f = &inject_faults[k];
+        const char *value = f->value == INJECT_VALUE_NONE ? "" : f->value == INJECT_VALUE_OPTIONAL ? "[:N]"
+                            : f->hex ? ":A" : ":N";
         char spec[32];
-        snprintf(spec, sizeof(spec), "%s%s", f->name,
-                 f->value == INJECT_VALUE_OPTIONAL ? "[:N]" : f->value == INJECT_VALUE_NONE ? "" : f->hex ? ":A" : ":N");
+        snprintf(spec, sizeof(spec), "%s%s", f->name, value);
         n += (size_t)snprintf(buf + n, len - n, "%s%-20s %s\n", indent, spec, f->help);
     }
     for (unsigned i = 0; i < 2 && n < len; i++)

@@ -77,7 +77,8 @@ START_TEST(protocol_lookups_are_where_the_spec_puts_them)
         const uint64_t regs[4] = { c.rcx, c.rdx, c.r8, c.r9 };
         ck_assert_uint_eq(firmware_protocol_arg(s->id, &c), regs[want[i].guid]);
         c.rcx = EFI_ALL_HANDLES;
-        ck_assert_uint_eq(firmware_protocol_arg(s->id, &c), want[i].by_protocol ? 0 : want[i].guid ? 0x1111 : EFI_ALL_HANDLES);
+        ck_assert_uint_eq(firmware_protocol_arg(s->id, &c),
+                          want[i].by_protocol ? 0 : want[i].guid ? 0x1111 : EFI_ALL_HANDLES);
     }
     struct fw_call c = { 0x1111, 0x2222, 0x3333, 0x4444, STACK, { NULL, 0, false } };
     ck_assert_uint_eq(firmware_protocol_arg(FW_ID_BS(BS_CLOSE_PROTOCOL), &c), 0);
