@@ -189,6 +189,7 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
                                    .takes_from = true,
                                    .help = "AllocatePages finds no memory at or above address A",
                                    .after = allocated_above },
+    /* --fault-sweep's N is the call's number (vmm/fault_sweep.c plan_cells). */
     [INJECT_ALLOC_POOL_FAIL] = { .name = "alloc-pool-fail", .value = INJECT_VALUE_REQUIRED,
                                  .help = "the Nth AllocatePool fails with EFI_OUT_OF_RESOURCES",
                                  .before = nth_call_fails },
