@@ -6,12 +6,13 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "internal.h"
+#include "trace_decode.h"
 
 #define MEMORY_DESCRIPTOR_SIZE FW_MEMORY_DESCRIPTOR_SIZE
 #define TPL_HIGH_LEVEL  31
 #define MAX_HOST_COPY   (256ULL << 20) /* largest CopyMem/CalculateCrc32 buffer */
 #define MAX_DEVICE_PATH 1024
+#define ALLOCATE_PAGES_MEMORY 3  /* AllocatePages' EFI_PHYSICAL_ADDRESS *Memory */
 
 static bool read_guid(const struct guest_view *v, uint64_t addr, efi_guid_t *g)
 {
@@ -29,17 +30,18 @@ static bool writable(const struct guest_view *v, uint64_t addr, uint64_t len)
 static efi_status_t raise_tpl(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
-    uint64_t old = fw->tpl;
-    if (a[0] <= TPL_HIGH_LEVEL)
-        fw->tpl = a[0];
+    uint64_t new_tpl = a[0], old = fw->tpl;
+    if (new_tpl <= TPL_HIGH_LEVEL)
+        fw->tpl = new_tpl;
     return old;   /* RaiseTPL returns the previous EFI_TPL, not a status */
 }
 
 static efi_status_t restore_tpl(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
-    if (a[0] <= TPL_HIGH_LEVEL)
-        fw->tpl = a[0];
+    uint64_t old_tpl = a[0];
+    if (old_tpl <= TPL_HIGH_LEVEL)
+        fw->tpl = old_tpl;
     return EFI_SUCCESS;
 }
 
@@ -47,21 +49,52 @@ static efi_status_t restore_tpl(struct firmware *fw, const struct guest_view *v,
 
 static efi_status_t allocate_pages(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t type = a[0], memory_type = a[1], pages = a[2], memory_ptr = a[ALLOCATE_PAGES_MEMORY];
     uint64_t addr;
-    if (!guest_view_read_u64(v, a[3], &addr) || !writable(v, a[3], 8))
+    if (!guest_view_read_u64(v, memory_ptr, &addr) || !writable(v, memory_ptr, 8))
         return EFI_INVALID_PARAMETER;
-    if (a[0] > UINT32_MAX || a[1] > UINT32_MAX)
+    if (type > UINT32_MAX || memory_type > UINT32_MAX)
         return EFI_INVALID_PARAMETER;
-    efi_status_t s = memmap_allocate(&fw->map, (uint32_t)a[0], (uint32_t)a[1], a[2], &addr);
+    efi_status_t s = memmap_allocate(&fw->map, (uint32_t)type, (uint32_t)memory_type, pages, &addr);
     if (s == EFI_SUCCESS)
-        guest_view_write_u64(v, a[3], addr);
+        guest_view_write_u64(v, memory_ptr, addr);
     return s;
+}
+
+bool fw_allocated_pages(const struct guest_view *v, const uint64_t *a, uint64_t *addr)
+{
+    return guest_view_read_u64(v, a[ALLOCATE_PAGES_MEMORY], addr);
+}
+
+static const char *allocate_type_name(uint64_t t)
+{
+    static const char *const names[] = { "AllocateAnyPages", "AllocateMaxAddress", "AllocateAddress" };
+    return t < 3 ? names[t] : "invalid";
+}
+
+static void decode_allocate_pages(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                  const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_str(o, "type", allocate_type_name(a[0]));
+    fw_trace_memory_type(o, a[1]);
+    fw_trace_u64(o, "pages", a[2]);
+    fw_trace_ptr_u64(o, "address", v, a[ALLOCATE_PAGES_MEMORY], true);
 }
 
 static efi_status_t free_pages(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
-    return memmap_free(&fw->map, a[0], a[1]);
+    uint64_t memory = a[0], pages = a[1];
+    return memmap_free(&fw->map, memory, pages);
+}
+
+static void decode_free_pages(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                              const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)status;
+    fw_trace_hex(o, "address", a[0]);
+    fw_trace_u64(o, "pages", a[1]);
 }
 
 static efi_status_t get_memory_map(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -100,6 +133,17 @@ static efi_status_t get_memory_map(struct firmware *fw, const struct guest_view 
     return EFI_SUCCESS;
 }
 
+static void decode_get_memory_map(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                  const uint64_t *a, efi_status_t status)
+{
+    (void)s;
+    fw_trace_ptr_u64(o, "map_size", v, a[0], false);
+    /* Only a successful call sets *MapKey: otherwise it is whatever the
+     * caller's stack held. */
+    if (status == EFI_SUCCESS)
+        fw_trace_ptr_u64(o, "map_key", v, a[2], false);
+}
+
 efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, uint64_t *addr)
 {
     if (fw->npools >= FW_MAX_POOLS)
@@ -122,20 +166,31 @@ efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, ui
 
 static efi_status_t allocate_pool(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t pool_type = a[0], size = a[1], buffer_ptr = a[2];
     uint64_t addr;
-    if (!writable(v, a[2], 8) || a[0] > UINT32_MAX || !memmap_type_allocatable((uint32_t)a[0]))
+    if (!writable(v, buffer_ptr, 8) || pool_type > UINT32_MAX || !memmap_type_allocatable((uint32_t)pool_type))
         return EFI_INVALID_PARAMETER;
-    efi_status_t s = fw_pool_alloc(fw, (uint32_t)a[0], a[1], &addr);
+    efi_status_t s = fw_pool_alloc(fw, (uint32_t)pool_type, size, &addr);
     if (s == EFI_SUCCESS)
-        guest_view_write_u64(v, a[2], addr);
+        guest_view_write_u64(v, buffer_ptr, addr);
     return s;
+}
+
+static void decode_allocate_pool(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                 const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_memory_type(o, a[0]);
+    fw_trace_u64(o, "size", a[1]);
+    fw_trace_ptr_u64(o, "buffer", v, a[2], true);
 }
 
 static efi_status_t free_pool(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
+    uint64_t buffer = a[0];
     for (unsigned i = 0; i < fw->npools; i++) {
-        if (fw->pools[i].addr != a[0])
+        if (fw->pools[i].addr != buffer)
             continue;
         efi_status_t s = memmap_free(&fw->map, fw->pools[i].addr, fw->pools[i].pages);
         fw->pools[i] = fw->pools[--fw->npools];
@@ -143,6 +198,13 @@ static efi_status_t free_pool(struct firmware *fw, const struct guest_view *v, c
     }
     /* Includes FreePool(NULL), which the stub's setup_efi_pci makes. */
     return EFI_INVALID_PARAMETER;
+}
+
+static void decode_free_pool(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                             const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)status;
+    fw_trace_hex(o, "buffer", a[0]);
 }
 
 /* ---- protocol handlers -------------------------------------------------- */
@@ -192,22 +254,25 @@ static efi_status_t open_interface(struct firmware *fw, const struct guest_view 
 
 static efi_status_t handle_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    return open_interface(fw, v, a[0], a[1], a[2], false);
+    uint64_t handle = a[0], protocol = a[1], interface_ptr = a[2];
+    return open_interface(fw, v, handle, protocol, interface_ptr, false);
 }
 
 #define EFI_OPEN_PROTOCOL_TEST_PROTOCOL 0x4
 
 static efi_status_t open_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    return open_interface(fw, v, a[0], a[1], a[2], a[5] == EFI_OPEN_PROTOCOL_TEST_PROTOCOL);
+    uint64_t handle = a[0], protocol = a[1], interface_ptr = a[2], attributes = a[5];
+    return open_interface(fw, v, handle, protocol, interface_ptr, attributes == EFI_OPEN_PROTOCOL_TEST_PROTOCOL);
 }
 
 static efi_status_t close_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t handle = a[0], protocol = a[1];
     efi_guid_t g;
-    if (!read_guid(v, a[1], &g) || !handle_known(fw, a[0]))
+    if (!read_guid(v, protocol, &g) || !handle_known(fw, handle))
         return EFI_INVALID_PARAMETER;
-    return find_protocol(fw, a[0], &g) ? EFI_SUCCESS : EFI_NOT_FOUND;
+    return find_protocol(fw, handle, &g) ? EFI_SUCCESS : EFI_NOT_FOUND;
 }
 
 /* Handles matching a search, in database order, without duplicates. */
@@ -244,34 +309,36 @@ static efi_status_t locate(struct firmware *fw, const struct guest_view *v, uint
 
 static efi_status_t locate_handle(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t search_type = a[0], protocol = a[1], size_ptr = a[3], buffer = a[4];
     uint64_t handles[FW_MAX_PROTOCOLS], size;
     unsigned n;
-    efi_status_t s = locate(fw, v, a[0], a[1], handles, &n);
+    efi_status_t s = locate(fw, v, search_type, protocol, handles, &n);
     if (s != EFI_SUCCESS)
         return s;
-    if (!guest_view_read_u64(v, a[3], &size) || !writable(v, a[3], 8))
+    if (!guest_view_read_u64(v, size_ptr, &size) || !writable(v, size_ptr, 8))
         return EFI_INVALID_PARAMETER;
     if (!n)
         return EFI_NOT_FOUND;
     if (size < n * 8ULL) {
-        guest_view_write_u64(v, a[3], n * 8ULL);
+        guest_view_write_u64(v, size_ptr, n * 8ULL);
         return EFI_BUFFER_TOO_SMALL;
     }
-    if (!writable(v, a[4], n * 8ULL))
+    if (!writable(v, buffer, n * 8ULL))
         return EFI_INVALID_PARAMETER;
-    guest_view_write(v, a[4], handles, n * 8ULL);
-    guest_view_write_u64(v, a[3], n * 8ULL);
+    guest_view_write(v, buffer, handles, n * 8ULL);
+    guest_view_write_u64(v, size_ptr, n * 8ULL);
     return EFI_SUCCESS;
 }
 
 static efi_status_t locate_handle_buffer(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t search_type = a[0], protocol = a[1], count_ptr = a[3], buffer_ptr = a[4];
     uint64_t handles[FW_MAX_PROTOCOLS], buf;
     unsigned n;
-    efi_status_t s = locate(fw, v, a[0], a[1], handles, &n);
+    efi_status_t s = locate(fw, v, search_type, protocol, handles, &n);
     if (s != EFI_SUCCESS)
         return s;
-    if (!writable(v, a[3], 8) || !writable(v, a[4], 8))
+    if (!writable(v, count_ptr, 8) || !writable(v, buffer_ptr, 8))
         return EFI_INVALID_PARAMETER;
     if (!n)
         return EFI_NOT_FOUND;
@@ -279,27 +346,44 @@ static efi_status_t locate_handle_buffer(struct firmware *fw, const struct guest
     if (s != EFI_SUCCESS)
         return s;
     guest_view_write(v, buf, handles, n * 8ULL);
-    guest_view_write_u64(v, a[3], n);
-    guest_view_write_u64(v, a[4], buf);
+    guest_view_write_u64(v, count_ptr, n);
+    guest_view_write_u64(v, buffer_ptr, buf);
     return EFI_SUCCESS;
+}
+
+static void decode_locate_handle(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                 const uint64_t *a, efi_status_t status)
+{
+    uint64_t search_type = a[0];
+    fw_trace_str(o, "search", search_type == EFI_BY_PROTOCOL ? "ByProtocol"
+                              : search_type == EFI_ALL_HANDLES ? "AllHandles" : "other");
+    fw_decode_protocol(o, s, v, a, status);
 }
 
 static efi_status_t locate_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t protocol = a[0], interface_ptr = a[2];
     efi_guid_t g;
-    if (!writable(v, a[2], 8))
+    if (!writable(v, interface_ptr, 8))
         return EFI_INVALID_PARAMETER;
     /* *Interface is NULL on failure: the stub ignores the status for the
      * memory-attribute, TCG2 and CC protocols (section 7 item 3). */
-    guest_view_write_u64(v, a[2], 0);
-    if (!read_guid(v, a[0], &g))
+    guest_view_write_u64(v, interface_ptr, 0);
+    if (!read_guid(v, protocol, &g))
         return EFI_INVALID_PARAMETER;
     for (unsigned i = 0; i < fw->nprotocols; i++)
         if (guid_equal(&fw->protocols[i].guid, &g)) {
-            guest_view_write_u64(v, a[2], fw->protocols[i].interface);
+            guest_view_write_u64(v, interface_ptr, fw->protocols[i].interface);
             return EFI_SUCCESS;
         }
     return EFI_NOT_FOUND;
+}
+
+static void decode_locate_protocol(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                   const uint64_t *a, efi_status_t status)
+{
+    fw_decode_protocol(o, s, v, a, status);
+    fw_trace_ptr_u64(o, "interface", v, a[2], true);
 }
 
 /* Length of a device path up to (not including) its end node, or -1. */
@@ -322,9 +406,11 @@ static long device_path_len(const struct guest_view *v, uint64_t dp)
 
 static efi_status_t locate_device_path(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t protocol = a[0], device_path_ptr = a[1], device_ptr = a[2];
     efi_guid_t g;
     uint64_t dp;
-    if (!read_guid(v, a[0], &g) || !guest_view_read_u64(v, a[1], &dp) || !dp || !writable(v, a[2], 8))
+    if (!read_guid(v, protocol, &g) || !guest_view_read_u64(v, device_path_ptr, &dp) || !dp ||
+        !writable(v, device_ptr, 8))
         return EFI_INVALID_PARAMETER;
     long want = device_path_len(v, dp);
     if (want < 0)
@@ -350,46 +436,57 @@ static efi_status_t locate_device_path(struct firmware *fw, const struct guest_v
     }
     if (best < 0)
         return EFI_NOT_FOUND;
-    guest_view_write_u64(v, a[2], best_handle);
-    guest_view_write_u64(v, a[1], dp + (uint64_t)best);
+    guest_view_write_u64(v, device_ptr, best_handle);
+    guest_view_write_u64(v, device_path_ptr, dp + (uint64_t)best);
     return EFI_SUCCESS;
 }
 
 static efi_status_t install_configuration_table(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t guid = a[0], table = a[1];
     efi_guid_t g;
-    if (!read_guid(v, a[0], &g))
+    if (!read_guid(v, guid, &g))
         return EFI_INVALID_PARAMETER;
-    return fw_install_config_table(fw, &g, a[1]);
+    return fw_install_config_table(fw, &g, table);
+}
+
+static void decode_install_configuration_table(struct fw_trace_out *o, const struct fw_service *s,
+                                               const struct guest_view *v, const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_guid(o, "guid", v, a[0]);
+    fw_trace_hex(o, "table", a[1]);
 }
 
 /* ---- image services ----------------------------------------------------- */
 
 static efi_status_t exit_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t exit_status = a[1], exit_data_size = a[2], exit_data = a[3];
     uint16_t data[256];
     char text[256];
     text[0] = 0;
-    if (a[2] && a[3] && fw_read_ucs2(v, a[3], data, 256) > 0) {
+    if (exit_data_size && exit_data && fw_read_ucs2(v, exit_data, data, 256) > 0) {
         unsigned i;
         for (i = 0; data[i] && i < sizeof(text) - 1; i++)
             text[i] = data[i] < 0x80 && data[i] >= 0x20 ? (char)data[i] : '?';
         text[i] = 0;
     }
-    fw_log(fw, "the image called Exit(%s)%s%s", efi_status_name(a[1]), text[0] ? ": " : "", text);
+    fw_log(fw, "the image called Exit(%s)%s%s", efi_status_name(exit_status), text[0] ? ": " : "", text);
     fw->stop = FW_STOP_EXIT;
-    fw->stop_status = a[1];
+    fw->stop_status = exit_status;
     return EFI_SUCCESS;
 }
 
 static efi_status_t exit_boot_services(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
-    if (a[0] != fw->image_handle)
+    uint64_t image_handle = a[0], map_key = a[1];
+    if (image_handle != fw->image_handle)
         return EFI_INVALID_PARAMETER;
     /* A stale key means the map changed since the caller read it
      * (UEFI 2.10 section 7.4.6); the stub retries once. */
-    if (a[1] != fw->map.key)
+    if (map_key != fw->map.key)
         return EFI_INVALID_PARAMETER;
     fw->phase = FW_PHASE_RUNTIME;
     fw->watchdog_seconds = 0;
@@ -404,20 +501,29 @@ static efi_status_t exit_boot_services(struct firmware *fw, const struct guest_v
     return EFI_SUCCESS;
 }
 
+static void decode_exit_boot_services(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                      const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)status;
+    fw_trace_u64(o, "map_key", a[1]);
+}
+
 /* ---- miscellaneous ------------------------------------------------------ */
 
 static efi_status_t get_next_monotonic_count(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    if (!writable(v, a[0], 8))
+    uint64_t count_ptr = a[0];
+    if (!writable(v, count_ptr, 8))
         return EFI_INVALID_PARAMETER;
-    guest_view_write_u64(v, a[0], fw->monotonic++);
+    guest_view_write_u64(v, count_ptr, fw->monotonic++);
     return EFI_SUCCESS;
 }
 
 static efi_status_t stall(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)fw, (void)v;
-    uint64_t us = a[0] > 10000000 ? 10000000 : a[0];  /* at most 10 s per call */
+    uint64_t microseconds = a[0];
+    uint64_t us = microseconds > 10000000 ? 10000000 : microseconds;  /* at most 10 s per call */
     struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
     /* One sleep, not restarted: a signal (--timeout's alarm, SIGTERM) means
      * the VMM is stopping, and the stall would only delay it. */
@@ -430,7 +536,8 @@ static efi_status_t set_watchdog_timer(struct firmware *fw, const struct guest_v
     (void)v;
     /* Recorded, and disarmed by ExitBootServices; a guest that stops
      * making progress is ended by --timeout instead. */
-    fw->watchdog_seconds = a[0];
+    uint64_t timeout = a[0];
+    fw->watchdog_seconds = timeout;
     return EFI_SUCCESS;
 }
 
@@ -450,90 +557,112 @@ static uint8_t *read_buffer(const struct guest_view *v, uint64_t addr, uint64_t 
 static efi_status_t calculate_crc32(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)fw;
-    if (!writable(v, a[2], 4))
+    uint64_t data = a[0], size = a[1], crc_ptr = a[2];
+    if (!writable(v, crc_ptr, 4))
         return EFI_INVALID_PARAMETER;
-    uint8_t *buf = read_buffer(v, a[0], a[1]);
+    uint8_t *buf = read_buffer(v, data, size);
     if (!buf)
         return EFI_INVALID_PARAMETER;
-    uint32_t crc = (uint32_t)crc32(0, buf, (uInt)a[1]);
+    uint32_t crc = (uint32_t)crc32(0, buf, (uInt)size);
     free(buf);
-    guest_view_write(v, a[2], &crc, 4);
+    guest_view_write(v, crc_ptr, &crc, 4);
     return EFI_SUCCESS;
 }
 
 static efi_status_t copy_mem(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    if (!a[2])
+    uint64_t destination = a[0], source = a[1], length = a[2];
+    if (!length)
         return EFI_SUCCESS;
-    uint8_t *buf = read_buffer(v, a[1], a[2]);
-    if (!buf || !writable(v, a[0], a[2])) {
+    uint8_t *buf = read_buffer(v, source, length);
+    if (!buf || !writable(v, destination, length)) {
         fw_log(fw, "guest bug: CopyMem(0x%llx, 0x%llx, 0x%llx) outside guest memory; nothing copied",
-               (unsigned long long)a[0], (unsigned long long)a[1], (unsigned long long)a[2]);
+               (unsigned long long)destination, (unsigned long long)source, (unsigned long long)length);
         free(buf);
         return EFI_INVALID_PARAMETER;
     }
-    guest_view_write(v, a[0], buf, a[2]);
+    guest_view_write(v, destination, buf, length);
     free(buf);
     return EFI_SUCCESS;
 }
 
 static efi_status_t set_mem(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    if (!a[1])
+    uint64_t buffer = a[0], size = a[1], value = a[2];
+    if (!size)
         return EFI_SUCCESS;
-    if (!a[0] || !guest_view_fill(v, a[0], (uint8_t)a[2], a[1])) {
+    if (!buffer || !guest_view_fill(v, buffer, (uint8_t)value, size)) {
         fw_log(fw, "guest bug: SetMem(0x%llx, 0x%llx) outside guest memory; nothing written",
-               (unsigned long long)a[0], (unsigned long long)a[1]);
+               (unsigned long long)buffer, (unsigned long long)size);
         return EFI_INVALID_PARAMETER;
     }
     return EFI_SUCCESS;
 }
 
-#define BS(i, n, args, f) [i] = { FW_ID_BS(i), n, args, f }   /* i: enum efi_boot_service */
+/* A protocol lookup's failure as each reports it (UEFI 2.10 sections
+ * 7.3.7-7.3.16): HandleProtocol and OpenProtocol say EFI_UNSUPPORTED, the
+ * Locate services EFI_NOT_FOUND; those with an *Interface clear it. */
+#define LOOKUP_HANDLE   { .not_found = EFI_UNSUPPORTED, .guid = 1, .clears_interface = true }
+#define LOOKUP_SEARCH   { .not_found = EFI_NOT_FOUND, .guid = 1, .by_protocol = true }
 
-const struct fw_service fw_boot_services[EFI_BOOT_SERVICES_COUNT] = {
-    BS(BS_RAISE_TPL, "RaiseTPL", 1, raise_tpl),
-    BS(BS_RESTORE_TPL, "RestoreTPL", 1, restore_tpl),
-    BS(BS_ALLOCATE_PAGES, "AllocatePages", 4, allocate_pages),
-    BS(BS_FREE_PAGES, "FreePages", 2, free_pages),
-    BS(BS_GET_MEMORY_MAP, "GetMemoryMap", 5, get_memory_map),
-    BS(BS_ALLOCATE_POOL, "AllocatePool", 3, allocate_pool),
-    BS(BS_FREE_POOL, "FreePool", 1, free_pool),
-    BS(BS_CREATE_EVENT, "CreateEvent", 5, NULL),
-    BS(BS_SET_TIMER, "SetTimer", 3, NULL),
-    BS(BS_WAIT_FOR_EVENT, "WaitForEvent", 3, NULL),
-    BS(BS_SIGNAL_EVENT, "SignalEvent", 1, NULL),
-    BS(BS_CLOSE_EVENT, "CloseEvent", 1, NULL),
-    BS(BS_CHECK_EVENT, "CheckEvent", 1, NULL),
-    BS(BS_INSTALL_PROTOCOL_INTERFACE, "InstallProtocolInterface", 4, NULL),
-    BS(BS_REINSTALL_PROTOCOL_INTERFACE, "ReinstallProtocolInterface", 4, NULL),
-    BS(BS_UNINSTALL_PROTOCOL_INTERFACE, "UninstallProtocolInterface", 3, NULL),
-    BS(BS_HANDLE_PROTOCOL, "HandleProtocol", 3, handle_protocol),
-    BS(BS_RESERVED, "Reserved", 0, NULL),
-    BS(BS_REGISTER_PROTOCOL_NOTIFY, "RegisterProtocolNotify", 3, NULL),
-    BS(BS_LOCATE_HANDLE, "LocateHandle", 5, locate_handle),
-    BS(BS_LOCATE_DEVICE_PATH, "LocateDevicePath", 3, locate_device_path),
-    BS(BS_INSTALL_CONFIGURATION_TABLE, "InstallConfigurationTable", 2, install_configuration_table),
-    BS(BS_LOAD_IMAGE, "LoadImage", 6, NULL),
-    BS(BS_START_IMAGE, "StartImage", 3, NULL),
-    BS(BS_EXIT, "Exit", 4, exit_image),
-    BS(BS_UNLOAD_IMAGE, "UnloadImage", 1, NULL),
-    BS(BS_EXIT_BOOT_SERVICES, "ExitBootServices", 2, exit_boot_services),
-    BS(BS_GET_NEXT_MONOTONIC_COUNT, "GetNextMonotonicCount", 1, get_next_monotonic_count),
-    BS(BS_STALL, "Stall", 1, stall),
-    BS(BS_SET_WATCHDOG_TIMER, "SetWatchdogTimer", 4, set_watchdog_timer),
-    BS(BS_CONNECT_CONTROLLER, "ConnectController", 4, NULL),
-    BS(BS_DISCONNECT_CONTROLLER, "DisconnectController", 3, NULL),
-    BS(BS_OPEN_PROTOCOL, "OpenProtocol", 6, open_protocol),
-    BS(BS_CLOSE_PROTOCOL, "CloseProtocol", 4, close_protocol),
-    BS(BS_OPEN_PROTOCOL_INFORMATION, "OpenProtocolInformation", 4, NULL),
-    BS(BS_PROTOCOLS_PER_HANDLE, "ProtocolsPerHandle", 3, NULL),
-    BS(BS_LOCATE_HANDLE_BUFFER, "LocateHandleBuffer", 5, locate_handle_buffer),
-    BS(BS_LOCATE_PROTOCOL, "LocateProtocol", 3, locate_protocol),
-    BS(BS_INSTALL_MULTIPLE_PROTOCOL_INTERFACES, "InstallMultipleProtocolInterfaces", 4, NULL),
-    BS(BS_UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES, "UninstallMultipleProtocolInterfaces", 4, NULL),
-    BS(BS_CALCULATE_CRC32, "CalculateCrc32", 3, calculate_crc32),
-    BS(BS_COPY_MEM, "CopyMem", 3, copy_mem),
-    BS(BS_SET_MEM, "SetMem", 3, set_mem),
-    BS(BS_CREATE_EVENT_EX, "CreateEventEx", 6, NULL),
+#define BS(i, ...) [i] = { .id = FW_ID_BS(i), __VA_ARGS__ }   /* i: enum efi_boot_service */
+
+const struct fw_service fw_boot_services[BS_COUNT] = {
+    BS(BS_RAISE_TPL, .name = "RaiseTPL", .nargs = 1, .fn = raise_tpl),
+    BS(BS_RESTORE_TPL, .name = "RestoreTPL", .nargs = 1, .fn = restore_tpl),
+    BS(BS_ALLOCATE_PAGES, .name = "AllocatePages", .nargs = 4, .fn = allocate_pages, .decode = decode_allocate_pages,
+       .faults = FW_FAULT(ALLOC_PAGES_FAIL) | FW_FAULT(ALLOC_PAGES_ABOVE)),
+    BS(BS_FREE_PAGES, .name = "FreePages", .nargs = 2, .fn = free_pages, .decode = decode_free_pages),
+    BS(BS_GET_MEMORY_MAP, .name = "GetMemoryMap", .nargs = 5, .fn = get_memory_map, .decode = decode_get_memory_map,
+       .faults = FW_FAULT(GMM_TOO_SMALL)),
+    BS(BS_ALLOCATE_POOL, .name = "AllocatePool", .nargs = 3, .fn = allocate_pool, .decode = decode_allocate_pool,
+       .faults = FW_FAULT(ALLOC_POOL_FAIL)),
+    BS(BS_FREE_POOL, .name = "FreePool", .nargs = 1, .fn = free_pool, .decode = decode_free_pool),
+    BS(BS_CREATE_EVENT, .name = "CreateEvent", .nargs = 5),
+    BS(BS_SET_TIMER, .name = "SetTimer", .nargs = 3),
+    BS(BS_WAIT_FOR_EVENT, .name = "WaitForEvent", .nargs = 3),
+    BS(BS_SIGNAL_EVENT, .name = "SignalEvent", .nargs = 1),
+    BS(BS_CLOSE_EVENT, .name = "CloseEvent", .nargs = 1),
+    BS(BS_CHECK_EVENT, .name = "CheckEvent", .nargs = 1),
+    BS(BS_INSTALL_PROTOCOL_INTERFACE, .name = "InstallProtocolInterface", .nargs = 4),
+    BS(BS_REINSTALL_PROTOCOL_INTERFACE, .name = "ReinstallProtocolInterface", .nargs = 4),
+    BS(BS_UNINSTALL_PROTOCOL_INTERFACE, .name = "UninstallProtocolInterface", .nargs = 3),
+    BS(BS_HANDLE_PROTOCOL, .name = "HandleProtocol", .nargs = 3, .fn = handle_protocol, .decode = fw_decode_protocol,
+       .lookup = LOOKUP_HANDLE),
+    BS(BS_RESERVED, .name = "Reserved", .nargs = 0),
+    BS(BS_REGISTER_PROTOCOL_NOTIFY, .name = "RegisterProtocolNotify", .nargs = 3),
+    BS(BS_LOCATE_HANDLE, .name = "LocateHandle", .nargs = 5, .fn = locate_handle, .decode = decode_locate_handle,
+       .lookup = LOOKUP_SEARCH),
+    BS(BS_LOCATE_DEVICE_PATH, .name = "LocateDevicePath", .nargs = 3, .fn = locate_device_path,
+       .decode = fw_decode_protocol, .lookup = { .not_found = EFI_NOT_FOUND, .guid = 0 },
+       .faults = FW_FAULT(NO_LOADFILE2)),
+    BS(BS_INSTALL_CONFIGURATION_TABLE, .name = "InstallConfigurationTable", .nargs = 2,
+       .fn = install_configuration_table, .decode = decode_install_configuration_table),
+    BS(BS_LOAD_IMAGE, .name = "LoadImage", .nargs = 6),
+    BS(BS_START_IMAGE, .name = "StartImage", .nargs = 3),
+    BS(BS_EXIT, .name = "Exit", .nargs = 4, .fn = exit_image),
+    BS(BS_UNLOAD_IMAGE, .name = "UnloadImage", .nargs = 1),
+    BS(BS_EXIT_BOOT_SERVICES, .name = "ExitBootServices", .nargs = 2, .fn = exit_boot_services,
+       .decode = decode_exit_boot_services, .faults = FW_FAULT(EBS_STALE_KEY)),
+    BS(BS_GET_NEXT_MONOTONIC_COUNT, .name = "GetNextMonotonicCount", .nargs = 1, .fn = get_next_monotonic_count),
+    BS(BS_STALL, .name = "Stall", .nargs = 1, .fn = stall),
+    BS(BS_SET_WATCHDOG_TIMER, .name = "SetWatchdogTimer", .nargs = 4, .fn = set_watchdog_timer),
+    BS(BS_CONNECT_CONTROLLER, .name = "ConnectController", .nargs = 4),
+    BS(BS_DISCONNECT_CONTROLLER, .name = "DisconnectController", .nargs = 3),
+    BS(BS_OPEN_PROTOCOL, .name = "OpenProtocol", .nargs = 6, .fn = open_protocol, .decode = fw_decode_protocol,
+       .lookup = LOOKUP_HANDLE),
+    BS(BS_CLOSE_PROTOCOL, .name = "CloseProtocol", .nargs = 4, .fn = close_protocol),
+    BS(BS_OPEN_PROTOCOL_INFORMATION, .name = "OpenProtocolInformation", .nargs = 4),
+    BS(BS_PROTOCOLS_PER_HANDLE, .name = "ProtocolsPerHandle", .nargs = 3),
+    BS(BS_LOCATE_HANDLE_BUFFER, .name = "LocateHandleBuffer", .nargs = 5, .fn = locate_handle_buffer,
+       .decode = decode_locate_handle, .lookup = LOOKUP_SEARCH),
+    BS(BS_LOCATE_PROTOCOL, .name = "LocateProtocol", .nargs = 3, .fn = locate_protocol,
+       .decode = decode_locate_protocol,
+       .lookup = { .not_found = EFI_NOT_FOUND, .guid = 0, .clears_interface = true }),
+    BS(BS_INSTALL_MULTIPLE_PROTOCOL_INTERFACES, .name = "InstallMultipleProtocolInterfaces", .nargs = 4),
+    BS(BS_UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES, .name = "UninstallMultipleProtocolInterfaces", .nargs = 4),
+    BS(BS_CALCULATE_CRC32, .name = "CalculateCrc32", .nargs = 3, .fn = calculate_crc32),
+    BS(BS_COPY_MEM, .name = "CopyMem", .nargs = 3, .fn = copy_mem),
+    BS(BS_SET_MEM, .name = "SetMem", .nargs = 3, .fn = set_mem),
+    BS(BS_CREATE_EVENT_EX, .name = "CreateEventEx", .nargs = 6),
 };

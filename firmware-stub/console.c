@@ -68,16 +68,16 @@ void fw_console_write_ucs2(struct firmware *fw, const uint16_t *s, size_t n)
 
 static efi_status_t output_string(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t string = a[1];
     uint16_t chunk[256];
-    uint64_t addr = a[1];
-    if (!addr)
+    if (!string)
         return EFI_INVALID_PARAMETER;
     /* Print in chunks up to the terminating NUL. A string running off the
      * end of guest memory fails without printing its unreadable tail. */
     for (unsigned done = 0; done < OUTPUT_STRING_MAX; done += 256) {
         size_t n = 0;
         while (n < 256) {
-            if (!guest_view_read(v, addr + 2 * n, &chunk[n], 2))
+            if (!guest_view_read(v, string + 2 * n, &chunk[n], 2))
                 return EFI_INVALID_PARAMETER;
             if (!chunk[n])
                 break;
@@ -86,7 +86,7 @@ static efi_status_t output_string(struct firmware *fw, const struct guest_view *
         fw_console_write_ucs2(fw, chunk, n);
         if (n < 256)
             return EFI_SUCCESS;
-        addr += 512;
+        string += 512;
     }
     return EFI_SUCCESS;
 }
@@ -100,10 +100,11 @@ static efi_status_t conout_success(struct firmware *fw, const struct guest_view 
 static efi_status_t query_mode(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)fw;
+    uint64_t mode_number = a[1], columns_ptr = a[2], rows_ptr = a[3];
     uint64_t cols = 80, rows = 25;
-    if (a[1] != 0)
+    if (mode_number != 0)
         return EFI_UNSUPPORTED;
-    if (!guest_view_write_u64(v, a[2], cols) || !guest_view_write_u64(v, a[3], rows))
+    if (!guest_view_write_u64(v, columns_ptr, cols) || !guest_view_write_u64(v, rows_ptr, rows))
         return EFI_INVALID_PARAMETER;
     return EFI_SUCCESS;
 }
@@ -111,7 +112,8 @@ static efi_status_t query_mode(struct firmware *fw, const struct guest_view *v, 
 static efi_status_t set_mode(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)fw, (void)v;
-    return a[1] == 0 ? EFI_SUCCESS : EFI_UNSUPPORTED;
+    uint64_t mode_number = a[1];
+    return mode_number == 0 ? EFI_SUCCESS : EFI_UNSUPPORTED;
 }
 
 static efi_status_t read_key_stroke(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -120,19 +122,22 @@ static efi_status_t read_key_stroke(struct firmware *fw, const struct guest_view
     return EFI_NOT_READY;   /* no keyboard: never a key */
 }
 
-const struct fw_service fw_conout_services[9] = {
-    { FW_ID_CONOUT(CONOUT_RESET), "ConOut.Reset", 2, conout_success },
-    { FW_ID_CONOUT(CONOUT_OUTPUT_STRING), "ConOut.OutputString", 2, output_string },
-    { FW_ID_CONOUT(CONOUT_TEST_STRING), "ConOut.TestString", 2, conout_success },
-    { FW_ID_CONOUT(CONOUT_QUERY_MODE), "ConOut.QueryMode", 4, query_mode },
-    { FW_ID_CONOUT(CONOUT_SET_MODE), "ConOut.SetMode", 2, set_mode },
-    { FW_ID_CONOUT(CONOUT_SET_ATTRIBUTE), "ConOut.SetAttribute", 2, conout_success },
-    { FW_ID_CONOUT(CONOUT_CLEAR_SCREEN), "ConOut.ClearScreen", 1, conout_success },
-    { FW_ID_CONOUT(CONOUT_SET_CURSOR_POSITION), "ConOut.SetCursorPosition", 3, conout_success },
-    { FW_ID_CONOUT(CONOUT_ENABLE_CURSOR), "ConOut.EnableCursor", 2, conout_success },
+#define CONOUT(i, ...) [i] = { .id = FW_ID_CONOUT(i), __VA_ARGS__ }   /* i: enum efi_conout_service */
+#define CONIN(i, ...)  [i] = { .id = FW_ID_CONIN(i), __VA_ARGS__ }    /* i: enum efi_conin_service */
+
+const struct fw_service fw_conout_services[CONOUT_COUNT] = {
+    CONOUT(CONOUT_RESET, .name = "ConOut.Reset", .nargs = 2, .fn = conout_success),
+    CONOUT(CONOUT_OUTPUT_STRING, .name = "ConOut.OutputString", .nargs = 2, .fn = output_string),
+    CONOUT(CONOUT_TEST_STRING, .name = "ConOut.TestString", .nargs = 2, .fn = conout_success),
+    CONOUT(CONOUT_QUERY_MODE, .name = "ConOut.QueryMode", .nargs = 4, .fn = query_mode),
+    CONOUT(CONOUT_SET_MODE, .name = "ConOut.SetMode", .nargs = 2, .fn = set_mode),
+    CONOUT(CONOUT_SET_ATTRIBUTE, .name = "ConOut.SetAttribute", .nargs = 2, .fn = conout_success),
+    CONOUT(CONOUT_CLEAR_SCREEN, .name = "ConOut.ClearScreen", .nargs = 1, .fn = conout_success),
+    CONOUT(CONOUT_SET_CURSOR_POSITION, .name = "ConOut.SetCursorPosition", .nargs = 3, .fn = conout_success),
+    CONOUT(CONOUT_ENABLE_CURSOR, .name = "ConOut.EnableCursor", .nargs = 2, .fn = conout_success),
 };
 
-const struct fw_service fw_conin_services[2] = {
-    { FW_ID_CONIN(CONIN_RESET), "ConIn.Reset", 2, conout_success },
-    { FW_ID_CONIN(CONIN_READ_KEY_STROKE), "ConIn.ReadKeyStroke", 2, read_key_stroke },
+const struct fw_service fw_conin_services[CONIN_COUNT] = {
+    CONIN(CONIN_RESET, .name = "ConIn.Reset", .nargs = 2, .fn = conout_success),
+    CONIN(CONIN_READ_KEY_STROKE, .name = "ConIn.ReadKeyStroke", .nargs = 2, .fn = read_key_stroke),
 };

@@ -23,17 +23,17 @@ void fw_log(struct firmware *fw, const char *fmt, ...)
     va_end(ap);
 }
 
-static const struct fw_service *lookup(unsigned id)
+const struct fw_service *fw_service_of(unsigned id)
 {
-    if (id >= FW_ID_BS(0) && id < FW_ID_BS(EFI_BOOT_SERVICES_COUNT))
+    if (id >= FW_ID_BS(0) && id < FW_ID_BS(BS_COUNT))
         return &fw_boot_services[id - FW_ID_BS(0)];
-    if (id >= FW_ID_RT(0) && id < FW_ID_RT(EFI_RUNTIME_SERVICES_COUNT))
+    if (id >= FW_ID_RT(0) && id < FW_ID_RT(RT_COUNT))
         return &fw_runtime_services[id - FW_ID_RT(0)];
     if (id >= FW_ID_CONOUT(0) && id < FW_ID_CONOUT(CONOUT_COUNT))
         return &fw_conout_services[id - FW_ID_CONOUT(0)];
     if (id >= FW_ID_CONIN(0) && id < FW_ID_CONIN(CONIN_COUNT))
         return &fw_conin_services[id - FW_ID_CONIN(0)];
-    if (id >= FW_ID_RNG(0) && id < FW_ID_RNG(2))
+    if (id >= FW_ID_RNG(0) && id < FW_ID_RNG(RNG_COUNT))
         return &fw_rng_services[id - FW_ID_RNG(0)];
     if (id == FW_ID_LOADFILE2)
         return &fw_loadfile2_service;
@@ -42,7 +42,7 @@ static const struct fw_service *lookup(unsigned id)
 
 const char *firmware_service_name(unsigned id)
 {
-    const struct fw_service *s = lookup(id);
+    const struct fw_service *s = fw_service_of(id);
     return s ? s->name : NULL;
 }
 
@@ -72,7 +72,7 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"id\":%u", id);
     if (injected)
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"injected\":\"%s\"", injected);
-    n += (int)fw_trace_decode(id, v, a, status, line + n, sizeof(line) - (size_t)n - 4);
+    n += (int)fw_trace_decode(s, v, a, status, line + n, sizeof(line) - (size_t)n - 4);
     n += snprintf(line + n, sizeof(line) - (size_t)n, "}\n");
     if (fw->trace_bytes + (uint64_t)n > fw->cfg.trace_limit) {
         if (fw->trace_bytes <= fw->cfg.trace_limit)
@@ -85,145 +85,93 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
     fwrite(line, 1, (size_t)n, fw->cfg.trace);
 }
 
-
-uint64_t firmware_protocol_arg(unsigned id, const uint64_t *a)
+/* The register arguments of a call, RCX, RDX, R8, R9 (Microsoft x64). */
+static void register_args(const struct fw_call *call, uint64_t *a)
 {
-    switch (id) {
-    case FW_ID_BS(BS_HANDLE_PROTOCOL):
-    case FW_ID_BS(BS_OPEN_PROTOCOL):
-        return a[1];
-    case FW_ID_BS(BS_LOCATE_HANDLE):
-    case FW_ID_BS(BS_LOCATE_HANDLE_BUFFER):
-        return a[0] == EFI_BY_PROTOCOL ? a[1] : 0;
-    case FW_ID_BS(BS_LOCATE_PROTOCOL):
-    case FW_ID_BS(BS_LOCATE_DEVICE_PATH):
-        return a[0];
-    default:
+    a[0] = call->rcx;
+    a[1] = call->rdx;
+    a[2] = call->r8;
+    a[3] = call->r9;
+}
+
+uint64_t fw_protocol_arg(const struct fw_service *s, const uint64_t *a)
+{
+    if (!s || !s->lookup.not_found || (s->lookup.by_protocol && a[0] != EFI_BY_PROTOCOL))
         return 0;
+    return a[s->lookup.guid];
+}
+
+uint64_t firmware_protocol_arg(unsigned id, const struct fw_call *call)
+{
+    uint64_t a[4];
+    register_args(call, a);
+    return fw_protocol_arg(fw_service_of(id), a);
+}
+
+uint64_t firmware_allocated(unsigned id, const struct fw_call *call, uint64_t status)
+{
+    uint64_t a[4], addr;
+    register_args(call, a);
+    if (id != FW_ID_BS(BS_ALLOCATE_PAGES) || status != EFI_SUCCESS || !fw_allocated_pages(&call->view, a, &addr))
+        return 0;
+    return addr;
+}
+
+static bool in_scope(const struct firmware *fw, const struct fw_service *s, enum inject_kind k)
+{
+    switch (inject_faults[k].scope) {
+    case INJECT_ON_BOOT: return !fw->calls;
+    case INJECT_ON_LOOKUPS: return s && s->lookup.not_found;
+    default: return s && (s->faults & (1u << k));
     }
 }
 
 unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const struct fw_call *call)
 {
-    const uint64_t a[4] = { call->rcx, call->rdx, call->r8, call->r9 };
-    const struct guest_view *v = &call->view;
+    const struct fw_service *s = fw_service_of(id);
+    uint64_t a[4];
     unsigned m = 0;
-    uint64_t size, gp;
-    efi_guid_t g;
-    if (fw->phase != FW_PHASE_BOOT && id != FW_ID_RT(RT_GET_VARIABLE))
+    register_args(call, a);
+    /* After ExitBootServices a boot service only fails: nothing to inject. */
+    if (fw->phase != FW_PHASE_BOOT && is_boot_service(id))
         return 0;
-    /* The memory-map faults hold for the whole boot: they apply to its first call. */
-    if (!fw->calls)
-        m |= 1u << INJECT_MAP_FRAGMENTED | 1u << INJECT_NO_LOW_FREE;
-    switch (id) {
-    case FW_ID_BS(BS_GET_MEMORY_MAP):
-        /* Only calls with a buffer the real map could fit: a size probe
-         * gets EFI_BUFFER_TOO_SMALL anyway. */
-        if (guest_view_read_u64(v, a[0], &size) && size > 0)
-            m |= 1u << INJECT_GMM_TOO_SMALL;
-        break;
-    case FW_ID_BS(BS_EXIT_BOOT_SERVICES): m |= 1u << INJECT_EBS_STALE_KEY; break;
-    case FW_ID_BS(BS_ALLOCATE_PAGES): m |= 1u << INJECT_ALLOC_PAGES_FAIL | 1u << INJECT_ALLOC_PAGES_ABOVE; break;
-    case FW_ID_BS(BS_ALLOCATE_POOL): m |= 1u << INJECT_ALLOC_POOL_FAIL; break;
-    case FW_ID_RT(RT_GET_VARIABLE): m |= 1u << INJECT_GETVAR_ERROR; break;
-    default:
-        gp = firmware_protocol_arg(id, a);
-        if (!gp || !guest_view_read(v, gp, &g, sizeof(g)))
-            break;
-        if (guid_equal(&g, &GUID_LOADED_IMAGE))
-            m |= 1u << INJECT_NO_LOADED_IMAGE;
-        if (guid_equal(&g, &GUID_RNG_PROTOCOL))
-            m |= 1u << INJECT_NO_RNG;
-        /* The stub's LocateDevicePath asks for LoadFile2 on the initrd's
-         * vendor media path: only meaningful when an initrd is offered. */
-        if (id == FW_ID_BS(BS_LOCATE_DEVICE_PATH) && guid_equal(&g, &GUID_LOAD_FILE2_PROTOCOL) && fw->initrd_lf2)
-            m |= 1u << INJECT_NO_LOADFILE2;
+    for (unsigned k = 0; k < INJECT_KINDS; k++) {
+        const struct inject_fault *f = &inject_faults[k];
+        if (in_scope(fw, s, k) && (!f->applies || f->applies(fw, k, s, &call->view, a)))
+            m |= 1u << k;
     }
     return m;
 }
 
 static bool armed(const struct inject *in, unsigned applies, enum inject_kind k)
 {
+    if (inject_faults[k].scope == INJECT_ON_BOOT)
+        return in->on[k];   /* it holds for every call */
     return in->on[k] && (applies & (1u << k)) && in->seen[k] >= in->from[k];
 }
 
-/* A protocol lookup that finds nothing, as each service reports it. */
-static efi_status_t not_found(unsigned id, const struct guest_view *v, const uint64_t *a)
+/* The armed fault whose before (or after) hook injects it, or -1. */
+static int inject_hooks(struct firmware *fw, const struct fw_service *s, unsigned applies,
+                        const struct guest_view *v, const uint64_t *a, efi_status_t *status, bool after)
 {
-    if (id == FW_ID_BS(BS_HANDLE_PROTOCOL) || id == FW_ID_BS(BS_OPEN_PROTOCOL) || id == FW_ID_BS(BS_LOCATE_PROTOCOL)) {
-        if (a[2])
-            guest_view_write_u64(v, a[2], 0);
-        return id == FW_ID_BS(BS_LOCATE_PROTOCOL) ? EFI_NOT_FOUND : EFI_UNSUPPORTED;
-    }
-    return EFI_NOT_FOUND;
-}
-
-/* The fault to inject instead of the call, or -1 to make the call. */
-static int inject_before(struct firmware *fw, unsigned id, unsigned applies, const struct guest_view *v,
-                         const uint64_t *a, efi_status_t *status)
-{
-    struct inject *in = &fw->cfg.inject;
-    if (armed(in, applies, INJECT_GMM_TOO_SMALL) && in->count[INJECT_GMM_TOO_SMALL] < in->value[INJECT_GMM_TOO_SMALL]) {
-        /* As the spec says: MapSize returns the size needed. */
-        guest_view_write_u64(v, a[0], (uint64_t)fw->map.n * FW_MEMORY_DESCRIPTOR_SIZE);
-        *status = EFI_BUFFER_TOO_SMALL;
-        return INJECT_GMM_TOO_SMALL;
-    }
-    if (armed(in, applies, INJECT_EBS_STALE_KEY) && !in->count[INJECT_EBS_STALE_KEY] && a[1] == fw->map.key) {
-        fw->map.key++;   /* as if an event had changed the map */
-        *status = EFI_INVALID_PARAMETER;
-        return INJECT_EBS_STALE_KEY;
-    }
-    static const enum inject_kind nth[] = { INJECT_ALLOC_PAGES_FAIL, INJECT_ALLOC_POOL_FAIL };
-    for (unsigned i = 0; i < 2; i++)
-        if (armed(in, applies, nth[i]) && in->seen[nth[i]] == in->value[nth[i]]) {
-            *status = EFI_OUT_OF_RESOURCES;
-            return nth[i];
-        }
-    static const enum inject_kind missing[] = { INJECT_NO_LOADED_IMAGE, INJECT_NO_RNG, INJECT_NO_LOADFILE2 };
-    for (unsigned i = 0; i < 3; i++)
-        if (armed(in, applies, missing[i])) {
-            *status = not_found(id, v, a);
-            return missing[i];
-        }
-    if (armed(in, applies, INJECT_GETVAR_ERROR)) {
-        *status = EFI_DEVICE_ERROR;
-        return INJECT_GETVAR_ERROR;
+    for (unsigned k = 0; k < INJECT_KINDS; k++) {
+        inject_hook_fn *hook = after ? inject_faults[k].after : inject_faults[k].before;
+        if (hook && armed(&fw->cfg.inject, applies, k) && hook(fw, k, s, v, a, status))
+            return (int)k;
     }
     return -1;
 }
 
-/* alloc-pages-above: an allocation that landed at or above the address
- * is undone and fails. The memory-map faults are marked on every map the
- * guest reads. */
-static int inject_after(struct firmware *fw, unsigned id, unsigned applies, const struct guest_view *v,
-                        const uint64_t *a, efi_status_t *status)
-{
-    struct inject *in = &fw->cfg.inject;
-    uint64_t addr;
-    if (id == FW_ID_BS(BS_GET_MEMORY_MAP) && *status == EFI_SUCCESS) {
-        if (in->on[INJECT_MAP_FRAGMENTED])
-            return INJECT_MAP_FRAGMENTED;
-        if (in->on[INJECT_NO_LOW_FREE])
-            return INJECT_NO_LOW_FREE;
-    }
-    if (!armed(in, applies, INJECT_ALLOC_PAGES_ABOVE) || *status != EFI_SUCCESS ||
-        !guest_view_read_u64(v, a[3], &addr) || addr + (a[2] << 12) <= in->value[INJECT_ALLOC_PAGES_ABOVE])
-        return -1;
-    memmap_free(&fw->map, addr, a[2]);
-    *status = a[0] == EFI_ALLOCATE_ADDRESS ? EFI_NOT_FOUND : EFI_OUT_OF_RESOURCES;
-    return INJECT_ALLOC_PAGES_ABOVE;
-}
-
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call)
 {
-    uint64_t a[8] = { call->rcx, call->rdx, call->r8, call->r9 };
-    const struct fw_service *s = lookup(id);
+    uint64_t a[8] = { 0 };
+    const struct fw_service *s = fw_service_of(id);
     unsigned nargs = s ? s->nargs : 4;
     efi_status_t status;
     const char *injected = NULL;
     struct inject *in = &fw->cfg.inject;
     unsigned applies = firmware_inject_applies(fw, id, call);
+    register_args(call, a);
     for (unsigned k = 0; k < INJECT_KINDS; k++)
         in->seen[k] += (applies >> k) & 1;
 
@@ -256,13 +204,13 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
         }
         status = EFI_UNSUPPORTED;
     } else {
-        int k = inject_before(fw, id, applies, &call->view, a, &status);
+        int k = inject_hooks(fw, s, applies, &call->view, a, &status, false);
         if (k < 0) {
             status = s->fn(fw, &call->view, a);
-            k = inject_after(fw, id, applies, &call->view, a, &status);
+            k = inject_hooks(fw, s, applies, &call->view, a, &status, true);
         }
         if (k >= 0) {
-            injected = inject_names[k];
+            injected = inject_faults[k].name;
             if (!in->count[k]++)
                 in->first_seen[k] = in->seen[k];
             fw_log(fw, "injected fault %s: %s returns %s", injected, s->name, efi_status_name(status));

@@ -31,12 +31,16 @@
 #define FW_MAX_THUNKS     (0x1000 / FW_THUNK_SIZE)
 
 /* Service IDs are thunk slots. 0 is never a service. */
-#define FW_ID_BS(i)        (1 + (i))      /* index into EFI_BOOT_SERVICES, 0..43 */
-#define FW_ID_RT(i)        (64 + (i))     /* index into EFI_RUNTIME_SERVICES, 0..13 */
-#define FW_ID_CONOUT(i)    (96 + (i))     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL, 0..8 */
-#define FW_ID_CONIN(i)     (112 + (i))    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL, 0..1 */
-#define FW_ID_RNG(i)       (128 + (i))    /* EFI_RNG_PROTOCOL, 0..1 */
+/* i: the service's index in its group (services.h). */
+#define FW_ID_BS(i)        (1 + (i))      /* EFI_BOOT_SERVICES, enum efi_boot_service */
+#define FW_ID_RT(i)        (64 + (i))     /* EFI_RUNTIME_SERVICES, enum efi_runtime_service */
+#define FW_ID_CONOUT(i)    (96 + (i))     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL, enum efi_conout_service */
+#define FW_ID_CONIN(i)     (112 + (i))    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL, enum efi_conin_service */
+#define FW_ID_RNG(i)       (128 + (i))    /* EFI_RNG_PROTOCOL, enum efi_rng_service */
 #define FW_ID_LOADFILE2    136            /* EFI_LOAD_FILE2_PROTOCOL.LoadFile (the initrd) */
+_Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_CONOUT(0) &&
+               FW_ID_CONOUT(CONOUT_COUNT) <= FW_ID_CONIN(0) && FW_ID_CONIN(CONIN_COUNT) <= FW_ID_RNG(0) &&
+               FW_ID_RNG(RNG_COUNT) <= FW_ID_LOADFILE2, "each group's IDs end before the next group's start");
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
 #define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
 #define FW_ID_IMAGE_RETURN 288            /* return address of the entry point: handled by the VMM */
@@ -150,9 +154,12 @@ void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call);
 /* The guest address of the protocol GUID a lookup service (HandleProtocol,
  * OpenProtocol, LocateProtocol, LocateDevicePath, LocateHandle(Buffer)
- * ByProtocol) is given in args a[]; 0 for any other call. UEFI 2.10
- * sections 7.3.7-7.3.16. */
-uint64_t firmware_protocol_arg(unsigned id, const uint64_t *a);
+ * ByProtocol) is given; 0 for any other call. UEFI 2.10 sections
+ * 7.3.7-7.3.16. */
+uint64_t firmware_protocol_arg(unsigned id, const struct fw_call *call);
+/* The address a successful AllocatePages got (its *Memory, read after the
+ * call); 0 for any other call. */
+uint64_t firmware_allocated(unsigned id, const struct fw_call *call, uint64_t status);
 /* The inject kinds (bit k: enum inject_kind k) that apply to this call,
  * made now; the memory-map faults apply to the boot's first call. */
 unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const struct fw_call *call);

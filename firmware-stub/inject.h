@@ -1,31 +1,35 @@
 /* Fault injection: make chosen firmware calls fail on purpose, to test
  * what the kernel's EFI stub does about it. Each injected fault is marked
- * in the trace ("injected":"NAME"). */
+ * in the trace ("injected":"NAME"). Everything about a kind is its
+ * descriptor in inject_faults[] (inject.c). */
 #ifndef HANDOVER_INJECT_H
 #define HANDOVER_INJECT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "efi.h"
+
 enum inject_kind {
-    INJECT_GMM_TOO_SMALL,     /* gmm-too-small[:N]   GetMemoryMap: EFI_BUFFER_TOO_SMALL N times (default 1) */
-    INJECT_EBS_STALE_KEY,     /* ebs-stale-key       ExitBootServices: the map changes under it, once */
-    INJECT_ALLOC_PAGES_FAIL,  /* alloc-pages-fail:N  AllocatePages: EFI_OUT_OF_RESOURCES on the Nth call */
-    INJECT_ALLOC_PAGES_ABOVE, /* alloc-pages-above:ADDR  AllocatePages: no memory at or above ADDR */
-    INJECT_ALLOC_POOL_FAIL,   /* alloc-pool-fail:N   AllocatePool: EFI_OUT_OF_RESOURCES on the Nth call */
-    INJECT_NO_LOADED_IMAGE,   /* no-loaded-image     the image handle lacks EFI_LOADED_IMAGE_PROTOCOL */
-    INJECT_GETVAR_ERROR,      /* getvar-error        GetVariable: EFI_DEVICE_ERROR */
-    INJECT_NO_RNG,            /* no-rng              no EFI_RNG_PROTOCOL */
-    INJECT_MAP_FRAGMENTED,    /* memmap-fragmented   a reserved page every 2 MiB below 256 MiB */
-    INJECT_NO_LOW_FREE,       /* no-low-free         no free RAM between 1 MiB and 4 GiB */
-    INJECT_NO_LOADFILE2,      /* no-loadfile2        no LoadFile2 device path for the initrd */
+    INJECT_GMM_TOO_SMALL,
+    INJECT_EBS_STALE_KEY,
+    INJECT_ALLOC_PAGES_FAIL,
+    INJECT_ALLOC_PAGES_ABOVE,
+    INJECT_ALLOC_POOL_FAIL,
+    INJECT_NO_LOADED_IMAGE,
+    INJECT_GETVAR_ERROR,
+    INJECT_NO_RNG,
+    INJECT_MAP_FRAGMENTED,
+    INJECT_NO_LOW_FREE,
+    INJECT_NO_LOADFILE2,
     INJECT_KINDS
 };
 
-/* Each kind applies to some calls (inject_applies in dispatch.c): seen[]
- * counts them, whether the fault is on or not. SPEC@K arms a fault from
- * the Kth call it applies to; the --fault-sweep arms one at the call it
- * restores a snapshot to. */
+/* Each kind applies to some calls (its descriptor's scope and applies):
+ * seen[] counts them, whether the fault is on or not. SPEC@K arms a fault
+ * from the Kth call it applies to; the --fault-sweep arms one at the call
+ * it restores a snapshot to. */
 struct inject {
     bool on[INJECT_KINDS];
     uint64_t value[INJECT_KINDS];      /* N or ADDR */
@@ -35,15 +39,52 @@ struct inject {
     uint64_t first_seen[INJECT_KINDS]; /* seen[] when it was first injected */
 };
 
+/* SPEC's :VALUE. */
+enum inject_value {
+    INJECT_VALUE_NONE,
+    INJECT_VALUE_REQUIRED,
+    INJECT_VALUE_OPTIONAL,   /* 1 when left out */
+};
+
+/* The calls a kind can apply to; its applies hook narrows them down. */
+enum inject_scope {
+    INJECT_ON_SERVICES,      /* the services whose row names it (struct fw_service.faults) */
+    INJECT_ON_LOOKUPS,       /* every protocol lookup (struct fw_service.lookup) */
+    INJECT_ON_BOOT,          /* the whole boot: applies to its first call, armed from then on */
+};
+
+struct firmware;
+struct fw_service;
+struct guest_view;
+
+/* Whether kind k applies to this call (a[]: its register arguments). */
+typedef bool inject_applies_fn(const struct firmware *fw, enum inject_kind k, const struct fw_service *s,
+                               const struct guest_view *v, const uint64_t *a);
+/* Called with the fault armed: whether it is injected, with *status the
+ * call's status then. */
+typedef bool inject_hook_fn(struct firmware *fw, enum inject_kind k, const struct fw_service *s,
+                            const struct guest_view *v, const uint64_t *a, efi_status_t *status);
+
+struct inject_fault {
+    const char *name;
+    enum inject_value value;
+    bool hex;                    /* VALUE is an address (A): inject_spec writes it in hex */
+    bool takes_from;             /* SPEC@K makes sense (not for the Nth-call and whole-boot faults) */
+    const char *help;            /* what --help says after the spec */
+    enum inject_scope scope;
+    inject_applies_fn *applies;  /* NULL: every call in its scope */
+    inject_hook_fn *before;      /* the fault instead of the call */
+    inject_hook_fn *after;       /* the fault on the call's result */
+    void (*memmap)(struct firmware *fw);  /* on: changes the memory map once the VMM placed everything */
+};
+
+extern const struct inject_fault inject_faults[INJECT_KINDS];
+
 /* Parse one --inject SPEC into in; -1 with a message in err if invalid. */
 int inject_parse(struct inject *in, const char *spec, char *err, unsigned errlen);
-/* Whether SPEC@K makes sense for a kind (not for the Nth-call and
- * whole-boot faults). */
-bool inject_takes_from(enum inject_kind k);
 /* The spec that arms kind k as in (NAME[:VALUE][@K]), for messages. */
 void inject_spec(const struct inject *in, enum inject_kind k, char *buf, unsigned len);
-/* For --help: one line per spec. */
-extern const char *const inject_help[];
-extern const char *const inject_names[INJECT_KINDS];
+/* For --help: a line per spec, each after indent. */
+void inject_help(char *buf, size_t len, const char *indent);
 
 #endif

@@ -5,22 +5,51 @@
 #include "firmware.h"
 #include "guids.h"
 
-typedef efi_status_t (*fw_handler)(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+struct fw_service;
+struct fw_trace_out;   /* trace_decode.h */
 
+typedef efi_status_t (*fw_handler)(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+/* Adds the service's fields to a trace line's "decoded" object, read after
+ * the call through the same guest view (trace_decode.h). */
+typedef void (*fw_decoder)(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                           const uint64_t *a, efi_status_t status);
+
+/* A protocol lookup (UEFI 2.10 sections 7.3.7-7.3.16): where its EFI_GUID
+ * *Protocol is, and what it does when the protocol is not there. */
+struct fw_lookup {
+    efi_status_t not_found;  /* its status then; 0: the service is no lookup */
+    unsigned guid;           /* the argument holding the GUID's address */
+    bool by_protocol;        /* the GUID counts only when a[0], SearchType, is ByProtocol */
+    bool clears_interface;   /* *Interface, a[2], becomes NULL */
+};
+
+/* Everything about one service: the row in its group's table. */
 struct fw_service {
     unsigned id;
     const char *name;
     unsigned nargs;
-    fw_handler fn;       /* NULL: EFI_UNSUPPORTED, reported once */
+    fw_handler fn;           /* NULL: EFI_UNSUPPORTED, reported once */
+    fw_decoder decode;       /* NULL: no "decoded" in its trace lines */
+    struct fw_lookup lookup;
+    unsigned faults;         /* bit k: inject kind k can apply to it (inject.c says when) */
 };
 
-/* Service tables, one per group (boot_services.c, runtime_services.c, console.c). */
-extern const struct fw_service fw_boot_services[EFI_BOOT_SERVICES_COUNT];
-extern const struct fw_service fw_runtime_services[EFI_RUNTIME_SERVICES_COUNT];
-extern const struct fw_service fw_conout_services[9];
-extern const struct fw_service fw_conin_services[2];
-extern const struct fw_service fw_rng_services[2];
+#define FW_FAULT(kind) (1u << INJECT_##kind)
+
+/* Service tables, one per group (boot_services.c, runtime_services.c,
+ * console.c, rng.c, loadfile2.c), indexed by services.h. */
+extern const struct fw_service fw_boot_services[BS_COUNT];
+extern const struct fw_service fw_runtime_services[RT_COUNT];
+extern const struct fw_service fw_conout_services[CONOUT_COUNT];
+extern const struct fw_service fw_conin_services[CONIN_COUNT];
+extern const struct fw_service fw_rng_services[RNG_COUNT];
 extern const struct fw_service fw_loadfile2_service;
+
+/* dispatch.c: the service an ID names, or NULL. */
+const struct fw_service *fw_service_of(unsigned id);
+/* The guest address of the protocol GUID a lookup is given; 0 for any
+ * other call (and for a LocateHandle(Buffer) that is not ByProtocol). */
+uint64_t fw_protocol_arg(const struct fw_service *s, const uint64_t *a);
 
 /* Diagnostics on cfg.log, prefixed "handover: ". */
 void fw_log(struct firmware *fw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -31,6 +60,9 @@ efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid
 
 /* boot_services.c: handle database */
 int fw_add_protocol(struct firmware *fw, uint64_t handle, const efi_guid_t *guid, uint64_t iface);
+
+/* boot_services.c: AllocatePages' *Memory, read after the call. */
+bool fw_allocated_pages(const struct guest_view *v, const uint64_t *a, uint64_t *addr);
 
 /* pool allocations (boot_services.c) */
 efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, uint64_t *addr);
@@ -52,8 +84,8 @@ void fw_variables_free(struct firmware *fw);
 int fw_variables_copy(struct firmware *dst, const struct firmware *src);
 
 /* trace_decode.c: ,"decoded":{...} for a trace line, or 0 bytes. */
-size_t fw_trace_decode(unsigned id, const struct guest_view *v, const uint64_t *a, efi_status_t status, char *buf,
-                       size_t cap);
+size_t fw_trace_decode(const struct fw_service *s, const struct guest_view *v, const uint64_t *a,
+                       efi_status_t status, char *buf, size_t cap);
 
 /* Read a NUL-terminated UCS-2 string of at most max chars (including the
  * NUL) from guest memory; returns its length without NUL, or -1. */

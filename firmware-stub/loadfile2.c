@@ -2,23 +2,33 @@
  * 13.2): a size probe answers EFI_BUFFER_TOO_SMALL with the size, then the
  * bytes are copied into the caller's buffer. BootPolicy must be FALSE for
  * LoadFile2. */
-#include "internal.h"
+#include "trace_decode.h"
 
 static efi_status_t load_file(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t this = a[0], boot_policy = a[2], size_ptr = a[3], buffer = a[4];
     uint64_t size;
-    if (a[0] != fw->initrd_lf2 || !a[3] || !guest_view_read_u64(v, a[3], &size))
+    if (this != fw->initrd_lf2 || !size_ptr || !guest_view_read_u64(v, size_ptr, &size))
         return EFI_INVALID_PARAMETER;
-    if (a[2])
+    if (boot_policy)
         return EFI_UNSUPPORTED;
-    if (!a[4] || size < fw->cfg.initrd_size) {
-        guest_view_write_u64(v, a[3], fw->cfg.initrd_size);
+    if (!buffer || size < fw->cfg.initrd_size) {
+        guest_view_write_u64(v, size_ptr, fw->cfg.initrd_size);
         return EFI_BUFFER_TOO_SMALL;
     }
-    if (!guest_view_write(v, a[4], fw->cfg.initrd, fw->cfg.initrd_size))
+    if (!guest_view_write(v, buffer, fw->cfg.initrd, fw->cfg.initrd_size))
         return EFI_INVALID_PARAMETER;
-    guest_view_write_u64(v, a[3], fw->cfg.initrd_size);
+    guest_view_write_u64(v, size_ptr, fw->cfg.initrd_size);
     return EFI_SUCCESS;
 }
 
-const struct fw_service fw_loadfile2_service = { FW_ID_LOADFILE2, "LoadFile2.LoadFile", 5, load_file };
+static void decode_load_file(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                             const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_ptr_u64(o, "buffer_size", v, a[3], false);
+}
+
+const struct fw_service fw_loadfile2_service = {
+    .id = FW_ID_LOADFILE2, .name = "LoadFile2.LoadFile", .nargs = 5, .fn = load_file, .decode = decode_load_file,
+};

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "internal.h"
+#include "trace_decode.h"
 
 #define GUID_RNG_ALGORITHM_RAW EFI_GUID(0xe43176d7, 0xab20, 0x4b0e, 0x9e, 0x23, 0x9a, 0x7c, 0x8e, 0x8b, 0x89, 0xc4)
 #define RNG_MAX_REQUEST (1u << 20)
@@ -40,31 +40,42 @@ static int fill_random(struct firmware *fw, uint8_t *buf, size_t len)
 static efi_status_t get_info(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)fw;
+    uint64_t list_size_ptr = a[1], list = a[2];
     uint64_t size;
     efi_guid_t raw = GUID_RNG_ALGORITHM_RAW;
-    if (!a[1] || !guest_view_read_u64(v, a[1], &size))
+    if (!list_size_ptr || !guest_view_read_u64(v, list_size_ptr, &size))
         return EFI_INVALID_PARAMETER;
-    guest_view_write_u64(v, a[1], sizeof(raw));
+    guest_view_write_u64(v, list_size_ptr, sizeof(raw));
     if (size < sizeof(raw))
         return EFI_BUFFER_TOO_SMALL;
-    return guest_view_write(v, a[2], &raw, sizeof(raw)) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
+    return guest_view_write(v, list, &raw, sizeof(raw)) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
 }
 
 static efi_status_t get_rng(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t algorithm = a[1], length = a[2], value = a[3];
     static uint8_t buf[RNG_MAX_REQUEST];
     efi_guid_t alg, raw = GUID_RNG_ALGORITHM_RAW;
-    if (a[1] && (!guest_view_read(v, a[1], &alg, sizeof(alg)) || !guid_equal(&alg, &raw)))
+    if (algorithm && (!guest_view_read(v, algorithm, &alg, sizeof(alg)) || !guid_equal(&alg, &raw)))
         return EFI_UNSUPPORTED;
-    if (!a[2] || a[2] > RNG_MAX_REQUEST || !a[3] || !guest_view_accessible(v, a[3], a[2]))
+    if (!length || length > RNG_MAX_REQUEST || !value || !guest_view_accessible(v, value, length))
         return EFI_INVALID_PARAMETER;
-    if (fill_random(fw, buf, a[2]))
+    if (fill_random(fw, buf, length))
         return EFI_DEVICE_ERROR;
-    guest_view_write(v, a[3], buf, a[2]);
+    guest_view_write(v, value, buf, length);
     return EFI_SUCCESS;
 }
 
-const struct fw_service fw_rng_services[2] = {
-    { FW_ID_RNG(0), "Rng.GetInfo", 3, get_info },
-    { FW_ID_RNG(1), "Rng.GetRNG", 4, get_rng },
+static void decode_get_rng(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                           const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)status;
+    fw_trace_u64(o, "length", a[2]);
+}
+
+#define RNG(i, ...) [i] = { .id = FW_ID_RNG(i), __VA_ARGS__ }   /* i: enum efi_rng_service */
+
+const struct fw_service fw_rng_services[RNG_COUNT] = {
+    RNG(RNG_GET_INFO, .name = "Rng.GetInfo", .nargs = 3, .fn = get_info),
+    RNG(RNG_GET_RNG, .name = "Rng.GetRNG", .nargs = 4, .fn = get_rng, .decode = decode_get_rng),
 };

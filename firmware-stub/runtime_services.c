@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "trace_decode.h"
 
 struct efi_time {
     uint16_t year;
@@ -21,20 +21,21 @@ struct efi_time_capabilities { uint32_t resolution, accuracy; uint8_t sets_to_ze
 static efi_status_t get_time(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)fw;
+    uint64_t time_ptr = a[0], capabilities_ptr = a[1];
     struct timespec ts;
     struct tm tm;
-    if (!a[0] || clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm))
-        return a[0] ? EFI_DEVICE_ERROR : EFI_INVALID_PARAMETER;
+    if (!time_ptr || clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm))
+        return time_ptr ? EFI_DEVICE_ERROR : EFI_INVALID_PARAMETER;
     struct efi_time t = {
         .year = (uint16_t)(tm.tm_year + 1900), .month = (uint8_t)(tm.tm_mon + 1), .day = (uint8_t)tm.tm_mday,
         .hour = (uint8_t)tm.tm_hour, .minute = (uint8_t)tm.tm_min, .second = (uint8_t)tm.tm_sec,
         .nanosecond = (uint32_t)ts.tv_nsec, .time_zone = EFI_UNSPECIFIED_TIMEZONE,
     };
-    if (!guest_view_write(v, a[0], &t, sizeof(t)))
+    if (!guest_view_write(v, time_ptr, &t, sizeof(t)))
         return EFI_INVALID_PARAMETER;
-    if (a[1]) {
+    if (capabilities_ptr) {
         struct efi_time_capabilities c = { 1, 50000000, 0, { 0 } };  /* 1 Hz, 50 ppm */
-        if (!guest_view_write(v, a[1], &c, sizeof(c)))
+        if (!guest_view_write(v, capabilities_ptr, &c, sizeof(c)))
             return EFI_INVALID_PARAMETER;
     }
     return EFI_SUCCESS;
@@ -49,10 +50,10 @@ static bool in_region(const struct firmware *fw, uint64_t pa, uint64_t offset)
 
 static efi_status_t set_virtual_address_map(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t map_size = a[0], desc_size = a[1], map = a[3];
+    uint64_t map_size = a[0], desc_size = a[1], desc_version = a[2], map = a[3];
     if (fw->phase != FW_PHASE_RUNTIME || fw->virtual_mode)
         return EFI_UNSUPPORTED;
-    if (a[2] != EFI_MEMORY_DESCRIPTOR_VERSION || desc_size < sizeof(struct efi_memory_descriptor) ||
+    if (desc_version != EFI_MEMORY_DESCRIPTOR_VERSION || desc_size < sizeof(struct efi_memory_descriptor) ||
         map_size % desc_size || map_size / desc_size > MEMMAP_MAX_ENTRIES)
         return EFI_INVALID_PARAMETER;
     /* The kernel passes the array's physical address (efi_64.c); with its
@@ -96,9 +97,25 @@ static efi_status_t set_virtual_address_map(struct firmware *fw, const struct gu
     return EFI_SUCCESS;
 }
 
+/* GetVariable and SetVariable: (VariableName, VendorGuid, Attributes,
+ * DataSize, Data); variables.c names them. */
 static efi_status_t get_variable(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     return fw_get_variable(fw, v, a[0], a[1], a[2], a[3], a[4]);
+}
+
+static void decode_variable_name(struct fw_trace_out *o, const struct guest_view *v, const uint64_t *a)
+{
+    fw_trace_name(o, v, a[0]);
+    fw_trace_guid(o, "vendor", v, a[1]);
+}
+
+static void decode_get_variable(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    decode_variable_name(o, v, a);
+    fw_trace_ptr_u64(o, "size", v, a[3], false);
 }
 
 static efi_status_t get_next_variable_name(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -111,6 +128,15 @@ static efi_status_t set_variable(struct firmware *fw, const struct guest_view *v
     return fw_set_variable(fw, v, a[0], a[1], a[2], a[3], a[4]);
 }
 
+static void decode_set_variable(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    decode_variable_name(o, v, a);
+    fw_trace_hex(o, "attributes", a[2]);
+    fw_trace_u64(o, "size", a[3]);
+}
+
 static efi_status_t query_variable_info(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     return fw_query_variable_info(fw, v, a[0], a[1], a[2], a[3]);
@@ -118,8 +144,9 @@ static efi_status_t query_variable_info(struct firmware *fw, const struct guest_
 
 static efi_status_t get_next_high_monotonic_count(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
+    uint64_t high_count_ptr = a[0];
     uint32_t high = (uint32_t)((fw->monotonic += 1ULL << 32) >> 32);
-    if (!a[0] || !guest_view_write(v, a[0], &high, 4))
+    if (!high_count_ptr || !guest_view_write(v, high_count_ptr, &high, 4))
         return EFI_INVALID_PARAMETER;
     return EFI_SUCCESS;
 }
@@ -127,29 +154,33 @@ static efi_status_t get_next_high_monotonic_count(struct firmware *fw, const str
 static efi_status_t reset_system(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
+    uint64_t reset_type = a[0], reset_status = a[1];
     static const char *const types[] = { "EfiResetCold", "EfiResetWarm", "EfiResetShutdown",
                                          "EfiResetPlatformSpecific" };
-    fw_log(fw, "guest called ResetSystem(%s, %s)", a[0] < 4 ? types[a[0]] : "invalid", efi_status_name(a[1]));
+    fw_log(fw, "guest called ResetSystem(%s, %s)", reset_type < 4 ? types[reset_type] : "invalid",
+           efi_status_name(reset_status));
     fw->stop = FW_STOP_RESET;
-    fw->stop_status = a[0];
+    fw->stop_status = reset_type;
     return EFI_SUCCESS;
 }
 
-#define RT(i, n, args, f) [i] = { FW_ID_RT(i), n, args, f }
+#define RT(i, ...) [i] = { .id = FW_ID_RT(i), __VA_ARGS__ }   /* i: enum efi_runtime_service */
 
-const struct fw_service fw_runtime_services[EFI_RUNTIME_SERVICES_COUNT] = {
-    RT(RT_GET_TIME, "GetTime", 2, get_time),
-    RT(RT_SET_TIME, "SetTime", 1, NULL),
-    RT(RT_GET_WAKEUP_TIME, "GetWakeupTime", 3, NULL),
-    RT(RT_SET_WAKEUP_TIME, "SetWakeupTime", 2, NULL),
-    RT(RT_SET_VIRTUAL_ADDRESS_MAP, "SetVirtualAddressMap", 4, set_virtual_address_map),
-    RT(RT_CONVERT_POINTER, "ConvertPointer", 2, NULL),
-    RT(RT_GET_VARIABLE, "GetVariable", 5, get_variable),
-    RT(RT_GET_NEXT_VARIABLE_NAME, "GetNextVariableName", 3, get_next_variable_name),
-    RT(RT_SET_VARIABLE, "SetVariable", 5, set_variable),
-    RT(RT_GET_NEXT_HIGH_MONOTONIC_COUNT, "GetNextHighMonotonicCount", 1, get_next_high_monotonic_count),
-    RT(RT_RESET_SYSTEM, "ResetSystem", 4, reset_system),
-    RT(RT_UPDATE_CAPSULE, "UpdateCapsule", 3, NULL),
-    RT(RT_QUERY_CAPSULE_CAPABILITIES, "QueryCapsuleCapabilities", 4, NULL),
-    RT(RT_QUERY_VARIABLE_INFO, "QueryVariableInfo", 4, query_variable_info),
+const struct fw_service fw_runtime_services[RT_COUNT] = {
+    RT(RT_GET_TIME, .name = "GetTime", .nargs = 2, .fn = get_time),
+    RT(RT_SET_TIME, .name = "SetTime", .nargs = 1),
+    RT(RT_GET_WAKEUP_TIME, .name = "GetWakeupTime", .nargs = 3),
+    RT(RT_SET_WAKEUP_TIME, .name = "SetWakeupTime", .nargs = 2),
+    RT(RT_SET_VIRTUAL_ADDRESS_MAP, .name = "SetVirtualAddressMap", .nargs = 4, .fn = set_virtual_address_map),
+    RT(RT_CONVERT_POINTER, .name = "ConvertPointer", .nargs = 2),
+    RT(RT_GET_VARIABLE, .name = "GetVariable", .nargs = 5, .fn = get_variable, .decode = decode_get_variable,
+       .faults = FW_FAULT(GETVAR_ERROR)),
+    RT(RT_GET_NEXT_VARIABLE_NAME, .name = "GetNextVariableName", .nargs = 3, .fn = get_next_variable_name),
+    RT(RT_SET_VARIABLE, .name = "SetVariable", .nargs = 5, .fn = set_variable, .decode = decode_set_variable),
+    RT(RT_GET_NEXT_HIGH_MONOTONIC_COUNT, .name = "GetNextHighMonotonicCount", .nargs = 1,
+       .fn = get_next_high_monotonic_count),
+    RT(RT_RESET_SYSTEM, .name = "ResetSystem", .nargs = 4, .fn = reset_system),
+    RT(RT_UPDATE_CAPSULE, .name = "UpdateCapsule", .nargs = 3),
+    RT(RT_QUERY_CAPSULE_CAPABILITIES, .name = "QueryCapsuleCapabilities", .nargs = 4),
+    RT(RT_QUERY_VARIABLE_INFO, .name = "QueryVariableInfo", .nargs = 4, .fn = query_variable_info),
 };

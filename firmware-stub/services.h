@@ -40,4 +40,7 @@ enum efi_conout_service {
 /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL's functions, then WaitForKey. */
 enum efi_conin_service { CONIN_RESET, CONIN_READ_KEY_STROKE, CONIN_COUNT };
 
+/* EFI_RNG_PROTOCOL's functions (UEFI 2.10 section 37.5). */
+enum efi_rng_service { RNG_GET_INFO, RNG_GET_RNG, RNG_COUNT };
+
 #endif

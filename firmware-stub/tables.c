@@ -236,7 +236,7 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
         fw_add_protocol(fw, fw->initrd_handle, &GUID_LOAD_FILE2_PROTOCOL, fw->initrd_lf2);
     }
     /* no-rng hides it at lookup (dispatch.c), so a sweep can arm it late. */
-    fill_service_table(fw, at(fw, OFF_RNG, 16), FW_ID_RNG(0), 2);
+    fill_service_table(fw, at(fw, OFF_RNG, 8 * RNG_COUNT), FW_ID_RNG(0), RNG_COUNT);
     fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);
 
     struct efi_system_table *st = at(fw, OFF_SYSTAB, sizeof(*st));
@@ -274,25 +274,4 @@ int firmware_copy(struct firmware *dst, const struct firmware *src)
     *dst = *src;
     dst->variables = NULL;
     return fw_variables_copy(dst, src);
-}
-
-bool firmware_inject_memmap(struct firmware *fw)
-{
-    const struct inject *in = &fw->cfg.inject;
-    if (in->on[INJECT_MAP_FRAGMENTED])
-        /* The last page of every 2 MiB below 256 MiB that is still free. */
-        for (uint64_t a = (2ULL << 20) - 0x1000; a < (256ULL << 20); a += 2ULL << 20)
-            memmap_reserve(&fw->map, a, 1, EFI_RESERVED_MEMORY_TYPE);
-    if (in->on[INJECT_NO_LOW_FREE])
-        /* Every free page from 1 MiB to 4 GiB becomes boot-services data. */
-        for (unsigned i = 0; i < fw->map.n; i++) {
-            const struct memmap_entry *e = &fw->map.e[i];
-            if (e->type == EFI_CONVENTIONAL_MEMORY && e->start >= 0x100000 && e->start < 0x100000000ULL) {
-                uint64_t end = e->start + (e->pages << 12);
-                if (end > 0x100000000ULL)
-                    end = 0x100000000ULL;
-                memmap_reserve(&fw->map, e->start, (end - e->start) >> 12, EFI_BOOT_SERVICES_DATA);
-            }
-        }
-    return in->on[INJECT_MAP_FRAGMENTED] || in->on[INJECT_NO_LOW_FREE];
 }

@@ -38,7 +38,8 @@ struct option_def {
     enum opt_kind kind;
     size_t field;             /* offsetof(struct vmm_options, ...) for the kinds that store */
     int (*set)(struct vmm_options *o, const char *arg);   /* KIND_CALL: 0, or -1 with the reason logged */
-    const char *const *more;  /* lines listed under the help, indented (the --inject specs) */
+    /* Lines listed under the help, indented: the --inject specs. */
+    void (*more)(char *buf, size_t len, const char *indent);
 };
 
 #define OPT_STRING(n, f, meta, h) { n, 0, required_argument, meta, h, KIND_STRING, offsetof(struct vmm_options, f), NULL, NULL }
@@ -352,8 +353,14 @@ void print_usage(FILE *out)
             n = 0;
         }
         print_help_lines(out, d->help, HELP_COLUMN, (unsigned)n);
-        for (const char *const *m = d->more; m && *m; m++)
-            print_help_lines(out, *m, HELP_COLUMN + 2, 0);
+        if (d->more) {
+            char lines[4096];
+            d->more(lines, sizeof(lines), "");
+            size_t n = strlen(lines);
+            if (n)
+                lines[n - 1] = 0;   /* the last line's newline */
+            print_help_lines(out, lines, HELP_COLUMN + 2, 0);
+        }
     }
     fputs("\n"
           "Exit status: 0 success (stop point reached, guest reset or powered off);\n"

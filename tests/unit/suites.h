@@ -15,5 +15,6 @@ Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus
 Suite *inject_suite(void);     /* test_inject.c: fault specs, arming, snapshot pieces */
 Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
 Suite *boot_data_suite(void);  /* test_boot_data.c: ACPI, device tree, cpio, emulation, KTAP */
+Suite *service_table_suite(void); /* test_service_table.c: service rows and fault descriptors */
 
 #endif

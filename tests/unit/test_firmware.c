@@ -821,7 +821,6 @@ END_TEST
 
 /* EFI_RNG_PROTOCOL (UEFI 2.10 section 37.5): the stub's KASLR seed. */
 #define GUID_RNG_RAW EFI_GUID(0xe43176d7, 0xab20, 0x4b0e, 0x9e, 0x23, 0x9a, 0x7c, 0x8e, 0x8b, 0x89, 0xc4)
-enum { RNG_GET_INFO = 0, RNG_GET_RNG = 1 };
 
 START_TEST(rng_protocol_reports_the_raw_algorithm)
 {
@@ -1413,6 +1412,45 @@ START_TEST(trace_writes_one_json_line_per_call)
 }
 END_TEST
 
+/* The "decoded" fields come from the service's row, its decoder; a call
+ * without one, or whose fields are all unreadable, has none. */
+START_TEST(trace_decodes_arguments_through_the_services_row)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *t = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(t);
+    fw.cfg.trace = t;
+    fw.cfg.trace_limit = 1 << 20;
+    uint64_t iface_p = put_u64(0), out = scratch(64);
+    efi_status_t s = CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_RNG_PROTOCOL), 0, iface_p);
+    CALL(BS(LOCATE_HANDLE_BUFFER), EFI_ALL_HANDLES, 0, 0, out, out + 8);
+    CALL(BS(FREE_PAGES), 0x5000, 3);
+    CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, 0, 16, out);
+    CALL(BS(STALL), 1);
+    CALL(BS(HANDLE_PROTOCOL), fw.image_handle, 0, 0);
+    fw.cfg.trace = NULL;
+    fclose(t);
+    char want[1024];
+    snprintf(want, sizeof(want),
+             ",\"decoded\":{\"protocol\":\"EFI_RNG_PROTOCOL\",\"interface\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"search\":\"AllHandles\"}}\n"
+             ",\"decoded\":{\"address\":\"0x5000\",\"pages\":3}}\n"
+             ",\"decoded\":{\"length\":16}}\n"
+             "\n\n", (unsigned long long)fw.rng);
+    /* Each line's tail from its "decoded" on (or just its newline). */
+    char got[1024] = "";
+    for (char *line = buf; line && *line; line = strchr(line, '\n') + 1) {
+        char *end = strchr(line, '\n'), *d = strstr(line, ",\"decoded\"");
+        const char *tail = d && d < end ? d : end;
+        strncat(got, tail, (size_t)(end + 1 - tail));
+    }
+    free(buf);
+    ck_assert_uint_eq(s, EFI_SUCCESS);
+    ck_assert_str_eq(got, want);
+}
+END_TEST
+
 START_TEST(trace_stops_at_its_limit_and_says_so_once)
 {
     char *buf = NULL;
@@ -1616,7 +1654,7 @@ Suite *firmware_suite(void)
         { "hostile", { hostile_arguments_give_errors_and_change_nothing,
                        unreadable_stack_arguments_give_invalid_parameter, unknown_service_ids_are_unsupported,
                        unimplemented_services_are_unsupported_and_reported_once, trace_writes_one_json_line_per_call,
-                       trace_stops_at_its_limit_and_says_so_once,
+                       trace_decodes_arguments_through_the_services_row, trace_stops_at_its_limit_and_says_so_once,
                        firmware_map_covers_ram_on_both_sides_of_the_hole } },
     };
     for (unsigned g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {

@@ -110,8 +110,8 @@ START_TEST(spec_round_trips)
         inject_spec(&in, (enum inject_kind)k, out, sizeof(out));
         ck_assert_str_eq(out, specs[i]);
     }
-    ck_assert(!inject_takes_from(INJECT_ALLOC_PAGES_FAIL));
-    ck_assert(inject_takes_from(INJECT_EBS_STALE_KEY));
+    ck_assert(!inject_faults[INJECT_ALLOC_PAGES_FAIL].takes_from);
+    ck_assert(inject_faults[INJECT_EBS_STALE_KEY].takes_from);
 }
 END_TEST
 
@@ -203,6 +203,37 @@ START_TEST(no_rng_hides_the_protocol)
     ck_assert_int_eq(inject_parse(&fw.cfg.inject, "no-rng", err, sizeof(err)), 0);
     ck_assert_uint_eq(firmware_call(&fw, FW_ID_BS(BS_LOCATE_PROTOCOL), &c), EFI_NOT_FOUND);
     ck_assert_uint_eq(rd64(SCRATCH + 0x200), 0);
+}
+END_TEST
+
+/* A whole-boot fault changes the map once everything is placed
+ * (firmware_inject_memmap) and is marked on every map the guest reads,
+ * not on a size probe. */
+START_TEST(memmap_fault_changes_the_map_and_marks_each_read)
+{
+    unsigned n0 = fw.map.n;
+    ck_assert(!firmware_inject_memmap(&fw));
+    ck_assert_uint_eq(fw.map.n, n0);
+    char err[128];
+    ck_assert_int_eq(inject_parse(&fw.cfg.inject, "memmap-fragmented", err, sizeof(err)), 0);
+    ck_assert_int_eq(memmap_type_at(&fw.map, 0x1ff000), EFI_CONVENTIONAL_MEMORY);
+    ck_assert(firmware_inject_memmap(&fw));
+    ck_assert_int_eq(memmap_type_at(&fw.map, 0x1ff000), EFI_RESERVED_MEMORY_TYPE);
+    ck_assert_int_eq(memmap_type_at(&fw.map, 0x5ff000), EFI_RESERVED_MEMORY_TYPE);
+    ck_assert_int_eq(memmap_type_at(&fw.map, 0x5fe000), EFI_CONVENTIONAL_MEMORY);
+    ck_assert_uint_gt(fw.map.n, n0);
+
+    struct fw_call c = call4(SCRATCH, SCRATCH + 0x1000, SCRATCH + 8, SCRATCH + 16);
+    wr64(SCRATCH, 0);   /* a size probe */
+    ck_assert_uint_eq(firmware_call(&fw, FW_ID_BS(BS_GET_MEMORY_MAP), &c), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(fw.cfg.inject.count[INJECT_MAP_FRAGMENTED], 0);
+    for (unsigned i = 1; i <= 2; i++) {
+        wr64(SCRATCH, 0x8000);
+        ck_assert_uint_eq(firmware_call(&fw, FW_ID_BS(BS_GET_MEMORY_MAP), &c), EFI_SUCCESS);
+        ck_assert_uint_eq(fw.cfg.inject.count[INJECT_MAP_FRAGMENTED], i);
+    }
+    /* It applied to the boot's first call only. */
+    ck_assert_uint_eq(fw.cfg.inject.seen[INJECT_MAP_FRAGMENTED], 1);
 }
 END_TEST
 
@@ -308,6 +339,7 @@ Suite *inject_suite(void)
     tcase_add_test(calls, applies_to_the_calls_it_names);
     tcase_add_test(calls, armed_from_the_kth_call);
     tcase_add_test(calls, nth_call_fails_only);
+    tcase_add_test(calls, memmap_fault_changes_the_map_and_marks_each_read);
     tcase_add_test(calls, no_rng_hides_the_protocol);
     tcase_add_test(calls, firmware_copy_has_its_own_variables);
     tcase_add_test(calls, firmware_copy_appends_to_an_empty_variable);

@@ -76,8 +76,7 @@ static double now(void)
 static void describe_call(unsigned id, const struct fw_call *call, char *buf, size_t len)
 {
     const char *name = firmware_service_name(id);
-    const uint64_t a[4] = { call->rcx, call->rdx, call->r8, call->r9 };
-    uint64_t gp = firmware_protocol_arg(id, a);
+    uint64_t gp = firmware_protocol_arg(id, call);
     efi_guid_t g;
     if (gp && guest_view_read(&call->view, gp, &g, sizeof(g)) && guid_name(&g))
         snprintf(buf, len, "%s(%s)", name, guid_name(&g));
@@ -149,10 +148,8 @@ void fault_sweep_after_call(struct vcpu *c, unsigned id, const struct fw_call *c
 {
     struct fault_sweep *sw = c->vm->sweep;
     struct sweep_snapshot *s = sw->n ? &sw->snap[sw->n - 1] : NULL;
-    uint64_t addr;
-    if (s && s->seq == c->vm->fw.seq && id == FW_ID_BS(BS_ALLOCATE_PAGES) && status == EFI_SUCCESS &&
-        guest_view_read_u64(&call->view, call->r9, &addr))
-        s->allocated = addr;
+    if (s && s->seq == c->vm->fw.seq)
+        s->allocated = firmware_allocated(id, call, status);
 }
 
 /* The faults tried at a snapshot: every kind that applies, gmm-too-small
@@ -172,7 +169,7 @@ static unsigned plan_cells(const struct vmm *vm, const struct sweep_snapshot *s,
                 in.value[k] = s->fw.cfg.inject.seen[k] + 1;
             else if (k == INJECT_ALLOC_PAGES_ABOVE)
                 in.value[k] = s->allocated;
-            if (inject_takes_from((enum inject_kind)k))
+            if (inject_faults[k].takes_from)
                 in.from[k] = s->fw.cfg.inject.seen[k] + 1;
             struct sweep_cell *c = &out[n++];
             memset(c, 0, sizeof(*c));
@@ -291,8 +288,7 @@ static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *c
         vmm_log("fault sweep: %s", err);
         goto out;
     }
-    if (cell->kind == INJECT_MAP_FRAGMENTED || cell->kind == INJECT_NO_LOW_FREE)
-        firmware_inject_memmap(&vm->fw);
+    firmware_inject_memmap(&vm->fw);
     /* Enough for what was left of the baseline boot, with room for a
      * slower path; --timeout overrides it. */
     vm->opt.timeout = timeout ? timeout : (unsigned)(4 * (base_end - s->time)) + 60;
@@ -331,7 +327,7 @@ static int write_json(FILE *out, const struct vmm *vm, const struct fault_sweep 
     for (unsigned i = 0; i < n; i++) {
         const struct sweep_snapshot *s = &sw->snap[cells[i].snap];
         json_t *row = json_pack("{s:I, s:s, s:s, s:s, s:s, s:f}", "seq", (json_int_t)s->seq, "call", s->call, "fault",
-                                inject_names[cells[i].kind], "inject", cells[i].spec, "outcome",
+                                inject_faults[cells[i].kind].name, "inject", cells[i].spec, "outcome",
                                 cells[i].skipped ? "skipped" : fault_outcome_names[cells[i].outcome], "seconds",
                                 cells[i].seconds);
         json_object_set_new(row, "detail", json_string(cells[i].detail));

@@ -1,0 +1,26 @@
+/* The fields a service's decoder (struct fw_service.decode) writes into a
+ * trace line's "decoded" object, each ,"key":value; anything unreadable in
+ * guest memory is left out. */
+#ifndef HANDOVER_FW_TRACE_DECODE_H
+#define HANDOVER_FW_TRACE_DECODE_H
+
+#include "internal.h"
+
+void fw_trace_u64(struct fw_trace_out *o, const char *key, uint64_t val);
+void fw_trace_hex(struct fw_trace_out *o, const char *key, uint64_t val);
+void fw_trace_str(struct fw_trace_out *o, const char *key, const char *s);
+/* *addr, a UINT64 the call read or wrote. */
+void fw_trace_ptr_u64(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr,
+                      bool as_hex);
+/* The EFI_GUID at addr, by name where known. */
+void fw_trace_guid(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr);
+/* "memory_type": an EFI_MEMORY_TYPE by name. */
+void fw_trace_memory_type(struct fw_trace_out *o, uint64_t type);
+/* "name": a variable's UCS-2 name, printable ASCII only. */
+void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t addr);
+/* The decoder of a lookup that shows only "protocol", its GUID
+ * (struct fw_lookup); the other lookups' decoders start with it. */
+void fw_decode_protocol(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                        const uint64_t *a, efi_status_t status);
+
+#endif
