@@ -184,7 +184,7 @@ int vmm_load(struct vmm *vm)
     if (vm->opt.initrd && read_initrd(vm))
         return EXIT_USAGE;
     bool loadfile2 = vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
-    struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console_bytes,
+    struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
                              .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
                              .seeded = vm->opt.seeded, .seed = vm->opt.seed,

@@ -1,11 +1,49 @@
-/* Guest serial output: to stdout, and the current line kept for
- * diagnostics. The serial IRQ goes to the in-kernel irqchip. */
+/* Guest serial output: to stdout, kept for --report, and each line to the
+ * line consumers. The serial IRQ goes to the in-kernel irqchip. */
 #include <string.h>
-
-#define EXEC_STATUS_PREFIX "handover-init: command exited with status "
 
 #include "mem/layout.h"
 #include "vmm.h"
+
+static void ktap_consumer(void *ctx, const char *line)
+{
+    ktap_line(ctx, line);
+}
+
+/* --exec: /init logs the status before it writes it to the exit port; a
+ * kernel without /dev/port (CONFIG_DEVPORT) still ends the VM with it. */
+static void exec_status_consumer(void *ctx, const char *line)
+{
+    struct control_ports *ctl = ctx;
+    int status;
+    if (ctl->stop == GUEST_RUNNING && exec_status_scan(line, &status)) {
+        ctl->stop = GUEST_EXIT_PORT;
+        ctl->exit_status = status & 0xff;
+    }
+}
+
+static void milestone_consumer(void *ctx, const char *line)
+{
+    if (console_is_banner(line))
+        report_mark(ctx, PHASE_BANNER);
+    if (console_is_init(line))
+        report_mark(ctx, PHASE_INIT);
+}
+
+int vmm_console_init(struct vmm *vm)
+{
+    const struct line_consumer panic = { "panic", panic_watch_line, &vm->console.panic },
+                               ktap = { "ktap", ktap_consumer, &vm->ktap },
+                               exec = { "exec-status", exec_status_consumer, &vm->ctl },
+                               milestones = { "milestones", milestone_consumer, vm };
+    struct line_consumers *l = &vm->console.consumers;
+    if (line_consumers_add(l, &panic) || (vm->opt.kunit && line_consumers_add(l, &ktap)) ||
+        (vm->opt.exec && line_consumers_add(l, &exec)) || line_consumers_add(l, &milestones)) {
+        vmm_log("cannot register the console's line consumers");
+        return -1;
+    }
+    return 0;
+}
 
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
@@ -18,49 +56,15 @@ void vmm_console_tx(void *ctx, uint8_t byte)
         report_save_boot_params(vm, vm->boot_params);
     report_console(vm, byte);
     /* Past the limit the text is still read (KTAP, panics), not printed. */
-    if (vm->console_bytes < vm->opt.console_limit) {
+    if (vm->console.bytes < vm->opt.console_limit) {
         putchar(byte);
-        if (++vm->console_bytes == vm->opt.console_limit) {
+        if (++vm->console.bytes == vm->opt.console_limit) {
             fflush(stdout);
             vmm_log("console output limit of %llu bytes reached (--console-limit): further output is not printed",
                     (unsigned long long)vm->opt.console_limit);
         }
     }
-    if (byte == '\n') {
+    if (byte == '\n')
         fflush(stdout);
-        if (vm->line_len) {
-            vm->line[vm->line_len] = 0;
-            snprintf(vm->last_line, sizeof(vm->last_line), "%s", vm->line);
-            /* kernel/panic.c prints the reason, then an end marker once
-             * it has said all it will. */
-            const char *p = strstr(vm->line, "Kernel panic - not syncing");
-            if (p && !vm->panic[0])
-                snprintf(vm->panic, sizeof(vm->panic), "%s", p);
-            if (vm->panic[0] && strstr(vm->line, "---[ end Kernel panic"))
-                vm->panic_ended = true;
-            if (vm->opt.kunit)
-                ktap_line(&vm->ktap, vm->line);
-            /* --exec: scripts/build-initramfs.sh's /init logs the status
-             * through /dev/kmsg (so the line carries a printk timestamp)
-             * before it writes it to the exit port; a kernel without
-             * /dev/port (CONFIG_DEVPORT) still ends the VM with it. */
-            int status;
-            const char *st = strstr(vm->line, EXEC_STATUS_PREFIX);
-            if (vm->opt.exec && vm->ctl.stop == GUEST_RUNNING && st &&
-                sscanf(st + strlen(EXEC_STATUS_PREFIX), "%d", &status) == 1) {
-                vm->ctl.stop = GUEST_EXIT_PORT;
-                vm->ctl.exit_status = status & 0xff;
-            }
-            if (strstr(vm->line, "Linux version "))
-                report_mark(vm, PHASE_BANNER);
-            if (strstr(vm->line, "Run /") && strstr(vm->line, " as init process"))
-                report_mark(vm, PHASE_INIT);
-        }
-        vm->line_len = 0;
-        return;
-    }
-    if (byte != '\r' && vm->line_len + 1 < sizeof(vm->line)) {
-        vm->line[vm->line_len++] = (char)byte;
-        vm->line[vm->line_len] = 0;
-    }
+    console_line_byte(&vm->console.text, &vm->console.consumers, byte);
 }

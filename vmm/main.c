@@ -105,6 +105,8 @@ static int boot(struct vmm *vm)
     for (unsigned i = 0; i < vm->opt.cpus; i++)
         if (vmm_setup_vcpu(vm, i))
             return EXIT_HOST;
+    if (vmm_console_init(vm))
+        return EXIT_HOST;
     struct serial *s = &vm->serial;
     serial_init(s, vmm_console_tx, vmm_serial_irq, vm);
     struct io_device devs[] = { serial_device(s, PORT_SERIAL_COM1), i8042_data_device(&vm->ctl),

@@ -12,6 +12,7 @@
 #include "verdict/exit_status.h"
 #include "verdict/fault_outcome.h"
 #include "../loader/bzimage.h"
+#include "console.h"
 #include "options.h"
 #include "host/add_files.h"
 #include "tools/fault_sweep.h"
@@ -63,18 +64,12 @@ struct vmm {
     uint64_t initrd_size;
     char cmdline[FW_CMDLINE_MAX + 64];
 
-    /* console line being assembled, for diagnostics */
-    char line[256];
-    unsigned line_len;
-    char last_line[256];
-    char panic[256];          /* the kernel's "Kernel panic - not syncing" line */
-    bool panic_ended;         /* its "---[ end Kernel panic" line came */
+    struct vmm_console console;
     bool timed_out;           /* --timeout ran out */
     bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
     int stopped_by_signal;    /* the signal that ended the run, 0: none */
     bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct ktap ktap;         /* --kunit */
-    uint64_t console_bytes;
 
     uint64_t exits[VMM_EXIT_REASONS];
     uint64_t io_exits, hypercalls, fallbacks;
@@ -148,9 +143,6 @@ void report_console(struct vmm *vm, uint8_t byte);
 int report_write(struct vmm *vm, int exit_status);
 /* --kunit-json: kunit.py --json's format; -1 with errno on failure. */
 int report_write_kunit_json(const struct vmm *vm, FILE *out);
-
-/* console.c: the serial port's transmit callback */
-void vmm_console_tx(void *ctx, uint8_t byte);
 
 /* Log a line "handover: ..." on stderr. */
 void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -13,6 +13,7 @@ Suite *x86_setup_suite(void);  /* test_x86_setup.c: page tables, GDT, IDT, sregs
 Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus */
 Suite *inject_suite(void);     /* test_inject.c: fault specs, arming, snapshot pieces */
 Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
+Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes */
 Suite *boot_data_suite(void);  /* test_boot_data.c: ACPI, device tree, cpio, emulation, KTAP */
 
 #endif

@@ -34,7 +34,7 @@ static bool has_error_code(unsigned v)
 
 static void report_last_line(struct vmm *vm)
 {
-    const char *line = vm->line_len ? vm->line : vm->last_line;
+    const char *line = console_line_current(&vm->console.text);
     if (line[0])
         vmm_log("last console line: %s", line);
     if (vm->fw.last_line[0])
@@ -273,10 +273,10 @@ static int handle_io(struct vcpu *c)
         fflush(stdout);
         return RUN_KUNIT_DONE;
     }
-    if (vm->panic_ended) {
+    if (vm->console.panic.ended) {
         fflush(stdout);
-        vmm_log("kernel panic: %s", vm->panic);
-        if (vm->opt.exec && strstr(vm->panic, "Attempted to kill init"))
+        vmm_log("kernel panic: %s", vm->console.panic.line);
+        if (vm->opt.exec && strstr(vm->console.panic.line, "Attempted to kill init"))
             vmm_log("init died before it could report a status: if the console shows it killed at its first "
                     "system call (\"segfault at ... error 15\"), this host's KVM cannot run guest user space "
                     "(nested, emulated KVM); --exec needs an ordinary KVM host");
@@ -521,7 +521,7 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
         return "timeout";
     if (vm->ctl.stop == GUEST_EXIT_PORT)
         return "guest-status";
-    if (vm->panic_ended)
+    if (vm->console.panic.ended)
         return "kernel-panic";
     if (vm->fw.stop == FW_STOP_EXIT)
         return "efi-exit";

@@ -36,8 +36,7 @@ struct sweep_snapshot {
     struct serial serial;
     struct control_ports ctl;
     struct mem_delta mem;   /* against the previous snapshot */
-    char line[256], last_line[256];
-    unsigned line_len;
+    struct console_line text;
 };
 
 struct sweep_cell {
@@ -137,9 +136,7 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
     describe_call(id, call, s->call, sizeof(s->call));
     s->serial = vm->serial;
     s->ctl = vm->ctl;
-    memcpy(s->line, vm->line, sizeof(s->line));
-    memcpy(s->last_line, vm->last_line, sizeof(s->last_line));
-    s->line_len = vm->line_len;
+    s->text = vm->console.text;
     sw->n++;
     sw->overhead += now() - t0;
     return 0;
@@ -259,11 +256,8 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
     vm->fw.cfg.console = log;
     vm->serial = s->serial;
     vm->ctl = s->ctl;
-    memcpy(vm->line, s->line, sizeof(vm->line));
-    memcpy(vm->last_line, s->last_line, sizeof(vm->last_line));
-    vm->line_len = s->line_len;
-    vm->panic[0] = 0;
-    vm->panic_ended = false;
+    vm->console.text = s->text;
+    vm->console.panic = (struct panic_watch){ .ended = false };
     vm->e820_mismatch = false;
     return 0;
 }
