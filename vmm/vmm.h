@@ -20,13 +20,12 @@
 #include "mem/guest_mem.h"
 #include "devices/io_bus.h"
 #include "verdict/ktap.h"
+#include "verdict/run_counters.h"
 #include "devices/serial.h"
 
 /* Milestones of a boot, timed for --report. */
 enum report_phase { PHASE_START, PHASE_ENTRY, PHASE_EBS, PHASE_FIRST_CONSOLE, PHASE_BANNER, PHASE_INIT,
                     PHASE_END, PHASE_COUNT };
-
-#define VMM_EXIT_REASONS 64
 
 struct vmm;
 
@@ -71,8 +70,7 @@ struct vmm {
     bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct ktap ktap;         /* --kunit */
 
-    uint64_t exits[VMM_EXIT_REASONS];
-    uint64_t io_exits, hypercalls, fallbacks;
+    struct run_counters counters;
 
     /* --report */
     FILE *report;
@@ -84,7 +82,6 @@ struct vmm {
     struct boot_params *bp_copy;
     char *console_log;                 /* the first REPORT_CONSOLE_MAX bytes */
     size_t console_log_len;
-    bool fallback_reported[16];   /* by index in emulate_table_names */
 
     struct fault_sweep *sweep;         /* the --fault-sweep boot without faults: snapshots */
     FILE *summary_out;                 /* the --stop-at summary: stdout unless set */

@@ -44,9 +44,9 @@ static void report_last_line(struct vmm *vm)
 static void report_exits(struct vmm *vm)
 {
     vmm_log("exits: %llu I/O, %llu firmware calls, %llu emulation fallbacks, %llu MMIO, %llu HLT, %llu other",
-            (unsigned long long)vm->io_exits, (unsigned long long)vm->hypercalls, (unsigned long long)vm->fallbacks,
-            (unsigned long long)vm->exits[KVM_EXIT_MMIO], (unsigned long long)vm->exits[KVM_EXIT_HLT],
-            (unsigned long long)(vm->exits[KVM_EXIT_INTR] + vm->exits[KVM_EXIT_UNKNOWN]));
+            (unsigned long long)vm->counters.io_exits, (unsigned long long)vm->counters.hypercalls, (unsigned long long)vm->counters.fallbacks,
+            (unsigned long long)vm->counters.exits[KVM_EXIT_MMIO], (unsigned long long)vm->counters.exits[KVM_EXIT_HLT],
+            (unsigned long long)(vm->counters.exits[KVM_EXIT_INTR] + vm->counters.exits[KVM_EXIT_UNKNOWN]));
 }
 
 static struct guest_view view_of(struct vmm *vm, const struct kvm_sregs *s)
@@ -167,7 +167,7 @@ static int emulation_failure(struct vcpu *c)
     struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v);
     if (e.action == EMULATE_NONE)
         return guest_crash(c, what);
-    vm->fallbacks++;
+    vm->counters.fallbacks++;
     if (e.fpu_changed && ioctl(c->fd, KVM_SET_FPU, &fpu) < 0) {
         vmm_log("KVM_SET_FPU: %s", strerror(errno));
         return EXIT_HOST;
@@ -191,8 +191,8 @@ static int emulation_failure(struct vcpu *c)
     unsigned which = 0;
     while (emulate_table_names[which] && strcmp(emulate_table_names[which], e.name))
         which++;
-    if (!vm->fallback_reported[which]) {
-        vm->fallback_reported[which] = true;
+    if (!vm->counters.fallback_reported[which]) {
+        vm->counters.fallback_reported[which] = true;
         if (!vm->opt.quiet)
             vmm_log("emulation fallback: %s at RIP 0x%llx performed by the VMM (the host cannot emulate it)", e.name,
                     (unsigned long long)(r.rip - e.length));
@@ -206,7 +206,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
     struct vmm *vm = c->vm;
     struct kvm_regs r;
     struct kvm_sregs s;
-    vm->hypercalls++;
+    vm->counters.hypercalls++;
     if (ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0) {
         vmm_log("KVM_GET_REGS: %s", strerror(errno));
         return EXIT_HOST;
@@ -257,7 +257,7 @@ static int handle_io(struct vcpu *c)
     struct kvm_run *run = c->run;
     uint8_t *data = (uint8_t *)run + run->io.data_offset;
     bool out = run->io.direction == KVM_EXIT_IO_OUT;
-    vm->io_exits++;
+    vm->counters.io_exits++;
     for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
         if (run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4) {
             uint32_t id;
@@ -324,7 +324,7 @@ static int handle_exit(struct vcpu *c)
     struct vmm *vm = c->vm;
     uint32_t reason = c->run->exit_reason;
     char what[128];
-    vm->exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
+    vm->counters.exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
     switch (reason) {
     case KVM_EXIT_IO:
         return handle_io(c);

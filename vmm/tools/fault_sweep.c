@@ -13,6 +13,7 @@
 
 #include "../../firmware-stub/guids.h"
 #include "../verdict/fault_outcome.h"
+#include "../devices/persist.h"
 #include "../kvm/snapshot.h"
 #include "../mem/mem_delta.h"
 #include "../vmm.h"
@@ -33,10 +34,8 @@ struct sweep_snapshot {
     struct vcpu_state cpu;
     struct vm_state chips;
     struct firmware fw;
-    struct serial serial;
-    struct control_ports ctl;
+    struct device_states dev;
     struct mem_delta mem;   /* against the previous snapshot */
-    struct console_line text;
 };
 
 struct sweep_cell {
@@ -70,6 +69,12 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Where the state a snapshot keeps of the devices is (devices/persist.h). */
+static struct device_set devices_of(struct vmm *vm)
+{
+    return (struct device_set){ &vm->serial, &vm->ctl, &vm->console.text, &vm->counters };
 }
 
 static void describe_call(unsigned id, const struct fw_call *call, char *buf, size_t len)
@@ -134,9 +139,12 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
     s->applies = applies;
     s->time = t0 - sw->start - sw->overhead;
     describe_call(id, call, s->call, sizeof(s->call));
-    s->serial = vm->serial;
-    s->ctl = vm->ctl;
-    s->text = vm->console.text;
+    const struct device_set devs = devices_of(vm);
+    devices_save(&devs, &s->dev);
+    /* The restored VM makes this call again, and its exit is counted then. */
+    s->dev.counters.exits[KVM_EXIT_IO]--;
+    s->dev.counters.io_exits--;
+    s->dev.counters.hypercalls--;
     sw->n++;
     sw->overhead += now() - t0;
     return 0;
@@ -233,7 +241,7 @@ static int fresh_memory(struct vmm *vm, const struct fault_sweep *sw)
 }
 
 /* The VM as it was at snapshot s, in a new VM with new RAM: vCPU, chips,
- * and the host state (firmware, serial, control ports, console line). */
+ * and the host state (firmware, the devices and the run's counters). */
 static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sweep_snapshot *s, FILE *log)
 {
     const char *what = "";
@@ -254,9 +262,8 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
     vm->fw.cfg.trace = NULL;
     vm->fw.cfg.log = log;
     vm->fw.cfg.console = log;
-    vm->serial = s->serial;
-    vm->ctl = s->ctl;
-    vm->console.text = s->text;
+    const struct device_set devs = devices_of(vm);
+    devices_restore(&devs, &s->dev);
     vm->console.panic = (struct panic_watch){ .ended = false };
     vm->e820_mismatch = false;
     return 0;

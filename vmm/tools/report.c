@@ -204,10 +204,10 @@ int report_write(struct vmm *vm, int exit_status)
         "exit_status", exit_status, "end_reason", vmm_end_reason(vm, exit_status),
         "handover_version", HANDOVER_VERSION, "report_schema", REPORT_SCHEMA_VERSION,
         "firmware_calls", "total", (json_int_t)vm->fw.calls, "by_name", calls,
-        "vm_exits", "io", (json_int_t)vm->io_exits, "firmware_calls", (json_int_t)vm->hypercalls,
-        "emulation_fallbacks", (json_int_t)vm->fallbacks, "mmio", (json_int_t)vm->exits[KVM_EXIT_MMIO],
-        "interrupted", (json_int_t)vm->exits[KVM_EXIT_INTR], "internal_error",
-        (json_int_t)vm->exits[KVM_EXIT_INTERNAL_ERROR],
+        "vm_exits", "io", (json_int_t)vm->counters.io_exits, "firmware_calls", (json_int_t)vm->counters.hypercalls,
+        "emulation_fallbacks", (json_int_t)vm->counters.fallbacks, "mmio", (json_int_t)vm->counters.exits[KVM_EXIT_MMIO],
+        "interrupted", (json_int_t)vm->counters.exits[KVM_EXIT_INTR], "internal_error",
+        (json_int_t)vm->counters.exits[KVM_EXIT_INTERNAL_ERROR],
         "phase_seconds", phases);
     if (!root) {
         errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the command line, the path */
