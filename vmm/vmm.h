@@ -122,12 +122,6 @@ struct fault_run vmm_fault_run(const struct vmm *vm, int rc);
 
 /* bootinfo.c: the --stop-at ebs summary of the boot_params the stub built */
 int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out);
-#define MAX_E820 (E820_MAX_ENTRIES_ZEROPAGE + MEMMAP_MAX_ENTRIES)
-/* The e820 table in bp (plus SETUP_E820_EXT setup_data in gm). */
-unsigned bootinfo_e820(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out);
-/* What the kernel's setup_e820 makes of the memory map m. */
-unsigned bootinfo_expected_e820(const struct memmap *m, struct boot_e820_entry *out);
-const char *bootinfo_e820_name(uint32_t type);
 
 /* report.c: --report FILE */
 void report_mark(struct vmm *vm, enum report_phase phase);

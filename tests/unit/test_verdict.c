@@ -1,12 +1,14 @@
 /* vmm/verdict/ and the console's line path: what decides a run's verdict.
  * The panic rule follows kernel/panic.c, the --exec status line
- * scripts/build-initramfs.sh's /init, the fault outcomes fault_outcome.h. */
+ * scripts/build-initramfs.sh's /init, the fault outcomes fault_outcome.h,
+ * the e820 check the kernel's setup_e820. */
 #include <stdio.h>
 #include <string.h>
 
 #include "suites.h"
 #include "../../vmm/devices/console_line.h"
 #include "../../vmm/verdict/console_watch.h"
+#include "../../vmm/verdict/e820_check.h"
 #include "../../vmm/verdict/exit_status.h"
 #include "../../vmm/verdict/fault_outcome.h"
 
@@ -186,6 +188,131 @@ START_TEST(fault_outcome_precedence)
 }
 END_TEST
 
+/* e820_check: what setup_e820 (drivers/firmware/efi/libstub/x86-stub.c)
+ * makes of a memory map, and the table the stub left in guest memory. */
+static struct memmap map;
+
+static void map_add(uint32_t type, uint64_t start, uint64_t pages)
+{
+    map.e[map.n++] = (struct memmap_entry){ .type = type, .start = start, .pages = pages };
+}
+
+START_TEST(e820_expected_merges_neighbours_of_one_type)
+{
+    static struct boot_e820_entry e[MEMMAP_MAX_ENTRIES];
+    map.n = 0;
+    map_add(EFI_CONVENTIONAL_MEMORY, 0, 0x9f);
+    map_add(EFI_RESERVED_MEMORY_TYPE, 0x9f000, 0x61);
+    map_add(EFI_LOADER_CODE, 0x100000, 0x100);
+    map_add(EFI_BOOT_SERVICES_DATA, 0x200000, 0x10);
+    map_add(EFI_CONVENTIONAL_MEMORY, 0x210000, 0x1df0);
+    map_add(EFI_CONVENTIONAL_MEMORY, 0x4000000, 0x10);   /* not adjacent: an entry of its own */
+    unsigned n = e820_expected(&map, e);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(e[0].addr, 0);
+    ck_assert_uint_eq(e[0].size, 0x9f000);
+    ck_assert_uint_eq(e[0].type, E820_TYPE_RAM);
+    ck_assert_uint_eq(e[1].type, E820_TYPE_RESERVED);
+    ck_assert_uint_eq(e[2].addr, 0x100000);
+    ck_assert_uint_eq(e[2].size, 0x2000000 - 0x100000);   /* LoaderCode, BS data, free: one RAM range */
+    ck_assert_uint_eq(e[2].type, E820_TYPE_RAM);
+    ck_assert_uint_eq(e[3].addr, 0x4000000);
+}
+END_TEST
+
+START_TEST(e820_expected_converts_types_and_skips_unknown_ones)
+{
+    static struct boot_e820_entry e[MEMMAP_MAX_ENTRIES];
+    map.n = 0;
+    map_add(EFI_ACPI_RECLAIM_MEMORY, 0x1000, 1);
+    map_add(EFI_ACPI_MEMORY_NVS, 0x2000, 1);
+    map_add(EFI_RUNTIME_SERVICES_CODE, 0x3000, 1);
+    map_add(EFI_RUNTIME_SERVICES_DATA, 0x4000, 1);   /* reserved too: merged with the one before */
+    map_add(EFI_UNUSABLE_MEMORY, 0x5000, 1);
+    map_add(EFI_PERSISTENT_MEMORY, 0x6000, 1);
+    map_add(0x80000000, 0x7000, 1);                   /* an OS type: setup_e820 leaves it out */
+    map_add(EFI_MEMORY_MAPPED_IO, 0x8000, 1);
+    unsigned n = e820_expected(&map, e);
+    const uint32_t want[] = { E820_TYPE_ACPI, E820_TYPE_NVS, E820_TYPE_RESERVED, E820_TYPE_UNUSABLE, E820_TYPE_PMEM,
+                              E820_TYPE_RESERVED };
+    ck_assert_uint_eq(n, 6);
+    for (unsigned i = 0; i < n; i++)
+        ck_assert_uint_eq(e[i].type, want[i]);
+    ck_assert_uint_eq(e[2].size, 0x2000);
+    ck_assert_uint_eq(e[5].addr, 0x8000);
+    ck_assert_str_eq(e820_type_name(e[4].type), "persistent");
+    ck_assert_str_eq(e820_type_name(0x99), "unknown");
+}
+END_TEST
+
+static uint8_t ram[0x10000];
+
+START_TEST(e820_read_follows_the_setup_data_chain)
+{
+    struct guest_mem gm;
+    guest_mem_init(&gm, ram, sizeof(ram));
+    memset(ram, 0, sizeof(ram));
+    static struct boot_params bp;
+    memset(&bp, 0, sizeof(bp));
+    bp.e820_entries = 2;
+    bp.e820_table[0] = (struct boot_e820_entry){ 0, 0x9f000, E820_TYPE_RAM };
+    bp.e820_table[1] = (struct boot_e820_entry){ 0x100000, 0x100000, E820_TYPE_RAM };
+    /* A device tree first, then the e820 extension with three entries. */
+    bp.hdr.setup_data = 0x1000;
+    const struct setup_data_header dtb = { 0x2000, SETUP_DTB, 64 };
+    memcpy(ram + 0x1000, &dtb, sizeof(dtb));
+    const struct setup_data_header ext = { 0, SETUP_E820_EXT, 3 * sizeof(struct boot_e820_entry) };
+    const struct boot_e820_entry more[3] = { { 0x200000, 0x1000, E820_TYPE_ACPI },
+                                             { 0x201000, 0x1000, E820_TYPE_NVS },
+                                             { 0x300000, 0x100000, E820_TYPE_RAM } };
+    memcpy(ram + 0x2000, &ext, sizeof(ext));
+    memcpy(ram + 0x2000 + sizeof(ext), more, sizeof(more));
+    static struct boot_e820_entry got[MAX_E820];
+    unsigned n = e820_read(&gm, &bp, got);
+    ck_assert_uint_eq(n, 5);
+    ck_assert_uint_eq(got[1].addr, 0x100000);
+    ck_assert_uint_eq(got[3].type, E820_TYPE_NVS);
+    ck_assert_uint_eq(got[4].addr, 0x300000);
+
+    /* A chain that leaves guest RAM ends there; what was read stays. */
+    const struct setup_data_header away = { 0x100000000ULL, SETUP_E820_EXT, 3 * sizeof(struct boot_e820_entry) };
+    memcpy(ram + 0x2000, &away, sizeof(away));
+    ck_assert_uint_eq(e820_read(&gm, &bp, got), 5);
+    /* More entries than the zero page holds are not read past it. */
+    bp.e820_entries = 200;
+    bp.hdr.setup_data = 0;
+    ck_assert_uint_eq(e820_read(&gm, &bp, got), E820_MAX_ENTRIES_ZEROPAGE);
+}
+END_TEST
+
+START_TEST(e820_mismatch_in_type_size_or_count)
+{
+    const struct boot_e820_entry a[2] = { { 0, 0x9f000, E820_TYPE_RAM }, { 0x100000, 0x100000, E820_TYPE_RAM } };
+    struct boot_e820_entry b[2];
+    memcpy(b, a, sizeof(b));
+    ck_assert(e820_equal(a, 2, b, 2));
+    ck_assert(!e820_equal(a, 2, b, 1));
+    b[1].type = E820_TYPE_RESERVED;
+    ck_assert(!e820_equal(a, 2, b, 2));
+    b[1].type = E820_TYPE_RAM;
+    b[1].size -= 0x1000;
+    ck_assert(!e820_equal(a, 2, b, 2));
+
+    /* The stub's table against the map: the same RAM cut in two where the
+     * map has one range is a mismatch. */
+    static struct boot_e820_entry want[MEMMAP_MAX_ENTRIES];
+    map.n = 0;
+    map_add(EFI_CONVENTIONAL_MEMORY, 0, 0x9f);
+    map_add(EFI_LOADER_DATA, 0x100000, 0x80);
+    map_add(EFI_CONVENTIONAL_MEMORY, 0x180000, 0x80);
+    unsigned n = e820_expected(&map, want);
+    ck_assert(e820_equal(a, 2, want, n));
+    const struct boot_e820_entry cut[3] = { a[0], { 0x100000, 0x80000, E820_TYPE_RAM },
+                                            { 0x180000, 0x80000, E820_TYPE_RAM } };
+    ck_assert(!e820_equal(cut, 3, want, n));
+}
+END_TEST
+
 Suite *verdict_suite(void)
 {
     Suite *s = suite_create("verdict");
@@ -204,6 +331,13 @@ Suite *verdict_suite(void)
     tc = tcase_create("fault-outcome");
     tcase_add_test(tc, fault_outcome_each_outcome);
     tcase_add_test(tc, fault_outcome_precedence);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("e820-check");
+    tcase_add_test(tc, e820_expected_merges_neighbours_of_one_type);
+    tcase_add_test(tc, e820_expected_converts_types_and_skips_unknown_ones);
+    tcase_add_test(tc, e820_read_follows_the_setup_data_chain);
+    tcase_add_test(tc, e820_mismatch_in_type_size_or_count);
     suite_add_tcase(s, tc);
     return s;
 }

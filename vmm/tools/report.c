@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../verdict/e820_check.h"
 #include "../vmm.h"
 
 /* Raised when a field changes meaning or goes away (adding one does not). */
@@ -91,7 +92,7 @@ static json_t *e820_json(const struct boot_e820_entry *e, unsigned n)
     json_t *a = json_array();
     for (unsigned i = 0; i < n; i++)
         json_array_append_new(a, json_pack("{s:o,s:o,s:s}", "start", hex(e[i].addr), "end", hex(e[i].addr + e[i].size - 1),
-                                           "type", bootinfo_e820_name(e[i].type)));
+                                           "type", e820_type_name(e[i].type)));
     return a;
 }
 
@@ -110,7 +111,7 @@ static json_t *boot_params_json(struct vmm *vm)
     static struct boot_e820_entry e820[MAX_E820];
     const struct boot_params *bp = vm->bp_copy;
     const struct setup_header *h = &bp->hdr;
-    unsigned n = bootinfo_e820(&vm->mem, bp, e820);
+    unsigned n = e820_read(&vm->mem, bp, e820);
     return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:o,s:o,s:o}",
                      "efi_loader_signature", bp->efi_info.efi_loader_signature == EFI64_LOADER_SIGNATURE ? "EL64" : "",
                      "efi_systab", hex(bp->efi_info.efi_systab | (uint64_t)bp->efi_info.efi_systab_hi << 32),
@@ -216,7 +217,7 @@ int report_write(struct vmm *vm, int exit_status)
     if (vm->map_at_ebs) {
         json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(vm->map_at_ebs));
         json_object_set_new(root, "e820_from_memory_map",
-                            e820_json(want, bootinfo_expected_e820(vm->map_at_ebs, want)));
+                            e820_json(want, e820_expected(vm->map_at_ebs, want)));
     }
     if (vm->bp_copy)
         json_object_set_new(root, "boot_params", boot_params_json(vm));
