@@ -12,6 +12,7 @@
 #include "../firmware-stub/acpi.h"
 #include "../loader/cpio.h"
 #include "../loader/dtb.h"
+#include "../loader/place.h"
 #include "mem/layout.h"
 #include "host/add_files.h"
 #include "host/files.h"
@@ -21,26 +22,6 @@
 static uint64_t exception_thunk(unsigned vector, const void *ctx)
 {
     return firmware_thunk(ctx, FW_ID_EXCEPTION(vector));
-}
-
-/* Reserve size bytes of LoaderCode for the image at want (aligned), or, if
- * the image may move, at the lowest aligned address above 16 MiB. */
-static int place_image(struct vmm *vm, uint64_t want, uint64_t size, uint64_t align, bool may_move, uint64_t *at)
-{
-    uint64_t pages = size >> 12;
-    if (memmap_reserve(&vm->fw.map, want, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
-        *at = want;
-        return 0;
-    }
-    if (!may_move || vm->opt.load_addr)
-        return -1;
-    uint64_t top = guest_mem_top(&vm->mem);
-    for (uint64_t a = (LAYOUT_KERNEL_MIN + align - 1) & ~(align - 1); a + size <= top; a += align)
-        if (memmap_reserve(&vm->fw.map, a, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
-            *at = a;
-            return 0;
-        }
-    return -1;
 }
 
 /* Read the initrd into host memory, with the --exec command and the
@@ -214,8 +195,6 @@ int vmm_load(struct vmm *vm)
     x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);
 
     uint64_t align = bz->hdr.kernel_alignment;
-    uint64_t want = vm->opt.load_addr ? vm->opt.load_addr : (bz->hdr.pref_address + align - 1) & ~(align - 1);
-    bool may_move = bz->hdr.relocatable_kernel;
     if (vm->opt.load_addr && (vm->opt.load_addr & (align - 1))) {
         vmm_log("--load-addr 0x%llx is not a multiple of kernel_alignment 0x%llx",
                 (unsigned long long)vm->opt.load_addr, (unsigned long long)align);
@@ -227,9 +206,13 @@ int vmm_load(struct vmm *vm)
                 vm->opt.kernel, (unsigned long long)size, (unsigned long long)(vm->mem.size >> 20));
         return EXIT_USAGE;
     }
-    if (place_image(vm, want, size, align, may_move, &vm->image_start)) {
+    const struct image_constraints place = { .size = size, .pref_address = bz->hdr.pref_address, .align = align,
+                                             .relocatable = bz->hdr.relocatable_kernel,
+                                             .load_addr = vm->opt.load_addr, .top = guest_mem_top(&vm->mem) };
+    if (place_image(&vm->fw.map, &place, &vm->image_start)) {
         vmm_log("cannot place the 0x%llx-byte kernel at 0x%llx%s", (unsigned long long)size,
-                (unsigned long long)want, may_move ? " or anywhere above 16 MiB" : " (not relocatable)");
+                (unsigned long long)place_wanted(&place),
+                place.relocatable ? " or anywhere above 16 MiB" : " (not relocatable)");
         return EXIT_USAGE;
     }
     vm->image_size = size;

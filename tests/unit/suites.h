@@ -5,7 +5,7 @@
 #include <check.h>
 
 Suite *layout_suite(void);     /* test_layout.c: struct layouts against the specs */
-Suite *bzimage_suite(void);    /* test_bzimage.c: parsing, loading, boot_params */
+Suite *bzimage_suite(void);    /* test_bzimage.c: parsing, placing, loading, boot_params */
 Suite *memmap_suite(void);     /* test_memmap.c: the EFI memory map and page allocator */
 Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks */
 Suite *firmware_suite(void);   /* test_firmware.c: tables and services through firmware_call */
