@@ -48,12 +48,12 @@ int vmm_console_init(struct vmm *vm)
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
-    if (!vm->phase_time[PHASE_FIRST_CONSOLE])
+    if (!vm->report.phase_time[PHASE_FIRST_CONSOLE])
         report_mark(vm, PHASE_FIRST_CONSOLE);
     /* The kernel's first output after ExitBootServices: the stub has
      * filled the zero page and the kernel has copied it. */
-    if (vm->fw.phase == FW_PHASE_RUNTIME && !vm->bp_copy && vm->opt.entry == ENTRY_HANDOVER)
-        report_save_boot_params(vm, vm->boot_params);
+    if (vm->fw.phase == FW_PHASE_RUNTIME && !vm->report.bp_copy && vm->opt.entry == ENTRY_HANDOVER)
+        report_save_boot_params(vm, vm->placed.boot_params);
     report_console(vm, byte);
     /* Past the limit the text is still read (KTAP, panics), not printed. */
     if (vm->console.bytes < vm->opt.console_limit) {

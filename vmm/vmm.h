@@ -11,8 +11,10 @@
 #include "../firmware-stub/firmware.h"
 #include "verdict/exit_status.h"
 #include "verdict/fault_outcome.h"
-#include "../loader/bzimage.h"
+#include "boot.h"
 #include "console.h"
+#include "host/files.h"
+#include "tools/report.h"
 #include "options.h"
 #include "host/add_files.h"
 #include "tools/fault_sweep.h"
@@ -22,10 +24,6 @@
 #include "verdict/ktap.h"
 #include "verdict/run_counters.h"
 #include "devices/serial.h"
-
-/* Milestones of a boot, timed for --report. */
-enum report_phase { PHASE_START, PHASE_ENTRY, PHASE_EBS, PHASE_FIRST_CONSOLE, PHASE_BANNER, PHASE_INIT,
-                    PHASE_END, PHASE_COUNT };
 
 struct vmm;
 
@@ -46,45 +44,25 @@ struct vmm {
     size_t run_size;
     pthread_mutex_t lock;     /* one exit handled at a time: devices and firmware are not thread-safe */
     int stop_rc;              /* first vCPU to stop sets it; -1 while running */
+    bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct guest_mem mem;
     struct firmware fw;
     struct io_bus bus;
     struct serial serial;
     struct control_ports ctl;
-    FILE *trace;
-
-    /* what was placed where */
-    struct bzimage bz;
-    void *image_file;
-    size_t image_file_size;
-    uint64_t image_start, image_size;   /* the loaded image (LoaderCode) */
-    uint64_t entry_rip, boot_params;
-    uint8_t *initrd_data;               /* the initrd (and --exec archive) */
-    uint64_t initrd_size;
-    char cmdline[FW_CMDLINE_MAX + 64];
-
     struct vmm_console console;
+    struct ktap ktap;         /* --kunit */
+    struct placement placed;  /* what was placed where */
+    struct run_files files;
+    struct report_data report;
+    struct run_counters counters;
+
+    /* how the run ended */
     bool timed_out;           /* --timeout ran out */
     bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
     int stopped_by_signal;    /* the signal that ended the run, 0: none */
-    bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
-    struct ktap ktap;         /* --kunit */
-
-    struct run_counters counters;
-
-    /* --report */
-    FILE *report;
-    FILE *kunit_json;
-    FILE *sweep_matrix;       /* --fault-sweep=FILE, opened before the sweep starts */
-    FILE *sweep_baseline;     /* --sweep-baseline FILE, opened before the sandbox */
-    double phase_time[PHASE_COUNT];   /* seconds since start; 0: not reached */
-    struct memmap *map_at_ebs;
-    struct boot_params *bp_copy;
-    char *console_log;                 /* the first REPORT_CONSOLE_MAX bytes */
-    size_t console_log_len;
 
     struct fault_sweep *sweep;         /* the --fault-sweep boot without faults: snapshots */
-    FILE *summary_out;                 /* the --stop-at summary: stdout unless set */
 };
 
 /* kvm.c */
@@ -105,9 +83,6 @@ int vmm_set_regs(const struct vcpu *c, const struct kvm_regs *r);
 /* The COM1 UART's interrupt line, as serial_init takes it. */
 void vmm_serial_irq(void *ctx, int level);
 
-/* boot.c: load the image and build what the chosen entry needs */
-int vmm_load(struct vmm *vm);
-
 /* run.c: run until the guest stops; returns the exit status */
 int vmm_run(struct vmm *vm);
 /* Why the run ended, for --report's end_reason and the last stderr line:
@@ -122,18 +97,6 @@ struct fault_run vmm_fault_run(const struct vmm *vm, int rc);
 
 /* bootinfo.c: the --stop-at ebs summary of the boot_params the stub built */
 int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out);
-
-/* report.c: --report FILE */
-void report_mark(struct vmm *vm, enum report_phase phase);
-/* Seconds since PHASE_START. */
-double report_elapsed(void);
-/* At ExitBootServices: keep the memory map; at the kernel's entry: the zero page. */
-void report_save_map(struct vmm *vm);
-void report_save_boot_params(struct vmm *vm, uint64_t bp_addr);
-void report_console(struct vmm *vm, uint8_t byte);
-int report_write(struct vmm *vm, int exit_status);
-/* --kunit-json: kunit.py --json's format; -1 with errno on failure. */
-int report_write_kunit_json(const struct vmm *vm, FILE *out);
 
 /* Log a line "handover: ..." on stderr. */
 void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,17 @@
 
 #include <stdio.h>
 
+/* The files a run writes, and the --sweep-baseline it reads: opened
+ * before the sandbox, which allows no open(). */
+struct run_files {
+    FILE *trace;              /* --trace-efi: a file, or stderr */
+    FILE *report;             /* --report */
+    FILE *kunit_json;         /* --kunit-json */
+    FILE *sweep_matrix;       /* --fault-sweep=FILE, opened before the sweep starts */
+    FILE *sweep_baseline;     /* --sweep-baseline FILE */
+    FILE *summary_out;        /* the --stop-at summary: stdout unless set (a sweep cell's log) */
+};
+
 /* Open PATH for reading; only a regular file is accepted. On failure logs
  * "WHAT PATH: reason" and returns NULL. */
 FILE *vmm_open_input(const char *what, const char *path);

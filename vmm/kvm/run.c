@@ -92,7 +92,8 @@ static int guest_crash(struct vcpu *c, const char *what)
 static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s)
 {
     struct vmm *vm = c->vm;
-    const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { vm->image_start, vm->image_start + vm->image_size } };
+    const struct placement *p = &vm->placed;
+    const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { p->image_start, p->image_start + p->image_size } };
     x86_set_nx_outside(&vm->mem, keep, 2, true);
     /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
      * on this machine's KVM). The stub still runs on the firmware's tables. */
@@ -121,7 +122,7 @@ static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, 
         vmm_log("stop-at ebs: ExitBootServices succeeded and the stub jumped to the kernel at 0x%llx",
                 (unsigned long long)rip);
         report_save_boot_params(vm, r->rsi);
-        return vmm_print_boot_params(vm, r->rsi, vm->summary_out ? vm->summary_out : stdout);
+        return vmm_print_boot_params(vm, r->rsi, vm->files.summary_out ? vm->files.summary_out : stdout);
     }
     char what[160];
     snprintf(what, sizeof(what), "exception %s (vector %u, error code 0x%llx) at RIP 0x%llx, CR2 0x%llx, "

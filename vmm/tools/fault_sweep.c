@@ -297,11 +297,11 @@ static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *c
     /* Enough for what was left of the baseline boot, with room for a
      * slower path; --timeout overrides it. */
     vm->opt.timeout = timeout ? timeout : (unsigned)(4 * (base_end - s->time)) + 60;
-    vm->summary_out = logf;
+    vm->files.summary_out = logf;
     vmm_set_log_file(logf);
     rc = vmm_run(vm);
     vmm_set_log_file(NULL);
-    vm->summary_out = NULL;
+    vm->files.summary_out = NULL;
 out:
     fclose(logf);
     if (rc >= 0) {
@@ -364,9 +364,9 @@ static int sweep_verdict(const struct vmm *vm, const struct fault_sweep *sw, con
                     fault_outcome_names[cells[i].outcome]);
             bad++;
         }
-    if (vm->sweep_baseline) {
+    if (vm->files.sweep_baseline) {
         json_error_t err;
-        json_t *base = json_loadf(vm->sweep_baseline, 0, &err);
+        json_t *base = json_loadf(vm->files.sweep_baseline, 0, &err);
         json_t *rows = base ? json_object_get(base, "cells") : NULL;
         if (!json_is_array(rows)) {
             vmm_log("--sweep-baseline %s: not a --fault-sweep matrix: %s", vm->opt.sweep_baseline,
@@ -478,7 +478,7 @@ int fault_sweep_run(struct vmm *vm)
            one_boot_each / (base_end + cells_time));
     fflush(stdout);
     rc = sweep_verdict(vm, &sw, cells, ncells);
-    if (vm->sweep_matrix && write_json(vm->sweep_matrix, vm, &sw, cells, ncells, base_end, cells_time,
+    if (vm->files.sweep_matrix && write_json(vm->files.sweep_matrix, vm, &sw, cells, ncells, base_end, cells_time,
                                        one_boot_each)) {
         vmm_log("--fault-sweep=%s: cannot write the matrix: %s", vm->opt.sweep_json, strerror(errno));
         rc = EXIT_HOST;
