@@ -1,7 +1,5 @@
 /* Guest serial output: to stdout, kept for --report, and each line to the
  * line consumers. The serial IRQ goes to the in-kernel irqchip. */
-#include <string.h>
-
 #include "mem/layout.h"
 #include "vmm.h"
 
@@ -32,16 +30,16 @@ static void milestone_consumer(void *ctx, const char *line)
 
 int vmm_console_init(struct vmm *vm)
 {
-    const struct line_consumer panic = { "panic", panic_watch_line, &vm->console.panic },
-                               ktap = { "ktap", ktap_consumer, &vm->ktap },
-                               exec = { "exec-status", exec_status_consumer, &vm->ctl },
-                               milestones = { "milestones", milestone_consumer, vm };
-    struct line_consumers *l = &vm->console.consumers;
-    if (line_consumers_add(l, &panic) || (vm->opt.kunit && line_consumers_add(l, &ktap)) ||
-        (vm->opt.exec && line_consumers_add(l, &exec)) || line_consumers_add(l, &milestones)) {
-        vmm_log("cannot register the console's line consumers");
-        return -1;
-    }
+    const struct line_consumer all[] = { { "panic", panic_watch_line, &vm->console.panic },
+                                         { "ktap", ktap_consumer, &vm->ktap },
+                                         { "exec-status", exec_status_consumer, &vm->ctl },
+                                         { "milestones", milestone_consumer, vm } };
+    const bool wanted[] = { true, vm->opt.kunit, vm->opt.exec != NULL, true };
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (wanted[i] && line_consumers_add(&vm->console.consumers, &all[i])) {
+            vmm_log("console: no room for the line consumer %s", all[i].name);
+            return -1;
+        }
     return 0;
 }
 

@@ -1,4 +1,4 @@
-/* vmm/devices/: serial.c, i8042.c, exit_port.c, acpi_pm.c, io_bus.c: the devices as the
+/* vmm/devices/: serial.c, i8042.c, exit_port.c, acpi_pm.c, io_bus.c, persist.c: the devices as the
  * kernel's drivers probe them, through the port bus the run loop uses.
  * The 8250 sequences follow drivers/tty/serial/8250/8250_port.c
  * (autoconfig, autoconfig_16550a, serial8250_do_startup). */
