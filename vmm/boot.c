@@ -12,6 +12,7 @@
 #include "../firmware-stub/acpi.h"
 #include "../loader/cpio.h"
 #include "../loader/dtb.h"
+#include "../loader/place.h"
 #include "mem/layout.h"
 #include "host/add_files.h"
 #include "host/files.h"
@@ -21,26 +22,6 @@
 static uint64_t exception_thunk(unsigned vector, const void *ctx)
 {
     return firmware_thunk(ctx, FW_ID_EXCEPTION(vector));
-}
-
-/* Reserve size bytes of LoaderCode for the image at want (aligned), or, if
- * the image may move, at the lowest aligned address above 16 MiB. */
-static int place_image(struct vmm *vm, uint64_t want, uint64_t size, uint64_t align, bool may_move, uint64_t *at)
-{
-    uint64_t pages = size >> 12;
-    if (memmap_reserve(&vm->fw.map, want, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
-        *at = want;
-        return 0;
-    }
-    if (!may_move || vm->opt.load_addr)
-        return -1;
-    uint64_t top = guest_mem_top(&vm->mem);
-    for (uint64_t a = (LAYOUT_KERNEL_MIN + align - 1) & ~(align - 1); a + size <= top; a += align)
-        if (memmap_reserve(&vm->fw.map, a, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
-            *at = a;
-            return 0;
-        }
-    return -1;
 }
 
 /* Read the initrd into host memory, with the --exec command and the
@@ -63,19 +44,19 @@ static int read_initrd(struct vmm *vm)
     if (appended && add_files_archive(vm, &extra))
         goto out;
     uint64_t extra_at = (file_size + 3) & ~3ULL;
-    vm->initrd_size = appended ? extra_at + extra.len : file_size;
-    if (vm->initrd_size > vm->mem.size / 2) {
+    vm->placed.initrd_size = appended ? extra_at + extra.len : file_size;
+    if (vm->placed.initrd_size > vm->mem.size / 2) {
         vmm_log("--initrd %s with the --exec/--add archive: %llu MiB, more than half the guest RAM (raise --mem)",
-                vm->opt.initrd, (unsigned long long)(vm->initrd_size >> 20));
+                vm->opt.initrd, (unsigned long long)(vm->placed.initrd_size >> 20));
         goto out;
     }
-    if (!vm->initrd_size || !(vm->initrd_data = calloc(1, vm->initrd_size)) ||
-        fread(vm->initrd_data, 1, file_size, f) != file_size) {
+    if (!vm->placed.initrd_size || !(vm->placed.initrd_data = calloc(1, vm->placed.initrd_size)) ||
+        fread(vm->placed.initrd_data, 1, file_size, f) != file_size) {
         vmm_log("--initrd %s: read failed (or the file is empty)", vm->opt.initrd);
         goto out;
     }
     if (appended)
-        memcpy(vm->initrd_data + extra_at, extra.buf, extra.len);
+        memcpy(vm->placed.initrd_data + extra_at, extra.buf, extra.len);
     rc = 0;
 out:
     cpio_free(&extra);
@@ -87,14 +68,14 @@ out:
  * page-aligned place below initrd_addr_max (boot.rst). */
 static int place_initrd(struct vmm *vm, uint64_t *addr)
 {
-    uint64_t max = vm->bz.hdr.initrd_addr_max, a = max;
-    if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, (vm->initrd_size + 0xfff) >> 12,
+    uint64_t max = vm->placed.bz.hdr.initrd_addr_max, a = max;
+    if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, (vm->placed.initrd_size + 0xfff) >> 12,
                         &a) != EFI_SUCCESS) {
         vmm_log("--initrd %s: %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
-                vm->opt.initrd, (unsigned long long)vm->initrd_size, (unsigned long long)max);
+                vm->opt.initrd, (unsigned long long)vm->placed.initrd_size, (unsigned long long)max);
         return -1;
     }
-    guest_mem_write(&vm->mem, a, vm->initrd_data, vm->initrd_size);
+    guest_mem_write(&vm->mem, a, vm->placed.initrd_data, vm->placed.initrd_size);
     *addr = a;
     return 0;
 }
@@ -115,7 +96,7 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
     if (!strcmp(vm->opt.dtb, "auto")) {
         struct guest_range r[2];
         struct dtb_machine m = { .nram = (unsigned)guest_mem_ranges(&vm->mem, r), .cpus = vm->opt.cpus,
-                                 .bootargs = vm->cmdline,
+                                 .bootargs = vm->placed.cmdline,
                                  .uart = { { PORT_SERIAL_COM1, IRQ_SERIAL_COM1 }, { PORT_SERIAL_COM2, IRQ_SERIAL_COM2 } },
                                  .nuart = vm->opt.exec_output ? 2 : 1 };
         for (unsigned i = 0; i < m.nram; i++) {
@@ -165,11 +146,11 @@ static int set_entry_registers(struct vmm *vm)
     uint64_t ret = firmware_thunk(&vm->fw, FW_ID_IMAGE_RETURN);
     if (!guest_mem_write(&vm->mem, rsp, &ret, 8))
         return -1;
-    struct kvm_regs r = { .rip = vm->entry_rip, .rsp = rsp, .rflags = 0x2 };
+    struct kvm_regs r = { .rip = vm->placed.entry_rip, .rsp = rsp, .rflags = 0x2 };
     if (vm->opt.entry == ENTRY_HANDOVER) {
         r.rdi = vm->fw.image_handle;
         r.rsi = vm->fw.systab;
-        r.rdx = vm->boot_params;
+        r.rdx = vm->placed.boot_params;
     } else {
         r.rcx = vm->fw.image_handle;
         r.rdx = vm->fw.systab;
@@ -179,19 +160,19 @@ static int set_entry_registers(struct vmm *vm)
 
 int vmm_load(struct vmm *vm)
 {
-    struct bzimage *bz = &vm->bz;
-    const char *cmdline = vm->cmdline;
+    struct bzimage *bz = &vm->placed.bz;
+    const char *cmdline = vm->placed.cmdline;
     size_t cmdlen = strlen(cmdline);
 
     if (vm->opt.initrd && read_initrd(vm))
         return EXIT_USAGE;
     bool loadfile2 = vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
-    struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console_bytes,
-                             .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->trace,
+    struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
+                             .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->files.trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
                              .seeded = vm->opt.seeded, .seed = vm->opt.seed,
-                             .initrd = loadfile2 ? vm->initrd_data : NULL,
-                             .initrd_size = loadfile2 ? vm->initrd_size : 0,
+                             .initrd = loadfile2 ? vm->placed.initrd_data : NULL,
+                             .initrd_size = loadfile2 ? vm->placed.initrd_size : 0,
                              .cmdline = vm->opt.entry == ENTRY_PE ? cmdline : NULL };
     if (firmware_init(&vm->fw, &vm->mem, &cfg)) {
         vmm_log("cannot build the firmware in guest memory");
@@ -216,8 +197,6 @@ int vmm_load(struct vmm *vm)
     x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);
 
     uint64_t align = bz->hdr.kernel_alignment;
-    uint64_t want = vm->opt.load_addr ? vm->opt.load_addr : (bz->hdr.pref_address + align - 1) & ~(align - 1);
-    bool may_move = bz->hdr.relocatable_kernel;
     if (vm->opt.load_addr && (vm->opt.load_addr & (align - 1))) {
         vmm_log("--load-addr 0x%llx is not a multiple of kernel_alignment 0x%llx",
                 (unsigned long long)vm->opt.load_addr, (unsigned long long)align);
@@ -229,21 +208,25 @@ int vmm_load(struct vmm *vm)
                 vm->opt.kernel, (unsigned long long)size, (unsigned long long)(vm->mem.size >> 20));
         return EXIT_USAGE;
     }
-    if (place_image(vm, want, size, align, may_move, &vm->image_start)) {
+    const struct image_constraints place = { .size = size, .pref_address = bz->hdr.pref_address, .align = align,
+                                             .relocatable = bz->hdr.relocatable_kernel,
+                                             .load_addr = vm->opt.load_addr, .top = guest_mem_top(&vm->mem) };
+    if (place_image(&vm->fw.map, &place, &vm->placed.image_start)) {
         vmm_log("cannot place the 0x%llx-byte kernel at 0x%llx%s", (unsigned long long)size,
-                (unsigned long long)want, may_move ? " or anywhere above 16 MiB" : " (not relocatable)");
+                (unsigned long long)place_wanted(&place),
+                place.relocatable ? " or anywhere above 16 MiB" : " (not relocatable)");
         return EXIT_USAGE;
     }
-    vm->image_size = size;
-    firmware_set_image(&vm->fw, vm->image_start, size);
+    vm->placed.image_size = size;
+    firmware_set_image(&vm->fw, vm->placed.image_start, size);
 
     if (vm->opt.entry == ENTRY_PE) {
         if (cmdlen >= FW_CMDLINE_MAX) {
             vmm_log("--cmdline: %zu bytes, the PE entry takes at most %d", cmdlen, FW_CMDLINE_MAX - 1);
             return EXIT_USAGE;
         }
-        bzimage_load_pe(bz, &vm->mem, vm->image_start);
-        vm->entry_rip = vm->image_start + bz->pe.entry;
+        bzimage_load_pe(bz, &vm->mem, vm->placed.image_start);
+        vm->placed.entry_rip = vm->placed.image_start + bz->pe.entry;
         inject_memmap(vm);
         return set_entry_registers(vm) ? EXIT_HOST : 0;
     }
@@ -252,11 +235,11 @@ int vmm_load(struct vmm *vm)
         vmm_log("--cmdline: %zu bytes, but the kernel's cmdline_size allows %u", cmdlen, bz->hdr.cmdline_size - 1);
         return EXIT_USAGE;
     }
-    bzimage_load_flat(bz, &vm->mem, vm->image_start);
-    struct boot_placement pl = { .code32_start = vm->image_start };
+    bzimage_load_flat(bz, &vm->mem, vm->placed.image_start);
+    struct boot_placement pl = { .code32_start = vm->placed.image_start };
     pl.cmdline_addr = alloc_low_page(vm, (cmdlen + 1 + 0xfff) >> 12);
-    vm->boot_params = alloc_low_page(vm, 1);
-    if (!pl.cmdline_addr || !vm->boot_params) {
+    vm->placed.boot_params = alloc_low_page(vm, 1);
+    if (!pl.cmdline_addr || !vm->placed.boot_params) {
         vmm_log("no guest RAM below 4 GiB for the command line and boot_params");
         return EXIT_HOST;
     }
@@ -264,12 +247,12 @@ int vmm_load(struct vmm *vm)
     if (vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_BOOTPARAMS) {
         if (place_initrd(vm, &pl.initrd_addr))
             return EXIT_USAGE;
-        pl.initrd_size = vm->initrd_size;
+        pl.initrd_size = vm->placed.initrd_size;
     }
-    bootparams_build(bz, &vm->mem, vm->boot_params, &pl);
-    if (vm->opt.dtb && attach_dtb(vm, guest_mem_ptr(&vm->mem, vm->boot_params, sizeof(struct boot_params))))
+    bootparams_build(bz, &vm->mem, vm->placed.boot_params, &pl);
+    if (vm->opt.dtb && attach_dtb(vm, guest_mem_ptr(&vm->mem, vm->placed.boot_params, sizeof(struct boot_params))))
         return EXIT_USAGE;
-    vm->entry_rip = bzimage_handover_entry(bz, vm->image_start);
+    vm->placed.entry_rip = bzimage_handover_entry(bz, vm->placed.image_start);
     inject_memmap(vm);
     return set_entry_registers(vm) ? EXIT_HOST : 0;
 }

@@ -57,56 +57,58 @@ static void append_word(char *cmdline, size_t size, const char *word)
 static int boot(struct vmm *vm)
 {
     char err[BZIMAGE_ERR_LEN];
-    vm->image_file = read_image(vm->opt.kernel, &vm->image_file_size);
-    if (!vm->image_file)
+    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
+    if (!vm->placed.image_file)
         return EXIT_USAGE;
-    if (bzimage_parse(&vm->bz, vm->image_file, vm->image_file_size, err, sizeof(err)) ||
-        bzimage_check_entry(&vm->bz, vm->opt.entry, err, sizeof(err))) {
+    if (bzimage_parse(&vm->placed.bz, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err)) ||
+        bzimage_check_entry(&vm->placed.bz, vm->opt.entry, err, sizeof(err))) {
         vmm_log("%s: %s", vm->opt.kernel, err);
         return EXIT_USAGE;
     }
     if (vm->opt.trace_path) {
         bool to_stderr = !strcmp(vm->opt.trace_path, "-");
-        vm->trace = to_stderr ? stderr : vmm_open_output("--trace-efi", vm->opt.trace_path);
-        if (!vm->trace)
+        vm->files.trace = to_stderr ? stderr : vmm_open_output("--trace-efi", vm->opt.trace_path);
+        if (!vm->files.trace)
             return EXIT_USAGE;
         if (to_stderr && vmm_log_as_json()) {
             vmm_log("--trace-efi: cannot make the JSON message stream: %s", strerror(errno));
             return EXIT_HOST;
         }
     }
-    if (vm->opt.report_path && !(vm->report = vmm_open_output("--report", vm->opt.report_path)))
+    if (vm->opt.report_path && !(vm->files.report = vmm_open_output("--report", vm->opt.report_path)))
         return EXIT_USAGE;
-    if (vm->opt.kunit_json && !(vm->kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
+    if (vm->opt.kunit_json && !(vm->files.kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
         return EXIT_USAGE;
-    if (vm->opt.exec_output && !(vm->exec_output = vmm_open_output("--exec-output", vm->opt.exec_output)))
+    if (vm->opt.exec_output && !(vm->files.exec_output = vmm_open_output("--exec-output", vm->opt.exec_output)))
         return EXIT_USAGE;
     /* Opened now: a directory or an unwritable path is found before the
      * sweep, not after it. */
-    if (vm->opt.sweep_json && !(vm->sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
+    if (vm->opt.sweep_json && !(vm->files.sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
         return EXIT_USAGE;
     if (vm->opt.sweep_baseline &&
-        !(vm->sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
+        !(vm->files.sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
         return EXIT_USAGE;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
-    snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", vm->opt.cmdline);
+    snprintf(vm->placed.cmdline, sizeof(vm->placed.cmdline), "%s", vm->opt.cmdline);
     if (vm->opt.cmdline_append)
-        append_word(vm->cmdline, sizeof(vm->cmdline), vm->opt.cmdline_append);
-    if (!vm->opt.no_emulation_fallbacks && !has_word(vm->cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
-        append_word(vm->cmdline, sizeof(vm->cmdline), "noxsave");
+        append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), vm->opt.cmdline_append);
+    if (!vm->opt.no_emulation_fallbacks && !has_word(vm->placed.cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
+        append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "noxsave");
         vmm_log("this host's KVM cannot run XRSTOR for the guest: added noxsave to the command line");
     }
     if (vm->opt.kunit) {
         ktap_init(&vm->ktap);
-        if (!strstr(vm->cmdline, "kunit_shutdown="))
-            append_word(vm->cmdline, sizeof(vm->cmdline), "kunit_shutdown=reboot");
+        if (!strstr(vm->placed.cmdline, "kunit_shutdown="))
+            append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "kunit_shutdown=reboot");
     }
     if (vmm_map_memory(vm) || vmm_create_vm(vm))
         return EXIT_HOST;
     for (unsigned i = 0; i < vm->opt.cpus; i++)
         if (vmm_setup_vcpu(vm, i))
             return EXIT_HOST;
+    if (vmm_console_init(vm))
+        return EXIT_HOST;
     serial_init(&vm->serial, IRQ_SERIAL_COM1, vmm_console_tx, vmm_serial_irq, vm);
     serial_init(&vm->serial_out, IRQ_SERIAL_COM2, vmm_exec_output_tx, vmm_serial_irq, vm);
     /* COM2, the last, only with --exec-output: without it the guest sees
@@ -114,7 +116,7 @@ static int boot(struct vmm *vm)
     struct io_device devs[] = { serial_device(&vm->serial, PORT_SERIAL_COM1), i8042_data_device(&vm->ctl),
                                 i8042_command_device(&vm->ctl), exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl),
                                 serial_device(&vm->serial_out, PORT_SERIAL_COM2) };
-    size_t ndevs = sizeof(devs) / sizeof(devs[0]) - (vm->exec_output ? 0 : 1);
+    size_t ndevs = sizeof(devs) / sizeof(devs[0]) - (vm->files.exec_output ? 0 : 1);
     for (size_t i = 0; i < ndevs; i++)
         if (io_bus_register(&vm->bus, &devs[i])) {
             vmm_log("cannot put %s at port 0x%x on the I/O bus (full, or overlapping another device)", devs[i].name,
@@ -126,9 +128,9 @@ static int boot(struct vmm *vm)
         return rc;
     if (!vm->opt.quiet)
         vmm_log("%s: Linux boot protocol %u.%02u, %s entry at 0x%llx, image at 0x%llx (0x%llx bytes), %llu MiB RAM",
-                vm->opt.kernel, vm->bz.hdr.version >> 8, vm->bz.hdr.version & 0xff,
-                vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->entry_rip,
-                (unsigned long long)vm->image_start, (unsigned long long)vm->image_size,
+                vm->opt.kernel, vm->placed.bz.hdr.version >> 8, vm->placed.bz.hdr.version & 0xff,
+                vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->placed.entry_rip,
+                (unsigned long long)vm->placed.image_start, (unsigned long long)vm->placed.image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
     /* A sweep creates VMs as it goes: no filter on its ioctls (--help). */
     if (vm->opt.fault_sweep ? sandbox_enter_sweep(vm) : sandbox_enter(vm))
@@ -178,31 +180,32 @@ int main(int argc, char **argv)
     print_fault_outcomes(&vm, rc);
     /* An output that could not be written whole makes a run fail: a script
      * must not read a cut report or trace as a result. */
-    if (vm.sweep_baseline)
-        fclose(vm.sweep_baseline);
-    if (vm.sweep_matrix && fclose(vm.sweep_matrix) && rc == EXIT_OK)
+    if (vm.files.sweep_baseline)
+        fclose(vm.files.sweep_baseline);
+    if (vm.files.sweep_matrix && fclose(vm.files.sweep_matrix) && rc == EXIT_OK)
         rc = EXIT_HOST;
-    if (vm.kunit_json && (report_write_kunit_json(&vm, vm.kunit_json) || fclose(vm.kunit_json))) {
+    if (vm.files.kunit_json && (report_write_kunit_json(&vm, vm.files.kunit_json) || fclose(vm.files.kunit_json))) {
         vmm_log("--kunit-json %s: write failed: %s", vm.opt.kunit_json, strerror(errno));
         if (rc == EXIT_OK)
             rc = EXIT_HOST;
     }
-    if (vm.exec_output && fclose(vm.exec_output) && !vm.exec_output_failed) {
+    if (vm.files.exec_output && fclose(vm.files.exec_output) && !vm.files.exec_output_failed) {
         vmm_log("--exec-output %s: write failed: %s", vm.opt.exec_output, strerror(errno));
-        vm.exec_output_failed = true;
+        vm.files.exec_output_failed = true;
     }
-    if (vm.exec_output_failed && rc == EXIT_OK)
+    if (vm.files.exec_output_failed && rc == EXIT_OK)
         rc = EXIT_HOST;
-    if (report_write(&vm, rc) || (vm.report && fclose(vm.report))) {
+    if (report_write(&vm, rc) || (vm.files.report && fclose(vm.files.report))) {
         vmm_log("--report %s: write failed: %s", vm.opt.report_path, strerror(errno));
         if (rc == EXIT_OK)
             rc = EXIT_HOST;
     }
-    free(vm.map_at_ebs);
-    free(vm.bp_copy);
-    free(vm.console_log);
-    free(vm.initrd_data);
-    if (vm.trace && (vm.trace == stderr ? fflush(vm.trace) : fclose(vm.trace)) && vm.trace != stderr) {
+    free(vm.report.map_at_ebs);
+    free(vm.report.bp_copy);
+    free(vm.report.console_log);
+    free(vm.placed.initrd_data);
+    FILE *trace = vm.files.trace;
+    if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {
         vmm_log("--trace-efi=%s: write failed: %s", vm.opt.trace_path, strerror(errno));
         if (rc == EXIT_OK)
             rc = EXIT_HOST;
@@ -212,6 +215,6 @@ int main(int argc, char **argv)
     if (!vm.opt.quiet || rc != EXIT_OK)
         vmm_log("end: %s, exit status %d", vmm_end_reason(&vm, rc), rc);
     vmm_destroy(&vm);
-    free(vm.image_file);
+    free(vm.placed.image_file);
     return rc;
 }

@@ -184,7 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 CHECK(buf[i] == 0);
         }
         CHECK(cnt.tx_bytes == expect_tx);
-        CHECK(cnt.level == uart.irq_level);
+        CHECK(cnt.level == uart.state.irq_level);
 
         /* The first stop wins and stays. */
         if (stopped != GUEST_RUNNING) {

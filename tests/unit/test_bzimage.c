@@ -8,6 +8,8 @@
 
 #include "suites.h"
 #include "../../loader/bzimage.h"
+#include "../../loader/place.h"
+#include "../../vmm/mem/layout.h"
 
 /* ---- a synthetic image ---------------------------------------------------- */
 
@@ -534,6 +536,85 @@ START_TEST(real_tiny_kernel_parses_with_both_entries)
 }
 END_TEST
 
+/* place_image: the kernel's placement in a 256 MiB guest. */
+#define PLACE_RAM (256ULL << 20)
+static struct memmap place_map;
+
+static void place_setup(void)
+{
+    memmap_init(&place_map);
+    ck_assert_int_eq(memmap_add_ram(&place_map, 0, PLACE_RAM), 0);
+}
+
+static struct image_constraints kernel(uint64_t pref, uint64_t align, bool relocatable)
+{
+    return (struct image_constraints){ .size = 0x2000000, .pref_address = pref, .align = align,
+                                       .relocatable = relocatable, .top = PLACE_RAM };
+}
+
+START_TEST(place_honours_pref_address)
+{
+    const struct image_constraints c = kernel(0x1000000, 0x200000, true);
+    uint64_t at = 0;
+    ck_assert_int_eq(place_image(&place_map, &c, &at), 0);
+    ck_assert_uint_eq(at, 0x1000000);
+    ck_assert_int_eq(memmap_type_at(&place_map, at), EFI_LOADER_CODE);
+    ck_assert_int_eq(memmap_type_at(&place_map, at + c.size - 1), EFI_LOADER_CODE);
+    ck_assert_int_eq(memmap_type_at(&place_map, at + c.size), EFI_CONVENTIONAL_MEMORY);
+}
+END_TEST
+
+START_TEST(place_rounds_pref_address_up_to_the_alignment)
+{
+    const struct image_constraints c = kernel(0x1100000, 0x200000, false);
+    uint64_t at = 0;
+    ck_assert_uint_eq(place_wanted(&c), 0x1200000);
+    ck_assert_int_eq(place_image(&place_map, &c, &at), 0);
+    ck_assert_uint_eq(at, 0x1200000);
+}
+END_TEST
+
+START_TEST(place_moves_a_relocatable_kernel_where_it_fits)
+{
+    /* Something already at pref_address: the lowest aligned free range from 16 MiB. */
+    ck_assert_int_eq(memmap_reserve(&place_map, 0x1000000, 0x1800, EFI_BOOT_SERVICES_DATA), EFI_SUCCESS);
+    const struct image_constraints c = kernel(0x1000000, 0x1000000, true);
+    uint64_t at = 0;
+    ck_assert_int_eq(place_image(&place_map, &c, &at), 0);
+    ck_assert_uint_eq(at, 0x3000000);
+    ck_assert_uint_eq(at % c.align, 0);
+    ck_assert_uint_ge(at, LAYOUT_KERNEL_MIN);
+}
+END_TEST
+
+START_TEST(place_refuses_when_nothing_fits)
+{
+    ck_assert_int_eq(memmap_reserve(&place_map, 0x1000000, 0x1000, EFI_BOOT_SERVICES_DATA), EFI_SUCCESS);
+    struct image_constraints c = kernel(0x1000000, 0x200000, false);
+    uint64_t at = 0x1234;
+    ck_assert_int_eq(place_image(&place_map, &c, &at), -1);   /* not relocatable */
+    c.relocatable = true;
+    c.size = PLACE_RAM - 0x1000000;   /* no free range that large above 16 MiB */
+    ck_assert_int_eq(place_image(&place_map, &c, &at), -1);
+    ck_assert_uint_eq(at, 0x1234);
+    ck_assert_int_eq(memmap_type_at(&place_map, 0x3000000), EFI_CONVENTIONAL_MEMORY);   /* nothing reserved */
+}
+END_TEST
+
+START_TEST(place_load_addr_is_there_or_nowhere)
+{
+    struct image_constraints c = kernel(0x1000000, 0x200000, true);
+    c.load_addr = 0x4000000;
+    uint64_t at = 0;
+    ck_assert_uint_eq(place_wanted(&c), 0x4000000);
+    ck_assert_int_eq(place_image(&place_map, &c, &at), 0);
+    ck_assert_uint_eq(at, 0x4000000);
+    /* Taken now: a relocatable kernel still does not move away from --load-addr. */
+    ck_assert_int_eq(place_image(&place_map, &c, &at), -1);
+    ck_assert_uint_eq(at, 0x4000000);
+}
+END_TEST
+
 Suite *bzimage_suite(void)
 {
     Suite *s = suite_create("bzimage");
@@ -566,6 +647,15 @@ Suite *bzimage_suite(void)
     tcase_add_test(tc, boot_params_outside_the_header_are_zero);
     tcase_add_test(tc, boot_params_split_addresses_above_4g_into_ext_fields);
     tcase_add_test(tc, boot_params_outside_ram_are_refused);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("place");
+    tcase_add_checked_fixture(tc, place_setup, NULL);
+    tcase_add_test(tc, place_honours_pref_address);
+    tcase_add_test(tc, place_rounds_pref_address_up_to_the_alignment);
+    tcase_add_test(tc, place_moves_a_relocatable_kernel_where_it_fits);
+    tcase_add_test(tc, place_refuses_when_nothing_fits);
+    tcase_add_test(tc, place_load_addr_is_there_or_nowhere);
     suite_add_tcase(s, tc);
 
     const char *tiny = getenv("HANDOVER_TINY_KERNEL");

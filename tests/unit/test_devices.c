@@ -1,12 +1,14 @@
-/* vmm/devices/: serial.c, i8042.c, exit_port.c, acpi_pm.c, io_bus.c: the devices as the
+/* vmm/devices/: serial.c, i8042.c, exit_port.c, acpi_pm.c, io_bus.c, persist.c: the devices as the
  * kernel's drivers probe them, through the port bus the run loop uses.
  * The 8250 sequences follow drivers/tty/serial/8250/8250_port.c
  * (autoconfig, autoconfig_16550a, serial8250_do_startup). */
+#include <linux/kvm.h>
 #include <string.h>
 
 #include "suites.h"
 #include "../../vmm/devices/control_ports.h"
 #include "../../vmm/devices/io_bus.h"
+#include "../../vmm/devices/persist.h"
 #include "../../vmm/mem/layout.h"
 #include "../../vmm/devices/serial.h"
 
@@ -92,7 +94,7 @@ START_TEST(uart_lcr_and_divisor_latch)
     ck_assert_uint_eq(in8(COM1 + RBR), 0x01);
     ck_assert_uint_eq(in8(COM1 + IER), 0x00);
     ck_assert_uint_eq(ntx, 0);                /* divisor writes are not data */
-    ck_assert_uint_eq(uart.ier, 0);
+    ck_assert_uint_eq(uart.state.ier, 0);
     out8(COM1 + LCR, 0x03);
     out8(COM1 + IER, 0x05);
     ck_assert_uint_eq(in8(COM1 + IER), 0x05);
@@ -307,6 +309,55 @@ START_TEST(io_bus_has_a_device_limit_and_reaches_port_ffff)
 }
 END_TEST
 
+/* A --fault-sweep cell restores the snapshot's device states and run
+ * counters: what the previous cell did is gone, and the callbacks stay. */
+static struct console_line text;
+static struct run_counters counters;
+
+static void run_a_while(uint8_t scr, uint64_t exits, unsigned fallback, const char *line)
+{
+    out8(COM1 + SCR, scr);
+    out8(COM1 + IER, 0x02);   /* THRI: the interrupt line goes up */
+    counters.exits[KVM_EXIT_IO] += exits;
+    counters.io_exits += exits;
+    counters.hypercalls += exits / 2;
+    counters.fallbacks++;
+    counters.fallback_reported[fallback] = true;
+    for (const char *p = line; *p; p++)
+        console_line_byte(&text, &(struct line_consumers){ .n = 0 }, (uint8_t)*p);
+}
+
+START_TEST(devices_restore_their_state_and_the_run_counters)
+{
+    const struct device_set devs = { &uart, &ctl, &text, &counters };
+    memset(&text, 0, sizeof(text));
+    memset(&counters, 0, sizeof(counters));
+    struct device_states snap;
+    run_a_while(0x11, 10, 1, "EFI stub: booting\n");
+    devices_save(&devs, &snap);
+    const struct run_counters at_snapshot = counters;
+
+    for (unsigned cell = 0; cell < 3; cell++) {
+        run_a_while(0x22, 1000, 2, "Linux version 6.12\nRun /init");
+        out8(PORT_EXIT, 7);
+        ck_assert_int_eq(ctl.stop, GUEST_EXIT_PORT);
+        devices_restore(&devs, &snap);
+        /* Each cell starts where the snapshot was, not where the last cell ended. */
+        ck_assert_int_eq(memcmp(&counters, &at_snapshot, sizeof(counters)), 0);
+        ck_assert_uint_eq(counters.io_exits, 10);
+        ck_assert(counters.fallback_reported[1] && !counters.fallback_reported[2]);
+        ck_assert_uint_eq(in8(COM1 + SCR), 0x11);
+        ck_assert_int_eq(ctl.stop, GUEST_RUNNING);
+        ck_assert_str_eq(console_line_current(&text), "EFI stub: booting");
+    }
+    /* The restored UART still sends to the same callback. */
+    ntx = 0;
+    out8(COM1, 'x');
+    ck_assert_uint_eq(ntx, 1);
+    ck_assert_int_eq(tx[0], 'x');
+}
+END_TEST
+
 Suite *devices_suite(void)
 {
     Suite *s = suite_create("devices");
@@ -334,6 +385,11 @@ Suite *devices_suite(void)
     tcase_add_test(tc, io_bus_refuses_overlapping_ranges);
     tcase_add_test(tc, io_bus_unclaimed_ports_read_all_ones);
     tcase_add_test(tc, io_bus_has_a_device_limit_and_reaches_port_ffff);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("persist");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, devices_restore_their_state_and_the_run_counters);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,6 +9,7 @@
 
 enum guest_stop { GUEST_RUNNING, GUEST_RESET, GUEST_EXIT_PORT, GUEST_POWEROFF };
 
+/* The whole state, as a snapshot keeps it (devices/persist.h). */
 struct control_ports {
     enum guest_stop stop;
     int exit_status;

@@ -37,9 +37,9 @@ void serial_init(struct serial *s, unsigned irq_line, void (*tx)(void *, uint8_t
 
 static void update_irq(struct serial *s)
 {
-    bool level = (s->ier & UART_IER_THRI) && s->thri_pending;
-    if (level != s->irq_level && s->irq) {
-        s->irq_level = level;
+    bool level = (s->state.ier & UART_IER_THRI) && s->state.thri_pending;
+    if (level != s->state.irq_level && s->irq) {
+        s->state.irq_level = level;
         s->irq(s->ctx, s->irq_line, level);
     }
 }
@@ -48,31 +48,31 @@ static uint8_t serial_read(struct serial *s, uint16_t reg)
 {
     switch (reg) {
     case UART_RX:
-        return (s->lcr & UART_LCR_DLAB) ? s->dll : 0;
+        return (s->state.lcr & UART_LCR_DLAB) ? s->state.dll : 0;
     case UART_IER:
-        return (s->lcr & UART_LCR_DLAB) ? s->dlm : s->ier;
+        return (s->state.lcr & UART_LCR_DLAB) ? s->state.dlm : s->state.ier;
     case UART_IIR: {
-        uint8_t fifo = (s->fcr & UART_FCR_ENABLE_FIFO) ? UART_IIR_FIFO : 0;
-        if ((s->ier & UART_IER_THRI) && s->thri_pending) {
-            s->thri_pending = false;   /* reading IIR clears a THRE interrupt */
+        uint8_t fifo = (s->state.fcr & UART_FCR_ENABLE_FIFO) ? UART_IIR_FIFO : 0;
+        if ((s->state.ier & UART_IER_THRI) && s->state.thri_pending) {
+            s->state.thri_pending = false;   /* reading IIR clears a THRE interrupt */
             update_irq(s);
             return fifo | UART_IIR_THRI;
         }
         return fifo | UART_IIR_NO_INT;
     }
     case UART_LCR:
-        return s->lcr;
+        return s->state.lcr;
     case UART_MCR:
-        return s->mcr;
+        return s->state.mcr;
     case UART_LSR:
         return UART_LSR_TEMT | UART_LSR_THRE;   /* transmitter always empty */
     case UART_MSR:
-        if (s->mcr & UART_MCR_LOOP)   /* loopback: DTR->DSR, RTS->CTS, OUT1->RI, OUT2->DCD */
-            return (uint8_t)(((s->mcr & 0x02) << 3) | ((s->mcr & 0x01) << 5) | ((s->mcr & 0x04) << 4) |
-                             ((s->mcr & 0x08) << 4));
+        if (s->state.mcr & UART_MCR_LOOP)   /* loopback: DTR->DSR, RTS->CTS, OUT1->RI, OUT2->DCD */
+            return (uint8_t)(((s->state.mcr & 0x02) << 3) | ((s->state.mcr & 0x01) << 5) | ((s->state.mcr & 0x04) << 4) |
+                             ((s->state.mcr & 0x08) << 4));
         return 0xb0;   /* DCD, DSR, CTS */
     default:
-        return s->scr;
+        return s->state.scr;
     }
 }
 
@@ -80,34 +80,34 @@ static void serial_write(struct serial *s, uint16_t reg, uint8_t v)
 {
     switch (reg) {
     case UART_TX:
-        if (s->lcr & UART_LCR_DLAB) {
-            s->dll = v;
+        if (s->state.lcr & UART_LCR_DLAB) {
+            s->state.dll = v;
         } else {
-            if (!(s->mcr & UART_MCR_LOOP) && s->tx)
+            if (!(s->state.mcr & UART_MCR_LOOP) && s->tx)
                 s->tx(s->ctx, v);
-            s->thri_pending = true;   /* sent at once: THR is empty again */
+            s->state.thri_pending = true;   /* sent at once: THR is empty again */
         }
         break;
     case UART_IER:
-        if (s->lcr & UART_LCR_DLAB) {
-            s->dlm = v;
+        if (s->state.lcr & UART_LCR_DLAB) {
+            s->state.dlm = v;
         } else {
-            if ((v & UART_IER_THRI) && !(s->ier & UART_IER_THRI))
-                s->thri_pending = true;
-            s->ier = v & 0x0f;
+            if ((v & UART_IER_THRI) && !(s->state.ier & UART_IER_THRI))
+                s->state.thri_pending = true;
+            s->state.ier = v & 0x0f;
         }
         break;
     case UART_FCR:
-        s->fcr = v;
+        s->state.fcr = v;
         break;
     case UART_LCR:
-        s->lcr = v;
+        s->state.lcr = v;
         break;
     case UART_MCR:
-        s->mcr = v & 0x1f;
+        s->state.mcr = v & 0x1f;
         break;
     case UART_SCR:
-        s->scr = v;
+        s->state.scr = v;
         break;
     default:
         break;

@@ -9,10 +9,15 @@
 
 #include "io_bus.h"
 
-struct serial {
+/* The registers and lines: what a snapshot keeps (devices/persist.h). */
+struct serial_state {
     uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
     bool thri_pending;
     bool irq_level;
+};
+
+struct serial {
+    struct serial_state state;
     unsigned irq_line;        /* the ISA IRQ, passed to irq() */
     /* where transmitted bytes go */
     void (*tx)(void *ctx, uint8_t byte);

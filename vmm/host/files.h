@@ -4,7 +4,23 @@
 #ifndef HANDOVER_FILES_H
 #define HANDOVER_FILES_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/* The files a run writes, and the --sweep-baseline it reads: opened
+ * before the sandbox, which allows no open(). */
+struct run_files {
+    FILE *trace;              /* --trace-efi: a file, or stderr */
+    FILE *report;             /* --report */
+    FILE *kunit_json;         /* --kunit-json */
+    FILE *sweep_matrix;       /* --fault-sweep=FILE, opened before the sweep starts */
+    FILE *sweep_baseline;     /* --sweep-baseline FILE */
+    FILE *summary_out;        /* the --stop-at summary: stdout unless set (a sweep cell's log) */
+    FILE *exec_output;        /* --exec-output: what COM2 sends */
+    uint64_t exec_output_bytes;
+    bool exec_output_failed;  /* a write to it failed: the run exits 3 */
+};
 
 /* Open PATH for reading; only a regular file is accepted. On failure logs
  * "WHAT PATH: reason" and returns NULL. */

@@ -59,10 +59,10 @@ static void output_fds(const struct vmm *vm, int fds[SANDBOX_OUTPUTS])
 {
     fds[0] = 1;
     fds[1] = 2;
-    fds[2] = vm->trace ? fileno(vm->trace) : 2;
-    fds[3] = vm->report ? fileno(vm->report) : 2;
-    fds[4] = vm->kunit_json ? fileno(vm->kunit_json) : 2;
-    fds[5] = vm->exec_output ? fileno(vm->exec_output) : 2;
+    fds[2] = vm->files.trace ? fileno(vm->files.trace) : 2;
+    fds[3] = vm->files.report ? fileno(vm->files.report) : 2;
+    fds[4] = vm->files.kunit_json ? fileno(vm->files.kunit_json) : 2;
+    fds[5] = vm->files.exec_output ? fileno(vm->files.exec_output) : 2;
 }
 
 /* Resource limits, as Firecracker's jailer sets them: no descriptor

@@ -34,7 +34,7 @@ static bool has_error_code(unsigned v)
 
 static void report_last_line(struct vmm *vm)
 {
-    const char *line = vm->line_len ? vm->line : vm->last_line;
+    const char *line = console_line_current(&vm->console.text);
     if (line[0])
         vmm_log("last console line: %s", line);
     if (vm->fw.last_line[0])
@@ -44,9 +44,9 @@ static void report_last_line(struct vmm *vm)
 static void report_exits(struct vmm *vm)
 {
     vmm_log("exits: %llu I/O, %llu firmware calls, %llu emulation fallbacks, %llu MMIO, %llu HLT, %llu other",
-            (unsigned long long)vm->io_exits, (unsigned long long)vm->hypercalls, (unsigned long long)vm->fallbacks,
-            (unsigned long long)vm->exits[KVM_EXIT_MMIO], (unsigned long long)vm->exits[KVM_EXIT_HLT],
-            (unsigned long long)(vm->exits[KVM_EXIT_INTR] + vm->exits[KVM_EXIT_UNKNOWN]));
+            (unsigned long long)vm->counters.io_exits, (unsigned long long)vm->counters.hypercalls, (unsigned long long)vm->counters.fallbacks,
+            (unsigned long long)vm->counters.exits[KVM_EXIT_MMIO], (unsigned long long)vm->counters.exits[KVM_EXIT_HLT],
+            (unsigned long long)(vm->counters.exits[KVM_EXIT_INTR] + vm->counters.exits[KVM_EXIT_UNKNOWN]));
 }
 
 static struct guest_view view_of(struct vmm *vm, const struct kvm_sregs *s)
@@ -92,7 +92,8 @@ static int guest_crash(struct vcpu *c, const char *what)
 static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s)
 {
     struct vmm *vm = c->vm;
-    const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { vm->image_start, vm->image_start + vm->image_size } };
+    const struct placement *p = &vm->placed;
+    const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { p->image_start, p->image_start + p->image_size } };
     x86_set_nx_outside(&vm->mem, keep, 2, true);
     /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
      * on this machine's KVM). The stub still runs on the firmware's tables. */
@@ -121,7 +122,7 @@ static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, 
         vmm_log("stop-at ebs: ExitBootServices succeeded and the stub jumped to the kernel at 0x%llx",
                 (unsigned long long)rip);
         report_save_boot_params(vm, r->rsi);
-        return vmm_print_boot_params(vm, r->rsi, vm->summary_out ? vm->summary_out : stdout);
+        return vmm_print_boot_params(vm, r->rsi, vm->files.summary_out ? vm->files.summary_out : stdout);
     }
     char what[160];
     snprintf(what, sizeof(what), "exception %s (vector %u, error code 0x%llx) at RIP 0x%llx, CR2 0x%llx, "
@@ -167,7 +168,7 @@ static int emulation_failure(struct vcpu *c)
     struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v);
     if (e.action == EMULATE_NONE)
         return guest_crash(c, what);
-    vm->fallbacks++;
+    vm->counters.fallbacks++;
     if (e.fpu_changed && ioctl(c->fd, KVM_SET_FPU, &fpu) < 0) {
         vmm_log("KVM_SET_FPU: %s", strerror(errno));
         return EXIT_HOST;
@@ -191,8 +192,8 @@ static int emulation_failure(struct vcpu *c)
     unsigned which = 0;
     while (emulate_table_names[which] && strcmp(emulate_table_names[which], e.name))
         which++;
-    if (!vm->fallback_reported[which]) {
-        vm->fallback_reported[which] = true;
+    if (!vm->counters.fallback_reported[which]) {
+        vm->counters.fallback_reported[which] = true;
         if (!vm->opt.quiet)
             vmm_log("emulation fallback: %s at RIP 0x%llx performed by the VMM (the host cannot emulate it)", e.name,
                     (unsigned long long)(r.rip - e.length));
@@ -206,7 +207,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
     struct vmm *vm = c->vm;
     struct kvm_regs r;
     struct kvm_sregs s;
-    vm->hypercalls++;
+    vm->counters.hypercalls++;
     if (ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0) {
         vmm_log("KVM_GET_REGS: %s", strerror(errno));
         return EXIT_HOST;
@@ -257,7 +258,7 @@ static int handle_io(struct vcpu *c)
     struct kvm_run *run = c->run;
     uint8_t *data = (uint8_t *)run + run->io.data_offset;
     bool out = run->io.direction == KVM_EXIT_IO_OUT;
-    vm->io_exits++;
+    vm->counters.io_exits++;
     for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
         if (run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4) {
             uint32_t id;
@@ -273,10 +274,10 @@ static int handle_io(struct vcpu *c)
         fflush(stdout);
         return RUN_KUNIT_DONE;
     }
-    if (vm->panic_ended) {
+    if (vm->console.panic.ended) {
         fflush(stdout);
-        vmm_log("kernel panic: %s", vm->panic);
-        if (vm->opt.exec && strstr(vm->panic, "Attempted to kill init"))
+        vmm_log("kernel panic: %s", vm->console.panic.line);
+        if (vm->opt.exec && strstr(vm->console.panic.line, "Attempted to kill init"))
             vmm_log("init died before it could report a status: if the console shows it killed at its first "
                     "system call (\"segfault at ... error 15\"), this host's KVM cannot run guest user space "
                     "(nested, emulated KVM); --exec needs an ordinary KVM host");
@@ -324,7 +325,7 @@ static int handle_exit(struct vcpu *c)
     struct vmm *vm = c->vm;
     uint32_t reason = c->run->exit_reason;
     char what[128];
-    vm->exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
+    vm->counters.exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
     switch (reason) {
     case KVM_EXIT_IO:
         return handle_io(c);
@@ -521,7 +522,7 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
         return "timeout";
     if (vm->ctl.stop == GUEST_EXIT_PORT)
         return "guest-status";
-    if (vm->panic_ended)
+    if (vm->console.panic.ended)
         return "kernel-panic";
     if (vm->fw.stop == FW_STOP_EXIT)
         return "efi-exit";

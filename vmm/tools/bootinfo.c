@@ -1,65 +1,7 @@
-/* The --stop-at ebs summary: the boot_params the stub built, and a check
- * that its e820 table is what the kernel's setup_e820 (x86-stub.c) must
- * make of the firmware's memory map. */
-#include <string.h>
-
+/* The --stop-at ebs summary: the boot_params the stub built, and the
+ * verdict of the e820 check (verdict/e820_check.h). */
+#include "../verdict/e820_check.h"
 #include "../vmm.h"
-
-const char *bootinfo_e820_name(uint32_t t)
-{
-    switch (t) {
-    case E820_TYPE_RAM: return "RAM";
-    case E820_TYPE_RESERVED: return "reserved";
-    case E820_TYPE_ACPI: return "ACPI";
-    case E820_TYPE_NVS: return "NVS";
-    case E820_TYPE_UNUSABLE: return "unusable";
-    case E820_TYPE_PMEM: return "persistent";
-    case E820_TYPE_SOFT_RESERVED: return "soft-reserved";
-    default: return "unknown";
-    }
-}
-
-/* The e820 table the stub wrote: the zero page's entries plus any
- * SETUP_E820_EXT setup_data. */
-unsigned bootinfo_e820(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out)
-{
-    unsigned n = bp->e820_entries > E820_MAX_ENTRIES_ZEROPAGE ? E820_MAX_ENTRIES_ZEROPAGE : bp->e820_entries;
-    memcpy(out, bp->e820_table, n * sizeof(*out));
-    uint64_t sd = bp->hdr.setup_data;
-    for (int hops = 0; sd && hops < 64; hops++) {
-        struct setup_data_header h;
-        if (!guest_mem_read(gm, sd, &h, sizeof(h)))
-            break;
-        if (h.type == SETUP_E820_EXT) {
-            unsigned extra = h.len / sizeof(*out);
-            if (extra > MAX_E820 - n)
-                extra = MAX_E820 - n;
-            if (!guest_mem_read(gm, sd + sizeof(h), out + n, extra * sizeof(*out)))
-                break;
-            n += extra;
-        }
-        sd = h.next;
-    }
-    return n;
-}
-
-/* What setup_e820 makes of the map: types converted, neighbours merged. */
-unsigned bootinfo_expected_e820(const struct memmap *m, struct boot_e820_entry *out)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < m->n; i++) {
-        uint32_t t = memmap_e820_type(m->e[i].type);
-        uint64_t size = m->e[i].pages << 12;
-        if (!t)
-            continue;
-        if (n && out[n - 1].type == t && out[n - 1].addr + out[n - 1].size == m->e[i].start) {
-            out[n - 1].size += size;
-            continue;
-        }
-        out[n++] = (struct boot_e820_entry){ m->e[i].start, size, t };
-    }
-    return n;
-}
 
 static void print_cmdline(const struct guest_mem *gm, uint64_t addr, FILE *out)
 {
@@ -123,16 +65,13 @@ int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
             e->efi_memdesc_size, e->efi_memdesc_version);
 
     static struct boot_e820_entry got[MAX_E820], want[MEMMAP_MAX_ENTRIES];
-    unsigned ngot = bootinfo_e820(&vm->mem, bp, got);
-    unsigned nwant = bootinfo_expected_e820(&vm->fw.map, want);
+    unsigned ngot = e820_read(&vm->mem, bp, got);
+    unsigned nwant = e820_expected(&vm->fw.map, want);
     fprintf(out, "  e820_entries      %u\n", ngot);
     for (unsigned i = 0; i < ngot; i++)
         fprintf(out, "    e820 0x%016llx-0x%016llx %s\n", (unsigned long long)got[i].addr,
-                (unsigned long long)(got[i].addr + got[i].size - 1), bootinfo_e820_name(got[i].type));
-    bool same = ngot == nwant;
-    for (unsigned i = 0; same && i < ngot; i++)
-        same = got[i].addr == want[i].addr && got[i].size == want[i].size && got[i].type == want[i].type;
-    if (same && e->efi_loader_signature == EFI64_LOADER_SIGNATURE) {
+                (unsigned long long)(got[i].addr + got[i].size - 1), e820_type_name(got[i].type));
+    if (e820_equal(got, ngot, want, nwant) && e->efi_loader_signature == EFI64_LOADER_SIGNATURE) {
         fprintf(out, "e820-check: ok: %u entries agree with the firmware memory map (%u descriptors)\n", ngot,
                 vm->fw.map.n);
         return EXIT_OK;
@@ -141,7 +80,7 @@ int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
             ngot, vm->fw.map.n, e->efi_loader_signature == EFI64_LOADER_SIGNATURE ? "" : "; efi_info lacks EL64");
     for (unsigned i = 0; i < nwant; i++)
         fprintf(out, "    expected 0x%016llx-0x%016llx %s\n", (unsigned long long)want[i].addr,
-                (unsigned long long)(want[i].addr + want[i].size - 1), bootinfo_e820_name(want[i].type));
+                (unsigned long long)(want[i].addr + want[i].size - 1), e820_type_name(want[i].type));
     vm->e820_mismatch = true;
     return EXIT_E820_MISMATCH;
 }

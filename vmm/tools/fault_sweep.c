@@ -13,6 +13,7 @@
 
 #include "../../firmware-stub/guids.h"
 #include "../verdict/fault_outcome.h"
+#include "../devices/persist.h"
 #include "../kvm/snapshot.h"
 #include "../mem/mem_delta.h"
 #include "../vmm.h"
@@ -33,11 +34,8 @@ struct sweep_snapshot {
     struct vcpu_state cpu;
     struct vm_state chips;
     struct firmware fw;
-    struct serial serial;
-    struct control_ports ctl;
+    struct device_states dev;
     struct mem_delta mem;   /* against the previous snapshot */
-    char line[256], last_line[256];
-    unsigned line_len;
 };
 
 struct sweep_cell {
@@ -71,6 +69,12 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Where the state a snapshot keeps of the devices is (devices/persist.h). */
+static struct device_set devices_of(struct vmm *vm)
+{
+    return (struct device_set){ &vm->serial, &vm->ctl, &vm->console.text, &vm->counters };
 }
 
 static void describe_call(unsigned id, const struct fw_call *call, char *buf, size_t len)
@@ -134,11 +138,12 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
     s->applies = applies;
     s->time = t0 - sw->start - sw->overhead;
     describe_call(id, call, s->call, sizeof(s->call));
-    s->serial = vm->serial;
-    s->ctl = vm->ctl;
-    memcpy(s->line, vm->line, sizeof(s->line));
-    memcpy(s->last_line, vm->last_line, sizeof(s->last_line));
-    s->line_len = vm->line_len;
+    const struct device_set devs = devices_of(vm);
+    devices_save(&devs, &s->dev);
+    /* The restored VM makes this call again, and its exit is counted then. */
+    s->dev.counters.exits[KVM_EXIT_IO]--;
+    s->dev.counters.io_exits--;
+    s->dev.counters.hypercalls--;
     sw->n++;
     sw->overhead += now() - t0;
     return 0;
@@ -233,7 +238,7 @@ static int fresh_memory(struct vmm *vm, const struct fault_sweep *sw)
 }
 
 /* The VM as it was at snapshot s, in a new VM with new RAM: vCPU, chips,
- * and the host state (firmware, serial, control ports, console line). */
+ * and the host state (firmware, the devices and the run's counters). */
 static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sweep_snapshot *s, FILE *log)
 {
     const char *what = "";
@@ -254,13 +259,9 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
     vm->fw.cfg.trace = NULL;
     vm->fw.cfg.log = log;
     vm->fw.cfg.console = log;
-    vm->serial = s->serial;
-    vm->ctl = s->ctl;
-    memcpy(vm->line, s->line, sizeof(vm->line));
-    memcpy(vm->last_line, s->last_line, sizeof(vm->last_line));
-    vm->line_len = s->line_len;
-    vm->panic[0] = 0;
-    vm->panic_ended = false;
+    const struct device_set devs = devices_of(vm);
+    devices_restore(&devs, &s->dev);
+    vm->console.panic = (struct panic_watch){ .ended = false };
     vm->e820_mismatch = false;
     return 0;
 }
@@ -292,11 +293,11 @@ static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *c
     /* Enough for what was left of the baseline boot, with room for a
      * slower path; --timeout overrides it. */
     vm->opt.timeout = timeout ? timeout : (unsigned)(4 * (base_end - s->time)) + 60;
-    vm->summary_out = logf;
+    vm->files.summary_out = logf;
     vmm_set_log_file(logf);
     rc = vmm_run(vm);
     vmm_set_log_file(NULL);
-    vm->summary_out = NULL;
+    vm->files.summary_out = NULL;
 out:
     fclose(logf);
     if (rc >= 0) {
@@ -359,9 +360,9 @@ static int sweep_verdict(const struct vmm *vm, const struct fault_sweep *sw, con
                     fault_outcome_names[cells[i].outcome]);
             bad++;
         }
-    if (vm->sweep_baseline) {
+    if (vm->files.sweep_baseline) {
         json_error_t err;
-        json_t *base = json_loadf(vm->sweep_baseline, 0, &err);
+        json_t *base = json_loadf(vm->files.sweep_baseline, 0, &err);
         json_t *rows = base ? json_object_get(base, "cells") : NULL;
         if (!json_is_array(rows)) {
             vmm_log("--sweep-baseline %s: not a --fault-sweep matrix: %s", vm->opt.sweep_baseline,
@@ -473,7 +474,7 @@ int fault_sweep_run(struct vmm *vm)
            one_boot_each / (base_end + cells_time));
     fflush(stdout);
     rc = sweep_verdict(vm, &sw, cells, ncells);
-    if (vm->sweep_matrix && write_json(vm->sweep_matrix, vm, &sw, cells, ncells, base_end, cells_time,
+    if (vm->files.sweep_matrix && write_json(vm->files.sweep_matrix, vm, &sw, cells, ncells, base_end, cells_time,
                                        one_boot_each)) {
         vmm_log("--fault-sweep=%s: cannot write the matrix: %s", vm->opt.sweep_json, strerror(errno));
         rc = EXIT_HOST;

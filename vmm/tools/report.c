@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../verdict/e820_check.h"
 #include "../vmm.h"
 
 /* Raised when a field changes meaning or goes away (adding one does not). */
@@ -36,12 +37,12 @@ void report_mark(struct vmm *vm, enum report_phase phase)
 {
     if (phase == PHASE_START)
         start_time = now();
-    if (vm->phase_time[phase])
+    if (vm->report.phase_time[phase])
         return;
-    vm->phase_time[phase] = now() - start_time + 1e-9;
+    vm->report.phase_time[phase] = now() - start_time + 1e-9;
     /* What a microVM user compares (Firecracker's Guest-boot-time). */
     if (!vm->opt.quiet && phase != PHASE_START && phase != PHASE_FIRST_CONSOLE && !vm->opt.fault_sweep)
-        vmm_log("milestone: %s at %.3f s", phase_names[phase], vm->phase_time[phase]);
+        vmm_log("milestone: %s at %.3f s", phase_names[phase], vm->report.phase_time[phase]);
 }
 
 double report_elapsed(void)
@@ -51,32 +52,33 @@ double report_elapsed(void)
 
 void report_save_map(struct vmm *vm)
 {
-    if (!vm->report || vm->map_at_ebs)
+    if (!vm->files.report || vm->report.map_at_ebs)
         return;
-    vm->map_at_ebs = malloc(sizeof(*vm->map_at_ebs));
-    if (vm->map_at_ebs)
-        *vm->map_at_ebs = vm->fw.map;
+    vm->report.map_at_ebs = malloc(sizeof(*vm->report.map_at_ebs));
+    if (vm->report.map_at_ebs)
+        *vm->report.map_at_ebs = vm->fw.map;
 }
 
 void report_save_boot_params(struct vmm *vm, uint64_t bp_addr)
 {
     const struct boot_params *bp = guest_mem_ptr(&vm->mem, bp_addr, sizeof(*bp));
-    if (!vm->report || !bp)
+    if (!vm->files.report || !bp)
         return;
-    if (!vm->bp_copy)
-        vm->bp_copy = malloc(sizeof(*bp));
-    if (vm->bp_copy)
-        *vm->bp_copy = *bp;
+    if (!vm->report.bp_copy)
+        vm->report.bp_copy = malloc(sizeof(*bp));
+    if (vm->report.bp_copy)
+        *vm->report.bp_copy = *bp;
 }
 
 void report_console(struct vmm *vm, uint8_t byte)
 {
-    if (!vm->report || vm->console_log_len >= REPORT_CONSOLE_MAX)
+    if (!vm->files.report || vm->report.console_log_len >= REPORT_CONSOLE_MAX)
         return;
-    if (!vm->console_log && !(vm->console_log = malloc(REPORT_CONSOLE_MAX)))
+    struct report_data *r = &vm->report;
+    if (!r->console_log && !(r->console_log = malloc(REPORT_CONSOLE_MAX)))
         return;
     /* Kept printable ASCII, so the report is valid UTF-8 JSON. */
-    vm->console_log[vm->console_log_len++] = (byte >= 0x20 && byte < 0x7f) || byte == '\n' || byte == '\t' ? (char)byte : '?';
+    r->console_log[r->console_log_len++] = (byte >= 0x20 && byte < 0x7f) || byte == '\n' || byte == '\t' ? (char)byte : '?';
 }
 
 static json_t *hex(uint64_t v)
@@ -91,7 +93,7 @@ static json_t *e820_json(const struct boot_e820_entry *e, unsigned n)
     json_t *a = json_array();
     for (unsigned i = 0; i < n; i++)
         json_array_append_new(a, json_pack("{s:o,s:o,s:s}", "start", hex(e[i].addr), "end", hex(e[i].addr + e[i].size - 1),
-                                           "type", bootinfo_e820_name(e[i].type)));
+                                           "type", e820_type_name(e[i].type)));
     return a;
 }
 
@@ -108,9 +110,9 @@ static json_t *memmap_json(const struct memmap *m)
 static json_t *boot_params_json(struct vmm *vm)
 {
     static struct boot_e820_entry e820[MAX_E820];
-    const struct boot_params *bp = vm->bp_copy;
+    const struct boot_params *bp = vm->report.bp_copy;
     const struct setup_header *h = &bp->hdr;
-    unsigned n = bootinfo_e820(&vm->mem, bp, e820);
+    unsigned n = e820_read(&vm->mem, bp, e820);
     return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:o,s:o,s:o}",
                      "efi_loader_signature", bp->efi_info.efi_loader_signature == EFI64_LOADER_SIGNATURE ? "EL64" : "",
                      "efi_systab", hex(bp->efi_info.efi_systab | (uint64_t)bp->efi_info.efi_systab_hi << 32),
@@ -183,7 +185,7 @@ int report_write_kunit_json(const struct vmm *vm, FILE *out)
 int report_write(struct vmm *vm, int exit_status)
 {
     static struct boot_e820_entry want[MEMMAP_MAX_ENTRIES];
-    if (!vm->report)
+    if (!vm->files.report)
         return 0;
     report_mark(vm, PHASE_END);
     json_t *calls = json_object();
@@ -194,31 +196,32 @@ int report_write(struct vmm *vm, int exit_status)
     }
     json_t *phases = json_object();
     for (int p = 0; p < PHASE_COUNT; p++)
-        json_object_set_new(phases, phase_names[p], vm->phase_time[p] ? json_real(vm->phase_time[p]) : json_null());
+        json_object_set_new(phases, phase_names[p],
+                            vm->report.phase_time[p] ? json_real(vm->report.phase_time[p]) : json_null());
     json_t *root = json_pack(
         "{s:{s:s,s:s,s:o,s:o},s:s,s:s,s:i,s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
-        "kernel", "path", vm->opt.kernel, "version", vm->bz.kernel_version, "protocol", hex(vm->bz.hdr.version),
-        "xloadflags", hex(vm->bz.hdr.xloadflags),
+        "kernel", "path", vm->opt.kernel, "version", vm->placed.bz.kernel_version, "protocol",
+        hex(vm->placed.bz.hdr.version), "xloadflags", hex(vm->placed.bz.hdr.xloadflags),
         "entry", vm->opt.entry == ENTRY_PE ? "pe" : "handover",
-        "cmdline", vm->cmdline,
+        "cmdline", vm->placed.cmdline,
         "exit_status", exit_status, "end_reason", vmm_end_reason(vm, exit_status),
         "handover_version", HANDOVER_VERSION, "report_schema", REPORT_SCHEMA_VERSION,
         "firmware_calls", "total", (json_int_t)vm->fw.calls, "by_name", calls,
-        "vm_exits", "io", (json_int_t)vm->io_exits, "firmware_calls", (json_int_t)vm->hypercalls,
-        "emulation_fallbacks", (json_int_t)vm->fallbacks, "mmio", (json_int_t)vm->exits[KVM_EXIT_MMIO],
-        "interrupted", (json_int_t)vm->exits[KVM_EXIT_INTR], "internal_error",
-        (json_int_t)vm->exits[KVM_EXIT_INTERNAL_ERROR],
+        "vm_exits", "io", (json_int_t)vm->counters.io_exits, "firmware_calls", (json_int_t)vm->counters.hypercalls,
+        "emulation_fallbacks", (json_int_t)vm->counters.fallbacks, "mmio", (json_int_t)vm->counters.exits[KVM_EXIT_MMIO],
+        "interrupted", (json_int_t)vm->counters.exits[KVM_EXIT_INTR], "internal_error",
+        (json_int_t)vm->counters.exits[KVM_EXIT_INTERNAL_ERROR],
         "phase_seconds", phases);
     if (!root) {
         errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the command line, the path */
         return -1;
     }
-    if (vm->map_at_ebs) {
-        json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(vm->map_at_ebs));
+    if (vm->report.map_at_ebs) {
+        json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(vm->report.map_at_ebs));
         json_object_set_new(root, "e820_from_memory_map",
-                            e820_json(want, bootinfo_expected_e820(vm->map_at_ebs, want)));
+                            e820_json(want, e820_expected(vm->report.map_at_ebs, want)));
     }
-    if (vm->bp_copy)
+    if (vm->report.bp_copy)
         json_object_set_new(root, "boot_params", boot_params_json(vm));
     if (vm->opt.exec)
         json_object_set_new(root, "exec", json_pack("{s:s,s:o}", "command", vm->opt.exec, "status",
@@ -226,10 +229,10 @@ int report_write(struct vmm *vm, int exit_status)
                                                                                     : json_null()));
     if (vm->opt.kunit)
         json_object_set_new(root, "kunit", kunit_json(&vm->ktap));
-    json_object_set_new(root, "console", json_stringn(vm->console_log ? vm->console_log : "",
-                                                               vm->console_log_len));
-    int rc = json_dumpf(root, vm->report, JSON_INDENT(2)) || fputc('\n', vm->report) == EOF ? -1 : 0;
+    json_object_set_new(root, "console", json_stringn(vm->report.console_log ? vm->report.console_log : "",
+                                                               vm->report.console_log_len));
+    int rc = json_dumpf(root, vm->files.report, JSON_INDENT(2)) || fputc('\n', vm->files.report) == EOF ? -1 : 0;
     json_decref(root);
-    fflush(vm->report);
+    fflush(vm->files.report);
     return rc;
 }

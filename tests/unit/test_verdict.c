@@ -1,0 +1,343 @@
+/* vmm/verdict/ and the console's line path: what decides a run's verdict.
+ * The panic rule follows kernel/panic.c, the --exec status line
+ * scripts/build-initramfs.sh's /init, the fault outcomes fault_outcome.h,
+ * the e820 check the kernel's setup_e820. */
+#include <stdio.h>
+#include <string.h>
+
+#include "suites.h"
+#include "../../vmm/devices/console_line.h"
+#include "../../vmm/verdict/console_watch.h"
+#include "../../vmm/verdict/e820_check.h"
+#include "../../vmm/verdict/exit_status.h"
+#include "../../vmm/verdict/fault_outcome.h"
+
+static void feed(struct console_line *cl, const struct line_consumers *l, const char *text)
+{
+    for (const char *p = text; *p; p++)
+        console_line_byte(cl, l, (uint8_t)*p);
+}
+
+START_TEST(panic_needs_its_end_marker)
+{
+    struct panic_watch w = { .ended = false };
+    panic_watch_line(&w, "[    1.234] Kernel panic - not syncing: VFS: Unable to mount root fs");
+    ck_assert_str_eq(w.line, "Kernel panic - not syncing: VFS: Unable to mount root fs");
+    ck_assert(!w.ended);
+    panic_watch_line(&w, "[    1.240] CPU: 0 PID: 1 Comm: swapper");
+    ck_assert(!w.ended);
+    panic_watch_line(&w, "[    1.250] ---[ end Kernel panic - not syncing: VFS: Unable to mount root fs ]---");
+    ck_assert(w.ended);
+}
+END_TEST
+
+START_TEST(panic_keeps_the_first_reason_and_ignores_a_stray_end)
+{
+    struct panic_watch w = { .ended = false };
+    panic_watch_line(&w, "---[ end Kernel panic ]---");
+    ck_assert(!w.ended);   /* no panic line yet: not a panic */
+    ck_assert_str_eq(w.line, "");
+    panic_watch_line(&w, "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100");
+    panic_watch_line(&w, "Kernel panic - not syncing: a second one");
+    ck_assert_str_eq(w.line, "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100");
+}
+END_TEST
+
+START_TEST(exec_status_is_found_anywhere_in_the_line)
+{
+    int st = -1;
+    ck_assert(exec_status_scan("handover-init: command exited with status 0", &st));
+    ck_assert_int_eq(st, 0);
+    ck_assert(exec_status_scan("[    2.345678] handover-init: command exited with status 42", &st));
+    ck_assert_int_eq(st, 42);
+    ck_assert(exec_status_scan("<6>[ 2.3] handover-init: command exited with status 300 (signal)", &st));
+    ck_assert_int_eq(st, 300);   /* the console takes the low byte, as the exit port would */
+}
+END_TEST
+
+START_TEST(exec_status_needs_a_number)
+{
+    int st = 7;
+    ck_assert(!exec_status_scan("handover-init: command exited with status ", &st));
+    ck_assert(!exec_status_scan("handover-init: command exited with status x", &st));
+    ck_assert(!exec_status_scan("handover-init: command exited", &st));
+    ck_assert(!exec_status_scan("", &st));
+    ck_assert_int_eq(st, 7);
+}
+END_TEST
+
+START_TEST(milestones_match_the_banner_and_init)
+{
+    ck_assert(console_is_banner("[    0.000000] Linux version 6.12.0 (gcc) #1 SMP"));
+    ck_assert(!console_is_banner("Linux version"));
+    ck_assert(console_is_init("[    1.0] Run /init as init process"));
+    ck_assert(console_is_init("Run /sbin/init as init process"));
+    ck_assert(!console_is_init("Run /init"));
+    ck_assert(!console_is_init("Trying /init as init process"));
+}
+END_TEST
+
+static char seen[4][64];
+static unsigned nseen;
+
+static void record(void *ctx, const char *line)
+{
+    if (nseen < 4)
+        snprintf(seen[nseen++], sizeof(seen[0]), "%s:%s", (const char *)ctx, line);
+}
+
+START_TEST(console_lines_go_to_every_consumer_in_order)
+{
+    struct console_line cl = { .len = 0 };
+    struct line_consumers l = { .n = 0 };
+    const struct line_consumer a = { "a", record, "a" }, b = { "b", record, "b" };
+    nseen = 0;
+    ck_assert_int_eq(line_consumers_add(&l, &a), 0);
+    ck_assert_int_eq(line_consumers_add(&l, &b), 0);
+    ck_assert_str_eq(console_line_current(&cl), "");
+    feed(&cl, &l, "first\r\n\npart");
+    ck_assert_uint_eq(nseen, 2);   /* the empty line reaches no one */
+    ck_assert_str_eq(seen[0], "a:first");
+    ck_assert_str_eq(seen[1], "b:first");
+    ck_assert_str_eq(console_line_current(&cl), "part");
+    feed(&cl, &l, "\n");
+    ck_assert_str_eq(seen[3], "b:part");
+    ck_assert_str_eq(console_line_current(&cl), "part");   /* the last complete line */
+}
+END_TEST
+
+START_TEST(console_line_keeps_the_start_of_a_long_line)
+{
+    struct console_line cl = { .len = 0 };
+    struct line_consumers l = { .n = 0 };
+    for (int i = 0; i < 1000; i++)
+        console_line_byte(&cl, &l, (uint8_t)('a' + i % 26));
+    ck_assert_uint_eq(strlen(console_line_current(&cl)), sizeof(cl.line) - 1);
+    ck_assert(!strncmp(console_line_current(&cl), "abcdefghijklmnopqrstuvwxyz", 26));
+}
+END_TEST
+
+START_TEST(line_consumers_refuse_past_their_bound)
+{
+    struct line_consumers l = { .n = 0 };
+    const struct line_consumer c = { "c", record, "c" };
+    for (unsigned i = 0; i < CONSOLE_MAX_CONSUMERS; i++)
+        ck_assert_int_eq(line_consumers_add(&l, &c), 0);
+    ck_assert_int_eq(line_consumers_add(&l, &c), -1);
+}
+END_TEST
+
+/* A panic fed byte by byte through the console's line path. */
+START_TEST(panic_through_the_console_line)
+{
+    struct console_line cl = { .len = 0 };
+    struct line_consumers l = { .n = 0 };
+    struct panic_watch w = { .ended = false };
+    const struct line_consumer c = { "panic", panic_watch_line, &w };
+    ck_assert_int_eq(line_consumers_add(&l, &c), 0);
+    feed(&cl, &l, "[ 1.0] Kernel panic - not syncing: oops\r\n[ 1.1] ---[ end Kernel panic - not syncing: oops ]---");
+    ck_assert(!w.ended);   /* the end marker's line is not complete yet */
+    feed(&cl, &l, "\r\n");
+    ck_assert(w.ended);
+    ck_assert_str_eq(w.line, "Kernel panic - not syncing: oops");
+}
+END_TEST
+
+/* fault_outcome: one run per outcome. */
+static enum fault_outcome outcome(uint64_t count, uint64_t first_seen, uint64_t seen_now, struct fault_run run)
+{
+    struct inject in = { .on = { false } };
+    in.on[INJECT_NO_RNG] = true;
+    in.count[INJECT_NO_RNG] = count;
+    in.first_seen[INJECT_NO_RNG] = first_seen;
+    in.seen[INJECT_NO_RNG] = seen_now;
+    return fault_outcome(&in, INJECT_NO_RNG, &run);
+}
+
+START_TEST(fault_outcome_each_outcome)
+{
+    const struct fault_run ebs = { .exit_status = EXIT_OK, .reached_ebs = true };
+    ck_assert_int_eq(outcome(0, 0, 3, ebs), FAULT_NOT_INJECTED);
+    ck_assert_int_eq(outcome(1, 1, 2, ebs), FAULT_RETRIED);
+    ck_assert_int_eq(outcome(1, 1, 1, ebs), FAULT_FELL_BACK);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_FIRMWARE_EXIT }), FAULT_FAILED_CLEANLY);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_OK }), FAULT_FAILED_CLEANLY);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = 3, .guest_stopped = true }),
+                     FAULT_FAILED_CLEANLY);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_GUEST_CRASH }), FAULT_CRASHED);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_PANIC, .reached_ebs = true }),
+                     FAULT_CRASHED);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_HOST }), FAULT_CRASHED);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_TIMEOUT }), FAULT_HUNG);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_E820_MISMATCH, .reached_ebs = true,
+                                                          .e820_mismatch = true }),
+                     FAULT_BAD_E820);
+}
+END_TEST
+
+/* The guest ending the run outranks a bad e820, which outranks the status. */
+START_TEST(fault_outcome_precedence)
+{
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_TIMEOUT, .guest_stopped = true,
+                                                          .e820_mismatch = true }),
+                     FAULT_FAILED_CLEANLY);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_TIMEOUT, .e820_mismatch = true }),
+                     FAULT_BAD_E820);
+    ck_assert_str_eq(fault_outcome_names[FAULT_BAD_E820], "bad-e820");
+    ck_assert_str_eq(fault_outcome_names[FAULT_NOT_INJECTED], "not-injected");
+}
+END_TEST
+
+/* e820_check: what setup_e820 (drivers/firmware/efi/libstub/x86-stub.c)
+ * makes of a memory map, and the table the stub left in guest memory. */
+static struct memmap map;
+
+static void map_add(uint32_t type, uint64_t start, uint64_t pages)
+{
+    map.e[map.n++] = (struct memmap_entry){ .type = type, .start = start, .pages = pages };
+}
+
+START_TEST(e820_expected_merges_neighbours_of_one_type)
+{
+    static struct boot_e820_entry e[MEMMAP_MAX_ENTRIES];
+    map.n = 0;
+    map_add(EFI_CONVENTIONAL_MEMORY, 0, 0x9f);
+    map_add(EFI_RESERVED_MEMORY_TYPE, 0x9f000, 0x61);
+    map_add(EFI_LOADER_CODE, 0x100000, 0x100);
+    map_add(EFI_BOOT_SERVICES_DATA, 0x200000, 0x10);
+    map_add(EFI_CONVENTIONAL_MEMORY, 0x210000, 0x1df0);
+    map_add(EFI_CONVENTIONAL_MEMORY, 0x4000000, 0x10);   /* not adjacent: an entry of its own */
+    unsigned n = e820_expected(&map, e);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(e[0].addr, 0);
+    ck_assert_uint_eq(e[0].size, 0x9f000);
+    ck_assert_uint_eq(e[0].type, E820_TYPE_RAM);
+    ck_assert_uint_eq(e[1].type, E820_TYPE_RESERVED);
+    ck_assert_uint_eq(e[2].addr, 0x100000);
+    ck_assert_uint_eq(e[2].size, 0x2000000 - 0x100000);   /* LoaderCode, BS data, free: one RAM range */
+    ck_assert_uint_eq(e[2].type, E820_TYPE_RAM);
+    ck_assert_uint_eq(e[3].addr, 0x4000000);
+}
+END_TEST
+
+START_TEST(e820_expected_converts_types_and_skips_unknown_ones)
+{
+    static struct boot_e820_entry e[MEMMAP_MAX_ENTRIES];
+    map.n = 0;
+    map_add(EFI_ACPI_RECLAIM_MEMORY, 0x1000, 1);
+    map_add(EFI_ACPI_MEMORY_NVS, 0x2000, 1);
+    map_add(EFI_RUNTIME_SERVICES_CODE, 0x3000, 1);
+    map_add(EFI_RUNTIME_SERVICES_DATA, 0x4000, 1);   /* reserved too: merged with the one before */
+    map_add(EFI_UNUSABLE_MEMORY, 0x5000, 1);
+    map_add(EFI_PERSISTENT_MEMORY, 0x6000, 1);
+    map_add(0x80000000, 0x7000, 1);                   /* an OS type: setup_e820 leaves it out */
+    map_add(EFI_MEMORY_MAPPED_IO, 0x8000, 1);
+    unsigned n = e820_expected(&map, e);
+    const uint32_t want[] = { E820_TYPE_ACPI, E820_TYPE_NVS, E820_TYPE_RESERVED, E820_TYPE_UNUSABLE, E820_TYPE_PMEM,
+                              E820_TYPE_RESERVED };
+    ck_assert_uint_eq(n, 6);
+    for (unsigned i = 0; i < n; i++)
+        ck_assert_uint_eq(e[i].type, want[i]);
+    ck_assert_uint_eq(e[2].size, 0x2000);
+    ck_assert_uint_eq(e[5].addr, 0x8000);
+    ck_assert_str_eq(e820_type_name(e[4].type), "persistent");
+    ck_assert_str_eq(e820_type_name(0x99), "unknown");
+}
+END_TEST
+
+static uint8_t ram[0x10000];
+
+START_TEST(e820_read_follows_the_setup_data_chain)
+{
+    struct guest_mem gm;
+    guest_mem_init(&gm, ram, sizeof(ram));
+    memset(ram, 0, sizeof(ram));
+    static struct boot_params bp;
+    memset(&bp, 0, sizeof(bp));
+    bp.e820_entries = 2;
+    bp.e820_table[0] = (struct boot_e820_entry){ 0, 0x9f000, E820_TYPE_RAM };
+    bp.e820_table[1] = (struct boot_e820_entry){ 0x100000, 0x100000, E820_TYPE_RAM };
+    /* A device tree first, then the e820 extension with three entries. */
+    bp.hdr.setup_data = 0x1000;
+    const struct setup_data_header dtb = { 0x2000, SETUP_DTB, 64 };
+    memcpy(ram + 0x1000, &dtb, sizeof(dtb));
+    const struct setup_data_header ext = { 0, SETUP_E820_EXT, 3 * sizeof(struct boot_e820_entry) };
+    const struct boot_e820_entry more[3] = { { 0x200000, 0x1000, E820_TYPE_ACPI },
+                                             { 0x201000, 0x1000, E820_TYPE_NVS },
+                                             { 0x300000, 0x100000, E820_TYPE_RAM } };
+    memcpy(ram + 0x2000, &ext, sizeof(ext));
+    memcpy(ram + 0x2000 + sizeof(ext), more, sizeof(more));
+    static struct boot_e820_entry got[MAX_E820];
+    unsigned n = e820_read(&gm, &bp, got);
+    ck_assert_uint_eq(n, 5);
+    ck_assert_uint_eq(got[1].addr, 0x100000);
+    ck_assert_uint_eq(got[3].type, E820_TYPE_NVS);
+    ck_assert_uint_eq(got[4].addr, 0x300000);
+
+    /* A chain that leaves guest RAM ends there; what was read stays. */
+    const struct setup_data_header away = { 0x100000000ULL, SETUP_E820_EXT, 3 * sizeof(struct boot_e820_entry) };
+    memcpy(ram + 0x2000, &away, sizeof(away));
+    ck_assert_uint_eq(e820_read(&gm, &bp, got), 5);
+    /* More entries than the zero page holds are not read past it. */
+    bp.e820_entries = 200;
+    bp.hdr.setup_data = 0;
+    ck_assert_uint_eq(e820_read(&gm, &bp, got), E820_MAX_ENTRIES_ZEROPAGE);
+}
+END_TEST
+
+START_TEST(e820_mismatch_in_type_size_or_count)
+{
+    const struct boot_e820_entry a[2] = { { 0, 0x9f000, E820_TYPE_RAM }, { 0x100000, 0x100000, E820_TYPE_RAM } };
+    struct boot_e820_entry b[2];
+    memcpy(b, a, sizeof(b));
+    ck_assert(e820_equal(a, 2, b, 2));
+    ck_assert(!e820_equal(a, 2, b, 1));
+    b[1].type = E820_TYPE_RESERVED;
+    ck_assert(!e820_equal(a, 2, b, 2));
+    b[1].type = E820_TYPE_RAM;
+    b[1].size -= 0x1000;
+    ck_assert(!e820_equal(a, 2, b, 2));
+
+    /* The stub's table against the map: the same RAM cut in two where the
+     * map has one range is a mismatch. */
+    static struct boot_e820_entry want[MEMMAP_MAX_ENTRIES];
+    map.n = 0;
+    map_add(EFI_CONVENTIONAL_MEMORY, 0, 0x9f);
+    map_add(EFI_LOADER_DATA, 0x100000, 0x80);
+    map_add(EFI_CONVENTIONAL_MEMORY, 0x180000, 0x80);
+    unsigned n = e820_expected(&map, want);
+    ck_assert(e820_equal(a, 2, want, n));
+    const struct boot_e820_entry cut[3] = { a[0], { 0x100000, 0x80000, E820_TYPE_RAM },
+                                            { 0x180000, 0x80000, E820_TYPE_RAM } };
+    ck_assert(!e820_equal(cut, 3, want, n));
+}
+END_TEST
+
+Suite *verdict_suite(void)
+{
+    Suite *s = suite_create("verdict");
+    TCase *tc = tcase_create("console-watch");
+    tcase_add_test(tc, panic_needs_its_end_marker);
+    tcase_add_test(tc, panic_keeps_the_first_reason_and_ignores_a_stray_end);
+    tcase_add_test(tc, exec_status_is_found_anywhere_in_the_line);
+    tcase_add_test(tc, exec_status_needs_a_number);
+    tcase_add_test(tc, milestones_match_the_banner_and_init);
+    tcase_add_test(tc, console_lines_go_to_every_consumer_in_order);
+    tcase_add_test(tc, console_line_keeps_the_start_of_a_long_line);
+    tcase_add_test(tc, line_consumers_refuse_past_their_bound);
+    tcase_add_test(tc, panic_through_the_console_line);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("fault-outcome");
+    tcase_add_test(tc, fault_outcome_each_outcome);
+    tcase_add_test(tc, fault_outcome_precedence);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("e820-check");
+    tcase_add_test(tc, e820_expected_merges_neighbours_of_one_type);
+    tcase_add_test(tc, e820_expected_converts_types_and_skips_unknown_ones);
+    tcase_add_test(tc, e820_read_follows_the_setup_data_chain);
+    tcase_add_test(tc, e820_mismatch_in_type_size_or_count);
+    suite_add_tcase(s, tc);
+    return s;
+}

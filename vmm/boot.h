@@ -1,0 +1,29 @@
+/* What the boot puts in guest RAM and where (boot.c): the image as read
+ * and parsed, where it was loaded, its entry, the zero page, the initrd and
+ * the command line. */
+#ifndef HANDOVER_BOOT_H
+#define HANDOVER_BOOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../firmware-stub/firmware.h"
+#include "../loader/bzimage.h"
+
+struct vmm;
+
+struct placement {
+    struct bzimage bz;
+    void *image_file;
+    size_t image_file_size;
+    uint64_t image_start, image_size;   /* the loaded image (LoaderCode) */
+    uint64_t entry_rip, boot_params;
+    uint8_t *initrd_data;               /* the initrd (and --exec archive) */
+    uint64_t initrd_size;
+    char cmdline[FW_CMDLINE_MAX + 64];
+};
+
+/* Load the image and build what the chosen entry needs. */
+int vmm_load(struct vmm *vm);
+
+#endif

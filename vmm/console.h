@@ -1,0 +1,27 @@
+/* The guest console (COM1): its bytes are printed up to --console-limit,
+ * kept for --report, and gathered into lines for the line consumers. */
+#ifndef HANDOVER_CONSOLE_H
+#define HANDOVER_CONSOLE_H
+
+#include <stdint.h>
+
+#include "devices/console_line.h"
+#include "verdict/console_watch.h"
+
+struct vmm;
+
+struct vmm_console {
+    struct console_line text;          /* the line being written and the last one */
+    struct line_consumers consumers;
+    struct panic_watch panic;          /* the kernel's "Kernel panic - not syncing" line */
+    uint64_t bytes;                    /* printed, the firmware's ConOut included (--console-limit) */
+};
+
+/* Register the watchers the options ask for; 0, or -1 if one is left out. */
+int vmm_console_init(struct vmm *vm);
+/* The UARTs' transmit callbacks: COM1 is the console, COM2 goes to the
+ * --exec-output file. */
+void vmm_console_tx(void *ctx, uint8_t byte);
+void vmm_exec_output_tx(void *ctx, uint8_t byte);
+
+#endif

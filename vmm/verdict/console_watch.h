@@ -1,0 +1,30 @@
+/* What the guest's console lines say about the run, line by line: a kernel
+ * panic, the --exec command's status, the boot's milestones. Each reads one
+ * complete line (console_line.h feeds them). */
+#ifndef HANDOVER_CONSOLE_WATCH_H
+#define HANDOVER_CONSOLE_WATCH_H
+
+#include <stdbool.h>
+
+/* kernel/panic.c: panic() prints "Kernel panic - not syncing: REASON",
+ * then "---[ end Kernel panic - not syncing: REASON ]---" once it has said
+ * all it will. */
+struct panic_watch {
+    char line[256];          /* from "Kernel panic - not syncing" on; empty: no panic */
+    bool ended;              /* its end marker came */
+};
+
+/* A line consumer (ctx: struct panic_watch). */
+void panic_watch_line(void *ctx, const char *line);
+
+/* --exec: scripts/build-initramfs.sh's /init logs "handover-init: command
+ * exited with status N" through /dev/kmsg, so the text may stand after a
+ * printk timestamp. True with N in *status when the line has it. */
+bool exec_status_scan(const char *line, int *status);
+
+/* The milestones --report times: the banner of init/version.c and
+ * init/main.c's "Run /sbin/init as init process". */
+bool console_is_banner(const char *line);
+bool console_is_init(const char *line);
+
+#endif

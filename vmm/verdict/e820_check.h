@@ -1,0 +1,26 @@
+/* The --stop-at ebs e820 check: the e820 table the stub wrote into the
+ * zero page (and SETUP_E820_EXT setup_data) against what the kernel's
+ * setup_e820 (drivers/firmware/efi/libstub/x86-stub.c) must make of the
+ * firmware's memory map. */
+#ifndef HANDOVER_E820_CHECK_H
+#define HANDOVER_E820_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../firmware-stub/memmap.h"
+#include "../../loader/bootparam.h"
+#include "../mem/guest_mem.h"
+
+#define MAX_E820 (E820_MAX_ENTRIES_ZEROPAGE + MEMMAP_MAX_ENTRIES)
+
+/* The e820 table in bp, plus any SETUP_E820_EXT setup_data in gm (out:
+ * MAX_E820 entries). */
+unsigned e820_read(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out);
+/* What setup_e820 makes of the memory map m (out: MEMMAP_MAX_ENTRIES). */
+unsigned e820_expected(const struct memmap *m, struct boot_e820_entry *out);
+/* The same entries in the same order. */
+bool e820_equal(const struct boot_e820_entry *a, unsigned na, const struct boot_e820_entry *b, unsigned nb);
+const char *e820_type_name(uint32_t type);
+
+#endif
