@@ -6,7 +6,7 @@ import json
 import sys
 
 r = json.load(open(sys.argv[1]))
-for key in ("kernel", "entry", "firmware_calls", "vm_exits", "phase_seconds", "console",
+for key in ("kernel", "entry", "firmware_calls", "vm_exits", "vm_exits_by_phase", "phase_seconds", "console",
             "memory_map_at_exit_boot_services", "e820_from_memory_map", "boot_params"):
     if key not in r:
         sys.exit(f"report lacks {key}")
@@ -17,5 +17,13 @@ if r["boot_params"]["efi_loader_signature"] != "EL64":
     sys.exit("boot_params efi_info lacks EL64")
 if r["firmware_calls"]["by_name"].get("ExitBootServices", 0) < 1:
     sys.exit("no ExitBootServices call counted")
+# The firmware phase (entry to ExitBootServices): every VM exit is a
+# firmware call or the guest's own port I/O (the UART), one exit each.
+fw = r["vm_exits_by_phase"]["firmware"]
+if set(fw["by_reason"]) - {"io"} or fw["total"] != fw["firmware_calls"] + fw["port_io"]:
+    sys.exit(f"firmware phase: exits other than firmware calls and port I/O: {fw}")
+if fw["firmware_calls"] != r["firmware_calls"]["total"]:
+    sys.exit(f"firmware phase: {fw['firmware_calls']} hypercall exits for {r['firmware_calls']['total']} calls")
 print(f"report ok: {len(got)} e820 entries agree with {len(r['memory_map_at_exit_boot_services'])} descriptors, "
-      f"{r['firmware_calls']['total']} firmware calls")
+      f"{r['firmware_calls']['total']} firmware calls; firmware phase: {fw['total']} exits = "
+      f"{fw['firmware_calls']} calls + {fw['port_io']} port I/O")

@@ -259,6 +259,13 @@ static int handle_io(struct vcpu *c)
     uint8_t *data = (uint8_t *)run + run->io.data_offset;
     bool out = run->io.direction == KVM_EXIT_IO_OUT;
     vm->counters.io_exits++;
+    if (vm->fw.phase == FW_PHASE_BOOT) {
+        bool call = run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4;
+        if (call)
+            vm->counters.firmware_phase.firmware_calls++;
+        else
+            vm->counters.firmware_phase.port_io++;
+    }
     for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
         if (run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4) {
             uint32_t id;
@@ -326,6 +333,8 @@ static int handle_exit(struct vcpu *c)
     uint32_t reason = c->run->exit_reason;
     char what[128];
     vm->counters.exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
+    if (vm->fw.phase == FW_PHASE_BOOT)
+        vm->counters.firmware_phase.exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
     switch (reason) {
     case KVM_EXIT_IO:
         return handle_io(c);

@@ -128,6 +128,35 @@ static json_t *boot_params_json(struct vmm *vm)
 
 /* The KUnit results as the KTAP reader saw them: per suite and the failed
  * cases by name. */
+/* Exits by reason name, the nonzero ones; *total gets their sum. */
+static json_t *exits_json(const uint64_t *exits, uint64_t *total)
+{
+    json_t *o = json_object();
+    *total = 0;
+    for (unsigned r = 0; r < VMM_EXIT_REASONS; r++) {
+        char buf[24];
+        if (!exits[r])
+            continue;
+        json_object_set_new(o, kvm_exit_name(r, buf, sizeof(buf)), json_integer((json_int_t)exits[r]));
+        *total += exits[r];
+    }
+    return o;
+}
+
+/* The firmware phase (entry to ExitBootServices) and what came after. */
+static json_t *exits_by_phase_json(const struct run_counters *c)
+{
+    uint64_t after[VMM_EXIT_REASONS], fw_total, after_total;
+    for (unsigned r = 0; r < VMM_EXIT_REASONS; r++)
+        after[r] = c->exits[r] - c->firmware_phase.exits[r];
+    json_t *fw = exits_json(c->firmware_phase.exits, &fw_total);
+    json_t *rest = exits_json(after, &after_total);
+    return json_pack("{s:{s:I,s:I,s:I,s:o},s:{s:I,s:o}}", "firmware", "total", (json_int_t)fw_total,
+                     "firmware_calls", (json_int_t)c->firmware_phase.firmware_calls, "port_io",
+                     (json_int_t)c->firmware_phase.port_io, "by_reason", fw, "after", "total",
+                     (json_int_t)after_total, "by_reason", rest);
+}
+
 static json_t *kunit_json(const struct ktap *k)
 {
     json_t *suites = json_array(), *failed = json_array();
@@ -216,6 +245,7 @@ int report_write(struct vmm *vm, int exit_status)
         errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the command line, the path */
         return -1;
     }
+    json_object_set_new(root, "vm_exits_by_phase", exits_by_phase_json(&vm->counters));
     if (vm->report.map_at_ebs) {
         json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(vm->report.map_at_ebs));
         json_object_set_new(root, "e820_from_memory_map",

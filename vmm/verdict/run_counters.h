@@ -8,10 +8,24 @@
 
 #define VMM_EXIT_REASONS 64
 
+/* The firmware phase (entry to ExitBootServices) counted apart: there a
+ * VM exit should come only from a firmware call or the guest's own port
+ * I/O (the UART), one exit each. */
+struct firmware_phase_exits {
+    uint64_t exits[VMM_EXIT_REASONS];   /* by KVM exit reason, as run_counters.exits */
+    uint64_t firmware_calls;            /* port I/O to the hypercall port */
+    uint64_t port_io;                   /* other port I/O exits: UARTs, exit port, ACPI */
+};
+
 struct run_counters {
     uint64_t exits[VMM_EXIT_REASONS];   /* by KVM exit reason; 0 also counts those past the table */
     uint64_t io_exits, hypercalls, fallbacks;
+    struct firmware_phase_exits firmware_phase;
     bool fallback_reported[16];   /* by index in emulate_table_names: each is logged once */
 };
+
+/* A KVM exit reason's name as linux/kvm.h spells it (KVM_EXIT_IO: "io"),
+ * "reason-N" for one this table lacks. */
+const char *kvm_exit_name(unsigned reason, char *buf, unsigned len);
 
 #endif
