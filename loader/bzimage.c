@@ -1,17 +1,9 @@
 #include "bzimage.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+#include "fail.h"
 
 
 static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
