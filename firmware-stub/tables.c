@@ -30,6 +30,9 @@ _Static_assert(OFF_CONFIG + FW_MAX_CONFIG_TABLES * sizeof(struct efi_configurati
                "config table array fits in runtime data");
 _Static_assert(OFF_CONOUT >= OFF_BS + EFI_BOOT_SERVICES_SIZE, "BS table fits");
 _Static_assert(OFF_LOAD_OPTIONS + 2 * FW_CMDLINE_MAX <= FW_REGION_SIZE, "LoadOptions fit");
+_Static_assert(OFF_INITRD_DP + 24 <= FW_DYN_HANDLES_OFFSET &&
+               FW_DYN_HANDLES_OFFSET + 16 * FW_MAX_DYN_HANDLES <= FW_BS_DATA_OFFSET + 0x1000,
+               "handles made on demand sit after the firmware's own structures, in boot-services data");
 
 #define FIRMWARE_VENDOR u"handover"
 #define FIRMWARE_REVISION 0x00010000
@@ -73,8 +76,18 @@ static void fill_thunks(struct firmware *fw)
         memcpy(t + 1, &id, 4);
         t[5] = 0xe7;                                  /* out imm8, eax */
         t[6] = FW_HYPERCALL_PORT;
-        t[7] = 0xc3;                                  /* ret */
+        t[FW_THUNK_RET] = 0xc3;                       /* ret */
     }
+    /* The entry point's return address for StartImage: push rax (the
+     * image's status, read at RSP), then the call; the firmware always
+     * moves the vCPU on from there, so no RET. */
+    uint8_t *r = code + FW_ID_START_IMAGE_RETURN * FW_THUNK_SIZE;
+    uint32_t id = FW_ID_START_IMAGE_RETURN;
+    r[0] = 0x50;                                      /* push rax */
+    r[1] = 0xb8;                                      /* mov eax, imm32 */
+    memcpy(r + 2, &id, 4);
+    r[6] = 0xe7;                                      /* out imm8, eax */
+    r[7] = FW_HYPERCALL_PORT;
 }
 
 static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned first_id, unsigned n)

@@ -92,8 +92,13 @@ static int guest_crash(struct vcpu *c, const char *what)
 static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s)
 {
     struct vmm *vm = c->vm;
-    const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { vm->image_start, vm->image_start + vm->image_size } };
-    x86_set_nx_outside(&vm->mem, keep, 2, true);
+    /* The image that called ExitBootServices may be one StartImage
+     * entered (the kernel inside a UKI): it stays executable too. */
+    uint64_t base = vm->image_start, size = vm->image_size;
+    firmware_running_image(&vm->fw, &base, &size);
+    const uint64_t keep[3][2] = { { 0, LAYOUT_VMM_END }, { vm->image_start, vm->image_start + vm->image_size },
+                                  { base, base + size } };
+    x86_set_nx_outside(&vm->mem, keep, 3, true);
     /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
      * on this machine's KVM). The stub still runs on the firmware's tables. */
     if (s->cr3 == LAYOUT_PML4 && guest_mem_ptr(&vm->mem, LAYOUT_PML4_ALT, 4096)) {
@@ -200,6 +205,43 @@ static int emulation_failure(struct vcpu *c)
     return RUN_CONTINUE;
 }
 
+/* XMM6-XMM15 of the vCPU into xmm, or (load) from it. */
+static int callee_saved_xmm(struct vcpu *c, uint8_t (*xmm)[16], bool load)
+{
+    struct kvm_fpu fpu;
+    if (ioctl(c->fd, KVM_GET_FPU, &fpu) < 0) {
+        vmm_log("KVM_GET_FPU: %s", strerror(errno));
+        return -1;
+    }
+    if (!load) {
+        memcpy(xmm, fpu.xmm[6], 10 * 16);
+        return 0;
+    }
+    memcpy(fpu.xmm[6], xmm, 10 * 16);
+    if (ioctl(c->fd, KVM_SET_FPU, &fpu) < 0) {
+        vmm_log("KVM_SET_FPU: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* A service that moves the vCPU on (StartImage, Exit, an entry point's
+ * return): its registers replace the caller's. A new RIP also tells KVM
+ * not to skip the OUT it exited on. */
+static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs *r)
+{
+    r->rip = t->rip;
+    r->rsp = t->rsp;
+    r->rcx = t->rcx;
+    r->rdx = t->rdx;
+    if (!t->restore)
+        return 0;
+    const struct fw_callee_saved *k = &t->saved;
+    r->rbx = k->rbx, r->rbp = k->rbp, r->rdi = k->rdi, r->rsi = k->rsi;
+    r->r12 = k->r12, r->r13 = k->r13, r->r14 = k->r14, r->r15 = k->r15;
+    return callee_saved_xmm(c, t->saved.xmm, true);
+}
+
 /* One firmware call. Returns RUN_CONTINUE to go on, or an exit status. */
 static int hypercall(struct vcpu *c, uint32_t id)
 {
@@ -220,12 +262,17 @@ static int hypercall(struct vcpu *c, uint32_t id)
         return EXIT_FIRMWARE_EXIT;
     }
     bool ebs_before = vm->fw.phase == FW_PHASE_RUNTIME;
-    struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s) };
+    struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s),
+                            { r.rbx, r.rbp, r.rdi, r.rsi, r.r12, r.r13, r.r14, r.r15, { { 0 } } } };
+    if (firmware_saves_context(id) && callee_saved_xmm(c, call.saved.xmm, false))
+        return EXIT_HOST;
     if (vm->sweep && fault_sweep_on_call(c, id, &call))
         return EXIT_HOST;
     r.rax = firmware_call(&vm->fw, id, &call);
     if (vm->sweep)
         fault_sweep_after_call(c, id, &call, r.rax);
+    if (vm->fw.transfer.pending && load_transfer(c, &vm->fw.transfer, &r))
+        return EXIT_HOST;
     if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
         return EXIT_HOST;
