@@ -15,6 +15,7 @@
 #define HANDOVER_FIRMWARE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -148,6 +149,11 @@ void firmware_free(struct firmware *fw);
 /* Apply the memory-map faults of cfg.inject, once the VMM has placed
  * everything it needs; returns whether there were any. */
 bool firmware_inject_memmap(struct firmware *fw);
+/* LoadOptions as a boot manager passes them: the UTF-8 string s as UCS-2,
+ * NUL-terminated, at most max - 1 characters (a malformed sequence, or a
+ * character outside the BMP, becomes U+FFFD). Returns LoadOptionsSize: the
+ * bytes written, the NUL included. */
+size_t fw_load_options(const char *s, uint16_t *out, size_t max);
 /* Describe the loaded image in its LoadedImage protocol, once placed. */
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
 /* Serve one call; returns the EFI_STATUS for RAX. */
