@@ -9,16 +9,20 @@
 
 enum image_kind image_kind(const void *data, size_t size)
 {
-    /* boot.rst: "HdrS" at 0x202 marks a setup header of protocol 2.00 or
-     * later; a bzImage's EFI stub has its PE header in the same file. */
-    const size_t at = SETUP_HEADER_OFFSET + offsetof(struct setup_header, header);
+    /* boot.rst: a Linux boot sector ends in boot_flag 0xAA55 and its setup
+     * header starts with "HdrS" at 0x202; a bzImage's EFI stub has its PE
+     * header in the same file. Either mark makes the file a bzImage, and
+     * so does a file too short to hold a setup header (or any PE section
+     * after the headers), so that bzimage_parse says what is wrong with it. */
+    const size_t flag_at = SETUP_HEADER_OFFSET + offsetof(struct setup_header, boot_flag);
+    const size_t magic_at = SETUP_HEADER_OFFSET + offsetof(struct setup_header, header);
+    uint16_t flag;
     uint32_t magic;
-    if (size >= at + sizeof(magic)) {
-        memcpy(&magic, (const uint8_t *)data + at, sizeof(magic));
-        if (magic == SETUP_HDRS_MAGIC)
-            return IMAGE_BZIMAGE;
-    }
-    return pe_is_mz(data, size) ? IMAGE_EFI_APP : IMAGE_BZIMAGE;
+    if (size < magic_at + sizeof(magic) || !pe_is_mz(data, size))
+        return IMAGE_BZIMAGE;
+    memcpy(&flag, (const uint8_t *)data + flag_at, sizeof(flag));
+    memcpy(&magic, (const uint8_t *)data + magic_at, sizeof(magic));
+    return flag == BOOT_FLAG_MAGIC || magic == SETUP_HDRS_MAGIC ? IMAGE_BZIMAGE : IMAGE_EFI_APP;
 }
 
 int efi_app_parse(struct pe_image *pe, const void *data, size_t size, char *err, size_t errlen)

@@ -11,11 +11,12 @@
 #include "pe.h"
 
 enum image_kind {
-    IMAGE_BZIMAGE,   /* a setup header ("HdrS" at 0x202), with or without a PE header */
-    IMAGE_EFI_APP,   /* "MZ" and no setup header */
+    IMAGE_BZIMAGE,   /* a boot sector or setup header (boot_flag, "HdrS"), with or without a PE header */
+    IMAGE_EFI_APP,   /* "MZ", and neither mark */
 };
 
-/* Which kind the file is. Anything that is neither is a bzImage, so that
+/* Which kind the file is. Anything that is not clearly an application (no
+ * "MZ", or too short to hold a setup header) is a bzImage, so that
  * bzimage_parse names what is wrong with it. */
 enum image_kind image_kind(const void *data, size_t size);
 

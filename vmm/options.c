@@ -270,7 +270,8 @@ static const struct option_def options[] = {
                  "handover: efi_main(handle, systab, boot_params) at\n"
                  "startup_64 + handover_offset (RDI/RSI/RDX); pe: the PE/COFF\n"
                  "entry efi_pe_entry(handle, systab) with the Microsoft x64\n"
-                 "ABI, so the stub builds boot_params itself (default handover)", set_entry),
+                 "ABI, so the stub builds boot_params itself (default handover);\n"
+                 "an APP.efi is always entered as pe", set_entry),
     OPT_CALLBACK("stop-at", required_argument, "ebs",
                  "stop when the stub, after a successful ExitBootServices,\n"
                  "jumps to the kernel; print the boot_params it built and\n"
@@ -347,8 +348,10 @@ static void print_help_lines(FILE *out, const char *text, unsigned column, unsig
 void print_usage(FILE *out)
 {
     fputs("usage: handover [options] BZIMAGE\n"
+          "       handover [options] APP.efi\n"
           "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
-          "serves every EFI call itself.\n\n", out);
+          "serves every EFI call itself. APP.efi, any other PE32+ EFI application (a\n"
+          "boot loader such as GRUB), is loaded and started as a boot manager would.\n\n", out);
     for (const struct option_def *d = options; d < options + NOPTIONS; d++) {
         char head[80];
         int n = snprintf(head, sizeof(head), "  --%s", d->name);

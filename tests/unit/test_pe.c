@@ -464,18 +464,24 @@ START_TEST(an_mz_file_without_a_setup_header_is_an_efi_application)
     ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_EFI_APP);
     ck_assert_int_eq(efi_app_parse(&pe, file, sizeof(file), err, sizeof(err)), 0);
     ck_assert_uint_eq(pe.entry, ENTRY);
-    /* "HdrS" at 0x202 makes it a bzImage, whatever else it carries. */
+    /* "HdrS" at 0x202, or boot_flag 0xAA55 at 0x1fe, makes it a bzImage,
+     * whatever else it carries. */
     memcpy(file + 0x202, "HdrS", 4);
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_BZIMAGE);
+    build_pe(file);
+    wr16(file + 0x1fe, 0xaa55);
     ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_BZIMAGE);
     /* Neither: a bzImage, so that bzimage_parse says what is wrong. */
     uint8_t junk[0x300] = { 0 };
     ck_assert_int_eq(image_kind(junk, sizeof(junk)), IMAGE_BZIMAGE);
     ck_assert_int_eq(image_kind(junk, 0), IMAGE_BZIMAGE);
-    /* Too short for a setup header, but "MZ" and room for e_lfanew: an
-     * application (pe_parse then names what is missing). */
+    /* Too short for a setup header: a truncated bzImage as much as
+     * anything, which bzimage_parse reports as such. Past it, a cut
+     * application is one, and pe_parse names what is missing. */
     build_pe(file);
-    ck_assert_int_eq(image_kind(file, 0x40), IMAGE_EFI_APP);
-    ck_assert_int_eq(efi_app_parse(&pe, file, 0x40, err, sizeof(err)), -1);
+    ck_assert_int_eq(image_kind(file, 0x205), IMAGE_BZIMAGE);
+    ck_assert_int_eq(image_kind(file, 0x206), IMAGE_EFI_APP);
+    ck_assert_int_eq(efi_app_parse(&pe, file, 0x206, err, sizeof(err)), -1);
     ck_assert_msg(!strncmp(err, "PE: ", 4), "message \"%s\"", err);
     /* The synthetic payload, a bzImage with an EFI stub PE header. */
     size_t size;
