@@ -15,6 +15,7 @@
 #define HANDOVER_FIRMWARE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -200,6 +201,11 @@ void firmware_free(struct firmware *fw);
 /* Apply the memory-map faults of cfg.inject, once the VMM has placed
  * everything it needs; returns whether there were any. */
 bool firmware_inject_memmap(struct firmware *fw);
+/* LoadOptions as a boot manager passes them: the UTF-8 string s as UCS-2,
+ * NUL-terminated, at most max - 1 characters (a malformed sequence, or a
+ * character outside the BMP, becomes U+FFFD). Returns LoadOptionsSize: the
+ * bytes written, the NUL included. */
+size_t fw_load_options(const char *s, uint16_t *out, size_t max);
 /* Describe the loaded image in its LoadedImage protocol, once placed. */
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
 /* Serve one call; returns the EFI_STATUS for RAX. If fw->transfer.pending
@@ -208,9 +214,7 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
 /* Does the service save the caller's context (StartImage), so that the
  * call must carry XMM6-XMM15 too? */
 bool firmware_saves_context(unsigned id);
-/* The innermost image StartImage entered and that has not exited: its
- * memory, for --stop-at ebs; false if none. */
-bool firmware_running_image(const struct firmware *fw, uint64_t *base, uint64_t *size);
+
 /* The guest address of the protocol GUID a lookup service (HandleProtocol,
  * OpenProtocol, LocateProtocol, LocateDevicePath, LocateHandle(Buffer)
  * ByProtocol) is given; 0 for any other call. UEFI 2.10 sections

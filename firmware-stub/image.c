@@ -243,16 +243,6 @@ static struct fw_image *running_image(struct firmware *fw)
     return NULL;
 }
 
-bool firmware_running_image(const struct firmware *fw, uint64_t *base, uint64_t *size)
-{
-    const struct fw_image *img = running_image((struct firmware *)fw);
-    if (!img)
-        return false;
-    *base = img->base;
-    *size = img->pages << 12;
-    return true;
-}
-
 /* The top-level image's Exit ends the run; a started image's Exit returns
  * from its StartImage; a loaded one that never started is unloaded
  * (UEFI 2.10 section 7.4.5). */

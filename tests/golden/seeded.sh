@@ -13,3 +13,7 @@
 #   ExitBootServices, before the kernel's FPU setup that reads it.
 GOLDEN_CMDLINE="console=ttyS0 earlyprintk=serial nokaslr noxsave"
 SEEDED=(--seed 1 --cmdline "$GOLDEN_CMDLINE")
+# An EFI application in front of the kernel (tests/golden/grub-tiny.trace:
+# examples/make-grub.sh's GRUB) gets only the seed: its kernel's command
+# line is GOLDEN_CMDLINE, in the grub.cfg; --cmdline would be its LoadOptions.
+APP_SEEDED=(--seed 1)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <zlib.h>
 
 #include "suites.h"
@@ -1205,10 +1206,7 @@ START_TEST(start_image_enters_the_entry_and_its_return_restores_the_caller)
     ck_assert_uint_eq(rd64(entry_rsp), firmware_thunk(&fw, FW_ID_START_IMAGE_RETURN));
     const uint8_t *thunk = hp(firmware_thunk(&fw, FW_ID_START_IMAGE_RETURN));
     ck_assert_uint_eq(thunk[0], 0x50);   /* push rax */
-    uint64_t run_base, run_size;
-    ck_assert(firmware_running_image(&fw, &run_base, &run_size));
-    ck_assert_uint_eq(run_base, base);
-    ck_assert_uint_eq(run_size, APP_IMAGE_SIZE);
+    ck_assert_uint_eq(fw.depth, 1);
     /* The running image's registers are its own: nothing to restore yet. */
     cur_saved = (struct fw_callee_saved){ 0 };
     ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_INVALID_PARAMETER);   /* started already */
@@ -1224,7 +1222,7 @@ START_TEST(start_image_enters_the_entry_and_its_return_restores_the_caller)
     ck_assert_uint_eq(rd64(size_p), 0);
     ck_assert_uint_eq(rd64(data_p), 0);
     /* An application is unloaded once it has returned. */
-    ck_assert(!firmware_running_image(&fw, &run_base, &run_size));
+    ck_assert_uint_eq(fw.depth, 0);
     ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_CONVENTIONAL_MEMORY);
     ck_assert_uint_eq(CALL(BS(UNLOAD_IMAGE), h), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(fw.stop, FW_RUN);
@@ -1514,6 +1512,71 @@ START_TEST(exit_and_reset_system_stop_the_vm)
     ck_assert_uint_eq(fw.stop, FW_STOP_RESET);
     ck_assert_uint_eq(fw.stop_status, 2);
     ck_assert_ptr_nonnull(strstr(log_text(), "EfiResetShutdown"));
+}
+END_TEST
+
+/* LoadOptions as a boot manager builds them from a UTF-8 command line. */
+START_TEST(load_options_are_the_command_line_in_ucs2)
+{
+    uint16_t out[8];
+    ck_assert_uint_eq(fw_load_options("", out, 8), 2);
+    ck_assert_uint_eq(out[0], 0);
+    ck_assert_uint_eq(fw_load_options("a b", out, 8), 8);
+    ck_assert(out[0] == 'a' && out[1] == ' ' && out[2] == 'b' && out[3] == 0);
+    /* Two- and three-byte sequences; four bytes (outside the BMP), a lone
+     * continuation byte, an overlong NUL and a cut sequence are U+FFFD. */
+    ck_assert_uint_eq(fw_load_options("\xc3\xa9\xe2\x82\xac", out, 8), 6);
+    ck_assert(out[0] == 0xe9 && out[1] == 0x20ac && out[2] == 0);
+    ck_assert_uint_eq(fw_load_options("\xf0\x9f\x98\x80x", out, 8), 6);
+    ck_assert(out[0] == 0xfffd && out[1] == 'x');
+    ck_assert_uint_eq(fw_load_options("\x80\xc0\x80\xe2\x82", out, 8), 8);
+    ck_assert(out[0] == 0xfffd && out[1] == 0xfffd && out[2] == 0xfffd && out[3] == 0);
+    ck_assert_uint_eq(fw_load_options("\xed\xa0\x80", out, 8), 4);   /* a UTF-16 surrogate */
+    ck_assert_uint_eq(out[0], 0xfffd);
+    /* Cut at max - 1 characters, NUL-terminated. */
+    ck_assert_uint_eq(fw_load_options("0123456789", out, 8), 16);
+    ck_assert(out[6] == '6' && out[7] == 0);
+}
+END_TEST
+
+/* GRUB claims a quarter of the conventional memory below 4 GiB as its heap,
+ * piece by piece from the top of each range, with AllocateAddress, and one
+ * failure is fatal (grub-core/kern/efi/mm.c): every conventional range the
+ * map reports can be taken whole at its address. */
+START_TEST(allocate_address_takes_each_conventional_range_whole)
+{
+    uint64_t size_p = put_u64(0), key_p = put_u64(0), dsize_p = put_u64(0), dver_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, 0, key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+    uint64_t n = rd64(size_p) / DESC_SIZE, map = scratch(rd64(size_p));
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, map, key_p, dsize_p, dver_p), EFI_SUCCESS);
+    unsigned taken = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        struct efi_memory_descriptor d;
+        memcpy(&d, ram + map + i * DESC_SIZE, sizeof(d));
+        if (d.type != EFI_CONVENTIONAL_MEMORY || d.physical_start >= GiB(4))
+            continue;
+        uint64_t mem_p = put_u64(d.physical_start);
+        ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ADDRESS, EFI_LOADER_CODE, d.number_of_pages, mem_p),
+                          EFI_SUCCESS);
+        ck_assert_int_eq(memmap_type_at(&fw.map, d.physical_start + (d.number_of_pages << 12) - 1), EFI_LOADER_CODE);
+        taken++;
+    }
+    ck_assert_uint_ge(taken, 2);   /* below 640 KiB, and above the firmware */
+    for (unsigned i = 0; i < fw.map.n; i++)
+        ck_assert_uint_ne(fw.map.e[i].type, EFI_CONVENTIONAL_MEMORY);
+}
+END_TEST
+
+/* Stall waits for real: GRUB calibrates the TSC against Stall(1000) when
+ * it has no other clock (grub-core/kern/i386/tsc.c). */
+START_TEST(stall_takes_at_least_the_time_asked_for)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_uint_eq(CALL(BS(STALL), 20000), EFI_SUCCESS);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int64_t us = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    ck_assert_int_ge(us, 20000);
 }
 END_TEST
 
@@ -2087,7 +2150,7 @@ Suite *firmware_suite(void)
                       get_memory_map_returns_every_descriptor_and_the_key,
                       map_key_changes_after_allocate_and_free_pages, map_key_changes_after_allocate_and_free_pool,
                       failed_memory_calls_leave_the_map_key_alone, allocate_pages_service_honours_each_allocate_type,
-                      free_pool_null_is_harmless } },
+                      free_pool_null_is_harmless, allocate_address_takes_each_conventional_range_whole } },
         { "exit-boot-services", { exit_boot_services_refuses_a_stale_key_then_accepts_a_fresh_one,
                                   exit_boot_services_needs_the_image_handle,
                                   exit_boot_services_clears_boot_time_fields_and_keeps_the_crc_valid,
@@ -2126,10 +2189,11 @@ Suite *firmware_suite(void)
                              crc_update_ignores_a_header_size_the_guest_rewrote } },
         { "misc", { calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, set_mem_fills_exactly_the_buffer,
                     monotonic_count_tpl_and_watchdog, exit_and_reset_system_stop_the_vm,
-                    get_time_gives_a_plausible_date } },
+                    get_time_gives_a_plausible_date, stall_takes_at_least_the_time_asked_for } },
         { "console", { output_string_converts_ucs2_to_utf8_and_drops_cr, output_string_prints_long_strings_whole,
                        output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only,
-                       output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit } },
+                       output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit,
+                       load_options_are_the_command_line_in_ucs2 } },
         { "virtual-mode", { set_virtual_address_map_before_exit_is_unsupported,
                             set_virtual_address_map_moves_the_runtime_pointers,
                             set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables } },

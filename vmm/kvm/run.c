@@ -86,18 +86,18 @@ static int guest_crash(struct vcpu *c, const char *what)
     return EXIT_GUEST_CRASH;
 }
 
-/* After ExitBootServices with --stop-at ebs: every 2 MiB page outside the
- * loaded image and the firmware becomes no-execute, so the stub's jump to
- * the decompressed kernel faults into the firmware's #PF gate. */
-static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s)
+/* After ExitBootServices with --stop-at ebs: every 2 MiB page becomes
+ * no-execute but the firmware's, the loaded image's and the allocation
+ * holding the code that called ExitBootServices (ret, its return address):
+ * the image's own stub, or, behind a boot loader, the kernel the loader
+ * placed, whose stub makes the call. So the stub's jump to the
+ * decompressed kernel faults into the firmware's #PF gate. */
+static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret)
 {
     struct vmm *vm = c->vm;
-    /* The image that called ExitBootServices may be one StartImage
-     * entered (the kernel inside a UKI): it stays executable too. */
-    uint64_t base = vm->image_start, size = vm->image_size;
-    firmware_running_image(&vm->fw, &base, &size);
+    const struct memmap_entry *caller = memmap_entry_at(&vm->fw.map, ret);
     const uint64_t keep[3][2] = { { 0, LAYOUT_VMM_END }, { vm->image_start, vm->image_start + vm->image_size },
-                                  { base, base + size } };
+                                  { caller ? caller->start : 0, caller ? caller->start + (caller->pages << 12) : 0 } };
     x86_set_nx_outside(&vm->mem, keep, 3, true);
     /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
      * on this machine's KVM). The stub still runs on the firmware's tables. */
@@ -292,7 +292,9 @@ static int hypercall(struct vcpu *c, uint32_t id)
         report_save_map(vm);
         if (!vm->opt.quiet)
             vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
-        if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(c, &s))
+        uint64_t ret = 0;
+        guest_view_read(&call.view, call.rsp, &ret, 8);
+        if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(c, &s, ret))
             return EXIT_HOST;
     }
     return RUN_CONTINUE;
