@@ -185,10 +185,8 @@ static void decode_allocate_pool(struct fw_trace_out *o, const struct fw_service
     fw_trace_ptr_u64(o, "buffer", v, a[2], true);
 }
 
-static efi_status_t free_pool(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+efi_status_t fw_pool_free(struct firmware *fw, uint64_t buffer)
 {
-    (void)v;
-    uint64_t buffer = a[0];
     for (unsigned i = 0; i < fw->npools; i++) {
         if (fw->pools[i].addr != buffer)
             continue;
@@ -200,6 +198,13 @@ static efi_status_t free_pool(struct firmware *fw, const struct guest_view *v, c
     return EFI_INVALID_PARAMETER;
 }
 
+static efi_status_t free_pool(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)v;
+    uint64_t buffer = a[0];
+    return fw_pool_free(fw, buffer);
+}
+
 static void decode_free_pool(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
                              const uint64_t *a, efi_status_t status)
 {
@@ -209,6 +214,25 @@ static void decode_free_pool(struct fw_trace_out *o, const struct fw_service *s,
 
 /* ---- protocol handlers -------------------------------------------------- */
 
+/* Length of a device path up to (not including) its end node, or -1. */
+long fw_device_path_len(const struct guest_view *v, uint64_t dp)
+{
+    uint64_t off = 0;
+    while (off < MAX_DEVICE_PATH) {
+        struct efi_device_path_header h;
+        if (!guest_view_read(v, dp + off, &h, sizeof(h)))
+            return -1;
+        unsigned len = h.length[0] | h.length[1] << 8;
+        if (h.type == EFI_DEV_END_PATH && h.sub_type == EFI_DEV_END_ENTIRE)
+            return (long)off;
+        if (len < sizeof(h))
+            return -1;
+        off += len;
+    }
+    return -1;
+}
+
+
 int fw_add_protocol(struct firmware *fw, uint64_t handle, const efi_guid_t *guid, uint64_t iface)
 {
     if (fw->nprotocols >= FW_MAX_PROTOCOLS)
@@ -217,6 +241,14 @@ int fw_add_protocol(struct firmware *fw, uint64_t handle, const efi_guid_t *guid
     return 0;
 }
 
+uint64_t fw_new_handle(struct firmware *fw)
+{
+    if (fw->ndyn_handles >= FW_MAX_DYN_HANDLES)
+        return 0;
+    return fw->cfg.base + FW_DYN_HANDLES_OFFSET + 16ULL * fw->ndyn_handles++;
+}
+
+/* A handle lives while it has a protocol (UEFI 2.10 section 7.3.3). */
 static bool handle_known(const struct firmware *fw, uint64_t handle)
 {
     for (unsigned i = 0; i < fw->nprotocols; i++)
@@ -225,13 +257,263 @@ static bool handle_known(const struct firmware *fw, uint64_t handle)
     return false;
 }
 
-static const struct fw_handle_protocol *find_protocol(const struct firmware *fw, uint64_t handle,
-                                                      const efi_guid_t *g)
+static struct fw_handle_protocol *find_protocol(struct firmware *fw, uint64_t handle, const efi_guid_t *g)
 {
     for (unsigned i = 0; i < fw->nprotocols; i++)
         if (fw->protocols[i].handle == handle && guid_equal(&fw->protocols[i].guid, g))
             return &fw->protocols[i];
     return NULL;
+}
+
+/* Drop entry i, keeping the database's order (LocateHandle reports it). */
+static void remove_entry(struct firmware *fw, unsigned i)
+{
+    memmove(&fw->protocols[i], &fw->protocols[i + 1], (fw->nprotocols - i - 1) * sizeof(fw->protocols[0]));
+    fw->nprotocols--;
+}
+
+void fw_remove_handle(struct firmware *fw, uint64_t handle)
+{
+    for (unsigned i = fw->nprotocols; i-- > 0;)
+        if (fw->protocols[i].handle == handle)
+            remove_entry(fw, i);
+}
+
+/* One GUID/interface pair of the Install/Uninstall services. */
+struct protocol_pair {
+    efi_guid_t guid;
+    uint64_t interface;
+};
+
+/* Is a device path with exactly these bytes (end node excluded) already
+ * installed on a handle? */
+static bool device_path_installed(struct firmware *fw, const struct guest_view *v, const uint8_t *path, long len)
+{
+    uint8_t cand[MAX_DEVICE_PATH];
+    for (unsigned i = 0; i < fw->nprotocols; i++) {
+        const struct fw_handle_protocol *p = &fw->protocols[i];
+        if (guid_equal(&p->guid, &GUID_DEVICE_PATH) && fw_device_path_len(v, p->interface) == len &&
+            guest_view_read(v, p->interface, cand, (uint64_t)len) && !memcmp(cand, path, (size_t)len))
+            return true;
+    }
+    return false;
+}
+
+/* Install every pair on *handle_ptr's handle, or on a new one if it holds
+ * NULL; all or nothing. multiple: InstallMultipleProtocolInterfaces, which
+ * also refuses a device path already in the database with
+ * EFI_ALREADY_STARTED (UEFI 2.10 sections 7.3.2 and 7.3.16). */
+static efi_status_t install(struct firmware *fw, const struct guest_view *v, uint64_t handle_ptr,
+                            const struct protocol_pair *p, unsigned n, bool multiple)
+{
+    uint64_t handle;
+    if (!guest_view_read_u64(v, handle_ptr, &handle) || !writable(v, handle_ptr, 8))
+        return EFI_INVALID_PARAMETER;
+    if (handle && !handle_known(fw, handle))
+        return EFI_INVALID_PARAMETER;
+    for (unsigned i = 0; i < n; i++) {
+        if (handle && find_protocol(fw, handle, &p[i].guid))
+            return EFI_INVALID_PARAMETER;
+        for (unsigned j = 0; j < i; j++)
+            if (guid_equal(&p[j].guid, &p[i].guid))
+                return EFI_INVALID_PARAMETER;
+        if (multiple && guid_equal(&p[i].guid, &GUID_DEVICE_PATH)) {
+            uint8_t path[MAX_DEVICE_PATH];
+            long len = fw_device_path_len(v, p[i].interface);
+            if (len < 0)
+                return EFI_INVALID_PARAMETER;
+            guest_view_read(v, p[i].interface, path, (uint64_t)len);
+            if (device_path_installed(fw, v, path, len))
+                return EFI_ALREADY_STARTED;
+        }
+    }
+    if (!n)
+        return EFI_SUCCESS;
+    if (fw->nprotocols + n > FW_MAX_PROTOCOLS || (!handle && !(handle = fw_new_handle(fw))))
+        return EFI_OUT_OF_RESOURCES;
+    for (unsigned i = 0; i < n; i++)
+        fw_add_protocol(fw, handle, &p[i].guid, p[i].interface);
+    guest_view_write_u64(v, handle_ptr, handle);
+    return EFI_SUCCESS;
+}
+
+/* Remove every pair from handle, all or nothing: a pair not installed
+ * there (that interface for that protocol) fails with not_found. */
+static efi_status_t uninstall(struct firmware *fw, uint64_t handle, const struct protocol_pair *p, unsigned n,
+                              efi_status_t not_found)
+{
+    if (!handle_known(fw, handle))
+        return EFI_INVALID_PARAMETER;
+    for (unsigned i = 0; i < n; i++) {
+        const struct fw_handle_protocol *e = find_protocol(fw, handle, &p[i].guid);
+        if (!e || e->interface != p[i].interface)
+            return not_found;
+    }
+    for (unsigned i = 0; i < n; i++)
+        remove_entry(fw, (unsigned)(find_protocol(fw, handle, &p[i].guid) - fw->protocols));
+    return EFI_SUCCESS;
+}
+
+static efi_status_t install_protocol_interface(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t handle_ptr = a[0], protocol = a[1], interface_type = a[2], interface = a[3];
+    struct protocol_pair p = { .interface = interface };
+    if (!read_guid(v, protocol, &p.guid) || interface_type != EFI_NATIVE_INTERFACE)
+        return EFI_INVALID_PARAMETER;
+    return install(fw, v, handle_ptr, &p, 1, false);
+}
+
+static void decode_install_protocol_interface(struct fw_trace_out *o, const struct fw_service *s,
+                                              const struct guest_view *v, const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_guid(o, "protocol", v, a[1]);
+    fw_trace_hex(o, "interface", a[3]);
+    fw_trace_ptr_u64(o, "handle", v, a[0], true);
+}
+
+static efi_status_t uninstall_protocol_interface(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t handle = a[0], protocol = a[1], interface = a[2];
+    struct protocol_pair p = { .interface = interface };
+    if (!read_guid(v, protocol, &p.guid))
+        return EFI_INVALID_PARAMETER;
+    return uninstall(fw, handle, &p, 1, EFI_NOT_FOUND);
+}
+
+/* Uninstall and ReinstallProtocolInterface: the handle, then the GUID. */
+static void decode_handle_protocol_pair(struct fw_trace_out *o, const struct fw_service *s,
+                                        const struct guest_view *v, const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_hex(o, "handle", a[0]);
+    fw_trace_guid(o, "protocol", v, a[1]);
+}
+
+/* UEFI 2.10 section 7.3.4: the same GUID on the same handle, a new
+ * interface; EFI_NOT_FOUND unless OldInterface is the one installed. */
+static efi_status_t reinstall_protocol_interface(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t handle = a[0], protocol = a[1], old_interface = a[2], new_interface = a[3];
+    efi_guid_t g;
+    if (!read_guid(v, protocol, &g) || !handle_known(fw, handle))
+        return EFI_INVALID_PARAMETER;
+    struct fw_handle_protocol *e = find_protocol(fw, handle, &g);
+    if (!e || e->interface != old_interface)
+        return EFI_NOT_FOUND;
+    e->interface = new_interface;
+    return EFI_SUCCESS;
+}
+
+/* Argument i of a variadic call: RCX, RDX, R8, R9, then the stack above
+ * the shadow space and return address (Microsoft x64 convention). */
+static bool variadic_arg(const struct firmware *fw, const struct guest_view *v, const uint64_t *a, unsigned i,
+                         uint64_t *val)
+{
+    if (i < 4) {
+        *val = a[i];
+        return true;
+    }
+    return guest_view_read_u64(v, fw->call->rsp + 0x28 + 8ULL * (i - 4), val);
+}
+
+/* The GUID/interface pairs after the handle argument, up to the NULL
+ * GUID; a list without one among its first FW_MAX_PROTOCOLS pairs, or
+ * with an unreadable argument or GUID, is invalid. */
+static efi_status_t variadic_pairs(const struct firmware *fw, const struct guest_view *v, const uint64_t *a,
+                                   struct protocol_pair *p, unsigned *n)
+{
+    for (unsigned k = 0; k < FW_MAX_PROTOCOLS; k++) {
+        uint64_t guid;
+        if (!variadic_arg(fw, v, a, 1 + 2 * k, &guid))
+            return EFI_INVALID_PARAMETER;
+        if (!guid) {
+            *n = k;
+            return EFI_SUCCESS;
+        }
+        if (!variadic_arg(fw, v, a, 2 + 2 * k, &p[k].interface) || !read_guid(v, guid, &p[k].guid))
+            return EFI_INVALID_PARAMETER;
+    }
+    return EFI_INVALID_PARAMETER;
+}
+
+static efi_status_t install_multiple_protocol_interfaces(struct firmware *fw, const struct guest_view *v,
+                                                         const uint64_t *a)
+{
+    uint64_t handle_ptr = a[0];
+    struct protocol_pair p[FW_MAX_PROTOCOLS];
+    unsigned n;
+    efi_status_t s = variadic_pairs(fw, v, a, p, &n);
+    return s == EFI_SUCCESS ? install(fw, v, handle_ptr, p, n, true) : s;
+}
+
+/* UEFI 2.10 section 7.3.17: any pair not installed fails them all with
+ * EFI_INVALID_PARAMETER. */
+static efi_status_t uninstall_multiple_protocol_interfaces(struct firmware *fw, const struct guest_view *v,
+                                                           const uint64_t *a)
+{
+    uint64_t handle = a[0];
+    struct protocol_pair p[FW_MAX_PROTOCOLS];
+    unsigned n;
+    efi_status_t s = variadic_pairs(fw, v, a, p, &n);
+    return s == EFI_SUCCESS ? uninstall(fw, handle, p, n, EFI_INVALID_PARAMETER) : s;
+}
+
+/* The first two GUIDs of a variadic list (RDX and R9; the rest are on the stack). */
+static void decode_multiple(struct fw_trace_out *o, const struct guest_view *v, const uint64_t *a)
+{
+    fw_trace_guid(o, "protocol", v, a[1]);
+    fw_trace_guid(o, "protocol2", v, a[3]);
+}
+
+static void decode_install_multiple(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                    const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    decode_multiple(o, v, a);
+    fw_trace_ptr_u64(o, "handle", v, a[0], true);
+}
+
+static void decode_uninstall_multiple(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                      const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_hex(o, "handle", a[0]);
+    decode_multiple(o, v, a);
+}
+
+/* UEFI 2.10 section 7.3.14: a pool array of pointers to the handle's
+ * protocol GUIDs, the GUIDs themselves copied after it. */
+static efi_status_t protocols_per_handle(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t handle = a[0], buffer_ptr = a[1], count_ptr = a[2];
+    uint64_t buf, n = 0;
+    if (!handle_known(fw, handle) || !writable(v, buffer_ptr, 8) || !writable(v, count_ptr, 8))
+        return EFI_INVALID_PARAMETER;
+    for (unsigned i = 0; i < fw->nprotocols; i++)
+        n += fw->protocols[i].handle == handle;
+    efi_status_t s = fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, n * (8 + sizeof(efi_guid_t)), &buf);
+    if (s != EFI_SUCCESS)
+        return s;
+    for (unsigned i = 0, k = 0; i < fw->nprotocols; i++) {
+        if (fw->protocols[i].handle != handle)
+            continue;
+        uint64_t guid_at = buf + n * 8 + k * sizeof(efi_guid_t);
+        guest_view_write_u64(v, buf + 8ULL * k, guid_at);
+        guest_view_write(v, guid_at, &fw->protocols[i].guid, sizeof(efi_guid_t));
+        k++;
+    }
+    guest_view_write_u64(v, buffer_ptr, buf);
+    guest_view_write_u64(v, count_ptr, n);
+    return EFI_SUCCESS;
+}
+
+static void decode_protocols_per_handle(struct fw_trace_out *o, const struct fw_service *s,
+                                        const struct guest_view *v, const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_hex(o, "handle", a[0]);
+    fw_trace_ptr_u64(o, "count", v, a[2], false);
 }
 
 static efi_status_t open_interface(struct firmware *fw, const struct guest_view *v, uint64_t handle,
@@ -386,58 +668,48 @@ static void decode_locate_protocol(struct fw_trace_out *o, const struct fw_servi
     fw_trace_ptr_u64(o, "interface", v, a[2], true);
 }
 
-/* Length of a device path up to (not including) its end node, or -1. */
-static long device_path_len(const struct guest_view *v, uint64_t dp)
+long fw_locate_device_path(struct firmware *fw, const struct guest_view *v, const efi_guid_t *g, uint64_t dp,
+                           uint64_t *handle)
 {
-    uint64_t off = 0;
-    while (off < MAX_DEVICE_PATH) {
-        struct efi_device_path_header h;
-        if (!guest_view_read(v, dp + off, &h, sizeof(h)))
-            return -1;
-        unsigned len = h.length[0] | h.length[1] << 8;
-        if (h.type == EFI_DEV_END_PATH && h.sub_type == EFI_DEV_END_ENTIRE)
-            return (long)off;
-        if (len < sizeof(h))
-            return -1;
-        off += len;
+    long want = fw_device_path_len(v, dp);
+    if (want < 0)
+        return -2;
+    uint8_t path[MAX_DEVICE_PATH], cand[MAX_DEVICE_PATH];
+    guest_view_read(v, dp, path, (uint64_t)want);
+    /* The handle supporting the protocol whose device path is the longest
+     * prefix of *DevicePath (UEFI 2.10 section 7.3.7). */
+    long best = -1;
+    for (unsigned i = 0; i < fw->nprotocols; i++) {
+        const struct fw_handle_protocol *p = &fw->protocols[i];
+        if (!guid_equal(&p->guid, &GUID_DEVICE_PATH) || !find_protocol(fw, p->handle, g))
+            continue;
+        long len = fw_device_path_len(v, p->interface);
+        if (len < 0 || len > want || len <= best)
+            continue;
+        guest_view_read(v, p->interface, cand, (uint64_t)len);
+        if (!memcmp(cand, path, (size_t)len)) {
+            best = len;
+            *handle = p->handle;
+        }
     }
-    return -1;
+    return best;
 }
 
 static efi_status_t locate_device_path(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t protocol = a[0], device_path_ptr = a[1], device_ptr = a[2];
     efi_guid_t g;
-    uint64_t dp;
+    uint64_t dp, handle = 0;
     if (!read_guid(v, protocol, &g) || !guest_view_read_u64(v, device_path_ptr, &dp) || !dp ||
         !writable(v, device_ptr, 8))
         return EFI_INVALID_PARAMETER;
-    long want = device_path_len(v, dp);
-    if (want < 0)
+    long matched = fw_locate_device_path(fw, v, &g, dp, &handle);
+    if (matched == -2)
         return EFI_INVALID_PARAMETER;
-    uint8_t path[MAX_DEVICE_PATH], cand[MAX_DEVICE_PATH];
-    guest_view_read(v, dp, path, (uint64_t)want);
-    /* The handle supporting the protocol whose device path is the longest
-     * prefix of *DevicePath (UEFI 2.10 section 7.3.7). */
-    long best = -1;
-    uint64_t best_handle = 0;
-    for (unsigned i = 0; i < fw->nprotocols; i++) {
-        const struct fw_handle_protocol *p = &fw->protocols[i];
-        if (!guid_equal(&p->guid, &GUID_DEVICE_PATH) || !find_protocol(fw, p->handle, &g))
-            continue;
-        long len = device_path_len(v, p->interface);
-        if (len < 0 || len > want || len <= best)
-            continue;
-        guest_view_read(v, p->interface, cand, (uint64_t)len);
-        if (!memcmp(cand, path, (size_t)len)) {
-            best = len;
-            best_handle = p->handle;
-        }
-    }
-    if (best < 0)
+    if (matched < 0)
         return EFI_NOT_FOUND;
-    guest_view_write_u64(v, device_ptr, best_handle);
-    guest_view_write_u64(v, device_path_ptr, dp + (uint64_t)best);
+    guest_view_write_u64(v, device_ptr, handle);
+    guest_view_write_u64(v, device_path_ptr, dp + (uint64_t)matched);
     return EFI_SUCCESS;
 }
 
@@ -460,29 +732,13 @@ static void decode_install_configuration_table(struct fw_trace_out *o, const str
 
 /* ---- image services ----------------------------------------------------- */
 
-static efi_status_t exit_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
-{
-    uint64_t exit_status = a[1], exit_data_size = a[2], exit_data = a[3];
-    uint16_t data[256];
-    char text[256];
-    text[0] = 0;
-    if (exit_data_size && exit_data && fw_read_ucs2(v, exit_data, data, 256) > 0) {
-        unsigned i;
-        for (i = 0; data[i] && i < sizeof(text) - 1; i++)
-            text[i] = data[i] < 0x80 && data[i] >= 0x20 ? (char)data[i] : '?';
-        text[i] = 0;
-    }
-    fw_log(fw, "the image called Exit(%s)%s%s", efi_status_name(exit_status), text[0] ? ": " : "", text);
-    fw->stop = FW_STOP_EXIT;
-    fw->stop_status = exit_status;
-    return EFI_SUCCESS;
-}
-
 static efi_status_t exit_boot_services(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
     uint64_t image_handle = a[0], map_key = a[1];
-    if (image_handle != fw->image_handle)
+    /* The image calling it: the top-level one, or one StartImage entered
+     * (the kernel's stub inside a UKI). */
+    if (image_handle != fw->image_handle && !fw_image_of(fw, image_handle))
         return EFI_INVALID_PARAMETER;
     /* A stale key means the map changed since the caller read it
      * (UEFI 2.10 section 7.4.6); the stub retries once. */
@@ -624,9 +880,12 @@ const struct fw_service fw_boot_services[BS_COUNT] = {
     BS(BS_SIGNAL_EVENT, .name = "SignalEvent", .nargs = 1),
     BS(BS_CLOSE_EVENT, .name = "CloseEvent", .nargs = 1),
     BS(BS_CHECK_EVENT, .name = "CheckEvent", .nargs = 1),
-    BS(BS_INSTALL_PROTOCOL_INTERFACE, .name = "InstallProtocolInterface", .nargs = 4),
-    BS(BS_REINSTALL_PROTOCOL_INTERFACE, .name = "ReinstallProtocolInterface", .nargs = 4),
-    BS(BS_UNINSTALL_PROTOCOL_INTERFACE, .name = "UninstallProtocolInterface", .nargs = 3),
+    BS(BS_INSTALL_PROTOCOL_INTERFACE, .name = "InstallProtocolInterface", .nargs = 4, .fn = install_protocol_interface,
+       .decode = decode_install_protocol_interface),
+    BS(BS_REINSTALL_PROTOCOL_INTERFACE, .name = "ReinstallProtocolInterface", .nargs = 4,
+       .fn = reinstall_protocol_interface, .decode = decode_handle_protocol_pair),
+    BS(BS_UNINSTALL_PROTOCOL_INTERFACE, .name = "UninstallProtocolInterface", .nargs = 3,
+       .fn = uninstall_protocol_interface, .decode = decode_handle_protocol_pair),
     BS(BS_HANDLE_PROTOCOL, .name = "HandleProtocol", .nargs = 3, .fn = handle_protocol, .decode = fw_decode_protocol,
        .lookup = LOOKUP_HANDLE),
     BS(BS_RESERVED, .name = "Reserved", .nargs = 0),
@@ -638,10 +897,10 @@ const struct fw_service fw_boot_services[BS_COUNT] = {
        .faults = FW_FAULT(NO_LOADFILE2)),
     BS(BS_INSTALL_CONFIGURATION_TABLE, .name = "InstallConfigurationTable", .nargs = 2,
        .fn = install_configuration_table, .decode = decode_install_configuration_table),
-    BS(BS_LOAD_IMAGE, .name = "LoadImage", .nargs = 6),
-    BS(BS_START_IMAGE, .name = "StartImage", .nargs = 3),
-    BS(BS_EXIT, .name = "Exit", .nargs = 4, .fn = exit_image),
-    BS(BS_UNLOAD_IMAGE, .name = "UnloadImage", .nargs = 1),
+    BS(BS_LOAD_IMAGE, .name = "LoadImage", .nargs = 6, .fn = fw_load_image, .decode = fw_decode_load_image),
+    BS(BS_START_IMAGE, .name = "StartImage", .nargs = 3, .fn = fw_start_image, .decode = fw_decode_image_handle),
+    BS(BS_EXIT, .name = "Exit", .nargs = 4, .fn = fw_exit, .decode = fw_decode_exit),
+    BS(BS_UNLOAD_IMAGE, .name = "UnloadImage", .nargs = 1, .fn = fw_unload_image, .decode = fw_decode_image_handle),
     BS(BS_EXIT_BOOT_SERVICES, .name = "ExitBootServices", .nargs = 2, .fn = exit_boot_services,
        .decode = decode_exit_boot_services, .faults = FW_FAULT(EBS_STALE_KEY)),
     BS(BS_GET_NEXT_MONOTONIC_COUNT, .name = "GetNextMonotonicCount", .nargs = 1, .fn = get_next_monotonic_count),
@@ -653,14 +912,17 @@ const struct fw_service fw_boot_services[BS_COUNT] = {
        .lookup = LOOKUP_HANDLE),
     BS(BS_CLOSE_PROTOCOL, .name = "CloseProtocol", .nargs = 4, .fn = close_protocol),
     BS(BS_OPEN_PROTOCOL_INFORMATION, .name = "OpenProtocolInformation", .nargs = 4),
-    BS(BS_PROTOCOLS_PER_HANDLE, .name = "ProtocolsPerHandle", .nargs = 3),
+    BS(BS_PROTOCOLS_PER_HANDLE, .name = "ProtocolsPerHandle", .nargs = 3, .fn = protocols_per_handle,
+       .decode = decode_protocols_per_handle),
     BS(BS_LOCATE_HANDLE_BUFFER, .name = "LocateHandleBuffer", .nargs = 5, .fn = locate_handle_buffer,
        .decode = decode_locate_handle, .lookup = LOOKUP_SEARCH),
     BS(BS_LOCATE_PROTOCOL, .name = "LocateProtocol", .nargs = 3, .fn = locate_protocol,
        .decode = decode_locate_protocol,
        .lookup = { .not_found = EFI_NOT_FOUND, .guid = 0, .clears_interface = true }),
-    BS(BS_INSTALL_MULTIPLE_PROTOCOL_INTERFACES, .name = "InstallMultipleProtocolInterfaces", .nargs = 4),
-    BS(BS_UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES, .name = "UninstallMultipleProtocolInterfaces", .nargs = 4),
+    BS(BS_INSTALL_MULTIPLE_PROTOCOL_INTERFACES, .name = "InstallMultipleProtocolInterfaces", .nargs = 4,
+       .fn = install_multiple_protocol_interfaces, .decode = decode_install_multiple),
+    BS(BS_UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES, .name = "UninstallMultipleProtocolInterfaces", .nargs = 4,
+       .fn = uninstall_multiple_protocol_interfaces, .decode = decode_uninstall_multiple),
     BS(BS_CALCULATE_CRC32, .name = "CalculateCrc32", .nargs = 3, .fn = calculate_crc32),
     BS(BS_COPY_MEM, .name = "CopyMem", .nargs = 3, .fn = copy_mem),
     BS(BS_SET_MEM, .name = "SetMem", .nargs = 3, .fn = set_mem),

@@ -37,6 +37,8 @@ const struct fw_service *fw_service_of(unsigned id)
         return &fw_rng_services[id - FW_ID_RNG(0)];
     if (id == FW_ID_LOADFILE2)
         return &fw_loadfile2_service;
+    if (id == FW_ID_START_IMAGE_RETURN)
+        return &fw_start_image_return_service;
     return NULL;
 }
 
@@ -53,8 +55,9 @@ uint64_t firmware_thunk(const struct firmware *fw, unsigned id)
 
 static bool is_boot_service(unsigned id)
 {
-    /* Protocol methods (ConOut, ConIn, RNG) are boot-time only, too. */
-    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_LOADFILE2);
+    /* Protocol methods (ConOut, ConIn, RNG) and returns from StartImage
+     * are boot-time only, too. */
+    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_START_IMAGE_RETURN);
 }
 
 static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const struct guest_view *v,
@@ -106,6 +109,11 @@ uint64_t firmware_protocol_arg(unsigned id, const struct fw_call *call)
     uint64_t a[4];
     register_args(call, a);
     return fw_protocol_arg(fw_service_of(id), a);
+}
+
+bool firmware_saves_context(unsigned id)
+{
+    return id == FW_ID_BS(BS_START_IMAGE);
 }
 
 uint64_t firmware_allocated(unsigned id, const struct fw_call *call, uint64_t status)
@@ -177,6 +185,8 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
 
     fw->seq++;
     fw->calls++;
+    fw->call = call;
+    fw->transfer.pending = false;
     fw->last_id = id;
     if (id < FW_MAX_THUNKS)
         fw->calls_by_id[id]++;
@@ -219,5 +229,6 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
 out:
     if (fw->cfg.trace)
         trace_call(fw, s, id, &call->view, a, nargs, status, injected);
+    fw->call = NULL;
     return status;
 }

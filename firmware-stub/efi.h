@@ -24,6 +24,7 @@ typedef uint64_t efi_status_t;
 #define EFI_OUT_OF_RESOURCES     EFI_ERR(9)
 #define EFI_NOT_FOUND            EFI_ERR(14)
 #define EFI_ACCESS_DENIED        EFI_ERR(15)
+#define EFI_ALREADY_STARTED      EFI_ERR(20)
 #define EFI_SECURITY_VIOLATION   EFI_ERR(26)
 
 const char *efi_status_name(efi_status_t s);
@@ -70,6 +71,7 @@ enum efi_allocate_type {
 
 /* EFI_LOCATE_SEARCH_TYPE */
 enum efi_locate_search_type { EFI_ALL_HANDLES, EFI_BY_REGISTER_NOTIFY, EFI_BY_PROTOCOL };
+#define EFI_NATIVE_INTERFACE 0   /* EFI_INTERFACE_TYPE, InstallProtocolInterface */
 
 #define EFI_PAGE_SIZE 4096ULL
 #define EFI_MEMORY_DESCRIPTOR_VERSION 1

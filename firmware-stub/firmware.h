@@ -15,6 +15,7 @@
 #define HANDOVER_FIRMWARE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,7 @@
 #define FW_RT_DATA_OFFSET 0x1000
 #define FW_BS_DATA_OFFSET 0x2000
 #define FW_THUNK_SIZE     8
+#define FW_THUNK_RET      7   /* a thunk's RET, after mov eax, imm32 (5 bytes) and out imm8, eax (2) */
 #define FW_MAX_THUNKS     (0x1000 / FW_THUNK_SIZE)
 
 /* Service IDs are thunk slots. 0 is never a service. */
@@ -38,6 +40,9 @@
 #define FW_ID_CONIN(i)     (112 + (i))    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL, enum efi_conin_service */
 #define FW_ID_RNG(i)       (128 + (i))    /* EFI_RNG_PROTOCOL, enum efi_rng_service */
 #define FW_ID_LOADFILE2    136            /* EFI_LOAD_FILE2_PROTOCOL.LoadFile (the initrd) */
+/* Return address of an entry point StartImage calls: its thunk pushes RAX
+ * (the image's status) before the OUT, and has no RET. */
+#define FW_ID_START_IMAGE_RETURN 137
 _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_CONOUT(0) &&
                FW_ID_CONOUT(CONOUT_COUNT) <= FW_ID_CONIN(0) && FW_ID_CONIN(CONIN_COUNT) <= FW_ID_RNG(0) &&
                FW_ID_RNG(RNG_COUNT) <= FW_ID_LOADFILE2, "each group's IDs end before the next group's start");
@@ -76,6 +81,7 @@ struct fw_config {
 };
 
 struct fw_variable;
+struct fw_call;
 
 struct fw_handle_protocol {
     uint64_t handle;
@@ -83,7 +89,13 @@ struct fw_handle_protocol {
     uint64_t interface;
 };
 
-#define FW_MAX_PROTOCOLS 32
+#define FW_MAX_PROTOCOLS 64
+#define FW_MAX_IMAGES    8    /* images LoadImage holds at once */
+/* Handles made on demand (InstallProtocolInterface, LoadImage) are the
+ * addresses of 16-byte slots here, never reused: a stale handle stays
+ * invalid. */
+#define FW_DYN_HANDLES_OFFSET (FW_BS_DATA_OFFSET + 0x800)
+#define FW_MAX_DYN_HANDLES    128
 #define FW_MAX_POOLS     1024
 #define FW_MAX_CONFIG_TABLES 64
 /* A guest can make the firmware log (calls after ExitBootServices, bad IDs,
@@ -91,6 +103,39 @@ struct fw_handle_protocol {
 #define FW_LOG_LIMIT     1000
 
 struct fw_pool { uint64_t addr, pages; };
+
+/* The Microsoft x64 callee-saved registers besides RSP: StartImage hands
+ * them back to its caller as they were (UEFI 2.10 section 7.4.2). */
+struct fw_callee_saved {
+    uint64_t rbx, rbp, rdi, rsi, r12, r13, r14, r15;
+    uint8_t xmm[10][16];         /* XMM6-XMM15 */
+};
+
+/* Where the vCPU goes after a service that transfers control (StartImage
+ * entering an image; Exit or the entry's return unwinding to StartImage's
+ * caller): these registers instead of only RAX. */
+struct fw_transfer {
+    bool pending;                /* set by this call; the VMM loads it (RAX: the call's status) */
+    uint64_t rip, rsp, rcx, rdx;
+    bool restore;                /* also load saved (an unwind) */
+    struct fw_callee_saved saved;
+};
+
+/* An image LoadImage made (UEFI 2.10 section 7.4.1). */
+struct fw_image {
+    uint64_t handle;
+    uint64_t base, pages;        /* its memory, of type code_type */
+    uint64_t info;               /* pool page: LoadedImage, its device paths */
+    uint64_t entry;
+    uint16_t subsystem;
+    bool started;
+    unsigned depth;              /* 0: not running; n: the nth image StartImage entered */
+    /* StartImage's caller, restored when the image exits */
+    uint64_t caller_rsp;
+    struct fw_callee_saved caller_saved;
+    uint64_t exit_data_size_ptr, exit_data_ptr;
+    struct guest_view caller_view;
+};
 
 struct firmware {
     struct fw_config cfg;
@@ -105,10 +150,17 @@ struct firmware {
     uint64_t loaded_image, image_device_path;
 
     uint64_t nconfig;            /* configuration tables installed */
+    /* the handle database, in installation order (UEFI 2.10 section 7.3) */
     struct fw_handle_protocol protocols[FW_MAX_PROTOCOLS];
     unsigned nprotocols;
     struct fw_pool pools[FW_MAX_POOLS];
     unsigned npools;
+    unsigned ndyn_handles;       /* handles made so far (FW_DYN_HANDLES_OFFSET) */
+    struct fw_image images[FW_MAX_IMAGES];
+    unsigned nimages;
+    unsigned depth;              /* images started and not yet exited */
+    const struct fw_call *call;  /* the call being served, NULL between calls */
+    struct fw_transfer transfer;
     struct fw_variable *variables;
     uint64_t variable_bytes;
     uint64_t monotonic;
@@ -139,6 +191,7 @@ struct firmware {
 struct fw_call {
     uint64_t rcx, rdx, r8, r9, rsp;
     struct guest_view view;
+    struct fw_callee_saved saved;   /* XMM6-15 only if firmware_saves_context(id) */
 };
 
 /* Build every table and protocol in guest memory. The memory map must
@@ -148,10 +201,20 @@ void firmware_free(struct firmware *fw);
 /* Apply the memory-map faults of cfg.inject, once the VMM has placed
  * everything it needs; returns whether there were any. */
 bool firmware_inject_memmap(struct firmware *fw);
+/* LoadOptions as a boot manager passes them: the UTF-8 string s as UCS-2,
+ * NUL-terminated, at most max - 1 characters (a malformed sequence, or a
+ * character outside the BMP, becomes U+FFFD). Returns LoadOptionsSize: the
+ * bytes written, the NUL included. */
+size_t fw_load_options(const char *s, uint16_t *out, size_t max);
 /* Describe the loaded image in its LoadedImage protocol, once placed. */
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
-/* Serve one call; returns the EFI_STATUS for RAX. */
+/* Serve one call; returns the EFI_STATUS for RAX. If fw->transfer.pending
+ * afterwards, the vCPU continues with those registers instead. */
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call);
+/* Does the service save the caller's context (StartImage), so that the
+ * call must carry XMM6-XMM15 too? */
+bool firmware_saves_context(unsigned id);
+
 /* The guest address of the protocol GUID a lookup service (HandleProtocol,
  * OpenProtocol, LocateProtocol, LocateDevicePath, LocateHandle(Buffer)
  * ByProtocol) is given; 0 for any other call. UEFI 2.10 sections

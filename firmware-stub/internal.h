@@ -44,6 +44,7 @@ extern const struct fw_service fw_conout_services[CONOUT_COUNT];
 extern const struct fw_service fw_conin_services[CONIN_COUNT];
 extern const struct fw_service fw_rng_services[RNG_COUNT];
 extern const struct fw_service fw_loadfile2_service;
+extern const struct fw_service fw_start_image_return_service;   /* image.c */
 
 /* dispatch.c: the service an ID names, or NULL. */
 const struct fw_service *fw_service_of(unsigned id);
@@ -60,12 +61,37 @@ efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid
 
 /* boot_services.c: handle database */
 int fw_add_protocol(struct firmware *fw, uint64_t handle, const efi_guid_t *guid, uint64_t iface);
+/* A new handle value (no protocol yet); 0 when none is left. */
+uint64_t fw_new_handle(struct firmware *fw);
+/* Uninstall every protocol of handle, which then no longer exists. */
+void fw_remove_handle(struct firmware *fw, uint64_t handle);
+/* Bytes of the device path at dp before its end node (at most 1 KiB), or -1. */
+long fw_device_path_len(const struct guest_view *v, uint64_t dp);
+/* LocateDevicePath's search: the bytes of dp the best handle's device path
+ * matches (its handle in *handle), -1 if none, -2 if dp is malformed. */
+long fw_locate_device_path(struct firmware *fw, const struct guest_view *v, const efi_guid_t *g, uint64_t dp,
+                           uint64_t *handle);
+
+/* image.c: LoadImage, StartImage, Exit and UnloadImage (UEFI 2.10 section 7.4) */
+efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_unload_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+void fw_decode_load_image(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                          const uint64_t *a, efi_status_t status);
+void fw_decode_image_handle(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                            const uint64_t *a, efi_status_t status);
+void fw_decode_exit(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                    const uint64_t *a, efi_status_t status);
+/* The image LoadImage made with this handle, or NULL. */
+struct fw_image *fw_image_of(struct firmware *fw, uint64_t handle);
 
 /* boot_services.c: AllocatePages' *Memory, read after the call. */
 bool fw_allocated_pages(const struct guest_view *v, const uint64_t *a, uint64_t *addr);
 
 /* pool allocations (boot_services.c) */
 efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, uint64_t *addr);
+efi_status_t fw_pool_free(struct firmware *fw, uint64_t buffer);
 
 /* console.c */
 void fw_console_write_ucs2(struct firmware *fw, const uint16_t *s, size_t n);

@@ -92,6 +92,12 @@ static int find(const struct memmap *m, uint64_t addr)
     return -1;
 }
 
+const struct memmap_entry *memmap_entry_at(const struct memmap *m, uint64_t addr)
+{
+    int i = find(m, addr);
+    return i < 0 ? NULL : &m->e[i];
+}
+
 int memmap_type_at(const struct memmap *m, uint64_t addr)
 {
     int i = find(m, addr);

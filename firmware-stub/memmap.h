@@ -39,6 +39,8 @@ efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem
                              uint64_t pages, uint64_t *addr);
 efi_status_t memmap_free(struct memmap *m, uint64_t addr, uint64_t pages);
 
+/* The entry containing addr, or NULL. */
+const struct memmap_entry *memmap_entry_at(const struct memmap *m, uint64_t addr);
 /* Type of the entry containing addr, or -1. */
 int memmap_type_at(const struct memmap *m, uint64_t addr);
 /* Is [addr, addr+len) inside allocated (non-fixed, non-conventional) memory? */

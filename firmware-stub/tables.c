@@ -30,6 +30,9 @@ _Static_assert(OFF_CONFIG + FW_MAX_CONFIG_TABLES * sizeof(struct efi_configurati
                "config table array fits in runtime data");
 _Static_assert(OFF_CONOUT >= OFF_BS + EFI_BOOT_SERVICES_SIZE, "BS table fits");
 _Static_assert(OFF_LOAD_OPTIONS + 2 * FW_CMDLINE_MAX <= FW_REGION_SIZE, "LoadOptions fit");
+_Static_assert(OFF_INITRD_DP + 24 <= FW_DYN_HANDLES_OFFSET &&
+               FW_DYN_HANDLES_OFFSET + 16 * FW_MAX_DYN_HANDLES <= FW_BS_DATA_OFFSET + 0x1000,
+               "handles made on demand sit after the firmware's own structures, in boot-services data");
 
 #define FIRMWARE_VENDOR u"handover"
 #define FIRMWARE_REVISION 0x00010000
@@ -73,8 +76,18 @@ static void fill_thunks(struct firmware *fw)
         memcpy(t + 1, &id, 4);
         t[5] = 0xe7;                                  /* out imm8, eax */
         t[6] = FW_HYPERCALL_PORT;
-        t[7] = 0xc3;                                  /* ret */
+        t[FW_THUNK_RET] = 0xc3;                       /* ret */
     }
+    /* The entry point's return address for StartImage: push rax (the
+     * image's status, read at RSP), then the call; the firmware always
+     * moves the vCPU on from there, so no RET. */
+    uint8_t *r = code + FW_ID_START_IMAGE_RETURN * FW_THUNK_SIZE;
+    uint32_t id = FW_ID_START_IMAGE_RETURN;
+    r[0] = 0x50;                                      /* push rax */
+    r[1] = 0xb8;                                      /* mov eax, imm32 */
+    memcpy(r + 2, &id, 4);
+    r[6] = 0xe7;                                      /* out imm8, eax */
+    r[7] = FW_HYPERCALL_PORT;
 }
 
 static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned first_id, unsigned n)
@@ -83,15 +96,38 @@ static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned fir
         ptrs[i] = firmware_thunk(fw, first_id + i);
 }
 
-static size_t ascii_to_ucs2(const char *s, uint16_t *out, size_t max)
+/* One UTF-8 sequence at s: its code point (U+FFFD for a malformed or
+ * overlong one, or one outside the BMP, which UCS-2 cannot hold) and its
+ * length in bytes (at least 1). */
+static unsigned utf8_decode(const unsigned char *s, uint16_t *out)
+{
+    unsigned len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+                 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (!len) {
+        *out = 0xfffd;
+        return 1;
+    }
+    uint32_t c = len == 1 ? s[0] : s[0] & (0x7f >> len);
+    for (unsigned i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            *out = 0xfffd;
+            return i;
+        }
+        c = c << 6 | (s[i] & 0x3f);
+    }
+    static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+    *out = c < min[len] || c > 0xffff || (c >= 0xd800 && c <= 0xdfff) ? 0xfffd : (uint16_t)c;
+    return len;
+}
+
+size_t fw_load_options(const char *s, uint16_t *out, size_t max)
 {
     size_t n = 0;
-    while (s[n] && n + 1 < max) {
-        out[n] = (uint8_t)s[n];
-        n++;
-    }
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && n + 1 < max)
+        p += utf8_decode(p, &out[n++]);
     out[n] = 0;
-    return n;
+    return 2 * (n + 1);
 }
 
 efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid, uint64_t table)
@@ -209,9 +245,8 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     li->image_data_type = EFI_LOADER_DATA;
     if (cfg->cmdline && cfg->cmdline[0]) {
         uint16_t *opts = at(fw, OFF_LOAD_OPTIONS, 2 * FW_CMDLINE_MAX);
-        size_t n = ascii_to_ucs2(cfg->cmdline, opts, FW_CMDLINE_MAX);
         li->load_options = b + OFF_LOAD_OPTIONS;
-        li->load_options_size = (uint32_t)(2 * (n + 1));
+        li->load_options_size = (uint32_t)fw_load_options(cfg->cmdline, opts, FW_CMDLINE_MAX);
     }
 
     fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE, fw->loaded_image);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate tests/golden/: the firmware-call trace of the tiny kernel up to
-# ExitBootServices, through both entries, with a fixed EFI_RNG seed.
+# ExitBootServices, through both entries, with a fixed EFI_RNG seed; and
+# the same kernel behind GRUB (examples/make-grub.sh) and in systemd-stub's
+# UKI (examples/make-uki.sh): the loader's calls, then the kernel stub's.
 #
 # Regenerate only when the change in the trace is intended: a new firmware
 # service or protocol, a change to the memory layout or allocator, or a new
@@ -10,7 +12,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ho=${HANDOVER:-$top/build/handover}
 # usage: scripts/update-golden.sh [debian]
-#   no argument: the tiny kernel (tests/golden/tiny-*.trace);
+#   no argument: the tiny kernel (tests/golden/tiny-*.trace, grub-tiny.trace,
+#   uki-tiny.trace);
 #   debian: the stock kernels of scripts/fetch-debian-kernels.sh
 #   (tests/golden/debian-6.1-*.trace, debian-6.12-*.trace); each boot takes
 #   as long as the stub's decompressor: hours on an emulated KVM.
@@ -33,3 +36,17 @@ for k in $kernels; do
         echo "tests/golden/$name-$e.trace: $(wc -l < "$out") calls"
     done
 done
+if [ -z "${1:-}" ]; then
+    grub=$("$top/examples/make-grub.sh" --cmdline "$GOLDEN_CMDLINE" "$kernels")
+    out="$top/tests/golden/grub-tiny.trace"
+    "$ho" --quiet --timeout "$timeout" "${APP_SEEDED[@]}" --stop-at ebs --trace-efi="$out.new" "$grub" >/dev/null
+    mv "$out.new" "$out"
+    echo "tests/golden/grub-tiny.trace: $(wc -l < "$out") calls"
+    work=$(mktemp -d)
+    uki=$(golden_uki "$kernels" "$work")
+    out="$top/tests/golden/uki-tiny.trace"
+    "$ho" --quiet --timeout "$timeout" "${APP_SEEDED[@]}" --stop-at ebs --trace-efi="$out.new" "$uki" >/dev/null
+    mv "$out.new" "$out"
+    rm -rf "$work"
+    echo "tests/golden/uki-tiny.trace: $(wc -l < "$out") calls"
+fi

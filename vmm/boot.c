@@ -158,6 +158,45 @@ static int set_entry_registers(struct vmm *vm)
     return vmm_set_regs(&vm->vcpus[0], &r);
 }
 
+/* An EFI application, as LoadImage loads one (UEFI 2.10 section 7.4.1;
+ * EDK2's CoreLoadPeImage): SizeOfImage in whole pages of EfiLoaderCode, at
+ * ImageBase when that is free RAM, otherwise wherever the allocator puts
+ * it (top-down, below 4 GiB first), relocated there. Its LoadedImage is
+ * the firmware's image handle's, with the application's base and size. */
+static int load_app(struct vmm *vm, size_t cmdlen)
+{
+    const struct pe_image *pe = &vm->placed.app_pe;
+    char err[BZIMAGE_ERR_LEN];
+    if (vm->opt.cmdline_given && cmdlen >= FW_CMDLINE_MAX) {
+        vmm_log("--cmdline: %zu bytes, LoadOptions take at most %d", cmdlen, FW_CMDLINE_MAX - 1);
+        return EXIT_USAGE;
+    }
+    uint64_t size = pe_image_size(pe), pages = size >> 12, at = pe->image_base;
+    if (!at || (at & 0xfff) ||
+        memmap_allocate(&vm->fw.map, EFI_ALLOCATE_ADDRESS, EFI_LOADER_CODE, pages, &at) != EFI_SUCCESS) {
+        if (pe->file_characteristics & PE_FILE_RELOCS_STRIPPED) {
+            vmm_log("%s: PE: Characteristics: relocations stripped, and ImageBase 0x%llx (0x%llx bytes) is not free "
+                    "guest RAM", vm->opt.kernel, (unsigned long long)pe->image_base, (unsigned long long)size);
+            return EXIT_USAGE;
+        }
+        if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_CODE, pages, &at) != EFI_SUCCESS) {
+            vmm_log("%s: SizeOfImage: the application needs 0x%llx bytes, more free guest RAM than there is; "
+                    "raise --mem", vm->opt.kernel, (unsigned long long)size);
+            return EXIT_USAGE;
+        }
+    }
+    if (pe_load(pe, &vm->mem, at, err, sizeof(err))) {
+        vmm_log("%s: %s", vm->opt.kernel, err);
+        return EXIT_USAGE;
+    }
+    vm->placed.image_start = at;
+    vm->placed.image_size = size;
+    firmware_set_image(&vm->fw, at, size);
+    vm->placed.entry_rip = at + pe->entry;
+    inject_memmap(vm);
+    return set_entry_registers(vm) ? EXIT_HOST : 0;
+}
+
 int vmm_load(struct vmm *vm)
 {
     struct bzimage *bz = &vm->placed.bz;
@@ -173,7 +212,10 @@ int vmm_load(struct vmm *vm)
                              .seeded = vm->opt.seeded, .seed = vm->opt.seed,
                              .initrd = loadfile2 ? vm->placed.initrd_data : NULL,
                              .initrd_size = loadfile2 ? vm->placed.initrd_size : 0,
-                             .cmdline = vm->opt.entry == ENTRY_PE ? cmdline : NULL };
+                             /* LoadOptions: the kernel's PE entry reads its
+                              * command line there; an application gets
+                              * only a --cmdline given for it. */
+                             .cmdline = (vm->placed.app ? vm->opt.cmdline_given : vm->opt.entry == ENTRY_PE) ? cmdline : NULL };
     if (firmware_init(&vm->fw, &vm->mem, &cfg)) {
         vmm_log("cannot build the firmware in guest memory");
         return EXIT_HOST;
@@ -195,6 +237,8 @@ int vmm_load(struct vmm *vm)
     }
     x86_setup_gdt(&vm->mem);
     x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);
+    if (vm->placed.app)
+        return load_app(vm, cmdlen);
 
     uint64_t align = bz->hdr.kernel_alignment;
     if (vm->opt.load_addr && (vm->opt.load_addr & (align - 1))) {

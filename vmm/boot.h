@@ -14,6 +14,8 @@ struct vmm;
 
 struct placement {
     struct bzimage bz;
+    bool app;                 /* the image is an EFI application, not a bzImage */
+    struct pe_image app_pe;   /* then its PE image */
     void *image_file;
     size_t image_file_size;
     uint64_t image_start, image_size;   /* the loaded image (LoaderCode) */

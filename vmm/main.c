@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../loader/efi_app.h"
 #include "verdict/fault_outcome.h"
 #include "host/add_files.h"
 #include "host/files.h"
@@ -54,17 +55,87 @@ static void append_word(char *cmdline, size_t size, const char *word)
     snprintf(cmdline + n, size - n, "%s%s", n ? " " : "", word);
 }
 
-static int boot(struct vmm *vm)
+/* The options that mean something else, or nothing, for an EFI
+ * application: it is entered at its PE entry point, builds (or has the
+ * kernel's stub build) boot_params itself, and gets a command line only
+ * as LoadOptions. */
+static const char *app_conflict(const struct vmm_options *o)
+{
+    if (o->entry_given && o->entry == ENTRY_HANDOVER)
+        return "--entry handover: the image is an EFI application, not a bzImage: it has no handover entry and "
+               "is started at its PE entry point, as a boot manager starts it (--entry is for bzImages)";
+    if (o->dtb)
+        return "--dtb: the image is an EFI application: the device tree goes into boot_params, which it (or "
+               "the kernel it starts) builds";
+    if (o->initrd_via_given && o->initrd_via == INITRD_VIA_BOOTPARAMS)
+        return "--initrd-via bootparams: the image is an EFI application: it (or the kernel it starts) builds "
+               "boot_params; the initrd is offered through the LoadFile2 device path";
+    if (o->load_addr)
+        return "--load-addr places a bzImage: an EFI application is placed as LoadImage places it";
+    if (o->cmdline_append && !o->cmdline_given)
+        return "--cmdline-append: an EFI application gets no default command line to append to: give --cmdline "
+               "(its LoadOptions)";
+    return NULL;
+}
+
+static int parse_image(struct vmm *vm)
 {
     char err[BZIMAGE_ERR_LEN];
-    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
-    if (!vm->placed.image_file)
-        return EXIT_USAGE;
+    if (image_kind(vm->placed.image_file, vm->placed.image_file_size) == IMAGE_EFI_APP) {
+        const char *why = app_conflict(&vm->opt);
+        if (efi_app_parse(&vm->placed.app_pe, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err))) {
+            vmm_log("%s: %s", vm->opt.kernel, err);
+            return EXIT_USAGE;
+        }
+        if (why) {
+            vmm_log("%s", why);
+            return EXIT_USAGE;
+        }
+        vm->placed.app = true;
+        vm->opt.entry = ENTRY_PE;
+        vm->opt.initrd_via = INITRD_VIA_LOADFILE2;
+        return 0;
+    }
     if (bzimage_parse(&vm->placed.bz, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err)) ||
         bzimage_check_entry(&vm->placed.bz, vm->opt.entry, err, sizeof(err))) {
         vmm_log("%s: %s", vm->opt.kernel, err);
         return EXIT_USAGE;
     }
+    return 0;
+}
+
+/* The kernel's command line: --cmdline (or the default), --cmdline-append,
+ * and what the host and --kunit need. An EFI application gets only what was
+ * given; the kernel it starts has the command line it gives it. */
+static void build_cmdline(struct vmm *vm)
+{
+    snprintf(vm->placed.cmdline, sizeof(vm->placed.cmdline), "%s", vm->opt.cmdline);
+    if (vm->opt.cmdline_append)
+        append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), vm->opt.cmdline_append);
+    if (!vm->opt.no_emulation_fallbacks && !has_word(vm->placed.cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
+        if (vm->placed.app) {
+            vmm_log("this host's KVM cannot run XRSTOR for the guest: the kernel the EFI application starts needs "
+                    "noxsave on its command line");
+        } else {
+            append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "noxsave");
+            vmm_log("this host's KVM cannot run XRSTOR for the guest: added noxsave to the command line");
+        }
+    }
+    if (vm->opt.kunit) {
+        ktap_init(&vm->ktap);
+        if (!vm->placed.app && !strstr(vm->placed.cmdline, "kunit_shutdown="))
+            append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "kunit_shutdown=reboot");
+    }
+}
+
+static int boot(struct vmm *vm)
+{
+    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
+    if (!vm->placed.image_file)
+        return EXIT_USAGE;
+    int rc = parse_image(vm);
+    if (rc)
+        return rc;
     if (vm->opt.trace_path) {
         bool to_stderr = !strcmp(vm->opt.trace_path, "-");
         vm->files.trace = to_stderr ? stderr : vmm_open_output("--trace-efi", vm->opt.trace_path);
@@ -90,18 +161,7 @@ static int boot(struct vmm *vm)
         return EXIT_USAGE;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
-    snprintf(vm->placed.cmdline, sizeof(vm->placed.cmdline), "%s", vm->opt.cmdline);
-    if (vm->opt.cmdline_append)
-        append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), vm->opt.cmdline_append);
-    if (!vm->opt.no_emulation_fallbacks && !has_word(vm->placed.cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
-        append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "noxsave");
-        vmm_log("this host's KVM cannot run XRSTOR for the guest: added noxsave to the command line");
-    }
-    if (vm->opt.kunit) {
-        ktap_init(&vm->ktap);
-        if (!strstr(vm->placed.cmdline, "kunit_shutdown="))
-            append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "kunit_shutdown=reboot");
-    }
+    build_cmdline(vm);
     if (vmm_map_memory(vm) || vmm_create_vm(vm))
         return EXIT_HOST;
     for (unsigned i = 0; i < vm->opt.cpus; i++)
@@ -123,10 +183,15 @@ static int boot(struct vmm *vm)
                     devs[i].base);
             return EXIT_HOST;
         }
-    int rc = vmm_load(vm);
+    rc = vmm_load(vm);
     if (rc)
         return rc;
-    if (!vm->opt.quiet)
+    if (!vm->opt.quiet && vm->placed.app)
+        vmm_log("%s: EFI application, entry at 0x%llx, image at 0x%llx (0x%llx bytes), LoadOptions %s, %llu MiB RAM",
+                vm->opt.kernel, (unsigned long long)vm->placed.entry_rip, (unsigned long long)vm->placed.image_start,
+                (unsigned long long)vm->placed.image_size, vm->opt.cmdline_given ? "from --cmdline" : "none",
+                (unsigned long long)(vm->opt.mem >> 20));
+    else if (!vm->opt.quiet)
         vmm_log("%s: Linux boot protocol %u.%02u, %s entry at 0x%llx, image at 0x%llx (0x%llx bytes), %llu MiB RAM",
                 vm->opt.kernel, vm->placed.bz.hdr.version >> 8, vm->placed.bz.hdr.version & 0xff,
                 vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->placed.entry_rip,

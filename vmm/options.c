@@ -96,6 +96,7 @@ static int set_initrd_via(struct vmm_options *o, const char *a)
         vmm_log("--initrd-via %s: expected loadfile2 or bootparams", a);
         return -1;
     }
+    o->initrd_via_given = true;
     return 0;
 }
 
@@ -129,6 +130,14 @@ static int set_entry(struct vmm_options *o, const char *a)
         vmm_log("--entry %s: expected handover or pe", a);
         return -1;
     }
+    o->entry_given = true;
+    return 0;
+}
+
+static int set_cmdline(struct vmm_options *o, const char *a)
+{
+    o->cmdline = a;
+    o->cmdline_given = true;
     return 0;
 }
 
@@ -250,7 +259,9 @@ static const struct option_def options[] = {
                  "how the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA\n"
                  "LoadFile2 device path, or boot_params ramdisk_image\n"
                  "(default: bootparams for --entry handover, loadfile2 for pe)", set_initrd_via),
-    OPT_STRING("cmdline", cmdline, "STR", "kernel command line (default: \"" DEFAULT_CMDLINE "\")"),
+    OPT_CALLBACK("cmdline", required_argument, "STR",
+                 "kernel command line (default: \"" DEFAULT_CMDLINE "\");\n"
+                 "for an EFI application, its LoadOptions (none by default)", set_cmdline),
     OPT_STRING("cmdline-append", cmdline_append, "STR", "add STR to the command line (the default one or --cmdline's)"),
     OPT_CALLBACK("cpus", required_argument, "N", "vCPUs, 1..64 (default 1), listed in the ACPI MADT", set_cpus),
     OPT_BOOLEAN("no-acpi", no_acpi, "no ACPI tables (then no SMP, and no ACPI power-off)"),
@@ -259,7 +270,8 @@ static const struct option_def options[] = {
                  "handover: efi_main(handle, systab, boot_params) at\n"
                  "startup_64 + handover_offset (RDI/RSI/RDX); pe: the PE/COFF\n"
                  "entry efi_pe_entry(handle, systab) with the Microsoft x64\n"
-                 "ABI, so the stub builds boot_params itself (default handover)", set_entry),
+                 "ABI, so the stub builds boot_params itself (default handover);\n"
+                 "an APP.efi is always entered as pe", set_entry),
     OPT_CALLBACK("stop-at", required_argument, "ebs",
                  "stop when the stub, after a successful ExitBootServices,\n"
                  "jumps to the kernel; print the boot_params it built and\n"
@@ -336,8 +348,10 @@ static void print_help_lines(FILE *out, const char *text, unsigned column, unsig
 void print_usage(FILE *out)
 {
     fputs("usage: handover [options] BZIMAGE\n"
+          "       handover [options] APP.efi\n"
           "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
-          "serves every EFI call itself.\n\n", out);
+          "serves every EFI call itself. APP.efi, any other PE32+ EFI application (a\n"
+          "boot loader such as GRUB), is loaded and started as a boot manager would.\n\n", out);
     for (const struct option_def *d = options; d < options + NOPTIONS; d++) {
         char head[80];
         int n = snprintf(head, sizeof(head), "  --%s", d->name);

@@ -24,10 +24,13 @@ struct vmm_options {
     const char *kernel;
     const char *initrd;
     enum initrd_via initrd_via;
+    bool initrd_via_given;    /* --initrd-via was on the command line */
     const char *cmdline;
+    bool cmdline_given;       /* --cmdline was: an EFI application gets it as LoadOptions */
     const char *cmdline_append;   /* --cmdline-append */
     uint64_t mem;
     enum boot_entry entry;
+    bool entry_given;         /* --entry was on the command line */
     enum stop_at stop_at;
     unsigned timeout;         /* seconds, 0: none */
     uint64_t load_addr;       /* 0: pref_address */

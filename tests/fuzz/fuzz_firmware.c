@@ -426,7 +426,7 @@ static void call(unsigned id, const struct fw_call *c)
 
 static struct fw_call regs(const struct guest_view *v, uint64_t rcx, uint64_t rdx, uint64_t r8, uint64_t r9)
 {
-    return (struct fw_call){ rcx, rdx, r8, r9, STACK_RSP, *v };
+    return (struct fw_call){ rcx, rdx, r8, r9, STACK_RSP, *v, { 0 } };
 }
 
 static void op_ebs(const struct guest_view *v)

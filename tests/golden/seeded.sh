@@ -13,3 +13,15 @@
 #   ExitBootServices, before the kernel's FPU setup that reads it.
 GOLDEN_CMDLINE="console=ttyS0 earlyprintk=serial nokaslr noxsave"
 SEEDED=(--seed 1 --cmdline "$GOLDEN_CMDLINE")
+# An EFI application in front of the kernel (tests/golden/grub-tiny.trace:
+# examples/make-grub.sh's GRUB) gets only the seed: its kernel's command
+# line is GOLDEN_CMDLINE, in the grub.cfg; --cmdline would be its LoadOptions.
+APP_SEEDED=(--seed 1)
+# systemd-stub's UKI of the kernel (tests/golden/uki-tiny.trace:
+# examples/make-uki.sh) likewise: GOLDEN_CMDLINE is its .cmdline, 64 KiB of
+# zeros its .initrd (never unpacked: the boots stop at ExitBootServices).
+# golden_uki KERNEL DIR writes the initrd into DIR and prints the UKI's path.
+golden_uki() {
+    head -c 65536 /dev/zero > "$2/uki-initrd.bin" &&
+        "$(dirname "${BASH_SOURCE[0]}")/../../examples/make-uki.sh" "$1" "$2/uki-initrd.bin" "$GOLDEN_CMDLINE"
+}

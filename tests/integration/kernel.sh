@@ -97,6 +97,40 @@ if [ "$WHICH" = tiny ]; then
         golden_diff "tiny-golden-$e" "$TOP/tests/golden/tiny-$e.trace" "$OUT/golden-$e.trace"
     done
 
+    # Debian's GRUB in front (examples/make-grub.sh: standalone, linuxefi):
+    # handover loads it as an EFI application, GRUB calls the kernel's
+    # handover entry, and the stub's own ExitBootServices is the stop point,
+    # its e820 checked. The trace is GRUB's calls, then the stub's: golden.
+    if G=$("$TOP/examples/make-grub.sh" --cmdline "$GOLDEN_CMDLINE" "$K" 2>"$OUT/grub.log"); then
+        expect tiny-grub-stop-at-ebs 0 'EFI application, entry at' 'Welcome to GRUB!' 'ExitBootServices succeeded' \
+            'stub jumped to the kernel' 'e820-check: ok' 'type_of_loader +0x21' \
+            "cmdline +\"BOOT_IMAGE=/vmlinuz $GOLDEN_CMDLINE\"" \
+            -- "$HO" --timeout 600 "${APP_SEEDED[@]}" --stop-at ebs --trace-efi="$OUT/grub-tiny.trace" "$G"
+        golden_diff tiny-golden-grub "$TOP/tests/golden/grub-tiny.trace" "$OUT/grub-tiny.trace"
+    else
+        skip tiny-grub "could not build GRUB: $(tail -n 1 "$OUT/grub.log")"
+    fi
+
+    # systemd-stub's UKI (examples/make-uki.sh): LoadImage of its .linux,
+    # its own LoadFile2 for .initrd (InstallMultipleProtocolInterfaces),
+    # StartImage of the kernel, whose stub finds that LoadFile2 through
+    # LocateDevicePath and calls it (guest code: no LoadFile2.LoadFile in
+    # the trace), then the stub's ExitBootServices, its e820 checked.
+    if U=$(golden_uki "$K" "$OUT" 2>"$OUT/uki.log"); then
+        expect tiny-uki-stop-at-ebs 0 'EFI application, entry at' \
+            'Loaded initrd from LINUX_EFI_INITRD_MEDIA_GUID device path' 'ExitBootServices succeeded' \
+            'stub jumped to the kernel' 'e820-check: ok' 'type_of_loader +0x21' "cmdline +\"$GOLDEN_CMDLINE\"" \
+            'ramdisk_size +0x10000$' \
+            -- "$HO" --timeout 600 "${APP_SEEDED[@]}" --stop-at ebs --trace-efi="$OUT/uki-tiny.trace" "$U"
+        expect tiny-uki-trace 0 '"call":"LoadImage"' '"call":"StartImage"' \
+            '"call":"InstallMultipleProtocolInterfaces".*"protocol2":"EFI_LOAD_FILE2_PROTOCOL"' \
+            '"call":"LocateDevicePath".*"status":"EFI_NOT_FOUND"' '"call":"LocateDevicePath".*"status":"EFI_SUCCESS"' \
+            '!LoadFile2.LoadFile' -- cat "$OUT/uki-tiny.trace"
+        golden_diff tiny-golden-uki "$TOP/tests/golden/uki-tiny.trace" "$OUT/uki-tiny.trace"
+    else
+        skip tiny-uki "could not build the UKI: $(tail -n 1 "$OUT/uki.log")"
+    fi
+
     # Past ExitBootServices into the kernel proper: the banner, the e820 the
     # kernel received, EFI runtime services in use, init reached; no root
     # fs, so it ends in the expected panic.

@@ -52,6 +52,23 @@ expect exec-output-not-created 0 '^absent$' -- bash -c '[ -e "$1" ] || echo abse
 # file stands in for the initramfs).
 expect exec-output-dir 2 '--exec-output .*: Is a directory' \
     -- "$HO" --initrd "$PAYLOAD" --exec true --exec-output "$OUT" "$PAYLOAD"
+# An EFI application that is not a bzImage (the payload without its boot
+# sector's boot_flag and its "HdrS"):
+# the options that belong to a bzImage are refused, and so are a driver and
+# a truncated file, each naming what is wrong.
+APP=$(img app.efi 'b[0x1fe:0x206] = bytes(8)')
+expect app-entry-handover 2 '--entry handover: the image is an EFI application, not a bzImage' \
+    -- "$HO" --entry handover "$APP"
+expect app-dtb 2 '--dtb: the image is an EFI application' -- "$HO" --dtb auto "$APP"
+expect app-initrd-via-bootparams 2 '--initrd-via bootparams: the image is an EFI application' \
+    -- "$HO" --initrd "$PAYLOAD" --initrd-via bootparams "$APP"
+expect app-load-addr 2 '--load-addr places a bzImage' -- "$HO" --load-addr 0x4000000 "$APP"
+expect app-cmdline-append 2 '--cmdline-append: an EFI application gets no default command line' \
+    -- "$HO" --cmdline-append quiet "$APP"
+DRIVER=$(img driver.efi 'b[0x1fe:0x206] = bytes(8); o = struct.unpack_from("<I", b, 0x3c)[0] + 24; struct.pack_into("<H", b, o + 68, 11)')
+expect app-driver 2 'PE: Subsystem 11 is an EFI boot service driver, not an application \(10\)' -- "$HO" "$DRIVER"
+head -c 1024 "$APP" > "$OUT/app-truncated.efi"
+expect app-truncated 2 'app-truncated.efi: PE: ' -- "$HO" "$OUT/app-truncated.efi"
 head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"
 expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skipping' \
     -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$OUT/unbootable.img" "$PAYLOAD"

@@ -61,6 +61,16 @@ if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
             -- "$HO" --timeout 300 --initrd "$INITRAMFS" --add "$OUT/output-ttyS2:/handover/output" \
                --exec 'echo kept: here' "$K"
     fi
+    # GRUB in front, to user space: the kernel's command line is GRUB's
+    # (make-grub.sh's default), the --exec initramfs comes through LoadFile2,
+    # which the stub takes over GRUB's (it has none here).
+    if [ -n "${INITRAMFS:-}" ] && G=$("$TOP/examples/make-grub.sh" "$K" 2>"$OUT/grub.log"); then
+        expect tiny-grub-exec 3 'Welcome to GRUB!' 'Kernel command line: BOOT_IMAGE=/vmlinuz console=ttyS0' \
+            '^exec-out: behind grub' 'milestone: run_init at' "${NATIVE[@]}" \
+            -- "$HO" --timeout 300 --initrd "$INITRAMFS" --exec 'echo exec-out: behind grub; exit 3' "$G"
+    elif [ -n "${INITRAMFS:-}" ]; then
+        skip tiny-grub-exec "could not build GRUB: $(tail -n 1 "$OUT/grub.log")"
+    fi
     # An installed handover works without the checkout: make install, then
     # the installed initramfs builder and --exec from another directory, with
     # an empty cache.

@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <zlib.h>
 
 #include "suites.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
+#include "../../loader/pe.h"
 
 #define MiB(n) ((uint64_t)(n) << 20)
 #define GiB(n) ((uint64_t)(n) << 30)
@@ -54,6 +56,7 @@ static size_t con_len, log_len;
 static uint64_t scratch_next;
 static struct guest_view cur_view;   /* the view and stack the next call is made with */
 static uint64_t cur_rsp;
+static struct fw_callee_saved cur_saved;   /* and the caller's callee-saved registers */
 
 static void fw_setup(void)
 {
@@ -70,6 +73,7 @@ static void fw_setup(void)
     scratch_next = SCRATCH;
     cur_view = (struct guest_view){ &gm, 0, false };
     cur_rsp = STACK_TOP;
+    memset(&cur_saved, 0, sizeof(cur_saved));
 }
 
 static void fw_teardown(void)
@@ -122,7 +126,7 @@ static bool ucs2_equals(uint64_t gpa, const char *s)
  * stack above the shadow space and return address. */
 static efi_status_t call_args(unsigned id, const uint64_t *a, unsigned n)
 {
-    struct fw_call c = { .rsp = cur_rsp, .view = cur_view };
+    struct fw_call c = { .rsp = cur_rsp, .view = cur_view, .saved = cur_saved };
     uint64_t *regs[4] = { &c.rcx, &c.rdx, &c.r8, &c.r9 };
     for (unsigned i = 0; i < 4; i++)
         *regs[i] = i < n ? a[i] : 0xdead0000 + i;   /* unused registers hold junk */
@@ -857,6 +861,475 @@ START_TEST(rng_with_a_seed_is_deterministic_and_checks_its_arguments)
 }
 END_TEST
 
+/* ---- the handle database: guest-installed protocols (UEFI 2.10 section 7.3) ----------- */
+
+#define GUID_DP EFI_GUID(0x09576e91, 0x6d3f, 0x11d2, 0x8e, 0x39, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b)
+#define GUID_STUB_PAYLOAD EFI_GUID(0x55c5d1f8, 0x04cd, 0x46b5, 0x8a, 0x20, 0xe5, 0x6c, 0xbb, 0x30, 0x52, 0xd0)
+
+/* VenMedia(vendor)/End, as systemd-stub builds its initrd and payload paths. */
+static uint64_t put_vendor_media_path(efi_guid_t vendor)
+{
+    uint8_t path[24] = { EFI_DEV_MEDIA, EFI_DEV_MEDIA_VENDOR, 20, 0 };
+    memcpy(path + 4, &vendor, 16);
+    path[20] = EFI_DEV_END_PATH;
+    path[21] = EFI_DEV_END_ENTIRE;
+    path[22] = 4;
+    return put(path, sizeof(path));
+}
+
+static uint64_t interface_of(uint64_t handle, efi_guid_t g, efi_status_t *s)
+{
+    uint64_t iface_p = put_u64(0x5a5a);
+    *s = CALL(BS(HANDLE_PROTOCOL), handle, put_guid(g), iface_p);
+    return rd64(iface_p);
+}
+
+START_TEST(install_protocol_interface_makes_a_handle_that_lookups_see)
+{
+    uint64_t h_p = put_u64(0), g = put_guid(GUID_TEST);
+    efi_status_t s;
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), h_p, g, EFI_NATIVE_INTERFACE, 0x1234), EFI_SUCCESS);
+    uint64_t h = rd64(h_p);
+    ck_assert_uint_ne(h, 0);
+    ck_assert_uint_eq(interface_of(h, GUID_TEST, &s), 0x1234);
+    ck_assert_uint_eq(s, EFI_SUCCESS);
+    /* Once per handle; only native interfaces. */
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), h_p, g, EFI_NATIVE_INTERFACE, 0x99), EFI_INVALID_PARAMETER);
+    wr64(h_p, 0);
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), h_p, put_guid(GUID_GOP), 1, 0x99), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(h_p), 0);
+    /* A second protocol on the same handle. */
+    wr64(h_p, h);
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), h_p, put_guid(GUID_GOP), EFI_NATIVE_INTERFACE, 0x77),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(h_p), h);
+    uint64_t iface_p = put_u64(0), size_p = put_u64(64), buf = scratch(64);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), g, 0, iface_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), 0x1234);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_BY_PROTOCOL, g, 0, size_p, buf), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 8);
+    ck_assert_uint_eq(rd64(buf), h);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), h, put_guid(GUID_GOP), iface_p, fw.image_handle, 0, 1), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), 0x77);
+    /* ProtocolsPerHandle: a pool array of pointers to the GUIDs, in order. */
+    uint64_t list_p = put_u64(0), count_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(PROTOCOLS_PER_HANDLE), h, list_p, count_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(count_p), 2);
+    efi_guid_t want[2] = { GUID_TEST, GUID_GOP };
+    for (unsigned i = 0; i < 2; i++)
+        ck_assert_mem_eq(hp(rd64(rd64(list_p) + 8 * i)), &want[i], sizeof(efi_guid_t));
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), rd64(list_p)), EFI_SUCCESS);
+    /* A handle nobody made is refused. */
+    wr64(h_p, 0x4242);
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), h_p, put_guid(GUID_RNG_PROTOCOL), EFI_NATIVE_INTERFACE, 1),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(PROTOCOLS_PER_HANDLE), 0x4242, list_p, count_p), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(reinstall_and_uninstall_need_the_installed_interface)
+{
+    uint64_t h_p = put_u64(0), g = put_guid(GUID_TEST);
+    efi_status_t s;
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), h_p, g, EFI_NATIVE_INTERFACE, 0x1234), EFI_SUCCESS);
+    uint64_t h = rd64(h_p);
+    ck_assert_uint_eq(CALL(BS(REINSTALL_PROTOCOL_INTERFACE), h, g, 0x1111, 0x5678), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(BS(REINSTALL_PROTOCOL_INTERFACE), h, g, 0x1234, 0x5678), EFI_SUCCESS);
+    ck_assert_uint_eq(interface_of(h, GUID_TEST, &s), 0x5678);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_PROTOCOL_INTERFACE), h, g, 0x1234), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_PROTOCOL_INTERFACE), h, put_guid(GUID_GOP), 0x5678), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_PROTOCOL_INTERFACE), h, g, 0x5678), EFI_SUCCESS);
+    /* Its last protocol gone, the handle is gone too. */
+    interface_of(h, GUID_TEST, &s);
+    ck_assert_uint_eq(s, EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_PROTOCOL_INTERFACE), h, g, 0x5678), EFI_INVALID_PARAMETER);
+    uint64_t iface_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), g, 0, iface_p), EFI_NOT_FOUND);
+    /* A new handle is a new value: the stale one stays invalid. */
+    wr64(h_p, 0);
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), h_p, g, EFI_NATIVE_INTERFACE, 0x1), EFI_SUCCESS);
+    ck_assert_uint_ne(rd64(h_p), h);
+}
+END_TEST
+
+/* systemd-stub's initrd_register (src/boot/efi/initrd.c), then the kernel
+ * stub's efi_load_initrd_dev_path finding the stub's LoadFile2. */
+START_TEST(install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it)
+{
+    uint64_t dp = put_vendor_media_path(GUID_INITRD_MEDIA), dp_p = put_u64(dp), dev_p = put_u64(0);
+    uint64_t lf2 = put_u64(0xfeedf00d), g_lf2 = put_guid(GUID_LOAD_FILE2), g_dp = put_guid(GUID_DP);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, dp_p, dev_p), EFI_NOT_FOUND);
+    uint64_t h_p = put_u64(0);
+    unsigned before = fw.nprotocols;
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g_dp, dp, g_lf2, lf2, 0), EFI_SUCCESS);
+    uint64_t h = rd64(h_p);
+    ck_assert_uint_ne(h, 0);
+    ck_assert_uint_eq(fw.nprotocols, before + 2);
+    /* The kernel's own probe, with its own copy of the path. */
+    uint64_t kdp = put_vendor_media_path(GUID_INITRD_MEDIA), kdp_p = put_u64(kdp);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, kdp_p, dev_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(dev_p), h);
+    ck_assert_uint_eq(rd64(kdp_p), kdp + 20);   /* the rest: the end node */
+    efi_status_t s;
+    ck_assert_uint_eq(interface_of(h, GUID_LOAD_FILE2, &s), lf2);
+    ck_assert_uint_eq(s, EFI_SUCCESS);
+    /* The same device path again, anywhere: EFI_ALREADY_STARTED (UEFI 2.10 section 7.3.16). */
+    uint64_t h2_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h2_p, g_dp, kdp, 0), EFI_ALREADY_STARTED);
+    ck_assert_uint_eq(rd64(h2_p), 0);
+    /* All or nothing: the second pair is already on the handle. */
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, put_guid(GUID_TEST), 1, g_lf2, 2, 0),
+                      EFI_INVALID_PARAMETER);
+    interface_of(h, GUID_TEST, &s);
+    ck_assert_uint_eq(s, EFI_UNSUPPORTED);
+    /* ... and the same GUID twice in one list. */
+    wr64(h2_p, 0);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h2_p, put_guid(GUID_TEST), 1,
+                           put_guid(GUID_TEST), 2, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.nprotocols, before + 2);
+    /* Uninstall: a wrong interface fails them all; the right ones go. */
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), h, g_dp, dp, g_lf2, 0x1, 0),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.nprotocols, before + 2);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), h, g_lf2, lf2, g_dp, dp, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.nprotocols, before);
+    wr64(kdp_p, kdp);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, kdp_p, dev_p), EFI_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(hostile_variadic_lists_are_refused_whole)
+{
+    uint64_t h_p = put_u64(0), g = put_guid(GUID_TEST);
+    unsigned before = fw.nprotocols;
+    /* No NULL GUID within the bound: every pair a valid one. */
+    uint64_t a[2 + 4 * FW_MAX_PROTOCOLS];
+    a[0] = h_p;
+    for (unsigned i = 1; i < sizeof(a) / sizeof(a[0]); i++)
+        a[i] = i % 2 ? g : i;
+    ck_assert_uint_eq(call_args(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), a, sizeof(a) / sizeof(a[0])),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(call_args(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), a, sizeof(a) / sizeof(a[0])),
+                      EFI_INVALID_PARAMETER);
+    /* A list running off guest RAM: the stack ends after two pairs. */
+    cur_rsp = RAM_SIZE - 0x30;
+    ck_assert_uint_eq(call_args(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), a, 4), EFI_INVALID_PARAMETER);
+    cur_rsp = STACK_TOP;
+    /* Wild GUID, wild handle pointer, a device path running off RAM. */
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, RAM_SIZE + 8, 1, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), RAM_SIZE - 4, g, 1, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, put_guid(GUID_DP), RAM_SIZE - 2, 0),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), 0, g, EFI_NATIVE_INTERFACE, 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_PROTOCOL_INTERFACE), fw.image_handle, RAM_SIZE, 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(PROTOCOLS_PER_HANDLE), fw.image_handle, RAM_SIZE, put_u64(0)), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.nprotocols, before);
+    ck_assert_uint_eq(rd64(h_p), 0);
+}
+END_TEST
+
+/* ---- images: LoadImage, StartImage, Exit, UnloadImage (UEFI 2.10 section 7.4) ----------- */
+
+/* A PE32+ application: headers, .text (VA 0x1000) holding a DIR64 target
+ * at +0x10, and .reloc (VA 0x2000); ImageBase where it will not load. */
+#define APP_FILE_SIZE   0x600
+#define APP_IMAGE_BASE  0x10000000ULL
+#define APP_IMAGE_SIZE  0x3000
+#define APP_ENTRY       0x1000
+#define APP_TARGET      0x1010
+
+static void app_section(uint8_t *f, unsigned i, const char *name, uint32_t va, uint32_t raw, uint32_t flags)
+{
+    uint8_t *sh = f + 0x40 + 24 + 240 + 40 * i;
+    memcpy(sh, name, strlen(name));
+    memcpy(sh + 8, &(uint32_t){ 0x200 }, 4);    /* VirtualSize */
+    memcpy(sh + 12, &va, 4);
+    memcpy(sh + 16, &(uint32_t){ 0x200 }, 4);   /* SizeOfRawData */
+    memcpy(sh + 20, &raw, 4);
+    memcpy(sh + 36, &flags, 4);
+}
+
+static void build_app(uint8_t *f)
+{
+    memset(f, 0, APP_FILE_SIZE);
+    f[0] = 'M', f[1] = 'Z';
+    f[0x3c] = 0x40;
+    memcpy(f + 0x40, "PE\0\0", 4);
+    uint8_t *coff = f + 0x44, *o = f + 0x58;
+    memcpy(coff, &(uint16_t){ 0x8664 }, 2);
+    coff[2] = 2;                                          /* NumberOfSections */
+    coff[16] = 240;                                       /* SizeOfOptionalHeader */
+    coff[18] = 0x22;                                      /* EXECUTABLE_IMAGE | LARGE_ADDRESS_AWARE */
+    memcpy(o, &(uint16_t){ 0x20b }, 2);                   /* PE32+ */
+    memcpy(o + 16, &(uint32_t){ APP_ENTRY }, 4);
+    memcpy(o + 24, &(uint64_t){ APP_IMAGE_BASE }, 8);
+    memcpy(o + 32, &(uint32_t){ 0x1000 }, 4);            /* SectionAlignment */
+    memcpy(o + 36, &(uint32_t){ 0x200 }, 4);             /* FileAlignment */
+    memcpy(o + 56, &(uint32_t){ APP_IMAGE_SIZE }, 4);
+    memcpy(o + 60, &(uint32_t){ 0x200 }, 4);             /* SizeOfHeaders */
+    o[68] = PE_SUBSYSTEM_EFI_APPLICATION;
+    o[108] = 16;                                          /* NumberOfRvaAndSizes */
+    memcpy(o + 112 + 8 * 5, &(uint32_t[]){ 0x2000, 12 }, 8);   /* the base relocation directory */
+    app_section(f, 0, ".text", 0x1000, 0x200, 0x60000020);
+    app_section(f, 1, ".reloc", 0x2000, 0x400, 0x42000040);
+    memcpy(f + 0x200 + (APP_TARGET - 0x1000), &(uint64_t){ APP_IMAGE_BASE + APP_ENTRY }, 8);
+    memcpy(f + 0x400, &(uint32_t[]){ 0x1000, 12 }, 8);  /* one block: page 0x1000 */
+    memcpy(f + 0x408, &(uint16_t[]){ PE_REL_BASED_DIR64 << 12 | 0x10, 0 }, 4);
+}
+
+static uint64_t put_app(void)
+{
+    uint8_t f[APP_FILE_SIZE];
+    build_app(f);
+    return put(f, sizeof(f));
+}
+
+/* LoadImage(FALSE, the top image, VenMedia(STUB_PAYLOAD)/End, the app). */
+static uint64_t load_app(void)
+{
+    uint64_t h_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put_vendor_media_path(GUID_STUB_PAYLOAD), put_app(),
+                           APP_FILE_SIZE, h_p), EFI_SUCCESS);
+    return rd64(h_p);
+}
+
+static const struct efi_loaded_image *loaded_image_of(uint64_t h)
+{
+    efi_status_t s;
+    uint64_t li = interface_of(h, GUID_LOADED_IMAGE, &s);
+    ck_assert_uint_eq(s, EFI_SUCCESS);
+    return hp(li);
+}
+
+START_TEST(load_image_maps_relocates_and_describes_a_pe_from_a_buffer)
+{
+    uint64_t h = load_app();
+    const struct efi_loaded_image *li = loaded_image_of(h);
+    uint64_t base = li->image_base;
+    ck_assert_uint_eq(li->revision, EFI_LOADED_IMAGE_PROTOCOL_REVISION);
+    ck_assert_uint_eq(li->parent_handle, fw.image_handle);
+    ck_assert_uint_eq(li->system_table, fw.systab);
+    ck_assert_uint_eq(li->device_handle, 0);
+    ck_assert_uint_eq(li->load_options_size, 0);
+    ck_assert_uint_eq(li->image_size, APP_IMAGE_SIZE);
+    ck_assert_uint_eq(li->image_code_type, EFI_LOADER_CODE);
+    ck_assert_uint_eq(li->image_data_type, EFI_LOADER_DATA);
+    ck_assert_uint_eq(base & 0xfff, 0);
+    ck_assert_uint_ne(base, APP_IMAGE_BASE);
+    ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_LOADER_CODE);
+    ck_assert_int_eq(memmap_type_at(&fw.map, base + APP_IMAGE_SIZE - 1), EFI_LOADER_CODE);
+    /* Headers at ImageBase (systemd-stub reads its sections there); the
+     * DIR64 target moved with the image. */
+    ck_assert_mem_eq(hp(base), "MZ", 2);
+    ck_assert_uint_eq(rd64(base + APP_TARGET), base + APP_ENTRY);
+    /* FilePath and the loaded-image device path: the payload path. */
+    uint8_t want[24];
+    memcpy(want, hp(put_vendor_media_path(GUID_STUB_PAYLOAD)), sizeof(want));
+    ck_assert_mem_eq(hp(li->file_path), want, sizeof(want));
+    efi_status_t s;
+    ck_assert_mem_eq(hp(interface_of(h, GUID_LOADED_IMAGE_DEVICE_PATH, &s)), want, sizeof(want));
+    /* UnloadImage before StartImage frees it all. */
+    ck_assert_uint_eq(CALL(BS(UNLOAD_IMAGE), h), EFI_SUCCESS);
+    ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_CONVENTIONAL_MEMORY);
+    interface_of(h, GUID_LOADED_IMAGE, &s);
+    ck_assert_uint_eq(s, EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(UNLOAD_IMAGE), h), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(load_image_refuses_what_it_cannot_load)
+{
+    uint8_t f[APP_FILE_SIZE];
+    uint64_t h_p = put_u64(0), dp = put_vendor_media_path(GUID_STUB_PAYLOAD), app = put_app(), key = fw.map.key;
+    unsigned protocols = fw.nprotocols;
+    /* No buffer: nothing to read a device path from (no file systems). */
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, dp, 0, 0, h_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 1, fw.image_handle, 0, 0, 0, h_p), EFI_NOT_FOUND);
+    /* Not a PE: EFI_LOAD_ERROR; another machine or subsystem: EFI_UNSUPPORTED. */
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put_ucs2("not an image at all"), 40, h_p),
+                      EFI_LOAD_ERROR);
+    build_app(f);
+    f[0x44] = 0x4c, f[0x45] = 0x01;                       /* i386 */
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put(f, sizeof(f)), sizeof(f), h_p),
+                      EFI_UNSUPPORTED);
+    build_app(f);
+    f[0x58 + 68] = 3;                                     /* Windows console */
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put(f, sizeof(f)), sizeof(f), h_p),
+                      EFI_UNSUPPORTED);
+    build_app(f);
+    memcpy(f + 0x400 + 4, &(uint32_t){ 0x4000 }, 4);      /* a relocation block past .reloc */
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put(f, sizeof(f)), sizeof(f), h_p),
+                      EFI_LOAD_ERROR);
+    /* Hostile: wild or huge buffers, a bogus parent, no *ImageHandle, a
+     * device path running off RAM. */
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, RAM_SIZE - 0x100, APP_FILE_SIZE, h_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, app, 1ULL << 40, h_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, 0x4242, 0, app, APP_FILE_SIZE, h_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, app, APP_FILE_SIZE, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, RAM_SIZE - 2, app, APP_FILE_SIZE, h_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(h_p), 0);
+    ck_assert_uint_eq(fw.map.key, key);
+    ck_assert_uint_eq(fw.nprotocols, protocols);
+    ck_assert_uint_eq(fw.nimages, 0);
+}
+END_TEST
+
+/* The stack StartImage's entry runs on, as the return to it finds it:
+ * RET popped the return address, the thunk pushed RAX in its place. */
+static uint64_t image_returns(uint64_t entry_rsp, efi_status_t status)
+{
+    wr64(entry_rsp, status);
+    cur_rsp = entry_rsp;
+    return call_args(FW_ID_START_IMAGE_RETURN, NULL, 0);
+}
+
+START_TEST(start_image_enters_the_entry_and_its_return_restores_the_caller)
+{
+    uint64_t h = load_app(), base = loaded_image_of(h)->image_base;
+    uint64_t size_p = put_u64(0x55), data_p = put_u64(0x66), caller_rsp = STACK_TOP - 0x208;
+    cur_rsp = caller_rsp;
+    cur_saved = (struct fw_callee_saved){ 1, 2, 3, 4, 12, 13, 14, 15, { { 0 } } };
+    memset(cur_saved.xmm, 0xc5, sizeof(cur_saved.xmm));
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, size_p, data_p), EFI_SUCCESS);
+    const struct fw_transfer *t = &fw.transfer;
+    ck_assert(t->pending && !t->restore);
+    ck_assert_uint_eq(t->rip, base + APP_ENTRY);
+    ck_assert_uint_eq(t->rcx, h);
+    ck_assert_uint_eq(t->rdx, fw.systab);
+    /* As after a CALL: RSP = 8 mod 16, return address and shadow space
+     * below the caller's frame. */
+    uint64_t entry_rsp = t->rsp;
+    ck_assert_uint_eq(entry_rsp % 16, 8);
+    ck_assert_uint_le(entry_rsp + 0x28, caller_rsp);
+    ck_assert_uint_eq(rd64(entry_rsp), firmware_thunk(&fw, FW_ID_START_IMAGE_RETURN));
+    const uint8_t *thunk = hp(firmware_thunk(&fw, FW_ID_START_IMAGE_RETURN));
+    ck_assert_uint_eq(thunk[0], 0x50);   /* push rax */
+    ck_assert_uint_eq(fw.depth, 1);
+    /* The running image's registers are its own: nothing to restore yet. */
+    cur_saved = (struct fw_callee_saved){ 0 };
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_INVALID_PARAMETER);   /* started already */
+    ck_assert_uint_eq(image_returns(entry_rsp, EFI_LOAD_ERROR), EFI_LOAD_ERROR);
+    ck_assert(t->pending && t->restore);
+    ck_assert_uint_eq(t->rip, firmware_thunk(&fw, BS(START_IMAGE)) + FW_THUNK_RET);
+    ck_assert_uint_eq(*(const uint8_t *)hp(t->rip), 0xc3);
+    ck_assert_uint_eq(t->rsp, caller_rsp);
+    ck_assert_uint_eq(t->saved.rbx, 1);
+    ck_assert_uint_eq(t->saved.rsi, 4);
+    ck_assert_uint_eq(t->saved.r15, 15);
+    ck_assert_uint_eq(t->saved.xmm[9][15], 0xc5);
+    ck_assert_uint_eq(rd64(size_p), 0);
+    ck_assert_uint_eq(rd64(data_p), 0);
+    /* An application is unloaded once it has returned. */
+    ck_assert_uint_eq(fw.depth, 0);
+    ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_CONVENTIONAL_MEMORY);
+    ck_assert_uint_eq(CALL(BS(UNLOAD_IMAGE), h), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.stop, FW_RUN);
+}
+END_TEST
+
+START_TEST(exit_unwinds_only_the_running_image_and_nests)
+{
+    uint64_t outer = load_app(), size_p = put_u64(0), data_p = put_u64(0);
+    cur_rsp = STACK_TOP - 0x400;
+    cur_saved.rbx = 0xa;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), outer, size_p, data_p), EFI_SUCCESS);
+    uint64_t outer_rsp = fw.transfer.rsp;
+    /* Inside it: load and start another, from the outer image's stack. */
+    cur_rsp = outer_rsp - 0x100;
+    cur_saved.rbx = 0xb;
+    uint64_t inner = load_app();
+    ck_assert_uint_eq(loaded_image_of(inner)->image_base == loaded_image_of(outer)->image_base, false);
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), inner, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.depth, 2);
+    /* Only the innermost image may exit; the kernel's ExitBootServices
+     * with its own handle is fine. */
+    ck_assert_uint_eq(CALL(BS(EXIT), outer, EFI_SUCCESS, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.image_handle, EFI_SUCCESS, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.stop, FW_RUN);
+    ck_assert_uint_eq(CALL(BS(EXIT), inner, EFI_ERR(21), 0, 0), EFI_ERR(21));
+    ck_assert_uint_eq(fw.transfer.rsp, outer_rsp - 0x100);
+    ck_assert_uint_eq(fw.transfer.saved.rbx, 0xb);
+    ck_assert_uint_eq(fw.depth, 1);
+    /* The outer one exits with data, which its StartImage caller gets. */
+    uint64_t data = put_ucs2("bye");
+    ck_assert_uint_eq(CALL(BS(EXIT), outer, EFI_SUCCESS, 8, data), EFI_SUCCESS);
+    ck_assert(fw.transfer.pending && fw.transfer.restore);
+    ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP - 0x400);
+    ck_assert_uint_eq(fw.transfer.saved.rbx, 0xa);
+    ck_assert_uint_eq(rd64(size_p), 8);
+    ck_assert_uint_eq(rd64(data_p), data);
+    ck_assert_uint_eq(fw.depth, 0);
+    ck_assert_uint_eq(fw.nimages, 0);
+    ck_assert_uint_eq(fw.stop, FW_RUN);
+    /* Exit of a loaded image never started unloads it. */
+    uint64_t idle = load_app();
+    ck_assert_uint_eq(CALL(BS(EXIT), idle, EFI_SUCCESS, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.nimages, 0);
+    ck_assert(!fw.transfer.pending);
+    /* A return to the thunk with nothing running ends the run. */
+    ck_assert_uint_eq(image_returns(STACK_TOP - 0x100, EFI_SUCCESS), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+}
+END_TEST
+
+START_TEST(a_started_image_may_exit_boot_services_with_its_own_handle)
+{
+    uint64_t h = load_app();
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+    cur_rsp = fw.transfer.rsp - 0x100;
+    uint64_t key = map_key();
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), 0x4242, key), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), h, key), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_RUNTIME);
+}
+END_TEST
+
+START_TEST(start_image_refuses_hostile_arguments)
+{
+    uint64_t h = load_app();
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), 0x4242, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), fw.image_handle, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, RAM_SIZE - 4, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, RAM_SIZE), EFI_INVALID_PARAMETER);
+    /* A stack with no room below it for the entry's frame. */
+    cur_rsp = 0x20;
+    ck_assert_uint_eq(call_args(BS(START_IMAGE), (const uint64_t[]){ h, 0, 0 }, 3), EFI_INVALID_PARAMETER);
+    ck_assert(!fw.transfer.pending);
+    ck_assert_uint_eq(fw.depth, 0);
+}
+END_TEST
+
+START_TEST(trace_decodes_the_handle_and_image_services)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *t = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(t);
+    fw.cfg.trace = t;
+    fw.cfg.trace_limit = 1 << 20;
+    uint64_t dp = put_vendor_media_path(GUID_INITRD_MEDIA), h_p = put_u64(0);
+    CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, put_guid(GUID_DP), dp, put_guid(GUID_LOAD_FILE2), 0x10, 0);
+    uint64_t img = load_app();
+    CALL(BS(START_IMAGE), img, 0, 0);
+    fw.cfg.trace = NULL;
+    fclose(t);
+    char want[1024];
+    snprintf(want, sizeof(want),
+             "\"decoded\":{\"protocol\":\"EFI_DEVICE_PATH_PROTOCOL\",\"protocol2\":\"EFI_LOAD_FILE2_PROTOCOL\","
+             "\"handle\":\"0x%llx\"}", (unsigned long long)rd64(h_p));
+    ck_assert_ptr_nonnull(strstr(buf, want));
+    snprintf(want, sizeof(want), "\"call\":\"StartImage\"");
+    ck_assert_ptr_nonnull(strstr(buf, want));
+    snprintf(want, sizeof(want), "\"decoded\":{\"image\":\"0x%llx\"}", (unsigned long long)img);
+    ck_assert_ptr_nonnull(strstr(buf, want));
+    snprintf(want, sizeof(want), "\"size\":%d,\"image\":\"0x%llx\"", APP_FILE_SIZE, (unsigned long long)img);
+    ck_assert_ptr_nonnull(strstr(buf, want));
+    free(buf);
+}
+END_TEST
+
 /* ---- configuration tables -------------------------------------------------------------- */
 
 static const struct efi_configuration_table *config_table(unsigned i)
@@ -1039,6 +1512,71 @@ START_TEST(exit_and_reset_system_stop_the_vm)
     ck_assert_uint_eq(fw.stop, FW_STOP_RESET);
     ck_assert_uint_eq(fw.stop_status, 2);
     ck_assert_ptr_nonnull(strstr(log_text(), "EfiResetShutdown"));
+}
+END_TEST
+
+/* LoadOptions as a boot manager builds them from a UTF-8 command line. */
+START_TEST(load_options_are_the_command_line_in_ucs2)
+{
+    uint16_t out[8];
+    ck_assert_uint_eq(fw_load_options("", out, 8), 2);
+    ck_assert_uint_eq(out[0], 0);
+    ck_assert_uint_eq(fw_load_options("a b", out, 8), 8);
+    ck_assert(out[0] == 'a' && out[1] == ' ' && out[2] == 'b' && out[3] == 0);
+    /* Two- and three-byte sequences; four bytes (outside the BMP), a lone
+     * continuation byte, an overlong NUL and a cut sequence are U+FFFD. */
+    ck_assert_uint_eq(fw_load_options("\xc3\xa9\xe2\x82\xac", out, 8), 6);
+    ck_assert(out[0] == 0xe9 && out[1] == 0x20ac && out[2] == 0);
+    ck_assert_uint_eq(fw_load_options("\xf0\x9f\x98\x80x", out, 8), 6);
+    ck_assert(out[0] == 0xfffd && out[1] == 'x');
+    ck_assert_uint_eq(fw_load_options("\x80\xc0\x80\xe2\x82", out, 8), 8);
+    ck_assert(out[0] == 0xfffd && out[1] == 0xfffd && out[2] == 0xfffd && out[3] == 0);
+    ck_assert_uint_eq(fw_load_options("\xed\xa0\x80", out, 8), 4);   /* a UTF-16 surrogate */
+    ck_assert_uint_eq(out[0], 0xfffd);
+    /* Cut at max - 1 characters, NUL-terminated. */
+    ck_assert_uint_eq(fw_load_options("0123456789", out, 8), 16);
+    ck_assert(out[6] == '6' && out[7] == 0);
+}
+END_TEST
+
+/* GRUB claims a quarter of the conventional memory below 4 GiB as its heap,
+ * piece by piece from the top of each range, with AllocateAddress, and one
+ * failure is fatal (grub-core/kern/efi/mm.c): every conventional range the
+ * map reports can be taken whole at its address. */
+START_TEST(allocate_address_takes_each_conventional_range_whole)
+{
+    uint64_t size_p = put_u64(0), key_p = put_u64(0), dsize_p = put_u64(0), dver_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, 0, key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+    uint64_t n = rd64(size_p) / DESC_SIZE, map = scratch(rd64(size_p));
+    ck_assert_uint_eq(CALL(BS(GET_MEMORY_MAP), size_p, map, key_p, dsize_p, dver_p), EFI_SUCCESS);
+    unsigned taken = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        struct efi_memory_descriptor d;
+        memcpy(&d, ram + map + i * DESC_SIZE, sizeof(d));
+        if (d.type != EFI_CONVENTIONAL_MEMORY || d.physical_start >= GiB(4))
+            continue;
+        uint64_t mem_p = put_u64(d.physical_start);
+        ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ADDRESS, EFI_LOADER_CODE, d.number_of_pages, mem_p),
+                          EFI_SUCCESS);
+        ck_assert_int_eq(memmap_type_at(&fw.map, d.physical_start + (d.number_of_pages << 12) - 1), EFI_LOADER_CODE);
+        taken++;
+    }
+    ck_assert_uint_ge(taken, 2);   /* below 640 KiB, and above the firmware */
+    for (unsigned i = 0; i < fw.map.n; i++)
+        ck_assert_uint_ne(fw.map.e[i].type, EFI_CONVENTIONAL_MEMORY);
+}
+END_TEST
+
+/* Stall waits for real: GRUB calibrates the TSC against Stall(1000) when
+ * it has no other clock (grub-core/kern/i386/tsc.c). */
+START_TEST(stall_takes_at_least_the_time_asked_for)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_uint_eq(CALL(BS(STALL), 20000), EFI_SUCCESS);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int64_t us = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    ck_assert_int_ge(us, 20000);
 }
 END_TEST
 
@@ -1612,7 +2150,7 @@ Suite *firmware_suite(void)
                       get_memory_map_returns_every_descriptor_and_the_key,
                       map_key_changes_after_allocate_and_free_pages, map_key_changes_after_allocate_and_free_pool,
                       failed_memory_calls_leave_the_map_key_alone, allocate_pages_service_honours_each_allocate_type,
-                      free_pool_null_is_harmless } },
+                      free_pool_null_is_harmless, allocate_address_takes_each_conventional_range_whole } },
         { "exit-boot-services", { exit_boot_services_refuses_a_stale_key_then_accepts_a_fresh_one,
                                   exit_boot_services_needs_the_image_handle,
                                   exit_boot_services_clears_boot_time_fields_and_keeps_the_crc_valid,
@@ -1635,16 +2173,27 @@ Suite *firmware_suite(void)
                          handle_protocol_loaded_image_describes_the_image, firmware_set_image_updates_the_loaded_image,
                          handle_protocol_on_unknown_handles_and_protocols, rng_protocol_reports_the_raw_algorithm,
                          rng_with_a_seed_is_deterministic_and_checks_its_arguments } },
+        { "handles", { install_protocol_interface_makes_a_handle_that_lookups_see,
+                       reinstall_and_uninstall_need_the_installed_interface,
+                       install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it,
+                       hostile_variadic_lists_are_refused_whole } },
+        { "images", { load_image_maps_relocates_and_describes_a_pe_from_a_buffer,
+                      load_image_refuses_what_it_cannot_load,
+                      start_image_enters_the_entry_and_its_return_restores_the_caller,
+                      exit_unwinds_only_the_running_image_and_nests,
+                      a_started_image_may_exit_boot_services_with_its_own_handle,
+                      start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services } },
         { "config-tables", { install_configuration_table_adds_replaces_and_removes,
                              configuration_table_array_has_a_bound,
                              install_configuration_table_never_follows_a_guest_count_out_of_ram,
                              crc_update_ignores_a_header_size_the_guest_rewrote } },
         { "misc", { calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, set_mem_fills_exactly_the_buffer,
                     monotonic_count_tpl_and_watchdog, exit_and_reset_system_stop_the_vm,
-                    get_time_gives_a_plausible_date } },
+                    get_time_gives_a_plausible_date, stall_takes_at_least_the_time_asked_for } },
         { "console", { output_string_converts_ucs2_to_utf8_and_drops_cr, output_string_prints_long_strings_whole,
                        output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only,
-                       output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit } },
+                       output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit,
+                       load_options_are_the_command_line_in_ucs2 } },
         { "virtual-mode", { set_virtual_address_map_before_exit_is_unsupported,
                             set_virtual_address_map_moves_the_runtime_pointers,
                             set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables } },

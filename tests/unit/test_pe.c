@@ -10,6 +10,7 @@
 
 #include "suites.h"
 #include "../../loader/bzimage.h"
+#include "../../loader/efi_app.h"
 #include "../../loader/pe.h"
 
 /* ---- a synthetic image ---------------------------------------------------- */
@@ -455,6 +456,58 @@ START_TEST(payload_stub_maps_byte_for_byte_as_before_at_any_base)
 }
 END_TEST
 
+/* ---- EFI applications (loader/efi_app.c) ----------------------------------- */
+
+START_TEST(an_mz_file_without_a_setup_header_is_an_efi_application)
+{
+    build_pe(file);
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_EFI_APP);
+    ck_assert_int_eq(efi_app_parse(&pe, file, sizeof(file), err, sizeof(err)), 0);
+    ck_assert_uint_eq(pe.entry, ENTRY);
+    /* "HdrS" at 0x202, or boot_flag 0xAA55 at 0x1fe, makes it a bzImage,
+     * whatever else it carries. */
+    memcpy(file + 0x202, "HdrS", 4);
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_BZIMAGE);
+    build_pe(file);
+    wr16(file + 0x1fe, 0xaa55);
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_BZIMAGE);
+    /* Neither: a bzImage, so that bzimage_parse says what is wrong. */
+    uint8_t junk[0x300] = { 0 };
+    ck_assert_int_eq(image_kind(junk, sizeof(junk)), IMAGE_BZIMAGE);
+    ck_assert_int_eq(image_kind(junk, 0), IMAGE_BZIMAGE);
+    /* Too short for a setup header: a truncated bzImage as much as
+     * anything, which bzimage_parse reports as such. Past it, a cut
+     * application is one, and pe_parse names what is missing. */
+    build_pe(file);
+    ck_assert_int_eq(image_kind(file, 0x205), IMAGE_BZIMAGE);
+    ck_assert_int_eq(image_kind(file, 0x206), IMAGE_EFI_APP);
+    ck_assert_int_eq(efi_app_parse(&pe, file, 0x206, err, sizeof(err)), -1);
+    ck_assert_msg(!strncmp(err, "PE: ", 4), "message \"%s\"", err);
+    /* The synthetic payload, a bzImage with an EFI stub PE header. */
+    size_t size;
+    uint8_t *img = read_file(PAYLOAD_SEED, &size);
+    enum image_kind k = image_kind(img, size);
+    free(img);
+    ck_assert_int_eq(k, IMAGE_BZIMAGE);
+}
+END_TEST
+
+START_TEST(efi_drivers_are_refused_as_applications_naming_the_subsystem)
+{
+    build_pe(file);
+    wr16(file + OPT_OFF + 68, PE_SUBSYSTEM_EFI_BOOT_SERVICE_DRIVER);
+    ck_assert_int_eq(efi_app_parse(&pe, file, sizeof(file), err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "PE: Subsystem 11 is an EFI boot service driver, not an application (10): a boot manager "
+                          "starts only applications");
+    wr16(file + OPT_OFF + 68, PE_SUBSYSTEM_EFI_RUNTIME_DRIVER);
+    ck_assert_int_eq(efi_app_parse(&pe, file, sizeof(file), err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "Subsystem 12 is an EFI runtime driver"), "message \"%s\"", err);
+    wr16(file + OPT_OFF + 68, 3);   /* a Windows console program */
+    ck_assert_int_eq(efi_app_parse(&pe, file, sizeof(file), err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "Subsystem 3 "), "message \"%s\"", err);
+}
+END_TEST
+
 Suite *pe_suite(void)
 {
     Suite *s = suite_create("pe");
@@ -472,6 +525,11 @@ Suite *pe_suite(void)
     tcase_add_test(load_tc, certificate_table_is_a_file_offset_not_an_rva);
     tcase_add_test(load_tc, payload_stub_maps_byte_for_byte_as_before_at_any_base);
     suite_add_tcase(s, load_tc);
+
+    TCase *app = tcase_create("efi-app");
+    tcase_add_test(app, an_mz_file_without_a_setup_header_is_an_efi_application);
+    tcase_add_test(app, efi_drivers_are_refused_as_applications_naming_the_subsystem);
+    suite_add_tcase(s, app);
 
     TCase *bad = tcase_create("refused");
     tcase_add_loop_test(bad, malformed_pe_is_refused_naming_the_field, 0, NVARIANTS);

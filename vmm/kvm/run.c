@@ -86,15 +86,19 @@ static int guest_crash(struct vcpu *c, const char *what)
     return EXIT_GUEST_CRASH;
 }
 
-/* After ExitBootServices with --stop-at ebs: every 2 MiB page outside the
- * loaded image and the firmware becomes no-execute, so the stub's jump to
- * the decompressed kernel faults into the firmware's #PF gate. */
-static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s)
+/* After ExitBootServices with --stop-at ebs: every 2 MiB page becomes
+ * no-execute but the firmware's, the loaded image's and the allocation
+ * holding the code that called ExitBootServices (ret, its return address):
+ * the image's own stub, or, behind a boot loader, the kernel the loader
+ * placed, whose stub makes the call. So the stub's jump to the
+ * decompressed kernel faults into the firmware's #PF gate. */
+static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret)
 {
     struct vmm *vm = c->vm;
-    const struct placement *p = &vm->placed;
-    const uint64_t keep[2][2] = { { 0, LAYOUT_VMM_END }, { p->image_start, p->image_start + p->image_size } };
-    x86_set_nx_outside(&vm->mem, keep, 2, true);
+    const struct memmap_entry *caller = memmap_entry_at(&vm->fw.map, ret);
+    const uint64_t keep[3][2] = { { 0, LAYOUT_VMM_END }, { vm->placed.image_start, vm->placed.image_start + vm->placed.image_size },
+                                  { caller ? caller->start : 0, caller ? caller->start + (caller->pages << 12) : 0 } };
+    x86_set_nx_outside(&vm->mem, keep, 3, true);
     /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
      * on this machine's KVM). The stub still runs on the firmware's tables. */
     if (s->cr3 == LAYOUT_PML4 && guest_mem_ptr(&vm->mem, LAYOUT_PML4_ALT, 4096)) {
@@ -201,6 +205,43 @@ static int emulation_failure(struct vcpu *c)
     return RUN_CONTINUE;
 }
 
+/* XMM6-XMM15 of the vCPU into xmm, or (load) from it. */
+static int callee_saved_xmm(struct vcpu *c, uint8_t (*xmm)[16], bool load)
+{
+    struct kvm_fpu fpu;
+    if (ioctl(c->fd, KVM_GET_FPU, &fpu) < 0) {
+        vmm_log("KVM_GET_FPU: %s", strerror(errno));
+        return -1;
+    }
+    if (!load) {
+        memcpy(xmm, fpu.xmm[6], 10 * 16);
+        return 0;
+    }
+    memcpy(fpu.xmm[6], xmm, 10 * 16);
+    if (ioctl(c->fd, KVM_SET_FPU, &fpu) < 0) {
+        vmm_log("KVM_SET_FPU: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* A service that moves the vCPU on (StartImage, Exit, an entry point's
+ * return): its registers replace the caller's. A new RIP also tells KVM
+ * not to skip the OUT it exited on. */
+static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs *r)
+{
+    r->rip = t->rip;
+    r->rsp = t->rsp;
+    r->rcx = t->rcx;
+    r->rdx = t->rdx;
+    if (!t->restore)
+        return 0;
+    const struct fw_callee_saved *k = &t->saved;
+    r->rbx = k->rbx, r->rbp = k->rbp, r->rdi = k->rdi, r->rsi = k->rsi;
+    r->r12 = k->r12, r->r13 = k->r13, r->r14 = k->r14, r->r15 = k->r15;
+    return callee_saved_xmm(c, t->saved.xmm, true);
+}
+
 /* One firmware call. Returns RUN_CONTINUE to go on, or an exit status. */
 static int hypercall(struct vcpu *c, uint32_t id)
 {
@@ -221,12 +262,17 @@ static int hypercall(struct vcpu *c, uint32_t id)
         return EXIT_FIRMWARE_EXIT;
     }
     bool ebs_before = vm->fw.phase == FW_PHASE_RUNTIME;
-    struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s) };
+    struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s),
+                            { r.rbx, r.rbp, r.rdi, r.rsi, r.r12, r.r13, r.r14, r.r15, { { 0 } } } };
+    if (firmware_saves_context(id) && callee_saved_xmm(c, call.saved.xmm, false))
+        return EXIT_HOST;
     if (vm->sweep && fault_sweep_on_call(c, id, &call))
         return EXIT_HOST;
     r.rax = firmware_call(&vm->fw, id, &call);
     if (vm->sweep)
         fault_sweep_after_call(c, id, &call, r.rax);
+    if (vm->fw.transfer.pending && load_transfer(c, &vm->fw.transfer, &r))
+        return EXIT_HOST;
     if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
         return EXIT_HOST;
@@ -246,7 +292,9 @@ static int hypercall(struct vcpu *c, uint32_t id)
         report_save_map(vm);
         if (!vm->opt.quiet)
             vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
-        if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(c, &s))
+        uint64_t ret = 0;
+        guest_view_read(&call.view, call.rsp, &ret, 8);
+        if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(c, &s, ret))
             return EXIT_HOST;
     }
     return RUN_CONTINUE;

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Build a standalone GRUB (grubx64.efi) that boots KERNEL at once, for
+# `handover grubx64.efi`: Debian's grub-mkstandalone -O x86_64-efi with a
+# memdisk holding /boot/grub/grub.cfg, /vmlinuz and, with --initrd,
+# /initrd.img. The config has no menu:
+#     set timeout=0
+#     linuxefi /vmlinuz CMDLINE
+#     initrdefi /initrd.img
+#     boot
+# `linuxefi`, not `linux`: Debian's `linux` command without Secure Boot
+# builds boot_params itself and enters the kernel in 32-bit mode without
+# its EFI stub; `linuxefi` hands over to the stub through the EFI handover
+# protocol (research notes: efi-clients.md section 3.2).
+#
+# usage: examples/make-grub.sh [--cmdline STR] [--initrd FILE] KERNEL
+#   --cmdline STR  the kernel's command line (default: "console=ttyS0 earlyprintk=serial")
+#   --initrd FILE  an initramfs for initrdefi (none by default; handover's own
+#                  --initrd and --exec reach the kernel through LoadFile2 instead)
+# Output: ~/.cache/handover/grub/KEY/grubx64.efi (printed), KEY a hash of
+# this script, the GRUB modules, the kernel, the initrd and the command line.
+# Needs grub-efi-amd64-bin and grub-common (scripts/packages.txt).
+set -euo pipefail
+
+cmdline="console=ttyS0 earlyprintk=serial" initrd=
+while [ $# -gt 1 ]; do
+    case $1 in
+    --cmdline) cmdline=$2; shift 2 ;;
+    --initrd) initrd=$2; shift 2 ;;
+    *) break ;;
+    esac
+done
+[ $# = 1 ] && [ "${1#-}" = "$1" ] || { sed -n '/^# usage/,/^# Needs/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+kernel=$1
+for f in "$kernel" ${initrd:+"$initrd"}; do
+    [ -f "$f" ] && [ -r "$f" ] || { echo "make-grub: $f: not a readable file" >&2; exit 2; }
+done
+mods=/usr/lib/grub/x86_64-efi
+command -v grub-mkstandalone >/dev/null && [ -f "$mods/linuxefi.mod" ] ||
+    { echo "make-grub: need grub-mkstandalone and $mods: apt-get install grub-common grub-efi-amd64-bin" >&2; exit 1; }
+
+key=$( { sha256sum "$0" "$mods/kernel.img" "$mods/linuxefi.mod" "$kernel" ${initrd:+"$initrd"};
+         printf '%s\n' "$cmdline" "${initrd:+with-initrd}"; } | sha256sum | cut -c1-16)
+out=${HANDOVER_CACHE:-$HOME/.cache/handover}/grub/$key
+if [ -s "$out/grubx64.efi" ]; then echo "$out/grubx64.efi"; exit 0; fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+{
+    echo "set timeout=0"
+    echo "linuxefi /vmlinuz $cmdline"
+    [ -z "$initrd" ] || echo "initrdefi /initrd.img"
+    echo "boot"
+} > "$work/grub.cfg"
+files=("boot/grub/grub.cfg=$work/grub.cfg" "vmlinuz=$kernel")
+[ -z "$initrd" ] || files+=("initrd.img=$initrd")
+grub-mkstandalone -O x86_64-efi -o "$work/grubx64.efi" --install-modules="normal linuxefi" \
+    --locales= --fonts= --themes= "${files[@]}" >&2
+mkdir -p "$out"
+cp "$work/grub.cfg" "$out/grub.cfg"
+mv "$work/grubx64.efi" "$out/grubx64.efi"
+echo "$out/grubx64.efi"

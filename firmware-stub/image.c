@@ -1,0 +1,326 @@
+/* Image services (UEFI 2.10 section 7.4): LoadImage from a memory buffer
+ * with the PE32+ loader, StartImage and Exit as a setjmp/longjmp that the
+ * VMM performs for the firmware (struct fw_transfer), and UnloadImage.
+ * StartImage saves its caller's stack pointer and callee-saved registers
+ * in the image's record and sends the vCPU to the entry point, whose
+ * return address is the StartImage-return thunk; that return, or Exit,
+ * sends the vCPU back to StartImage's RET with those registers and the
+ * image's status in RAX. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../loader/pe.h"
+#include "trace_decode.h"
+
+#define MAX_IMAGE_FILE   (256ULL << 20)  /* largest SourceSize copied to the host */
+#define PE_MACHINE_X64   0x8664
+/* The image's info page (a pool page of EfiBootServicesData): its
+ * LoadedImage, then the device paths LoadImage was given (1 KiB + end node
+ * at most each, as fw_device_path_len allows). */
+#define INFO_DEVICE_PATH 0x100   /* EFI_LOADED_IMAGE_DEVICE_PATH_PROTOCOL */
+#define INFO_FILE_PATH   0x600   /* LoadedImage.FilePath */
+#define END_NODE_SIZE    4
+/* StartImage's callee may use 32 bytes of shadow space above its return
+ * address: the entry's stack starts this far below the caller's RSP. */
+#define ENTRY_STACK_GAP  0x40
+
+struct fw_image *fw_image_of(struct firmware *fw, uint64_t handle)
+{
+    for (unsigned i = 0; handle && i < fw->nimages; i++)
+        if (fw->images[i].handle == handle)
+            return &fw->images[i];
+    return NULL;
+}
+
+static bool accessible(const struct guest_view *v, uint64_t addr, uint64_t len)
+{
+    return addr && guest_view_accessible(v, addr, len);
+}
+
+/* Free the image's memory, its handle and its protocols, and its record. */
+static void unload(struct firmware *fw, struct fw_image *img)
+{
+    memmap_free(&fw->map, img->base, img->pages);
+    fw_pool_free(fw, img->info);
+    fw_remove_handle(fw, img->handle);
+    *img = fw->images[--fw->nimages];
+}
+
+/* A file pe_parse refused: EFI_UNSUPPORTED if it is a PE32+ image for
+ * another machine or no EFI subsystem, EFI_LOAD_ERROR if it is not
+ * understood at all (UEFI 2.10 section 7.4.1). */
+static efi_status_t refused(const uint8_t *f, size_t n)
+{
+    uint32_t lfanew;
+    uint16_t machine, magic, subsystem;
+    if (!pe_is_mz(f, n))
+        return EFI_LOAD_ERROR;
+    memcpy(&lfanew, f + 0x3c, 4);
+    if ((uint64_t)lfanew + 24 + 70 > n || memcmp(f + lfanew, "PE\0\0", 4))
+        return EFI_LOAD_ERROR;
+    memcpy(&machine, f + lfanew + 4, 2);
+    memcpy(&magic, f + lfanew + 24, 2);
+    memcpy(&subsystem, f + lfanew + 24 + 68, 2);
+    if (machine != PE_MACHINE_X64 || (magic == 0x20b && (subsystem < PE_SUBSYSTEM_EFI_APPLICATION ||
+                                                          subsystem > PE_SUBSYSTEM_EFI_RUNTIME_DRIVER)))
+        return EFI_UNSUPPORTED;
+    return EFI_LOAD_ERROR;
+}
+
+/* LoadedImage's ImageCodeType by subsystem (UEFI 2.10 section 9.1:
+ * applications get loader memory, drivers their kind's); ImageDataType is
+ * the *Data type that follows it. */
+static uint32_t code_type_of(uint16_t subsystem)
+{
+    return subsystem == PE_SUBSYSTEM_EFI_BOOT_SERVICE_DRIVER ? EFI_BOOT_SERVICES_CODE
+         : subsystem == PE_SUBSYSTEM_EFI_RUNTIME_DRIVER      ? EFI_RUNTIME_SERVICES_CODE : EFI_LOADER_CODE;
+}
+
+/* Map the parsed image into new pages and fill in img; a status on failure. */
+static efi_status_t map_image(struct firmware *fw, const struct pe_image *pe, struct fw_image *img,
+                              uint32_t code_type)
+{
+    char err[200];
+    img->pages = pe_image_size(pe) >> 12;
+    /* An image without relocations loads only at its ImageBase. */
+    bool fixed = pe->file_characteristics & PE_FILE_RELOCS_STRIPPED;
+    img->base = pe->image_base;
+    if (memmap_allocate(&fw->map, fixed ? EFI_ALLOCATE_ADDRESS : EFI_ALLOCATE_ANY_PAGES, code_type, img->pages,
+                        &img->base) != EFI_SUCCESS)
+        return EFI_OUT_OF_RESOURCES;
+    if (pe_load(pe, fw->gm, img->base, err, sizeof(err))) {
+        fw_log(fw, "LoadImage: %s", err);
+        memmap_free(&fw->map, img->base, img->pages);
+        return EFI_LOAD_ERROR;
+    }
+    img->entry = img->base + pe->entry;
+    img->subsystem = pe->subsystem;
+    return EFI_SUCCESS;
+}
+
+/* The info page: LoadedImage and the device paths. DeviceHandle is the
+ * handle whose device path is the longest prefix of DevicePath, FilePath
+ * the rest (as EDK2's CoreLoadImageCommon does for a buffer). */
+static void describe_image(struct firmware *fw, const struct guest_view *v, const struct fw_image *img,
+                           uint64_t parent, uint64_t device_path, long dp_len)
+{
+    struct efi_loaded_image li = { .revision = EFI_LOADED_IMAGE_PROTOCOL_REVISION, .parent_handle = parent,
+                                   .system_table = fw->systab, .image_base = img->base,
+                                   .image_size = img->pages << 12, .image_code_type = code_type_of(img->subsystem),
+                                   .image_data_type = code_type_of(img->subsystem) + 1 };
+    uint8_t path[1024 + END_NODE_SIZE];
+    if (device_path) {
+        uint64_t device = 0;
+        guest_view_read(v, device_path, path, (uint64_t)dp_len + END_NODE_SIZE);
+        guest_mem_write(fw->gm, img->info + INFO_DEVICE_PATH, path, (uint64_t)dp_len + END_NODE_SIZE);
+        long matched = fw_locate_device_path(fw, v, &GUID_DEVICE_PATH, device_path, &device);
+        if (matched < 0)
+            matched = 0;
+        else
+            li.device_handle = device;
+        guest_mem_write(fw->gm, img->info + INFO_FILE_PATH, path + matched,
+                        (uint64_t)(dp_len - matched) + END_NODE_SIZE);
+        li.file_path = img->info + INFO_FILE_PATH;
+    }
+    guest_mem_write(fw->gm, img->info, &li, sizeof(li));
+}
+
+/* UEFI 2.10 section 7.4.1. Only from a memory buffer: with no file
+ * systems, a DevicePath alone is EFI_NOT_FOUND. */
+efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t parent = a[1], device_path = a[2], source = a[3], source_size = a[4], handle_ptr = a[5];
+    long dp_len = 0;
+    bool parent_ok = parent == fw->image_handle || fw_image_of(fw, parent);
+    if (!accessible(v, handle_ptr, 8) || !parent_ok ||
+        (device_path && (dp_len = fw_device_path_len(v, device_path)) < 0))
+        return EFI_INVALID_PARAMETER;
+    if (!source)
+        return EFI_NOT_FOUND;
+    if (!source_size || source_size > MAX_IMAGE_FILE || !guest_view_accessible(v, source, source_size))
+        return EFI_INVALID_PARAMETER;
+    if (fw->nimages >= FW_MAX_IMAGES || fw->nprotocols + 2 > FW_MAX_PROTOCOLS)
+        return EFI_OUT_OF_RESOURCES;
+    /* A host copy: the guest cannot change the file under the parser. */
+    uint8_t *file = malloc(source_size);
+    if (!file)
+        return EFI_OUT_OF_RESOURCES;
+    efi_status_t s = EFI_INVALID_PARAMETER;
+    struct pe_image pe;
+    struct fw_image img = { 0 };
+    char err[200];
+    if (!guest_view_read(v, source, file, source_size))
+        goto out;
+    if (pe_parse(&pe, file, source_size, err, sizeof(err))) {
+        fw_log(fw, "LoadImage: %s", err);
+        s = refused(file, source_size);
+        goto out;
+    }
+    if ((s = map_image(fw, &pe, &img, code_type_of(pe.subsystem))) != EFI_SUCCESS)
+        goto out;
+    if (fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, 0x1000, &img.info) != EFI_SUCCESS ||
+        !(img.handle = fw_new_handle(fw))) {
+        if (img.info)
+            fw_pool_free(fw, img.info);
+        memmap_free(&fw->map, img.base, img.pages);
+        s = EFI_OUT_OF_RESOURCES;
+        goto out;
+    }
+    describe_image(fw, v, &img, parent, device_path, dp_len);
+    fw_add_protocol(fw, img.handle, &GUID_LOADED_IMAGE, img.info);
+    if (device_path)
+        fw_add_protocol(fw, img.handle, &GUID_LOADED_IMAGE_DEVICE_PATH, img.info + INFO_DEVICE_PATH);
+    fw->images[fw->nimages++] = img;
+    guest_view_write_u64(v, handle_ptr, img.handle);
+    s = EFI_SUCCESS;
+out:
+    free(file);
+    return s;
+}
+
+void fw_decode_load_image(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                          const uint64_t *a, efi_status_t status)
+{
+    (void)s;
+    fw_trace_hex(o, "source", a[3]);
+    fw_trace_u64(o, "size", a[4]);
+    if (status == EFI_SUCCESS)
+        fw_trace_ptr_u64(o, "image", v, a[5], true);
+}
+
+/* UEFI 2.10 section 7.4.2: the entry point (ImageHandle, SystemTable)
+ * with the Microsoft x64 ABI, on the caller's stack below its frame. */
+efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t image_handle = a[0], exit_data_size_ptr = a[1], exit_data_ptr = a[2];
+    struct fw_image *img = fw_image_of(fw, image_handle);
+    if (!img || img->started || (exit_data_size_ptr && !accessible(v, exit_data_size_ptr, 8)) ||
+        (exit_data_ptr && !accessible(v, exit_data_ptr, 8)))
+        return EFI_INVALID_PARAMETER;
+    const struct fw_call *c = fw->call;
+    /* RSP = 8 mod 16 at the entry, as after a CALL; the return address and
+     * the 32-byte shadow space above it stay below the caller's RSP. */
+    uint64_t rsp = ((c->rsp - ENTRY_STACK_GAP) & ~0xfULL) - 8;
+    if (c->rsp < ENTRY_STACK_GAP + 0x10 || !accessible(v, rsp, 0x28))
+        return EFI_INVALID_PARAMETER;
+    guest_view_write_u64(v, rsp, firmware_thunk(fw, FW_ID_START_IMAGE_RETURN));
+    img->started = true;
+    img->depth = ++fw->depth;
+    img->caller_rsp = c->rsp;
+    img->caller_saved = c->saved;
+    img->caller_view = *v;
+    img->exit_data_size_ptr = exit_data_size_ptr;
+    img->exit_data_ptr = exit_data_ptr;
+    fw->transfer = (struct fw_transfer){ .pending = true, .rip = img->entry, .rsp = rsp, .rcx = image_handle,
+                                         .rdx = fw->systab };
+    return EFI_SUCCESS;
+}
+
+/* Back to StartImage's caller with the status in RAX and its registers as
+ * they were; an application is unloaded (UEFI 2.10 section 7.4.5). */
+static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status_t status, uint64_t data_size,
+                           uint64_t data)
+{
+    if (img->exit_data_size_ptr)
+        guest_view_write_u64(&img->caller_view, img->exit_data_size_ptr, data ? data_size : 0);
+    if (img->exit_data_ptr)
+        guest_view_write_u64(&img->caller_view, img->exit_data_ptr, data_size ? data : 0);
+    fw->transfer = (struct fw_transfer){ .pending = true,
+                                         .rip = firmware_thunk(fw, FW_ID_BS(BS_START_IMAGE)) + FW_THUNK_RET,
+                                         .rsp = img->caller_rsp, .restore = true, .saved = img->caller_saved };
+    fw->depth--;
+    img->depth = 0;
+    if (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION)
+        unload(fw, img);
+    return status;
+}
+
+static struct fw_image *running_image(struct firmware *fw)
+{
+    for (unsigned i = 0; fw->depth && i < fw->nimages; i++)
+        if (fw->images[i].depth == fw->depth)
+            return &fw->images[i];
+    return NULL;
+}
+
+/* The top-level image's Exit ends the run; a started image's Exit returns
+ * from its StartImage; a loaded one that never started is unloaded
+ * (UEFI 2.10 section 7.4.5). */
+efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t image_handle = a[0], exit_status = a[1], exit_data_size = a[2], exit_data = a[3];
+    struct fw_image *img = fw_image_of(fw, image_handle);
+    if (img && !img->started) {
+        unload(fw, img);
+        return EFI_SUCCESS;
+    }
+    if (img || fw->depth) {
+        /* Only the image running now can exit. */
+        if (!img || img != running_image(fw))
+            return EFI_INVALID_PARAMETER;
+        return unwind(fw, img, exit_status, exit_data_size, exit_data);
+    }
+    uint16_t data[256];
+    char text[256];
+    text[0] = 0;
+    if (exit_data_size && exit_data && fw_read_ucs2(v, exit_data, data, 256) > 0) {
+        unsigned i;
+        for (i = 0; data[i] && i < sizeof(text) - 1; i++)
+            text[i] = data[i] < 0x80 && data[i] >= 0x20 ? (char)data[i] : '?';
+        text[i] = 0;
+    }
+    fw_log(fw, "the image called Exit(%s)%s%s", efi_status_name(exit_status), text[0] ? ": " : "", text);
+    fw->stop = FW_STOP_EXIT;
+    fw->stop_status = exit_status;
+    return EFI_SUCCESS;
+}
+
+void fw_decode_exit(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                    const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)status;
+    fw_trace_hex(o, "image", a[0]);
+    fw_trace_str(o, "exit_status", efi_status_name(a[1]));
+}
+
+/* The entry point returned (to the thunk FW_ID_START_IMAGE_RETURN, which
+ * pushed RAX): as Exit with that status and no data. */
+static efi_status_t start_image_return(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)a;
+    uint64_t status;
+    struct fw_image *img = running_image(fw);
+    if (!img || !guest_view_read_u64(v, fw->call->rsp, &status)) {
+        fw_log(fw, "guest bug: the StartImage return thunk reached with no image started; stopping");
+        fw->stop = FW_STOP_EXIT;
+        fw->stop_status = EFI_INVALID_PARAMETER;
+        return EFI_INVALID_PARAMETER;
+    }
+    return unwind(fw, img, status, 0, 0);
+}
+
+/* UEFI 2.10 section 7.4.3: a started image would need its own Unload
+ * function (guest code), which is not called: EFI_UNSUPPORTED. */
+efi_status_t fw_unload_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)v;
+    uint64_t image_handle = a[0];
+    struct fw_image *img = fw_image_of(fw, image_handle);
+    if (!img)
+        return EFI_INVALID_PARAMETER;
+    if (img->started)
+        return EFI_UNSUPPORTED;
+    unload(fw, img);
+    return EFI_SUCCESS;
+}
+
+void fw_decode_image_handle(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                            const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)status;
+    fw_trace_hex(o, "image", a[0]);
+}
+
+const struct fw_service fw_start_image_return_service = {
+    .id = FW_ID_START_IMAGE_RETURN, .name = "StartImage.Return", .nargs = 0, .fn = start_image_return,
+};
