@@ -121,6 +121,9 @@ void vmm_serial_irq(void *ctx, unsigned line, int level);
 
 /* boot.c: load the image and build what the chosen entry needs */
 int vmm_load(struct vmm *vm);
+/* How the image was entered, as reports name it: "handover", "pe", or
+ * "app" (an EFI application, through its PE entry). */
+const char *vmm_entry_name(const struct vmm *vm);
 
 /* run.c: run until the guest stops; returns the exit status */
 int vmm_run(struct vmm *vm);

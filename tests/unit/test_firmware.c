@@ -795,6 +795,23 @@ START_TEST(handle_protocol_loaded_image_describes_the_image)
 }
 END_TEST
 
+/* An EFI application started without --cmdline: no LoadOptions at all
+ * (systemd-stub then keeps its .cmdline), and no DeviceHandle (GRUB and
+ * systemd-stub both take NULL as "no boot device"). */
+START_TEST(loaded_image_without_a_command_line_has_no_load_options)
+{
+    firmware_free(&fw);
+    struct fw_config cfg = { .base = FW_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE, .console = con,
+                             .log = log_file };
+    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+    const struct efi_loaded_image *li = hp(fw.loaded_image);
+    ck_assert_uint_eq(li->load_options_size, 0);
+    ck_assert_uint_eq(li->load_options, 0);
+    ck_assert_uint_eq(li->device_handle, 0);
+    ck_assert_uint_ne(li->file_path, 0);
+}
+END_TEST
+
 START_TEST(firmware_set_image_updates_the_loaded_image)
 {
     firmware_set_image(&fw, 0x2000000, 0x123000);
@@ -1699,6 +1716,7 @@ Suite *firmware_suite(void)
                          locate_handle_buffer_returns_a_pool_of_handles,
                          locate_device_path_for_the_initrd_is_exactly_not_found,
                          handle_protocol_loaded_image_describes_the_image, firmware_set_image_updates_the_loaded_image,
+                         loaded_image_without_a_command_line_has_no_load_options,
                          handle_protocol_on_unknown_handles_and_protocols, rng_protocol_reports_the_raw_algorithm,
                          rng_with_a_seed_is_deterministic_and_checks_its_arguments } },
         { "config-tables", { install_configuration_table_adds_replaces_and_removes,

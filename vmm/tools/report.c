@@ -199,8 +199,9 @@ int report_write(struct vmm *vm, int exit_status)
         "{s:{s:s,s:s,s:o,s:o},s:s,s:s,s:i,s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
         "kernel", "path", vm->opt.kernel, "version", vm->bz.kernel_version, "protocol", hex(vm->bz.hdr.version),
         "xloadflags", hex(vm->bz.hdr.xloadflags),
-        "entry", vm->opt.entry == ENTRY_PE ? "pe" : "handover",
-        "cmdline", vm->cmdline,
+        "entry", vmm_entry_name(vm),
+        /* An application's: its LoadOptions, if any. */
+        "cmdline", vm->app && !vm->opt.cmdline_given ? "" : vm->cmdline,
         "exit_status", exit_status, "end_reason", vmm_end_reason(vm, exit_status),
         "handover_version", HANDOVER_VERSION, "report_schema", REPORT_SCHEMA_VERSION,
         "firmware_calls", "total", (json_int_t)vm->fw.calls, "by_name", calls,
