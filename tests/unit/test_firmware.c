@@ -1114,6 +1114,20 @@ END_TEST
 
 /* Stall waits for real: GRUB calibrates the TSC against Stall(1000) when
  * it has no other clock (grub-core/kern/i386/tsc.c). */
+/* No keyboard: every poll is EFI_NOT_READY, and a long run of them is
+ * explained once in the log. */
+START_TEST(read_key_stroke_never_has_a_key_and_says_so_once)
+{
+    uint64_t key = scratch(4);
+    for (unsigned i = 0; i < FW_KEY_POLLS_REPORTED + 10; i++)
+        ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, key), EFI_NOT_READY);
+    fflush(log_file);
+    const char *first = strstr(log_buf, "no key will come");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "no key will come"));
+}
+END_TEST
+
 START_TEST(stall_takes_at_least_the_time_asked_for)
 {
     struct timespec t0, t1;
@@ -1729,7 +1743,7 @@ Suite *firmware_suite(void)
         { "console", { output_string_converts_ucs2_to_utf8_and_drops_cr, output_string_prints_long_strings_whole,
                        output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only,
                        output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit,
-                       load_options_are_the_command_line_in_ucs2 } },
+                       load_options_are_the_command_line_in_ucs2, read_key_stroke_never_has_a_key_and_says_so_once } },
         { "virtual-mode", { set_virtual_address_map_before_exit_is_unsupported,
                             set_virtual_address_map_moves_the_runtime_pointers,
                             set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables } },
