@@ -123,7 +123,10 @@ static void build_cmdline(struct vmm *vm)
     }
     if (vm->opt.kunit) {
         ktap_init(&vm->ktap);
-        if (!vm->app && !strstr(vm->cmdline, "kunit_shutdown="))
+        if (vm->app)
+            vmm_log("--kunit: the kernel the EFI application starts needs kunit_shutdown=reboot on its command "
+                    "line, or the run ends only at --timeout");
+        else if (!strstr(vm->cmdline, "kunit_shutdown="))
             append_word(vm->cmdline, sizeof(vm->cmdline), "kunit_shutdown=reboot");
     }
 }
