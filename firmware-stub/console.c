@@ -118,7 +118,12 @@ static efi_status_t set_mode(struct firmware *fw, const struct guest_view *v, co
 
 static efi_status_t read_key_stroke(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    (void)fw, (void)v, (void)a;
+    (void)v, (void)a;
+    /* A prompt such as GRUB's "Press any key to exit." after grub_fatal
+     * polls forever: say why, once. */
+    if (++fw->key_polls == FW_KEY_POLLS_REPORTED)
+        fw_log(fw, "the image has polled ConIn.ReadKeyStroke %d times: handover has no keyboard, so no key will "
+               "come (a menu waits out its timeout, a prompt waits until --timeout)", FW_KEY_POLLS_REPORTED);
     return EFI_NOT_READY;   /* no keyboard: never a key */
 }
 

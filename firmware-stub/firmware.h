@@ -101,6 +101,9 @@ struct fw_handle_protocol {
 /* A guest can make the firmware log (calls after ExitBootServices, bad IDs,
  * bad pointers) in a loop: the log stops after this many lines. */
 #define FW_LOG_LIMIT     1000
+/* ReadKeyStroke polls after which the log says no key will ever come (GRUB
+ * polls some 10^4 times a second on an emulated KVM, 10^6 on hardware). */
+#define FW_KEY_POLLS_REPORTED 100000
 
 struct fw_pool { uint64_t addr, pages; };
 
@@ -176,6 +179,7 @@ struct firmware {
     bool reported[FW_MAX_THUNKS];
     uint64_t seq;
     uint64_t trace_bytes;
+    uint64_t key_polls;          /* ConIn.ReadKeyStroke calls, all answered EFI_NOT_READY */
     uint64_t log_lines;          /* fw_log lines written (FW_LOG_LIMIT) */
 
     /* console line being assembled from OutputString, for diagnostics */

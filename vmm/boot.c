@@ -197,6 +197,11 @@ static int load_app(struct vmm *vm, size_t cmdlen)
     return set_entry_registers(vm) ? EXIT_HOST : 0;
 }
 
+const char *vmm_entry_name(const struct vmm *vm)
+{
+    return vm->placed.app ? "app" : vm->opt.entry == ENTRY_PE ? "pe" : "handover";
+}
+
 int vmm_load(struct vmm *vm)
 {
     struct bzimage *bz = &vm->placed.bz;

@@ -123,7 +123,10 @@ static void build_cmdline(struct vmm *vm)
     }
     if (vm->opt.kunit) {
         ktap_init(&vm->ktap);
-        if (!vm->placed.app && !strstr(vm->placed.cmdline, "kunit_shutdown="))
+        if (vm->placed.app)
+            vmm_log("--kunit: kunit_shutdown=reboot is not added to the command line of the kernel the EFI "
+                    "application starts (the results are still read from the console)");
+        else if (!strstr(vm->placed.cmdline, "kunit_shutdown="))
             append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "kunit_shutdown=reboot");
     }
 }

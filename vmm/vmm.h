@@ -84,6 +84,10 @@ int vmm_set_regs(const struct vcpu *c, const struct kvm_regs *r);
 /* A UART's interrupt line (KVM_IRQ_LINE), as serial_init takes it. */
 void vmm_serial_irq(void *ctx, unsigned line, int level);
 
+/* How the image was entered, as reports name it: "handover", "pe", or
+ * "app" (an EFI application, through its PE entry). */
+const char *vmm_entry_name(const struct vmm *vm);
+
 /* run.c: run until the guest stops; returns the exit status */
 int vmm_run(struct vmm *vm);
 /* Why the run ended, for --report's end_reason and the last stderr line:

@@ -4,12 +4,14 @@
  * at its ImageBase when that fits (a zero delta) and flush with the end of
  * the buffer (any delta), so an overrun leaves it and ASan reports it. The
  * checks below are the contract pe.h states; a broken one aborts (counts as
- * a crash). */
+ * a crash). Also efi_app.h's: image_kind, and efi_app_parse = pe_parse plus
+ * Subsystem 10. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../loader/efi_app.h"
 #include "../../loader/pe.h"
 
 #define MEM_SIZE (16ULL << 20)
@@ -113,14 +115,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct guest_mem gm;
     guest_mem_init(&gm, mem, MEM_SIZE);
 
+    CHECK(image_kind(data, size) == IMAGE_BZIMAGE || pe_is_mz(data, size));
+    struct pe_image app;
+    char app_err[ERR_LEN];
+    memset(app_err, 'x', sizeof(app_err));
+    int app_rc = efi_app_parse(&app, data, size, app_err, sizeof(app_err));
+    if (app_rc)
+        check_err(app_err, sizeof(app_err));
+
     struct pe_image pe;
     char err[ERR_LEN];
     memset(err, 'x', sizeof(err));
     if (pe_parse(&pe, data, size, err, sizeof(err))) {
         check_err(err, sizeof(err));
+        CHECK(app_rc == -1);
         return 0;
     }
     check_parsed(&pe, data, size);
+    CHECK(app_rc == (pe.subsystem == PE_SUBSYSTEM_EFI_APPLICATION ? 0 : -1));
     CHECK(pe_is_mz(data, size));
     uint64_t len = pe_image_size(&pe);
     CHECK(len >= pe.size_of_image && !(len & (PAGE - 1)));

@@ -105,8 +105,13 @@ if [ "$WHICH" = tiny ]; then
         expect tiny-grub-stop-at-ebs 0 'EFI application, entry at' 'Welcome to GRUB!' 'ExitBootServices succeeded' \
             'stub jumped to the kernel' 'e820-check: ok' 'type_of_loader +0x21' \
             "cmdline +\"BOOT_IMAGE=/vmlinuz $GOLDEN_CMDLINE\"" \
-            -- "$HO" --timeout 600 "${APP_SEEDED[@]}" --stop-at ebs --trace-efi="$OUT/grub-tiny.trace" "$G"
+            -- "$HO" --timeout 600 "${APP_SEEDED[@]}" --stop-at ebs --trace-efi="$OUT/grub-tiny.trace" \
+               --report "$OUT/grub-tiny.json" "$G"
         golden_diff tiny-golden-grub "$TOP/tests/golden/grub-tiny.trace" "$OUT/grub-tiny.trace"
+        expect tiny-grub-report 0 'report ok' -- "$TOP/tests/integration/report-check.py" "$OUT/grub-tiny.json"
+        expect tiny-grub-report-entry 0 '^app ""$' \
+            -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["entry"], json.dumps(r["cmdline"]))' \
+               "$OUT/grub-tiny.json"
     else
         skip tiny-grub "could not build GRUB: $(tail -n 1 "$OUT/grub.log")"
     fi

@@ -798,6 +798,23 @@ START_TEST(handle_protocol_loaded_image_describes_the_image)
 }
 END_TEST
 
+/* An EFI application started without --cmdline: no LoadOptions at all
+ * (systemd-stub then keeps its .cmdline), and no DeviceHandle (GRUB and
+ * systemd-stub both take NULL as "no boot device"). */
+START_TEST(loaded_image_without_a_command_line_has_no_load_options)
+{
+    firmware_free(&fw);
+    struct fw_config cfg = { .base = FW_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE, .console = con,
+                             .log = log_file };
+    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+    const struct efi_loaded_image *li = hp(fw.loaded_image);
+    ck_assert_uint_eq(li->load_options_size, 0);
+    ck_assert_uint_eq(li->load_options, 0);
+    ck_assert_uint_eq(li->device_handle, 0);
+    ck_assert_uint_ne(li->file_path, 0);
+}
+END_TEST
+
 START_TEST(firmware_set_image_updates_the_loaded_image)
 {
     firmware_set_image(&fw, 0x2000000, 0x123000);
@@ -1569,6 +1586,20 @@ END_TEST
 
 /* Stall waits for real: GRUB calibrates the TSC against Stall(1000) when
  * it has no other clock (grub-core/kern/i386/tsc.c). */
+/* No keyboard: every poll is EFI_NOT_READY, and a long run of them is
+ * explained once in the log. */
+START_TEST(read_key_stroke_never_has_a_key_and_says_so_once)
+{
+    uint64_t key = scratch(4);
+    for (unsigned i = 0; i < FW_KEY_POLLS_REPORTED + 10; i++)
+        ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, key), EFI_NOT_READY);
+    fflush(log_file);
+    const char *first = strstr(log_buf, "no key will come");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "no key will come"));
+}
+END_TEST
+
 START_TEST(stall_takes_at_least_the_time_asked_for)
 {
     struct timespec t0, t1;
@@ -2171,6 +2202,7 @@ Suite *firmware_suite(void)
                          locate_handle_buffer_returns_a_pool_of_handles,
                          locate_device_path_for_the_initrd_is_exactly_not_found,
                          handle_protocol_loaded_image_describes_the_image, firmware_set_image_updates_the_loaded_image,
+                         loaded_image_without_a_command_line_has_no_load_options,
                          handle_protocol_on_unknown_handles_and_protocols, rng_protocol_reports_the_raw_algorithm,
                          rng_with_a_seed_is_deterministic_and_checks_its_arguments } },
         { "handles", { install_protocol_interface_makes_a_handle_that_lookups_see,
@@ -2193,7 +2225,7 @@ Suite *firmware_suite(void)
         { "console", { output_string_converts_ucs2_to_utf8_and_drops_cr, output_string_prints_long_strings_whole,
                        output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only,
                        output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit,
-                       load_options_are_the_command_line_in_ucs2 } },
+                       load_options_are_the_command_line_in_ucs2, read_key_stroke_never_has_a_key_and_says_so_once } },
         { "virtual-mode", { set_virtual_address_map_before_exit_is_unsupported,
                             set_virtual_address_map_moves_the_runtime_pointers,
                             set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables } },

@@ -292,10 +292,14 @@ static int hypercall(struct vcpu *c, uint32_t id)
         report_save_map(vm);
         if (!vm->opt.quiet)
             vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
-        uint64_t ret = 0;
-        guest_view_read(&call.view, call.rsp, &ret, 8);
-        if (vm->opt.stop_at == STOP_AT_EBS && arm_stop_at_ebs(c, &s, ret))
-            return EXIT_HOST;
+        if (vm->opt.stop_at == STOP_AT_EBS) {
+            /* The thunk's return address, at RSP: the caller of ExitBootServices
+             * (0, inside the firmware's kept range, if unreadable). */
+            uint64_t ret = 0;
+            guest_view_read(&call.view, call.rsp, &ret, 8);
+            if (arm_stop_at_ebs(c, &s, ret))
+                return EXIT_HOST;
+        }
     }
     return RUN_CONTINUE;
 }

@@ -337,7 +337,7 @@ static int write_json(FILE *out, const struct vmm *vm, const struct fault_sweep 
         json_array_append_new(rows, row);
     }
     json_t *root = json_pack("{s:s, s:s, s:{s:I, s:I, s:f}, s:o, s:{s:f, s:f, s:f}}", "kernel", vm->opt.kernel,
-                             "entry", vm->opt.entry == ENTRY_PE ? "pe" : "handover", "baseline", "calls",
+                             "entry", vmm_entry_name(vm), "baseline", "calls",
                              (json_int_t)vm->fw.calls, "snapshots", (json_int_t)sw->n, "seconds", base_end, "cells",
                              rows, "seconds", "sweep", base_end + cells_time, "one_boot_per_fault_estimate",
                              one_boot_each, "speedup", one_boot_each / (base_end + cells_time));

@@ -229,10 +229,11 @@ int report_write(struct vmm *vm, int exit_status)
                             vm->report.phase_time[p] ? json_real(vm->report.phase_time[p]) : json_null());
     json_t *root = json_pack(
         "{s:{s:s,s:s,s:o,s:o},s:s,s:s,s:i,s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
-        "kernel", "path", vm->opt.kernel, "version", vm->placed.bz.kernel_version, "protocol",
-        hex(vm->placed.bz.hdr.version), "xloadflags", hex(vm->placed.bz.hdr.xloadflags),
-        "entry", vm->opt.entry == ENTRY_PE ? "pe" : "handover",
-        "cmdline", vm->placed.cmdline,
+        "kernel", "path", vm->opt.kernel, "version", vm->placed.bz.kernel_version, "protocol", hex(vm->placed.bz.hdr.version),
+        "xloadflags", hex(vm->placed.bz.hdr.xloadflags),
+        "entry", vmm_entry_name(vm),
+        /* An application's: its LoadOptions, if any. */
+        "cmdline", vm->placed.app && !vm->opt.cmdline_given ? "" : vm->placed.cmdline,
         "exit_status", exit_status, "end_reason", vmm_end_reason(vm, exit_status),
         "handover_version", HANDOVER_VERSION, "report_schema", REPORT_SCHEMA_VERSION,
         "firmware_calls", "total", (json_int_t)vm->fw.calls, "by_name", calls,
