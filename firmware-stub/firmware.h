@@ -48,7 +48,9 @@ _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_
                FW_ID_RNG(RNG_COUNT) <= FW_ID_LOADFILE2, "each group's IDs end before the next group's start");
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
 #define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
-#define FW_ID_IMAGE_RETURN 288            /* return address of the entry point: handled by the VMM */
+/* Return address of the top-level image's entry point, handled by the VMM;
+ * its thunk pushes RAX (the status) before the OUT, and has no RET. */
+#define FW_ID_IMAGE_RETURN 288
 
 #define FW_TPL_APPLICATION 4
 #define FW_MEMORY_DESCRIPTOR_SIZE 48  /* as EDK2: 40 bytes plus padding; callers must use the stride */

@@ -78,16 +78,18 @@ static void fill_thunks(struct firmware *fw)
         t[6] = FW_HYPERCALL_PORT;
         t[FW_THUNK_RET] = 0xc3;                       /* ret */
     }
-    /* The entry point's return address for StartImage: push rax (the
-     * image's status, read at RSP), then the call; the firmware always
-     * moves the vCPU on from there, so no RET. */
-    uint8_t *r = code + FW_ID_START_IMAGE_RETURN * FW_THUNK_SIZE;
-    uint32_t id = FW_ID_START_IMAGE_RETURN;
-    r[0] = 0x50;                                      /* push rax */
-    r[1] = 0xb8;                                      /* mov eax, imm32 */
-    memcpy(r + 2, &id, 4);
-    r[6] = 0xe7;                                      /* out imm8, eax */
-    r[7] = FW_HYPERCALL_PORT;
+    /* Entry points' return addresses (the top-level image's, StartImage's):
+     * push rax (the image's status, read at RSP), then the call; the run
+     * ends or the firmware moves the vCPU on from there, so no RET. */
+    static const uint32_t returns[] = { FW_ID_IMAGE_RETURN, FW_ID_START_IMAGE_RETURN };
+    for (unsigned i = 0; i < sizeof(returns) / sizeof(returns[0]); i++) {
+        uint8_t *r = code + returns[i] * FW_THUNK_SIZE;
+        r[0] = 0x50;                                  /* push rax */
+        r[1] = 0xb8;                                  /* mov eax, imm32 */
+        memcpy(r + 2, &returns[i], 4);
+        r[6] = 0xe7;                                  /* out imm8, eax */
+        r[7] = FW_HYPERCALL_PORT;
+    }
 }
 
 static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned first_id, unsigned n)

@@ -71,6 +71,25 @@ if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
     elif [ -n "${INITRAMFS:-}" ]; then
         skip tiny-grub-exec "could not build GRUB: $(tail -n 1 "$OUT/grub.log")"
     fi
+    # A UKI to user space: the command rides in the UKI's own .initrd (the
+    # initramfs with /handover/cmd appended as a second archive), which the
+    # kernel gets through systemd-stub's LoadFile2; handover's --exec would
+    # install the firmware's LoadFile2 first, which the stub refuses. /init
+    # still reports the status through the exit port.
+    if [ -n "${INITRAMFS:-}" ]; then
+        mkdir -p "$OUT/uki-cmd/handover"
+        printf 'echo exec-out: in a uki; exit 3' > "$OUT/uki-cmd/handover/cmd"
+        (cd "$OUT/uki-cmd" && printf 'handover\nhandover/cmd\n' | cpio -o -H newc --quiet) > "$OUT/uki-cmd.cpio"
+        cat "$INITRAMFS" "$OUT/uki-cmd.cpio" > "$OUT/uki-initrd.cpio"
+        if U=$("$TOP/examples/make-uki.sh" "$K" "$OUT/uki-initrd.cpio" 2>"$OUT/uki.log"); then
+            expect tiny-uki-exec 3 'Loaded initrd from LINUX_EFI_INITRD_MEDIA_GUID device path' \
+                'Kernel command line: console=ttyS0 earlyprintk=serial' '^exec-out: in a uki' \
+                'handover-init: command exited with status 3' 'guest wrote 3 to the exit port' "${NATIVE[@]}" \
+                -- "$HO" --timeout 300 "$U"
+        else
+            skip tiny-uki-exec "could not build the UKI: $(tail -n 1 "$OUT/uki.log")"
+        fi
+    fi
     # An installed handover works without the checkout: make install, then
     # the installed initramfs builder and --exec from another directory, with
     # an empty cache.

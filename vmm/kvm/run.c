@@ -256,8 +256,11 @@ static int hypercall(struct vcpu *c, uint32_t id)
     if (FW_ID_IS_EXCEPTION(id))
         return guest_exception(c, id - FW_ID_EXCEPTION(0), &r, &s);
     if (id == FW_ID_IMAGE_RETURN) {
+        struct guest_view v = view_of(vm, &s);
+        uint64_t status = 0;
+        guest_view_read_u64(&v, r.rsp, &status);   /* RAX, pushed by the thunk */
         fflush(stdout);
-        vmm_log("the image returned from its entry point with %s", efi_status_name(r.rax));
+        vmm_log("the image returned from its entry point with %s", efi_status_name(status));
         report_last_line(vm);
         return EXIT_FIRMWARE_EXIT;
     }
