@@ -225,6 +225,17 @@ static void print_fault_outcomes(const struct vmm *vm, int rc)
     }
 }
 
+/* An output that could not be written whole turns a success into
+ * EXIT_HOST, and the end reason then says so; a guest's own status or
+ * another failure is kept (README "Exit status"). */
+static int output_failed(struct vmm *vm, int rc)
+{
+    if (rc != EXIT_OK)
+        return rc;
+    vm->files.write_failed = true;
+    return EXIT_HOST;
+}
+
 int main(int argc, char **argv)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -250,23 +261,21 @@ int main(int argc, char **argv)
      * must not read a cut report or trace as a result. */
     if (vm.files.sweep_baseline)
         fclose(vm.files.sweep_baseline);
-    if (vm.files.sweep_matrix && fclose(vm.files.sweep_matrix) && rc == EXIT_OK)
-        rc = EXIT_HOST;
+    if (vm.files.sweep_matrix && fclose(vm.files.sweep_matrix))
+        rc = output_failed(&vm, rc);
     if (vm.files.kunit_json && (report_write_kunit_json(&vm, vm.files.kunit_json) || fclose(vm.files.kunit_json))) {
         vmm_log("--kunit-json %s: write failed: %s", vm.opt.kunit_json, strerror(errno));
-        if (rc == EXIT_OK)
-            rc = EXIT_HOST;
+        rc = output_failed(&vm, rc);
     }
     if (vm.files.exec_output && fclose(vm.files.exec_output) && !vm.files.exec_output_failed) {
         vmm_log("--exec-output %s: write failed: %s", vm.opt.exec_output, strerror(errno));
         vm.files.exec_output_failed = true;
     }
-    if (vm.files.exec_output_failed && rc == EXIT_OK)
-        rc = EXIT_HOST;
+    if (vm.files.exec_output_failed)
+        rc = output_failed(&vm, rc);
     if (report_write(&vm, rc) || (vm.files.report && fclose(vm.files.report))) {
         vmm_log("--report %s: write failed: %s", vm.opt.report_path, strerror(errno));
-        if (rc == EXIT_OK)
-            rc = EXIT_HOST;
+        rc = output_failed(&vm, rc);
     }
     free(vm.report.map_at_ebs);
     free(vm.report.bp_copy);
@@ -275,8 +284,7 @@ int main(int argc, char **argv)
     FILE *trace = vm.files.trace;
     if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {
         vmm_log("--trace-efi=%s: write failed: %s", vm.opt.trace_path, strerror(errno));
-        if (rc == EXIT_OK)
-            rc = EXIT_HOST;
+        rc = output_failed(&vm, rc);
     }
     /* The last line says why the run ended, so that a guest's status N is
      * never mistaken for one of handover's own (README "Exit status"). */

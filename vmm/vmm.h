@@ -93,7 +93,7 @@ int vmm_run(struct vmm *vm);
 /* Why the run ended, for --report's end_reason and the last stderr line:
  * signal, timeout, guest-status (the exit port or --exec's status),
  * kernel-panic, efi-exit, kunit-finished, kunit-incomplete, refused,
- * host-error, guest-crash, exec-status-unknown, sweep-cells-failed, stop-at-ebs,
+ * host-error, output-write-failed, guest-crash, exec-status-unknown, sweep-cells-failed, stop-at-ebs,
  * guest-poweroff, guest-reset, ended. */
 const char *vmm_end_reason(const struct vmm *vm, int rc);
 

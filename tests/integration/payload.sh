@@ -263,9 +263,9 @@ mkfifo "$OUT/fifo-in"
 expect fifo-initrd 2 '--initrd .*/fifo-in: not a regular file' -- timeout 20 "$HO" --initrd "$OUT/fifo-in" "$PAYLOAD"
 expect fifo-dtb 2 '--dtb .*/fifo-in: not a regular file' -- timeout 20 "$HO" --dtb "$OUT/fifo-in" "$PAYLOAD"
 # An output that cannot be written whole fails the run (host problem, 3).
-expect report-write-fails 3 '--report /dev/full: write failed' \
+expect report-write-fails 3 '--report /dev/full: write failed' 'end: output-write-failed, exit status 3' \
     -- "$HO" --timeout 60 --report /dev/full --cmdline payload=services "$PAYLOAD"
-expect trace-write-fails 3 '--trace-efi=/dev/full: write failed' \
+expect trace-write-fails 3 '--trace-efi=/dev/full: write failed' 'end: output-write-failed, exit status 3' \
     -- "$HO" --timeout 60 --trace-efi=/dev/full --cmdline payload=services "$PAYLOAD"
 expect report-non-utf8 3 '--report .*: write failed: Invalid or incomplete multibyte' \
     -- "$HO" --timeout 60 --report "$OUT/nonutf8.json" --cmdline "$(printf 'payload=services \xff')" "$PAYLOAD"

@@ -53,6 +53,7 @@ if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
         exec_output tiny "$K" --initrd "$INITRAMFS"
         # A command that succeeded, but whose output could not be kept, fails the run.
         expect tiny-exec-output-full 3 '--exec-output /dev/full: write failed: No space left on device' \
+            'end: output-write-failed, exit status 3' \
             -- "$HO" --timeout 300 --initrd "$INITRAMFS" --exec 'echo lost' --exec-output /dev/full "$K"
         # A tty the guest has no UART for (ttyS2: nothing at 0x3e8): /init
         # says so and the output stays on the console.

@@ -20,6 +20,7 @@ struct run_files {
     FILE *exec_output;        /* --exec-output: what COM2 sends */
     uint64_t exec_output_bytes;
     bool exec_output_failed;  /* a write to it failed: the run exits 3 */
+    bool write_failed;        /* an output's failed write made a success EXIT_HOST */
 };
 
 /* Open PATH for reading; only a regular file is accepted. On failure logs

@@ -580,6 +580,8 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
 {
     /* From what happened, not from rc alone: the guest's own status may be
      * any byte, 4 and 124 included. */
+    if (vm->files.write_failed)
+        return "output-write-failed";
     if (vm->stopped_by_signal)
         return "signal";
     if (vm->timed_out)
