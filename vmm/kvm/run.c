@@ -313,16 +313,12 @@ static int handle_io(struct vcpu *c)
     struct kvm_run *run = c->run;
     uint8_t *data = (uint8_t *)run + run->io.data_offset;
     bool out = run->io.direction == KVM_EXIT_IO_OUT;
+    bool call = run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4;
     vm->counters.io_exits++;
-    if (vm->fw.phase == FW_PHASE_BOOT) {
-        bool call = run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4;
-        if (call)
-            vm->counters.firmware_phase.firmware_calls++;
-        else
-            vm->counters.firmware_phase.port_io++;
-    }
+    if (call && vm->fw.phase == FW_PHASE_BOOT)
+        vm->counters.firmware_phase.firmware_calls++;
     for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
-        if (run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4) {
+        if (call) {
             uint32_t id;
             memcpy(&id, data, 4);
             int rc = hypercall(c, id);
@@ -387,9 +383,10 @@ static int handle_exit(struct vcpu *c)
     struct vmm *vm = c->vm;
     uint32_t reason = c->run->exit_reason;
     char what[128];
-    vm->counters.exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
+    unsigned counted = reason < VMM_EXIT_REASONS ? reason : 0;
+    vm->counters.exits[counted]++;
     if (vm->fw.phase == FW_PHASE_BOOT)
-        vm->counters.firmware_phase.exits[reason < VMM_EXIT_REASONS ? reason : 0]++;
+        vm->counters.firmware_phase.exits[counted]++;
     switch (reason) {
     case KVM_EXIT_IO:
         return handle_io(c);

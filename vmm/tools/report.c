@@ -151,9 +151,10 @@ static json_t *exits_by_phase_json(const struct run_counters *c)
         after[r] = c->exits[r] - c->firmware_phase.exits[r];
     json_t *fw = exits_json(c->firmware_phase.exits, &fw_total);
     json_t *rest = exits_json(after, &after_total);
+    const struct firmware_phase_exits *f = &c->firmware_phase;
     return json_pack("{s:{s:I,s:I,s:I,s:o},s:{s:I,s:o}}", "firmware", "total", (json_int_t)fw_total,
-                     "firmware_calls", (json_int_t)c->firmware_phase.firmware_calls, "port_io",
-                     (json_int_t)c->firmware_phase.port_io, "by_reason", fw, "after", "total",
+                     "firmware_calls", (json_int_t)f->firmware_calls, "port_io",
+                     (json_int_t)(f->exits[KVM_EXIT_IO] - f->firmware_calls), "by_reason", fw, "after", "total",
                      (json_int_t)after_total, "by_reason", rest);
 }
 

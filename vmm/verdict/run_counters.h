@@ -13,8 +13,8 @@
  * I/O (the UART), one exit each. */
 struct firmware_phase_exits {
     uint64_t exits[VMM_EXIT_REASONS];   /* by KVM exit reason, as run_counters.exits */
-    uint64_t firmware_calls;            /* port I/O to the hypercall port */
-    uint64_t port_io;                   /* other port I/O exits: UARTs, exit port, ACPI */
+    uint64_t firmware_calls;            /* of exits[KVM_EXIT_IO]: the hypercall port's; the rest is the
+                                           guest's own port I/O (UARTs, exit port, ACPI) */
 };
 
 struct run_counters {
