@@ -151,15 +151,25 @@ static int set_stop_at(struct vmm_options *o, const char *a)
     return 0;
 }
 
-static int set_timeout(struct vmm_options *o, const char *a)
+static int parse_seconds(const char *option, const char *a, unsigned *out)
 {
     uint64_t v;
     if (parse_count(a, &v) || v == 0 || v > 86400) {
-        vmm_log("--timeout %s: give whole seconds, 1 to 86400", a);
+        vmm_log("--%s %s: give whole seconds, 1 to 86400", option, a);
         return -1;
     }
-    o->timeout = (unsigned)v;
+    *out = (unsigned)v;
     return 0;
+}
+
+static int set_timeout(struct vmm_options *o, const char *a)
+{
+    return parse_seconds("timeout", a, &o->timeout);
+}
+
+static int set_cell_timeout(struct vmm_options *o, const char *a)
+{
+    return parse_seconds("cell-timeout", a, &o->cell_timeout);
 }
 
 static int set_load_addr(struct vmm_options *o, const char *a)
@@ -318,6 +328,11 @@ static const struct option_def options[] = {
                  "fell-back, failed-cleanly, crashed, hung, bad-e820); FILE\n"
                  "gets it as JSON. Implies --stop-at ebs; one vCPU; a deny-list\n"
                  "seccomp filter (each cell creates a VM): no open, exec, fork", set_fault_sweep),
+    OPT_CALLBACK("cell-timeout", required_argument, "SEC",
+                 "a sweep cell still running after SEC seconds is hung\n"
+                 "(default --timeout, else 4 times what the boot without\n"
+                 "faults took from the cell's call on, plus 60 s)",
+                 set_cell_timeout),
     OPT_SIZE("sweep-memory", sweep_memory,
              "host memory the sweep's snapshots may hold (default 1G, at most\n"
              "1024 snapshots); past it the later calls are not swept"),
@@ -462,6 +477,8 @@ static const char *conflict(const struct vmm_options *o)
 {
     if (o->sweep_baseline && !o->fault_sweep)
         return "--sweep-baseline needs --fault-sweep";
+    if (o->cell_timeout && !o->fault_sweep)
+        return "--cell-timeout needs --fault-sweep";
     if (o->exec_output && !o->exec)
         return "--exec-output needs --exec: it takes the output of the command --exec runs";
     if (o->kunit_json && !o->kunit)

@@ -33,6 +33,7 @@ struct vmm_options {
     bool entry_given;         /* --entry was on the command line */
     enum stop_at stop_at;
     unsigned timeout;         /* seconds, 0: none */
+    unsigned cell_timeout;    /* --cell-timeout: seconds per sweep cell, 0: see fault_sweep.c */
     uint64_t load_addr;       /* 0: pref_address */
     const char *trace_path;   /* --trace-efi[=FILE] */
     bool no_emulation_fallbacks;

@@ -333,6 +333,8 @@ elif [ "$seen" = 1 ] && [ $rc = 0 ]; then pass sweep-sandboxed
 else fail sweep-sandboxed "filter seen: ${seen:-no}, exit status $rc" "$OUT/sweep-sb.log"; fi
 expect sweep-matrix-dir 2 '--fault-sweep .*: Is a directory' -- "$HO" --fault-sweep="$OUT" "$PAYLOAD"
 expect bad-fail-on 2 '--fail-on crashy: unknown outcome' -- "$HO" --fault-sweep --fail-on crashy "$PAYLOAD"
+expect bad-cell-timeout 2 '--cell-timeout 0: give whole seconds' -- "$HO" --fault-sweep --cell-timeout 0 "$PAYLOAD"
+expect cell-timeout-needs-sweep 2 '--cell-timeout needs --fault-sweep' -- "$HO" --cell-timeout 5 "$PAYLOAD"
 # A guest that dirties memory between calls cannot make the sweep's
 # snapshots grow without bound: past --sweep-memory the later calls are
 # not swept, and the sweep still reports what it has.

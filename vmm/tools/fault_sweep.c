@@ -291,7 +291,7 @@ static int run_cell(struct vmm *vm, struct fault_sweep *sw, struct sweep_cell *c
     }
     firmware_inject_memmap(&vm->fw);
     /* Enough for what was left of the baseline boot, with room for a
-     * slower path; --timeout overrides it. */
+     * slower path; --cell-timeout or --timeout overrides it. */
     vm->opt.timeout = timeout ? timeout : (unsigned)(4 * (base_end - s->time)) + 60;
     vm->files.summary_out = logf;
     vmm_set_log_file(logf);
@@ -407,7 +407,7 @@ int fault_sweep_run(struct vmm *vm)
         vmm_log("fault sweep: cannot map a copy of guest RAM: %s", strerror(errno));
         return EXIT_HOST;
     }
-    unsigned timeout = vm->opt.timeout;
+    unsigned timeout = vm->opt.cell_timeout ? vm->opt.cell_timeout : vm->opt.timeout;
     uint64_t console_limit = vm->opt.console_limit;
     vm->sweep = &sw;
     int base = vmm_run(vm);
