@@ -43,7 +43,7 @@ static const int plain_syscalls[] = {
     SCMP_SYS(clock_nanosleep), SCMP_SYS(alarm), SCMP_SYS(setitimer), SCMP_SYS(rt_sigreturn),
     SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(close), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(futex),
     SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
-    SCMP_SYS(sched_yield), SCMP_SYS(getrandom),
+    SCMP_SYS(sched_yield), SCMP_SYS(getrandom), SCMP_SYS(getrusage), SCMP_SYS(mincore),
 };
 
 #if defined(__SANITIZE_ADDRESS__)
