@@ -140,8 +140,10 @@ int bzimage_load_flat(const struct bzimage *bz, const struct guest_mem *gm, uint
     uint8_t *dst = guest_mem_ptr(gm, addr, len);
     if (!dst)
         return -1;
+    /* The rest of init_size is the decompressor's: it must be zero, and is,
+     * for guest RAM is fresh anonymous memory (vmm_map_memory). Writing the
+     * zeros would make the host back some 50 MiB the guest may never touch. */
     memcpy(dst, bz->data + bz->setup_size, bz->pm_size);
-    memset(dst + bz->pm_size, 0, len - bz->pm_size);
     return 0;
 }
 
