@@ -136,15 +136,7 @@ if have valgrind; then
     valgrind --tool=callgrind --callgrind-out-file="$HOSTDIR/callgrind.plain.out" "$HO" "${P_SERVICES[@]}" \
         >"$HOSTDIR/callgrind.plain.stdout" 2>"$HOSTDIR/callgrind.plain.stderr"
     echo $? >"$HOSTDIR/callgrind.plain.rc"
-    # valgrind does not know seccomp(2) (syscall 317): handover then refuses to
-    # run. A preloaded no-op seccomp_load lets the same binary run unsandboxed.
-    if cc -shared -fPIC -O2 -o "$HOSTDIR/noseccomp.so" -x c - <<<'int seccomp_load(void *ctx) { (void)ctx; return 0; }' 2>/dev/null; then
-        LD_PRELOAD=$HOSTDIR/noseccomp.so valgrind --tool=callgrind --callgrind-out-file="$HOSTDIR/callgrind.out" \
-            "$HO" "${P_SERVICES[@]}" >"$HOSTDIR/callgrind.stdout" 2>"$HOSTDIR/callgrind.stderr"
-        echo $? >"$HOSTDIR/callgrind.rc"
-        callgrind_annotate "$HOSTDIR/callgrind.out" >"$HOSTDIR/callgrind.self.txt" 2>/dev/null
-        callgrind_annotate --inclusive=yes "$HOSTDIR/callgrind.out" >"$HOSTDIR/callgrind.incl.txt" 2>/dev/null
-    fi
+    "$TOP/bench/callgrind.sh" "$HOSTDIR" "$HO" "${P_SERVICES[@]}"
 fi
 
 # --- kernel cases -------------------------------------------------------------

@@ -9,6 +9,8 @@ import statistics
 import subprocess
 import sys
 
+from callgrind_figures import callgrind_figures
+
 WORK, OUT = sys.argv[1], sys.argv[2]
 MILESTONES = ['ebs', 'banner', 'kcmdline', 'memory', 'fpu', 'smp', 'ktap_start', 'ktap_end',
               'kunit_summary', 'reset', 'exit']
@@ -216,34 +218,7 @@ def host_side():
         if 'unhandled amd64-linux syscall: 317' in err:
             cg['plain_valgrind_problem'] = ('valgrind does not implement seccomp(2) (syscall 317): '
                                             'handover cannot install its seccomp filter and stops')
-    selftxt = read(os.path.join(d, 'callgrind.self.txt'))
-    incltxt = read(os.path.join(d, 'callgrind.incl.txt'))
-    if selftxt:
-        cg['method'] = ('LD_PRELOAD of a no-op seccomp_load() so the same binary runs unsandboxed '
-                        'under valgrind; KVM ioctls themselves work under valgrind')
-        cg['rc'] = int(read(os.path.join(d, 'callgrind.rc')).strip() or -1)
-        m = re.search(r'([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS', selftxt)
-        cg['total_instructions'] = int(m.group(1).replace(',', '')) if m else None
-        top = []
-        for ln in selftxt.split('file:function', 1)[-1].splitlines():
-            m = re.match(r'\s*([\d,]+) \(\s*([\d.]+)%\)\s+(\S+?):(\S+) \[(.*)\]', ln)
-            if m:
-                top.append({'instructions': int(m.group(1).replace(',', '')), 'percent': float(m.group(2)),
-                            'function': m.group(4), 'file': m.group(3), 'object': os.path.basename(m.group(5))})
-            if len(top) == 12:
-                break
-        cg['top_self'] = top
-        m = re.search(r'([\d,]+) \(\s*[\d.]+%\)\s+\S+:firmware_call \[', incltxt)
-        ncalls = counted['services'].get('trace_lines')
-        if m and ncalls:
-            fc = int(m.group(1).replace(',', ''))
-            cg['firmware_call_inclusive_instructions'] = fc
-            cg['firmware_calls'] = ncalls
-            cg['instructions_per_firmware_call'] = round(fc / ncalls)
-        for fn in ('run_loop', 'sandbox_enter', 'vmm_load', 'firmware_init', 'io_bus_access'):
-            m = re.search(r'([\d,]+) \(\s*[\d.]+%\)\s+\S+:' + fn + r' \[', incltxt)
-            if m:
-                cg.setdefault('inclusive', {})[fn] = int(m.group(1).replace(',', ''))
+    cg.update(callgrind_figures(d, counted['services'].get('trace_lines')))
     h['callgrind'] = cg
     return h
 

@@ -16,6 +16,11 @@ usage: tsrun.py [options] -- CMD...
   --timeout SEC        stop the command after SEC seconds (like timeout(1))
   --rss 1              run under /usr/bin/time and report peak RSS (KiB), user and sys CPU s
   --perf EVENTS        run under perf stat -x, -e EVENTS and report the counts
+  --exits-by-phase B1,B2,...  run under perf record -e kvm:kvm_exit (CLOCK_MONOTONIC,
+                       the clock of these time stamps) and count the exits by reason
+                       in each phase: from the start to milestone B1, B1 to B2, ...,
+                       the last to the end (a boundary never reached is left out);
+                       also the time of the first exit (the guest's first instruction)
   --count-lines FILE   report the number of lines of FILE after the run (EFI trace)
 
 "Stopping" sends SIGTERM to the innermost process (the VMM, not the time/perf
@@ -38,7 +43,7 @@ ESC = re.compile(r'\x1b\[[0-9;=?]*[A-Za-z]|\x1b[()][0-9A-Za-z]|[\x00-\x08\x0b-\x
 
 def parse(argv):
     opt = {'log': None, 'milestones': [], 'kill_on': None, 'kill_grace': 2.0, 'idle': None,
-           'timeout': None, 'rss': False, 'perf': None, 'count_lines': None}
+           'timeout': None, 'rss': False, 'perf': None, 'count_lines': None, 'exits_by_phase': None}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -65,6 +70,8 @@ def parse(argv):
             opt['rss'] = val == '1'
         elif a == '--perf':
             opt['perf'] = val
+        elif a == '--exits-by-phase':
+            opt['exits_by_phase'] = val.split(',')
         elif a == '--count-lines':
             opt['count_lines'] = val
         else:
@@ -86,12 +93,38 @@ def innermost(pid):
         pid = int(kids[-1])
 
 
+def exits_by_phase(record, t0, seen, bounds):
+    """kvm:kvm_exit samples of perf record, by reason, split at the
+    milestones in bounds that were reached."""
+    p = subprocess.run(['perf', 'script', '-i', record, '-F', 'time,trace'], capture_output=True, text=True,
+                       errors='replace')
+    cuts = sorted((seen[b], b) for b in bounds if b in seen)
+    phases, first = {}, None
+    for line in p.stdout.splitlines():
+        m = re.match(r'\s*([0-9.]+):\s.*?reason (\S+)', line)
+        if not m:
+            continue
+        t = float(m.group(1)) - t0
+        first = t if first is None else min(first, t)
+        name = next((f'to_{b}' for tb, b in cuts if t < tb), 'to_end')
+        ph = phases.setdefault(name, {'total': 0, 'by_reason': {}})
+        ph['total'] += 1
+        ph['by_reason'][m.group(2)] = ph['by_reason'].get(m.group(2), 0) + 1
+    if p.returncode or first is None:
+        return {'error': (p.stderr.strip().splitlines() or ['no kvm_exit samples'])[-1]}
+    order = [f'to_{b}' for _, b in cuts] + ['to_end']
+    return {'first_exit_s': round(first, 6), 'phases': {k: phases[k] for k in order if k in phases}}
+
+
 def main():
     opt, cmd = parse(sys.argv[1:])
     tmp = tempfile.mkdtemp(prefix='tsrun.')
     rss_file = os.path.join(tmp, 'rss')
     perf_file = os.path.join(tmp, 'perf')
+    record_file = os.path.join(tmp, 'perf.data')
     full = list(cmd)
+    if opt['exits_by_phase']:
+        full = ['perf', 'record', '-q', '-e', 'kvm:kvm_exit', '-k', 'CLOCK_MONOTONIC', '-o', record_file, '--'] + full
     if opt['rss']:
         full = ['/usr/bin/time', '-f', '%M %U %S', '-o', rss_file] + full
     if opt['perf']:
@@ -201,7 +234,9 @@ def main():
                 res['trace_lines'] = sum(1 for _ in f)
         except OSError:
             res['trace_lines'] = None
-    for f in (rss_file, perf_file):
+    if opt['exits_by_phase']:
+        res['exits_by_phase'] = exits_by_phase(record_file, t0, seen, opt['exits_by_phase'])
+    for f in (rss_file, perf_file, record_file):
         if os.path.exists(f):
             os.unlink(f)
     os.rmdir(tmp)
