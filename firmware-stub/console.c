@@ -46,9 +46,13 @@ void fw_console_write_ucs2(struct firmware *fw, const uint16_t *s, size_t n)
         if (s[i] == '\r')
             continue;
         if (s[i] == '\n') {
-            fw->last_line_len = 0;
-        } else if (fw->last_line_len + 1 < sizeof(fw->last_line)) {
-            fw->last_line[fw->last_line_len++] = s[i] < 0x80 ? (char)s[i] : '?';
+            fw->last_line_ended = true;
+        } else {
+            if (fw->last_line_ended)
+                fw->last_line_len = 0;
+            fw->last_line_ended = false;
+            if (fw->last_line_len + 1 < sizeof(fw->last_line))
+                fw->last_line[fw->last_line_len++] = s[i] < 0x80 ? (char)s[i] : '?';
         }
         fw->last_line[fw->last_line_len] = 0;
         size_t len = utf8_encode(s[i], out);

@@ -184,9 +184,11 @@ struct firmware {
     uint64_t key_polls;          /* ConIn.ReadKeyStroke calls, all answered EFI_NOT_READY */
     uint64_t log_lines;          /* fw_log lines written (FW_LOG_LIMIT) */
 
-    /* console line being assembled from OutputString, for diagnostics */
+    /* the last non-empty line of OutputString text (the one being
+     * assembled, or the last one ended), for diagnostics */
     char last_line[160];
     unsigned last_line_len;
+    bool last_line_ended;
 
     enum fw_stop stop;
     uint64_t stop_status;        /* Exit's status, ResetSystem's type */

@@ -132,6 +132,19 @@ if [ "$WHICH" = tiny ]; then
             '"call":"LocateDevicePath".*"status":"EFI_NOT_FOUND"' '"call":"LocateDevicePath".*"status":"EFI_SUCCESS"' \
             '!LoadFile2.LoadFile' -- cat "$OUT/uki-tiny.trace"
         golden_diff tiny-golden-uki "$TOP/tests/golden/uki-tiny.trace" "$OUT/uki-tiny.trace"
+        # Every fault at every call of systemd-stub's, then the kernel
+        # stub's: the matrix equals the golden one cell for cell
+        # (--sweep-baseline), no cell crashed or got a bad e820, and cells
+        # of each outcome agree with single runs.
+        expect tiny-uki-fault-sweep 0 'fault sweep: .* cells' ' ebs-stale-key +retried ' \
+            ' no-loaded-image@2 +failed-cleanly ' ' alloc-pool-fail:3 +hung .*systemd-boot assertion' \
+            '!differ from the baseline' 'end: sweep-done, exit status 0' \
+            -- "$HO" "${UKI_SWEEP[@]}" --sweep-baseline "$TOP/tests/golden/uki-tiny.sweep.json" \
+               --fault-sweep="$OUT/uki-sweep.json" "$U"
+        expect tiny-uki-fault-sweep-agrees 0 'sweep ok' \
+            -- "$TOP/tests/integration/sweep-check.py" "$OUT/uki-sweep.json" --singles 4 \
+               --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,no-loaded-image,getvar-error,no-rng \
+               -- "$HO" --timeout 45 "${APP_SEEDED[@]}" "$U"
     else
         skip tiny-uki "could not build the UKI: $(tail -n 1 "$OUT/uki.log")"
     fi

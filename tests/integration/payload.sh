@@ -361,6 +361,17 @@ for sig in TERM INT; do
     else pass "signal-$sig"; fi
 done
 
+# A signal in the middle of a sweep ends the sweep, not only its cell.
+"$HO" --timeout 120 --fault-sweep --cmdline "payload=stop-at-ebs payload.hog=2" "$PAYLOAD" >"$OUT/sig-sweep.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q 'fault sweep: 2/' "$OUT/sig-sweep.log" && break; sleep 0.1; done
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" = 143 ] && grep -q 'fault sweep: stopped by signal 15 in cell' "$OUT/sig-sweep.log" &&
+   grep -q 'end: signal, exit status 143' "$OUT/sig-sweep.log"; then pass signal-sweep
+else fail signal-sweep "exit status $rc, expected 143 with the sweep stopped" "$OUT/sig-sweep.log"; fi
+
 # Without /dev/kvm: a clear message and the host-problem status.
 if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
     expect no-dev-kvm 3 '/dev/kvm does not exist' \

@@ -1636,6 +1636,19 @@ START_TEST(output_string_converts_ucs2_to_utf8_and_drops_cr)
 }
 END_TEST
 
+/* The diagnostics' last line: the one being written, or else the last
+ * non-empty one (sweep cells and timeouts quote it). */
+START_TEST(output_string_keeps_the_last_nonempty_line)
+{
+    const uint16_t a[] = { 'o', 'n', 'e', '\r', '\n', 't', 'w', 'o', '\r', '\n', '\r', '\n', 0 };
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_OUTPUT_STRING), fw.con_out, put(a, sizeof(a))), EFI_SUCCESS);
+    ck_assert_str_eq(fw.last_line, "two");
+    const uint16_t b[] = { 't', 'h', 0 };
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_OUTPUT_STRING), fw.con_out, put(b, sizeof(b))), EFI_SUCCESS);
+    ck_assert_str_eq(fw.last_line, "th");
+}
+END_TEST
+
 START_TEST(output_string_prints_long_strings_whole)
 {
     uint16_t s[701];
@@ -2223,7 +2236,8 @@ Suite *firmware_suite(void)
         { "misc", { calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, set_mem_fills_exactly_the_buffer,
                     monotonic_count_tpl_and_watchdog, exit_and_reset_system_stop_the_vm,
                     get_time_gives_a_plausible_date, stall_takes_at_least_the_time_asked_for } },
-        { "console", { output_string_converts_ucs2_to_utf8_and_drops_cr, output_string_prints_long_strings_whole,
+        { "console", { output_string_converts_ucs2_to_utf8_and_drops_cr, output_string_keeps_the_last_nonempty_line,
+                       output_string_prints_long_strings_whole,
                        output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only,
                        output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit,
                        load_options_are_the_command_line_in_ucs2, read_key_stroke_never_has_a_key_and_says_so_once } },

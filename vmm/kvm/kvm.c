@@ -253,8 +253,11 @@ void vmm_dump_registers(const struct vcpu *c, FILE *out)
 void vmm_close_vm(struct vmm *vm)
 {
     for (unsigned i = 0; i < VMM_MAX_CPUS; i++) {
-        if (vm->vcpus[i].run)
-            munmap(vm->vcpus[i].run, vm->run_size);
+        /* Unhooked before it is unmapped: the signal handler writes to it. */
+        struct kvm_run *run = vm->vcpus[i].run;
+        vm->vcpus[i].run = NULL;
+        if (run)
+            munmap(run, vm->run_size);
         if (vm->vcpus[i].fd > 0)
             close(vm->vcpus[i].fd);
         memset(&vm->vcpus[i], 0, sizeof(vm->vcpus[i]));

@@ -446,7 +446,8 @@ static int run_loop(struct vcpu *c)
             if (stopped == RUN_CONTINUE && timed_out && c->id == 0) {
                 vm->timed_out = true;
                 fflush(stdout);
-                vmm_log("timeout: the guest was still running after %u s (--timeout)", vm->opt.timeout);
+                vmm_log("timeout: the guest was still running after %u s (%s)", vm->opt.timeout,
+                        vm->opt.fault_sweep && !vm->sweep ? "the sweep cell's timeout" : "--timeout");
                 vmm_dump_registers(c, vmm_log_file());
                 report_last_line(vm);
                 report_exits(vm);
@@ -486,7 +487,8 @@ static void on_signal(int sig)
         stop_signal = sig;
     /* Make every vCPU's next (or current) KVM_RUN return. */
     for (unsigned i = 0; signal_vm && i < signal_vm->opt.cpus; i++)
-        signal_vm->vcpus[i].run->immediate_exit = 1;
+        if (signal_vm->vcpus[i].run)   /* NULL between the VMs of a sweep */
+            signal_vm->vcpus[i].run->immediate_exit = 1;
 }
 
 /* While the stub runs (before ExitBootServices) nothing else is printed,
@@ -521,8 +523,12 @@ int vmm_run(struct vmm *vm)
     sigemptyset(&sa.sa_mask);
     signal_vm = vm;
     vm->stop_rc = RUN_CONTINUE;
+    vm->timed_out = false;
     timed_out = 0;
-    stop_signal = 0;
+    /* A stop signal that came before this run (between two sweep cells)
+     * still stops it, at once. */
+    for (unsigned i = 0; stop_signal && i < vm->opt.cpus; i++)
+        vm->vcpus[i].run->immediate_exit = 1;
     /* A signal that ends the run ends it like --timeout: every vCPU stops,
      * then the report and the trace are written whole. */
     if (sigaction(SIGALRM, &sa, NULL) < 0 || sigaction(SIGUSR1, &sa, NULL) < 0 || sigaction(SIGINT, &sa, NULL) < 0 ||
@@ -581,6 +587,9 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
         return "output-write-failed";
     if (vm->stopped_by_signal)
         return "signal";
+    /* A sweep's end is the matrix's, not its last cell's. */
+    if (vm->opt.fault_sweep && (rc == EXIT_OK || rc == EXIT_SWEEP_FAILED))
+        return rc == EXIT_OK ? "sweep-done" : "sweep-cells-failed";
     if (vm->timed_out)
         return "timeout";
     if (vm->ctl.stop == GUEST_EXIT_PORT)
@@ -602,8 +611,6 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
         return vm->opt.kunit ? "kunit-incomplete" : "ended";
     case EXIT_EXEC_NO_STATUS:
         return vm->opt.exec ? "exec-status-unknown" : "ended";
-    case EXIT_SWEEP_FAILED:
-        return vm->opt.fault_sweep ? "sweep-cells-failed" : "ended";
     default:
         break;
     }

@@ -209,12 +209,11 @@ static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf
             continue;
         size_t n = strcspn(p, "\n");
         snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
-        /* What the stub said last on ConOut (libstub's efi_err/efi_info). */
-        const char *said = NULL;
-        for (const char *q = log; (q = strstr(q, "EFI stub: ")); q++)
-            said = q;
+        /* What the image said last on ConOut (libstub's efi_err/efi_info,
+         * systemd-stub's assertion). */
+        const char *said = vm->fw.last_line[0] ? vm->fw.last_line : NULL;
         if (said && strlen(buf) + 12 < len)
-            snprintf(buf + strlen(buf), len - strlen(buf), " after \"%.*s\"", (int)strcspn(said, "\r\n"), said);
+            snprintf(buf + strlen(buf), len - strlen(buf), " after \"%s\"", said);
         return;
     }
     snprintf(buf, len, "exit status %d", rc);
@@ -409,6 +408,7 @@ int fault_sweep_run(struct vmm *vm)
     }
     unsigned timeout = vm->opt.cell_timeout ? vm->opt.cell_timeout : vm->opt.timeout;
     uint64_t console_limit = vm->opt.console_limit;
+    bool quiet = vm->opt.quiet;
     vm->sweep = &sw;
     int base = vmm_run(vm);
     vm->sweep = NULL;
@@ -459,6 +459,12 @@ int fault_sweep_run(struct vmm *vm)
             continue;
         if (run_cell(vm, &sw, &cells[i], base_end, timeout))
             goto out;
+        if (vm->stopped_by_signal) {
+            vmm_log("fault sweep: stopped by signal %d in cell %u of %u: no matrix", vm->stopped_by_signal, i + 1,
+                    ncells);
+            rc = EXIT_SIGNAL_BASE + vm->stopped_by_signal;
+            goto out;
+        }
         cells_time += cells[i].seconds;
         /* A boot of its own would first run up to the call (as long as
          * the baseline took to get there, less its snapshots). */
@@ -468,6 +474,7 @@ int fault_sweep_run(struct vmm *vm)
                 fault_outcome_names[cells[i].outcome], cells[i].seconds);
     }
     vm->opt.console_limit = console_limit;
+    vm->opt.quiet = quiet;
     print_table(&sw, cells, ncells);
     printf("fault sweep: %.1f s (the boot without faults %.1f s, %u cells %.1f s); one boot per fault would take "
            "about %.1f s: %.1fx faster\n", base_end + cells_time, base_end, ncells, cells_time, one_boot_each,
