@@ -38,6 +38,8 @@ expect sweep-with-inject 2 '--fault-sweep cannot be combined with --inject' \
     -- "$HO" --fault-sweep --inject no-rng "$PAYLOAD"
 expect sweep-with-cpus 2 '--fault-sweep cannot be combined with --cpus above 1' -- "$HO" --fault-sweep --cpus 2 "$PAYLOAD"
 expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
+expect bad-keys-escape 2 '--keys: \\q at offset 2 names no key \(the escapes are ' -- "$HO" --keys 'ab\q' "$PAYLOAD"
+expect bad-keys-backslash 2 '--keys: ends in a lone backslash' -- "$HO" --keys 'ab\' "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
 expect help-short 0 'usage: handover' -- "$HO" -h
 expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
