@@ -131,6 +131,10 @@ for e in handover pe; do
     expect "fallbacks-$e" 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - int3' 'ok [0-9]+ - popcnt_zf' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=fallbacks "$PAYLOAD"
 done
+# Events: a timer waited for (the call made again until due) and --keys through ConIn.
+expect events 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - wait_for_key_index' \
+    -- "$HO" --timeout 60 --keys 'x\n' --trace-efi="$OUT/events.trace" --cmdline payload=events "$PAYLOAD"
+expect events-wait-made-again 0 '"call":"WaitForEvent".*"wait":"none signaled' -- cat "$OUT/events.trace"
 expect cmdline-append 0 'payload: cmdline "payload=services handover.extra=1"' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=services --cmdline-append handover.extra=1 "$PAYLOAD"
 expect stub-bisect-same 0 'the two stubs made the same firmware calls' \

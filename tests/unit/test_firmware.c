@@ -194,6 +194,34 @@ static const char *console_text(void)
     return con_buf ? con_buf : "";
 }
 
+/* The trace of the calls made between trace_to_memory and decoded_tails. */
+static char *trace_buf;
+static size_t trace_len;
+
+static void trace_to_memory(void)
+{
+    fw.cfg.trace = open_memstream(&trace_buf, &trace_len);
+    ck_assert_ptr_nonnull(fw.cfg.trace);
+    fw.cfg.trace_limit = 1 << 20;
+}
+
+/* Each line's tail from its "decoded" on (or just its newline), into got. */
+static void decoded_tails(char *got, size_t cap)
+{
+    fclose(fw.cfg.trace);
+    fw.cfg.trace = NULL;
+    size_t n = 0;
+    got[0] = 0;
+    for (char *line = trace_buf; line && *line; line = strchr(line, '\n') + 1) {
+        char *end = strchr(line, '\n'), *d = strstr(line, ",\"decoded\"");
+        const char *tail = d && d < end ? d : end;
+        n += (size_t)snprintf(got + n, cap - n, "%.*s", (int)(end + 1 - tail), tail);
+        ck_assert_uint_lt(n, cap);
+    }
+    free(trace_buf);
+    trace_buf = NULL;
+}
+
 /* ---- tables -------------------------------------------------------------------------- */
 
 START_TEST(tables_have_signatures_revisions_and_header_sizes)
@@ -1987,12 +2015,7 @@ END_TEST
  * without one, or whose fields are all unreadable, has none. */
 START_TEST(trace_decodes_arguments_through_the_services_row)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *t = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(t);
-    fw.cfg.trace = t;
-    fw.cfg.trace_limit = 1 << 20;
+    trace_to_memory();
     uint64_t iface_p = put_u64(0), out = scratch(64);
     efi_status_t s = CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_RNG_PROTOCOL), 0, iface_p);
     CALL(BS(LOCATE_HANDLE_BUFFER), EFI_ALL_HANDLES, 0, 0, out, out + 8);
@@ -2000,23 +2023,14 @@ START_TEST(trace_decodes_arguments_through_the_services_row)
     CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, 0, 16, out);
     CALL(BS(STALL), 1);
     CALL(BS(HANDLE_PROTOCOL), fw.image_handle, 0, 0);
-    fw.cfg.trace = NULL;
-    fclose(t);
-    char want[1024];
+    char want[1024], got[1024];
+    decoded_tails(got, sizeof(got));
     snprintf(want, sizeof(want),
              ",\"decoded\":{\"protocol\":\"EFI_RNG_PROTOCOL\",\"interface\":\"0x%llx\"}}\n"
              ",\"decoded\":{\"search\":\"AllHandles\"}}\n"
              ",\"decoded\":{\"address\":\"0x5000\",\"pages\":3}}\n"
              ",\"decoded\":{\"length\":16}}\n"
              "\n\n", (unsigned long long)fw.rng);
-    /* Each line's tail from its "decoded" on (or just its newline). */
-    char got[1024] = "";
-    for (char *line = buf; line && *line; line = strchr(line, '\n') + 1) {
-        char *end = strchr(line, '\n'), *d = strstr(line, ",\"decoded\"");
-        const char *tail = d && d < end ? d : end;
-        strncat(got, tail, (size_t)(end + 1 - tail));
-    }
-    free(buf);
     ck_assert_uint_eq(s, EFI_SUCCESS);
     ck_assert_str_eq(got, want);
 }
@@ -2493,12 +2507,7 @@ END_TEST
 
 START_TEST(trace_decodes_the_event_services)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *t = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(t);
-    fw.cfg.trace = t;
-    fw.cfg.trace_limit = 1 << 20;
+    trace_to_memory();
     uint64_t p = put_u64(0), index_p = put_u64(0);
     CALL(EVT(CREATE), EVT_TIMER, 0, 0, 0, p);
     uint64_t e = rd64(p);
@@ -2507,27 +2516,17 @@ START_TEST(trace_decodes_the_event_services)
     CALL(EVT(SIGNAL), e);
     CALL(BS(WAIT_FOR_EVENT), 2, put(((const uint64_t[]){ wait_for_key(), e }), 16), index_p);
     CALL(BS(WAIT_FOR_EVENT), 1, put_u64(wait_for_key()), index_p);
-    fw.cfg.trace = NULL;
-    fclose(t);
-    char want[1024];
+    char want[1024], got[1024];
+    decoded_tails(got, sizeof(got));
     snprintf(want, sizeof(want),
-             "{\"type\":\"EVT_TIMER\",\"event\":\"0x%llx\"}\n"
-             "{\"type\":\"EVT_NOTIFY_SIGNAL\",\"notify_tpl\":8,\"notify_function\":\"0x1234560\","
-             "\"group\":\"LINUX_EFI_RANDOM_SEED\"}\n"
-             "{\"event\":\"0x%llx\",\"timer\":\"TimerPeriodic\",\"trigger_time_100ns\":100}\n"
-             "{\"event\":\"0x%llx\"}\n"
-             "{\"events\":2,\"index\":1}\n"
-             "{\"events\":1,\"wait\":\"none signaled: the call is made again\"}\n",
+             ",\"decoded\":{\"type\":\"EVT_TIMER\",\"event\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"type\":\"EVT_NOTIFY_SIGNAL\",\"notify_tpl\":8,\"notify_function\":\"0x1234560\","
+             "\"group\":\"LINUX_EFI_RANDOM_SEED\"}}\n"
+             ",\"decoded\":{\"event\":\"0x%llx\",\"timer\":\"TimerPeriodic\",\"trigger_time_100ns\":100}}\n"
+             ",\"decoded\":{\"event\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"events\":2,\"index\":1}}\n"
+             ",\"decoded\":{\"events\":1,\"wait\":\"none signaled: the call is made again\"}}\n",
              (unsigned long long)e, (unsigned long long)e, (unsigned long long)e);
-    char got[1024] = "";
-    for (char *line = buf; line && *line; line = strchr(line, '\n') + 1) {
-        char *end = strchr(line, '\n'), *d = strstr(line, "\"decoded\":");
-        ck_assert_ptr_nonnull(d);
-        d += strlen("\"decoded\":");
-        strncat(got, d, (size_t)(end - 1 - d));
-        strcat(got, "\n");
-    }
-    free(buf);
     ck_assert_str_eq(got, want);
 }
 END_TEST
