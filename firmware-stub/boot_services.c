@@ -1,5 +1,5 @@
 /* EFI_BOOT_SERVICES (UEFI 2.10 chapter 7): memory, protocol handlers and
- * image services, served on the host. Every guest pointer goes through the
+ * image services, served on the host (events: events.c; images: image.c). Every guest pointer goes through the
  * guest view; a bad one yields EFI_INVALID_PARAMETER. */
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,6 @@
 #include "trace_decode.h"
 
 #define MEMORY_DESCRIPTOR_SIZE FW_MEMORY_DESCRIPTOR_SIZE
-#define TPL_HIGH_LEVEL  31
 #define MAX_HOST_COPY   (256ULL << 20) /* largest CopyMem/CalculateCrc32 buffer */
 #define MAX_DEVICE_PATH 1024
 #define ALLOCATE_PAGES_MEMORY 3  /* AllocatePages' EFI_PHYSICAL_ADDRESS *Memory */
@@ -31,7 +30,7 @@ static efi_status_t raise_tpl(struct firmware *fw, const struct guest_view *v, c
 {
     (void)v;
     uint64_t new_tpl = a[0], old = fw->tpl;
-    if (new_tpl <= TPL_HIGH_LEVEL)
+    if (new_tpl <= FW_TPL_HIGH_LEVEL)
         fw->tpl = new_tpl;
     return old;   /* RaiseTPL returns the previous EFI_TPL, not a status */
 }
@@ -40,7 +39,7 @@ static efi_status_t restore_tpl(struct firmware *fw, const struct guest_view *v,
 {
     (void)v;
     uint64_t old_tpl = a[0];
-    if (old_tpl <= TPL_HIGH_LEVEL)
+    if (old_tpl <= FW_TPL_HIGH_LEVEL)
         fw->tpl = old_tpl;
     return EFI_SUCCESS;
 }
@@ -874,12 +873,13 @@ const struct fw_service fw_boot_services[BS_COUNT] = {
     BS(BS_ALLOCATE_POOL, .name = "AllocatePool", .nargs = 3, .fn = allocate_pool, .decode = decode_allocate_pool,
        .faults = FW_FAULT(ALLOC_POOL_FAIL)),
     BS(BS_FREE_POOL, .name = "FreePool", .nargs = 1, .fn = free_pool, .decode = decode_free_pool),
-    BS(BS_CREATE_EVENT, .name = "CreateEvent", .nargs = 5),
-    BS(BS_SET_TIMER, .name = "SetTimer", .nargs = 3),
-    BS(BS_WAIT_FOR_EVENT, .name = "WaitForEvent", .nargs = 3),
-    BS(BS_SIGNAL_EVENT, .name = "SignalEvent", .nargs = 1),
-    BS(BS_CLOSE_EVENT, .name = "CloseEvent", .nargs = 1),
-    BS(BS_CHECK_EVENT, .name = "CheckEvent", .nargs = 1),
+    BS(BS_CREATE_EVENT, .name = "CreateEvent", .nargs = 5, .fn = fw_create_event, .decode = fw_decode_create_event),
+    BS(BS_SET_TIMER, .name = "SetTimer", .nargs = 3, .fn = fw_set_timer, .decode = fw_decode_set_timer),
+    BS(BS_WAIT_FOR_EVENT, .name = "WaitForEvent", .nargs = 3, .fn = fw_wait_for_event,
+       .decode = fw_decode_wait_for_event),
+    BS(BS_SIGNAL_EVENT, .name = "SignalEvent", .nargs = 1, .fn = fw_signal_event, .decode = fw_decode_event),
+    BS(BS_CLOSE_EVENT, .name = "CloseEvent", .nargs = 1, .fn = fw_close_event, .decode = fw_decode_event),
+    BS(BS_CHECK_EVENT, .name = "CheckEvent", .nargs = 1, .fn = fw_check_event, .decode = fw_decode_event),
     BS(BS_INSTALL_PROTOCOL_INTERFACE, .name = "InstallProtocolInterface", .nargs = 4, .fn = install_protocol_interface,
        .decode = decode_install_protocol_interface),
     BS(BS_REINSTALL_PROTOCOL_INTERFACE, .name = "ReinstallProtocolInterface", .nargs = 4,
@@ -926,5 +926,6 @@ const struct fw_service fw_boot_services[BS_COUNT] = {
     BS(BS_CALCULATE_CRC32, .name = "CalculateCrc32", .nargs = 3, .fn = calculate_crc32),
     BS(BS_COPY_MEM, .name = "CopyMem", .nargs = 3, .fn = copy_mem),
     BS(BS_SET_MEM, .name = "SetMem", .nargs = 3, .fn = set_mem),
-    BS(BS_CREATE_EVENT_EX, .name = "CreateEventEx", .nargs = 6),
+    BS(BS_CREATE_EVENT_EX, .name = "CreateEventEx", .nargs = 6, .fn = fw_create_event_ex,
+       .decode = fw_decode_create_event),
 };

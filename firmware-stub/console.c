@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "keys.h"
 
 #define OUTPUT_STRING_MAX 65536  /* characters per OutputString call */
 
@@ -120,16 +121,28 @@ static efi_status_t set_mode(struct firmware *fw, const struct guest_view *v, co
     return mode_number == 0 ? EFI_SUCCESS : EFI_UNSUPPORTED;
 }
 
+/* The --keys, one a call, in order (UEFI 2.10 section 12.3.3); then
+ * EFI_NOT_READY for ever. */
 static efi_status_t read_key_stroke(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    (void)v, (void)a;
+    uint64_t key_ptr = a[1];
+    struct efi_input_key key;
+    int len = fw->cfg.keys ? keys_next(fw->cfg.keys + fw->keys_taken, &key) : 0;
+    if (len > 0) {
+        if (!key_ptr || !guest_view_write(v, key_ptr, &key, sizeof(key)))
+            return EFI_INVALID_PARAMETER;   /* the key stays for the next call */
+        fw->keys_taken += (size_t)len;
+        return EFI_SUCCESS;
+    }
     /* A prompt such as GRUB's "Press any key to exit." after grub_fatal
      * polls forever: say why, once. */
     if (++fw->key_polls == FW_KEY_POLLS_REPORTED)
-        fw_log(fw, "the image has polled ConIn.ReadKeyStroke %d times: handover has no keyboard, so no key will "
-               "come (a menu waits out its timeout, a prompt waits until --timeout)", FW_KEY_POLLS_REPORTED);
-    return EFI_NOT_READY;   /* no keyboard: never a key */
+        fw_log(fw, "the image has polled ConIn.ReadKeyStroke %d times: handover has no keyboard and no --keys are "
+               "left, so no key will come (a menu waits out its timeout, a prompt waits until --timeout)",
+               FW_KEY_POLLS_REPORTED);
+    return EFI_NOT_READY;
 }
+
 
 #define CONOUT(i, ...) [i] = { .id = FW_ID_CONOUT(i), __VA_ARGS__ }   /* i: enum efi_conout_service */
 #define CONIN(i, ...)  [i] = { .id = FW_ID_CONIN(i), __VA_ARGS__ }    /* i: enum efi_conin_service */
@@ -146,6 +159,9 @@ const struct fw_service fw_conout_services[CONOUT_COUNT] = {
     CONOUT(CONOUT_ENABLE_CURSOR, .name = "ConOut.EnableCursor", .nargs = 2, .fn = conout_success),
 };
 
+/* ConIn.Reset drops no --keys: they stand for keys the user has yet to
+ * type, not for ones waiting in a buffer, and an image that resets ConIn
+ * before it reads (to drop stale keys) would otherwise never see them. */
 const struct fw_service fw_conin_services[CONIN_COUNT] = {
     CONIN(CONIN_RESET, .name = "ConIn.Reset", .nargs = 2, .fn = conout_success),
     CONIN(CONIN_READ_KEY_STROKE, .name = "ConIn.ReadKeyStroke", .nargs = 2, .fn = read_key_stroke),

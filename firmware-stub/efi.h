@@ -172,6 +172,33 @@ struct efi_simple_text_output_mode {
     uint8_t pad[3];
 };
 
+/* Event types, UEFI 2.10 section 7.1.1 (CreateEvent). */
+#define EVT_TIMER                         0x80000000u
+#define EVT_RUNTIME                       0x40000000u
+#define EVT_NOTIFY_WAIT                   0x00000100u
+#define EVT_NOTIFY_SIGNAL                 0x00000200u
+#define EVT_SIGNAL_EXIT_BOOT_SERVICES     0x00000201u
+#define EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE 0x60000202u
+
+/* EFI_TIMER_DELAY, UEFI 2.10 section 7.1.7 (SetTimer). */
+enum efi_timer_delay { EFI_TIMER_CANCEL, EFI_TIMER_PERIODIC, EFI_TIMER_RELATIVE };
+
+/* EFI_INPUT_KEY, UEFI 2.10 section 12.3.3, and the scan codes of table
+ * 12-4 that --keys names. */
+struct efi_input_key {
+    uint16_t scan_code;
+    uint16_t unicode_char;
+};
+#define EFI_SCAN_NULL   0x00
+#define EFI_SCAN_UP     0x01
+#define EFI_SCAN_DOWN   0x02
+#define EFI_SCAN_RIGHT  0x03
+#define EFI_SCAN_LEFT   0x04
+#define EFI_SCAN_ESC    0x17
+#define EFI_CHAR_BACKSPACE       0x08
+#define EFI_CHAR_TAB             0x09
+#define EFI_CHAR_CARRIAGE_RETURN 0x0d
+
 /* Device path nodes, UEFI 2.10 chapter 10. */
 struct efi_device_path_header {
     uint8_t type;

@@ -8,7 +8,8 @@
  *   +0x1000 systab, RT table, config     EfiRuntimeServicesData
  *           table array, FirmwareVendor
  *   +0x2000 BS table, protocols, handles EfiBootServicesData
- *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2)
+ *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2),
+ *           event handles, handles made on demand
  *   +0x3000 LoadOptions (UCS-2)          EfiBootServicesData
  */
 #ifndef HANDOVER_FIRMWARE_H
@@ -53,6 +54,7 @@ _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_
 #define FW_ID_IMAGE_RETURN 288
 
 #define FW_TPL_APPLICATION 4
+#define FW_TPL_HIGH_LEVEL  31
 #define FW_MEMORY_DESCRIPTOR_SIZE 48  /* as EDK2: 40 bytes plus padding; callers must use the stride */
 #define FW_CMDLINE_MAX 2048   /* COMMAND_LINE_SIZE of x86 kernels */
 
@@ -80,6 +82,7 @@ struct fw_config {
     uint64_t initrd_size;
     bool seeded;                 /* --seed: deterministic EFI_RNG_PROTOCOL */
     uint64_t seed;
+    const char *keys;            /* --keys: what ConIn.ReadKeyStroke returns (keys.h); NULL: none */
 };
 
 struct fw_variable;
@@ -98,6 +101,14 @@ struct fw_handle_protocol {
  * invalid. */
 #define FW_DYN_HANDLES_OFFSET (FW_BS_DATA_OFFSET + 0x800)
 #define FW_MAX_DYN_HANDLES    128
+/* Events (UEFI 2.10 section 7.1): a handle is the address of an 8-byte
+ * slot here, one per CreateEvent and never reused, so a closed event's
+ * handle stays invalid. WaitForKey takes the first. */
+#define FW_EVENTS_OFFSET (FW_BS_DATA_OFFSET + 0x480)
+#define FW_MAX_EVENTS    96
+/* WaitForEvent with nothing signaled: the vCPU makes the call again after
+ * the VMM slept until the earliest timer is due, and at most this long. */
+#define FW_WAIT_MAX_NS   1000000000ULL
 #define FW_MAX_POOLS     1024
 #define FW_MAX_CONFIG_TABLES 64
 /* A guest can make the firmware log (calls after ExitBootServices, bad IDs,
@@ -108,6 +119,26 @@ struct fw_handle_protocol {
 #define FW_KEY_POLLS_REPORTED 100000
 
 struct fw_pool { uint64_t addr, pages; };
+
+/* An event CreateEvent made; only events without a notify function exist
+ * (events.c says why). Times are host CLOCK_MONOTONIC nanoseconds. */
+struct fw_event {
+    bool open;                   /* made and not closed */
+    bool signaled;
+    uint32_t type;               /* EVT_* */
+    bool in_group;               /* CreateEventEx's EventGroup: signaled together */
+    efi_guid_t group;
+    bool armed;                  /* a timer set and not cancelled */
+    bool periodic;
+    uint64_t due, period;        /* next signal; TimerPeriodic's period */
+};
+
+struct fw_events {
+    struct fw_event slot[FW_MAX_EVENTS];   /* handle: base + FW_EVENTS_OFFSET + 8 * index */
+    unsigned n;                  /* events made so far */
+    uint64_t wait_for_key;       /* ConIn.WaitForKey: signaled while keys remain */
+    bool notify_reported, spent_reported, stuck_reported;   /* one-time log lines */
+};
 
 /* The Microsoft x64 callee-saved registers besides RSP: StartImage hands
  * them back to its caller as they were (UEFI 2.10 section 7.4.2). */
@@ -124,6 +155,7 @@ struct fw_transfer {
     uint64_t rip, rsp, rcx, rdx;
     bool restore;                /* also load saved (an unwind) */
     struct fw_callee_saved saved;
+    uint64_t sleep_ns;           /* the VMM sleeps this long first (WaitForEvent making its call again) */
 };
 
 /* An image LoadImage made (UEFI 2.10 section 7.4.1). */
@@ -174,6 +206,8 @@ struct firmware {
     uint64_t rng, rng_handle;    /* EFI_RNG_PROTOCOL */
     uint64_t initrd_handle, initrd_lf2, initrd_dp;  /* LoadFile2 initrd */
     uint64_t watchdog_seconds;
+    struct fw_events events;
+    size_t keys_taken;           /* bytes of cfg.keys ReadKeyStroke has returned */
 
     /* statistics and one-time reports */
     uint64_t calls, calls_by_id[FW_MAX_THUNKS];
@@ -181,7 +215,7 @@ struct firmware {
     bool reported[FW_MAX_THUNKS];
     uint64_t seq;
     uint64_t trace_bytes;
-    uint64_t key_polls;          /* ConIn.ReadKeyStroke calls, all answered EFI_NOT_READY */
+    uint64_t key_polls;          /* ConIn.ReadKeyStroke calls answered EFI_NOT_READY */
     uint64_t log_lines;          /* fw_log lines written (FW_LOG_LIMIT) */
 
     /* the last non-empty line of OutputString text (the one being

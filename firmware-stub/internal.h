@@ -56,6 +56,10 @@ uint64_t fw_protocol_arg(const struct fw_service *s, const uint64_t *a);
 void fw_log(struct firmware *fw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* tables.c */
+/* One UTF-8 sequence at s: its code point (U+FFFD for a malformed or
+ * overlong one, or one outside the BMP, which UCS-2 cannot hold) and its
+ * length in bytes (at least 1; a NUL ends a sequence). */
+unsigned fw_utf8_decode(const unsigned char *s, uint16_t *out);
 void fw_update_crc(struct firmware *fw, uint64_t table);
 efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid, uint64_t table);
 
@@ -85,6 +89,25 @@ void fw_decode_exit(struct fw_trace_out *o, const struct fw_service *s, const st
                     const uint64_t *a, efi_status_t status);
 /* The image LoadImage made with this handle, or NULL. */
 struct fw_image *fw_image_of(struct firmware *fw, uint64_t handle);
+
+/* events.c: events and timers (UEFI 2.10 section 7.1) */
+efi_status_t fw_create_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_create_event_ex(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_set_timer(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_signal_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_close_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+efi_status_t fw_check_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
+void fw_decode_create_event(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                            const uint64_t *a, efi_status_t status);
+void fw_decode_set_timer(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                         const uint64_t *a, efi_status_t status);
+void fw_decode_wait_for_event(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                              const uint64_t *a, efi_status_t status);
+void fw_decode_event(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                     const uint64_t *a, efi_status_t status);
+/* Make ConIn.WaitForKey, the first event (fw->events.wait_for_key). */
+void fw_events_init(struct firmware *fw);
 
 /* boot_services.c: AllocatePages' *Memory, read after the call. */
 bool fw_allocated_pages(const struct guest_view *v, const uint64_t *a, uint64_t *addr);

@@ -30,6 +30,8 @@ _Static_assert(OFF_CONFIG + FW_MAX_CONFIG_TABLES * sizeof(struct efi_configurati
                "config table array fits in runtime data");
 _Static_assert(OFF_CONOUT >= OFF_BS + EFI_BOOT_SERVICES_SIZE, "BS table fits");
 _Static_assert(OFF_LOAD_OPTIONS + 2 * FW_CMDLINE_MAX <= FW_REGION_SIZE, "LoadOptions fit");
+_Static_assert(OFF_INITRD_DP + 24 <= FW_EVENTS_OFFSET && FW_EVENTS_OFFSET + 8 * FW_MAX_EVENTS <= FW_DYN_HANDLES_OFFSET,
+               "event handles sit between the firmware's own structures and the handles made on demand");
 _Static_assert(OFF_INITRD_DP + 24 <= FW_DYN_HANDLES_OFFSET &&
                FW_DYN_HANDLES_OFFSET + 16 * FW_MAX_DYN_HANDLES <= FW_BS_DATA_OFFSET + 0x1000,
                "handles made on demand sit after the firmware's own structures, in boot-services data");
@@ -98,10 +100,7 @@ static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned fir
         ptrs[i] = firmware_thunk(fw, first_id + i);
 }
 
-/* One UTF-8 sequence at s: its code point (U+FFFD for a malformed or
- * overlong one, or one outside the BMP, which UCS-2 cannot hold) and its
- * length in bytes (at least 1). */
-static unsigned utf8_decode(const unsigned char *s, uint16_t *out)
+unsigned fw_utf8_decode(const unsigned char *s, uint16_t *out)
 {
     unsigned len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
                  : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
@@ -127,7 +126,7 @@ size_t fw_load_options(const char *s, uint16_t *out, size_t max)
     size_t n = 0;
     const unsigned char *p = (const unsigned char *)s;
     while (*p && n + 1 < max)
-        p += utf8_decode(p, &out[n++]);
+        p += fw_utf8_decode(p, &out[n++]);
     out[n] = 0;
     return 2 * (n + 1);
 }
@@ -229,9 +228,11 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     mode->max_mode = 1;
     mode->attribute = 0x07;   /* EFI_LIGHTGRAY on EFI_BLACK */
     mode->cursor_visible = 1;
-    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL: Reset, ReadKeyStroke, WaitForKey (no events). */
+    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL: Reset, ReadKeyStroke, WaitForKey. */
     uint64_t *conin = at(fw, OFF_CONIN, (CONIN_COUNT + 1) * 8);
     fill_service_table(fw, conin, FW_ID_CONIN(0), CONIN_COUNT);
+    fw_events_init(fw);
+    conin[CONIN_COUNT] = fw->events.wait_for_key;
 
     /* The image's device path and file path: an end node only. */
     struct efi_device_path_header *dp = at(fw, OFF_IMAGE_DP, sizeof(*dp));

@@ -214,7 +214,7 @@ int vmm_load(struct vmm *vm)
     struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
                              .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->files.trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
-                             .seeded = vm->opt.seeded, .seed = vm->opt.seed,
+                             .seeded = vm->opt.seeded, .seed = vm->opt.seed, .keys = vm->opt.keys,
                              .initrd = loadfile2 ? vm->placed.initrd_data : NULL,
                              .initrd_size = loadfile2 ? vm->placed.initrd_size : 0,
                              /* LoadOptions: the kernel's PE entry reads its

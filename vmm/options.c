@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../firmware-stub/keys.h"
 #include "mem/layout.h"
 #include "verdict/exit_status.h"
 #include "verdict/fault_outcome.h"
@@ -207,6 +208,17 @@ static int set_inject(struct vmm_options *o, const char *a)
     return 0;
 }
 
+static int set_keys(struct vmm_options *o, const char *a)
+{
+    char err[200];
+    if (keys_check(a, err, sizeof(err))) {
+        vmm_log("%s", err);
+        return -1;
+    }
+    o->keys = a;
+    return 0;
+}
+
 static int set_seed(struct vmm_options *o, const char *a)
 {
     if (parse_count(a, &o->seed)) {
@@ -318,6 +330,11 @@ static const struct option_def options[] = {
                 "do not adapt to the host: no automatic noxsave, no\n"
                 "instructions performed for the host (vmm/x86/emulate.c)"),
     OPT_CALLBACK("seed", required_argument, "N", "make EFI_RNG_PROTOCOL deterministic (reproducible traces)", set_seed),
+    OPT_CALLBACK("keys", required_argument, "STRING",
+                 "keys for ConIn.ReadKeyStroke, one a call, in order, then no\n"
+                 "more; ConIn.WaitForKey is signaled while some remain. Escapes:\n"
+                 "\\n or \\r Enter, \\e Escape, \\t Tab, \\b Backspace, \\\\ a\n"
+                 "backslash, \\U \\D \\L \\R arrows (e.g. --keys '\\D\\D\\n')", set_keys),
     { "inject", 0, required_argument, "SPEC", "inject a firmware fault (repeatable); SPEC is one of:", KIND_CALL, 0,
       set_inject, inject_help },
     OPT_CALLBACK("fault-sweep", optional_argument, "FILE",

@@ -51,6 +51,7 @@ struct vmm_options {
     uint64_t console_limit;   /* bytes of guest console output to print */
     uint64_t trace_limit;     /* bytes of --trace-efi output */
     struct inject inject;     /* --inject */
+    const char *keys;         /* --keys STRING: ConIn's keys (firmware-stub/keys.h) */
     bool seeded;              /* --seed N */
     uint64_t seed;
     bool fault_sweep;         /* --fault-sweep[=FILE] */

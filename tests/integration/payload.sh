@@ -38,6 +38,8 @@ expect sweep-with-inject 2 '--fault-sweep cannot be combined with --inject' \
     -- "$HO" --fault-sweep --inject no-rng "$PAYLOAD"
 expect sweep-with-cpus 2 '--fault-sweep cannot be combined with --cpus above 1' -- "$HO" --fault-sweep --cpus 2 "$PAYLOAD"
 expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
+expect bad-keys-escape 2 '--keys: \\q at offset 2 names no key \(the escapes are ' -- "$HO" --keys 'ab\q' "$PAYLOAD"
+expect bad-keys-backslash 2 '--keys: ends in a lone backslash' -- "$HO" --keys 'ab\' "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
 expect help-short 0 'usage: handover' -- "$HO" -h
 expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
@@ -129,6 +131,10 @@ for e in handover pe; do
     expect "fallbacks-$e" 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - int3' 'ok [0-9]+ - popcnt_zf' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=fallbacks "$PAYLOAD"
 done
+# Events: a timer waited for (the call made again until due) and --keys through ConIn.
+expect events 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - wait_for_key_index' \
+    -- "$HO" --timeout 60 --keys 'x\n' --trace-efi="$OUT/events.trace" --cmdline payload=events "$PAYLOAD"
+expect events-wait-made-again 0 '"call":"WaitForEvent".*"wait":"none signaled' -- cat "$OUT/events.trace"
 expect cmdline-append 0 'payload: cmdline "payload=services handover.extra=1"' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=services --cmdline-append handover.extra=1 "$PAYLOAD"
 expect stub-bisect-same 0 'the two stubs made the same firmware calls' \

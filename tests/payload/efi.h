@@ -31,6 +31,7 @@ typedef uint64_t efi_physical_addr_t;
 #define EFI_INVALID_PARAMETER     EFI_ERR(2)
 #define EFI_UNSUPPORTED           EFI_ERR(3)
 #define EFI_BUFFER_TOO_SMALL      EFI_ERR(5)
+#define EFI_NOT_READY             EFI_ERR(6)
 #define EFI_OUT_OF_RESOURCES      EFI_ERR(9)
 #define EFI_NOT_FOUND             EFI_ERR(14)
 #define EFI_IS_ERROR(s)           (((s) & EFI_ERROR_BIT) != 0)
@@ -124,10 +125,20 @@ struct efi_simple_text_output {
 
 /* 12.3 EFI_SIMPLE_TEXT_INPUT_PROTOCOL */
 typedef struct {
-    void *reset;
-    void *read_key_stroke;
+    uint16_t scan_code;
+    efi_char16_t unicode_char;
+} efi_input_key_t;
+typedef struct efi_simple_text_input efi_simple_text_input_t;
+struct efi_simple_text_input {
+    efi_status_t (EFIAPI *reset)(efi_simple_text_input_t *, uint8_t);
+    efi_status_t (EFIAPI *read_key_stroke)(efi_simple_text_input_t *, efi_input_key_t *);
     efi_event_t wait_for_key;
-} efi_simple_text_input_t;
+};
+
+/* 7.1 event types and timer delays */
+#define EVT_TIMER         0x80000000u
+#define EVT_NOTIFY_SIGNAL 0x00000200u
+enum { TimerCancel, TimerPeriodic, TimerRelative };
 
 /* 4.6 EFI_CONFIGURATION_TABLE */
 typedef struct {
@@ -174,12 +185,14 @@ typedef struct {
     efi_status_t (EFIAPI *allocate_pool)(efi_memory_type_t type, uint64_t size, void **buffer);
     efi_status_t (EFIAPI *free_pool)(void *buffer);
     /* events and timers */
-    void *create_event;
-    void *set_timer;
-    void *wait_for_event;
-    void *signal_event;
-    void *close_event;
-    void *check_event;
+    efi_status_t (EFIAPI *create_event)(uint32_t type, uint64_t notify_tpl, void *notify_function,
+                                        void *notify_context, efi_event_t *event);
+    efi_status_t (EFIAPI *set_timer)(efi_event_t event, uint32_t type, uint64_t trigger_time);
+    efi_status_t (EFIAPI *wait_for_event)(uint64_t number_of_events, efi_event_t *events,
+                                          uint64_t *index);
+    efi_status_t (EFIAPI *signal_event)(efi_event_t event);
+    efi_status_t (EFIAPI *close_event)(efi_event_t event);
+    efi_status_t (EFIAPI *check_event)(efi_event_t event);
     /* protocol handlers */
     void *install_protocol_interface;
     void *reinstall_protocol_interface;

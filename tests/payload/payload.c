@@ -1716,6 +1716,54 @@ static NORETURN void mode_efi_exit(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* events mode: a timer waited for, and the keys of --keys 'x\n'       */
+
+#define EVENTS_TIMER_100NS 200000   /* 20 ms */
+
+static NORETURN void mode_events(void)
+{
+    efi_boot_services_t *bs = g.bs;
+    efi_simple_text_input_t *in = g.st->con_in;
+    efi_event_t timer = NULL, refused = NULL;
+    uint64_t index = 99;
+    check_status(bs->create_event(EVT_TIMER, 0, NULL, NULL, &timer), EFI_SUCCESS, "create_event_timer");
+    check_status(bs->set_timer(timer, TimerRelative, EVENTS_TIMER_100NS), EFI_SUCCESS, "set_timer_relative");
+    check_status(bs->check_event(timer), EFI_NOT_READY, "check_event_before_due");
+    /* Not due yet: the firmware has the vCPU make the call again until it is. */
+    check_status(bs->wait_for_event(1, &timer, &index), EFI_SUCCESS, "wait_for_event_timer");
+    checkf(index == 0, "wait_for_event_index", "index %lu, expected 0", index);
+    check_status(bs->check_event(timer), EFI_NOT_READY, "check_event_reset_by_wait");
+    check_status(bs->set_timer(timer, TimerPeriodic, 0), EFI_SUCCESS, "set_timer_periodic_0");
+    check_status(bs->check_event(timer), EFI_SUCCESS, "check_event_periodic_0");
+    check_status(bs->create_event(EVT_NOTIFY_SIGNAL, 8, (void *)mode_events, NULL, &refused), EFI_UNSUPPORTED,
+                 "create_event_notify_unsupported");
+
+    /* The keys: WaitForKey signaled while they last, one per ReadKeyStroke. */
+    static const efi_input_key_t want[] = { { 0, 'x' }, { 0, 0x0d } };
+    efi_event_t both[2];
+    both[0] = timer;
+    both[1] = in->wait_for_key;
+    check_status(in->reset(in, 0), EFI_SUCCESS, "conin_reset");
+    check_status(bs->set_timer(timer, TimerRelative, 36000000000ull), EFI_SUCCESS, "set_timer_an_hour");
+    for (unsigned i = 0; i < ARRAY_SIZE(want); i++) {
+        efi_input_key_t key = { 0xffff, 0xffff };
+        index = 99;
+        check_status(bs->wait_for_event(2, both, &index), EFI_SUCCESS, "wait_for_key");
+        checkf(index == 1, "wait_for_key_index", "index %lu, expected 1", index);
+        check_status(in->read_key_stroke(in, &key), EFI_SUCCESS, "read_key_stroke");
+        checkf(key.scan_code == want[i].scan_code && key.unicode_char == want[i].unicode_char, "read_key_value",
+               "scan 0x%x char 0x%x, expected 0x%x 0x%x", key.scan_code, key.unicode_char, want[i].scan_code,
+               want[i].unicode_char);
+    }
+    efi_input_key_t key;
+    check_status(bs->check_event(in->wait_for_key), EFI_NOT_READY, "wait_for_key_after_the_last");
+    check_status(in->read_key_stroke(in, &key), EFI_NOT_READY, "read_key_stroke_no_more");
+    check_status(bs->close_event(timer), EFI_SUCCESS, "close_event");
+    check_status(bs->check_event(timer), EFI_INVALID_PARAMETER, "check_event_closed");
+    finish();
+}
+
+/* ------------------------------------------------------------------ */
 /* hostile mode                                                       */
 
 #define OUTSIDE_RAM ((uint64_t)0x7ff000000000)
@@ -1946,6 +1994,8 @@ static NORETURN void payload_main(void)
         mode_hostile();
     if (word_is(mode, "race"))
         mode_race();
+    if (word_is(mode, "events"))
+        mode_events();
 
     size_t n = 0;
     while (mode[n] && !is_space(mode[n]))

@@ -14,6 +14,7 @@
 #include "suites.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
+#include "../../firmware-stub/keys.h"
 #include "../../loader/pe.h"
 
 #define MiB(n) ((uint64_t)(n) << 20)
@@ -191,6 +192,34 @@ static const char *console_text(void)
 {
     fflush(con);
     return con_buf ? con_buf : "";
+}
+
+/* The trace of the calls made between trace_to_memory and decoded_tails. */
+static char *trace_buf;
+static size_t trace_len;
+
+static void trace_to_memory(void)
+{
+    fw.cfg.trace = open_memstream(&trace_buf, &trace_len);
+    ck_assert_ptr_nonnull(fw.cfg.trace);
+    fw.cfg.trace_limit = 1 << 20;
+}
+
+/* Each line's tail from its "decoded" on (or just its newline), into got. */
+static void decoded_tails(char *got, size_t cap)
+{
+    fclose(fw.cfg.trace);
+    fw.cfg.trace = NULL;
+    size_t n = 0;
+    got[0] = 0;
+    for (char *line = trace_buf; line && *line; line = strchr(line, '\n') + 1) {
+        char *end = strchr(line, '\n'), *d = strstr(line, ",\"decoded\"");
+        const char *tail = d && d < end ? d : end;
+        n += (size_t)snprintf(got + n, cap - n, "%.*s", (int)(end + 1 - tail), tail);
+        ck_assert_uint_lt(n, cap);
+    }
+    free(trace_buf);
+    trace_buf = NULL;
 }
 
 /* ---- tables -------------------------------------------------------------------------- */
@@ -1957,12 +1986,12 @@ END_TEST
 
 START_TEST(unimplemented_services_are_unsupported_and_reported_once)
 {
-    ck_assert_uint_eq(CALL(BS(CREATE_EVENT), 0, 0, 0, 0, scratch(8)), EFI_UNSUPPORTED);
-    ck_assert_uint_eq(CALL(BS(CREATE_EVENT), 0, 0, 0, 0, scratch(8)), EFI_UNSUPPORTED);
-    const char *log = log_text(), *first = strstr(log, "CreateEvent");
+    ck_assert_uint_eq(CALL(BS(REGISTER_PROTOCOL_NOTIFY), put_guid(GUID_TEST), 0, scratch(8)), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(REGISTER_PROTOCOL_NOTIFY), put_guid(GUID_TEST), 0, scratch(8)), EFI_UNSUPPORTED);
+    const char *log = log_text(), *first = strstr(log, "RegisterProtocolNotify");
     ck_assert_ptr_nonnull(first);
-    ck_assert_ptr_null(strstr(first + 1, "CreateEvent"));
-    ck_assert_uint_eq(fw.calls_by_id[BS(CREATE_EVENT)], 2);
+    ck_assert_ptr_null(strstr(first + 1, "RegisterProtocolNotify"));
+    ck_assert_uint_eq(fw.calls_by_id[BS(REGISTER_PROTOCOL_NOTIFY)], 2);
 }
 END_TEST
 
@@ -1999,12 +2028,7 @@ END_TEST
  * without one, or whose fields are all unreadable, has none. */
 START_TEST(trace_decodes_arguments_through_the_services_row)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *t = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(t);
-    fw.cfg.trace = t;
-    fw.cfg.trace_limit = 1 << 20;
+    trace_to_memory();
     uint64_t iface_p = put_u64(0), out = scratch(64);
     efi_status_t s = CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_RNG_PROTOCOL), 0, iface_p);
     CALL(BS(LOCATE_HANDLE_BUFFER), EFI_ALL_HANDLES, 0, 0, out, out + 8);
@@ -2012,23 +2036,14 @@ START_TEST(trace_decodes_arguments_through_the_services_row)
     CALL(FW_ID_RNG(RNG_GET_RNG), fw.rng, 0, 16, out);
     CALL(BS(STALL), 1);
     CALL(BS(HANDLE_PROTOCOL), fw.image_handle, 0, 0);
-    fw.cfg.trace = NULL;
-    fclose(t);
-    char want[1024];
+    char want[1024], got[1024];
+    decoded_tails(got, sizeof(got));
     snprintf(want, sizeof(want),
              ",\"decoded\":{\"protocol\":\"EFI_RNG_PROTOCOL\",\"interface\":\"0x%llx\"}}\n"
              ",\"decoded\":{\"search\":\"AllHandles\"}}\n"
              ",\"decoded\":{\"address\":\"0x5000\",\"pages\":3}}\n"
              ",\"decoded\":{\"length\":16}}\n"
              "\n\n", (unsigned long long)fw.rng);
-    /* Each line's tail from its "decoded" on (or just its newline). */
-    char got[1024] = "";
-    for (char *line = buf; line && *line; line = strchr(line, '\n') + 1) {
-        char *end = strchr(line, '\n'), *d = strstr(line, ",\"decoded\"");
-        const char *tail = d && d < end ? d : end;
-        strncat(got, tail, (size_t)(end + 1 - tail));
-    }
-    free(buf);
     ck_assert_uint_eq(s, EFI_SUCCESS);
     ck_assert_str_eq(got, want);
 }
@@ -2181,6 +2196,354 @@ START_TEST(firmware_map_covers_ram_on_both_sides_of_the_hole)
 }
 END_TEST
 
+/* ---- events and timers (UEFI 2.10 section 7.1), ConIn's keys (12.3) ------------------ */
+
+#define EVT(x) BS(x##_EVENT)
+#define NOTIFY_FN 0x1234560ULL   /* a guest notify function's address */
+#define MS_100NS(ms) ((uint64_t)(ms) * 10000)   /* SetTimer's TriggerTime unit is 100 ns */
+
+static uint64_t new_event(uint32_t type)
+{
+    uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(EVT(CREATE), type, 0, 0, 0, p), EFI_SUCCESS);
+    return rd64(p);
+}
+
+static uint64_t new_group_event(efi_guid_t group)
+{
+    uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), 0, 0, 0, 0, put_guid(group), p), EFI_SUCCESS);
+    return rd64(p);
+}
+
+static uint64_t wait_for_key(void) { return rd64(fw.con_in + 8 * CONIN_COUNT); }
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = { 0, (long)ms * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+/* WaitForEvent on the list; returns its status and *Index in *index. */
+static efi_status_t wait_for(const uint64_t *events, unsigned n, uint64_t *index)
+{
+    uint64_t list = put(events, 8 * n), index_p = put_u64(~0ULL);
+    efi_status_t s = CALL(BS(WAIT_FOR_EVENT), n, list, index_p);
+    *index = rd64(index_p);
+    return s;
+}
+
+START_TEST(create_event_makes_handles_in_the_firmware_region_and_wait_for_key_is_one)
+{
+    uint64_t plain = new_event(0), timer = new_event(EVT_TIMER);
+    const uint64_t first = FW_BASE + FW_EVENTS_OFFSET;
+    ck_assert_uint_eq(wait_for_key(), first);   /* made at init, the first event */
+    ck_assert_uint_eq(plain, first + 8);
+    ck_assert_uint_eq(timer, first + 16);
+    ck_assert_uint_eq(memmap_type_at(&fw.map, plain), EFI_BOOT_SERVICES_DATA);
+    ck_assert_uint_eq(CALL(EVT(CHECK), wait_for_key()), EFI_NOT_READY);   /* no --keys */
+    ck_assert_uint_eq(CALL(EVT(CHECK), plain), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(EVT(CHECK), timer), EFI_NOT_READY);
+}
+END_TEST
+
+START_TEST(create_event_refuses_bad_types_tpls_and_pointers)
+{
+    uint64_t p = put_u64(0), far = RAM_SIZE - 4, group = put_guid(GUID_TEST);
+    const uint64_t bad_types[] = { 1, EVT_RUNTIME, EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL, EVT_TIMER | EVT_RUNTIME,
+                                   EVT_TIMER | EVT_SIGNAL_EXIT_BOOT_SERVICES, 0x20000000 };
+    for (unsigned i = 0; i < sizeof(bad_types) / sizeof(bad_types[0]); i++)
+        ck_assert_uint_eq(CALL(EVT(CREATE), bad_types[i], 8, NOTIFY_FN, 0, p), EFI_INVALID_PARAMETER);
+    /* A notify type needs a function and a TPL above TPL_APPLICATION, below TPL_HIGH_LEVEL. */
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_NOTIFY_WAIT, 8, 0, 0, p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_NOTIFY_SIGNAL, FW_TPL_APPLICATION, NOTIFY_FN, 0, p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_NOTIFY_SIGNAL, FW_TPL_HIGH_LEVEL, NOTIFY_FN, 0, p), EFI_INVALID_PARAMETER);
+    /* *Event NULL or outside RAM; an unreadable EventGroup; an exit-boot-services
+     * type with a group of its own. */
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, far), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), 0, 0, 0, 0, far, p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_SIGNAL_EXIT_BOOT_SERVICES, 8, NOTIFY_FN, 0, group, p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(p), 0);
+    ck_assert_uint_eq(fw.events.n, 1);   /* only WaitForKey */
+    /* EVT_RUNTIME goes only with EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE; Type is a
+     * UINT32, so RCX's upper half is not the caller's. */
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0xdead000080000000ULL, 0, 0, 0, p), EFI_SUCCESS);
+}
+END_TEST
+
+/* Notify functions are not served: EFI_UNSUPPORTED, said once. */
+START_TEST(events_with_notify_functions_are_unsupported_and_said_once)
+{
+    uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_NOTIFY_SIGNAL, 8, NOTIFY_FN, 0, p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_TIMER | EVT_NOTIFY_WAIT, 16, NOTIFY_FN, 0, p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_SIGNAL_EXIT_BOOT_SERVICES, 16, NOTIFY_FN, 0, p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, 8, NOTIFY_FN, 0, put_guid(GUID_TEST), p),
+                      EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(p), 0);
+    const char *log = log_text(), *first = strstr(log, "notify functions are not served");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_nonnull(strstr(log, "CreateEvent(EVT_NOTIFY_SIGNAL) with a notify function"));
+    ck_assert_ptr_null(strstr(first + 1, "notify functions are not served"));
+}
+END_TEST
+
+START_TEST(check_event_after_relative_timers_of_zero_and_of_an_hour)
+{
+    uint64_t now = new_event(EVT_TIMER), later = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), now, EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, MS_100NS(3600 * 1000)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), now), EFI_SUCCESS);       /* due at the next look */
+    ck_assert_uint_eq(CALL(EVT(CHECK), now), EFI_NOT_READY);     /* reset as reported; relative fires once */
+    ck_assert_uint_eq(CALL(EVT(CHECK), later), EFI_NOT_READY);
+    /* A new setting replaces the old one; TimerCancel disarms. */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_CANCEL, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), later), EFI_NOT_READY);
+    /* A trigger time too large to add stays in the future. */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, ~0ULL), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), later), EFI_NOT_READY);
+    /* Only a timer event takes a timer, of one of the three types. */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), new_event(0), EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), now, 3, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), wait_for_key(), EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(periodic_timers_signal_once_per_period)
+{
+    uint64_t every = new_event(EVT_TIMER), tick = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, 0), EFI_SUCCESS);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);   /* a period of 0: due at every look */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_PERIODIC, MS_100NS(150)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
+    sleep_ms(170);
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
+    sleep_ms(330);   /* two periods missed: one signal */
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), tick), EFI_SUCCESS);   /* the timer goes with it */
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(signal_check_and_close_and_stale_or_wild_handles)
+{
+    uint64_t e = new_event(0);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);   /* signaled is a state, not a count */
+    ck_assert_uint_eq(CALL(EVT(CHECK), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), e), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), e), EFI_SUCCESS);
+    uint64_t again = new_event(0);
+    ck_assert_uint_ne(again, e);   /* never reused */
+    const uint64_t first = FW_BASE + FW_EVENTS_OFFSET;
+    const uint64_t wild[] = { e, 0, first - 8, first + 4, again + 8, first + 8 * FW_MAX_EVENTS, RAM_SIZE + 8, ~0ULL,
+                              fw.image_handle };
+    for (unsigned i = 0; i < sizeof(wild) / sizeof(wild[0]); i++) {
+        ck_assert_uint_eq(CALL(EVT(CHECK), wild[i]), EFI_INVALID_PARAMETER);
+        ck_assert_uint_eq(CALL(EVT(SIGNAL), wild[i]), EFI_INVALID_PARAMETER);
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), wild[i]), EFI_INVALID_PARAMETER);
+        ck_assert_uint_eq(CALL(BS(SET_TIMER), wild[i], EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+    }
+    ck_assert_uint_eq(CALL(EVT(CHECK), again), EFI_NOT_READY);
+}
+END_TEST
+
+START_TEST(event_handles_are_spent_once_and_said_once)
+{
+    uint64_t p = put_u64(0);
+    while (fw.events.n < FW_MAX_EVENTS)
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), new_event(0)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_TIMER, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(rd64(p), 0);
+    const char *first = strstr(log_text(), "event handles are spent");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "event handles are spent"));
+}
+END_TEST
+
+START_TEST(event_groups_signal_together)
+{
+    const efi_guid_t other = GUID_GOP;
+    uint64_t a1 = new_group_event(GUID_TEST), a2 = new_group_event(GUID_TEST), b = new_group_event(other);
+    uint64_t lone = new_event(0), timer_p = put_u64(0);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), b), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(EVT(CHECK), lone), EFI_NOT_READY);
+    /* A timer in the group signals the group when it is due. */
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_TIMER, 0, 0, 0, put_guid(GUID_TEST), timer_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), rd64(timer_p), EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), rd64(timer_p)), EFI_SUCCESS);
+    /* A closed member is out of the group. */
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), a2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), b), EFI_NOT_READY);
+}
+END_TEST
+
+START_TEST(wait_for_event_returns_the_index_of_the_signaled_event)
+{
+    uint64_t e[3] = { new_event(0), new_event(EVT_TIMER), new_event(0) }, index;
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e[2]), EFI_SUCCESS);
+    ck_assert_uint_eq(wait_for(e, 3, &index), EFI_SUCCESS);
+    ck_assert_uint_eq(index, 2);
+    ck_assert_uint_eq(CALL(EVT(CHECK), e[2]), EFI_NOT_READY);   /* reset as reported */
+    ck_assert(!fw.transfer.pending);
+    /* The first of those signaled, in list order. */
+    CALL(EVT(SIGNAL), e[2]);
+    CALL(BS(SET_TIMER), e[1], EFI_TIMER_RELATIVE, 0);
+    ck_assert_uint_eq(wait_for(e, 3, &index), EFI_SUCCESS);
+    ck_assert_uint_eq(index, 1);
+    ck_assert_uint_eq(wait_for(e, 3, &index), EFI_SUCCESS);
+    ck_assert_uint_eq(index, 2);
+}
+END_TEST
+
+START_TEST(wait_for_event_refuses_hostile_lists)
+{
+    uint64_t e[2] = { new_event(0), new_event(0) }, index, list = put(e, 16), index_p = put_u64(7);
+    ck_assert_uint_eq(wait_for(e, 0, &index), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, 0, index_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, RAM_SIZE - 8, index_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1ULL << 61, list, index_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, RAM_SIZE - 4), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(index_p), 7);
+    /* An event that is not one: EFI_INVALID_PARAMETER with its index. */
+    CALL(BS(CLOSE_EVENT), e[1]);
+    ck_assert_uint_eq(wait_for(e, 2, &index), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(index, 1);
+    /* Only at TPL_APPLICATION (UEFI 2.10 section 7.1.6). */
+    CALL(EVT(SIGNAL), e[0]);
+    CALL(BS(RAISE_TPL), 8);
+    ck_assert_uint_eq(wait_for(e, 1, &index), EFI_UNSUPPORTED);
+    CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(wait_for(e, 1, &index), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+}
+END_TEST
+
+/* Nothing signaled: the vCPU makes the same call again, after the VMM
+ * slept until the timer is due. */
+START_TEST(wait_for_event_with_nothing_signaled_makes_the_call_again)
+{
+    uint64_t e[2] = { new_event(0), new_event(EVT_TIMER) }, list = put(e, 16), index_p = put_u64(9);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), e[1], EFI_TIMER_RELATIVE, MS_100NS(50)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, index_p), EFI_NOT_READY);
+    ck_assert(fw.transfer.pending && !fw.transfer.restore);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, BS(WAIT_FOR_EVENT)));
+    ck_assert_uint_eq(fw.transfer.rsp, cur_rsp);   /* the caller's return address is still at RSP */
+    ck_assert_uint_eq(fw.transfer.rcx, 2);
+    ck_assert_uint_eq(fw.transfer.rdx, list);
+    ck_assert_uint_gt(fw.transfer.sleep_ns, 0);
+    ck_assert_uint_le(fw.transfer.sleep_ns, 50000000);
+    ck_assert_uint_eq(rd64(index_p), 9);
+    struct timespec ts = { 0, (long)fw.transfer.sleep_ns };
+    nanosleep(&ts, NULL);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, index_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(index_p), 1);
+    ck_assert(!fw.transfer.pending);
+    /* No timer and no key to come: the longest sleep, and a word in the log, once. */
+    for (unsigned i = 0; i < 2; i++) {
+        ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1, put_u64(wait_for_key()), index_p), EFI_NOT_READY);
+        ck_assert(fw.transfer.pending);
+        ck_assert_uint_eq(fw.transfer.sleep_ns, FW_WAIT_MAX_NS);
+    }
+    const char *first = strstr(log_text(), "nothing will signal");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "nothing will signal"));
+}
+END_TEST
+
+/* --keys, escapes and all, one a call, then EFI_NOT_READY; WaitForKey is
+ * signaled while keys remain. */
+START_TEST(read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows)
+{
+    fw.cfg.keys = "a\\n\\r\\e\\t\\b\\\\\\U\\D\\L\\R\xc3\xa9\n";
+    static const struct efi_input_key want[] = {
+        { 0, 'a' }, { 0, 0x0d }, { 0, 0x0d }, { 0x17, 0 }, { 0, 0x09 }, { 0, 0x08 }, { 0, '\\' },
+        { 0x01, 0 }, { 0x02, 0 }, { 0x04, 0 }, { 0x03, 0 }, { 0, 0xe9 }, { 0, 0x0d },
+    };
+    uint64_t key = scratch(4), timer = new_event(EVT_TIMER), index;
+    CALL(BS(SET_TIMER), timer, EFI_TIMER_RELATIVE, MS_100NS(3600 * 1000));
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_RESET), fw.con_in, 0), EFI_SUCCESS);   /* drops no --keys */
+    /* A key pointer outside RAM: refused, and the key stays. */
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, RAM_SIZE - 2), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, 0), EFI_INVALID_PARAMETER);
+    for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        ck_assert_uint_eq(wait_for((const uint64_t[]){ timer, wait_for_key() }, 2, &index), EFI_SUCCESS);
+        ck_assert_uint_eq(index, 1);
+        ck_assert_uint_eq(CALL(EVT(CHECK), wait_for_key()), EFI_SUCCESS);   /* still keys: signaled again */
+        ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, key), EFI_SUCCESS);
+        struct efi_input_key got;
+        memcpy(&got, hp(key), sizeof(got));
+        ck_assert_msg(got.scan_code == want[i].scan_code && got.unicode_char == want[i].unicode_char,
+                      "key %u: scan 0x%x char 0x%x, want 0x%x 0x%x", i, got.scan_code, got.unicode_char,
+                      want[i].scan_code, want[i].unicode_char);
+    }
+    ck_assert_uint_eq(CALL(EVT(CHECK), wait_for_key()), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, key), EFI_NOT_READY);
+    ck_assert_uint_eq(fw.key_polls, 1);
+}
+END_TEST
+
+START_TEST(keys_check_says_what_is_wrong)
+{
+    char err[200];
+    struct efi_input_key k;
+    ck_assert_int_eq(keys_check("", err, sizeof(err)), 0);
+    ck_assert_int_eq(keys_check("yes\\n\\U\\\\", err, sizeof(err)), 0);
+    ck_assert_int_eq(keys_check("ab\\q", err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "\\q at offset 2 names no key"));
+    ck_assert_int_eq(keys_check("ab\\", err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "lone backslash"));
+    ck_assert_int_eq(keys_check("\\\x01", err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "byte 0x01"));
+    ck_assert_int_eq(keys_next("\xe2\x82\xac!", &k), 3);   /* UTF-8: one key per character */
+    ck_assert_uint_eq(k.unicode_char, 0x20ac);
+    ck_assert_int_eq(keys_next("", &k), 0);
+}
+END_TEST
+
+START_TEST(trace_decodes_the_event_services)
+{
+    trace_to_memory();
+    uint64_t p = put_u64(0), index_p = put_u64(0);
+    CALL(EVT(CREATE), EVT_TIMER, 0, 0, 0, p);
+    uint64_t e = rd64(p);
+    CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, 8, NOTIFY_FN, 0, put_guid(GUID_RANDOM_SEED), p);
+    CALL(BS(SET_TIMER), e, EFI_TIMER_PERIODIC, 100);
+    CALL(EVT(SIGNAL), e);
+    CALL(BS(WAIT_FOR_EVENT), 2, put(((const uint64_t[]){ wait_for_key(), e }), 16), index_p);
+    CALL(BS(WAIT_FOR_EVENT), 1, put_u64(wait_for_key()), index_p);
+    char want[1024], got[1024];
+    decoded_tails(got, sizeof(got));
+    snprintf(want, sizeof(want),
+             ",\"decoded\":{\"type\":\"EVT_TIMER\",\"event\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"type\":\"EVT_NOTIFY_SIGNAL\",\"notify_tpl\":8,\"notify_function\":\"0x1234560\","
+             "\"group\":\"LINUX_EFI_RANDOM_SEED\"}}\n"
+             ",\"decoded\":{\"event\":\"0x%llx\",\"timer\":\"TimerPeriodic\",\"trigger_time_100ns\":100}}\n"
+             ",\"decoded\":{\"event\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"events\":2,\"index\":1}}\n"
+             ",\"decoded\":{\"events\":1,\"wait\":\"none signaled: the call is made again\"}}\n",
+             (unsigned long long)e, (unsigned long long)e, (unsigned long long)e);
+    ck_assert_str_eq(got, want);
+}
+END_TEST
+
 Suite *firmware_suite(void)
 {
     Suite *s = suite_create("firmware");
@@ -2241,6 +2604,15 @@ Suite *firmware_suite(void)
                        output_string_running_off_ram_prints_nothing, conout_query_mode_offers_80x25_only,
                        output_string_stops_at_the_console_limit, firmware_log_stops_after_its_limit,
                        load_options_are_the_command_line_in_ucs2, read_key_stroke_never_has_a_key_and_says_so_once } },
+        { "events", { create_event_makes_handles_in_the_firmware_region_and_wait_for_key_is_one,
+                      create_event_refuses_bad_types_tpls_and_pointers,
+                      events_with_notify_functions_are_unsupported_and_said_once,
+                      check_event_after_relative_timers_of_zero_and_of_an_hour, periodic_timers_signal_once_per_period,
+                      signal_check_and_close_and_stale_or_wild_handles, event_handles_are_spent_once_and_said_once,
+                      event_groups_signal_together, wait_for_event_returns_the_index_of_the_signaled_event,
+                      wait_for_event_refuses_hostile_lists, wait_for_event_with_nothing_signaled_makes_the_call_again,
+                      read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows,
+                      keys_check_says_what_is_wrong, trace_decodes_the_event_services } },
         { "virtual-mode", { set_virtual_address_map_before_exit_is_unsupported,
                             set_virtual_address_map_moves_the_runtime_pointers,
                             set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables } },

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../x86/emulate.h"
@@ -226,10 +227,15 @@ static int callee_saved_xmm(struct vcpu *c, uint8_t (*xmm)[16], bool load)
 }
 
 /* A service that moves the vCPU on (StartImage, Exit, an entry point's
- * return): its registers replace the caller's. A new RIP also tells KVM
- * not to skip the OUT it exited on. */
+ * return, WaitForEvent making its call again): its registers replace the
+ * caller's. A new RIP also tells KVM not to skip the OUT it exited on. */
 static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs *r)
 {
+    /* One sleep, not restarted: a signal (--timeout's alarm, SIGTERM)
+     * means the VMM is stopping, and the wait would only delay it. */
+    struct timespec ts = { (time_t)(t->sleep_ns / 1000000000), (long)(t->sleep_ns % 1000000000) };
+    if (t->sleep_ns)
+        nanosleep(&ts, NULL);
     r->rip = t->rip;
     r->rsp = t->rsp;
     r->rcx = t->rcx;
