@@ -9,7 +9,7 @@ import statistics
 import subprocess
 import sys
 
-from callgrind_figures import callgrind_figures
+from callgrind_figures import callgrind_figures, read
 
 WORK, OUT = sys.argv[1], sys.argv[2]
 MILESTONES = ['ebs', 'banner', 'kcmdline', 'memory', 'fpu', 'smp', 'ktap_start', 'ktap_end',
@@ -35,14 +35,6 @@ def load(path, default=None):
             return json.load(f)
     except (OSError, ValueError):
         return default
-
-
-def read(path):
-    try:
-        with open(path, errors='replace') as f:
-            return f.read()
-    except OSError:
-        return ''
 
 
 def stats(xs):

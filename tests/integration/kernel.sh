@@ -116,6 +116,17 @@ if [ "$WHICH" = tiny ]; then
         skip tiny-grub "could not build GRUB: $(tail -n 1 "$OUT/grub.log")"
     fi
 
+    # A GRUB menu (make-grub.sh --menu) waits 30 s for a key: --keys moves
+    # down one entry and boots it, through ConIn.ReadKeyStroke.
+    if GM=$("$TOP/examples/make-grub.sh" --menu --cmdline "$GOLDEN_CMDLINE" "$K" 2>"$OUT/grub-menu.log"); then
+        expect tiny-grub-menu-keys 0 'ExitBootServices succeeded' 'cmdline +".* handover_menu=second"' \
+            -- "$HO" --timeout 600 "${APP_SEEDED[@]}" --keys '\D\n' --stop-at ebs --trace-efi="$OUT/grub-menu.trace" "$GM"
+        expect tiny-grub-menu-keys-read 0 '"call":"ConIn.ReadKeyStroke".*"status":"EFI_SUCCESS"' \
+            -- cat "$OUT/grub-menu.trace"
+    else
+        skip tiny-grub-menu-keys "could not build GRUB: $(tail -n 1 "$OUT/grub-menu.log")"
+    fi
+
     # systemd-stub's UKI (examples/make-uki.sh): LoadImage of its .linux,
     # its own LoadFile2 for .initrd (InstallMultipleProtocolInterfaces),
     # StartImage of the kernel, whose stub finds that LoadFile2 through
