@@ -131,6 +131,15 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
 }
 
 
+/* The placement said the image fits; guest_mem says where it does not
+ * (a bug of the placement, not of the image). */
+static int image_outside_ram(const struct vmm *vm)
+{
+    vmm_log("the kernel placed at 0x%llx (0x%llx bytes) lies outside guest RAM", (unsigned long long)vm->placed.image_start,
+            (unsigned long long)vm->placed.image_size);
+    return EXIT_HOST;
+}
+
 /* --inject memmap-fragmented / no-low-free, after everything is placed. */
 static void inject_memmap(struct vmm *vm)
 {
@@ -274,7 +283,8 @@ int vmm_load(struct vmm *vm)
             vmm_log("--cmdline: %zu bytes, the PE entry takes at most %d", cmdlen, FW_CMDLINE_MAX - 1);
             return EXIT_USAGE;
         }
-        bzimage_load_pe(bz, &vm->mem, vm->placed.image_start);
+        if (bzimage_load_pe(bz, &vm->mem, vm->placed.image_start))
+            return image_outside_ram(vm);
         vm->placed.entry_rip = vm->placed.image_start + bz->pe.entry;
         inject_memmap(vm);
         return set_entry_registers(vm) ? EXIT_HOST : 0;
@@ -284,7 +294,8 @@ int vmm_load(struct vmm *vm)
         vmm_log("--cmdline: %zu bytes, but the kernel's cmdline_size allows %u", cmdlen, bz->hdr.cmdline_size - 1);
         return EXIT_USAGE;
     }
-    bzimage_load_flat(bz, &vm->mem, vm->placed.image_start);
+    if (bzimage_load_flat(bz, &vm->mem, vm->placed.image_start))
+        return image_outside_ram(vm);
     struct boot_placement pl = { .code32_start = vm->placed.image_start };
     pl.cmdline_addr = alloc_low_page(vm, (cmdlen + 1 + 0xfff) >> 12);
     vm->placed.boot_params = alloc_low_page(vm, 1);
@@ -298,7 +309,10 @@ int vmm_load(struct vmm *vm)
             return EXIT_USAGE;
         pl.initrd_size = vm->placed.initrd_size;
     }
-    bootparams_build(bz, &vm->mem, vm->placed.boot_params, &pl);
+    if (bootparams_build(bz, &vm->mem, vm->placed.boot_params, &pl)) {
+        vmm_log("boot_params at 0x%llx: outside guest RAM", (unsigned long long)vm->placed.boot_params);
+        return EXIT_HOST;
+    }
     if (vm->opt.dtb && attach_dtb(vm, guest_mem_ptr(&vm->mem, vm->placed.boot_params, sizeof(struct boot_params))))
         return EXIT_USAGE;
     vm->placed.entry_rip = bzimage_handover_entry(bz, vm->placed.image_start);
