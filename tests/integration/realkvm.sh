@@ -37,9 +37,13 @@ exec_output() {
     local f="$OUT/$name-exec-output.txt"
     expect "$name-exec-output" 3 'ttyS1 at I/O 0x2f8 .*is a 16550A' 'handover-init: command exited with status 3' \
         '!out-line' '!err-line' "${NATIVE[@]}" \
-        -- "$HO" --timeout 300 "$@" --exec 'echo out-line; echo err-line >&2; exit 3' --exec-output "$f" "$K"
+        -- "$HO" --timeout 300 "$@" --report "$OUT/$name-exec-output.json" \
+           --exec 'echo out-line; echo err-line >&2; exit 3' --exec-output "$f" "$K"
     expect "$name-exec-output-file" 0 '^exact$' \
         -- bash -c 'printf "out-line\nerr-line\n" | cmp - "$1" && echo exact' _ "$f"
+    expect "$name-exec-output-report" 0 '^3 ok$' \
+        -- python3 -c 'import json,sys; e = json.load(open(sys.argv[1]))["exec"]; print(e["status"], "ok" if e["output_file"] == sys.argv[2] else e["output_file"])' \
+           "$OUT/$name-exec-output.json" "$f"
 }
 
 if ! INITRAMFS=$("$TOP/scripts/build-initramfs.sh" 2>"$OUT/initramfs.log"); then

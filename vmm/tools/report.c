@@ -289,10 +289,13 @@ int report_write(struct vmm *vm, int exit_status)
     }
     if (vm->report.bp_copy)
         json_object_set_new(root, "boot_params", boot_params_json(vm));
-    if (vm->opt.exec)
-        json_object_set_new(root, "exec", json_pack("{s:s,s:o}", "command", vm->opt.exec, "status",
-                                                    vm->ctl.stop == GUEST_EXIT_PORT ? json_integer(vm->ctl.exit_status)
-                                                                                    : json_null()));
+    if (vm->opt.exec) {
+        json_t *exec = json_pack("{s:s,s:o}", "command", vm->opt.exec, "status",
+                                 vm->ctl.stop == GUEST_EXIT_PORT ? json_integer(vm->ctl.exit_status) : json_null());
+        /* --exec-output: where the command's output went (else the console). */
+        json_object_set_new(exec, "output_file", vm->opt.exec_output ? json_string(vm->opt.exec_output) : json_null());
+        json_object_set_new(root, "exec", exec);
+    }
     if (vm->opt.kunit)
         json_object_set_new(root, "kunit", kunit_json(&vm->ktap));
     json_object_set_new(root, "console", json_stringn(vm->report.console_log ? vm->report.console_log : "",
