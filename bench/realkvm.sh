@@ -142,7 +142,10 @@ for round in $(seq "$RUNS") ${perf_ok:+exits}; do
     for kname in $KERNELS; do
         K=$(kernel_path "$kname") || { say "no kernel $kname: skipped"; continue; }
         [ -n "$K" ] || { say "no kernel $kname: skipped"; continue; }
-        for c in $CASES; do
+        # A new order each round (the same for the same round number): a
+        # case that always ran first, right after the previous kernel's QEMU
+        # runs, carried that placement in every one of its runs.
+        for c in $(printf '%s\n' $CASES | shuf --random-source=<(yes "$round")); do
             run_case "$c" "$kname" "$K" "$round"
         done
     done
