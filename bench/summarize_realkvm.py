@@ -22,6 +22,12 @@ def median(xs):
     return round(statistics.median(xs), 3) if xs else None
 
 
+def milestone_ratios(a, b):
+    """a's median over b's at each milestone both reached."""
+    return {m: round(a['milestones_s'][m] / b['milestones_s'][m], 3)
+            for m in MILESTONES if a['milestones_s'][m] and b['milestones_s'][m]}
+
+
 def case_entry(rs, exits_run):
     ok = [r for r in rs if r['run']['rc'] == 0 and 'power_off' in r['run']['milestones_s']]
     run = lambda key: [r['run'].get(key) for r in ok]
@@ -76,17 +82,14 @@ def main():
         for case, e in cs.items():
             if case == 'handover' or not base:
                 continue
-            r = {m: round(base['milestones_s'][m] / e['milestones_s'][m], 3)
-                 for m in MILESTONES if base['milestones_s'][m] and e['milestones_s'][m]}
+            r = milestone_ratios(base, e)
             if base['wall_s'] and e['wall_s']:
                 r['wall'] = round(base['wall_s'] / e['wall_s'], 3)
             ratios[f'handover/{case}'] = r
         ovmf, seabios = cs.get('qemu-ovmf'), cs.get('qemu-q35-irqchip-off')
         if ovmf and seabios and ovmf['wall_s'] and seabios['wall_s']:
             # OVMF's own cost: both with QEMU's irqchip (realkvm.sh IRQCHIP_OFF).
-            ratios['qemu-ovmf/qemu-q35-irqchip-off'] = {
-                m: round(ovmf['milestones_s'][m] / seabios['milestones_s'][m], 3)
-                for m in MILESTONES if ovmf['milestones_s'][m] and seabios['milestones_s'][m]}
+            ratios['qemu-ovmf/qemu-q35-irqchip-off'] = milestone_ratios(ovmf, seabios)
         goals = {}
         for peer, bound in GOALS.items():
             r = ratios.get(f'handover/{peer}', {}).get('power_off')
@@ -107,17 +110,16 @@ def main():
             if e and base:
                 loaders[case] = {m: round(e['milestones_s'][m] - base['milestones_s'][m], 3) for m in MILESTONES
                                  if e['milestones_s'][m] is not None and base['milestones_s'][m] is not None}
-        cs_out = results['kernels'][kernel]
         for path in sys.argv[4:]:
             d = os.path.join(os.path.dirname(path), f'callgrind-{kernel}')
             try:
                 calls = json.load(open(os.path.join(d, 'report.json')))['firmware_calls']['total']
             except (OSError, ValueError, KeyError):
                 continue
-            cs_out['callgrind_firmware_phase'] = callgrind_figures(d, calls)
-        cs_out['loader_cost_s'] = loaders
-        cs_out['ratios'] = ratios
-        cs_out['goals'] = goals
+            cs['callgrind_firmware_phase'] = callgrind_figures(d, calls)
+        cs['loader_cost_s'] = loaders
+        cs['ratios'] = ratios
+        cs['goals'] = goals
     json.dump(results, open(out, 'w'), indent=1)
 
     f = lambda v: f'{v:7.2f}' if isinstance(v, (int, float)) else f'{"-":>7}'

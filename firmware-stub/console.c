@@ -143,7 +143,6 @@ static efi_status_t read_key_stroke(struct firmware *fw, const struct guest_view
     return EFI_NOT_READY;
 }
 
-
 #define CONOUT(i, ...) [i] = { .id = FW_ID_CONOUT(i), __VA_ARGS__ }   /* i: enum efi_conout_service */
 #define CONIN(i, ...)  [i] = { .id = FW_ID_CONIN(i), __VA_ARGS__ }    /* i: enum efi_conin_service */
 

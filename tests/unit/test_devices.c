@@ -319,7 +319,6 @@ static void run_a_while(uint8_t scr, uint64_t exits, unsigned fallback, const ch
     out8(COM1 + SCR, scr);
     out8(COM1 + IER, 0x02);   /* THRI: the interrupt line goes up */
     counters.exits[KVM_EXIT_IO] += exits;
-    counters.io_exits += exits;
     counters.hypercalls += exits / 2;
     counters.fallbacks++;
     counters.fallback_reported[fallback] = true;
@@ -344,7 +343,7 @@ START_TEST(devices_restore_their_state_and_the_run_counters)
         devices_restore(&devs, &snap);
         /* Each cell starts where the snapshot was, not where the last cell ended. */
         ck_assert_int_eq(memcmp(&counters, &at_snapshot, sizeof(counters)), 0);
-        ck_assert_uint_eq(counters.io_exits, 10);
+        ck_assert_uint_eq(counters.exits[KVM_EXIT_IO], 10);
         ck_assert(counters.fallback_reported[1] && !counters.fallback_reported[2]);
         ck_assert_uint_eq(in8(COM1 + SCR), 0x11);
         ck_assert_int_eq(ctl.stop, GUEST_RUNNING);

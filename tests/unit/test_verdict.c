@@ -2,6 +2,7 @@
  * The panic rule follows kernel/panic.c, the --exec status line
  * scripts/build-initramfs.sh's /init, the fault outcomes fault_outcome.h,
  * the e820 check the kernel's setup_e820. */
+#include <linux/kvm.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "../../vmm/verdict/e820_check.h"
 #include "../../vmm/verdict/exit_status.h"
 #include "../../vmm/verdict/fault_outcome.h"
+#include "../../vmm/verdict/run_counters.h"
 
 static void feed(struct console_line *cl, const struct line_consumers *l, const char *text)
 {
@@ -313,6 +315,25 @@ START_TEST(e820_mismatch_in_type_size_or_count)
 }
 END_TEST
 
+/* A sweep snapshot's call, taken back, is counted again when the restored
+ * VM makes it: the report's firmware-phase figures (exits = calls + port
+ * I/O) hold in the cell as they did in the boot without faults. */
+START_TEST(uncounting_a_call_keeps_the_firmware_phase_figures)
+{
+    struct run_counters c = { .hypercalls = 7, .fallbacks = 1 };
+    c.exits[KVM_EXIT_IO] = 9;
+    c.firmware_phase.exits[KVM_EXIT_IO] = 9;
+    c.firmware_phase.firmware_calls = 7;   /* and 2 of port I/O */
+    const struct run_counters before = c;
+    run_counters_uncount_call(&c);
+    ck_assert_uint_eq(c.exits[KVM_EXIT_IO], 8);
+    ck_assert_uint_eq(c.hypercalls, 6);
+    ck_assert_uint_eq(c.firmware_phase.exits[KVM_EXIT_IO] - c.firmware_phase.firmware_calls, 2);
+    ck_assert_uint_eq(c.firmware_phase.firmware_calls, 6);
+    ck_assert_uint_eq(c.fallbacks, before.fallbacks);
+}
+END_TEST
+
 Suite *verdict_suite(void)
 {
     Suite *s = suite_create("verdict");
@@ -338,6 +359,10 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, e820_expected_converts_types_and_skips_unknown_ones);
     tcase_add_test(tc, e820_read_follows_the_setup_data_chain);
     tcase_add_test(tc, e820_mismatch_in_type_size_or_count);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("run-counters");
+    tcase_add_test(tc, uncounting_a_call_keeps_the_firmware_phase_figures);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -45,7 +45,7 @@ static void report_last_line(struct vmm *vm)
 static void report_exits(struct vmm *vm)
 {
     vmm_log("exits: %llu I/O, %llu firmware calls, %llu emulation fallbacks, %llu MMIO, %llu HLT, %llu other",
-            (unsigned long long)vm->counters.io_exits, (unsigned long long)vm->counters.hypercalls, (unsigned long long)vm->counters.fallbacks,
+            (unsigned long long)vm->counters.exits[KVM_EXIT_IO], (unsigned long long)vm->counters.hypercalls, (unsigned long long)vm->counters.fallbacks,
             (unsigned long long)vm->counters.exits[KVM_EXIT_MMIO], (unsigned long long)vm->counters.exits[KVM_EXIT_HLT],
             (unsigned long long)(vm->counters.exits[KVM_EXIT_INTR] + vm->counters.exits[KVM_EXIT_UNKNOWN]));
 }
@@ -320,7 +320,6 @@ static int handle_io(struct vcpu *c)
     uint8_t *data = (uint8_t *)run + run->io.data_offset;
     bool out = run->io.direction == KVM_EXIT_IO_OUT;
     bool call = run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4;
-    vm->counters.io_exits++;
     if (call && vm->fw.phase == FW_PHASE_BOOT)
         vm->counters.firmware_phase.firmware_calls++;
     for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {

@@ -141,9 +141,7 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
     const struct device_set devs = devices_of(vm);
     devices_save(&devs, &s->dev);
     /* The restored VM makes this call again, and its exit is counted then. */
-    s->dev.counters.exits[KVM_EXIT_IO]--;
-    s->dev.counters.io_exits--;
-    s->dev.counters.hypercalls--;
+    run_counters_uncount_call(&s->dev.counters);
     sw->n++;
     sw->overhead += now() - t0;
     return 0;

@@ -128,8 +128,6 @@ static json_t *boot_params_json(struct vmm *vm)
                      "setup_data", hex(h->setup_data), "e820", e820_json(e820, n));
 }
 
-/* The KUnit results as the KTAP reader saw them: per suite and the failed
- * cases by name. */
 /* Exits by reason name, the nonzero ones; *total gets their sum. */
 static json_t *exits_json(const uint64_t *exits, uint64_t *total)
 {
@@ -160,6 +158,8 @@ static json_t *exits_by_phase_json(const struct run_counters *c)
                      (json_int_t)after_total, "by_reason", rest);
 }
 
+/* The KUnit results as the KTAP reader saw them: per suite and the failed
+ * cases by name. */
 static json_t *kunit_json(const struct ktap *k)
 {
     json_t *suites = json_array(), *failed = json_array();
@@ -271,7 +271,7 @@ int report_write(struct vmm *vm, int exit_status)
         "exit_status", exit_status, "end_reason", vmm_end_reason(vm, exit_status),
         "handover_version", HANDOVER_VERSION, "report_schema", REPORT_SCHEMA_VERSION,
         "firmware_calls", "total", (json_int_t)vm->fw.calls, "by_name", calls,
-        "vm_exits", "io", (json_int_t)vm->counters.io_exits, "firmware_calls", (json_int_t)vm->counters.hypercalls,
+        "vm_exits", "io", (json_int_t)vm->counters.exits[KVM_EXIT_IO], "firmware_calls", (json_int_t)vm->counters.hypercalls,
         "emulation_fallbacks", (json_int_t)vm->counters.fallbacks, "mmio", (json_int_t)vm->counters.exits[KVM_EXIT_MMIO],
         "interrupted", (json_int_t)vm->counters.exits[KVM_EXIT_INTR], "internal_error",
         (json_int_t)vm->counters.exits[KVM_EXIT_INTERNAL_ERROR],

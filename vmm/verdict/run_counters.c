@@ -3,6 +3,14 @@
 #include <linux/kvm.h>
 #include <stdio.h>
 
+void run_counters_uncount_call(struct run_counters *c)
+{
+    c->exits[KVM_EXIT_IO]--;
+    c->hypercalls--;
+    c->firmware_phase.exits[KVM_EXIT_IO]--;
+    c->firmware_phase.firmware_calls--;
+}
+
 const char *kvm_exit_name(unsigned reason, char *buf, unsigned len)
 {
     static const char *const names[] = {

@@ -19,10 +19,15 @@ struct firmware_phase_exits {
 
 struct run_counters {
     uint64_t exits[VMM_EXIT_REASONS];   /* by KVM exit reason; 0 also counts those past the table */
-    uint64_t io_exits, hypercalls, fallbacks;
+    uint64_t hypercalls, fallbacks;   /* (the I/O exits are exits[KVM_EXIT_IO]) */
     struct firmware_phase_exits firmware_phase;
     bool fallback_reported[16];   /* by index in emulate_table_names: each is logged once */
 };
+
+/* Take back a firmware call made in the firmware phase, as vmm/kvm/run.c
+ * counted it (its I/O exit, by reason and in the phase, and the call): a
+ * sweep snapshot's call, which the restored VM makes again. */
+void run_counters_uncount_call(struct run_counters *c);
 
 /* A KVM exit reason's name as linux/kvm.h spells it (KVM_EXIT_IO: "io"),
  * "reason-N" for one this table lacks. */
