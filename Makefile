@@ -30,7 +30,7 @@ VMM_OBJ_SAN  := $(call obj,san,$(VMM_SRC))
 UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
-.PHONY: all test test-fast test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
+.PHONY: all test test-full test-fuzz test-fast test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
         install man clean help kernels boot bench bench-sweep bench-realkvm
 all: $(BUILD)/handover
 
@@ -57,20 +57,28 @@ $(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN)
 include tests/payload/payload.mk
 include tests/fuzz/fuzz.mk
 
+# Each tier of make test runs through tests/tier.sh, which keeps its log,
+# wall time and counts in $(TIERS) for the timing table (tests/timings.sh).
+TIERS := $(BUILD)/tiers
+TIER  := tests/tier.sh $(TIERS)
+
 # Unit tests: plain and with ASan/UBSan. CK_FORK=no keeps valgrind and
 # ASan looking at one process.
 test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
-	$(BUILD)/unit-tests
-	CK_FORK=no $(BUILD)/unit-tests-san
+	$(TIER) unit -- $(BUILD)/unit-tests
+	$(TIER) unit-san -- env CK_FORK=no $(BUILD)/unit-tests-san
 
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
 test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1
-	tests/integration/layering.sh $(PURE_DIRS)
-	tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
-	tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
+	$(TIER) layering -- tests/integration/layering.sh $(PURE_DIRS)
+	$(TIER) image -- tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
+	$(TIER) image-san -- tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 
-test-fast: test-unit test-integration fuzz-regress fuzz-smoke
+test-fuzz: $(FUZZ_BINS)
+	$(TIER) fuzz -- $(MAKE) --no-print-directory fuzz-regress fuzz-smoke
+
+test-fast: test-unit test-integration test-fuzz
 
 # Kernels, initramfs and the L1 KVM host, built or fetched here into
 # ~/.cache/handover (a missing one makes its tests SKIP with the reason).
@@ -78,10 +86,12 @@ test-assets:
 	scripts/prepare-test-assets.sh
 
 # Every boot, on a KVM with hardware semantics: this machine's own when it
-# has one, otherwise an L1 with kvm_amd under QEMU TCG (tests/kvm-host/run).
-# The payload's boots (both builds), the tiny kernel, and the real-KVM tier.
+# has one, otherwise an L1 per tier with kvm_amd under QEMU TCG
+# (tests/kvm-host/run), two tiers at a time: the payload's boots (both
+# builds), the tiny kernel, the real-KVM tier, and on an emulating KVM the
+# emulation-fallback tier (tests/integration/kvm-tiers.sh).
 test-kvm: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) test-assets
-	tests/kvm-host/run tests/integration/kvm-tiers.sh $(BUILD) $(PAYLOAD_IMAGE)
+	tests/integration/kvm-tiers.sh $(BUILD) $(PAYLOAD_IMAGE)
 
 # On a KVM that emulates guest ring 0, its own tiers: the emulation
 # fallbacks and the automatic noxsave (SKIP elsewhere).
@@ -92,7 +102,18 @@ test-emulating: $(BUILD)/handover $(PAYLOAD_IMAGE) test-assets
 test-kernel: $(BUILD)/handover
 	tests/integration/kernel.sh $(BUILD)/handover tiny
 
-test: test-fast test-kvm test-emulating
+# Every tier runs (-k), then the timing table; the status is 0 only when
+# every tier passed. make test keeps its table in tests/timings.md.
+test:
+	@rm -rf $(TIERS); t0=$$(date +%s); \
+	$(MAKE) --no-print-directory -k test-fast test-kvm; rc=$$?; \
+	tests/timings.sh $(TIERS) $$(($$(date +%s) - t0)) $(if $(HANDOVER_TEST_FULL),$(TIERS)/timings.md,tests/timings.md); \
+	exit $$rc
+
+# Everything make test leaves out to keep within its time: every payload
+# boot with the sanitizer build too, and the UKI's whole fault sweep.
+test-full:
+	HANDOVER_TEST_FULL=1 $(MAKE) --no-print-directory test
 
 # Stock Debian kernels on this machine's own /dev/kvm: hours on an emulating KVM.
 test-long: $(BUILD)/handover
@@ -153,7 +174,8 @@ clean:
 help:
 	@echo "make                build $(BUILD)/handover"
 	@echo "make boot           build, then boot the tiny KUnit kernel and print its results"
-	@echo "make test           test-fast, test-kvm and test-emulating: the whole suite"
+	@echo "make test           test-fast and test-kvm, then the timing table (tests/timings.md)"
+	@echo "make test-full      make test with every sanitizer boot and the UKI's whole fault sweep (for a release)"
 	@echo "make test-fast      unit tests, image checks and fuzz regressions: no KVM needed (seconds)"
 	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from tests/kvm-host/run)"
 	@echo "make test-emulating the emulation-fallback tiers, on a KVM that emulates guest ring 0 (else SKIP)"

@@ -10,4 +10,4 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update
-"${as_root[@]}" apt-get install -y $(grep -v '^#' "$top/scripts/packages.txt")
+"${as_root[@]}" apt-get install -y --no-install-recommends $(grep -v '^#' "$top/scripts/packages.txt")

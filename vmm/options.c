@@ -173,6 +173,25 @@ static int set_cell_timeout(struct vmm_options *o, const char *a)
     return parse_seconds("cell-timeout", a, &o->cell_timeout);
 }
 
+/* --shard K/N: the cells of the sweep's plan are numbered from 1; this
+ * run takes those whose number is K modulo N, so that N runs with K = 1..N
+ * take every cell once, and their matrices merge into the whole one. */
+static int set_shard(struct vmm_options *o, const char *a)
+{
+    char *end;
+    errno = 0;
+    unsigned long k = strtoul(a, &end, 10), n = 0;
+    if (!errno && end != a && *end == '/' && end[1] >= '0' && end[1] <= '9')
+        n = strtoul(end + 1, &end, 10);
+    if (errno || *end || !n || n > 1024 || !k || k > n) {
+        vmm_log("--shard %s: give K/N with 1 <= K <= N <= 1024, e.g. 1/4", a);
+        return -1;
+    }
+    o->shard = (unsigned)k;
+    o->shards = (unsigned)n;
+    return 0;
+}
+
 static int set_load_addr(struct vmm_options *o, const char *a)
 {
     if (parse_size(a, &o->load_addr) || !o->load_addr || (o->load_addr & 0xfff)) {
@@ -357,6 +376,9 @@ static const struct option_def options[] = {
                  "sweep cells with these outcomes (comma-separated, or none) make\n"
                  "the sweep exit 9 (default crashed,hung,bad-e820)", set_fail_on),
     OPT_STRING("sweep-baseline", sweep_baseline, "FILE", "a --fault-sweep matrix: cells whose outcome differs exit 9"),
+    OPT_CALLBACK("shard", required_argument, "K/N",
+                 "run only the sweep's cells K, K+N, K+2N, ... of its plan: N\n"
+                 "runs (on N machines) with K = 1..N run every cell once", set_shard),
     OPT_SIZE("console-limit", console_limit, "print at most SIZE bytes of guest console output (default 64M)"),
     OPT_SIZE("trace-limit", trace_limit, "write at most SIZE bytes of trace (default 256M)"),
     OPT_BOOLEAN("quiet", quiet, "fewer progress messages on stderr"),
@@ -496,6 +518,8 @@ static const char *conflict(const struct vmm_options *o)
         return "--sweep-baseline needs --fault-sweep";
     if (o->cell_timeout && !o->fault_sweep)
         return "--cell-timeout needs --fault-sweep";
+    if (o->shards && !o->fault_sweep)
+        return "--shard needs --fault-sweep";
     if (o->exec_output && !o->exec)
         return "--exec-output needs --exec: it takes the output of the command --exec runs";
     if (o->kunit_json && !o->kunit)

@@ -59,6 +59,7 @@ struct vmm_options {
     uint64_t sweep_memory;    /* --sweep-memory: bytes of snapshots at most */
     unsigned sweep_fail_on;   /* --fail-on: bit k: fault outcome k fails the sweep */
     const char *sweep_baseline;   /* --sweep-baseline FILE: a matrix to compare with */
+    unsigned shard, shards;   /* --shard K/N: the sweep runs cells K, K+N, ... (1-based); 0/0: all */
 };
 
 /* Parse argv into o: the table's defaults, each option's own check, then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The tiers kept on a KVM that emulates guest ring 0 (a nested PVM host):
+# The tests kept for a KVM that emulates guest ring 0 (a nested PVM host):
 # there the emulation fallbacks (int3, clac/stac, popcnt, ...) and the
-# automatic noxsave are exercised, which a hardware KVM never needs. On any
-# other machine this says SKIP with the reason.
+# automatic noxsave are exercised, which a hardware KVM never needs; every
+# other boot runs on a hardware KVM (kvm-tiers.sh). On any other machine
+# this says SKIP with the reason.
 # usage: tests/integration/emulating.sh BUILD PAYLOAD
 set -u
 B=$1 PAYLOAD=$2
@@ -14,8 +15,8 @@ elif [ "$(tests/kvm-host/run --kind)" = native ]; then
     skip emulating-kvm "this /dev/kvm is a hardware KVM: the fallback tiers ran there already (kvm-tiers.sh)"
 else
     rc=0
-    tests/integration/payload.sh "$B/handover" "$PAYLOAD" kvm || rc=1
-    tests/integration/kernel.sh "$B/handover" tiny || rc=1
+    tests/integration/payload.sh "$B/handover" "$PAYLOAD" emulating || rc=1
+    tests/integration/kernel.sh "$B/handover" emulating || rc=1
     exit $rc
 fi
 summary

@@ -1,21 +1,70 @@
 #!/usr/bin/env bash
-# The tiers that need a hardware KVM, one after the other: the synthetic
-# payload's boots with both builds, the tiny kernel, and the real-KVM tier
-# (realkvm.sh). make test runs this through tests/kvm-host/run, so that it
-# gets a hardware KVM on any machine. Each tier prints its own summary line;
-# the exit status is 0 when every tier passed.
-# usage: tests/integration/kvm-tiers.sh BUILD PAYLOAD
+# The tiers that boot guests, side by side: the synthetic payload's boots
+# (with the normal build, and the tests that reach different code with the
+# sanitizer build), the tiny kernel, the real-KVM tier (realkvm.sh), and on
+# an emulating KVM its own tier (emulating.sh). Each tier that needs a
+# hardware KVM runs through tests/kvm-host/run: natively where this machine
+# has one, otherwise in an L1 of its own, so that a tier whose L1 hangs fails
+# alone and the others still run. KVM_TIER_LANES (default 2, one per core
+# here) tiers run at a time; the longest go first, each to the lane with the
+# least work, by the durations in tests/timings.md.
+# usage: tests/integration/kvm-tiers.sh BUILD PAYLOAD [TIER...]
+# Output lines are prefixed with their tier's name; each tier's whole log
+# and its counts are in BUILD/tiers/ (tests/tier.sh). The exit status is 0
+# when every tier passed.
 set -u
-B=$1 PAYLOAD=$2
+B=$1 PAYLOAD=$2; shift 2
 cd "$(dirname "$0")/../.."
-rc=0
-tier() {   # tier NAME COMMAND...: run it, say how long it took
-    local t0=$SECONDS
-    "${@:2}" || rc=1
-    echo "# tier $1: $((SECONDS - t0)) s"
+T=$B/tiers
+lanes=${KVM_TIER_LANES:-2}
+# A tier's L1 lives at most this long (the stall watchdog and each test's
+# own bound normally end a stuck one much sooner).
+export KVM_HOST_TIMEOUT=${KVM_HOST_TIMEOUT:-2700}
+
+# NAME: the command, and the seconds it is assumed to take before
+# tests/timings.md says better.
+declare -A cmd=(
+    [payload]="tests/kvm-host/run tests/integration/payload.sh $B/handover $PAYLOAD kvm"
+    [payload-san]="tests/kvm-host/run tests/integration/payload.sh $B/handover-san $PAYLOAD san"
+    [tiny]="tests/kvm-host/run tests/integration/kernel.sh $B/handover tiny"
+    [realkvm]="tests/kvm-host/run tests/integration/kernel.sh $B/handover realkvm"
+    [emulating]="tests/integration/emulating.sh $B $PAYLOAD"
+)
+declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30)
+tiers=("$@")
+[ ${#tiers[@]} -gt 0 ] || tiers=(payload payload-san tiny realkvm emulating)
+
+estimate() {   # the tier's wall time in the last table, else the guess
+    local s
+    s=$(awk -F'|' -v t="$1" '$2 ~ "^ *" t " *$" { gsub(/ /, "", $3); print $3 }' tests/timings.md 2>/dev/null)
+    echo "${s:-${guess[$1]:-300}}"
 }
-tier payload tests/integration/payload.sh "$B/handover" "$PAYLOAD" kvm
-tier payload-san tests/integration/payload.sh "$B/handover-san" "$PAYLOAD" kvm
-tier tiny tests/integration/kernel.sh "$B/handover" tiny
-tier realkvm tests/integration/kernel.sh "$B/handover" realkvm
+
+# Longest first, each onto the lane with the least work so far.
+declare -a load lane_tiers
+for ((l = 0; l < lanes; l++)); do load[l]=0 lane_tiers[l]=""; done
+for t in $(for t in "${tiers[@]}"; do echo "$(estimate "$t") $t"; done | sort -rn | cut -d' ' -f2); do
+    [ -n "${cmd[$t]:-}" ] || { echo "kvm-tiers: no tier named $t" >&2; exit 2; }
+    best=0
+    for ((l = 1; l < lanes; l++)); do [ "${load[l]}" -lt "${load[best]}" ] && best=$l; done
+    load[best]=$((load[best] + $(estimate "$t")))
+    lane_tiers[best]="${lane_tiers[best]} $t"
+done
+
+echo "# kvm tiers: KVM for the boots: $(tests/kvm-host/run --kind); $lanes lanes:$(for ((l = 0; l < lanes; l++)); do printf ' [%s ]' "${lane_tiers[l]}"; done)"
+pids=()
+for ((l = 0; l < lanes; l++)); do
+    (
+        rc=0
+        for t in ${lane_tiers[l]}; do
+            # shellcheck disable=SC2086
+            tests/tier.sh "$T" "$t" --prefix -- ${cmd[$t]} || rc=1
+            echo "# tier $t: $(cat "$T/$t.tier")"
+        done
+        exit $rc
+    ) &
+    pids+=($!)
+done
+rc=0
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
 exit $rc

@@ -192,6 +192,15 @@ static unsigned plan_cells(const struct vmm *vm, const struct sweep_snapshot *s,
     return n;
 }
 
+/* --shard K/N: keep the cells numbered K, K+N, ... (from 1), in order. */
+static unsigned take_shard(struct sweep_cell *cells, unsigned n, unsigned k, unsigned shards)
+{
+    unsigned kept = 0;
+    for (unsigned i = k - 1; i < n; i += shards)
+        cells[kept++] = cells[i];
+    return kept;
+}
+
 /* The cell's log line that says how the run ended. */
 static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf, size_t len)
 {
@@ -426,9 +435,14 @@ int fault_sweep_run(struct vmm *vm)
     unsigned ncells = 0;
     for (unsigned i = 0; i < sw.n; i++)
         ncells += plan_cells(vm, &sw.snap[i], i, cells + ncells);
+    unsigned planned = ncells;
+    if (vm->opt.shards)
+        ncells = take_shard(cells, ncells, vm->opt.shard, vm->opt.shards);
     vmm_log("fault sweep: the boot without faults reached ExitBootServices in %.1f s after %llu calls; "
             "%u snapshots (%.1f s of it), %u cells", base_end, (unsigned long long)base_calls, sw.n, sw.overhead,
-            ncells);
+            planned);
+    if (vm->opt.shards)
+        vmm_log("fault sweep: shard %u/%u: %u of the %u cells", vm->opt.shard, vm->opt.shards, ncells, planned);
 
     /* Back to the memory of the first snapshot, then forward one delta
      * at a time as the cells move through the boot. */

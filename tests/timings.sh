@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The timing table at the end of `make test`: one row per tier (from the
+# DIR/NAME.tier lines tests/tier.sh wrote), its wall time and test counts,
+# and the whole run's wall time. Printed, and written to OUT.md (the
+# repository keeps the last run's table in tests/timings.md, so that a
+# slowdown shows in a diff).
+# usage: tests/timings.sh DIR TOTAL-SECONDS [OUT.md]
+set -u
+dir=$1 total=$2 out=${3:-}
+table() {
+    echo "| tier | wall s | passed | failed | skipped | status |"
+    echo "|---|---:|---:|---:|---:|---|"
+    local f
+    for f in "$dir"/*.tier; do
+        [ -e "$f" ] || continue
+        # shellcheck disable=SC2034
+        local tier wall passed failed skipped status
+        eval "$(tr ' ' '\n' < "$f" | grep -E '^(tier|wall|passed|failed|skipped|status)=[A-Za-z0-9_.-]*$')"
+        echo "| $tier | $wall | $passed | $failed | $skipped | $([ "$status" = 0 ] && echo ok || echo "FAILED ($status)") |"
+    done
+    echo
+    echo "Total: ${total} s wall ($((total / 60)) min $((total % 60)) s) on $(nproc) cores;" \
+         "KVM for the boots: $("$(dirname "$0")/kvm-host/run" --kind)$([ -c /dev/kvm ] && echo ", this machine has /dev/kvm" || echo ", no /dev/kvm here")."
+}
+t=$(table)
+echo "$t"
+if [ -n "$out" ]; then
+    { echo "# The last \`make test\`'s timing table (tests/timings.sh writes it)"
+      echo
+      echo "$t"; } > "$out"
+fi
