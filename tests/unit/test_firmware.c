@@ -1222,6 +1222,53 @@ START_TEST(load_image_refuses_what_it_cannot_load)
 }
 END_TEST
 
+/* Issue 24 item 1: LoadImage copies DevicePath to the host before it maps
+ * the image. Here the image is RELOCS_STRIPPED with its ImageBase on the
+ * page directory that maps the path (VA 1 GiB -> SCRATCH), so loading it
+ * unmaps the path; the LoadedImage paths must still be the guest's bytes,
+ * never what an unread host buffer held. */
+#define UNMAPPED_BY_LOAD 0x800000ULL   /* a free page: the path's page directory, then the image */
+#define PATH_VA_BASE     GiB(1)
+
+static struct guest_view path_mapped_by(uint64_t pd_b)
+{
+    uint64_t pml4 = (scratch(0x2000) + 0xfff) & ~0xfffULL, pdpt = (scratch(0x2000) + 0xfff) & ~0xfffULL;
+    uint64_t pd_a = (scratch(0x2000) + 0xfff) & ~0xfffULL;
+    memset(hp(pml4), 0, 4096);
+    memset(hp(pdpt), 0, 4096);
+    memset(hp(pd_a), 0, 4096);
+    memset(hp(pd_b), 0, 4096);
+    wr64(pml4, pdpt | 3);
+    wr64(pdpt, pd_a | 3);                                     /* 0..1 GiB: RAM, identity */
+    wr64(pdpt + 8, pd_b | 3);                                 /* 1 GiB: SCRATCH */
+    for (unsigned i = 0; i < RAM_SIZE >> 21; i++)
+        wr64(pd_a + 8 * i, ((uint64_t)i << 21) | 0x83);
+    wr64(pd_b, SCRATCH | 0x83);
+    return (struct guest_view){ &gm, pml4, false };
+}
+
+START_TEST(load_image_keeps_the_device_path_it_copied_before_loading)
+{
+    ck_assert_int_eq(memmap_type_at(&fw.map, UNMAPPED_BY_LOAD), EFI_CONVENTIONAL_MEMORY);
+    uint8_t f[APP_FILE_SIZE], want[24];
+    build_app(f);
+    f[0x44 + 18] |= PE_FILE_RELOCS_STRIPPED;
+    memcpy(f + 0x58 + 24, &(uint64_t){ UNMAPPED_BY_LOAD }, 8);
+    uint64_t dp = put_vendor_media_path(GUID_STUB_PAYLOAD), app = put(f, sizeof(f)), h_p = put_u64(0);
+    memcpy(want, hp(dp), sizeof(want));
+    uint64_t dp_va = PATH_VA_BASE + (dp - SCRATCH);
+    cur_view = path_mapped_by(UNMAPPED_BY_LOAD);
+    ck_assert(guest_view_accessible(&cur_view, dp_va, sizeof(want)));
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, dp_va, app, APP_FILE_SIZE, h_p), EFI_SUCCESS);
+    ck_assert(!guest_view_accessible(&cur_view, dp_va, sizeof(want)));
+    const struct efi_loaded_image *li = loaded_image_of(rd64(h_p));
+    ck_assert_uint_eq(li->image_base, UNMAPPED_BY_LOAD);
+    ck_assert_mem_eq(hp(li->file_path), want, sizeof(want));
+    efi_status_t s;
+    ck_assert_mem_eq(hp(interface_of(rd64(h_p), GUID_LOADED_IMAGE_DEVICE_PATH, &s)), want, sizeof(want));
+}
+END_TEST
+
 /* The stack StartImage's entry runs on, as the return to it finds it:
  * RET popped the return address, the thunk pushed RAX in its place. */
 static uint64_t image_returns(uint64_t entry_rsp, efi_status_t status)
@@ -2588,6 +2635,7 @@ Suite *firmware_suite(void)
                        hostile_variadic_lists_are_refused_whole } },
         { "images", { load_image_maps_relocates_and_describes_a_pe_from_a_buffer,
                       load_image_refuses_what_it_cannot_load,
+                      load_image_keeps_the_device_path_it_copied_before_loading,
                       start_image_enters_the_entry_and_its_return_restores_the_caller,
                       exit_unwinds_only_the_running_image_and_nests,
                       a_started_image_may_exit_boot_services_with_its_own_handle,
