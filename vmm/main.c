@@ -174,6 +174,9 @@ static int boot(struct vmm *vm)
     if (vm->opt.sweep_baseline &&
         !(vm->files.sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
         return EXIT_USAGE;
+    /* The --add files are read now: a refused one is found without KVM. */
+    if (vm->opt.initrd && (vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
+        return EXIT_USAGE;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     build_cmdline(vm);
@@ -294,6 +297,7 @@ int main(int argc, char **argv)
     free(vm.report.bp_copy);
     free(vm.report.console_log);
     free(vm.placed.initrd_data);
+    cpio_free(&vm.placed.added);
     FILE *trace = vm.files.trace;
     if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {
         vmm_log("--trace-efi=%s: write failed: %s", vm.opt.trace_path, strerror(errno));

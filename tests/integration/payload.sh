@@ -47,6 +47,49 @@ expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout
 expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
 expect add-needs-initramfs 2 '--add packs files into the initramfs: it needs --exec or --initrd' \
     -- "$HO" --add "$PAYLOAD" "$PAYLOAD"
+# --add reads what a program names only from the standard directories, and
+# all of it before /dev/kvm is opened (issue 24 item 2): an interpreter by
+# its file name from the loader directories, a library only by a bare name;
+# no '..' in a guest path; a FIFO or device is refused before it is opened.
+elf() {   # elf NAME PT_INTERP [DT_NEEDED...]: a minimal dynamic ELF64
+    python3 - "$OUT/$1" "${@:2}" <<'PY'
+import sys, struct
+out, interp, needed = sys.argv[1], sys.argv[2].encode() + b"\0", sys.argv[3:]
+strs = b"\0" + b"".join(n.encode() + b"\0" for n in needed)
+soff = 64 + 3 * 56 + len(interp)
+doff = (soff + len(strs) + 7) & ~7
+dyn, pos = struct.pack("<qQ", 5, soff), 1                 # DT_STRTAB (vaddr = file offset)
+for n in needed:
+    dyn += struct.pack("<qQ", 1, pos); pos += len(n) + 1   # DT_NEEDED
+dyn += struct.pack("<qQ", 0, 0)
+end = doff + len(dyn)
+b = bytearray(b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 64, 0, 0, 64, 56, 3, 64, 0, 0))
+b += struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, end, end, 0x1000)                                # PT_LOAD
+b += struct.pack("<IIQQQQQQ", 3, 4, 232, 232, 232, len(interp), len(interp), 1)               # PT_INTERP
+b += struct.pack("<IIQQQQQQ", 2, 6, doff, doff, doff, len(dyn), len(dyn), 8)                  # PT_DYNAMIC
+b += interp + strs
+b += bytes(doff - len(b)) + dyn
+open(out, "wb").write(b)
+PY
+    echo "$OUT/$1"
+}
+expect add-interp-host-path 2 'its interpreter /etc/passwd: no passwd in /lib64' \
+    -- "$HO" --initrd "$PAYLOAD" --add "$(elf interp-passwd /etc/passwd)" "$PAYLOAD"
+expect add-interp-dotdot 2 "its interpreter /lib64/../etc/ld.so.cache is not an absolute path without '..'" \
+    -- "$HO" --initrd "$PAYLOAD" --add "$(elf interp-dotdot /lib64/../etc/ld.so.cache)" "$PAYLOAD"
+expect add-needed-path 2 'needs /etc/passwd, not a bare library name' \
+    -- "$HO" --initrd "$PAYLOAD" --add "$(elf needed-path /lib64/ld-linux-x86-64.so.2 /etc/passwd)" "$PAYLOAD"
+expect add-needed-dotdot 2 'needs \.\., not a bare library name' \
+    -- "$HO" --initrd "$PAYLOAD" --add "$(elf needed-dotdot /lib64/ld-linux-x86-64.so.2 ..)" "$PAYLOAD"
+expect add-guest-dotdot 2 "the guest path /bin/../../x has an empty, '.' or '..' component" \
+    -- "$HO" --initrd "$PAYLOAD" --add "$PAYLOAD:/bin/../../x" "$PAYLOAD"
+mkfifo "$OUT/add-fifo"
+( : > "$OUT/add-fifo"; touch "$OUT/add-fifo-opened" ) & writer=$!
+expect add-fifo 2 'add-fifo: not a regular file' -- timeout 20 "$HO" --initrd "$PAYLOAD" --add "$OUT/add-fifo" "$PAYLOAD"
+expect add-fifo-as-image 2 'add-fifo: not a regular file' -- timeout 20 "$HO" "$OUT/add-fifo"
+sleep 0.3
+expect add-fifo-never-opened 0 '^still blocked$' -- bash -c '[ -e "$1" ] || echo still blocked' _ "$OUT/add-fifo-opened"
+kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
 expect kunit-with-exec 2 '--kunit and --exec cannot be combined' -- "$HO" --kunit --exec true "$PAYLOAD"
 expect exec-output-needs-exec 2 '--exec-output needs --exec' -- "$HO" --exec-output "$OUT/exec-out" "$PAYLOAD"
 expect exec-output-not-created 0 '^absent$' -- bash -c '[ -e "$1" ] || echo absent' _ "$OUT/exec-out"
