@@ -88,6 +88,23 @@ static void describe_call(unsigned id, const struct fw_call *call, char *buf, si
         snprintf(buf, len, "%s", name ? name : "unknown");
 }
 
+static uint64_t snapshot_bytes(const struct sweep_snapshot *s)
+{
+    return sizeof(*s) + s->mem.n * (GUEST_PAGE_SIZE + sizeof(uint64_t)) + firmware_copy_bytes(&s->fw);
+}
+
+/* The snapshot's memory, its delta stopped at what the budget has left: a
+ * guest that dirties all its RAM between two calls cannot make the host
+ * allocate a copy of it. */
+static int take_memory(const struct vmm *vm, const struct fault_sweep *sw, struct sweep_snapshot *s)
+{
+    uint64_t spent = sw->bytes + snapshot_bytes(s);
+    if (sw->n + 1 > SWEEP_MAX_SNAPSHOTS || spent > vm->opt.sweep_memory)
+        return MEM_DELTA_OVER_BUDGET;
+    return mem_delta_take(&s->mem, vm->mem.host, sw->ref, vm->mem.size,
+                          (vm->opt.sweep_memory - spent) / (GUEST_PAGE_SIZE + sizeof(uint64_t)));
+}
+
 int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
 {
     struct vmm *vm = c->vm;
@@ -115,24 +132,23 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
         return -1;
     }
     s->cpu.regs.rip = firmware_thunk(&vm->fw, id);
-    if (firmware_copy(&s->fw, &vm->fw) || mem_delta_take(&s->mem, vm->mem.host, sw->ref, vm->mem.size)) {
+    int taken = firmware_copy(&s->fw, &vm->fw) ? -1 : take_memory(vm, sw, s);
+    if (taken < 0) {
         vmm_log("fault sweep: out of memory for a snapshot");
         vcpu_state_free(&s->cpu);
         firmware_free(&s->fw);
         return -1;
     }
-    uint64_t bytes = sizeof(*s) + s->mem.n * (GUEST_PAGE_SIZE + sizeof(uint64_t)) + firmware_copy_bytes(&s->fw);
-    if (sw->n + 1 > SWEEP_MAX_SNAPSHOTS || sw->bytes + bytes > vm->opt.sweep_memory) {
+    if (taken == MEM_DELTA_OVER_BUDGET) {
         vmm_log("fault sweep: the snapshot budget (%u snapshots, --sweep-memory %llu MiB) is spent at call %llu: "
                 "this and later calls are not swept", SWEEP_MAX_SNAPSHOTS,
                 (unsigned long long)(vm->opt.sweep_memory >> 20), (unsigned long long)(vm->fw.seq + 1));
         vcpu_state_free(&s->cpu);
         firmware_free(&s->fw);
-        mem_delta_free(&s->mem);
         sw->full = true;
         return 0;
     }
-    sw->bytes += bytes;
+    sw->bytes += snapshot_bytes(s);
     s->seq = vm->fw.seq + 1;
     s->id = id;
     s->applies = applies;
