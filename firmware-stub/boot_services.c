@@ -3,7 +3,6 @@
  * guest view; a bad one yields EFI_INVALID_PARAMETER. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <zlib.h>
 
 #include "trace_decode.h"
@@ -769,15 +768,13 @@ static efi_status_t get_next_monotonic_count(struct firmware *fw, const struct g
     return EFI_SUCCESS;
 }
 
+/* The vCPU sleeps after the call (struct firmware.sleep_ns), not here:
+ * the service runs under the VMM's lock. */
 static efi_status_t stall(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    (void)fw, (void)v;
+    (void)v;
     uint64_t microseconds = a[0];
-    uint64_t us = microseconds > 10000000 ? 10000000 : microseconds;  /* at most 10 s per call */
-    struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
-    /* One sleep, not restarted: a signal (--timeout's alarm, SIGTERM) means
-     * the VMM is stopping, and the stall would only delay it. */
-    nanosleep(&ts, NULL);
+    fw->sleep_ns = (microseconds > FW_STALL_MAX_US ? FW_STALL_MAX_US : microseconds) * 1000;
     return EFI_SUCCESS;
 }
 

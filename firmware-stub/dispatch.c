@@ -187,6 +187,7 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     fw->calls++;
     fw->call = call;
     fw->transfer.pending = false;
+    fw->sleep_ns = 0;
     fw->last_id = id;
     if (id < FW_MAX_THUNKS)
         fw->calls_by_id[id]++;

@@ -35,6 +35,7 @@ struct vcpu {
     pthread_t thread;
     bool exited;              /* its thread has stopped for good (under vm->lock): no more signals to it */
     bool dumped;              /* registers reported at a timeout */
+    uint64_t sleep_ns;        /* the last call's firmware sleep, taken with vm->lock released */
 };
 
 struct vmm {
