@@ -17,9 +17,7 @@ void fw_log(struct firmware *fw, const char *fmt, ...)
     }
     va_list ap;
     va_start(ap, fmt);
-    fputs("handover: ", fw->cfg.log);
-    vfprintf(fw->cfg.log, fmt, ap);
-    fputc('\n', fw->cfg.log);
+    guest_text_log_line(fw->cfg.log, "handover: ", fmt, ap);
     va_end(ap);
 }
 

@@ -269,7 +269,7 @@ efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint
     if (exit_data_size && exit_data && fw_read_ucs2(v, exit_data, data, 256) > 0) {
         unsigned i;
         for (i = 0; data[i] && i < sizeof(text) - 1; i++)
-            text[i] = data[i] < 0x80 && data[i] >= 0x20 ? (char)data[i] : '?';
+            text[i] = guest_text_printable(data[i]) ? (char)data[i] : '?';
         text[i] = 0;
     }
     fw_log(fw, "the image called Exit(%s)%s%s", efi_status_name(exit_status), text[0] ? ": " : "", text);

@@ -41,6 +41,11 @@ expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect bad-keys-escape 2 '--keys: \\q at offset 2 names no key \(the escapes are ' -- "$HO" --keys 'ab\q' "$PAYLOAD"
 expect bad-keys-backslash 2 '--keys: ends in a lone backslash' -- "$HO" --keys 'ab\' "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
+# handover's stderr is its own voice: a control byte in what it reports
+# (a file name here, a guest console line in a run) is printed escaped.
+ESC=$(printf '\033')
+expect log-escapes-control-bytes 2 'no-such-\\x1b\]0;owned\\x07: No such file' "!$ESC" \
+    -- "$HO" "$OUT/no-such-$ESC]0;owned$(printf '\a')"
 expect help-short 0 'usage: handover' -- "$HO" -h
 expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
 expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout 1k "$PAYLOAD"

@@ -15,6 +15,7 @@
 #include "../verdict/fault_outcome.h"
 #include "../devices/persist.h"
 #include "../kvm/snapshot.h"
+#include "../mem/guest_text.h"
 #include "../mem/mem_delta.h"
 #include "../vmm.h"
 
@@ -209,7 +210,7 @@ static unsigned plan_cells(const struct vmm *vm, const struct sweep_snapshot *s,
 }
 
 /* The cell's log line that says how the run ended. */
-static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf, size_t len)
+static void cell_ending(const char *log, const struct vmm *vm, int rc, char *buf, size_t len)
 {
     static const char *const ends[] = { "guest stopped: ", "the image ", "timeout: ", "kernel panic: ",
                                         "e820-check: ", "stop-at ebs: " };
@@ -231,6 +232,15 @@ static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf
         return;
     }
     snprintf(buf, len, "exit status %d", rc);
+}
+
+/* That line escaped: the cell's log holds what the image wrote to ConOut
+ * as it wrote it, and the detail goes to the table and the matrix. */
+static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf, size_t len)
+{
+    char raw[sizeof(((struct sweep_cell *)0)->detail)];
+    cell_ending(log, vm, rc, raw, sizeof(raw));
+    guest_text_escape(buf, len, raw);
 }
 
 /* New guest RAM holding the snapshot's memory: the pages ever written
