@@ -592,6 +592,16 @@ int vmm_run(struct vmm *vm)
     return rc;
 }
 
+void vmm_clear_run_end(struct vmm *vm)
+{
+    vm->timed_out = false;
+    vm->e820_mismatch = false;
+    vm->stopped_by_signal = 0;
+    vm->console.panic = (struct panic_watch){ .ended = false };
+    vm->ctl = (struct control_ports){ .stop = GUEST_RUNNING };
+    vm->fw.stop = FW_RUN;
+}
+
 const char *vmm_end_reason(const struct vmm *vm, int rc)
 {
     /* From what happened, not from rc alone: the guest's own status may be

@@ -265,6 +265,7 @@ static int fresh_memory(struct vmm *vm, const struct fault_sweep *sw)
 static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sweep_snapshot *s, FILE *log)
 {
     const char *what = "";
+    vmm_clear_run_end(vm);
     vmm_close_vm(vm);
     if (fresh_memory(vm, sw))
         return -1;
@@ -284,8 +285,6 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
     vm->fw.cfg.console = log;
     const struct device_set devs = devices_of(vm);
     devices_restore(&devs, &s->dev);
-    vm->console.panic = (struct panic_watch){ .ended = false };
-    vm->e820_mismatch = false;
     return 0;
 }
 
@@ -425,6 +424,7 @@ int fault_sweep_run(struct vmm *vm)
     struct fault_sweep sw = { .start = now() };
     int rc = EXIT_HOST;
     struct sweep_cell *cells = NULL;
+    bool cells_ran = false;
     sw.ref = mmap(NULL, vm->mem.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (sw.ref == MAP_FAILED) {
         vmm_log("fault sweep: cannot map a copy of guest RAM: %s", strerror(errno));
@@ -472,6 +472,7 @@ int fault_sweep_run(struct vmm *vm)
     vm->opt.quiet = true;
     double cells_time = 0, one_boot_each = 0;
     unsigned applied = 0;
+    cells_ran = true;
     for (unsigned i = 0; i < ncells; i++) {
         for (; applied <= cells[i].snap; applied++) {
             const struct mem_delta *d = &sw.snap[applied].mem;
@@ -511,6 +512,9 @@ int fault_sweep_run(struct vmm *vm)
         rc = EXIT_HOST;
     }
 out:
+    /* The sweep ends as the sweep: its status, or the signal that stopped it. */
+    if (cells_ran && !vm->stopped_by_signal)
+        vmm_clear_run_end(vm);
     for (unsigned i = 0; i < sw.n; i++) {
         vcpu_state_free(&sw.snap[i].cpu);
         firmware_free(&sw.snap[i].fw);
