@@ -1269,6 +1269,34 @@ START_TEST(load_image_keeps_the_device_path_it_copied_before_loading)
 }
 END_TEST
 
+/* An image's pages are the firmware's: FreePages of the running image, a
+ * loaded one or the top-level image, whole or a page of it, is refused
+ * and they stay allocated (issue 24 item 10). */
+START_TEST(free_pages_refuses_an_images_pages)
+{
+    uint64_t h = load_app(), base = loaded_image_of(h)->image_base, pages = APP_IMAGE_SIZE >> 12;
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), base, pages), EFI_NOT_FOUND);                   /* loaded */
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+    cur_rsp = fw.transfer.rsp - 0x100;
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), base, pages), EFI_NOT_FOUND);                   /* running */
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), base + 0x1000, 1), EFI_NOT_FOUND);              /* a page of it */
+    ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_LOADER_CODE);
+    ck_assert_int_eq(memmap_type_at(&fw.map, base + 0x1000), EFI_LOADER_CODE);
+    /* The top-level image, as the VMM placed it (LoaderCode). */
+    uint64_t top = 0;
+    ck_assert_uint_eq(memmap_allocate(&fw.map, EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_CODE, 3, &top), EFI_SUCCESS);
+    firmware_set_image(&fw, top, 0x3000);
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), top + 0x2000, 1), EFI_NOT_FOUND);
+    ck_assert_int_eq(memmap_type_at(&fw.map, top + 0x2000), EFI_LOADER_CODE);
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: FreePages"));
+    /* What AllocatePages gave is still freed. */
+    uint64_t mem_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_DATA, 2, mem_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), rd64(mem_p), 2), EFI_SUCCESS);
+}
+END_TEST
+
 /* The stack StartImage's entry runs on, as the return to it finds it:
  * RET popped the return address, the thunk pushed RAX in its place. */
 static uint64_t image_returns(uint64_t entry_rsp, efi_status_t status)
@@ -2644,6 +2672,7 @@ Suite *firmware_suite(void)
         { "images", { load_image_maps_relocates_and_describes_a_pe_from_a_buffer,
                       load_image_refuses_what_it_cannot_load,
                       load_image_keeps_the_device_path_it_copied_before_loading,
+                      free_pages_refuses_an_images_pages,
                       start_image_enters_the_entry_and_its_return_restores_the_caller,
                       exit_unwinds_only_the_running_image_and_nests,
                       a_started_image_may_exit_boot_services_with_its_own_handle,
