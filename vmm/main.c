@@ -216,7 +216,8 @@ static int boot(struct vmm *vm)
                 vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->placed.entry_rip,
                 (unsigned long long)vm->placed.image_start, (unsigned long long)vm->placed.image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
-    /* A sweep creates VMs as it goes: no filter on its ioctls (--help). */
+    /* A sweep creates VMs as it goes: its filter allows the KVM requests
+     * that takes on any fd (sandbox.c). */
     if (vm->opt.fault_sweep ? sandbox_enter_sweep(vm) : sandbox_enter(vm))
         return EXIT_HOST;
     report_mark(vm, PHASE_ENTRY);

@@ -369,7 +369,8 @@ python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); c = [x for x in m
     "$OUT/sweep.json" "$OUT/sweep-changed.json"
 expect sweep-baseline-differs 9 'cell ebs-stale-key[^ ]*: retried, the baseline says crashed' \
     -- "$HO" --timeout 60 --fault-sweep --sweep-baseline "$OUT/sweep-changed.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
-# The sweep runs sandboxed too (a deny-list filter, since it makes VMs).
+# The sweep runs sandboxed too (its own allow-list, since it makes VMs):
+# this is where that list is shown to hold all a real sweep needs.
 "$HO" --timeout 120 --fault-sweep --sweep-memory 16M --cmdline "payload=stop-at-ebs payload.hog=40" "$PAYLOAD" \
     >"$OUT/sweep-sb.log" 2>&1 &
 pid=$!
