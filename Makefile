@@ -54,6 +54,13 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ)
 $(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
+# Both seccomp filters entered for real, a call of each family issued
+# under each (tests/sandbox/sandbox_test.c): sandbox.c with the log it
+# writes through; no KVM.
+SANDBOX_TEST_OBJ := $(call obj,obj,tests/sandbox/sandbox_test.c vmm/host/sandbox.c vmm/host/log.c vmm/mem/guest_text.c)
+$(BUILD)/sandbox-test: $(SANDBOX_TEST_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ -lseccomp
+
 include tests/payload/payload.mk
 include tests/fuzz/fuzz.mk
 
@@ -70,8 +77,9 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
-test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1
+test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test
 	$(TIER) layering -- tests/integration/layering.sh $(PURE_DIRS)
+	$(TIER) sandbox -- $(BUILD)/sandbox-test
 	$(TIER) image -- tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
 	$(TIER) image-san -- tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 

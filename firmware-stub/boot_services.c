@@ -3,14 +3,12 @@
  * guest view; a bad one yields EFI_INVALID_PARAMETER. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <zlib.h>
 
 #include "trace_decode.h"
 
 #define MEMORY_DESCRIPTOR_SIZE FW_MEMORY_DESCRIPTOR_SIZE
 #define MAX_HOST_COPY   (256ULL << 20) /* largest CopyMem/CalculateCrc32 buffer */
-#define MAX_DEVICE_PATH 1024
 #define ALLOCATE_PAGES_MEMORY 3  /* AllocatePages' EFI_PHYSICAL_ADDRESS *Memory */
 
 static bool read_guid(const struct guest_view *v, uint64_t addr, efi_guid_t *g)
@@ -81,10 +79,38 @@ static void decode_allocate_pages(struct fw_trace_out *o, const struct fw_servic
     fw_trace_ptr_u64(o, "address", v, a[ALLOCATE_PAGES_MEMORY], true);
 }
 
+static bool overlaps(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len)
+{
+    return a_len && b_len && a < b + b_len && b < a + a_len;
+}
+
+/* Which image [memory, memory + len) touches: the top-level image or one
+ * LoadImage holds; "" if none. */
+static const char *image_in(const struct firmware *fw, uint64_t memory, uint64_t len)
+{
+    if (overlaps(memory, len, fw->cfg.image_base, fw->cfg.image_size))
+        return "the top-level image";
+    for (unsigned i = 0; i < fw->nimages; i++)
+        if (overlaps(memory, len, fw->images[i].base, fw->images[i].pages << 12))
+            return fw->images[i].started ? "a started image" : "a loaded image";
+    return "";
+}
+
+/* An image's pages are the firmware's, not an AllocatePages allocation:
+ * freeing them would let the allocator hand the running code out again.
+ * EFI_NOT_FOUND, as UEFI 2.10 section 7.2.3 has FreePages answer for pages
+ * AllocatePages did not allocate; a range that wraps is memmap_free's to
+ * refuse. */
 static efi_status_t free_pages(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
     uint64_t memory = a[0], pages = a[1];
+    const char *image = pages <= (UINT64_MAX - memory) >> 12 ? image_in(fw, memory, pages << 12) : "";
+    if (image[0]) {
+        fw_log(fw, "guest bug: FreePages(0x%llx, %llu pages) would free %s's pages: EFI_NOT_FOUND",
+               (unsigned long long)memory, (unsigned long long)pages, image);
+        return EFI_NOT_FOUND;
+    }
     return memmap_free(&fw->map, memory, pages);
 }
 
@@ -214,23 +240,25 @@ static void decode_free_pool(struct fw_trace_out *o, const struct fw_service *s,
 /* ---- protocol handlers -------------------------------------------------- */
 
 /* Length of a device path up to (not including) its end node, or -1. */
-long fw_device_path_len(const struct guest_view *v, uint64_t dp)
+long fw_device_path_copy(const struct guest_view *v, uint64_t dp, uint8_t out[FW_DEVICE_PATH_SIZE])
 {
+    memset(out, 0, FW_DEVICE_PATH_SIZE);
     uint64_t off = 0;
-    while (off < MAX_DEVICE_PATH) {
+    while (off < FW_DEVICE_PATH_MAX) {
         struct efi_device_path_header h;
         if (!guest_view_read(v, dp + off, &h, sizeof(h)))
             return -1;
+        memcpy(out + off, &h, sizeof(h));
         unsigned len = h.length[0] | h.length[1] << 8;
         if (h.type == EFI_DEV_END_PATH && h.sub_type == EFI_DEV_END_ENTIRE)
             return (long)off;
-        if (len < sizeof(h))
+        if (len < sizeof(h) || off + len >= FW_DEVICE_PATH_MAX ||
+            !guest_view_read(v, dp + off + sizeof(h), out + off + sizeof(h), len - sizeof(h)))
             return -1;
         off += len;
     }
     return -1;
 }
-
 
 int fw_add_protocol(struct firmware *fw, uint64_t handle, const efi_guid_t *guid, uint64_t iface)
 {
@@ -288,11 +316,11 @@ struct protocol_pair {
  * installed on a handle? */
 static bool device_path_installed(struct firmware *fw, const struct guest_view *v, const uint8_t *path, long len)
 {
-    uint8_t cand[MAX_DEVICE_PATH];
+    uint8_t cand[FW_DEVICE_PATH_SIZE];
     for (unsigned i = 0; i < fw->nprotocols; i++) {
         const struct fw_handle_protocol *p = &fw->protocols[i];
-        if (guid_equal(&p->guid, &GUID_DEVICE_PATH) && fw_device_path_len(v, p->interface) == len &&
-            guest_view_read(v, p->interface, cand, (uint64_t)len) && !memcmp(cand, path, (size_t)len))
+        if (guid_equal(&p->guid, &GUID_DEVICE_PATH) && fw_device_path_copy(v, p->interface, cand) == len &&
+            !memcmp(cand, path, (size_t)len))
             return true;
     }
     return false;
@@ -317,11 +345,10 @@ static efi_status_t install(struct firmware *fw, const struct guest_view *v, uin
             if (guid_equal(&p[j].guid, &p[i].guid))
                 return EFI_INVALID_PARAMETER;
         if (multiple && guid_equal(&p[i].guid, &GUID_DEVICE_PATH)) {
-            uint8_t path[MAX_DEVICE_PATH];
-            long len = fw_device_path_len(v, p[i].interface);
+            uint8_t path[FW_DEVICE_PATH_SIZE];
+            long len = fw_device_path_copy(v, p[i].interface, path);
             if (len < 0)
                 return EFI_INVALID_PARAMETER;
-            guest_view_read(v, p[i].interface, path, (uint64_t)len);
             if (device_path_installed(fw, v, path, len))
                 return EFI_ALREADY_STARTED;
         }
@@ -667,14 +694,10 @@ static void decode_locate_protocol(struct fw_trace_out *o, const struct fw_servi
     fw_trace_ptr_u64(o, "interface", v, a[2], true);
 }
 
-long fw_locate_device_path(struct firmware *fw, const struct guest_view *v, const efi_guid_t *g, uint64_t dp,
-                           uint64_t *handle)
+long fw_locate_device_path(struct firmware *fw, const struct guest_view *v, const efi_guid_t *g, const uint8_t *path,
+                           long want, uint64_t *handle)
 {
-    long want = fw_device_path_len(v, dp);
-    if (want < 0)
-        return -2;
-    uint8_t path[MAX_DEVICE_PATH], cand[MAX_DEVICE_PATH];
-    guest_view_read(v, dp, path, (uint64_t)want);
+    uint8_t cand[FW_DEVICE_PATH_SIZE];
     /* The handle supporting the protocol whose device path is the longest
      * prefix of *DevicePath (UEFI 2.10 section 7.3.7). */
     long best = -1;
@@ -682,10 +705,9 @@ long fw_locate_device_path(struct firmware *fw, const struct guest_view *v, cons
         const struct fw_handle_protocol *p = &fw->protocols[i];
         if (!guid_equal(&p->guid, &GUID_DEVICE_PATH) || !find_protocol(fw, p->handle, g))
             continue;
-        long len = fw_device_path_len(v, p->interface);
+        long len = fw_device_path_copy(v, p->interface, cand);
         if (len < 0 || len > want || len <= best)
             continue;
-        guest_view_read(v, p->interface, cand, (uint64_t)len);
         if (!memcmp(cand, path, (size_t)len)) {
             best = len;
             *handle = p->handle;
@@ -699,12 +721,12 @@ static efi_status_t locate_device_path(struct firmware *fw, const struct guest_v
     uint64_t protocol = a[0], device_path_ptr = a[1], device_ptr = a[2];
     efi_guid_t g;
     uint64_t dp, handle = 0;
+    uint8_t path[FW_DEVICE_PATH_SIZE];
+    long want;
     if (!read_guid(v, protocol, &g) || !guest_view_read_u64(v, device_path_ptr, &dp) || !dp ||
-        !writable(v, device_ptr, 8))
+        !writable(v, device_ptr, 8) || (want = fw_device_path_copy(v, dp, path)) < 0)
         return EFI_INVALID_PARAMETER;
-    long matched = fw_locate_device_path(fw, v, &g, dp, &handle);
-    if (matched == -2)
-        return EFI_INVALID_PARAMETER;
+    long matched = fw_locate_device_path(fw, v, &g, path, want, &handle);
     if (matched < 0)
         return EFI_NOT_FOUND;
     guest_view_write_u64(v, device_ptr, handle);
@@ -774,15 +796,13 @@ static efi_status_t get_next_monotonic_count(struct firmware *fw, const struct g
     return EFI_SUCCESS;
 }
 
+/* The vCPU sleeps after the call (struct firmware.sleep_ns), not here:
+ * the service runs under the VMM's lock. */
 static efi_status_t stall(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    (void)fw, (void)v;
+    (void)v;
     uint64_t microseconds = a[0];
-    uint64_t us = microseconds > 10000000 ? 10000000 : microseconds;  /* at most 10 s per call */
-    struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
-    /* One sleep, not restarted: a signal (--timeout's alarm, SIGTERM) means
-     * the VMM is stopping, and the stall would only delay it. */
-    nanosleep(&ts, NULL);
+    fw->sleep_ns = (microseconds > FW_STALL_MAX_US ? FW_STALL_MAX_US : microseconds) * 1000;
     return EFI_SUCCESS;
 }
 

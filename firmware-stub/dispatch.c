@@ -17,9 +17,7 @@ void fw_log(struct firmware *fw, const char *fmt, ...)
     }
     va_list ap;
     va_start(ap, fmt);
-    fputs("handover: ", fw->cfg.log);
-    vfprintf(fw->cfg.log, fmt, ap);
-    fputc('\n', fw->cfg.log);
+    guest_text_log_line(fw->cfg.log, "handover: ", fmt, ap);
     va_end(ap);
 }
 
@@ -187,6 +185,7 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     fw->calls++;
     fw->call = call;
     fw->transfer.pending = false;
+    fw->sleep_ns = 0;
     fw->last_id = id;
     if (id < FW_MAX_THUNKS)
         fw->calls_by_id[id]++;

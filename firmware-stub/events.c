@@ -264,7 +264,7 @@ static bool next_due(struct firmware *fw, const struct guest_view *v, uint64_t n
 
 /* WaitForEvent (UEFI 2.10 section 7.1.6) must not hold the VMM: with
  * nothing signaled it returns at once and the vCPU makes the same call
- * again, once the VMM has slept (struct fw_transfer.sleep_ns) until the
+ * again, once the vCPU has slept (struct firmware.sleep_ns) until the
  * earliest timer is due, or FW_WAIT_MAX_NS; so --timeout and signals
  * stay prompt, and each round is a line of the trace. */
 efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -288,7 +288,8 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
     }
     const struct fw_call *c = fw->call;
     fw->transfer = (struct fw_transfer){ .pending = true, .rip = firmware_thunk(fw, FW_ID_BS(BS_WAIT_FOR_EVENT)),
-                                         .rsp = c->rsp, .rcx = n, .rdx = list, .sleep_ns = wait };
+                                         .rsp = c->rsp, .rcx = n, .rdx = list };
+    fw->sleep_ns = wait;
     return EFI_NOT_READY;
 }
 

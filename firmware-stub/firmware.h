@@ -109,6 +109,8 @@ struct fw_handle_protocol {
 /* WaitForEvent with nothing signaled: the vCPU makes the call again after
  * the VMM slept until the earliest timer is due, and at most this long. */
 #define FW_WAIT_MAX_NS   1000000000ULL
+/* Stall's longest sleep per call (10 s): a longer one is cut to it. */
+#define FW_STALL_MAX_US  10000000ULL
 #define FW_MAX_POOLS     1024
 #define FW_MAX_CONFIG_TABLES 64
 /* A guest can make the firmware log (calls after ExitBootServices, bad IDs,
@@ -155,7 +157,6 @@ struct fw_transfer {
     uint64_t rip, rsp, rcx, rdx;
     bool restore;                /* also load saved (an unwind) */
     struct fw_callee_saved saved;
-    uint64_t sleep_ns;           /* the VMM sleeps this long first (WaitForEvent making its call again) */
 };
 
 /* An image LoadImage made (UEFI 2.10 section 7.4.1). */
@@ -198,6 +199,10 @@ struct firmware {
     unsigned depth;              /* images started and not yet exited */
     const struct fw_call *call;  /* the call being served, NULL between calls */
     struct fw_transfer transfer;
+    /* Set by this call (Stall, WaitForEvent making its call again): the
+     * vCPU sleeps this long before it resumes, outside the VMM's lock, so
+     * other vCPUs' exits and a stop on --timeout or a signal do not wait. */
+    uint64_t sleep_ns;
     struct fw_variable *variables;
     uint64_t variable_bytes;
     uint64_t monotonic;

@@ -16,10 +16,11 @@
 #define PE_MACHINE_X64   0x8664
 /* The image's info page (a pool page of EfiBootServicesData): its
  * LoadedImage, then the device paths LoadImage was given (1 KiB + end node
- * at most each, as fw_device_path_len allows). */
+ * at most each: FW_DEVICE_PATH_SIZE). */
 #define INFO_DEVICE_PATH 0x100   /* EFI_LOADED_IMAGE_DEVICE_PATH_PROTOCOL */
 #define INFO_FILE_PATH   0x600   /* LoadedImage.FilePath */
 #define END_NODE_SIZE    4
+_Static_assert(INFO_FILE_PATH - INFO_DEVICE_PATH >= FW_DEVICE_PATH_SIZE, "a device path fits its slot");
 /* StartImage's callee may use 32 bytes of shadow space above its return
  * address: the entry's stack starts this far below the caller's RSP. */
 #define ENTRY_STACK_GAP  0x40
@@ -98,22 +99,23 @@ static efi_status_t map_image(struct firmware *fw, const struct pe_image *pe, st
     return EFI_SUCCESS;
 }
 
-/* The info page: LoadedImage and the device paths. DeviceHandle is the
- * handle whose device path is the longest prefix of DevicePath, FilePath
- * the rest (as EDK2's CoreLoadImageCommon does for a buffer). */
+/* The info page: LoadedImage and the device paths, from the host copy of
+ * DevicePath (path, dp_len bytes before its end node; NULL: none) taken
+ * before the image was mapped, which may have changed the guest's page
+ * tables. DeviceHandle is the handle whose device path is the longest
+ * prefix of DevicePath, FilePath the rest (as EDK2's CoreLoadImageCommon
+ * does for a buffer). */
 static void describe_image(struct firmware *fw, const struct guest_view *v, const struct fw_image *img,
-                           uint64_t parent, uint64_t device_path, long dp_len)
+                           uint64_t parent, const uint8_t *path, long dp_len)
 {
     struct efi_loaded_image li = { .revision = EFI_LOADED_IMAGE_PROTOCOL_REVISION, .parent_handle = parent,
                                    .system_table = fw->systab, .image_base = img->base,
                                    .image_size = img->pages << 12, .image_code_type = code_type_of(img->subsystem),
                                    .image_data_type = code_type_of(img->subsystem) + 1 };
-    uint8_t path[1024 + END_NODE_SIZE];
-    if (device_path) {
+    if (path) {
         uint64_t device = 0;
-        guest_view_read(v, device_path, path, (uint64_t)dp_len + END_NODE_SIZE);
         guest_mem_write(fw->gm, img->info + INFO_DEVICE_PATH, path, (uint64_t)dp_len + END_NODE_SIZE);
-        long matched = fw_locate_device_path(fw, v, &GUID_DEVICE_PATH, device_path, &device);
+        long matched = fw_locate_device_path(fw, v, &GUID_DEVICE_PATH, path, dp_len, &device);
         if (matched < 0)
             matched = 0;
         else
@@ -131,9 +133,10 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
 {
     uint64_t parent = a[1], device_path = a[2], source = a[3], source_size = a[4], handle_ptr = a[5];
     long dp_len = 0;
+    uint8_t path[FW_DEVICE_PATH_SIZE];
     bool parent_ok = parent == fw->image_handle || fw_image_of(fw, parent);
     if (!accessible(v, handle_ptr, 8) || !parent_ok ||
-        (device_path && (dp_len = fw_device_path_len(v, device_path)) < 0))
+        (device_path && (dp_len = fw_device_path_copy(v, device_path, path)) < 0))
         return EFI_INVALID_PARAMETER;
     if (!source)
         return EFI_NOT_FOUND;
@@ -166,7 +169,7 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
         s = EFI_OUT_OF_RESOURCES;
         goto out;
     }
-    describe_image(fw, v, &img, parent, device_path, dp_len);
+    describe_image(fw, v, &img, parent, device_path ? path : NULL, dp_len);
     fw_add_protocol(fw, img.handle, &GUID_LOADED_IMAGE, img.info);
     if (device_path)
         fw_add_protocol(fw, img.handle, &GUID_LOADED_IMAGE_DEVICE_PATH, img.info + INFO_DEVICE_PATH);
@@ -266,7 +269,7 @@ efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint
     if (exit_data_size && exit_data && fw_read_ucs2(v, exit_data, data, 256) > 0) {
         unsigned i;
         for (i = 0; data[i] && i < sizeof(text) - 1; i++)
-            text[i] = data[i] < 0x80 && data[i] >= 0x20 ? (char)data[i] : '?';
+            text[i] = guest_text_printable(data[i]) ? (char)data[i] : '?';
         text[i] = 0;
     }
     fw_log(fw, "the image called Exit(%s)%s%s", efi_status_name(exit_status), text[0] ? ": " : "", text);

@@ -4,6 +4,7 @@
 
 #include "firmware.h"
 #include "guids.h"
+#include "../vmm/mem/guest_text.h"
 
 struct fw_service;
 struct fw_trace_out;   /* trace_decode.h */
@@ -69,12 +70,21 @@ int fw_add_protocol(struct firmware *fw, uint64_t handle, const efi_guid_t *guid
 uint64_t fw_new_handle(struct firmware *fw);
 /* Uninstall every protocol of handle, which then no longer exists. */
 void fw_remove_handle(struct firmware *fw, uint64_t handle);
-/* Bytes of the device path at dp before its end node (at most 1 KiB), or -1. */
-long fw_device_path_len(const struct guest_view *v, uint64_t dp);
-/* LocateDevicePath's search: the bytes of dp the best handle's device path
- * matches (its handle in *handle), -1 if none, -2 if dp is malformed. */
-long fw_locate_device_path(struct firmware *fw, const struct guest_view *v, const efi_guid_t *g, uint64_t dp,
-                           uint64_t *handle);
+/* A device path as the firmware keeps it: at most 1 KiB before the end
+ * node, and the 4-byte end node. */
+#define FW_DEVICE_PATH_MAX  1024
+#define FW_DEVICE_PATH_SIZE (FW_DEVICE_PATH_MAX + 4)
+/* Copy the device path at dp, end node included, into out (zeroed first),
+ * node by node so each guest byte is read once and the copy is well formed
+ * whatever the guest changes meanwhile: every use after works on the copy.
+ * Its bytes before the end node, or -1 if malformed, too long or
+ * unreadable. */
+long fw_device_path_copy(const struct guest_view *v, uint64_t dp, uint8_t out[FW_DEVICE_PATH_SIZE]);
+/* LocateDevicePath's search for the copied path (want bytes before its end
+ * node): the bytes the best handle's device path matches (its handle in
+ * *handle), or -1 if none. */
+long fw_locate_device_path(struct firmware *fw, const struct guest_view *v, const efi_guid_t *g, const uint8_t *path,
+                           long want, uint64_t *handle);
 
 /* image.c: LoadImage, StartImage, Exit and UnloadImage (UEFI 2.10 section 7.4) */
 efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a);

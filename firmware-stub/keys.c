@@ -58,7 +58,7 @@ int keys_check(const char *s, char *err, size_t errlen)
         unsigned char c = (unsigned char)s[at + 1];
         if (!c)
             snprintf(err, errlen, "--keys: ends in a lone backslash (write \\\\ for a backslash)");
-        else if (c < 0x20 || c > 0x7e)
+        else if (!guest_text_printable(c))
             snprintf(err, errlen, "--keys: the backslash at offset %zu is followed by byte 0x%02x, which names no "
                      "key (the escapes are " ESCAPES ")", at, c);
         else

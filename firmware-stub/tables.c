@@ -297,6 +297,8 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
 
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size)
 {
+    fw->cfg.image_base = base;   /* kept host-side too: FreePages refuses it */
+    fw->cfg.image_size = size;
     struct efi_loaded_image *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
     li->image_base = base;
     li->image_size = size;

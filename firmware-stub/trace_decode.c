@@ -72,7 +72,7 @@ void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t 
     if (n < 0)
         return;
     for (long i = 0; i <= n; i++)   /* JSON-safe: printable ASCII only */
-        s[i] = !w[i] ? 0 : (w[i] >= 0x20 && w[i] < 0x7f && w[i] != '"' && w[i] != '\\') ? (char)w[i] : '?';
+        s[i] = !w[i] ? 0 : (guest_text_printable(w[i]) && w[i] != '"' && w[i] != '\\') ? (char)w[i] : '?';
     fw_trace_str(o, "name", s);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fail.h"
+#include "../vmm/mem/guest_text.h"
 
 
 static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
@@ -27,7 +28,7 @@ static void read_kernel_version(struct bzimage *bz)
         char c = (char)bz->data[off + n];
         if (!c)
             break;
-        bz->kernel_version[n++] = (c >= 0x20 && c < 0x7f) ? c : '?';
+        bz->kernel_version[n++] = guest_text_printable((unsigned char)c) ? c : '?';
     }
     bz->kernel_version[n] = 0;
 }

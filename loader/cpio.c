@@ -16,10 +16,24 @@ void cpio_begin(struct cpio_builder *b, size_t max)
     b->max = max;
 }
 
+/* The kernel's init/initramfs.c creates each name relative to / as it
+ * stands: a ".." component would climb out of where the name says. */
+bool cpio_name_safe(const char *name)
+{
+    for (const char *c = name;; c++) {
+        size_t n = strcspn(c, "/");
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+        c += n;
+        if (!*c)
+            return true;
+    }
+}
+
 static void put_entry(struct cpio_builder *b, unsigned mode, const char *name, const void *data, size_t len)
 {
     size_t namesize = strlen(name) + 1;
-    if (b->failed || namesize > NEWC_NAME_MAX || len > 0xffffffffu) {
+    if (b->failed || namesize > NEWC_NAME_MAX || len > 0xffffffffu || !cpio_name_safe(name)) {
         b->failed = true;
         return;
     }

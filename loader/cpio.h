@@ -16,6 +16,9 @@ struct cpio_builder {
 };
 
 void cpio_begin(struct cpio_builder *b, size_t max);
+/* A name the kernel unpacks where it says: relative, not empty, no empty,
+ * "." or ".." component. Entries with any other name fail the archive. */
+bool cpio_name_safe(const char *name);
 /* A directory (mode 0755); the kernel needs a file's parent directories
  * before the file. */
 void cpio_add_dir(struct cpio_builder *b, const char *name);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fail.h"
+#include "../vmm/mem/guest_text.h"
 
 static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t rd32(const uint8_t *p) { return rd16(p) | (uint32_t)rd16(p + 2) << 16; }
@@ -154,7 +155,7 @@ static int parse_sections(struct pe_image *pe, uint64_t sect, char *err, size_t 
         const uint8_t *s = d + sect + i * SECTION_SIZE;
         struct pe_section *ps = &pe->sections[i];
         for (int c = 0; c < 8; c++)
-            ps->name[c] = s[c] >= 0x20 && s[c] < 0x7f ? (char)s[c] : (s[c] ? '?' : 0);
+            ps->name[c] = guest_text_printable(s[c]) ? (char)s[c] : (s[c] ? '?' : 0);
         ps->name[8] = 0;
         ps->virtual_size = rd32(s + 8);
         ps->virtual_address = rd32(s + 12);

@@ -14,7 +14,6 @@
 #include "../loader/dtb.h"
 #include "../loader/place.h"
 #include "mem/layout.h"
-#include "host/add_files.h"
 #include "host/files.h"
 #include "vmm.h"
 #include "x86/x86_setup.h"
@@ -25,7 +24,8 @@ static uint64_t exception_thunk(unsigned vector, const void *ctx)
 }
 
 /* Read the initrd into host memory, with the --exec command and the
- * --add files appended as a second cpio archive (add_files.c). */
+ * --add files (placed.added, add_files.c) appended as a second cpio
+ * archive. */
 static int read_initrd(struct vmm *vm)
 {
     FILE *f = vmm_open_input("--initrd", vm->opt.initrd);
@@ -33,7 +33,7 @@ static int read_initrd(struct vmm *vm)
         return -1;
     int rc = -1;
     long end;
-    struct cpio_builder extra = { 0 };
+    struct cpio_builder *extra = &vm->placed.added;
     if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 || (uint64_t)end > vm->mem.size / 2) {
         vmm_log("--initrd %s: cannot read its size, or it is larger than half the guest RAM", vm->opt.initrd);
         goto out;
@@ -41,10 +41,8 @@ static int read_initrd(struct vmm *vm)
     uint64_t file_size = (uint64_t)end;
     rewind(f);
     bool appended = vm->opt.exec || vm->opt.nadds;
-    if (appended && add_files_archive(vm, &extra))
-        goto out;
     uint64_t extra_at = (file_size + 3) & ~3ULL;
-    vm->placed.initrd_size = appended ? extra_at + extra.len : file_size;
+    vm->placed.initrd_size = appended ? extra_at + extra->len : file_size;
     if (vm->placed.initrd_size > vm->mem.size / 2) {
         vmm_log("--initrd %s with the --exec/--add archive: %llu MiB, more than half the guest RAM (raise --mem)",
                 vm->opt.initrd, (unsigned long long)(vm->placed.initrd_size >> 20));
@@ -56,10 +54,10 @@ static int read_initrd(struct vmm *vm)
         goto out;
     }
     if (appended)
-        memcpy(vm->placed.initrd_data + extra_at, extra.buf, extra.len);
+        memcpy(vm->placed.initrd_data + extra_at, extra->buf, extra->len);
     rc = 0;
 out:
-    cpio_free(&extra);
+    cpio_free(extra);
     fclose(f);
     return rc;
 }

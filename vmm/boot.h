@@ -9,6 +9,7 @@
 
 #include "../firmware-stub/firmware.h"
 #include "../loader/bzimage.h"
+#include "../loader/cpio.h"
 
 struct vmm;
 
@@ -20,7 +21,8 @@ struct placement {
     size_t image_file_size;
     uint64_t image_start, image_size;   /* the loaded image (LoaderCode) */
     uint64_t entry_rip, boot_params;
-    uint8_t *initrd_data;               /* the initrd (and --exec archive) */
+    struct cpio_builder added;          /* the --exec/--add archive, built before /dev/kvm is opened */
+    uint8_t *initrd_data;               /* the initrd (and that archive) */
     uint64_t initrd_size;
     char cmdline[FW_CMDLINE_MAX + 64];
 };

@@ -174,6 +174,9 @@ static int boot(struct vmm *vm)
     if (vm->opt.sweep_baseline &&
         !(vm->files.sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
         return EXIT_USAGE;
+    /* The --add files are read now: a refused one is found without KVM. */
+    if (vm->opt.initrd && (vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
+        return EXIT_USAGE;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     build_cmdline(vm);
@@ -213,7 +216,8 @@ static int boot(struct vmm *vm)
                 vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->placed.entry_rip,
                 (unsigned long long)vm->placed.image_start, (unsigned long long)vm->placed.image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
-    /* A sweep creates VMs as it goes: no filter on its ioctls (--help). */
+    /* A sweep creates VMs as it goes: its filter allows the KVM requests
+     * that takes on any fd (sandbox.c). */
     if (vm->opt.fault_sweep ? sandbox_enter_sweep(vm) : sandbox_enter(vm))
         return EXIT_HOST;
     report_mark(vm, PHASE_ENTRY);
@@ -294,6 +298,7 @@ int main(int argc, char **argv)
     free(vm.report.bp_copy);
     free(vm.report.console_log);
     free(vm.placed.initrd_data);
+    cpio_free(&vm.placed.added);
     FILE *trace = vm.files.trace;
     if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {
         vmm_log("--trace-efi=%s: write failed: %s", vm.opt.trace_path, strerror(errno));

@@ -362,8 +362,8 @@ static const struct option_def options[] = {
                  "VM with one fault armed, run to ExitBootServices or failure,\n"
                  "and print the call x fault -> outcome matrix (retried,\n"
                  "fell-back, failed-cleanly, crashed, hung, bad-e820); FILE\n"
-                 "gets it as JSON. Implies --stop-at ebs; one vCPU; a deny-list\n"
-                 "seccomp filter (each cell creates a VM): no open, exec, fork", set_fault_sweep),
+                 "gets it as JSON. Implies --stop-at ebs; one vCPU; its seccomp\n"
+                 "allow-list adds the KVM requests of making a VM per cell", set_fault_sweep),
     OPT_CALLBACK("cell-timeout", required_argument, "SEC",
                  "a sweep cell still running after SEC seconds is hung\n"
                  "(default --timeout, else 4 times what the boot without\n"

@@ -35,6 +35,7 @@ struct vcpu {
     pthread_t thread;
     bool exited;              /* its thread has stopped for good (under vm->lock): no more signals to it */
     bool dumped;              /* registers reported at a timeout */
+    uint64_t sleep_ns;        /* the last call's firmware sleep, taken with vm->lock released */
 };
 
 struct vmm {
@@ -96,6 +97,11 @@ int vmm_run(struct vmm *vm);
  * host-error, output-write-failed, guest-crash, exec-status-unknown, sweep-cells-failed, stop-at-ebs,
  * guest-poweroff, guest-reset, ended. */
 const char *vmm_end_reason(const struct vmm *vm, int rc);
+/* Forget how the last run ended: every field vmm_end_reason reads that a
+ * run sets (timeout, signal, e820 verdict, panic, the guest's and the
+ * firmware's stop). A sweep clears them before each cell and after the
+ * last, so no cell's end is read as another's or as the sweep's. */
+void vmm_clear_run_end(struct vmm *vm);
 
 /* How the run that ended with rc looks to the fault-outcome rule. */
 struct fault_run vmm_fault_run(const struct vmm *vm, int rc);

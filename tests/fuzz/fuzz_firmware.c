@@ -505,8 +505,6 @@ static void op_call(struct fuzz_in *in, const struct guest_view *v)
         c.rsp = arg(in);
     for (unsigned i = 0; i < 4; i++)
         (void)guest_view_write_u64(v, c.rsp + 0x28 + 8 * i, arg(in));
-    if (id == FW_ID_BS(BS_STALL))
-        c.rcx = 0;   /* Stall really sleeps (up to 10 s a call): keep it to a syscall */
     call(id, &c);
 }
 

@@ -245,6 +245,25 @@ START_TEST(cpio_archive_is_newc)
 }
 END_TEST
 
+/* A cpio name is unpacked relative to the guest's / as it stands: none
+ * may climb out with ".." or be absolute (issue 24 item 2). */
+START_TEST(cpio_names_never_climb)
+{
+    static const char *const safe[] = { "lib", "lib/x86_64-linux-gnu/libc.so.6", "a..b", "..a/.b", "TRAILER!!!" };
+    static const char *const unsafe[] = { "", "..", ".", "/etc/passwd", "a/../b", "a/..", "../a", "a//b", "a/",
+                                          "a/./b" };
+    for (size_t i = 0; i < sizeof(safe) / sizeof(safe[0]); i++)
+        ck_assert_msg(cpio_name_safe(safe[i]), "%s", safe[i]);
+    for (size_t i = 0; i < sizeof(unsafe) / sizeof(unsafe[0]); i++)
+        ck_assert_msg(!cpio_name_safe(unsafe[i]), "%s", unsafe[i]);
+    struct cpio_builder b;
+    cpio_begin(&b, 1 << 20);
+    cpio_add_file(&b, "bin/../../etc/shadow", 0644, "x", 1);
+    ck_assert_uint_eq(cpio_end(&b), 0);
+    cpio_free(&b);
+}
+END_TEST
+
 /* --add's ELF reader on a real dynamically linked program: this test
  * binary itself. */
 START_TEST(elf_deps_of_this_program)
@@ -452,6 +471,7 @@ Suite *boot_data_suite(void)
     tcase_add_test(t, acpi_com2_in_an_ssdt_and_the_madt);
     tcase_add_test(t, dtb_reads_back_with_libfdt);
     tcase_add_test(t, cpio_archive_is_newc);
+    tcase_add_test(t, cpio_names_never_climb);
     tcase_add_test(t, elf_deps_of_this_program);
     tcase_add_test(t, emulate_table);
     tcase_add_test(t, ktap_passing_and_failing_runs);

@@ -21,6 +21,7 @@ static struct kvm_cpuid2 *table(const char *vendor)
         { .function = 0x80000001, .ecx = 0 },
         { .function = 0x80000008, .ecx = 0x0000f0ff },
         { .function = 0x8000001e, .eax = 7, .ebx = 7, .ecx = 7 },
+        { .function = 0x8000001f, .eax = 0x1000f, .ebx = 0x16f, .ecx = 0x1fd, .edx = 0x64 },  /* SME, SEV... */
     };
     size_t n = sizeof(rows) / sizeof(rows[0]);
     struct kvm_cpuid2 *c = calloc(1, sizeof(*c) + n * sizeof(rows[0]));
@@ -90,12 +91,29 @@ START_TEST(cpuid_topology_intel_and_one_cpu)
 }
 END_TEST
 
+/* The guest is no SEV guest: leaf 0x8000001F says no memory encryption
+ * on either vendor, as QEMU reports it (issue 24 item 8). */
+START_TEST(cpuid_reports_no_memory_encryption)
+{
+    static const char *const vendors[] = { "AuthenticAMD", "GenuineIntel" };
+    for (size_t i = 0; i < 2; i++) {
+        struct kvm_cpuid2 *c = table(vendors[i]);
+        cpuid_normalize(c, 0, 1);
+        const struct kvm_cpuid_entry2 *e = cpuid_find(c, 0x8000001f, 0);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_uint_eq(e->eax | e->ebx | e->ecx | e->edx, 0);
+        free(c);
+    }
+}
+END_TEST
+
 Suite *cpuid_suite(void)
 {
     Suite *s = suite_create("cpuid");
     TCase *t = tcase_create("normalize");
     tcase_add_test(t, cpuid_hypervisor_and_topology_amd);
     tcase_add_test(t, cpuid_topology_intel_and_one_cpu);
+    tcase_add_test(t, cpuid_reports_no_memory_encryption);
     suite_add_tcase(s, t);
     return s;
 }

@@ -1,12 +1,15 @@
 /* vmm/mem/guest_mem.c: bounds of guest-physical accesses (end of RAM, the
  * 32-bit hole, overflow of gpa + len) and guest-virtual accesses through
  * 4- and 5-level page tables built in the buffer (Intel SDM vol. 3A, 4.5). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "suites.h"
 #include "../../vmm/mem/guest_mem.h"
+#include "../../vmm/mem/guest_text.h"
 
 #define MiB(n) ((uint64_t)(n) << 20)
 #define GiB(n) ((uint64_t)(n) << 30)
@@ -335,6 +338,45 @@ START_TEST(five_level_reads_and_writes)
 }
 END_TEST
 
+/* Guest text on handover's own output: printable ASCII as itself, every
+ * other byte (ESC, DEL, UTF-8 bytes) as \xNN, never cut inside an escape
+ * (issue 24 item 7). */
+static void log_line(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    guest_text_log_line(f, "handover: ", fmt, ap);
+    va_end(ap);
+}
+
+START_TEST(guest_text_is_escaped_on_handovers_output)
+{
+    char out[32];
+    ck_assert_uint_eq(guest_text_escape(out, sizeof(out), "ok \x1b[2J\x7f~\xc3\xa9\t"), 27);
+    ck_assert_str_eq(out, "ok \\x1b[2J\\x7f~\\xc3\\xa9\\x09");
+    ck_assert_uint_eq(guest_text_escape(out, 6, "ab\x1b"), 2);   /* "\x1b" would not fit */
+    ck_assert_str_eq(out, "ab");
+    ck_assert(guest_text_printable(' ') && guest_text_printable('~'));
+    ck_assert(!guest_text_printable(0x1f) && !guest_text_printable(0x7f) && !guest_text_printable(0xe9));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    char line[3000];
+    memset(line, 'x', sizeof(line) - 2);
+    line[sizeof(line) - 2] = 0x1b;
+    line[sizeof(line) - 1] = 0;
+    log_line(f, "last console line: %s", "\x1b]0;owned\x07");
+    log_line(f, "%s", line);   /* longer than the first buffer: whole, still escaped */
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "handover: last console line: \\x1b]0;owned\\x07\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "xxx\\x1b\n"));
+    ck_assert_uint_eq(len, strlen("handover: last console line: \\x1b]0;owned\\x07\n") + 10 + 2998 + 4 + 1);
+    ck_assert_ptr_null(memchr(buf, 0x1b, len));
+    free(buf);
+}
+END_TEST
+
 Suite *guest_mem_suite(void)
 {
     Suite *s = suite_create("guest_mem");
@@ -362,6 +404,10 @@ Suite *guest_mem_suite(void)
     tcase_add_test(tc, failed_virtual_writes_are_not_partial);
     tcase_add_test(tc, five_level_tables_use_the_pml5_index);
     tcase_add_test(tc, five_level_reads_and_writes);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("text");
+    tcase_add_test(tc, guest_text_is_escaped_on_handovers_output);
     suite_add_tcase(s, tc);
     return s;
 }

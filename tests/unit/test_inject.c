@@ -2,6 +2,7 @@
  * parsing, which calls a fault applies to, arming from the Kth call,
  * the firmware copy a snapshot keeps, and memory deltas. */
 #include <check.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,16 +302,16 @@ START_TEST(mem_delta_chain_rebuilds_memory)
     struct mem_delta d1, d2, d3;
     mem[5] = 1;
     mem[3 * P + 4095] = 2;
-    ck_assert_int_eq(mem_delta_take(&d1, mem, ref, PAGES * P), 0);
+    ck_assert_int_eq(mem_delta_take(&d1, mem, ref, PAGES * P, PAGES), 0);
     ck_assert_uint_eq(d1.n, 2);
     ck_assert_uint_eq(d1.page[0], 0);
     ck_assert_uint_eq(d1.page[1], 3);
     ck_assert_mem_eq(ref, mem, PAGES * P);
-    ck_assert_int_eq(mem_delta_take(&d2, mem, ref, PAGES * P), 0);
+    ck_assert_int_eq(mem_delta_take(&d2, mem, ref, PAGES * P, 0), 0);
     ck_assert_uint_eq(d2.n, 0);
     mem[5 * P] = 7;
     mem[5] = 0;
-    ck_assert_int_eq(mem_delta_take(&d3, mem, ref, PAGES * P), 0);
+    ck_assert_int_eq(mem_delta_take(&d3, mem, ref, PAGES * P, 2), 0);
     ck_assert_uint_eq(d3.n, 2);
     mem_delta_apply(&d1, copy);
     mem_delta_apply(&d2, copy);
@@ -325,6 +326,35 @@ START_TEST(mem_delta_chain_rebuilds_memory)
 }
 END_TEST
 
+/* A delta never holds, nor allocates room for, more pages than its
+ * budget: a guest that dirties all its RAM between two calls does not make
+ * the sweep allocate a copy of it (issue 24 item 4). */
+START_TEST(mem_delta_stops_at_its_budget)
+{
+    enum { PAGES = 600, BUDGET = 300, P = 4096 };
+    uint8_t *mem = malloc((size_t)PAGES * P), *ref = calloc(PAGES, P);
+    ck_assert(mem && ref);
+    memset(mem, 0xa5, (size_t)PAGES * P);
+    struct mem_delta d;
+    ck_assert_int_eq(mem_delta_take(&d, mem, ref, (size_t)PAGES * P, BUDGET), MEM_DELTA_OVER_BUDGET);
+    ck_assert_uint_eq(d.n, 0);
+    ck_assert_ptr_null(d.page);
+    ck_assert_ptr_null(d.data);
+    /* It stopped at the page past the budget. */
+    ck_assert_uint_eq(ref[(size_t)(BUDGET - 1) * P], 0xa5);
+    ck_assert_uint_eq(ref[(size_t)BUDGET * P], 0);
+    /* Room grows by doubling (256, then 512 pages) but never past the
+     * budget: exactly BUDGET changed pages fit in room for BUDGET. */
+    memset(ref, 0, (size_t)PAGES * P);
+    ck_assert_int_eq(mem_delta_take(&d, mem, ref, (size_t)BUDGET * P, BUDGET), 0);
+    ck_assert_uint_eq(d.n, BUDGET);
+    ck_assert_uint_lt(malloc_usable_size(d.data), (size_t)(BUDGET + 1) * P);
+    mem_delta_free(&d);
+    free(mem);
+    free(ref);
+}
+END_TEST
+
 Suite *inject_suite(void)
 {
     Suite *s = suite_create("inject");
@@ -333,6 +363,7 @@ Suite *inject_suite(void)
     tcase_add_test(parse, parse_refuses_bad_from);
     tcase_add_test(parse, spec_round_trips);
     tcase_add_test(parse, mem_delta_chain_rebuilds_memory);
+    tcase_add_test(parse, mem_delta_stops_at_its_budget);
     suite_add_tcase(s, parse);
     TCase *calls = tcase_create("calls");
     tcase_add_checked_fixture(calls, setup, teardown);

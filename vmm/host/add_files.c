@@ -15,6 +15,13 @@
 static const char *const lib_dirs[] = {
     "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
 };
+/* Where x86-64 interpreters live: glibc's /lib64/ld-linux-x86-64.so.2
+ * (the x86-64 psABI, "Program Interpreter"), Debian's multiarch copy,
+ * musl's /lib/ld-musl-x86_64.so.1. */
+static const char *const loader_dirs[] = {
+    "/lib64", "/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/x86_64-linux-gnu", "/lib",
+};
+#define NDIRS(a) (sizeof(a) / sizeof((a)[0]))
 
 struct add_state {
     struct cpio_builder *b;
@@ -66,20 +73,59 @@ static uint8_t *read_whole(const char *what, const char *path, size_t *len, unsi
     return buf;
 }
 
-/* A library by DT_NEEDED name: a path if it has a slash, else the first
- * of lib_dirs that has it. */
-static int find_library(const char *name, char *out, size_t len)
+/* A file name alone, no directory: what a lookup in dirs may take. */
+static bool bare_name(const char *name)
 {
-    if (strchr(name, '/')) {
-        snprintf(out, len, "%s", name);
-        return access(out, R_OK);
-    }
-    for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
-        snprintf(out, len, "%s/%s", lib_dirs[i], name);
-        if (!access(out, R_OK))
+    return !strchr(name, '/') && cpio_name_safe(name);
+}
+
+/* The first regular file called name in dirs; the names in an added
+ * program are its word, never a host path to follow. */
+static int find_in(const char *const *dirs, size_t ndirs, const char *name, char *out, size_t len)
+{
+    struct stat st;
+    for (size_t i = 0; bare_name(name) && i < ndirs; i++) {
+        snprintf(out, len, "%s/%s", dirs[i], name);
+        if (!stat(out, &st) && S_ISREG(st.st_mode))
             return 0;
     }
     return -1;
+}
+
+static int add_one(struct add_state *st, const char *host, const char *guest);
+
+/* PT_INTERP: the host's interpreter of that file name from loader_dirs,
+ * at the guest path the program names (absolute, without ".."). */
+static int add_interpreter(struct add_state *st, const char *prog, const char *interp)
+{
+    char path[ELF_DEPS_NAME];
+    const char *base = strrchr(interp, '/');
+    if (interp[0] != '/' || !cpio_name_safe(interp + 1)) {
+        vmm_log("--add %s: its interpreter %s is not an absolute path without '..'", prog, interp);
+        return -1;
+    }
+    if (find_in(loader_dirs, NDIRS(loader_dirs), base + 1, path, sizeof(path))) {
+        vmm_log("--add %s: its interpreter %s: no %s in /lib64, /lib/x86_64-linux-gnu, /usr/lib64, "
+                "/usr/lib/x86_64-linux-gnu or /lib", prog, interp, base + 1);
+        return -1;
+    }
+    return add_one(st, path, interp);
+}
+
+/* DT_NEEDED: a bare library name, from lib_dirs, at the same path in the
+ * guest. A name with a '/' (which ld.so would take as a path) is refused. */
+static int add_library(struct add_state *st, const char *prog, const char *name)
+{
+    char path[ELF_DEPS_NAME];
+    if (!bare_name(name)) {
+        vmm_log("--add %s: needs %s, not a bare library name: only those are looked up", prog, name);
+        return -1;
+    }
+    if (find_in(lib_dirs, NDIRS(lib_dirs), name, path, sizeof(path))) {
+        vmm_log("--add %s: needs %s, which is in none of the library directories", prog, name);
+        return -1;
+    }
+    return add_one(st, path, path);
 }
 
 /* Put host file `host` at guest path `guest` (absolute), then whatever it
@@ -87,7 +133,11 @@ static int find_library(const char *name, char *out, size_t len)
 static int add_one(struct add_state *st, const char *host, const char *guest)
 {
     const char *name = guest + strspn(guest, "/");
-    if (!*name || already(st, name))
+    if (!cpio_name_safe(name)) {
+        vmm_log("--add %s: the guest path %s has an empty, '.' or '..' component", host, guest);
+        return -1;
+    }
+    if (already(st, name))
         return 0;
     if (st->ndone == ADD_MAX_FILES) {
         vmm_log("--add: more than %d files with their libraries", ADD_MAX_FILES);
@@ -103,23 +153,15 @@ static int add_one(struct add_state *st, const char *host, const char *guest)
     cpio_add_file(st->b, name, perm, data, len);
     static struct elf_deps deps;
     int rc = 0;
-    if (elf_deps_read(data, len, &deps) == 0) {
-        free(data);
-        data = NULL;
+    bool elf = elf_deps_read(data, len, &deps) == 0;
+    free(data);
+    if (elf) {
         struct elf_deps mine = deps;   /* the recursion reuses the static */
         if (mine.interp[0])
-            rc = add_one(st, mine.interp, mine.interp);
-        for (unsigned i = 0; !rc && i < mine.nneeded; i++) {
-            char path[ELF_DEPS_NAME];
-            if (find_library(mine.needed[i], path, sizeof(path))) {
-                vmm_log("--add %s: needs %s, which is in none of the library directories", host, mine.needed[i]);
-                rc = -1;
-            } else {
-                rc = add_one(st, path, path);
-            }
-        }
+            rc = add_interpreter(st, host, mine.interp);
+        for (unsigned i = 0; !rc && i < mine.nneeded; i++)
+            rc = add_library(st, host, mine.needed[i]);
     }
-    free(data);
     return rc;
 }
 
@@ -165,5 +207,7 @@ int add_files_archive(const struct vmm *vm, struct cpio_builder *b)
         vmm_log("--add: the files come to more than %llu MiB", ADD_MAX_BYTES >> 20);
         rc = -1;
     }
+    if (rc)
+        cpio_free(b);
     return rc;
 }

@@ -1,8 +1,11 @@
 /* The archive handover appends to the initrd: the --exec command as
  * handover/cmd (scripts/build-initramfs.sh's /init runs it), with
  * --exec-output the tty for its output as handover/output, and the
- * --add files; a dynamically linked program brings its interpreter and
- * libraries, at the paths the host has them. */
+ * --add files; a dynamically linked program brings its interpreter (the
+ * host's of that file name in the loader directories, at the path the
+ * program names) and its libraries (bare names, from the library
+ * directories, at the paths the host has them). Built before /dev/kvm is
+ * opened; no name in it holds "..". */
 #ifndef HANDOVER_ADD_FILES_H
 #define HANDOVER_ADD_FILES_H
 
@@ -18,7 +21,8 @@ struct vmm;
 #define ADD_MAX_FILES 256              /* with the libraries */
 #define ADD_MAX_BYTES (512ULL << 20)   /* the whole archive */
 
-/* Build it into b (cpio_free it); -1 with a message naming the file. */
+/* Build it into b (cpio_free it); -1 with a message naming the file, and
+ * b freed. */
 int add_files_archive(const struct vmm *vm, struct cpio_builder *b);
 
 #endif

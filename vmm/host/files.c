@@ -8,20 +8,18 @@
 
 #include "../vmm.h"
 
-static FILE *open_fd(const char *what, const char *path, int flags, const char *mode, bool regular_only)
+/* open() that never blocks (a FIFO, a device); -1 logged. */
+static int open_nonblocking(const char *what, const char *path, int flags)
 {
     int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
-    struct stat st;
-    if (fd < 0) {
-        vmm_log("%s %s: %s%s", what, path, strerror(errno),
-                errno == ENXIO ? " (a FIFO with no reader)" : "");
-        return NULL;
-    }
-    if (fstat(fd, &st) < 0 || (regular_only && !S_ISREG(st.st_mode))) {
-        vmm_log("%s %s: not a regular file", what, path);
-        close(fd);
-        return NULL;
-    }
+    if (fd < 0)
+        vmm_log("%s %s: %s%s", what, path, strerror(errno), errno == ENXIO ? " (a FIFO with no reader)" : "");
+    return fd;
+}
+
+/* A blocking stream over fd; NULL (fd closed) logged. */
+static FILE *blocking_stream(const char *what, const char *path, int fd, const char *mode)
+{
     int fl = fcntl(fd, F_GETFL);
     FILE *f = fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, mode);
     if (!f) {
@@ -31,14 +29,41 @@ static FILE *open_fd(const char *what, const char *path, int flags, const char *
     return f;
 }
 
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Checked before it is opened: opening a device node can act on it (a
+ * watchdog is armed by its open, O_NONBLOCK or not), and a FIFO's writer
+ * wakes. Symlinks are followed (the library directories are full of
+ * them); what is opened must be the regular file stat found. */
 FILE *vmm_open_input(const char *what, const char *path)
 {
-    return open_fd(what, path, O_RDONLY, "rb", true);
+    struct stat found, opened;
+    if (stat(path, &found) < 0) {
+        vmm_log("%s %s: %s", what, path, strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(found.st_mode)) {
+        vmm_log("%s %s: not a regular file", what, path);
+        return NULL;
+    }
+    int fd = open_nonblocking(what, path, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &opened) < 0 || !same_inode(&found, &opened)) {
+        vmm_log("%s %s: replaced while it was being opened", what, path);
+        close(fd);
+        return NULL;
+    }
+    return blocking_stream(what, path, fd, "rb");
 }
 
 FILE *vmm_open_output(const char *what, const char *path)
 {
-    return open_fd(what, path, O_WRONLY | O_CREAT | O_TRUNC, "w", false);
+    int fd = open_nonblocking(what, path, O_WRONLY | O_CREAT | O_TRUNC);
+    return fd < 0 ? NULL : blocking_stream(what, path, fd, "w");
 }
 
 int vmm_reserve_std_fds(void)

@@ -23,8 +23,9 @@ struct run_files {
     bool write_failed;        /* an output's failed write made a success EXIT_HOST */
 };
 
-/* Open PATH for reading; only a regular file is accepted. On failure logs
- * "WHAT PATH: reason" and returns NULL. */
+/* Open PATH for reading; only a regular file is accepted, and it is
+ * checked to be one before open() touches it (a device node is never
+ * opened). On failure logs "WHAT PATH: reason" and returns NULL. */
 FILE *vmm_open_input(const char *what, const char *path);
 
 /* Open (create, truncate) PATH for writing; open() never blocks (a FIFO

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../mem/guest_text.h"
 #include "../vmm.h"
 
 static FILE *log_file;
@@ -21,14 +22,13 @@ void vmm_set_log_file(FILE *f)
     log_file = f;
 }
 
+/* Escaped: messages carry guest text (console lines, what the image
+ * printed) and stderr is handover's own voice. */
 void vmm_log(const char *fmt, ...)
 {
-    FILE *out = vmm_log_file();
     va_list ap;
     va_start(ap, fmt);
-    fputs("handover: ", out);
-    vfprintf(out, fmt, ap);
-    fputc('\n', out);
+    guest_text_log_line(vmm_log_file(), "handover: ", fmt, ap);
     va_end(ap);
 }
 
@@ -41,7 +41,7 @@ static void json_string(FILE *out, const char *s, size_t n)
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\')
             fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c > 0x7e)
+        else if (!guest_text_printable(c))
             fprintf(out, "\\u%04x", c);
         else
             fputc(c, out);

@@ -1,22 +1,30 @@
 /* After vmm_load every file the VMM will ever use is open: /dev/kvm, the
  * VM and vCPU fds, stdout/stderr and the --trace-efi file. From then on a
  * guest, whatever it asks of the firmware or the devices, must not make
- * the process open, exec or write anything else. The filter allows:
- *   ioctl on the VM and vCPU fds with the KVM requests the run loop makes;
+ * the process open, exec or write anything else. Both filters are
+ * allow-lists (as Firecracker's and crosvm's per-thread filters are); what
+ * they share:
  *   the thread calls of vCPU threads (clone with thread flags, futex, ...);
  *   write to stdout, stderr, the trace, the report, the --kunit-json and the --exec-output file;
  *   fstat (stdio's first write);
  *   memory management for malloc; getrandom (EFI_RNG_PROTOCOL); clocks, sleeping (Stall), alarm and
- *   signal return (--timeout); close and exit.
+ *   signal return (--timeout); close and exit;
  *   tgkill to this process only; mmap and mprotect without PROT_EXEC.
+ * The run's filter adds the KVM requests the run loop makes, on the VM
+ * and vCPU fds only. The --fault-sweep's filter, which makes a VM per
+ * cell (new fds each time), adds every KVM request the sweep makes, by
+ * request on any fd (the system ones on /dev/kvm only), writes to the
+ * matrix and reads of the baseline.
  * Everything else fails with EPERM (the process is not killed, so a
  * diagnostic can still be written). libseccomp builds the BPF program.
  * Before the filter: RLIMIT_NOFILE at the descriptors already open and
- * RLIMIT_FSIZE at what --console-limit and --trace-limit allow. */
+ * RLIMIT_FSIZE at what --console-limit and --trace-limit allow.
+ * tests/sandbox/sandbox_test.c issues a call of each family under each. */
 #include "sandbox.h"
 
 #include <errno.h>
 #include <seccomp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sched.h>
 #include <string.h>
@@ -109,35 +117,12 @@ static int load_filter(scmp_filter_ctx ctx, int rc, const char *what)
     return 0;
 }
 
-int sandbox_enter(const struct vmm *vm)
+/* What both filters allow (the file's head comment). */
+static int allow_common(scmp_filter_ctx ctx, const struct vmm *vm)
 {
-    if (SANITIZER_BUILD) {
-        /* The sanitizer runtime's leak check at exit needs clone and ptrace. */
-        if (!vm->opt.quiet)
-            vmm_log("sanitizer build: seccomp filter not installed");
-        return 0;
-    }
-    if (set_limits(vm))
-        return -1;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-        vmm_log("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
-        return -1;
-    }
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
-    if (!ctx) {
-        vmm_log("seccomp_init failed");
-        return -1;
-    }
     int rc = 0;
     for (size_t i = 0; i < sizeof(plain_syscalls) / sizeof(plain_syscalls[0]); i++)
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, plain_syscalls[i], 0);
-    for (unsigned c = 0; c < vm->opt.cpus; c++)
-        for (size_t i = 0; i < sizeof(vcpu_ioctls) / sizeof(vcpu_ioctls[0]); i++)
-            rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
-                                   SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vcpus[c].fd),
-                                   SCMP_A1(SCMP_CMP_EQ, vcpu_ioctls[i]));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vm_fd),
-                           SCMP_A1(SCMP_CMP_EQ, KVM_IRQ_LINE));
     /* clone only for threads: CLONE_THREAD set (glibc's pthread_create). */
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
                            SCMP_A0(SCMP_CMP_MASKED_EQ, (scmp_datum_t)CLONE_THREAD, (scmp_datum_t)CLONE_THREAD));
@@ -157,49 +142,96 @@ int sandbox_enter(const struct vmm *vm)
                            SCMP_A2(SCMP_CMP_MASKED_EQ, (scmp_datum_t)PROT_EXEC, 0));
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
                            SCMP_A2(SCMP_CMP_MASKED_EQ, (scmp_datum_t)PROT_EXEC, 0));
+    return rc;
+}
+
+/* The limits, no new privileges, and an allow-list whose default is
+ * EPERM; NULL (logged) if any fails. */
+static scmp_filter_ctx begin(const struct vmm *vm)
+{
+    if (set_limits(vm))
+        return NULL;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+        vmm_log("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+        return NULL;
+    }
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+    if (!ctx)
+        vmm_log("seccomp_init failed");
+    return ctx;
+}
+
+static bool sanitizer_skips(const struct vmm *vm)
+{
+    /* The sanitizer runtime's leak check at exit needs clone and ptrace. */
+    if (SANITIZER_BUILD && !vm->opt.quiet)
+        vmm_log("sanitizer build: seccomp filter not installed");
+    return SANITIZER_BUILD;
+}
+
+int sandbox_enter(const struct vmm *vm)
+{
+    if (sanitizer_skips(vm))
+        return 0;
+    scmp_filter_ctx ctx = begin(vm);
+    if (!ctx)
+        return -1;
+    int rc = allow_common(ctx, vm);
+    for (unsigned c = 0; c < vm->opt.cpus; c++)
+        for (size_t i = 0; i < sizeof(vcpu_ioctls) / sizeof(vcpu_ioctls[0]); i++)
+            rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
+                                   SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vcpus[c].fd),
+                                   SCMP_A1(SCMP_CMP_EQ, vcpu_ioctls[i]));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vm_fd),
+                           SCMP_A1(SCMP_CMP_EQ, KVM_IRQ_LINE));
     /* vCPU threads are started after the filter: they inherit it. */
     return load_filter(ctx, rc, "the seccomp filter");
 }
 
-/* --fault-sweep makes a new VM for every cell: new fds, new mappings, new
- * ioctls, which an allow-list cannot name in advance. Its filter is a
- * deny-list instead: whatever the guest does, the process cannot open,
- * create or remove a file, execute, fork, use the network or trace. */
-static const int sweep_denied[] = {
-    SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(openat2), SCMP_SYS(creat), SCMP_SYS(open_by_handle_at),
-    SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(ptrace),
-    SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
-    SCMP_SYS(accept4), SCMP_SYS(mknod), SCMP_SYS(mknodat), SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rename),
-    SCMP_SYS(renameat), SCMP_SYS(renameat2), SCMP_SYS(link), SCMP_SYS(linkat), SCMP_SYS(symlink),
-    SCMP_SYS(symlinkat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(rmdir), SCMP_SYS(truncate), SCMP_SYS(chmod),
-    SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(fchownat), SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(chroot),
-    SCMP_SYS(pivot_root), SCMP_SYS(setuid), SCMP_SYS(setgid), SCMP_SYS(kill), SCMP_SYS(process_vm_writev),
+/* What a sweep asks of KVM after the filter, on fds that are new for each
+ * cell (vmm/tools/fault_sweep.c's restore): vmm_create_vm and
+ * vmm_setup_vcpu (vmm/kvm/kvm.c), the snapshots' save and load
+ * (vmm/kvm/snapshot.c) and the run loop (vmm/kvm/run.c). */
+static const unsigned long sweep_vm_ioctls[] = {
+    KVM_SET_USER_MEMORY_REGION, KVM_SET_TSS_ADDR, KVM_CREATE_IRQCHIP, KVM_CREATE_PIT2, KVM_CREATE_VCPU,
+    KVM_IRQ_LINE, KVM_GET_IRQCHIP, KVM_SET_IRQCHIP, KVM_GET_PIT2, KVM_SET_PIT2,
 };
+static const unsigned long sweep_vcpu_ioctls[] = {
+    KVM_RUN, KVM_GET_REGS, KVM_SET_REGS, KVM_GET_SREGS, KVM_SET_SREGS, KVM_GET_FPU, KVM_SET_FPU,
+    KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS, KVM_SET_CPUID2, KVM_GET_LAPIC, KVM_SET_LAPIC, KVM_GET_MSRS,
+    KVM_SET_MSRS, KVM_GET_XSAVE, KVM_SET_XSAVE, KVM_GET_XCRS, KVM_SET_XCRS, KVM_GET_DEBUGREGS, KVM_SET_DEBUGREGS,
+};
+/* On /dev/kvm itself, whose fd stays. */
+static const unsigned long sweep_system_ioctls[] = {
+    KVM_CREATE_VM, KVM_GET_VCPU_MMAP_SIZE, KVM_GET_SUPPORTED_CPUID, KVM_GET_MSR_INDEX_LIST,
+};
+
+static int allow_ioctls(scmp_filter_ctx ctx, const unsigned long *req, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, req[i]));
+    return rc;
+}
 
 int sandbox_enter_sweep(const struct vmm *vm)
 {
-    if (SANITIZER_BUILD) {
-        if (!vm->opt.quiet)
-            vmm_log("sanitizer build: seccomp filter not installed");
+    if (sanitizer_skips(vm))
         return 0;
-    }
-    if (set_limits(vm) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-        vmm_log("fault sweep sandbox: %s", strerror(errno));
+    scmp_filter_ctx ctx = begin(vm);
+    if (!ctx)
         return -1;
-    }
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    if (!ctx) {
-        vmm_log("seccomp_init failed");
-        return -1;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < sizeof(sweep_denied) / sizeof(sweep_denied[0]); i++)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sweep_denied[i], 0);
-    /* clone for threads only (the vCPU threads); clone3 falls back to it. */
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                           SCMP_A0(SCMP_CMP_MASKED_EQ, (scmp_datum_t)CLONE_THREAD, 0));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1,
-                           SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)getpid()));
+    int rc = allow_common(ctx, vm);
+    rc |= allow_ioctls(ctx, sweep_vm_ioctls, sizeof(sweep_vm_ioctls) / sizeof(sweep_vm_ioctls[0]));
+    rc |= allow_ioctls(ctx, sweep_vcpu_ioctls, sizeof(sweep_vcpu_ioctls) / sizeof(sweep_vcpu_ioctls[0]));
+    for (size_t i = 0; i < sizeof(sweep_system_ioctls) / sizeof(sweep_system_ioctls[0]); i++)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->kvm_fd),
+                               SCMP_A1(SCMP_CMP_EQ, sweep_system_ioctls[i]));
+    if (vm->files.sweep_matrix)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
+                               SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fileno(vm->files.sweep_matrix)));
+    if (vm->files.sweep_baseline)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(read), 1,
+                               SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fileno(vm->files.sweep_baseline)));
     return load_filter(ctx, rc, "the fault sweep's seccomp filter");
 }

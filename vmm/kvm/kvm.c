@@ -191,12 +191,14 @@ int vmm_setup_vcpu(struct vmm *vm, unsigned id)
         return -1;
     }
     vm->run_size = (size_t)size;
-    c->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
-    if (c->run == MAP_FAILED) {
+    struct kvm_run *run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+    if (run == MAP_FAILED) {
         vmm_log("mmap of kvm_run: %s", strerror(errno));
-        c->run = NULL;
         return -1;
     }
+    /* Published only once mapped: on_signal (run.c) writes through any
+     * non-NULL run, and a sweep's restore gets here with it installed. */
+    c->run = run;
     if (setup_cpuid(vm, c) || setup_lapic(c) || setup_msrs(c))
         return -1;
     if (id != 0)

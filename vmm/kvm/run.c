@@ -231,11 +231,6 @@ static int callee_saved_xmm(struct vcpu *c, uint8_t (*xmm)[16], bool load)
  * caller's. A new RIP also tells KVM not to skip the OUT it exited on. */
 static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs *r)
 {
-    /* One sleep, not restarted: a signal (--timeout's alarm, SIGTERM)
-     * means the VMM is stopping, and the wait would only delay it. */
-    struct timespec ts = { (time_t)(t->sleep_ns / 1000000000), (long)(t->sleep_ns % 1000000000) };
-    if (t->sleep_ns)
-        nanosleep(&ts, NULL);
     r->rip = t->rip;
     r->rsp = t->rsp;
     r->rcx = t->rcx;
@@ -278,6 +273,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
     if (vm->sweep && fault_sweep_on_call(c, id, &call))
         return EXIT_HOST;
     r.rax = firmware_call(&vm->fw, id, &call);
+    c->sleep_ns = vm->fw.sleep_ns;
     if (vm->sweep)
         fault_sweep_after_call(c, id, &call, r.rax);
     if (vm->fw.transfer.pending && load_transfer(c, &vm->fw.transfer, &r))
@@ -421,8 +417,18 @@ static int handle_exit(struct vcpu *c)
     }
 }
 
+/* The sleep a firmware call asked for (Stall, WaitForEvent), with
+ * vm->lock released. One sleep, not restarted: a signal (--timeout's
+ * alarm, SIGTERM) means the VMM is stopping, and it would only delay it. */
+static void firmware_sleep(struct vcpu *c)
+{
+    struct timespec ts = { (time_t)(c->sleep_ns / 1000000000), (long)(c->sleep_ns % 1000000000) };
+    c->sleep_ns = 0;
+    nanosleep(&ts, NULL);
+}
+
 /* One vCPU until it or another stops the VM. Exits are handled one at a
- * time under vm->lock. */
+ * time under vm->lock; a firmware call's sleep is taken after it. */
 static int run_loop(struct vcpu *c)
 {
     struct vmm *vm = c->vm;
@@ -468,6 +474,8 @@ static int run_loop(struct vcpu *c)
         pthread_mutex_unlock(&vm->lock);
         if (rc >= 0 || rc == RUN_KUNIT_DONE)
             return rc;
+        if (c->sleep_ns)
+            firmware_sleep(c);
     }
 }
 
@@ -582,6 +590,16 @@ int vmm_run(struct vmm *vm)
         return EXIT_KUNIT_INCOMPLETE;
     }
     return rc;
+}
+
+void vmm_clear_run_end(struct vmm *vm)
+{
+    vm->timed_out = false;
+    vm->e820_mismatch = false;
+    vm->stopped_by_signal = 0;
+    vm->console.panic = (struct panic_watch){ .ended = false };
+    vm->ctl = (struct control_ports){ .stop = GUEST_RUNNING };
+    vm->fw.stop = FW_RUN;
 }
 
 const char *vmm_end_reason(const struct vmm *vm, int rc)

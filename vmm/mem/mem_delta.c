@@ -7,7 +7,24 @@
 
 #include "guest_mem.h"
 
-int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size)
+/* Room for at least one more page, never for more than max pages. */
+static int grow(struct mem_delta *d, size_t *cap, size_t max)
+{
+    size_t want = *cap ? 2 * *cap : 256;
+    want = want < max ? want : max;
+    uint64_t *pg = realloc(d->page, want * sizeof(*pg));
+    if (!pg)
+        return -1;
+    d->page = pg;
+    uint8_t *data = realloc(d->data, want * GUEST_PAGE_SIZE);
+    if (!data)
+        return -1;
+    d->data = data;
+    *cap = want;
+    return 0;
+}
+
+int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size, size_t max_pages)
 {
     size_t cap = 0;
     d->n = 0;
@@ -18,17 +35,13 @@ int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t
         uint8_t *old = ref + p * GUEST_PAGE_SIZE;
         if (!memcmp(now, old, GUEST_PAGE_SIZE))
             continue;
-        if (d->n == cap) {
-            cap = cap ? 2 * cap : 256;
-            uint64_t *pg = realloc(d->page, cap * sizeof(*pg));
-            if (pg)
-                d->page = pg;
-            uint8_t *data = pg ? realloc(d->data, cap * GUEST_PAGE_SIZE) : NULL;
-            if (!data) {
-                mem_delta_free(d);
-                return -1;
-            }
-            d->data = data;
+        if (d->n == max_pages) {
+            mem_delta_free(d);
+            return MEM_DELTA_OVER_BUDGET;
+        }
+        if (d->n == cap && grow(d, &cap, max_pages)) {
+            mem_delta_free(d);
+            return -1;
         }
         memcpy(d->data + d->n * GUEST_PAGE_SIZE, now, GUEST_PAGE_SIZE);
         memcpy(old, now, GUEST_PAGE_SIZE);

@@ -13,9 +13,14 @@ struct mem_delta {
     uint8_t *data;      /* n pages of 4 KiB */
 };
 
+/* mem_delta_take found more than max_pages pages changed. */
+#define MEM_DELTA_OVER_BUDGET 1
 /* Record in d the pages of mem[0, size) that differ from ref, and bring
- * ref up to date; -1 if out of memory. size is a multiple of 4 KiB. */
-int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size);
+ * ref up to date; size is a multiple of 4 KiB. d never holds (nor
+ * allocates room for) more than max_pages pages: past them it is freed and
+ * MEM_DELTA_OVER_BUDGET returned, with ref only partly brought up to date
+ * (no later delta can be taken against it). -1 if out of memory. */
+int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size, size_t max_pages);
 /* Apply d to a copy that matched d's reference. */
 void mem_delta_apply(const struct mem_delta *d, uint8_t *copy);
 void mem_delta_free(struct mem_delta *d);

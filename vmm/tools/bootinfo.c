@@ -1,5 +1,6 @@
 /* The --stop-at ebs summary: the boot_params the stub built, and the
  * verdict of the e820 check (verdict/e820_check.h). */
+#include "../mem/guest_text.h"
 #include "../verdict/e820_check.h"
 #include "../vmm.h"
 
@@ -10,7 +11,7 @@ static void print_cmdline(const struct guest_mem *gm, uint64_t addr, FILE *out)
     for (; i < sizeof(buf) - 1; i++) {
         if (!guest_mem_read(gm, addr + i, &buf[i], 1) || !buf[i])
             break;
-        if (buf[i] < 0x20 || buf[i] > 0x7e)
+        if (!guest_text_printable((unsigned char)buf[i]))
             buf[i] = '?';
     }
     buf[i] = 0;

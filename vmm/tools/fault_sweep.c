@@ -15,6 +15,7 @@
 #include "../verdict/fault_outcome.h"
 #include "../devices/persist.h"
 #include "../kvm/snapshot.h"
+#include "../mem/guest_text.h"
 #include "../mem/mem_delta.h"
 #include "../vmm.h"
 
@@ -88,6 +89,23 @@ static void describe_call(unsigned id, const struct fw_call *call, char *buf, si
         snprintf(buf, len, "%s", name ? name : "unknown");
 }
 
+static uint64_t snapshot_bytes(const struct sweep_snapshot *s)
+{
+    return sizeof(*s) + s->mem.n * (GUEST_PAGE_SIZE + sizeof(uint64_t)) + firmware_copy_bytes(&s->fw);
+}
+
+/* The snapshot's memory, its delta stopped at what the budget has left: a
+ * guest that dirties all its RAM between two calls cannot make the host
+ * allocate a copy of it. */
+static int take_memory(const struct vmm *vm, const struct fault_sweep *sw, struct sweep_snapshot *s)
+{
+    uint64_t spent = sw->bytes + snapshot_bytes(s);
+    if (sw->n + 1 > SWEEP_MAX_SNAPSHOTS || spent > vm->opt.sweep_memory)
+        return MEM_DELTA_OVER_BUDGET;
+    return mem_delta_take(&s->mem, vm->mem.host, sw->ref, vm->mem.size,
+                          (vm->opt.sweep_memory - spent) / (GUEST_PAGE_SIZE + sizeof(uint64_t)));
+}
+
 int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
 {
     struct vmm *vm = c->vm;
@@ -115,24 +133,23 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
         return -1;
     }
     s->cpu.regs.rip = firmware_thunk(&vm->fw, id);
-    if (firmware_copy(&s->fw, &vm->fw) || mem_delta_take(&s->mem, vm->mem.host, sw->ref, vm->mem.size)) {
+    int taken = firmware_copy(&s->fw, &vm->fw) ? -1 : take_memory(vm, sw, s);
+    if (taken < 0) {
         vmm_log("fault sweep: out of memory for a snapshot");
         vcpu_state_free(&s->cpu);
         firmware_free(&s->fw);
         return -1;
     }
-    uint64_t bytes = sizeof(*s) + s->mem.n * (GUEST_PAGE_SIZE + sizeof(uint64_t)) + firmware_copy_bytes(&s->fw);
-    if (sw->n + 1 > SWEEP_MAX_SNAPSHOTS || sw->bytes + bytes > vm->opt.sweep_memory) {
+    if (taken == MEM_DELTA_OVER_BUDGET) {
         vmm_log("fault sweep: the snapshot budget (%u snapshots, --sweep-memory %llu MiB) is spent at call %llu: "
                 "this and later calls are not swept", SWEEP_MAX_SNAPSHOTS,
                 (unsigned long long)(vm->opt.sweep_memory >> 20), (unsigned long long)(vm->fw.seq + 1));
         vcpu_state_free(&s->cpu);
         firmware_free(&s->fw);
-        mem_delta_free(&s->mem);
         sw->full = true;
         return 0;
     }
-    sw->bytes += bytes;
+    sw->bytes += snapshot_bytes(s);
     s->seq = vm->fw.seq + 1;
     s->id = id;
     s->applies = applies;
@@ -202,7 +219,7 @@ static unsigned take_shard(struct sweep_cell *cells, unsigned n, unsigned k, uns
 }
 
 /* The cell's log line that says how the run ended. */
-static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf, size_t len)
+static void cell_ending(const char *log, const struct vmm *vm, int rc, char *buf, size_t len)
 {
     static const char *const ends[] = { "guest stopped: ", "the image ", "timeout: ", "kernel panic: ",
                                         "e820-check: ", "stop-at ebs: " };
@@ -224,6 +241,15 @@ static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf
         return;
     }
     snprintf(buf, len, "exit status %d", rc);
+}
+
+/* That line escaped: the cell's log holds what the image wrote to ConOut
+ * as it wrote it, and the detail goes to the table and the matrix. */
+static void cell_detail(const char *log, const struct vmm *vm, int rc, char *buf, size_t len)
+{
+    char raw[sizeof(((struct sweep_cell *)0)->detail)];
+    cell_ending(log, vm, rc, raw, sizeof(raw));
+    guest_text_escape(buf, len, raw);
 }
 
 /* New guest RAM holding the snapshot's memory: the pages ever written
@@ -248,6 +274,7 @@ static int fresh_memory(struct vmm *vm, const struct fault_sweep *sw)
 static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sweep_snapshot *s, FILE *log)
 {
     const char *what = "";
+    vmm_clear_run_end(vm);
     vmm_close_vm(vm);
     if (fresh_memory(vm, sw))
         return -1;
@@ -267,8 +294,6 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
     vm->fw.cfg.console = log;
     const struct device_set devs = devices_of(vm);
     devices_restore(&devs, &s->dev);
-    vm->console.panic = (struct panic_watch){ .ended = false };
-    vm->e820_mismatch = false;
     return 0;
 }
 
@@ -408,6 +433,7 @@ int fault_sweep_run(struct vmm *vm)
     struct fault_sweep sw = { .start = now() };
     int rc = EXIT_HOST;
     struct sweep_cell *cells = NULL;
+    bool cells_ran = false;
     sw.ref = mmap(NULL, vm->mem.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (sw.ref == MAP_FAILED) {
         vmm_log("fault sweep: cannot map a copy of guest RAM: %s", strerror(errno));
@@ -460,6 +486,7 @@ int fault_sweep_run(struct vmm *vm)
     vm->opt.quiet = true;
     double cells_time = 0, one_boot_each = 0;
     unsigned applied = 0;
+    cells_ran = true;
     for (unsigned i = 0; i < ncells; i++) {
         for (; applied <= cells[i].snap; applied++) {
             const struct mem_delta *d = &sw.snap[applied].mem;
@@ -499,6 +526,9 @@ int fault_sweep_run(struct vmm *vm)
         rc = EXIT_HOST;
     }
 out:
+    /* The sweep ends as the sweep: its status, or the signal that stopped it. */
+    if (cells_ran && !vm->stopped_by_signal)
+        vmm_clear_run_end(vm);
     for (unsigned i = 0; i < sw.n; i++) {
         vcpu_state_free(&sw.snap[i].cpu);
         firmware_free(&sw.snap[i].fw);

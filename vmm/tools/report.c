@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "../mem/guest_text.h"
 #include "../verdict/e820_check.h"
 #include "../vmm.h"
 
@@ -80,7 +81,7 @@ void report_console(struct vmm *vm, uint8_t byte)
     if (!r->console_log && !(r->console_log = malloc(REPORT_CONSOLE_MAX)))
         return;
     /* Kept printable ASCII, so the report is valid UTF-8 JSON. */
-    r->console_log[r->console_log_len++] = (byte >= 0x20 && byte < 0x7f) || byte == '\n' || byte == '\t' ? (char)byte : '?';
+    r->console_log[r->console_log_len++] = guest_text_printable(byte) || byte == '\n' || byte == '\t' ? (char)byte : '?';
 }
 
 static json_t *hex(uint64_t v)

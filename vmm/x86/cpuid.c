@@ -132,6 +132,13 @@ void cpuid_normalize(struct kvm_cpuid2 *c, unsigned id, unsigned ncpus)
                 e->ecx = 0;
             }
             break;
+        case 0x8000001f:
+            /* AMD memory encryption (SME, SEV, SEV-ES, SEV-SNP): none in
+             * this guest. As QEMU's cpu_x86_cpuid without sev_enabled(),
+             * the leaf reads all zeros, so the guest probes no SEV MSR
+             * (arch/x86/mm/mem_encrypt_identity.c). */
+            e->eax = e->ebx = e->ecx = e->edx = 0;
+            break;
         }
     }
 }
