@@ -802,7 +802,7 @@ static efi_status_t stall(struct firmware *fw, const struct guest_view *v, const
 {
     (void)v;
     uint64_t microseconds = a[0];
-    fw->sleep_ns = (microseconds > FW_STALL_MAX_US ? FW_STALL_MAX_US : microseconds) * 1000;
+    fw->sleep_ns = microseconds > UINT64_MAX / 1000 ? UINT64_MAX : microseconds * 1000;
     return EFI_SUCCESS;
 }
 

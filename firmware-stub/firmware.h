@@ -109,8 +109,9 @@ struct fw_handle_protocol {
 /* WaitForEvent with nothing signaled: the vCPU makes the call again after
  * the VMM slept until the earliest timer is due, and at most this long. */
 #define FW_WAIT_MAX_NS   1000000000ULL
-/* Stall's longest sleep per call (10 s): a longer one is cut to it. */
-#define FW_STALL_MAX_US  10000000ULL
+/* Stall's longest sleep per call (10 s): the vCPU sleeps at most this
+ * long (vmm/kvm/run.c), and a longer wait resumes after it. */
+#define FW_STALL_MAX_NS  10000000000ULL
 #define FW_MAX_POOLS     1024
 #define FW_MAX_CONFIG_TABLES 64
 /* A guest can make the firmware log (calls after ExitBootServices, bad IDs,
@@ -200,8 +201,9 @@ struct firmware {
     const struct fw_call *call;  /* the call being served, NULL between calls */
     struct fw_transfer transfer;
     /* Set by this call (Stall, WaitForEvent making its call again): the
-     * vCPU sleeps this long before it resumes, outside the VMM's lock, so
-     * other vCPUs' exits and a stop on --timeout or a signal do not wait. */
+     * wait the guest asked for. The vCPU sleeps it (at most FW_STALL_MAX_NS)
+     * before it resumes, outside the VMM's lock, so other vCPUs' exits and
+     * a stop on --timeout or a signal do not wait. */
     uint64_t sleep_ns;
     struct fw_variable *variables;
     uint64_t variable_bytes;

@@ -60,7 +60,8 @@ struct vmm {
     struct run_counters counters;
 
     /* how the run ended */
-    bool timed_out;           /* --timeout ran out */
+    bool timed_out;           /* --timeout ran out, or a wait would outlast it */
+    double run_started;       /* report_elapsed() when vmm_run began */
     bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
     int stopped_by_signal;    /* the signal that ended the run, 0: none */
 

@@ -18,7 +18,7 @@ case $PART in
     san) [ -n "${HANDOVER_TEST_FULL:-}" ] || TESTS_ONLY=${TESTS_ONLY-"services-* hostile-* efi-exit-* fallbacks-handover events events-wait-made-again
         race-crc-double-fetch stop-at-ebs-* report-e820-* initrd-loadfile2-pe fault-sweep fault-sweep-agrees
         trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails
-        report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout exit-port signal-*
+        report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout stall-past-timeout exit-port signal-*
         sweep-fail-on sweep-baseline-* fault-sweep-memory-budget"} ;;
     emulating) TESTS_ONLY=${TESTS_ONLY-"services-handover fallbacks-* no-emulation-fallbacks cmdline-append"} ;;
 esac
@@ -266,6 +266,11 @@ expect no-acpi 0 'payload: done, 0 failures' -- "$HO" --timeout 60 --no-acpi --c
 expect exit-port 42 'guest wrote 42 to the exit port' -- "$HO" --timeout 60 --cmdline payload=exit=42 "$PAYLOAD"
 expect timeout 124 'timeout: the guest was still running after 2 s' 'payload: looping' \
     -- "$HO" --timeout 2 --cmdline payload=loop "$PAYLOAD"
+# A guest that waits longer than it has left (Stall(60 s) with --timeout
+# 20) times out at once, as it would at the alarm.
+expect stall-past-timeout 124 'payload: halting' \
+    "timeout: the guest's Stall asks to wait 60.0 s, past the 20 s of --timeout \([0-9.]+ s left\): ended now" \
+    'end: timeout, exit status 124' -- "$HO" --timeout 20 --cmdline payload=halt "$PAYLOAD"
 expect triple-fault 4 'triple fault' 'registers of vCPU 0: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
 expect cmdline-too-long 2 'cmdline_size allows 2046' -- "$HO" --cmdline "$(printf 'x%.0s' $(seq 1 3000))" "$PAYLOAD"
 

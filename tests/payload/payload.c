@@ -1691,6 +1691,14 @@ static NORETURN void mode_loop(void)
         asm volatile("pause");
 }
 
+/* As systemd-boot's assert halts (efi_assert → freeze): Stall(60 s) forever. */
+static NORETURN void mode_halt(void)
+{
+    print("payload: halting\n");
+    for (;;)
+        g.bs->stall(60 * 1000 * 1000);
+}
+
 static NORETURN void mode_triple_fault(void)
 {
     print("payload: triple fault\n");
@@ -1996,6 +2004,8 @@ static NORETURN void payload_main(void)
         mode_race();
     if (word_is(mode, "events"))
         mode_events();
+    if (word_is(mode, "halt"))
+        mode_halt();
 
     size_t n = 0;
     while (mode[n] && !is_space(mode[n]))

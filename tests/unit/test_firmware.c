@@ -1718,7 +1718,9 @@ START_TEST(stall_asks_the_vcpu_to_sleep_after_the_call)
     int64_t us = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
     ck_assert_int_lt(us, 1000000);
     ck_assert_uint_eq(CALL(BS(STALL), 60000000), EFI_SUCCESS);
-    ck_assert_uint_eq(fw.sleep_ns, FW_STALL_MAX_US * 1000);
+    ck_assert_uint_eq(fw.sleep_ns, 60000000000ULL);
+    ck_assert_uint_eq(CALL(BS(STALL), UINT64_MAX / 100), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.sleep_ns, UINT64_MAX);
     ck_assert_uint_eq(CALL(BS(GET_NEXT_MONOTONIC_COUNT), put_u64(0)), EFI_SUCCESS);
     ck_assert_uint_eq(fw.sleep_ns, 0);
 }

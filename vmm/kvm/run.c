@@ -243,6 +243,27 @@ static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs 
     return callee_saved_xmm(c, t->saved.xmm, true);
 }
 
+/* A wait the guest asked for that would end after --timeout (a client
+ * that halts on purpose: systemd-boot's assert calls Stall(60 s) forever)
+ * times the run out now, as the alarm would later, instead of sleeping
+ * until it: same outcome, and a sweep cell that is hung says so at once. */
+static bool wait_outlasts_timeout(struct vcpu *c, unsigned id)
+{
+    struct vmm *vm = c->vm;
+    double left = vm->opt.timeout - (report_elapsed() - vm->run_started);
+    if (!vm->opt.timeout || (double)c->sleep_ns / 1e9 <= left)
+        return false;
+    vm->timed_out = true;
+    c->sleep_ns = 0;
+    fflush(stdout);
+    vmm_log("timeout: the guest's %s asks to wait %.1f s, past the %u s of %s (%.1f s left): ended now",
+            firmware_service_name(id), (double)vm->fw.sleep_ns / 1e9, vm->opt.timeout,
+            vm->opt.fault_sweep && !vm->sweep ? "the sweep cell's timeout" : "--timeout", left > 0 ? left : 0);
+    report_last_line(vm);
+    report_exits(vm);
+    return true;
+}
+
 /* One firmware call. Returns RUN_CONTINUE to go on, or an exit status. */
 static int hypercall(struct vcpu *c, uint32_t id)
 {
@@ -274,6 +295,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
         return EXIT_HOST;
     r.rax = firmware_call(&vm->fw, id, &call);
     c->sleep_ns = vm->fw.sleep_ns;
+    if (c->sleep_ns && wait_outlasts_timeout(c, id))
+        return EXIT_TIMEOUT;
     if (vm->sweep)
         fault_sweep_after_call(c, id, &call, r.rax);
     if (vm->fw.transfer.pending && load_transfer(c, &vm->fw.transfer, &r))
@@ -422,7 +445,8 @@ static int handle_exit(struct vcpu *c)
  * alarm, SIGTERM) means the VMM is stopping, and it would only delay it. */
 static void firmware_sleep(struct vcpu *c)
 {
-    struct timespec ts = { (time_t)(c->sleep_ns / 1000000000), (long)(c->sleep_ns % 1000000000) };
+    uint64_t ns = c->sleep_ns < FW_STALL_MAX_NS ? c->sleep_ns : FW_STALL_MAX_NS;
+    struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
     c->sleep_ns = 0;
     nanosleep(&ts, NULL);
 }
@@ -537,6 +561,7 @@ int vmm_run(struct vmm *vm)
     signal_vm = vm;
     vm->stop_rc = RUN_CONTINUE;
     vm->timed_out = false;
+    vm->run_started = report_elapsed();
     timed_out = 0;
     /* A stop signal that came before this run (between two sweep cells)
      * still stops it, at once. */

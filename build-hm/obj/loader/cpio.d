@@ -1,0 +1,2 @@
+build-hm/obj/loader/cpio.o: loader/cpio.c loader/cpio.h
+loader/cpio.h:

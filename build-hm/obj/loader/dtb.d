@@ -1,0 +1,2 @@
+build-hm/obj/loader/dtb.o: loader/dtb.c loader/dtb.h
+loader/dtb.h:

@@ -1,0 +1,2 @@
+build-hm/obj/vmm/kvm/snapshot.o: vmm/kvm/snapshot.c vmm/kvm/snapshot.h
+vmm/kvm/snapshot.h:

@@ -1,0 +1,2 @@
+build-hm/obj/vmm/verdict/ktap.o: vmm/verdict/ktap.c vmm/verdict/ktap.h
+vmm/verdict/ktap.h:

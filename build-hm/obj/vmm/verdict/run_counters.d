@@ -1,0 +1,3 @@
+build-hm/obj/vmm/verdict/run_counters.o: vmm/verdict/run_counters.c \
+ vmm/verdict/run_counters.h
+vmm/verdict/run_counters.h:

@@ -1,0 +1,1 @@
+build-hm/payload/header.o: tests/payload/header.S

@@ -1,0 +1,1 @@
+build-hm/payload/traps.o: tests/payload/traps.S
