@@ -8,14 +8,21 @@
 set -u
 dir=$1 total=$2 out=${3:-}
 table() {
+    local seen=
     echo "| tier | wall s | passed | failed | skipped | status |"
     echo "|---|---:|---:|---:|---:|---|"
     local f
-    for f in "$dir"/*.tier; do
-        [ -e "$f" ] || continue
+    # In the order make test runs them, then any other.
+    for f in $(for t in unit unit-san clang sandbox layering image image-san fuzz payload payload-san tiny realkvm emulating; do
+                   [ -e "$dir/$t.tier" ] && echo "$dir/$t.tier"; done
+               ls "$dir"/*.tier 2>/dev/null) ; do
+        case " $seen " in *" $f "*) continue ;; esac
+        seen="$seen $f"
         # shellcheck disable=SC2034
         local tier wall passed failed skipped status
         eval "$(tr ' ' '\n' < "$f" | grep -E '^(tier|wall|passed|failed|skipped|status)=[A-Za-z0-9_.-]*$')"
+        # A tier without a summary line (the fuzzers) has no counts.
+        [ "$passed$failed$skipped" = 000 ] && passed=- failed=- skipped=-
         echo "| $tier | $wall | $passed | $failed | $skipped | $([ "$status" = 0 ] && echo ok || echo "FAILED ($status)") |"
     done
     echo
