@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/realkvm.sh: handover against QEMU on a KVM with hardware semantics,
-# to user space and back (issue 15). Run it through tests/kvm-host/run, which
+# to user space and back. Run it through tests/kvm-host/run, which
 # gives a hardware KVM on any machine (make bench does). Every case boots the
 # same kernel with the same initramfs (its /init prints one line and powers
 # off at once) and the same command line, one VM at a time, round robin.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/run.sh: handover against QEMU on this machine's KVM, same kernel,
-# same command line, one VM at a time (issue 6). See bench/README.md.
+# same command line, one VM at a time. See bench/README.md.
 #
 # usage: bench/run.sh [HANDOVER [PAYLOAD [KERNEL]]]
 #   HANDOVER  default build/handover

@@ -132,8 +132,8 @@ static void build_cmdline(struct vmm *vm)
 }
 
 /* Once the image is in guest RAM the file's copy is dead weight: a
- * stock bzImage is some 8 MiB of the VMM's RSS (issue 15 bounds the VMM's
- * own at 5 MiB). The parsed views that pointed into it point nowhere. */
+ * stock bzImage is some 8 MiB of the VMM's RSS (the bench holds the VMM's
+ * own to 5 MiB, bench/README.md). The parsed views that pointed into it point nowhere. */
 static void release_image_file(struct vmm *vm)
 {
     free(vm->placed.image_file);

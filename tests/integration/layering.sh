@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The rooms keep to their layers (README "Layout"): only vmm/kvm/
+# The folders keep to their layers (README "Layout"): only vmm/kvm/
 # calls ioctl; the pure libraries (the Makefile's PURE_DIRS) include no
-# header from the VMM's upper rooms (vmm.h, kvm/, tools/, host/), and the
-# firmware-stub and loader reach into vmm/ only for its bottom room, mem/.
+# header from the VMM's upper folders (vmm.h, kvm/, tools/, host/), and the
+# firmware-stub and loader reach into vmm/ only for its bottom folder, mem/.
 # usage: tests/integration/layering.sh PURE_DIR...
 set -u
 cd "$(dirname "$0")/../.."
@@ -19,6 +19,6 @@ for d in "$@"; do
         esac
     done
 done
-if [ -z "$bad" ]; then pass pure-libraries-include-only-lower-rooms
-else fail pure-libraries-include-only-lower-rooms "see the lines above"; fi
+if [ -z "$bad" ]; then pass pure-libraries-include-only-lower-folders
+else fail pure-libraries-include-only-lower-folders "see the lines above"; fi
 summary

@@ -67,7 +67,7 @@ expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
 expect add-needs-initramfs 2 '--add packs files into the initramfs: it needs --exec or --initrd' \
     -- "$HO" --add "$PAYLOAD" "$PAYLOAD"
 # --add reads what a program names only from the standard directories, and
-# all of it before /dev/kvm is opened (issue 24 item 2): an interpreter by
+# all of it before /dev/kvm is opened: an interpreter by
 # its file name from the loader directories, a library only by a bare name;
 # no '..' in a guest path; a FIFO or device is refused before it is opened.
 elf() {   # elf NAME PT_INTERP [DT_NEEDED...]: a minimal dynamic ELF64

@@ -25,7 +25,7 @@ if set(fw["by_reason"]) - {"io"} or fw["total"] != fw["firmware_calls"] + fw["po
 if fw["firmware_calls"] != r["firmware_calls"]["total"]:
     sys.exit(f"firmware phase: {fw['firmware_calls']} hypercall exits for {r['firmware_calls']['total']} calls")
 # Host cost: the guest RAM the host backs is part of the VMM's RSS, and the
-# rest is the VMM's own (issue 15 bounds it; the bench reports it).
+# rest is the VMM's own (bounded by the bench, bench/README.md).
 h = r["host"]
 if not 0 < h["guest_ram_touched_kib"] <= h["peak_rss_kib"] or \
         h["rss_beyond_guest_ram_kib"] != h["peak_rss_kib"] - h["guest_ram_touched_kib"]:

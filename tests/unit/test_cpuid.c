@@ -92,7 +92,7 @@ START_TEST(cpuid_topology_intel_and_one_cpu)
 END_TEST
 
 /* The guest is no SEV guest: leaf 0x8000001F says no memory encryption
- * on either vendor, as QEMU reports it (issue 24 item 8). */
+ * on either vendor, as QEMU reports it. */
 START_TEST(cpuid_reports_no_memory_encryption)
 {
     static const char *const vendors[] = { "AuthenticAMD", "GenuineIntel" };

@@ -1271,7 +1271,7 @@ END_TEST
 
 /* An image's pages are the firmware's: FreePages of the running image, a
  * loaded one or the top-level image, whole or a page of it, is refused
- * and they stay allocated (issue 24 item 10). */
+ * and they stay allocated. */
 START_TEST(free_pages_refuses_an_images_pages)
 {
     uint64_t h = load_app(), base = loaded_image_of(h)->image_base, pages = APP_IMAGE_SIZE >> 12;
@@ -1706,7 +1706,7 @@ START_TEST(read_key_stroke_never_has_a_key_and_says_so_once)
 END_TEST
 
 /* Stall does not sleep in the call, which runs under the VMM's lock: it
- * asks the vCPU to sleep after it (issue 24 item 6), at most 10 s; the
+ * asks the vCPU to sleep after it, at most 10 s; the
  * next call asks for nothing. */
 START_TEST(stall_asks_the_vcpu_to_sleep_after_the_call)
 {

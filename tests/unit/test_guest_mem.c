@@ -339,8 +339,7 @@ START_TEST(five_level_reads_and_writes)
 END_TEST
 
 /* Guest text on handover's own output: printable ASCII as itself, every
- * other byte (ESC, DEL, UTF-8 bytes) as \xNN, never cut inside an escape
- * (issue 24 item 7). */
+ * other byte (ESC, DEL, UTF-8 bytes) as \xNN, never cut inside an escape. */
 static void log_line(FILE *f, const char *fmt, ...)
 {
     va_list ap;

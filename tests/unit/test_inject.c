@@ -328,7 +328,7 @@ END_TEST
 
 /* A delta never holds, nor allocates room for, more pages than its
  * budget: a guest that dirties all its RAM between two calls does not make
- * the sweep allocate a copy of it (issue 24 item 4). */
+ * the sweep allocate a copy of it. */
 START_TEST(mem_delta_stops_at_its_budget)
 {
     enum { PAGES = 600, BUDGET = 300, P = 4096 };

@@ -233,7 +233,7 @@ static uint64_t guest_ram_touched(const struct guest_mem *m)
 }
 
 /* What the run cost the host: the VMM's peak RSS against the guest RAM it
- * backs (issue 15's bound: at most 5 MiB beyond it), and CPU time. */
+ * backs (the bench's bound: at most 5 MiB beyond it), and CPU time. */
 static json_t *host_cost_json(const struct vmm *vm)
 {
     struct rusage ru;
