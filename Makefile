@@ -95,7 +95,7 @@ test-assets:
 
 # Every boot, on a KVM with hardware semantics: this machine's own when it
 # has one, otherwise an L1 per tier with kvm_amd under QEMU TCG
-# (tests/kvm-host/run), two tiers at a time: the payload's boots (both
+# (scripts/kvm-host), two tiers at a time: the payload's boots (both
 # builds), the tiny kernel, the real-KVM tier, and on an emulating KVM the
 # emulation-fallback tier (tests/integration/kvm-tiers.sh).
 test-kvm: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) test-assets
@@ -132,20 +132,20 @@ test-valgrind: $(BUILD)/unit-tests
 
 # The first boot a new user makes: the tiny KUnit kernel, its tests' result.
 boot: $(BUILD)/handover
-	tests/kvm-host/run $(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
+	scripts/kvm-host $(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
 
 # handover against QEMU on this host (about 25 minutes): bench/results.json and a table.
 bench: $(BUILD)/handover $(PAYLOAD_IMAGE) bench-realkvm
 	bench/run.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
 
-# On a KVM with hardware semantics (tests/kvm-host/run): handover (both
+# On a KVM with hardware semantics (scripts/kvm-host): handover (both
 # entries, and behind systemd-stub and GRUB) against QEMU q35, microvm and
 # q35 + OVMF, to user space and power-off, 5 runs each, the tiny kernel and
 # stock Debian 6.1 and 6.12 (bench/realkvm.sh, about an hour in the L1).
 BENCH_RK := $(BUILD)/bench-realkvm
 bench-realkvm: $(BUILD)/handover test-assets
 	rm -rf $(BENCH_RK) && mkdir -p $(BENCH_RK) && : > $(BENCH_RK)/notes
-	KVM_HOST_SAVE=$(BENCH_RK)/main KVM_HOST_TIMEOUT=7200 tests/kvm-host/run bench/realkvm.sh 2> $(BENCH_RK)/l1.err \
+	KVM_HOST_SAVE=$(BENCH_RK)/main KVM_HOST_TIMEOUT=7200 scripts/kvm-host bench/realkvm.sh 2> $(BENCH_RK)/l1.err \
 	    || echo "the KVM host ended early (status $$?): $$(grep -m1 -E 'ERROR|assert' $(BENCH_RK)/l1.err)" >> $(BENCH_RK)/notes
 	python3 bench/summarize_realkvm.py bench/realkvm-results.json "$$(cat $(BENCH_RK)/main/qemu-common-args 2>/dev/null)" \
 	    $(BENCH_RK)/notes $(BENCH_RK)/main/runs.jsonl
@@ -185,7 +185,7 @@ help:
 	@echo "make test           test-fast and test-kvm, then the timing table (tests/timings.md)"
 	@echo "make test-full      make test with every sanitizer boot and the UKI's whole fault sweep (for a release)"
 	@echo "make test-fast      unit tests, image checks and fuzz regressions: no KVM needed (seconds)"
-	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from tests/kvm-host/run)"
+	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from scripts/kvm-host)"
 	@echo "make test-emulating the emulation-fallback tiers, on a KVM that emulates guest ring 0 (else SKIP)"
 	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"
 	@echo "make test-valgrind  unit tests under valgrind"

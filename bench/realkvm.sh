@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/realkvm.sh: handover against QEMU on a KVM with hardware semantics,
-# to user space and back. Run it through tests/kvm-host/run, which
+# to user space and back. Run it through scripts/kvm-host, which
 # gives a hardware KVM on any machine (make bench does). Every case boots the
 # same kernel with the same initramfs (its /init prints one line and powers
 # off at once) and the same command line, one VM at a time, round robin.
@@ -15,7 +15,7 @@
 #                     no quiet, since the banner and "Run /init" lines are the
 #                     milestones, and quiet hides them)
 # Each run appends one JSON line to runs.jsonl in $KVM_HOST_OUT (the
-# directory tests/kvm-host/run brings back) or else in BENCH_WORK, as it
+# directory scripts/kvm-host brings back) or else in BENCH_WORK, as it
 # completes, so a crash of the host's QEMU keeps what ran before it.
 # bench/summarize_realkvm.py makes the medians and ratios (make bench does).
 #
@@ -50,7 +50,7 @@ RUNS_FILE=${KVM_HOST_OUT:-$WORK}/runs.jsonl
 say() { echo "bench-realkvm: $*" >&2; }
 
 if [ ! -d /sys/module/kvm_amd ] && [ ! -d /sys/module/kvm_intel ]; then
-    say "not a hardware KVM: run it through tests/kvm-host/run (make bench does)"; exit 2
+    say "not a hardware KVM: run it through scripts/kvm-host (make bench does)"; exit 2
 fi
 
 # The initramfs: busybox, an /init that prints one line and powers off.

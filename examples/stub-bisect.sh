@@ -9,7 +9,7 @@
 # when a kernel did not reach ExitBootServices, so an unbootable commit is
 # skipped instead of counted as a difference.
 #
-# The boots are seeded as the golden traces are (tests/golden/seeded.sh):
+# The boots are seeded as the golden traces are (tests/integration/seeded.sh):
 # a fixed RNG seed, nokaslr (the stub's KASLR seed mixes RDRAND/RDTSC) and
 # noxsave (added by itself on some hosts), so that equal stubs give equal
 # traces byte for byte.

@@ -2,7 +2,7 @@
 # Build or fetch, on this machine, everything the KVM tests boot: the tiny
 # and KUnit kernels, the --exec initramfs, the GRUBs in front of the tiny
 # kernel (examples/make-grub.sh) and its UKI (examples/make-uki.sh), the
-# stock Debian kernels, and the L1 of tests/kvm-host/run. The KVM tests may run in that L1, which has no
+# stock Debian kernels, and the L1 of scripts/kvm-host. The KVM tests may run in that L1, which has no
 # network and throws its writes away, so they find all of it in the cache.
 # A step that fails is reported and the tests that need it say SKIP with
 # the reason; this script itself always succeeds.
@@ -17,7 +17,7 @@ step "tiny kernel" "$top/scripts/build-tiny-kernel.sh"
 step "KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit
 step "initramfs" "$top/scripts/build-initramfs.sh"
 # The kernel tier's (the golden trace's command line) and the real-KVM tier's.
-. "$top/tests/golden/seeded.sh"
+. "$top/tests/integration/seeded.sh"
 if tiny=$("$top/scripts/build-tiny-kernel.sh" 2>/dev/null); then
     step "GRUB (golden)" "$top/examples/make-grub.sh" --cmdline "$GOLDEN_CMDLINE" "$tiny"
     step "GRUB" "$top/examples/make-grub.sh" "$tiny"
@@ -26,5 +26,5 @@ if tiny=$("$top/scripts/build-tiny-kernel.sh" 2>/dev/null); then
     rm -rf "$uki_dir"
 fi
 step "Debian kernels" "$top/scripts/fetch-debian-kernels.sh"
-[ "$("$top/tests/kvm-host/run" --kind)" = l1 ] && step "L1 KVM host" "$top/tests/kvm-host/run" --prepare
+[ "$("$top/scripts/kvm-host" --kind)" = l1 ] && step "L1 KVM host" "$top/scripts/kvm-host" --prepare
 exit 0

@@ -24,7 +24,7 @@ else
     kernels=$("$top/scripts/build-tiny-kernel.sh")
     timeout=900
 fi
-. "$top/tests/golden/seeded.sh"
+. "$top/tests/integration/seeded.sh"
 for k in $kernels; do
     name=tiny
     [ "${1:-}" = debian ] && name=$(basename "$(dirname "$k")")

@@ -27,7 +27,7 @@ table() {
     done
     echo
     echo "Total: ${total} s wall ($((total / 60)) min $((total % 60)) s) on $(nproc) cores;" \
-         "KVM for the boots: $("$(dirname "$0")/kvm-host/run" --kind)$([ -c /dev/kvm ] && echo ", this machine has /dev/kvm" || echo ", no /dev/kvm here")."
+         "KVM for the boots: $("$(dirname "$0")/../scripts/kvm-host" --kind)$([ -c /dev/kvm ] && echo ", this machine has /dev/kvm" || echo ", no /dev/kvm here")."
 }
 t=$(table)
 echo "$t"

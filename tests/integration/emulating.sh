@@ -10,8 +10,8 @@ B=$1 PAYLOAD=$2
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 if ! kvm_usable; then
-    skip emulating-kvm "this machine has no usable /dev/kvm of its own (the hardware-KVM tiers ran in tests/kvm-host/run)"
-elif [ "$(tests/kvm-host/run --kind)" = native ]; then
+    skip emulating-kvm "this machine has no usable /dev/kvm of its own (the hardware-KVM tiers ran in scripts/kvm-host)"
+elif [ "$(scripts/kvm-host --kind)" = native ]; then
     skip emulating-kvm "this /dev/kvm is a hardware KVM: the fallback tiers ran there already (kvm-tiers.sh)"
 else
     rc=0

@@ -4,7 +4,7 @@
 #            Debian's linux-source-6.1 into ~/.cache/handover (make test);
 #   debian:  stock Debian 6.1 and 6.12 kernels from the archive to
 #            ExitBootServices (make test-long: hours on an emulating KVM);
-#   realkvm: on a hardware KVM (tests/kvm-host/run gives one): the stock
+#   realkvm: on a hardware KVM (scripts/kvm-host gives one): the stock
 #            kernels to ExitBootServices and a 6.12 fault sweep, full boots
 #            to user space with --exec, KUnit, SMP (realkvm.sh; make test);
 #   emulating: the tiny kernel's boots that need the emulation fallbacks and
@@ -26,7 +26,7 @@ fi
 # Randomness fixed (EFI_RNG seed, no KASLR) and the command line the same
 # on every host: golden traces repeat byte for byte, and a fault-sweep cell
 # takes the path of its single run.
-. "$TOP/tests/golden/seeded.sh"
+. "$TOP/tests/integration/seeded.sh"
 
 # stop_at_ebs NAME KERNEL ENTRY TIMEOUT [OPTION...]: ExitBootServices
 # succeeds, and the boot_params e820 agrees with the firmware's map.

@@ -3,7 +3,7 @@
 # (with the normal build, and the tests that reach different code with the
 # sanitizer build), the tiny kernel, the real-KVM tier (realkvm.sh), and on
 # an emulating KVM its own tier (emulating.sh). Each tier that needs a
-# hardware KVM runs through tests/kvm-host/run: natively where this machine
+# hardware KVM runs through scripts/kvm-host: natively where this machine
 # has one, otherwise in an L1 of its own, so that a tier whose L1 hangs fails
 # alone and the others still run. KVM_TIER_LANES (default 2, one per core
 # here) tiers run at a time; the longest go first, each to the lane with the
@@ -24,10 +24,10 @@ export KVM_HOST_TIMEOUT=${KVM_HOST_TIMEOUT:-2700}
 # NAME: the command, and the seconds it is assumed to take before
 # tests/timings.md says better.
 declare -A cmd=(
-    [payload]="tests/kvm-host/run tests/integration/payload.sh $B/handover $PAYLOAD kvm"
-    [payload-san]="tests/kvm-host/run tests/integration/payload.sh $B/handover-san $PAYLOAD san"
-    [tiny]="tests/kvm-host/run tests/integration/kernel.sh $B/handover tiny"
-    [realkvm]="tests/kvm-host/run tests/integration/kernel.sh $B/handover realkvm"
+    [payload]="scripts/kvm-host tests/integration/payload.sh $B/handover $PAYLOAD kvm"
+    [payload-san]="scripts/kvm-host tests/integration/payload.sh $B/handover-san $PAYLOAD san"
+    [tiny]="scripts/kvm-host tests/integration/kernel.sh $B/handover tiny"
+    [realkvm]="scripts/kvm-host tests/integration/kernel.sh $B/handover realkvm"
     [emulating]="tests/integration/emulating.sh $B $PAYLOAD"
 )
 declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30)
@@ -51,7 +51,7 @@ for t in $(for t in "${tiers[@]}"; do echo "$(estimate "$t") $t"; done | sort -r
     lane_tiers[best]="${lane_tiers[best]} $t"
 done
 
-echo "# kvm tiers: KVM for the boots: $(tests/kvm-host/run --kind); $lanes lanes:$(for ((l = 0; l < lanes; l++)); do printf ' [%s ]' "${lane_tiers[l]}"; done)"
+echo "# kvm tiers: KVM for the boots: $(scripts/kvm-host --kind); $lanes lanes:$(for ((l = 0; l < lanes; l++)); do printf ' [%s ]' "${lane_tiers[l]}"; done)"
 pids=()
 for ((l = 0; l < lanes; l++)); do
     (

@@ -4,7 +4,7 @@
 
 # The system's own programs first: python3 is Debian's (scripts/packages.txt),
 # not a version manager's shim, which costs 0.8 s a call here and 10 s in
-# an L1 of tests/kvm-host/run, where the tests call it a hundred times.
+# an L1 of scripts/kvm-host, where the tests call it a hundred times.
 export PATH=/usr/bin:/bin:$PATH
 
 PASSED=0 FAILED=0 SKIPPED=0
@@ -39,7 +39,7 @@ ci_skip_policy() {
 # itself, not a tier that never ends.
 TEST_BOUND=${TEST_BOUND:-600}
 
-# announce NAME: in an L1 of tests/kvm-host/run, the test about to run goes
+# announce NAME: in an L1 of scripts/kvm-host, the test about to run goes
 # on the L1's console, so that a stall's report names it.
 announce() {
     T0=$SECONDS

@@ -2,11 +2,11 @@
 # The real-KVM tier, sourced by tests/integration/kernel.sh HANDOVER realkvm.
 # Needs a KVM with hardware semantics (kvm_intel or kvm_amd): the guest's
 # CPUID, clock and interrupts are then only what handover sets up, and guest
-# user space runs. `make test` runs it through tests/kvm-host/run, which
+# user space runs. `make test` runs it through scripts/kvm-host, which
 # starts an L1 with kvm_amd where this machine has no such KVM.
 
 if [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
-    skip realkvm "this /dev/kvm is not a hardware KVM (no kvm_intel or kvm_amd): run through tests/kvm-host/run"
+    skip realkvm "this /dev/kvm is not a hardware KVM (no kvm_intel or kvm_amd): run through scripts/kvm-host"
     summary; exit
 fi
 # No boot here may need what only an emulating KVM needs.
