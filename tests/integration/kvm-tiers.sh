@@ -8,7 +8,8 @@
 # alone and the others still run. KVM_TIER_LANES (default 2, one per core
 # here) tiers run at a time; the longest go first, each to the lane with the
 # least work, by the durations in tests/timings.md.
-# usage: tests/integration/kvm-tiers.sh BUILD PAYLOAD [TIER...]
+# usage: tests/integration/kvm-tiers.sh BUILD PAYLOAD [TIER | NAME=COMMAND]...
+# (NAME=COMMAND: a tier of that name running COMMAND; runner.sh uses it)
 # Output lines are prefixed with their tier's name; each tier's whole log
 # and its counts are in BUILD/tiers/ (tests/tier.sh). The exit status is 0
 # when every tier passed.
@@ -29,10 +30,14 @@ declare -A cmd=(
     [tiny]="scripts/kvm-host tests/integration/kernel.sh $B/handover tiny"
     [realkvm]="scripts/kvm-host tests/integration/kernel.sh $B/handover realkvm"
     [emulating]="tests/integration/emulating.sh $B $PAYLOAD"
+    [runner]="tests/integration/runner.sh $B $PAYLOAD"
 )
-declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30)
-tiers=("$@")
-[ ${#tiers[@]} -gt 0 ] || tiers=(payload payload-san tiny realkvm emulating)
+declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30 [runner]=110)
+tiers=()
+for a in "$@"; do
+    case $a in *=*) cmd[${a%%=*}]=${a#*=}; tiers+=("${a%%=*}") ;; *) tiers+=("$a") ;; esac
+done
+[ ${#tiers[@]} -gt 0 ] || tiers=(payload payload-san tiny realkvm emulating runner)
 
 estimate() {   # the tier's wall time in the last table, else the guess
     local s
