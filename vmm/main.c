@@ -122,7 +122,6 @@ static void build_cmdline(struct vmm *vm)
         }
     }
     if (vm->opt.kunit) {
-        ktap_init(&vm->ktap);
         if (vm->placed.app)
             vmm_log("--kunit: kunit_shutdown=reboot is not added to the command line of the kernel the EFI "
                     "application starts (the results are still read from the console)");
@@ -143,14 +142,27 @@ static void release_image_file(struct vmm *vm)
     vm->placed.app_pe.data = NULL;
 }
 
-static int boot(struct vmm *vm)
+const char *const boot_step_names[STEP_GUEST] = {
+    [STEP_OPTIONS] = "options", [STEP_OUTPUTS] = "outputs", [STEP_IMAGE] = "image", [STEP_FILES] = "files",
+    [STEP_HOST] = "host",
+};
+
+/* --report and --kunit-json: opened first, so that a run refused at any
+ * later step still writes them, saying it never started. */
+static int open_result_files(struct vmm *vm)
 {
-    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
-    if (!vm->placed.image_file)
-        return EXIT_USAGE;
-    int rc = parse_image(vm);
-    if (rc)
-        return rc;
+    if (vm->opt.report_path && !(vm->files.report = vmm_open_output("--report", vm->opt.report_path)))
+        return -1;
+    if (vm->opt.kunit_json && !(vm->files.kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
+        return -1;
+    return 0;
+}
+
+/* The other files a run writes (and the baseline it reads), opened before
+ * any VM: a directory or an unwritable path is found before the boot (or
+ * the sweep), not after it. */
+static int open_outputs(struct vmm *vm)
+{
     if (vm->opt.trace_path) {
         bool to_stderr = !strcmp(vm->opt.trace_path, "-");
         vm->files.trace = to_stderr ? stderr : vmm_open_output("--trace-efi", vm->opt.trace_path);
@@ -161,22 +173,36 @@ static int boot(struct vmm *vm)
             return EXIT_HOST;
         }
     }
-    if (vm->opt.report_path && !(vm->files.report = vmm_open_output("--report", vm->opt.report_path)))
-        return EXIT_USAGE;
-    if (vm->opt.kunit_json && !(vm->files.kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
+    if (open_result_files(vm))
         return EXIT_USAGE;
     if (vm->opt.exec_output && !(vm->files.exec_output = vmm_open_output("--exec-output", vm->opt.exec_output)))
         return EXIT_USAGE;
-    /* Opened now: a directory or an unwritable path is found before the
-     * sweep, not after it. */
     if (vm->opt.sweep_json && !(vm->files.sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
         return EXIT_USAGE;
     if (vm->opt.sweep_baseline &&
         !(vm->files.sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
         return EXIT_USAGE;
+    return 0;
+}
+
+static int boot(struct vmm *vm)
+{
+    vm->step = STEP_OUTPUTS;
+    int rc = open_outputs(vm);
+    if (rc)
+        return rc;
+    vm->step = STEP_IMAGE;
+    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
+    if (!vm->placed.image_file)
+        return EXIT_USAGE;
+    rc = parse_image(vm);
+    if (rc)
+        return rc;
+    vm->step = STEP_FILES;
     /* The --add files are read now: a refused one is found without KVM. */
     if (vm->opt.initrd && (vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
         return EXIT_USAGE;
+    vm->step = STEP_HOST;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     build_cmdline(vm);
@@ -220,6 +246,7 @@ static int boot(struct vmm *vm)
      * that takes on any fd (sandbox.c). */
     if (vm->opt.fault_sweep ? sandbox_enter_sweep(vm) : sandbox_enter(vm))
         return EXIT_HOST;
+    vm->step = STEP_GUEST;
     report_mark(vm, PHASE_ENTRY);
     return vm->opt.fault_sweep ? fault_sweep_run(vm) : vmm_run(vm);
 }
@@ -267,10 +294,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "handover: cannot open /dev/null for a closed stdin, stdout or stderr\n");
         return EXIT_HOST;
     }
+    ktap_init(&vm.ktap);
     int rc = parse_options(argc, argv, &vm.opt);
+    /* Refused options still leave --report and --kunit-json saying so. */
     if (rc)
-        return rc;
-    rc = boot(&vm);
+        open_result_files(&vm);
+    else
+        rc = boot(&vm);
     fflush(stdout);
     report_mark(&vm, PHASE_END);
     print_fault_outcomes(&vm, rc);

@@ -55,6 +55,33 @@ expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect bad-keys-escape 2 '--keys: \\q at offset 2 names no key \(the escapes are ' -- "$HO" --keys 'ab\q' "$PAYLOAD"
 expect bad-keys-backslash 2 '--keys: ends in a lone backslash' -- "$HO" --keys 'ab\' "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
+# A run that never started is not a KUnit pass (issue 27 item 1): its end
+# reason is not-started, --report says where it stopped and that the KTAP
+# reader saw nothing, and --kunit-json has an ERROR case for the run.
+cat > "$OUT/not-started.py" <<'PY'
+import json, sys   # the report's and the KUnit JSON's verdict on a run
+r, k = (json.load(open(p)) for p in sys.argv[1:3])
+print(r["end_reason"], r["not_started_at"], r["kunit"]["complete"], r["kunit"]["passed"],
+      " ".join(c["name"] + ":" + c["status"] for c in k["test_cases"]))
+PY
+expect kunit-missing-image 2 'end: not-started, exit status 2' \
+    -- "$HO" --kunit --report "$OUT/kunit-missing.json" --kunit-json "$OUT/kunit-missing-kunit.json" no/such/file
+expect kunit-missing-image-results 0 '^not-started image False False run-not-started:ERROR$' -- python3 "$OUT/not-started.py" "$OUT/kunit-missing.json" "$OUT/kunit-missing-kunit.json"
+if ! selected kunit-no-dev-kvm; then :
+elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+    expect kunit-no-dev-kvm 3 '/dev/kvm does not exist' 'end: not-started, exit status 3' \
+        -- unshare -m sh -c "mount -t tmpfs none /dev && exec $(realpath "$HO") --kunit --report $OUT/kunit-nokvm.json \
+           --kunit-json $OUT/kunit-nokvm-kunit.json $PAYLOAD"
+    expect kunit-no-dev-kvm-results 0 '^not-started host False False run-not-started:ERROR$' -- python3 "$OUT/not-started.py" "$OUT/kunit-nokvm.json" "$OUT/kunit-nokvm-kunit.json"
+else
+    skip kunit-no-dev-kvm "needs root and unshare to hide /dev/kvm"
+fi
+# Refused options still write the report, saying so.
+expect report-of-refused-options 2 'unknown option --frobnicate' \
+    -- "$HO" --report "$OUT/refused-options.json" --frobnicate "$PAYLOAD"
+expect report-of-refused-options-says 0 '^not-started options$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"])' \
+    "$OUT/refused-options.json"
 # handover's stderr is its own voice: a control byte in what it reports
 # (a file name here, a guest console line in a run) is printed escaped.
 ESC=$(printf '\033')

@@ -608,6 +608,8 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
      * any byte, 4 and 124 included. */
     if (vm->files.write_failed)
         return "output-write-failed";
+    if (vm->step != STEP_GUEST)
+        return "not-started";
     if (vm->stopped_by_signal)
         return "signal";
     /* A sweep's end is the matrix's, not its last cell's. */
@@ -625,7 +627,7 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
         return "kunit-finished";
     switch (rc) {
     case EXIT_USAGE:
-        return "refused";
+        return "refused";   /* after the run: a --sweep-baseline that is no matrix */
     case EXIT_HOST:
         return "host-error";
     case EXIT_GUEST_CRASH:
