@@ -8,7 +8,6 @@
 
 #include "../loader/efi_app.h"
 #include "verdict/fault_outcome.h"
-#include "host/add_files.h"
 #include "host/files.h"
 #include "kvm/host_probe.h"
 #include "mem/layout.h"
@@ -104,6 +103,17 @@ static int parse_image(struct vmm *vm)
     return 0;
 }
 
+/* --cmdline replaces the default command line, console=ttyS0 with it:
+ * kept so (a kernel may be meant to be quiet), but said, since a kernel
+ * without it prints nothing on handover's console. */
+static void warn_no_console(const struct vmm *vm)
+{
+    const char *append = vm->opt.cmdline_append ? vm->opt.cmdline_append : "";
+    if (vm->opt.cmdline_given && !vm->placed.app && !strstr(vm->opt.cmdline, "console=") && !strstr(append, "console="))
+        vmm_log("--cmdline has no console=: console=ttyS0 was not added, so the kernel may print nothing here "
+                "(add it, or keep the default command line and use --cmdline-append)");
+}
+
 /* The kernel's command line: --cmdline (or the default), --cmdline-append,
  * and what the host and --kunit need. An EFI application gets only what was
  * given; the kernel it starts has the command line it gives it. */
@@ -112,6 +122,7 @@ static void build_cmdline(struct vmm *vm)
     snprintf(vm->placed.cmdline, sizeof(vm->placed.cmdline), "%s", vm->opt.cmdline);
     if (vm->opt.cmdline_append)
         append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), vm->opt.cmdline_append);
+
     if (!vm->opt.no_emulation_fallbacks && !has_word(vm->placed.cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
         if (vm->placed.app) {
             vmm_log("this host's KVM cannot run XRSTOR for the guest: the kernel the EFI application starts needs "
@@ -198,9 +209,9 @@ static int boot(struct vmm *vm)
     rc = parse_image(vm);
     if (rc)
         return rc;
+    warn_no_console(vm);
     vm->step = STEP_FILES;
-    /* The --add files are read now: a refused one is found without KVM. */
-    if (vm->opt.initrd && (vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
+    if (vmm_read_inputs(vm))
         return EXIT_USAGE;
     vm->step = STEP_HOST;
     if (vmm_open_kvm(vm))
@@ -328,6 +339,7 @@ int main(int argc, char **argv)
     free(vm.report.bp_copy);
     free(vm.report.console_log);
     free(vm.placed.initrd_data);
+    free(vm.placed.dtb);
     cpio_free(&vm.placed.added);
     FILE *trace = vm.files.trace;
     if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {

@@ -112,10 +112,17 @@ static int set_cpus(struct vmm_options *o, const char *a)
     return 0;
 }
 
+/* A bare number is MiB, as QEMU's -m and vng's --memory read it. */
 static int set_mem(struct vmm_options *o, const char *a)
 {
-    if (parse_size(a, &o->mem) || o->mem < LAYOUT_MIN_MEM || o->mem > LAYOUT_MAX_MEM || (o->mem & 0xfffff)) {
-        vmm_log("--mem %s: give a whole number of MiB between 64M and 32G, e.g. 512M", a);
+    size_t n = strlen(a);
+    bool bare = n && a[n - 1] >= '0' && a[n - 1] <= '9';
+    if (parse_size(a, &o->mem) || (bare && o->mem > (UINT64_MAX >> 20)))
+        o->mem = 0;
+    else if (bare)
+        o->mem <<= 20;
+    if (!o->mem || o->mem < LAYOUT_MIN_MEM || o->mem > LAYOUT_MAX_MEM || (o->mem & 0xfffff)) {
+        vmm_log("--mem %s: give a whole number of MiB between 64M and 32G, e.g. 512M or 1024", a);
         return -1;
     }
     return 0;
@@ -260,6 +267,7 @@ static int set_fault_sweep(struct vmm_options *o, const char *a)
 static int set_fail_on(struct vmm_options *o, const char *list)
 {
     o->sweep_fail_on = 0;
+    o->sweep_fail_on_given = true;
     if (!strcmp(list, "none"))
         return 0;
     char buf[256];
@@ -306,7 +314,9 @@ static const struct option_def options[] = {
     OPT_STRING("cmdline-append", cmdline_append, "STR", "add STR to the command line (the default one or --cmdline's)"),
     OPT_CALLBACK("cpus", required_argument, "N", "vCPUs, 1..64 (default 1), listed in the ACPI MADT", set_cpus),
     OPT_BOOLEAN("no-acpi", no_acpi, "no ACPI tables (then no SMP, and no ACPI power-off)"),
-    OPT_CALLBACK("mem", required_argument, "SIZE", "guest RAM, with suffix K, M or G (default 512M; 64M..32G)", set_mem),
+    OPT_CALLBACK("mem", required_argument, "SIZE",
+                 "guest RAM, with suffix K, M or G, or a bare number of MiB\n"
+                 "(default 512M; 64M..32G)", set_mem),
     OPT_CALLBACK("entry", required_argument, "handover|pe",
                  "handover: efi_main(handle, systab, boot_params) at\n"
                  "startup_64 + handover_offset (RDI/RSI/RDX); pe: the PE/COFF\n"
@@ -402,6 +412,7 @@ static void print_help_lines(FILE *out, const char *text, unsigned column, unsig
 void print_usage(FILE *out)
 {
     fputs("usage: handover [options] BZIMAGE\n"
+          "       handover [options] BZIMAGE -- COMMAND [ARG...]   (as --exec)\n"
           "       handover [options] APP.efi\n"
           "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
           "serves every EFI call itself. APP.efi, any other PE32+ EFI application (a\n"
@@ -470,6 +481,93 @@ static int take(const struct option_def *d, struct vmm_options *o, const char *a
     return -1;
 }
 
+/* "--trace-efi trace.jsonl BZIMAGE": an option whose value is optional
+ * takes it only after '=', so the next word became a second image. Returns
+ * the option whose value that word probably was, or NULL. */
+static const struct option_def *detached_value(char **given, int argc, const char *word)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (given[i + 1] != word || strncmp(given[i], "--", 2))
+            continue;
+        for (const struct option_def *d = options; d < options + NOPTIONS; d++)
+            if (d->arg == optional_argument && !strcmp(given[i] + 2, d->name))
+                return d;
+    }
+    return NULL;
+}
+
+/* The words of a command given after "--", as one sh -c string: each word
+ * single-quoted unless it needs no quoting, so that the guest's shell sees
+ * the words as they were typed. -1 if it does not fit. */
+static int join_command(char **words, int n, char *buf, size_t len)
+{
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        const char *w = words[i];
+        bool plain = *w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+-@%") ==
+                                 strlen(w);
+        if (i && at + 1 < len)
+            buf[at++] = ' ';
+        if (!plain && at + 1 < len)
+            buf[at++] = '\'';
+        for (const char *c = w; *c && at + 4 < len; c++) {
+            if (*c == '\'' && !plain) {
+                memcpy(buf + at, "'\\''", 4);
+                at += 4;
+            } else {
+                buf[at++] = *c;
+            }
+        }
+        if (!plain && at + 1 < len)
+            buf[at++] = '\'';
+        if (at + 4 >= len)
+            return -1;
+    }
+    buf[at] = 0;
+    return 0;
+}
+
+/* The words getopt took no option for: the image, and after a "--" the
+ * command to run as --exec (as vng and vmtest take it). GNU getopt moves
+ * these words after the options, the "--" that ended them just before,
+ * in their order; given (argv as it was) says which came after the "--". */
+static int take_words(int argc, char **argv, char **given, const char *last_optarg, struct vmm_options *o)
+{
+    int dash = argc;   /* index in given of the "--" that ended the options */
+    for (int i = 1; optind > 1 && i < argc; i++)
+        if (given[i] == argv[optind - 1] && argv[optind - 1] != last_optarg && !strcmp(given[i], "--"))
+            dash = i;
+    int nafter = dash < argc ? argc - 1 - dash : 0, nimages = argc - optind - nafter;
+    if (nimages > 1) {
+        const struct option_def *d = detached_value(given, argc, argv[optind]);
+        if (d)
+            vmm_log("--%s %s: --%s takes its %s only as --%s=%s; '%s' was read as a second BZIMAGE", d->name,
+                    argv[optind], d->name, d->metavar, d->name, d->metavar, argv[optind]);
+        else
+            vmm_log("more than one BZIMAGE given (%s, %s): a command for the guest goes in --exec CMD, or after "
+                    "--: handover BZIMAGE -- CMD", argv[optind], argv[optind + 1]);
+        return EXIT_USAGE;
+    }
+    if (nimages < 1) {
+        vmm_log("no BZIMAGE given (see --help)");
+        return EXIT_USAGE;
+    }
+    o->kernel = argv[optind];
+    if (!nafter)
+        return 0;
+    static char command[4096];
+    if (o->exec) {
+        vmm_log("a command after -- and --exec %s: give one of them", o->exec);
+        return EXIT_USAGE;
+    }
+    if (join_command(argv + argc - nafter, nafter, command, sizeof(command))) {
+        vmm_log("the command after --: at most %zu bytes", sizeof(command) - 1);
+        return EXIT_USAGE;
+    }
+    o->exec = command;
+    return 0;
+}
+
 int parse_options(int argc, char **argv, struct vmm_options *o)
 {
     static struct option longopts[NOPTIONS + 1];
@@ -483,9 +581,16 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
     *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = 512ULL << 20, .entry = ENTRY_HANDOVER,
                                .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30,
                                .sweep_fail_on = 1u << FAULT_CRASHED | 1u << FAULT_HUNG | 1u << FAULT_BAD_E820, .cpus = 1 };
-    int c;
+    char **given = malloc((size_t)argc * sizeof(*given));
+    if (!given) {
+        vmm_log("out of memory");
+        return EXIT_HOST;
+    }
+    memcpy(given, argv, (size_t)argc * sizeof(*given));
+    const char *last_optarg = NULL;
+    int c, rc = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const struct option_def *d = NULL;
         if (c >= 256 && (size_t)(c - 256) < NOPTIONS)
             d = &options[c - 256];
@@ -494,21 +599,19 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
                 d = &options[i];
         if (c == ':') {
             vmm_log("%s needs a value (see --help)", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-        if (!d) {
+            rc = EXIT_USAGE;
+        } else if (!d) {
             vmm_log("unknown option %s (see --help)", argv[optind - 1]);
-            return EXIT_USAGE;
+            rc = EXIT_USAGE;
+        } else if (take(d, o, optarg)) {
+            rc = EXIT_USAGE;
         }
-        if (take(d, o, optarg))
-            return EXIT_USAGE;
+        last_optarg = optarg;
     }
-    if (optind != argc - 1) {
-        vmm_log(optind >= argc ? "no BZIMAGE given (see --help)" : "more than one BZIMAGE given (see --help)");
-        return EXIT_USAGE;
-    }
-    o->kernel = argv[optind];
-    return validate_options(o);
+    if (!rc)
+        rc = take_words(argc, argv, given, last_optarg, o);
+    free(given);
+    return rc ? rc : validate_options(o);
 }
 
 /* Two options that need each other, or exclude each other. */
@@ -524,6 +627,14 @@ static const char *conflict(const struct vmm_options *o)
         return "--exec-output needs --exec: it takes the output of the command --exec runs";
     if (o->kunit_json && !o->kunit)
         return "--kunit-json needs --kunit";
+    if (o->sweep_fail_on_given && !o->fault_sweep)
+        return "--fail-on needs --fault-sweep: it names the sweep cells' outcomes that fail the run";
+    if (o->exec && !o->exec[0])
+        return "--exec '': give the command to run in the guest (its /init runs it with sh -c)";
+    if (o->exec && o->stop_at == STOP_AT_EBS && !o->fault_sweep)
+        return "--stop-at ebs and --exec cannot be combined: the run stops at ExitBootServices, before any command runs";
+    if (o->kunit && o->stop_at == STOP_AT_EBS && !o->fault_sweep)
+        return "--kunit and --stop-at ebs cannot be combined: the run stops at ExitBootServices, before KUnit runs";
     if (o->kunit && o->exec)
         return "--kunit and --exec cannot be combined: the run ends when KUnit's results are in, or when the "
                "command exits";

@@ -76,6 +76,48 @@ elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
 else
     skip kunit-no-dev-kvm "needs root and unshare to hide /dev/kvm"
 fi
+# Options (issue 27 item 5). A value that an optional-argument option takes
+# only after '=' is named, not read as a second image; a command after --
+# is --exec's (the report of a run stopped at a missing --dtb shows it).
+expect trace-efi-detached-value 2 "--trace-efi takes its FILE only as --trace-efi=FILE; 'trace.jsonl' was read" \
+    -- "$HO" --trace-efi trace.jsonl "$PAYLOAD"
+expect fault-sweep-detached-value 2 "--fault-sweep takes its FILE only as --fault-sweep=FILE" \
+    -- "$HO" --fault-sweep m.json "$PAYLOAD"
+expect two-images 2 'more than one BZIMAGE given .*after --: handover BZIMAGE -- CMD' -- "$HO" "$PAYLOAD" "$PAYLOAD"
+expect command-after-dashes 2 '--dtb no/such.dtb: No such file' \
+    -- "$HO" --report "$OUT/dashes.json" --initrd "$PAYLOAD" "$PAYLOAD" --dtb no/such.dtb -- sh -c "echo it's" -a
+expect command-after-dashes-is-exec 0 "^sh -c 'echo it'\\\\''s' -a\$" \
+    -- python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exec"]["command"])' "$OUT/dashes.json"
+expect command-after-dashes-and-exec 2 'a command after -- and --exec true: give one of them' \
+    -- "$HO" --exec true "$PAYLOAD" -- false
+expect stop-at-ebs-with-exec 2 '^handover: --stop-at ebs and --exec cannot be combined' \
+    -- "$HO" --stop-at ebs --exec true "$PAYLOAD"
+expect kunit-with-stop-at-ebs 2 '^handover: --kunit and --stop-at ebs cannot be combined' \
+    -- "$HO" --kunit --stop-at ebs "$PAYLOAD"
+expect fail-on-needs-sweep 2 '^handover: --fail-on needs --fault-sweep' -- "$HO" --fail-on none "$PAYLOAD"
+expect exec-empty 2 "^handover: --exec '': give the command" -- "$HO" --exec '' "$PAYLOAD"
+# --cmdline without console= is kept, and said; with one, nothing is said.
+expect cmdline-without-console 2 '--cmdline has no console=: console=ttyS0 was not added' \
+    -- "$HO" --cmdline nokaslr --dtb no/such.dtb "$PAYLOAD"
+expect cmdline-with-console 2 '!no console=' -- "$HO" --cmdline 'console=ttyS0 nokaslr' --dtb no/such.dtb "$PAYLOAD"
+# A bare --mem is MiB (as QEMU reads it): 64 is the smallest, 40000 too much.
+expect mem-bare-mib 2 '--dtb no/such.dtb' '!--mem' -- "$HO" --mem 64 --dtb no/such.dtb "$PAYLOAD"
+expect mem-bare-mib-bound 2 '--mem 40000: give a whole number of MiB' -- "$HO" --mem 40000 "$PAYLOAD"
+# The files the boot reads are checked before /dev/kvm is opened: exit 2
+# naming the file, and the report says the run stopped at the files.
+expect initrd-missing 2 '--initrd no/such.cpio: No such file' -- "$HO" --initrd no/such.cpio "$PAYLOAD"
+expect add-missing 2 '--add no/such-file: No such file' -- "$HO" --initrd "$PAYLOAD" --add no/such-file "$PAYLOAD"
+expect dtb-not-a-tree 2 '--dtb .*: not a valid flattened device tree' \
+    -- "$HO" --report "$OUT/dtb-bad.json" --dtb "$PAYLOAD" "$PAYLOAD"
+expect dtb-not-a-tree-report 0 '^not-started files$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"])' \
+    "$OUT/dtb-bad.json"
+# A refused image still writes --report with its end reason.
+expect report-of-refused-image 2 'boot_flag: 0x0000' \
+    -- "$HO" --report "$OUT/refused-image.json" "$(img refused 'b[0x1fe:0x200] = b"\0\0"')"
+expect report-of-refused-image-says 0 '^not-started image 2$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"], r["exit_status"])' \
+    "$OUT/refused-image.json"
 # Refused options still write the report, saying so.
 expect report-of-refused-options 2 'unknown option --frobnicate' \
     -- "$HO" --report "$OUT/refused-options.json" --frobnicate "$PAYLOAD"
