@@ -7,7 +7,7 @@ VERSION := 0.1
 
 WARN     := -Wall -Wextra -Werror
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DHANDOVER_VERSION='"$(VERSION)"' -MMD -MP
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DHANDOVER_VERSION='"$(VERSION)"' -MMD -MP -I$(BUILD)/gen
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS   := -lz -lfdt
 VMM_LIBS := -lseccomp -ljansson -pthread
@@ -41,6 +41,15 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+# --exec's /init, compiled in (vmm/host/add_files.c packs it): the text of
+# scripts/handover-init.sh as a C string, the one copy handover-initramfs
+# packs too.
+$(BUILD)/gen/handover_init.h: scripts/handover-init.sh
+	@mkdir -p $(dir $@)
+	{ echo 'static const char handover_init_sh[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+$(call obj,obj,vmm/host/add_files.c) $(call obj,san,vmm/host/add_files.c): $(BUILD)/gen/handover_init.h
 
 $(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
@@ -166,13 +175,14 @@ $(BUILD)/handover.1: $(BUILD)/handover
 
 man: $(BUILD)/handover.1
 
-# The binary, the initramfs builder --exec needs (as handover-initramfs),
-# the man page and the examples, so that an installed handover works
-# without the checkout.
+# The binary, the initramfs builder (as handover-initramfs, for --initrd
+# users: --exec packs its own) with the /init it packs, the man page and
+# the examples, so that an installed handover works without the checkout.
 install: $(BUILD)/handover $(BUILD)/handover.1
 	install -D -m 0755 $(BUILD)/handover $(DESTDIR)$(PREFIX)/bin/handover
 	install -D -m 0644 $(BUILD)/handover.1 $(DESTDIR)$(PREFIX)/share/man/man1/handover.1
 	install -D -m 0755 scripts/build-initramfs.sh $(DESTDIR)$(PREFIX)/bin/handover-initramfs
+	install -D -m 0644 scripts/handover-init.sh $(DESTDIR)$(PREFIX)/share/handover/handover-init.sh
 	install -d $(DESTDIR)$(PREFIX)/share/handover/examples
 	install -m 0644 examples/*.sh examples/*.yml $(DESTDIR)$(PREFIX)/share/handover/examples/
 

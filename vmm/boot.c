@@ -70,8 +70,9 @@ static int place_initrd(struct vmm *vm, uint64_t *addr)
     uint64_t max = vm->placed.bz.hdr.initrd_addr_max, a = max;
     if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, (vm->placed.initrd_size + 0xfff) >> 12,
                         &a) != EFI_SUCCESS) {
-        vmm_log("--initrd %s: %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
-                vm->opt.initrd, (unsigned long long)vm->placed.initrd_size, (unsigned long long)max);
+        vmm_log("the initrd (%s): %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
+                vm->opt.initrd ? vm->opt.initrd : "built for --exec", (unsigned long long)vm->placed.initrd_size,
+                (unsigned long long)max);
         return -1;
     }
     guest_mem_write(&vm->mem, a, vm->placed.initrd_data, vm->placed.initrd_size);
@@ -105,11 +106,27 @@ static int read_dtb(struct vmm *vm)
     return 0;
 }
 
+/* --exec without --initrd: the archive add_files.c built is the initrd. */
+static int take_built_initrd(struct vmm *vm)
+{
+    struct cpio_builder *b = &vm->placed.added;
+    if (b->len > vm->opt.mem / 2) {
+        vmm_log("--exec: the initramfs (busybox, /init and the --add files) is %llu MiB, more than half the guest "
+                "RAM (raise --mem)", (unsigned long long)(b->len >> 20));
+        cpio_free(b);
+        return -1;
+    }
+    vm->placed.initrd_data = (uint8_t *)b->buf;
+    vm->placed.initrd_size = b->len;
+    *b = (struct cpio_builder){ .buf = NULL };
+    return 0;
+}
+
 int vmm_read_inputs(struct vmm *vm)
 {
-    if (vm->opt.initrd && (vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
+    if ((vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
         return -1;
-    if (vm->opt.initrd && read_initrd(vm))
+    if (vm->opt.initrd ? read_initrd(vm) : vm->opt.exec && take_built_initrd(vm))
         return -1;
     return vm->opt.dtb && strcmp(vm->opt.dtb, "auto") ? read_dtb(vm) : 0;
 }
@@ -234,7 +251,7 @@ int vmm_load(struct vmm *vm)
     const char *cmdline = vm->placed.cmdline;
     size_t cmdlen = strlen(cmdline);
 
-    bool loadfile2 = vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
+    bool loadfile2 = vm->placed.initrd_data && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
     struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
                              .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->files.trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
@@ -319,7 +336,7 @@ int vmm_load(struct vmm *vm)
         return EXIT_HOST;
     }
     guest_mem_write(&vm->mem, pl.cmdline_addr, cmdline, cmdlen + 1);
-    if (vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_BOOTPARAMS) {
+    if (vm->placed.initrd_data && vm->opt.initrd_via == INITRD_VIA_BOOTPARAMS) {
         if (place_initrd(vm, &pl.initrd_addr))
             return EXIT_USAGE;
         pl.initrd_size = vm->placed.initrd_size;

@@ -332,7 +332,8 @@ static const struct option_def options[] = {
                  set_load_addr),
     OPT_STRING("exec", exec, "CMD",
                "run CMD as the guest's init job and exit with its status\n"
-               "(initramfs from scripts/build-initramfs.sh unless --initrd)"),
+               "(without --initrd, handover packs /init and the host's\n"
+               "/bin/busybox, from busybox-static, as the initramfs)"),
     OPT_STRING("exec-output", exec_output, "FILE",
                "write the command's stdout and stderr to FILE, apart from the\n"
                "kernel's console: the guest gets a second UART (ttyS1)"),
@@ -669,18 +670,7 @@ int validate_options(struct vmm_options *o)
             return EXIT_USAGE;
         }
     }
-    if (o->exec && !o->initrd) {
-        static char path[4096];
-        const char *home = getenv("HOME");
-        snprintf(path, sizeof(path), "%s/.cache/handover/initramfs/busybox.cpio", home ? home : "");
-        if (access(path, R_OK)) {
-            vmm_log("--exec needs an initramfs whose /init runs the command: run handover-initramfs (installed "
-                    "with handover; scripts/build-initramfs.sh in the source tree), or give --initrd");
-            return EXIT_USAGE;
-        }
-        o->initrd = path;
-    }
-    if (o->nadds && !o->initrd) {
+    if (o->nadds && !o->initrd && !o->exec) {
         vmm_log("--add packs files into the initramfs: it needs --exec or --initrd");
         return EXIT_USAGE;
     }

@@ -112,6 +112,20 @@ expect dtb-not-a-tree 2 '--dtb .*: not a valid flattened device tree' \
 expect dtb-not-a-tree-report 0 '^not-started files$' \
     -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"])' \
     "$OUT/dtb-bad.json"
+# --exec needs nothing prepared (issue 27 item 2): with an empty HOME and no
+# cache, handover packs /init and the host's busybox itself, before /dev/kvm
+# (the run stops at the missing --dtb, after the archive); without a
+# busybox on the host it says what to install.
+mkdir -p "$OUT/empty-home"
+expect exec-needs-no-cache 2 '--dtb no/such.dtb: No such file' '!handover-initramfs' \
+    -- env HOME="$OUT/empty-home" HANDOVER_CACHE="$OUT/empty-home/cache" "$HO" --exec true --dtb no/such.dtb "$PAYLOAD"
+if ! selected exec-without-busybox; then :
+elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+    expect exec-without-busybox 2 '/bin/busybox with its /init: No such file .*busybox-static.*or give --initrd' \
+        -- unshare -m sh -c "mount -t tmpfs none \"\$(readlink -f /bin)\" && exec $(realpath "$HO") --exec true $PAYLOAD"
+else
+    skip exec-without-busybox "needs root and unshare to hide /bin/busybox"
+fi
 # A refused image still writes --report with its end reason.
 expect report-of-refused-image 2 'boot_flag: 0x0000' \
     -- "$HO" --report "$OUT/refused-image.json" "$(img refused 'b[0x1fe:0x200] = b"\0\0"')"
