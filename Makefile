@@ -30,7 +30,7 @@ VMM_OBJ_SAN  := $(call obj,san,$(VMM_SRC))
 UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
-.PHONY: all test test-full test-fuzz test-fast test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
+.PHONY: all test test-full test-fuzz test-fast test-clang test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
         install man clean help kernels boot bench bench-sweep bench-realkvm
 all: $(BUILD)/handover
 
@@ -92,10 +92,17 @@ test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUI
 	$(TIER) image -- tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
 	$(TIER) image-san -- tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 
+# The tree built with clang as well (-Werror, as with gcc) into
+# $(BUILD)/clang, and its unit tests: the build is part of the tier.
+CLANG_BUILD := $(BUILD)/clang
+test-clang:
+	$(TIER) clang -- sh -c '$(MAKE) --no-print-directory CC=clang BUILD=$(CLANG_BUILD) \
+	    $(CLANG_BUILD)/handover $(CLANG_BUILD)/unit-tests $(CLANG_BUILD)/sandbox-test && $(CLANG_BUILD)/unit-tests'
+
 test-fuzz: $(FUZZ_BINS)
 	$(TIER) fuzz -- $(MAKE) --no-print-directory fuzz-regress fuzz-smoke
 
-test-fast: test-unit test-integration test-fuzz
+test-fast: test-unit test-integration test-clang test-fuzz
 
 # Kernels, initramfs and the L1 KVM host, built or fetched here into
 # ~/.cache/handover (a missing one makes its tests SKIP with the reason).
@@ -194,7 +201,8 @@ help:
 	@echo "make boot           build, then boot the tiny KUnit kernel and print its results"
 	@echo "make test           test-fast and test-kvm, then the timing table (tests/timings.md)"
 	@echo "make test-full      make test with every sanitizer boot and the UKI's whole fault sweep (for a release)"
-	@echo "make test-fast      unit tests, image checks and fuzz regressions: no KVM needed (seconds)"
+	@echo "make test-fast      unit tests (gcc, ASan, clang), image checks and fuzz regressions: no KVM needed"
+	@echo "make test-clang     build with clang into $(BUILD)/clang and run the unit tests (part of test-fast)"
 	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from tests/kvm-host/run)"
 	@echo "make test-emulating the emulation-fallback tiers, on a KVM that emulates guest ring 0 (else SKIP)"
 	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"
