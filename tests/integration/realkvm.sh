@@ -105,6 +105,10 @@ if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
     else
         fail installed-exec "make install failed" "$OUT/install.log"
     fi
+    # A wrong console= is not silence until the timeout: after
+    # ExitBootServices the heartbeat says the console has been quiet.
+    expect tiny-heartbeat-wrong-console 124 'heartbeat: [0-9]+ s, after ExitBootServices, no console output in the' \
+        -- "$HO" --timeout 20 --cmdline console=ttyS1 "$K"
     # A guest that ends without reporting a status is never a success.
     expect tiny-exec-no-status 8 'the guest ended without reporting the command.s exit status' \
         -- "$HO" --timeout 300 --exec 'poweroff -f' "$K"
