@@ -183,15 +183,18 @@ $(BUILD)/handover.1: $(BUILD)/handover
 man: $(BUILD)/handover.1
 
 # The binary, the initramfs builder (as handover-initramfs, for --initrd
-# users: --exec packs its own) with the /init it packs, the man page and
-# the examples, so that an installed handover works without the checkout.
+# users: --exec packs its own) with the /init it packs, the man page, and
+# the examples (the scripts executable) with the kernel config fragment
+# ci-kunit.sh reads, so that an installed handover works without the checkout.
 install: $(BUILD)/handover $(BUILD)/handover.1
 	install -D -m 0755 $(BUILD)/handover $(DESTDIR)$(PREFIX)/bin/handover
 	install -D -m 0644 $(BUILD)/handover.1 $(DESTDIR)$(PREFIX)/share/man/man1/handover.1
 	install -D -m 0755 scripts/build-initramfs.sh $(DESTDIR)$(PREFIX)/bin/handover-initramfs
 	install -D -m 0644 scripts/handover-init.sh $(DESTDIR)$(PREFIX)/share/handover/handover-init.sh
+	install -D -m 0644 tests/kernel/tiny.config $(DESTDIR)$(PREFIX)/share/handover/tiny.config
 	install -d $(DESTDIR)$(PREFIX)/share/handover/examples
-	install -m 0644 examples/*.sh examples/*.yml $(DESTDIR)$(PREFIX)/share/handover/examples/
+	install -m 0755 examples/*.sh $(DESTDIR)$(PREFIX)/share/handover/examples/
+	install -m 0644 examples/*.yml $(DESTDIR)$(PREFIX)/share/handover/examples/
 
 clean:
 	rm -rf $(BUILD)

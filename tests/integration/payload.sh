@@ -126,6 +126,37 @@ elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
 else
     skip exec-without-busybox "needs root and unshare to hide /bin/busybox"
 fi
+# make install (issue 27 item 4): every example script installed executable
+# and run from another directory, without the checkout: each prints its
+# usage, and ci-kunit.sh finds its base config fragment (a stand-in kernel
+# tree checks the fragments it is given; HANDOVER=true stands in for the boot).
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+if selected installed-examples; then
+    INST=$OUT/inst
+    if make -s -C "$TOP" install BUILD="$(cd "$(dirname "$HO")" && pwd)" DESTDIR="$INST" PREFIX=/usr \
+            >"$OUT/install.log" 2>&1; then
+        bad=
+        for e in "$INST"/usr/share/handover/examples/*.sh; do
+            [ -x "$e" ] || bad="$bad $(basename "$e"):not-executable"
+            (cd "$OUT" && "$e" >"$OUT/example.log" 2>&1)
+            rc=$?
+            { [ "$rc" -lt 126 ] && grep -qi usage "$OUT/example.log"; } || bad="$bad $(basename "$e"):status-$rc"
+        done
+        if [ -z "$bad" ]; then pass installed-examples; else fail installed-examples "$bad" "$OUT/example.log"; fi
+    else
+        fail installed-examples "make install failed" "$OUT/install.log"
+    fi
+    mkdir -p "$OUT/ksrc/scripts/kconfig"
+    printf 'tinyconfig olddefconfig bzImage:\n\t@mkdir -p $(O)/arch/x86/boot && touch $(O)/.config $(O)/arch/x86/boot/bzImage\n' \
+        > "$OUT/ksrc/Makefile"
+    printf '#!/bin/sh\nshift 3\nfor f; do [ -r "$f" ] || { echo "no fragment $f"; exit 1; }; done\necho "fragments: $*"\n' \
+        > "$OUT/ksrc/scripts/kconfig/merge_config.sh"
+    chmod +x "$OUT/ksrc/scripts/kconfig/merge_config.sh"
+    expect installed-ci-kunit 0 'fragments: .*/share/handover/examples/\.\./tiny\.config ' \
+        -- env -C "$OUT" HANDOVER=true "$INST/usr/share/handover/examples/ci-kunit.sh" "$OUT/ksrc"
+    expect installed-initramfs-builder 0 'initramfs/busybox\.cpio$' \
+        -- env -C "$OUT" HANDOVER_CACHE="$OUT/cache" "$INST/usr/bin/handover-initramfs"
+fi
 # A refused image still writes --report with its end reason.
 expect report-of-refused-image 2 'boot_flag: 0x0000' \
     -- "$HO" --report "$OUT/refused-image.json" "$(img refused 'b[0x1fe:0x200] = b"\0\0"')"
