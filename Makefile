@@ -176,9 +176,13 @@ kernels:
 	scripts/fetch-debian-kernels.sh
 
 # The man page is --help itself, run through help2man: the two cannot drift.
+# help2man makes SYNOPSIS from "Usage:", EXAMPLES from "Examples:", and a
+# subsection of each other "Heading:" paragraph: "Exit status:" (the
+# table options.c prints) becomes the EXIT STATUS section here.
 $(BUILD)/handover.1: $(BUILD)/handover
 	help2man --no-info --name "boot a Linux bzImage through its EFI stub on KVM, with no firmware" \
-	    --version-string "$$($(BUILD)/handover --version)" $(BUILD)/handover -o $@
+	    --version-string "$$($(BUILD)/handover --version)" $(BUILD)/handover -o $@.tmp
+	sed 's/^\.SS "Exit status:"$$/.SH "EXIT STATUS"/' $@.tmp > $@ && rm $@.tmp
 
 man: $(BUILD)/handover.1
 

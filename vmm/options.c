@@ -39,14 +39,12 @@ struct option_def {
     enum opt_kind kind;
     size_t field;             /* offsetof(struct vmm_options, ...) for the kinds that store */
     int (*set)(struct vmm_options *o, const char *arg);   /* KIND_CALL: 0, or -1 with the reason logged */
-    /* Lines listed under the help, indented: the --inject specs. */
-    void (*more)(char *buf, size_t len, const char *indent);
 };
 
-#define OPT_STRING(n, f, meta, h) { n, 0, required_argument, meta, h, KIND_STRING, offsetof(struct vmm_options, f), NULL, NULL }
-#define OPT_BOOLEAN(n, f, h)      { n, 0, no_argument, NULL, h, KIND_FLAG, offsetof(struct vmm_options, f), NULL, NULL }
-#define OPT_SIZE(n, f, h)         { n, 0, required_argument, "SIZE", h, KIND_SIZE, offsetof(struct vmm_options, f), NULL, NULL }
-#define OPT_CALLBACK(n, arg, meta, h, fn) { n, 0, arg, meta, h, KIND_CALL, 0, fn, NULL }
+#define OPT_STRING(n, f, meta, h) { n, 0, required_argument, meta, h, KIND_STRING, offsetof(struct vmm_options, f), NULL }
+#define OPT_BOOLEAN(n, f, h)      { n, 0, no_argument, NULL, h, KIND_FLAG, offsetof(struct vmm_options, f), NULL }
+#define OPT_SIZE(n, f, h)         { n, 0, required_argument, "SIZE", h, KIND_SIZE, offsetof(struct vmm_options, f), NULL }
+#define OPT_CALLBACK(n, arg, meta, h, fn) { n, 0, arg, meta, h, KIND_CALL, 0, fn }
 
 /* A plain count: decimal or 0x hexadecimal digits only, no suffix. */
 static int parse_count(const char *s, uint64_t *out)
@@ -365,8 +363,9 @@ static const struct option_def options[] = {
                  "more; ConIn.WaitForKey is signaled while some remain. Escapes:\n"
                  "\\n or \\r Enter, \\e Escape, \\t Tab, \\b Backspace, \\\\ a\n"
                  "backslash, \\U \\D \\L \\R arrows (e.g. --keys '\\D\\D\\n')", set_keys),
-    { "inject", 0, required_argument, "SPEC", "inject a firmware fault (repeatable); SPEC is one of:", KIND_CALL, 0,
-      set_inject, inject_help },
+    OPT_CALLBACK("inject", required_argument, "SPEC",
+                 "inject a firmware fault (repeatable); SPEC is one of the\n"
+                 "faults listed below", set_inject),
     OPT_CALLBACK("fault-sweep", optional_argument, "FILE",
                  "boot once to ExitBootServices with a snapshot at every firmware\n"
                  "call a fault applies to; then restore each snapshot in a new\n"
@@ -394,7 +393,7 @@ static const struct option_def options[] = {
     OPT_SIZE("trace-limit", trace_limit, "write at most SIZE bytes of trace (default 256M)"),
     OPT_BOOLEAN("quiet", quiet, "fewer progress messages on stderr"),
     OPT_CALLBACK("version", no_argument, NULL, "print the version and exit", show_version),
-    { "help", 'h', no_argument, NULL, "print this help and exit", KIND_CALL, 0, show_help, NULL },
+    { "help", 'h', no_argument, NULL, "print this help and exit", KIND_CALL, 0, show_help },
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -410,14 +409,31 @@ static void print_help_lines(FILE *out, const char *text, unsigned column, unsig
     }
 }
 
-void print_usage(FILE *out)
+#define XSTR(x) STR(x)
+#define STR(x)  #x
+
+/* The exit statuses, the one table of them: --help prints it, and so the
+ * man page's EXIT STATUS (help2man, Makefile) and the README's usage. */
+static const struct {
+    const char *status, *meaning;
+} exit_statuses[] = {
+    { XSTR(EXIT_OK), "success: stop point reached, guest reset or powered off" },
+    { "N", "the byte the guest wrote to the exit port 0xf4, or --exec's command's status" },
+    { XSTR(EXIT_KUNIT_FAILED), "a KUnit test failed, or the --stop-at e820 check failed" },
+    { XSTR(EXIT_USAGE), "bad usage or bad image" },
+    { XSTR(EXIT_HOST), "host problem (no /dev/kvm, KVM error, an output not written whole)" },
+    { XSTR(EXIT_GUEST_CRASH), "guest crashed (triple fault, exception, emulation failure)" },
+    { XSTR(EXIT_FIRMWARE_EXIT), "the image gave up (EFI Exit, or returned from its entry)" },
+    { XSTR(EXIT_PANIC), "kernel panic" },
+    { XSTR(EXIT_KUNIT_INCOMPLETE), "--kunit: the run did not finish" },
+    { XSTR(EXIT_EXEC_NO_STATUS), "--exec: the guest ended without reporting the command's status" },
+    { XSTR(EXIT_SWEEP_FAILED), "--fault-sweep: a cell failed (--fail-on, --sweep-baseline)" },
+    { XSTR(EXIT_TIMEOUT), "timeout" },
+    { XSTR(EXIT_SIGNAL_BASE) "+N", "stopped by signal N" },
+};
+
+static void print_options(FILE *out)
 {
-    fputs("usage: handover [options] BZIMAGE\n"
-          "       handover [options] BZIMAGE -- COMMAND [ARG...]   (as --exec)\n"
-          "       handover [options] APP.efi\n"
-          "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
-          "serves every EFI call itself. APP.efi, any other PE32+ EFI application (a\n"
-          "boot loader such as GRUB), is loaded and started as a boot manager would.\n\n", out);
     for (const struct option_def *d = options; d < options + NOPTIONS; d++) {
         char head[80];
         int n = snprintf(head, sizeof(head), "  --%s", d->name);
@@ -433,28 +449,38 @@ void print_usage(FILE *out)
             n = 0;
         }
         print_help_lines(out, d->help, HELP_COLUMN, (unsigned)n);
-        if (d->more) {
-            char lines[4096];
-            d->more(lines, sizeof(lines), "");
-            size_t n = strlen(lines);
-            if (n)
-                lines[n - 1] = 0;   /* the last line's newline */
-            print_help_lines(out, lines, HELP_COLUMN + 2, 0);
-        }
     }
-    fputs("\n"
-          "Exit status: 0 success (stop point reached, guest reset or powered off);\n"
-          "N the byte the guest wrote to the exit port 0xf4; 1 a KUnit test failed or\n"
-          "the --stop-at e820 check failed;\n"
-          "2 bad usage or bad image; 3 host problem (no /dev/kvm, KVM error);\n"
-          "4 guest crashed (triple fault, exception, emulation failure);\n"
-          "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
-          "7 --kunit run incomplete; 8 --exec: the guest ended without reporting the\n"
-          "command's status; 9 --fault-sweep: a cell failed (--fail-on, --sweep-baseline);\n"
-          "124 timeout; 128+N stopped by signal N.\n"
-          "A guest's own status (the exit port, --exec) may be any of these numbers: the\n"
+}
+
+/* Each part is a paragraph help2man knows: "Usage:" and "or:" make the
+ * SYNOPSIS, a heading ending in ':' over indented "TAG  text" lines a
+ * list, "Examples:" the EXAMPLES section. */
+void print_usage(FILE *out)
+{
+    fputs("Usage: handover [options] BZIMAGE\n"
+          "  or:  handover [options] BZIMAGE -- COMMAND [ARG]...\n"
+          "  or:  handover [options] APP.efi\n"
+          "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
+          "serves every EFI call itself. APP.efi, any other PE32+ EFI application (a\n"
+          "boot loader such as GRUB), is loaded and started as a boot manager would.\n"
+          "A COMMAND after -- runs in the guest as --exec runs it.\n\n", out);
+    print_options(out);
+    char faults[4096];
+    inject_help(faults, sizeof(faults), "  ");
+    fprintf(out, "\nFaults for --inject SPEC:\n%s", faults);
+    fputs("\nExit status:\n", out);
+    for (size_t i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
+        fprintf(out, "  %-7s%s\n", exit_statuses[i].status, exit_statuses[i].meaning);
+    fputs("\nA guest's own status (the exit port, --exec) may be any of these numbers: the\n"
           "last line on stderr, \"handover: end: REASON, exit status N\", and --report's\n"
-          "end_reason always tell them apart (guest-status, timeout, guest-crash, ...).\n", out);
+          "end_reason always tell them apart (guest-status, timeout, not-started, ...).\n"
+          "\n"
+          "Examples:\n"
+          "  $ handover --kunit --kunit-json results.json bzImage\n"
+          "  $ handover bzImage -- uname -a\n"
+          "  $ handover --exec ./my-test --add build/my-test bzImage\n"
+          "  $ handover --stop-at ebs --report report.json bzImage\n"
+          "  $ handover --fault-sweep=matrix.json bzImage\n", out);
 }
 
 static int take(const struct option_def *d, struct vmm_options *o, const char *arg)

@@ -35,7 +35,7 @@ PY
 
 # --- no guest needed -------------------------------------------------------
 if [ "$PART" = all ] || [ "$PART" = image ]; then
-expect help 0 'usage: handover' '--stop-at ebs' 'Exit status' -- "$HO" --help
+expect help 0 '^Usage: handover' '--stop-at ebs' '^Exit status:' '^Examples:' -- "$HO" --help
 expect version 0 '^handover [0-9]' -- "$HO" --version
 expect no-image 2 'no BZIMAGE' -- "$HO"
 expect bad-option 2 'unknown option --frobnicate' -- "$HO" --frobnicate "$PAYLOAD"
@@ -174,7 +174,7 @@ expect report-of-refused-options-says 0 '^not-started options$' \
 ESC=$(printf '\033')
 expect log-escapes-control-bytes 2 'no-such-\\x1b\]0;owned\\x07: No such file' "!$ESC" \
     -- "$HO" "$OUT/no-such-$ESC]0;owned$(printf '\a')"
-expect help-short 0 'usage: handover' -- "$HO" -h
+expect help-short 0 '^Usage: handover' -- "$HO" -h
 expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
 expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout 1k "$PAYLOAD"
 expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
@@ -263,6 +263,21 @@ if [ -s "$man" ]; then
 else
     fail man-page-has-every-option "no $man (make man)"
 fi
+# Its sections (issue 27 item 8): SYNOPSIS, EXIT STATUS with a row for every
+# status exit_status.h defines, EXAMPLES, and the --inject faults as a list.
+expect man-page-sections 0 '^sections ok$' -- python3 - "$man" "$(dirname "$0")/../../vmm/verdict/exit_status.h" <<'PY'
+import re, sys
+man, header = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+for sect in ('.SH SYNOPSIS', '.SH "EXIT STATUS"', '.SH EXAMPLES', '.SS "Faults for --inject SPEC:"'):
+    assert '\n' + sect + '\n' in man, f'no {sect}'
+status = man.split('.SH "EXIT STATUS"')[1].split('.SH ')[0]
+rows = set(re.findall(r'^\.TP\n(\S+)\n', status, re.M))
+for name, value in re.findall(r'^#define (EXIT_\w+) +(\d+)', header, re.M):
+    want = value + '+N' if name == 'EXIT_SIGNAL_BASE' else value
+    assert want in rows, f'{name} ({want}) not in EXIT STATUS: {sorted(rows)}'
+assert re.search(r'^\.TP\ngmm\\-too\\-small\[:N\]\n', man, re.M), 'the --inject faults are not a list'
+print('sections ok')
+PY
 expect readme-usage-is-help 0 'README usage = --help' \
     -- "$(dirname "$0")/readme-usage.py" "$(dirname "$0")/../../README.md" "$HO"
 # Inputs that are not regular files, and an output FIFO nobody reads, are
