@@ -298,6 +298,12 @@ expect image-no-handover 2 'XLF_EFI_HANDOVER_64' -- "$HO" "$(img nohand 'b[0x236
 expect image-no-64bit 2 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
 expect image-handover-offset 2 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
 expect image-pe-machine 2 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
+# Every key of a report is documented, and so is every end reason
+# (issue 27 item 9): the reports of the runs refused above.
+expect reports-documented 0 'reports documented' \
+    -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/vmm/kvm/run.c" \
+       "$OUT/kunit-missing.json" "$OUT/refused-options.json" "$OUT/dashes.json" "$OUT/dtb-bad.json" \
+       "$OUT/refused-image.json"
 fi
 [ "$PART" = image ] && { summary; exit; }
 
@@ -366,6 +372,11 @@ for e in handover pe; do
     "$HO" --timeout 60 --entry $e --report "$OUT/report-$e.json" --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD" >/dev/null 2>&1
     expect "report-e820-$e" 0 'report ok' -- "$(dirname "$0")/report-check.py" "$OUT/report-$e.json"
 done
+# The reports of a boot to ExitBootServices have every key documented (docs/report.md).
+selected report-e820-handover && [ -s "$OUT/report-handover.json" ] &&
+    expect report-e820-documented 0 'reports documented' \
+        -- "$(dirname "$0")/report-doc-check.py" "$(dirname "$0")/../../docs/report.md" \
+           "$(dirname "$0")/../../vmm/kvm/run.c" "$OUT"/report-*.json
 # --fault-sweep over the payload's stop-at-ebs run: each fault at each call
 # it applies to, restored from a snapshot; cells agree with single runs.
 expect fault-sweep 0 'fault sweep: .* cells' ' ebs-stale-key +retried ' ' alloc-pool-fail:1 +failed-cleanly ' \
