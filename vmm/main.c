@@ -122,7 +122,6 @@ static void build_cmdline(struct vmm *vm)
     snprintf(vm->placed.cmdline, sizeof(vm->placed.cmdline), "%s", vm->opt.cmdline);
     if (vm->opt.cmdline_append)
         append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), vm->opt.cmdline_append);
-
     if (!vm->opt.no_emulation_fallbacks && !has_word(vm->placed.cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
         if (vm->placed.app) {
             vmm_log("this host's KVM cannot run XRSTOR for the guest: the kernel the EFI application starts needs "
