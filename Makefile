@@ -7,7 +7,7 @@ VERSION := 0.1
 
 WARN     := -Wall -Wextra -Werror
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DHANDOVER_VERSION='"$(VERSION)"' -MMD -MP
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -DHANDOVER_VERSION='"$(VERSION)"' -MMD -MP -I$(BUILD)/gen
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS   := -lz -lfdt
 VMM_LIBS := -lseccomp -ljansson -pthread
@@ -30,7 +30,7 @@ VMM_OBJ_SAN  := $(call obj,san,$(VMM_SRC))
 UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
-.PHONY: all test test-full test-fuzz test-fast test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
+.PHONY: all test test-full test-fuzz test-fast test-clang test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
         install man clean help kernels boot bench bench-sweep bench-realkvm
 all: $(BUILD)/handover
 
@@ -41,6 +41,15 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+# --exec's /init, compiled in (vmm/host/add_files.c packs it): the text of
+# scripts/handover-init.sh as a C string, the one copy handover-initramfs
+# packs too.
+$(BUILD)/gen/handover_init.h: scripts/handover-init.sh
+	@mkdir -p $(dir $@)
+	{ echo 'static const char handover_init_sh[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+$(call obj,obj,vmm/host/add_files.c) $(call obj,san,vmm/host/add_files.c): $(BUILD)/gen/handover_init.h
 
 $(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
@@ -83,10 +92,17 @@ test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUI
 	$(TIER) image -- tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
 	$(TIER) image-san -- tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 
+# The tree built with clang as well (-Werror, as with gcc) into
+# $(BUILD)/clang, and its unit tests: the build is part of the tier.
+CLANG_BUILD := $(BUILD)/clang
+test-clang:
+	$(TIER) clang -- sh -c '$(MAKE) --no-print-directory CC=clang BUILD=$(CLANG_BUILD) \
+	    $(CLANG_BUILD)/handover $(CLANG_BUILD)/unit-tests $(CLANG_BUILD)/sandbox-test && $(CLANG_BUILD)/unit-tests'
+
 test-fuzz: $(FUZZ_BINS)
 	$(TIER) fuzz -- $(MAKE) --no-print-directory fuzz-regress fuzz-smoke
 
-test-fast: test-unit test-integration test-fuzz
+test-fast: test-unit test-integration test-clang test-fuzz
 
 # Kernels, initramfs and the L1 KVM host, built or fetched here into
 # ~/.cache/handover (a missing one makes its tests SKIP with the reason).
@@ -160,21 +176,29 @@ kernels:
 	scripts/fetch-debian-kernels.sh
 
 # The man page is --help itself, run through help2man: the two cannot drift.
+# help2man makes SYNOPSIS from "Usage:", EXAMPLES from "Examples:", and a
+# subsection of each other "Heading:" paragraph: "Exit status:" (the
+# table options.c prints) becomes the EXIT STATUS section here.
 $(BUILD)/handover.1: $(BUILD)/handover
 	help2man --no-info --name "boot a Linux bzImage through its EFI stub on KVM, with no firmware" \
-	    --version-string "$$($(BUILD)/handover --version)" $(BUILD)/handover -o $@
+	    --version-string "$$($(BUILD)/handover --version)" $(BUILD)/handover -o $@.tmp
+	sed 's/^\.SS "Exit status:"$$/.SH "EXIT STATUS"/' $@.tmp > $@ && rm $@.tmp
 
 man: $(BUILD)/handover.1
 
-# The binary, the initramfs builder --exec needs (as handover-initramfs),
-# the man page and the examples, so that an installed handover works
-# without the checkout.
+# The binary, the initramfs builder (as handover-initramfs, for --initrd
+# users: --exec packs its own) with the /init it packs, the man page, and
+# the examples (the scripts executable) with the kernel config fragment
+# ci-kunit.sh reads, so that an installed handover works without the checkout.
 install: $(BUILD)/handover $(BUILD)/handover.1
 	install -D -m 0755 $(BUILD)/handover $(DESTDIR)$(PREFIX)/bin/handover
 	install -D -m 0644 $(BUILD)/handover.1 $(DESTDIR)$(PREFIX)/share/man/man1/handover.1
 	install -D -m 0755 scripts/build-initramfs.sh $(DESTDIR)$(PREFIX)/bin/handover-initramfs
+	install -D -m 0644 scripts/handover-init.sh $(DESTDIR)$(PREFIX)/share/handover/handover-init.sh
+	install -D -m 0644 tests/kernel/tiny.config $(DESTDIR)$(PREFIX)/share/handover/tiny.config
 	install -d $(DESTDIR)$(PREFIX)/share/handover/examples
-	install -m 0644 examples/*.sh examples/*.yml $(DESTDIR)$(PREFIX)/share/handover/examples/
+	install -m 0755 examples/*.sh $(DESTDIR)$(PREFIX)/share/handover/examples/
+	install -m 0644 examples/*.yml $(DESTDIR)$(PREFIX)/share/handover/examples/
 
 clean:
 	rm -rf $(BUILD)
@@ -184,7 +208,8 @@ help:
 	@echo "make boot           build, then boot the tiny KUnit kernel and print its results"
 	@echo "make test           test-fast and test-kvm, then the timing table (tests/timings.md)"
 	@echo "make test-full      make test with every sanitizer boot and the UKI's whole fault sweep (for a release)"
-	@echo "make test-fast      unit tests, image checks and fuzz regressions: no KVM needed (seconds)"
+	@echo "make test-fast      unit tests (gcc, ASan, clang), image checks and fuzz regressions: no KVM needed"
+	@echo "make test-clang     build with clang into $(BUILD)/clang and run the unit tests (part of test-fast)"
 	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from scripts/kvm-host)"
 	@echo "make test-emulating the emulation-fallback tiers, on a KVM that emulates guest ring 0 (else SKIP)"
 	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"

@@ -3,8 +3,8 @@
 # exit with the command's status (handover --exec). The kernel needs an
 # initramfs-capable config (the status goes out through the exit-status port
 # 0xf4 via /dev/port, and as a console line for kernels without
-# CONFIG_DEVPORT); the initramfs is busybox-static, built once by
-# scripts/build-initramfs.sh.
+# CONFIG_DEVPORT); handover packs the initramfs itself: its /init and the
+# host's /bin/busybox (apt-get install busybox-static).
 #
 # usage: examples/ci-exec.sh BZIMAGE 'COMMAND'
 # env: HANDOVER (default: handover on PATH), TIMEOUT seconds (default 600)
@@ -15,10 +15,5 @@
 # Exit status: the command's; 8 when the guest ended without reporting it.
 set -euo pipefail
 kernel=${1:?usage: $0 BZIMAGE COMMAND} cmd=${2:?usage: $0 BZIMAGE COMMAND}
-# The initramfs builder: from the source tree, or installed (make install).
-here=$(cd "$(dirname "$0")/.." && pwd)
-builder=$here/scripts/build-initramfs.sh
-[ -x "$builder" ] || builder=$(command -v handover-initramfs)
-initramfs=$("$builder")
-exec "${HANDOVER:-handover}" --timeout "${TIMEOUT:-600}" --initrd "$initramfs" --exec "$cmd" \
+exec "${HANDOVER:-handover}" --timeout "${TIMEOUT:-600}" --exec "$cmd" \
     --cmdline "console=ttyS0 quiet" "$kernel"

@@ -10,13 +10,18 @@
 #      TIMEOUT seconds (default 1800), CMDLINE extra kernel parameters
 #
 # The base config is tinyconfig plus what an EFI-stub boot to a serial
-# console needs (tests/kernel/tiny.config in the handover repository) and
-# KUnit itself; add your suites' options in a fragment.
+# console needs (tests/kernel/tiny.config in the handover repository,
+# installed as share/handover/tiny.config by make install) and KUnit
+# itself; add your suites' options in a fragment.
 set -euo pipefail
 
 src=${1:?usage: $0 KERNEL_SRC [FRAGMENT...]}
 shift
-here=$(cd "$(dirname "$0")/.." && pwd)
+# The base fragment: in the checkout, or installed beside the examples.
+here=$(dirname "$(readlink -f "$0")")
+base=$here/../tests/kernel/tiny.config
+[ -f "$base" ] || base=$here/../tiny.config
+[ -f "$base" ] || { echo "ci-kunit: no tiny.config in $here/../tests/kernel or $here/.." >&2; exit 2; }
 handover=${HANDOVER:-handover}
 build=${BUILD_DIR:-$src/.handover-build}
 mkdir -p "$build"
@@ -27,7 +32,7 @@ CONFIG_KUNIT_DEFAULT_ENABLED=y
 CFG
 make -s -C "$src" O="$build" tinyconfig
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" \
-    "$here/tests/kernel/tiny.config" "$build/kunit-base.config" "$@"
+    "$base" "$build/kunit-base.config" "$@"
 make -s -C "$src" O="$build" olddefconfig
 make -s -C "$src" O="$build" -j"$(nproc)" bzImage
 

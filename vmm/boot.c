@@ -14,6 +14,7 @@
 #include "../loader/dtb.h"
 #include "../loader/place.h"
 #include "mem/layout.h"
+#include "host/add_files.h"
 #include "host/files.h"
 #include "vmm.h"
 #include "x86/x86_setup.h"
@@ -34,7 +35,7 @@ static int read_initrd(struct vmm *vm)
     int rc = -1;
     long end;
     struct cpio_builder *extra = &vm->placed.added;
-    if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 || (uint64_t)end > vm->mem.size / 2) {
+    if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 || (uint64_t)end > vm->opt.mem / 2) {
         vmm_log("--initrd %s: cannot read its size, or it is larger than half the guest RAM", vm->opt.initrd);
         goto out;
     }
@@ -43,7 +44,7 @@ static int read_initrd(struct vmm *vm)
     bool appended = vm->opt.exec || vm->opt.nadds;
     uint64_t extra_at = (file_size + 3) & ~3ULL;
     vm->placed.initrd_size = appended ? extra_at + extra->len : file_size;
-    if (vm->placed.initrd_size > vm->mem.size / 2) {
+    if (vm->placed.initrd_size > vm->opt.mem / 2) {
         vmm_log("--initrd %s with the --exec/--add archive: %llu MiB, more than half the guest RAM (raise --mem)",
                 vm->opt.initrd, (unsigned long long)(vm->placed.initrd_size >> 20));
         goto out;
@@ -69,8 +70,9 @@ static int place_initrd(struct vmm *vm, uint64_t *addr)
     uint64_t max = vm->placed.bz.hdr.initrd_addr_max, a = max;
     if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, (vm->placed.initrd_size + 0xfff) >> 12,
                         &a) != EFI_SUCCESS) {
-        vmm_log("--initrd %s: %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
-                vm->opt.initrd, (unsigned long long)vm->placed.initrd_size, (unsigned long long)max);
+        vmm_log("the initrd (%s): %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
+                vm->opt.initrd ? vm->opt.initrd : "built for --exec", (unsigned long long)vm->placed.initrd_size,
+                (unsigned long long)max);
         return -1;
     }
     guest_mem_write(&vm->mem, a, vm->placed.initrd_data, vm->placed.initrd_size);
@@ -86,12 +88,56 @@ static uint64_t alloc_low_page(struct vmm *vm, uint64_t pages)
     return a;
 }
 
+#define DTB_MAX (1u << 20)
+
+/* --dtb FILE, read and checked before /dev/kvm is opened. */
+static int read_dtb(struct vmm *vm)
+{
+    FILE *f = vmm_open_input("--dtb", vm->opt.dtb);
+    if (!f)
+        return -1;
+    vm->placed.dtb = malloc(DTB_MAX);
+    vm->placed.dtb_len = vm->placed.dtb ? fread(vm->placed.dtb, 1, DTB_MAX, f) : 0;
+    fclose(f);
+    if (!vm->placed.dtb || dtb_check(vm->placed.dtb, vm->placed.dtb_len)) {
+        vmm_log("--dtb %s: not a valid flattened device tree of at most 1 MiB", vm->opt.dtb);
+        return -1;
+    }
+    return 0;
+}
+
+/* --exec without --initrd: the archive add_files.c built is the initrd. */
+static int take_built_initrd(struct vmm *vm)
+{
+    struct cpio_builder *b = &vm->placed.added;
+    if (b->len > vm->opt.mem / 2) {
+        vmm_log("--exec: the initramfs (busybox, /init and the --add files) is %llu MiB, more than half the guest "
+                "RAM (raise --mem)", (unsigned long long)(b->len >> 20));
+        cpio_free(b);
+        return -1;
+    }
+    vm->placed.initrd_data = (uint8_t *)b->buf;
+    vm->placed.initrd_size = b->len;
+    *b = (struct cpio_builder){ .buf = NULL };
+    return 0;
+}
+
+int vmm_read_inputs(struct vmm *vm)
+{
+    if ((vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
+        return -1;
+    if (vm->opt.initrd ? read_initrd(vm) : vm->opt.exec && take_built_initrd(vm))
+        return -1;
+    return vm->opt.dtb && strcmp(vm->opt.dtb, "auto") ? read_dtb(vm) : 0;
+}
+
 /* --dtb auto|FILE: a SETUP_DTB setup_data entry at the head of the chain. */
 static int attach_dtb(struct vmm *vm, struct boot_params *bp)
 {
-    static uint8_t blob[1 << 20];
-    size_t len = 0;
-    if (!strcmp(vm->opt.dtb, "auto")) {
+    static uint8_t blob[DTB_MAX];
+    const uint8_t *dtb = vm->placed.dtb;
+    size_t len = vm->placed.dtb_len;
+    if (!dtb) {
         struct guest_range r[2];
         struct dtb_machine m = { .nram = (unsigned)guest_mem_ranges(&vm->mem, r), .cpus = vm->opt.cpus,
                                  .bootargs = vm->placed.cmdline,
@@ -102,16 +148,7 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
             m.ram[i][1] = r[i].size;
         }
         len = dtb_build(blob, sizeof(blob), &m);
-    } else {
-        FILE *f = vmm_open_input("--dtb", vm->opt.dtb);
-        if (!f)
-            return -1;
-        len = fread(blob, 1, sizeof(blob), f);
-        fclose(f);
-        if (dtb_check(blob, len)) {
-            vmm_log("--dtb %s: not a valid flattened device tree of at most 1 MiB", vm->opt.dtb);
-            return -1;
-        }
+        dtb = blob;
     }
     if (!len) {
         vmm_log("--dtb: cannot build the device tree");
@@ -120,14 +157,13 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
     struct setup_data_header hdr = { bp->hdr.setup_data, SETUP_DTB, (uint32_t)len };
     uint64_t at = alloc_low_page(vm, (sizeof(hdr) + len + 0xfff) >> 12);
     if (!at || !guest_mem_write(&vm->mem, at, &hdr, sizeof(hdr)) ||
-        !guest_mem_write(&vm->mem, at + sizeof(hdr), blob, len)) {
+        !guest_mem_write(&vm->mem, at + sizeof(hdr), dtb, len)) {
         vmm_log("--dtb: no guest RAM below 4 GiB for the device tree");
         return -1;
     }
     bp->hdr.setup_data = at;
     return 0;
 }
-
 
 /* The placement said the image fits; guest_mem says where it does not
  * (a bug of the placement, not of the image). */
@@ -215,9 +251,7 @@ int vmm_load(struct vmm *vm)
     const char *cmdline = vm->placed.cmdline;
     size_t cmdlen = strlen(cmdline);
 
-    if (vm->opt.initrd && read_initrd(vm))
-        return EXIT_USAGE;
-    bool loadfile2 = vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
+    bool loadfile2 = vm->placed.initrd_data && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
     struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
                              .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->files.trace,
                              .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
@@ -302,7 +336,7 @@ int vmm_load(struct vmm *vm)
         return EXIT_HOST;
     }
     guest_mem_write(&vm->mem, pl.cmdline_addr, cmdline, cmdlen + 1);
-    if (vm->opt.initrd && vm->opt.initrd_via == INITRD_VIA_BOOTPARAMS) {
+    if (vm->placed.initrd_data && vm->opt.initrd_via == INITRD_VIA_BOOTPARAMS) {
         if (place_initrd(vm, &pl.initrd_addr))
             return EXIT_USAGE;
         pl.initrd_size = vm->placed.initrd_size;

@@ -24,10 +24,17 @@ struct placement {
     struct cpio_builder added;          /* the --exec/--add archive, built before /dev/kvm is opened */
     uint8_t *initrd_data;               /* the initrd (and that archive) */
     uint64_t initrd_size;
+    uint8_t *dtb;                       /* --dtb FILE as read (NULL: none, or auto) */
+    size_t dtb_len;
     char cmdline[FW_CMDLINE_MAX + 64];
 };
 
-/* Load the image and build what the chosen entry needs. */
+/* The files the boot reads besides the image: the --exec/--add archive,
+ * the --initrd (with that archive appended) and --dtb FILE. Read before
+ * /dev/kvm is opened, so that a typo is a usage error naming the file, not
+ * a KVM error. -1 with the reason logged. */
+int vmm_read_inputs(struct vmm *vm);
+/* Load the image (the inputs read) and build what the chosen entry needs. */
 int vmm_load(struct vmm *vm);
 
 #endif

@@ -56,6 +56,7 @@ void vmm_console_tx(void *ctx, uint8_t byte)
     if (vm->fw.phase == FW_PHASE_RUNTIME && !vm->report.bp_copy && vm->opt.entry == ENTRY_HANDOVER)
         report_save_boot_params(vm, vm->placed.boot_params);
     report_console(vm, byte);
+    vm->console.last_output = report_elapsed();
     /* Past the limit the text is still read (KTAP, panics), not printed. */
     if (vm->console.bytes < vm->opt.console_limit) {
         putchar(byte);

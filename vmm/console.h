@@ -15,6 +15,7 @@ struct vmm_console {
     struct line_consumers consumers;
     struct panic_watch panic;          /* the kernel's "Kernel panic - not syncing" line */
     uint64_t bytes;                    /* printed, the firmware's ConOut included (--console-limit) */
+    double last_output;                /* seconds since start of the UART's last byte, 0: none yet */
 };
 
 /* Register the watchers the options ask for; 0, or -1 if one is left out. */

@@ -8,7 +8,6 @@
 
 #include "../loader/efi_app.h"
 #include "verdict/fault_outcome.h"
-#include "host/add_files.h"
 #include "host/files.h"
 #include "kvm/host_probe.h"
 #include "mem/layout.h"
@@ -104,6 +103,17 @@ static int parse_image(struct vmm *vm)
     return 0;
 }
 
+/* --cmdline replaces the default command line, console=ttyS0 with it:
+ * kept so (a kernel may be meant to be quiet), but said, since a kernel
+ * without it prints nothing on handover's console. */
+static void warn_no_console(const struct vmm *vm)
+{
+    const char *append = vm->opt.cmdline_append ? vm->opt.cmdline_append : "";
+    if (vm->opt.cmdline_given && !vm->placed.app && !strstr(vm->opt.cmdline, "console=") && !strstr(append, "console="))
+        vmm_log("--cmdline has no console=: console=ttyS0 was not added, so the kernel may print nothing here "
+                "(add it, or keep the default command line and use --cmdline-append)");
+}
+
 /* The kernel's command line: --cmdline (or the default), --cmdline-append,
  * and what the host and --kunit need. An EFI application gets only what was
  * given; the kernel it starts has the command line it gives it. */
@@ -122,7 +132,6 @@ static void build_cmdline(struct vmm *vm)
         }
     }
     if (vm->opt.kunit) {
-        ktap_init(&vm->ktap);
         if (vm->placed.app)
             vmm_log("--kunit: kunit_shutdown=reboot is not added to the command line of the kernel the EFI "
                     "application starts (the results are still read from the console)");
@@ -143,14 +152,27 @@ static void release_image_file(struct vmm *vm)
     vm->placed.app_pe.data = NULL;
 }
 
-static int boot(struct vmm *vm)
+const char *const boot_step_names[STEP_GUEST] = {
+    [STEP_OPTIONS] = "options", [STEP_OUTPUTS] = "outputs", [STEP_IMAGE] = "image", [STEP_FILES] = "files",
+    [STEP_HOST] = "host",
+};
+
+/* --report and --kunit-json: opened first, so that a run refused at any
+ * later step still writes them, saying it never started. */
+static int open_result_files(struct vmm *vm)
 {
-    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
-    if (!vm->placed.image_file)
-        return EXIT_USAGE;
-    int rc = parse_image(vm);
-    if (rc)
-        return rc;
+    if (vm->opt.report_path && !(vm->files.report = vmm_open_output("--report", vm->opt.report_path)))
+        return -1;
+    if (vm->opt.kunit_json && !(vm->files.kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
+        return -1;
+    return 0;
+}
+
+/* The other files a run writes (and the baseline it reads), opened before
+ * any VM: a directory or an unwritable path is found before the boot (or
+ * the sweep), not after it. */
+static int open_outputs(struct vmm *vm)
+{
     if (vm->opt.trace_path) {
         bool to_stderr = !strcmp(vm->opt.trace_path, "-");
         vm->files.trace = to_stderr ? stderr : vmm_open_output("--trace-efi", vm->opt.trace_path);
@@ -161,22 +183,36 @@ static int boot(struct vmm *vm)
             return EXIT_HOST;
         }
     }
-    if (vm->opt.report_path && !(vm->files.report = vmm_open_output("--report", vm->opt.report_path)))
-        return EXIT_USAGE;
-    if (vm->opt.kunit_json && !(vm->files.kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
+    if (open_result_files(vm))
         return EXIT_USAGE;
     if (vm->opt.exec_output && !(vm->files.exec_output = vmm_open_output("--exec-output", vm->opt.exec_output)))
         return EXIT_USAGE;
-    /* Opened now: a directory or an unwritable path is found before the
-     * sweep, not after it. */
     if (vm->opt.sweep_json && !(vm->files.sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
         return EXIT_USAGE;
     if (vm->opt.sweep_baseline &&
         !(vm->files.sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
         return EXIT_USAGE;
-    /* The --add files are read now: a refused one is found without KVM. */
-    if (vm->opt.initrd && (vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
+    return 0;
+}
+
+static int boot(struct vmm *vm)
+{
+    vm->step = STEP_OUTPUTS;
+    int rc = open_outputs(vm);
+    if (rc)
+        return rc;
+    vm->step = STEP_IMAGE;
+    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
+    if (!vm->placed.image_file)
         return EXIT_USAGE;
+    rc = parse_image(vm);
+    if (rc)
+        return rc;
+    warn_no_console(vm);
+    vm->step = STEP_FILES;
+    if (vmm_read_inputs(vm))
+        return EXIT_USAGE;
+    vm->step = STEP_HOST;
     if (vmm_open_kvm(vm))
         return EXIT_HOST;
     build_cmdline(vm);
@@ -220,6 +256,7 @@ static int boot(struct vmm *vm)
      * that takes on any fd (sandbox.c). */
     if (vm->opt.fault_sweep ? sandbox_enter_sweep(vm) : sandbox_enter(vm))
         return EXIT_HOST;
+    vm->step = STEP_GUEST;
     report_mark(vm, PHASE_ENTRY);
     return vm->opt.fault_sweep ? fault_sweep_run(vm) : vmm_run(vm);
 }
@@ -267,10 +304,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "handover: cannot open /dev/null for a closed stdin, stdout or stderr\n");
         return EXIT_HOST;
     }
+    ktap_init(&vm.ktap);
     int rc = parse_options(argc, argv, &vm.opt);
+    /* Refused options still leave --report and --kunit-json saying so. */
     if (rc)
-        return rc;
-    rc = boot(&vm);
+        open_result_files(&vm);
+    else
+        rc = boot(&vm);
     fflush(stdout);
     report_mark(&vm, PHASE_END);
     print_fault_outcomes(&vm, rc);
@@ -298,6 +338,7 @@ int main(int argc, char **argv)
     free(vm.report.bp_copy);
     free(vm.report.console_log);
     free(vm.placed.initrd_data);
+    free(vm.placed.dtb);
     cpio_free(&vm.placed.added);
     FILE *trace = vm.files.trace;
     if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {

@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../firmware-stub/keys.h"
 #include "mem/layout.h"
@@ -39,14 +38,12 @@ struct option_def {
     enum opt_kind kind;
     size_t field;             /* offsetof(struct vmm_options, ...) for the kinds that store */
     int (*set)(struct vmm_options *o, const char *arg);   /* KIND_CALL: 0, or -1 with the reason logged */
-    /* Lines listed under the help, indented: the --inject specs. */
-    void (*more)(char *buf, size_t len, const char *indent);
 };
 
-#define OPT_STRING(n, f, meta, h) { n, 0, required_argument, meta, h, KIND_STRING, offsetof(struct vmm_options, f), NULL, NULL }
-#define OPT_BOOLEAN(n, f, h)      { n, 0, no_argument, NULL, h, KIND_FLAG, offsetof(struct vmm_options, f), NULL, NULL }
-#define OPT_SIZE(n, f, h)         { n, 0, required_argument, "SIZE", h, KIND_SIZE, offsetof(struct vmm_options, f), NULL, NULL }
-#define OPT_CALLBACK(n, arg, meta, h, fn) { n, 0, arg, meta, h, KIND_CALL, 0, fn, NULL }
+#define OPT_STRING(n, f, meta, h) { n, 0, required_argument, meta, h, KIND_STRING, offsetof(struct vmm_options, f), NULL }
+#define OPT_BOOLEAN(n, f, h)      { n, 0, no_argument, NULL, h, KIND_FLAG, offsetof(struct vmm_options, f), NULL }
+#define OPT_SIZE(n, f, h)         { n, 0, required_argument, "SIZE", h, KIND_SIZE, offsetof(struct vmm_options, f), NULL }
+#define OPT_CALLBACK(n, arg, meta, h, fn) { n, 0, arg, meta, h, KIND_CALL, 0, fn }
 
 /* A plain count: decimal or 0x hexadecimal digits only, no suffix. */
 static int parse_count(const char *s, uint64_t *out)
@@ -112,10 +109,17 @@ static int set_cpus(struct vmm_options *o, const char *a)
     return 0;
 }
 
+/* A bare number is MiB, as QEMU's -m and vng's --memory read it. */
 static int set_mem(struct vmm_options *o, const char *a)
 {
-    if (parse_size(a, &o->mem) || o->mem < LAYOUT_MIN_MEM || o->mem > LAYOUT_MAX_MEM || (o->mem & 0xfffff)) {
-        vmm_log("--mem %s: give a whole number of MiB between 64M and 32G, e.g. 512M", a);
+    size_t n = strlen(a);
+    bool bare = n && a[n - 1] >= '0' && a[n - 1] <= '9';
+    if (parse_size(a, &o->mem) || (bare && o->mem > (UINT64_MAX >> 20)))
+        o->mem = 0;
+    else if (bare)
+        o->mem <<= 20;
+    if (!o->mem || o->mem < LAYOUT_MIN_MEM || o->mem > LAYOUT_MAX_MEM || (o->mem & 0xfffff)) {
+        vmm_log("--mem %s: give a whole number of MiB between 64M and 32G, e.g. 512M or 1024", a);
         return -1;
     }
     return 0;
@@ -260,6 +264,7 @@ static int set_fault_sweep(struct vmm_options *o, const char *a)
 static int set_fail_on(struct vmm_options *o, const char *list)
 {
     o->sweep_fail_on = 0;
+    o->sweep_fail_on_given = true;
     if (!strcmp(list, "none"))
         return 0;
     char buf[256];
@@ -306,7 +311,9 @@ static const struct option_def options[] = {
     OPT_STRING("cmdline-append", cmdline_append, "STR", "add STR to the command line (the default one or --cmdline's)"),
     OPT_CALLBACK("cpus", required_argument, "N", "vCPUs, 1..64 (default 1), listed in the ACPI MADT", set_cpus),
     OPT_BOOLEAN("no-acpi", no_acpi, "no ACPI tables (then no SMP, and no ACPI power-off)"),
-    OPT_CALLBACK("mem", required_argument, "SIZE", "guest RAM, with suffix K, M or G (default 512M; 64M..32G)", set_mem),
+    OPT_CALLBACK("mem", required_argument, "SIZE",
+                 "guest RAM, with suffix K, M or G, or a bare number of MiB\n"
+                 "(default 512M; 64M..32G)", set_mem),
     OPT_CALLBACK("entry", required_argument, "handover|pe",
                  "handover: efi_main(handle, systab, boot_params) at\n"
                  "startup_64 + handover_offset (RDI/RSI/RDX); pe: the PE/COFF\n"
@@ -322,7 +329,8 @@ static const struct option_def options[] = {
                  set_load_addr),
     OPT_STRING("exec", exec, "CMD",
                "run CMD as the guest's init job and exit with its status\n"
-               "(initramfs from scripts/build-initramfs.sh unless --initrd)"),
+               "(without --initrd, handover packs /init and the host's\n"
+               "/bin/busybox, from busybox-static, as the initramfs)"),
     OPT_STRING("exec-output", exec_output, "FILE",
                "write the command's stdout and stderr to FILE, apart from the\n"
                "kernel's console: the guest gets a second UART (ttyS1)"),
@@ -354,8 +362,9 @@ static const struct option_def options[] = {
                  "more; ConIn.WaitForKey is signaled while some remain. Escapes:\n"
                  "\\n or \\r Enter, \\e Escape, \\t Tab, \\b Backspace, \\\\ a\n"
                  "backslash, \\U \\D \\L \\R arrows (e.g. --keys '\\D\\D\\n')", set_keys),
-    { "inject", 0, required_argument, "SPEC", "inject a firmware fault (repeatable); SPEC is one of:", KIND_CALL, 0,
-      set_inject, inject_help },
+    OPT_CALLBACK("inject", required_argument, "SPEC",
+                 "inject a firmware fault (repeatable); SPEC is one of the\n"
+                 "faults listed below", set_inject),
     OPT_CALLBACK("fault-sweep", optional_argument, "FILE",
                  "boot once to ExitBootServices with a snapshot at every firmware\n"
                  "call a fault applies to; then restore each snapshot in a new\n"
@@ -383,7 +392,7 @@ static const struct option_def options[] = {
     OPT_SIZE("trace-limit", trace_limit, "write at most SIZE bytes of trace (default 256M)"),
     OPT_BOOLEAN("quiet", quiet, "fewer progress messages on stderr"),
     OPT_CALLBACK("version", no_argument, NULL, "print the version and exit", show_version),
-    { "help", 'h', no_argument, NULL, "print this help and exit", KIND_CALL, 0, show_help, NULL },
+    { "help", 'h', no_argument, NULL, "print this help and exit", KIND_CALL, 0, show_help },
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -399,13 +408,31 @@ static void print_help_lines(FILE *out, const char *text, unsigned column, unsig
     }
 }
 
-void print_usage(FILE *out)
+#define XSTR(x) STR(x)
+#define STR(x)  #x
+
+/* The exit statuses, the one table of them: --help prints it, and so the
+ * man page's EXIT STATUS (help2man, Makefile) and the README's usage. */
+static const struct {
+    const char *status, *meaning;
+} exit_statuses[] = {
+    { XSTR(EXIT_OK), "success: stop point reached, guest reset or powered off" },
+    { "N", "the byte the guest wrote to the exit port 0xf4, or --exec's command's status" },
+    { XSTR(EXIT_KUNIT_FAILED), "a KUnit test failed, or the --stop-at e820 check failed" },
+    { XSTR(EXIT_USAGE), "bad usage or bad image" },
+    { XSTR(EXIT_HOST), "host problem (no /dev/kvm, KVM error, an output not written whole)" },
+    { XSTR(EXIT_GUEST_CRASH), "guest crashed (triple fault, exception, emulation failure)" },
+    { XSTR(EXIT_FIRMWARE_EXIT), "the image gave up (EFI Exit, or returned from its entry)" },
+    { XSTR(EXIT_PANIC), "kernel panic" },
+    { XSTR(EXIT_KUNIT_INCOMPLETE), "--kunit: the run did not finish" },
+    { XSTR(EXIT_EXEC_NO_STATUS), "--exec: the guest ended without reporting the command's status" },
+    { XSTR(EXIT_SWEEP_FAILED), "--fault-sweep: a cell failed (--fail-on, --sweep-baseline)" },
+    { XSTR(EXIT_TIMEOUT), "timeout" },
+    { XSTR(EXIT_SIGNAL_BASE) "+N", "stopped by signal N" },
+};
+
+static void print_options(FILE *out)
 {
-    fputs("usage: handover [options] BZIMAGE\n"
-          "       handover [options] APP.efi\n"
-          "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
-          "serves every EFI call itself. APP.efi, any other PE32+ EFI application (a\n"
-          "boot loader such as GRUB), is loaded and started as a boot manager would.\n\n", out);
     for (const struct option_def *d = options; d < options + NOPTIONS; d++) {
         char head[80];
         int n = snprintf(head, sizeof(head), "  --%s", d->name);
@@ -421,28 +448,38 @@ void print_usage(FILE *out)
             n = 0;
         }
         print_help_lines(out, d->help, HELP_COLUMN, (unsigned)n);
-        if (d->more) {
-            char lines[4096];
-            d->more(lines, sizeof(lines), "");
-            size_t n = strlen(lines);
-            if (n)
-                lines[n - 1] = 0;   /* the last line's newline */
-            print_help_lines(out, lines, HELP_COLUMN + 2, 0);
-        }
     }
-    fputs("\n"
-          "Exit status: 0 success (stop point reached, guest reset or powered off);\n"
-          "N the byte the guest wrote to the exit port 0xf4; 1 a KUnit test failed or\n"
-          "the --stop-at e820 check failed;\n"
-          "2 bad usage or bad image; 3 host problem (no /dev/kvm, KVM error);\n"
-          "4 guest crashed (triple fault, exception, emulation failure);\n"
-          "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
-          "7 --kunit run incomplete; 8 --exec: the guest ended without reporting the\n"
-          "command's status; 9 --fault-sweep: a cell failed (--fail-on, --sweep-baseline);\n"
-          "124 timeout; 128+N stopped by signal N.\n"
-          "A guest's own status (the exit port, --exec) may be any of these numbers: the\n"
+}
+
+/* Each part is a paragraph help2man knows: "Usage:" and "or:" make the
+ * SYNOPSIS, a heading ending in ':' over indented "TAG  text" lines a
+ * list, "Examples:" the EXAMPLES section. */
+void print_usage(FILE *out)
+{
+    fputs("Usage: handover [options] BZIMAGE\n"
+          "  or:  handover [options] BZIMAGE -- COMMAND [ARG]...\n"
+          "  or:  handover [options] APP.efi\n"
+          "Boot a Linux bzImage through its EFI stub on KVM, with no firmware: handover\n"
+          "serves every EFI call itself. APP.efi, any other PE32+ EFI application (a\n"
+          "boot loader such as GRUB), is loaded and started as a boot manager would.\n"
+          "A COMMAND after -- runs in the guest as --exec runs it.\n\n", out);
+    print_options(out);
+    char faults[4096];
+    inject_help(faults, sizeof(faults), "  ");
+    fprintf(out, "\nFaults for --inject SPEC:\n%s", faults);
+    fputs("\nExit status:\n", out);
+    for (size_t i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
+        fprintf(out, "  %-7s%s\n", exit_statuses[i].status, exit_statuses[i].meaning);
+    fputs("\nA guest's own status (the exit port, --exec) may be any of these numbers: the\n"
           "last line on stderr, \"handover: end: REASON, exit status N\", and --report's\n"
-          "end_reason always tell them apart (guest-status, timeout, guest-crash, ...).\n", out);
+          "end_reason always tell them apart (guest-status, timeout, not-started, ...).\n"
+          "\n"
+          "Examples:\n"
+          "  $ handover --kunit --kunit-json results.json bzImage\n"
+          "  $ handover bzImage -- uname -a\n"
+          "  $ handover --exec ./my-test --add build/my-test bzImage\n"
+          "  $ handover --stop-at ebs --report report.json bzImage\n"
+          "  $ handover --fault-sweep=matrix.json bzImage\n", out);
 }
 
 static int take(const struct option_def *d, struct vmm_options *o, const char *arg)
@@ -470,6 +507,93 @@ static int take(const struct option_def *d, struct vmm_options *o, const char *a
     return -1;
 }
 
+/* "--trace-efi trace.jsonl BZIMAGE": an option whose value is optional
+ * takes it only after '=', so the next word became a second image. Returns
+ * the option whose value that word probably was, or NULL. */
+static const struct option_def *detached_value(char **given, int argc, const char *word)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (given[i + 1] != word || strncmp(given[i], "--", 2))
+            continue;
+        for (const struct option_def *d = options; d < options + NOPTIONS; d++)
+            if (d->arg == optional_argument && !strcmp(given[i] + 2, d->name))
+                return d;
+    }
+    return NULL;
+}
+
+/* The words of a command given after "--", as one sh -c string: each word
+ * single-quoted unless it needs no quoting, so that the guest's shell sees
+ * the words as they were typed. -1 if it does not fit. */
+static int join_command(char **words, int n, char *buf, size_t len)
+{
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        const char *w = words[i];
+        bool plain = *w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+-@%") ==
+                                 strlen(w);
+        if (i && at + 1 < len)
+            buf[at++] = ' ';
+        if (!plain && at + 1 < len)
+            buf[at++] = '\'';
+        for (const char *c = w; *c && at + 4 < len; c++) {
+            if (*c == '\'' && !plain) {
+                memcpy(buf + at, "'\\''", 4);
+                at += 4;
+            } else {
+                buf[at++] = *c;
+            }
+        }
+        if (!plain && at + 1 < len)
+            buf[at++] = '\'';
+        if (at + 4 >= len)
+            return -1;
+    }
+    buf[at] = 0;
+    return 0;
+}
+
+/* The words getopt took no option for: the image, and after a "--" the
+ * command to run as --exec (as vng and vmtest take it). GNU getopt moves
+ * these words after the options, the "--" that ended them just before,
+ * in their order; given (argv as it was) says which came after the "--". */
+static int take_words(int argc, char **argv, char **given, const char *last_optarg, struct vmm_options *o)
+{
+    int dash = argc;   /* index in given of the "--" that ended the options */
+    for (int i = 1; optind > 1 && i < argc; i++)
+        if (given[i] == argv[optind - 1] && argv[optind - 1] != last_optarg && !strcmp(given[i], "--"))
+            dash = i;
+    int nafter = dash < argc ? argc - 1 - dash : 0, nimages = argc - optind - nafter;
+    if (nimages > 1) {
+        const struct option_def *d = detached_value(given, argc, argv[optind]);
+        if (d)
+            vmm_log("--%s %s: --%s takes its %s only as --%s=%s; '%s' was read as a second BZIMAGE", d->name,
+                    argv[optind], d->name, d->metavar, d->name, d->metavar, argv[optind]);
+        else
+            vmm_log("more than one BZIMAGE given (%s, %s): a command for the guest goes in --exec CMD, or after "
+                    "--: handover BZIMAGE -- CMD", argv[optind], argv[optind + 1]);
+        return EXIT_USAGE;
+    }
+    if (nimages < 1) {
+        vmm_log("no BZIMAGE given (see --help)");
+        return EXIT_USAGE;
+    }
+    o->kernel = argv[optind];
+    if (!nafter)
+        return 0;
+    static char command[4096];
+    if (o->exec) {
+        vmm_log("a command after -- and --exec %s: give one of them", o->exec);
+        return EXIT_USAGE;
+    }
+    if (join_command(argv + argc - nafter, nafter, command, sizeof(command))) {
+        vmm_log("the command after --: at most %zu bytes", sizeof(command) - 1);
+        return EXIT_USAGE;
+    }
+    o->exec = command;
+    return 0;
+}
+
 int parse_options(int argc, char **argv, struct vmm_options *o)
 {
     static struct option longopts[NOPTIONS + 1];
@@ -483,9 +607,16 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
     *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = 512ULL << 20, .entry = ENTRY_HANDOVER,
                                .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30,
                                .sweep_fail_on = 1u << FAULT_CRASHED | 1u << FAULT_HUNG | 1u << FAULT_BAD_E820, .cpus = 1 };
-    int c;
+    char **given = malloc((size_t)argc * sizeof(*given));
+    if (!given) {
+        vmm_log("out of memory");
+        return EXIT_HOST;
+    }
+    memcpy(given, argv, (size_t)argc * sizeof(*given));
+    const char *last_optarg = NULL;
+    int c, rc = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const struct option_def *d = NULL;
         if (c >= 256 && (size_t)(c - 256) < NOPTIONS)
             d = &options[c - 256];
@@ -494,21 +625,19 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
                 d = &options[i];
         if (c == ':') {
             vmm_log("%s needs a value (see --help)", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-        if (!d) {
+            rc = EXIT_USAGE;
+        } else if (!d) {
             vmm_log("unknown option %s (see --help)", argv[optind - 1]);
-            return EXIT_USAGE;
+            rc = EXIT_USAGE;
+        } else if (take(d, o, optarg)) {
+            rc = EXIT_USAGE;
         }
-        if (take(d, o, optarg))
-            return EXIT_USAGE;
+        last_optarg = optarg;
     }
-    if (optind != argc - 1) {
-        vmm_log(optind >= argc ? "no BZIMAGE given (see --help)" : "more than one BZIMAGE given (see --help)");
-        return EXIT_USAGE;
-    }
-    o->kernel = argv[optind];
-    return validate_options(o);
+    if (!rc)
+        rc = take_words(argc, argv, given, last_optarg, o);
+    free(given);
+    return rc ? rc : validate_options(o);
 }
 
 /* Two options that need each other, or exclude each other. */
@@ -524,6 +653,14 @@ static const char *conflict(const struct vmm_options *o)
         return "--exec-output needs --exec: it takes the output of the command --exec runs";
     if (o->kunit_json && !o->kunit)
         return "--kunit-json needs --kunit";
+    if (o->sweep_fail_on_given && !o->fault_sweep)
+        return "--fail-on needs --fault-sweep: it names the sweep cells' outcomes that fail the run";
+    if (o->exec && !o->exec[0])
+        return "--exec '': give the command to run in the guest (its /init runs it with sh -c)";
+    if (o->exec && o->stop_at == STOP_AT_EBS && !o->fault_sweep)
+        return "--stop-at ebs and --exec cannot be combined: the run stops at ExitBootServices, before any command runs";
+    if (o->kunit && o->stop_at == STOP_AT_EBS && !o->fault_sweep)
+        return "--kunit and --stop-at ebs cannot be combined: the run stops at ExitBootServices, before KUnit runs";
     if (o->kunit && o->exec)
         return "--kunit and --exec cannot be combined: the run ends when KUnit's results are in, or when the "
                "command exits";
@@ -558,18 +695,7 @@ int validate_options(struct vmm_options *o)
             return EXIT_USAGE;
         }
     }
-    if (o->exec && !o->initrd) {
-        static char path[4096];
-        const char *home = getenv("HOME");
-        snprintf(path, sizeof(path), "%s/.cache/handover/initramfs/busybox.cpio", home ? home : "");
-        if (access(path, R_OK)) {
-            vmm_log("--exec needs an initramfs whose /init runs the command: run handover-initramfs (installed "
-                    "with handover; scripts/build-initramfs.sh in the source tree), or give --initrd");
-            return EXIT_USAGE;
-        }
-        o->initrd = path;
-    }
-    if (o->nadds && !o->initrd) {
+    if (o->nadds && !o->initrd && !o->exec) {
         vmm_log("--add packs files into the initramfs: it needs --exec or --initrd");
         return EXIT_USAGE;
     }

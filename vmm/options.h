@@ -58,6 +58,7 @@ struct vmm_options {
     const char *sweep_json;   /* its FILE */
     uint64_t sweep_memory;    /* --sweep-memory: bytes of snapshots at most */
     unsigned sweep_fail_on;   /* --fail-on: bit k: fault outcome k fails the sweep */
+    bool sweep_fail_on_given; /* --fail-on was on the command line */
     const char *sweep_baseline;   /* --sweep-baseline FILE: a matrix to compare with */
     unsigned shard, shards;   /* --shard K/N: the sweep runs cells K, K+N, ... (1-based); 0/0: all */
 };

@@ -27,6 +27,11 @@
 
 struct vmm;
 
+/* How far the boot got before the guest was entered: a run that stops at
+ * any of these never started, and says where (--report's not_started_at). */
+enum boot_step { STEP_OPTIONS, STEP_OUTPUTS, STEP_IMAGE, STEP_FILES, STEP_HOST, STEP_GUEST };
+extern const char *const boot_step_names[STEP_GUEST];
+
 struct vcpu {
     struct vmm *vm;
     unsigned id;
@@ -60,6 +65,7 @@ struct vmm {
     struct run_counters counters;
 
     /* how the run ended */
+    enum boot_step step;      /* STEP_GUEST once the guest was entered */
     bool timed_out;           /* --timeout ran out, or a wait would outlast it */
     double run_started;       /* report_elapsed() when vmm_run began */
     bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
@@ -93,8 +99,9 @@ const char *vmm_entry_name(const struct vmm *vm);
 /* run.c: run until the guest stops; returns the exit status */
 int vmm_run(struct vmm *vm);
 /* Why the run ended, for --report's end_reason and the last stderr line:
+ * not-started (the guest was never entered: vm->step says where it stopped),
  * signal, timeout, guest-status (the exit port or --exec's status),
- * kernel-panic, efi-exit, kunit-finished, kunit-incomplete, refused,
+ * kernel-panic, efi-exit, kunit-finished, kunit-incomplete,
  * host-error, output-write-failed, guest-crash, exec-status-unknown, sweep-cells-failed, stop-at-ebs,
  * guest-poweroff, guest-reset, ended. */
 const char *vmm_end_reason(const struct vmm *vm, int rc);

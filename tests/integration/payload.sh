@@ -35,7 +35,7 @@ PY
 
 # --- no guest needed -------------------------------------------------------
 if [ "$PART" = all ] || [ "$PART" = image ]; then
-expect help 0 'usage: handover' '--stop-at ebs' 'Exit status' -- "$HO" --help
+expect help 0 '^Usage: handover' '--stop-at ebs' '^Exit status:' '^Examples:' -- "$HO" --help
 expect version 0 '^handover [0-9]' -- "$HO" --version
 expect no-image 2 'no BZIMAGE' -- "$HO"
 expect bad-option 2 'unknown option --frobnicate' -- "$HO" --frobnicate "$PAYLOAD"
@@ -55,12 +55,126 @@ expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect bad-keys-escape 2 '--keys: \\q at offset 2 names no key \(the escapes are ' -- "$HO" --keys 'ab\q' "$PAYLOAD"
 expect bad-keys-backslash 2 '--keys: ends in a lone backslash' -- "$HO" --keys 'ab\' "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
+# A run that never started is not a KUnit pass (issue 27 item 1): its end
+# reason is not-started, --report says where it stopped and that the KTAP
+# reader saw nothing, and --kunit-json has an ERROR case for the run.
+cat > "$OUT/not-started.py" <<'PY'
+import json, sys   # the report's and the KUnit JSON's verdict on a run
+r, k = (json.load(open(p)) for p in sys.argv[1:3])
+print(r["end_reason"], r["not_started_at"], r["kunit"]["complete"], r["kunit"]["passed"],
+      " ".join(c["name"] + ":" + c["status"] for c in k["test_cases"]))
+PY
+expect kunit-missing-image 2 'end: not-started, exit status 2' \
+    -- "$HO" --kunit --report "$OUT/kunit-missing.json" --kunit-json "$OUT/kunit-missing-kunit.json" no/such/file
+expect kunit-missing-image-results 0 '^not-started image False False run-not-started:ERROR$' -- python3 "$OUT/not-started.py" "$OUT/kunit-missing.json" "$OUT/kunit-missing-kunit.json"
+if ! selected kunit-no-dev-kvm; then :
+elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+    expect kunit-no-dev-kvm 3 '/dev/kvm does not exist' 'end: not-started, exit status 3' \
+        -- unshare -m sh -c "mount -t tmpfs none /dev && exec $(realpath "$HO") --kunit --report $OUT/kunit-nokvm.json \
+           --kunit-json $OUT/kunit-nokvm-kunit.json $PAYLOAD"
+    expect kunit-no-dev-kvm-results 0 '^not-started host False False run-not-started:ERROR$' -- python3 "$OUT/not-started.py" "$OUT/kunit-nokvm.json" "$OUT/kunit-nokvm-kunit.json"
+else
+    skip kunit-no-dev-kvm "needs root and unshare to hide /dev/kvm"
+fi
+# Options (issue 27 item 5). A value that an optional-argument option takes
+# only after '=' is named, not read as a second image; a command after --
+# is --exec's (the report of a run stopped at a missing --dtb shows it).
+expect trace-efi-detached-value 2 "--trace-efi takes its FILE only as --trace-efi=FILE; 'trace.jsonl' was read" \
+    -- "$HO" --trace-efi trace.jsonl "$PAYLOAD"
+expect fault-sweep-detached-value 2 "--fault-sweep takes its FILE only as --fault-sweep=FILE" \
+    -- "$HO" --fault-sweep m.json "$PAYLOAD"
+expect two-images 2 'more than one BZIMAGE given .*after --: handover BZIMAGE -- CMD' -- "$HO" "$PAYLOAD" "$PAYLOAD"
+expect command-after-dashes 2 '--dtb no/such.dtb: No such file' \
+    -- "$HO" --report "$OUT/dashes.json" --initrd "$PAYLOAD" "$PAYLOAD" --dtb no/such.dtb -- sh -c "echo it's" -a
+expect command-after-dashes-is-exec 0 "^sh -c 'echo it'\\\\''s' -a\$" \
+    -- python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exec"]["command"])' "$OUT/dashes.json"
+expect command-after-dashes-and-exec 2 'a command after -- and --exec true: give one of them' \
+    -- "$HO" --exec true "$PAYLOAD" -- false
+expect stop-at-ebs-with-exec 2 '^handover: --stop-at ebs and --exec cannot be combined' \
+    -- "$HO" --stop-at ebs --exec true "$PAYLOAD"
+expect kunit-with-stop-at-ebs 2 '^handover: --kunit and --stop-at ebs cannot be combined' \
+    -- "$HO" --kunit --stop-at ebs "$PAYLOAD"
+expect fail-on-needs-sweep 2 '^handover: --fail-on needs --fault-sweep' -- "$HO" --fail-on none "$PAYLOAD"
+expect exec-empty 2 "^handover: --exec '': give the command" -- "$HO" --exec '' "$PAYLOAD"
+# --cmdline without console= is kept, and said; with one, nothing is said.
+expect cmdline-without-console 2 '--cmdline has no console=: console=ttyS0 was not added' \
+    -- "$HO" --cmdline nokaslr --dtb no/such.dtb "$PAYLOAD"
+expect cmdline-with-console 2 '!no console=' -- "$HO" --cmdline 'console=ttyS0 nokaslr' --dtb no/such.dtb "$PAYLOAD"
+# A bare --mem is MiB (as QEMU reads it): 64 is the smallest, 40000 too much.
+expect mem-bare-mib 2 '--dtb no/such.dtb' '!--mem' -- "$HO" --mem 64 --dtb no/such.dtb "$PAYLOAD"
+expect mem-bare-mib-bound 2 '--mem 40000: give a whole number of MiB' -- "$HO" --mem 40000 "$PAYLOAD"
+# The files the boot reads are checked before /dev/kvm is opened: exit 2
+# naming the file, and the report says the run stopped at the files.
+expect initrd-missing 2 '--initrd no/such.cpio: No such file' -- "$HO" --initrd no/such.cpio "$PAYLOAD"
+expect add-missing 2 '--add no/such-file: No such file' -- "$HO" --initrd "$PAYLOAD" --add no/such-file "$PAYLOAD"
+expect dtb-not-a-tree 2 '--dtb .*: not a valid flattened device tree' \
+    -- "$HO" --report "$OUT/dtb-bad.json" --dtb "$PAYLOAD" "$PAYLOAD"
+expect dtb-not-a-tree-report 0 '^not-started files$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"])' \
+    "$OUT/dtb-bad.json"
+# --exec needs nothing prepared (issue 27 item 2): with an empty HOME and no
+# cache, handover packs /init and the host's busybox itself, before /dev/kvm
+# (the run stops at the missing --dtb, after the archive); without a
+# busybox on the host it says what to install.
+mkdir -p "$OUT/empty-home"
+expect exec-needs-no-cache 2 '--dtb no/such.dtb: No such file' '!handover-initramfs' \
+    -- env HOME="$OUT/empty-home" HANDOVER_CACHE="$OUT/empty-home/cache" "$HO" --exec true --dtb no/such.dtb "$PAYLOAD"
+if ! selected exec-without-busybox; then :
+elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+    expect exec-without-busybox 2 '/bin/busybox with its /init: No such file .*busybox-static.*or give --initrd' \
+        -- unshare -m sh -c "mount -t tmpfs none \"\$(readlink -f /bin)\" && exec $(realpath "$HO") --exec true $PAYLOAD"
+else
+    skip exec-without-busybox "needs root and unshare to hide /bin/busybox"
+fi
+# make install (issue 27 item 4): every example script installed executable
+# and run from another directory, without the checkout: each prints its
+# usage, and ci-kunit.sh finds its base config fragment (a stand-in kernel
+# tree checks the fragments it is given; HANDOVER=true stands in for the boot).
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+if selected installed-examples; then
+    INST=$OUT/inst
+    if make -s -C "$TOP" install BUILD="$(cd "$(dirname "$HO")" && pwd)" DESTDIR="$INST" PREFIX=/usr \
+            >"$OUT/install.log" 2>&1; then
+        bad=
+        for e in "$INST"/usr/share/handover/examples/*.sh; do
+            [ -x "$e" ] || bad="$bad $(basename "$e"):not-executable"
+            (cd "$OUT" && "$e" >"$OUT/example.log" 2>&1)
+            rc=$?
+            { [ "$rc" -lt 126 ] && grep -qi usage "$OUT/example.log"; } || bad="$bad $(basename "$e"):status-$rc"
+        done
+        if [ -z "$bad" ]; then pass installed-examples; else fail installed-examples "$bad" "$OUT/example.log"; fi
+    else
+        fail installed-examples "make install failed" "$OUT/install.log"
+    fi
+    mkdir -p "$OUT/ksrc/scripts/kconfig"
+    printf 'tinyconfig olddefconfig bzImage:\n\t@mkdir -p $(O)/arch/x86/boot && touch $(O)/.config $(O)/arch/x86/boot/bzImage\n' \
+        > "$OUT/ksrc/Makefile"
+    printf '#!/bin/sh\nshift 3\nfor f; do [ -r "$f" ] || { echo "no fragment $f"; exit 1; }; done\necho "fragments: $*"\n' \
+        > "$OUT/ksrc/scripts/kconfig/merge_config.sh"
+    chmod +x "$OUT/ksrc/scripts/kconfig/merge_config.sh"
+    expect installed-ci-kunit 0 'fragments: .*/share/handover/examples/\.\./tiny\.config ' \
+        -- env -C "$OUT" HANDOVER=true "$INST/usr/share/handover/examples/ci-kunit.sh" "$OUT/ksrc"
+    expect installed-initramfs-builder 0 'initramfs/busybox\.cpio$' \
+        -- env -C "$OUT" HANDOVER_CACHE="$OUT/cache" "$INST/usr/bin/handover-initramfs"
+fi
+# A refused image still writes --report with its end reason.
+expect report-of-refused-image 2 'boot_flag: 0x0000' \
+    -- "$HO" --report "$OUT/refused-image.json" "$(img refused 'b[0x1fe:0x200] = b"\0\0"')"
+expect report-of-refused-image-says 0 '^not-started image 2$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"], r["exit_status"])' \
+    "$OUT/refused-image.json"
+# Refused options still write the report, saying so.
+expect report-of-refused-options 2 'unknown option --frobnicate' \
+    -- "$HO" --report "$OUT/refused-options.json" --frobnicate "$PAYLOAD"
+expect report-of-refused-options-says 0 '^not-started options$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"])' \
+    "$OUT/refused-options.json"
 # handover's stderr is its own voice: a control byte in what it reports
 # (a file name here, a guest console line in a run) is printed escaped.
 ESC=$(printf '\033')
 expect log-escapes-control-bytes 2 'no-such-\\x1b\]0;owned\\x07: No such file' "!$ESC" \
     -- "$HO" "$OUT/no-such-$ESC]0;owned$(printf '\a')"
-expect help-short 0 'usage: handover' -- "$HO" -h
+expect help-short 0 '^Usage: handover' -- "$HO" -h
 expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
 expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout 1k "$PAYLOAD"
 expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
@@ -149,6 +263,21 @@ if [ -s "$man" ]; then
 else
     fail man-page-has-every-option "no $man (make man)"
 fi
+# Its sections (issue 27 item 8): SYNOPSIS, EXIT STATUS with a row for every
+# status exit_status.h defines, EXAMPLES, and the --inject faults as a list.
+expect man-page-sections 0 '^sections ok$' -- python3 - "$man" "$(dirname "$0")/../../vmm/verdict/exit_status.h" <<'PY'
+import re, sys
+man, header = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+for sect in ('.SH SYNOPSIS', '.SH "EXIT STATUS"', '.SH EXAMPLES', '.SS "Faults for --inject SPEC:"'):
+    assert '\n' + sect + '\n' in man, f'no {sect}'
+status = man.split('.SH "EXIT STATUS"')[1].split('.SH ')[0]
+rows = set(re.findall(r'^\.TP\n(\S+)\n', status, re.M))
+for name, value in re.findall(r'^#define (EXIT_\w+) +(\d+)', header, re.M):
+    want = value + '+N' if name == 'EXIT_SIGNAL_BASE' else value
+    assert want in rows, f'{name} ({want}) not in EXIT STATUS: {sorted(rows)}'
+assert re.search(r'^\.TP\ngmm\\-too\\-small\[:N\]\n', man, re.M), 'the --inject faults are not a list'
+print('sections ok')
+PY
 expect readme-usage-is-help 0 'README usage = --help' \
     -- "$(dirname "$0")/readme-usage.py" "$(dirname "$0")/../../README.md" "$HO"
 # Inputs that are not regular files, and an output FIFO nobody reads, are
@@ -169,6 +298,12 @@ expect image-no-handover 2 'XLF_EFI_HANDOVER_64' -- "$HO" "$(img nohand 'b[0x236
 expect image-no-64bit 2 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
 expect image-handover-offset 2 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
 expect image-pe-machine 2 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
+# Every key of a report is documented, and so is every end reason
+# (issue 27 item 9): the reports of the runs refused above.
+expect reports-documented 0 'reports documented' \
+    -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/vmm/kvm/run.c" \
+       "$OUT/kunit-missing.json" "$OUT/refused-options.json" "$OUT/dashes.json" "$OUT/dtb-bad.json" \
+       "$OUT/refused-image.json"
 fi
 [ "$PART" = image ] && { summary; exit; }
 
@@ -237,6 +372,11 @@ for e in handover pe; do
     "$HO" --timeout 60 --entry $e --report "$OUT/report-$e.json" --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD" >/dev/null 2>&1
     expect "report-e820-$e" 0 'report ok' -- "$(dirname "$0")/report-check.py" "$OUT/report-$e.json"
 done
+# The reports of a boot to ExitBootServices have every key documented (docs/report.md).
+selected report-e820-handover && [ -s "$OUT/report-handover.json" ] &&
+    expect report-e820-documented 0 'reports documented' \
+        -- "$(dirname "$0")/report-doc-check.py" "$(dirname "$0")/../../docs/report.md" \
+           "$(dirname "$0")/../../vmm/kvm/run.c" "$OUT"/report-*.json
 # --fault-sweep over the payload's stop-at-ebs run: each fault at each call
 # it applies to, restored from a snapshot; cells agree with single runs.
 expect fault-sweep 0 'fault sweep: .* cells' ' ebs-stale-key +retried ' ' alloc-pool-fail:1 +failed-cleanly ' \

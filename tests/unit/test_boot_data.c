@@ -421,6 +421,23 @@ START_TEST(ktap_passing_and_failing_runs)
 }
 END_TEST
 
+/* A reader that saw no line saw no run: not complete, not passed, whether
+ * it was initialised or is the zeroed state of a run that never started
+ * (issue 27: a refused image once read as "plan 0, complete, passed"). */
+START_TEST(ktap_that_saw_no_line_is_not_complete)
+{
+    struct ktap zeroed = { 0 }, k;
+    ck_assert(!ktap_complete(&zeroed));
+    ck_assert(!ktap_passed(&zeroed));
+    ktap_init(&k);
+    ck_assert(!ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    feed(&k, "KTAP version 1\n1..0\n");   /* a run with no suites is one that was seen */
+    ck_assert(ktap_complete(&k));
+    ktap_free(&k);
+}
+END_TEST
+
 /* Any number of suites: 200, three cases each, two failures in the 150th
  * (the reader once stopped at 64 suites and called the run incomplete). */
 START_TEST(ktap_reads_200_suites_with_failures_in_the_150th)
@@ -475,6 +492,7 @@ Suite *boot_data_suite(void)
     tcase_add_test(t, elf_deps_of_this_program);
     tcase_add_test(t, emulate_table);
     tcase_add_test(t, ktap_passing_and_failing_runs);
+    tcase_add_test(t, ktap_that_saw_no_line_is_not_complete);
     tcase_add_test(t, ktap_reads_200_suites_with_failures_in_the_150th);
     suite_add_tcase(s, t);
     return s;

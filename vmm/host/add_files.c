@@ -8,6 +8,7 @@
 
 #include "../../loader/elf_deps.h"
 #include "files.h"
+#include "handover_init.h"   /* generated from scripts/handover-init.sh (Makefile) */
 #include "../vmm.h"
 
 /* Where the dynamic linker looks by default on Debian (ld.so(8), and
@@ -165,6 +166,25 @@ static int add_one(struct add_state *st, const char *host, const char *guest)
     return rc;
 }
 
+/* --exec without --initrd: the init archive that scripts/build-initramfs.sh
+ * builds, made here: the directories /init uses, /init itself and the
+ * host's busybox (a static one; a dynamic one brings its libraries, as
+ * --add does). Built in memory each run: a few milliseconds, so there is
+ * no cache to keep (NOTES-h27.md). */
+static int add_init_base(struct add_state *st)
+{
+    static const char *const dirs[] = { "bin", "sbin", "dev", "proc", "sys", "tmp" };
+    for (size_t i = 0; i < NDIRS(dirs); i++)
+        cpio_add_dir(st->b, dirs[i]);
+    cpio_add_file(st->b, "init", 0755, handover_init_sh, sizeof(handover_init_sh) - 1);
+    if (access(HOST_BUSYBOX, R_OK)) {
+        vmm_log("--exec packs the host's %s with its /init: %s (apt-get install busybox-static), or give --initrd",
+                HOST_BUSYBOX, strerror(errno));
+        return -1;
+    }
+    return add_one(st, HOST_BUSYBOX, HOST_BUSYBOX);
+}
+
 int add_files_archive(const struct vmm *vm, struct cpio_builder *b)
 {
     cpio_begin(b, ADD_MAX_BYTES);
@@ -179,7 +199,7 @@ int add_files_archive(const struct vmm *vm, struct cpio_builder *b)
         vmm_log("--add: out of memory");
         return -1;
     }
-    int rc = 0;
+    int rc = vm->opt.initrd ? 0 : add_init_base(&st);
     for (unsigned i = 0; !rc && i < vm->opt.nadds; i++) {
         char host[ELF_DEPS_NAME], guest[2 * ELF_DEPS_NAME];
         const char *spec = vm->opt.adds[i], *colon = strchr(spec, ':');

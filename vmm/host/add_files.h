@@ -1,5 +1,6 @@
-/* The archive handover appends to the initrd: the --exec command as
- * handover/cmd (scripts/build-initramfs.sh's /init runs it), with
+/* The archive handover appends to the initrd (or, for --exec without
+ * --initrd, the whole initrd, with /init from scripts/handover-init.sh and
+ * the host's busybox): the --exec command as handover/cmd (/init runs it), with
  * --exec-output the tty for its output as handover/output, and the
  * --add files; a dynamically linked program brings its interpreter (the
  * host's of that file name in the loader directories, at the path the
@@ -16,6 +17,9 @@ struct vmm;
 /* COM2 (serial.h) is the kernel's second legacy port (ttyS1) whether
  * serial8250 finds it at 0x2f8 itself or 8250_pnp through the SSDT. */
 #define EXEC_OUTPUT_TTY "/dev/ttyS1"
+
+/* busybox-static's (Debian's busybox-static package), at the same path in the guest. */
+#define HOST_BUSYBOX "/bin/busybox"
 
 #define ADD_MAX_SPECS 64
 #define ADD_MAX_FILES 256              /* with the libraries */

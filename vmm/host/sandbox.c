@@ -118,6 +118,14 @@ static int load_filter(scmp_filter_ctx ctx, int rc, const char *what)
 }
 
 /* What both filters allow (the file's head comment). */
+/* Argument n of the call equals v. libseccomp's SCMP_An(SCMP_CMP_EQ, v)
+ * is a positional initializer without datum_b, which clang's
+ * -Wmissing-field-initializers reports; a designated one is the same rule. */
+static struct scmp_arg_cmp arg_eq(unsigned n, scmp_datum_t v)
+{
+    return (struct scmp_arg_cmp){ .arg = n, .op = SCMP_CMP_EQ, .datum_a = v };
+}
+
 static int allow_common(scmp_filter_ctx ctx, const struct vmm *vm)
 {
     int rc = 0;
@@ -132,10 +140,10 @@ static int allow_common(scmp_filter_ctx ctx, const struct vmm *vm)
     int fds[SANDBOX_OUTPUTS];
     output_fds(vm, fds);
     for (int i = 0; i < SANDBOX_OUTPUTS; i++)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fds[i]));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, arg_eq(0, fds[i]));
     /* Signals only to this process's own threads (stop_all, the
      * heartbeat), as Firecracker's jailer filter allows tgkill. */
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, arg_eq(0, getpid()));
     /* Memory, but never new executable mappings: nothing the VMM runs
      * after this point needs code it did not have before. */
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
@@ -180,10 +188,10 @@ int sandbox_enter(const struct vmm *vm)
     for (unsigned c = 0; c < vm->opt.cpus; c++)
         for (size_t i = 0; i < sizeof(vcpu_ioctls) / sizeof(vcpu_ioctls[0]); i++)
             rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
-                                   SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vcpus[c].fd),
-                                   SCMP_A1(SCMP_CMP_EQ, vcpu_ioctls[i]));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->vm_fd),
-                           SCMP_A1(SCMP_CMP_EQ, KVM_IRQ_LINE));
+                                   arg_eq(0, vm->vcpus[c].fd),
+                                   arg_eq(1, vcpu_ioctls[i]));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, vm->vm_fd),
+                           arg_eq(1, KVM_IRQ_LINE));
     /* vCPU threads are started after the filter: they inherit it. */
     return load_filter(ctx, rc, "the seccomp filter");
 }
@@ -210,7 +218,7 @@ static int allow_ioctls(scmp_filter_ctx ctx, const unsigned long *req, size_t n)
 {
     int rc = 0;
     for (size_t i = 0; i < n; i++)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, req[i]));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, arg_eq(1, req[i]));
     return rc;
 }
 
@@ -225,13 +233,13 @@ int sandbox_enter_sweep(const struct vmm *vm)
     rc |= allow_ioctls(ctx, sweep_vm_ioctls, sizeof(sweep_vm_ioctls) / sizeof(sweep_vm_ioctls[0]));
     rc |= allow_ioctls(ctx, sweep_vcpu_ioctls, sizeof(sweep_vcpu_ioctls) / sizeof(sweep_vcpu_ioctls[0]));
     for (size_t i = 0; i < sizeof(sweep_system_ioctls) / sizeof(sweep_system_ioctls[0]); i++)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)vm->kvm_fd),
-                               SCMP_A1(SCMP_CMP_EQ, sweep_system_ioctls[i]));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, vm->kvm_fd),
+                               arg_eq(1, sweep_system_ioctls[i]));
     if (vm->files.sweep_matrix)
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
-                               SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fileno(vm->files.sweep_matrix)));
+                               arg_eq(0, fileno(vm->files.sweep_matrix)));
     if (vm->files.sweep_baseline)
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(read), 1,
-                               SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fileno(vm->files.sweep_baseline)));
+                               arg_eq(0, fileno(vm->files.sweep_baseline)));
     return load_filter(ctx, rc, "the fault sweep's seccomp filter");
 }

@@ -11,6 +11,7 @@
 
 #include "../x86/cpuid.h"
 #include "host_probe.h"
+#include "msrs.h"
 #include "../mem/layout.h"
 #include "../vmm.h"
 #include "../x86/x86_setup.h"
@@ -161,12 +162,10 @@ static int setup_lapic(struct vcpu *c)
 
 static int setup_msrs(struct vcpu *c)
 {
-    struct {
-        struct kvm_msrs hdr;
-        struct kvm_msr_entry e[2];
-    } m = { .hdr.nmsrs = 2,
-            .e = { { .index = MSR_IA32_MISC_ENABLE, .data = MISC_ENABLE_FAST_STRING },
-                   { .index = MSR_MTRR_DEF_TYPE, .data = MTRR_DEF_TYPE_ENABLE | MTRR_TYPE_WRBACK } } };
+    KVM_MSRS_WITH(2) m = { .hdr.nmsrs = 2 };
+    m.hdr.entries[0] = (struct kvm_msr_entry){ .index = MSR_IA32_MISC_ENABLE, .data = MISC_ENABLE_FAST_STRING };
+    m.hdr.entries[1] = (struct kvm_msr_entry){ .index = MSR_MTRR_DEF_TYPE,
+                                               .data = MTRR_DEF_TYPE_ENABLE | MTRR_TYPE_WRBACK };
     int r = ioctl(c->fd, KVM_SET_MSRS, &m);
     if (r != 2) {
         vmm_log("KVM_SET_MSRS: set %d of 2 boot MSRs%s%s", r, r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");

@@ -529,9 +529,29 @@ static void on_signal(int sig)
 }
 
 /* While the stub runs (before ExitBootServices) nothing else is printed,
- * and on an emulating KVM that is minutes: a line every HEARTBEAT_SECONDS
- * says the guest is alive and where it is. */
+ * and on an emulating KVM that is minutes; after it, a kernel whose console
+ * is not ttyS0 (a wrong console=) prints nothing until the timeout. A line
+ * every HEARTBEAT_SECONDS of silence says the guest is alive and where it is. */
 #define HEARTBEAT_SECONDS 5
+
+/* One beat, with vm->lock held: before ExitBootServices the firmware's
+ * progress; after it, only when the console has been quiet for a beat, how
+ * long, and its last line. */
+static void heartbeat(struct vmm *vm)
+{
+    double now = report_elapsed(), ebs = vm->report.phase_time[PHASE_EBS], last = vm->console.last_output;
+    if (vm->fw.phase == FW_PHASE_BOOT) {
+        const char *call = vm->fw.calls ? firmware_service_name(vm->fw.last_id) : NULL;
+        vmm_log("heartbeat: %.0f s, firmware phase, %llu calls so far, the last %s", now,
+                (unsigned long long)vm->fw.calls, call ? call : "none yet");
+    } else if (last <= ebs) {
+        vmm_log("heartbeat: %.0f s, after ExitBootServices, no console output in the %.0f s since: is the kernel's "
+                "console ttyS0 (console=ttyS0 on its command line)?", now, now - ebs);
+    } else if (now - last >= HEARTBEAT_SECONDS) {
+        vmm_log("heartbeat: %.0f s, after ExitBootServices, the last console line %.0f s ago: %s", now, now - last,
+                console_line_current(&vm->console.text));
+    }
+}
 
 static void *heartbeat_thread(void *arg)
 {
@@ -540,12 +560,9 @@ static void *heartbeat_thread(void *arg)
         struct timespec ts = { HEARTBEAT_SECONDS, 0 };
         nanosleep(&ts, NULL);
         pthread_mutex_lock(&vm->lock);
-        bool stop = vm->heartbeat_stop || vm->stop_rc != RUN_CONTINUE || vm->fw.phase != FW_PHASE_BOOT;
-        if (!stop) {
-            const char *last = vm->fw.calls ? firmware_service_name(vm->fw.last_id) : NULL;
-            vmm_log("heartbeat: %.0f s, firmware phase, %llu calls so far, the last %s", report_elapsed(),
-                    (unsigned long long)vm->fw.calls, last ? last : "none yet");
-        }
+        bool stop = vm->heartbeat_stop || vm->stop_rc != RUN_CONTINUE;
+        if (!stop)
+            heartbeat(vm);
         pthread_mutex_unlock(&vm->lock);
         if (stop)
             return NULL;
@@ -633,6 +650,8 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
      * any byte, 4 and 124 included. */
     if (vm->files.write_failed)
         return "output-write-failed";
+    if (vm->step != STEP_GUEST)
+        return "not-started";
     if (vm->stopped_by_signal)
         return "signal";
     /* A sweep's end is the matrix's, not its last cell's. */
@@ -650,7 +669,7 @@ const char *vmm_end_reason(const struct vmm *vm, int rc)
         return "kunit-finished";
     switch (rc) {
     case EXIT_USAGE:
-        return "refused";
+        return "refused";   /* after the run: a --sweep-baseline that is no matrix */
     case EXIT_HOST:
         return "host-error";
     case EXIT_GUEST_CRASH:

@@ -2,6 +2,7 @@
  * restores it: special registers before the general ones, XSAVE before
  * XCRs, MSRs, then events and the LAPIC. */
 #include "snapshot.h"
+#include "msrs.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,14 +29,14 @@ static int save_msrs(int kvm_fd, int vcpu_fd, struct vcpu_state *st)
         free(list);
         return -1;
     }
-    struct { struct kvm_msrs hdr; struct kvm_msr_entry e; } one;
+    KVM_MSRS_WITH(1) one;
     st->nmsrs = 0;
     for (uint32_t i = 0; i < list->nmsrs; i++) {
         memset(&one, 0, sizeof(one));
         one.hdr.nmsrs = 1;
-        one.e.index = list->indices[i];
+        one.hdr.entries[0].index = list->indices[i];
         if (ioctl(vcpu_fd, KVM_GET_MSRS, &one) == 1)
-            st->msrs[st->nmsrs++] = one.e;
+            st->msrs[st->nmsrs++] = one.hdr.entries[0];
     }
     free(list);
     return 0;
@@ -56,7 +57,7 @@ int vcpu_state_save(int kvm_fd, int vcpu_fd, struct vcpu_state *st, const char *
     GET(KVM_GET_DEBUGREGS, &st->debugregs);
     GET(KVM_GET_LAPIC, &st->lapic);
 #undef GET
-    st->has_xsave = ioctl(vcpu_fd, KVM_GET_XSAVE, &st->xsave) == 0;
+    st->has_xsave = ioctl(vcpu_fd, KVM_GET_XSAVE, st->xsave) == 0;
     st->has_xcrs = ioctl(vcpu_fd, KVM_GET_XCRS, &st->xcrs) == 0;
     if (save_msrs(kvm_fd, vcpu_fd, st)) {
         *what = "KVM_GET_MSRS";
@@ -75,7 +76,7 @@ int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
     SET(KVM_SET_SREGS, &st->sregs);
     SET(KVM_SET_REGS, &st->regs);
     if (st->has_xsave) {
-        SET(KVM_SET_XSAVE, &st->xsave);
+        SET(KVM_SET_XSAVE, st->xsave);
     } else {
         SET(KVM_SET_FPU, &st->fpu);
     }
@@ -83,11 +84,11 @@ int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
         SET(KVM_SET_XCRS, &st->xcrs);
     /* One at a time: KVM refuses a few it listed (read-only ones), and a
      * batch stops at the first refusal. */
-    struct { struct kvm_msrs hdr; struct kvm_msr_entry e; } one;
+    KVM_MSRS_WITH(1) one;
     for (unsigned i = 0; i < st->nmsrs; i++) {
         memset(&one, 0, sizeof(one));
         one.hdr.nmsrs = 1;
-        one.e = st->msrs[i];
+        one.hdr.entries[0] = st->msrs[i];
         (void)ioctl(vcpu_fd, KVM_SET_MSRS, &one);
     }
     SET(KVM_SET_VCPU_EVENTS, &st->events);

@@ -14,7 +14,10 @@ struct vcpu_state {
     struct kvm_regs regs;
     struct kvm_sregs sregs;
     struct kvm_fpu fpu;
-    struct kvm_xsave xsave;
+    /* struct kvm_xsave, which ends in a flexible array (extra[], for
+     * KVM_GET_XSAVE2): its 4096 bytes, all KVM_GET_XSAVE writes, as words,
+     * so that this struct can sit inside another (a sweep's snapshot). */
+    uint32_t xsave[sizeof(struct kvm_xsave) / sizeof(uint32_t)];
     bool has_xsave;
     struct kvm_xcrs xcrs;
     bool has_xcrs;

@@ -15,7 +15,7 @@
 #include "../vmm.h"
 
 /* Raised when a field changes meaning or goes away (adding one does not). */
-#define REPORT_SCHEMA_VERSION 2
+#define REPORT_SCHEMA_VERSION 3   /* 3: a run that never entered the guest ends "not-started" */
 
 #define REPORT_CONSOLE_MAX (1u << 20)
 
@@ -171,8 +171,8 @@ static json_t *kunit_json(const struct ktap *k)
     }
     for (unsigned i = 0; i < k->nfailed; i++)
         json_array_append_new(failed, json_string(k->failed[i]));
-    return json_pack("{s:b,s:b,s:i,s:o,s:o,s:i,s:i}", "complete", ktap_complete(k), "passed", ktap_passed(k), "plan",
-                     k->plan, "suites", suites, "failed_tests", failed, "suites_not_listed", (int)k->suites_dropped,
+    return json_pack("{s:b,s:b,s:b,s:i,s:o,s:o,s:i,s:i}", "started", k->started, "complete", ktap_complete(k),
+                     "passed", ktap_passed(k), "plan", k->plan, "suites", suites, "failed_tests", failed, "suites_not_listed", (int)k->suites_dropped,
                      "failed_tests_not_named", (int)k->failed_unnamed);
 }
 
@@ -184,10 +184,21 @@ static json_t *kunit_json(const struct ktap *k)
 static int kunit_json_common(json_t *g, const struct vmm *vm)
 {
     json_t *c = json_pack("{s:s,s:s,s:s,s:n,s:n,s:n,s:s}", "arch", "x86_64", "defconfig", "", "build_environment",
-                          vm->opt.kernel, "lab_name", "kernel", "job", "git_branch", "kselftest");
+                          vm->opt.kernel ? vm->opt.kernel : "", "lab_name", "kernel", "job", "git_branch", "kselftest");
     int rc = c ? json_object_update(g, c) : -1;
     json_decref(c);
     return rc;
+}
+
+/* Why the KUnit run has no whole result, or NULL when it has one: a reader
+ * of the JSON must never take a run that did not finish for a pass. */
+static const char *kunit_run_problem(const struct vmm *vm)
+{
+    if (vm->step != STEP_GUEST)
+        return "run-not-started";
+    if (!vm->ktap.started)
+        return "no-ktap-output";
+    return ktap_complete(&vm->ktap) ? NULL : "run-incomplete";
 }
 
 int report_write_kunit_json(const struct vmm *vm, FILE *out)
@@ -205,7 +216,11 @@ int report_write_kunit_json(const struct vmm *vm, FILE *out)
         if (g && !kunit_json_common(g, vm))
             json_array_append_new(groups, g);
     }
-    json_t *root = json_pack("{s:s,s:o,s:[]}", "name", "KUnit Test Group", "sub_groups", groups, "test_cases");
+    /* The run's own problem is a test case of the root group, ERROR as
+     * kunit.py marks a crashed test: no reader counts it as passed. */
+    const char *problem = kunit_run_problem(vm);
+    json_t *run_cases = problem ? json_pack("[{s:s,s:s}]", "name", problem, "status", "ERROR") : json_array();
+    json_t *root = json_pack("{s:s,s:o,s:o}", "name", "KUnit Test Group", "sub_groups", groups, "test_cases", run_cases);
     if (!root || kunit_json_common(root, vm)) {
         errno = EILSEQ;
         return -1;
@@ -263,7 +278,7 @@ int report_write(struct vmm *vm, int exit_status)
         json_object_set_new(phases, phase_names[p],
                             vm->report.phase_time[p] ? json_real(vm->report.phase_time[p]) : json_null());
     json_t *root = json_pack(
-        "{s:{s:s,s:s,s:o,s:o},s:s,s:s,s:i,s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
+        "{s:{s:s?,s:s,s:o,s:o},s:s,s:s,s:i,s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
         "kernel", "path", vm->opt.kernel, "version", vm->placed.bz.kernel_version, "protocol", hex(vm->placed.bz.hdr.version),
         "xloadflags", hex(vm->placed.bz.hdr.xloadflags),
         "entry", vmm_entry_name(vm),
@@ -281,6 +296,10 @@ int report_write(struct vmm *vm, int exit_status)
         errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the command line, the path */
         return -1;
     }
+    /* Where a run that never entered the guest stopped: options, outputs,
+     * image, files (--initrd, --add, --dtb) or host (/dev/kvm, KVM). */
+    json_object_set_new(root, "not_started_at",
+                        vm->step == STEP_GUEST ? json_null() : json_string(boot_step_names[vm->step]));
     json_object_set_new(root, "vm_exits_by_phase", exits_by_phase_json(&vm->counters));
     json_object_set_new(root, "host", host_cost_json(vm));
     if (vm->report.map_at_ebs) {

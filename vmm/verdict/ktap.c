@@ -156,7 +156,8 @@ void ktap_line(struct ktap *k, const char *line)
 
 bool ktap_complete(const struct ktap *k)
 {
-    return k->plan >= 0 && (uint64_t)k->nsuites + k->suites_dropped >= (unsigned)k->plan;
+    /* A reader that saw no KTAP header saw no run: never complete. */
+    return k->started && k->plan >= 0 && (uint64_t)k->nsuites + k->suites_dropped >= (unsigned)k->plan;
 }
 
 bool ktap_passed(const struct ktap *k)

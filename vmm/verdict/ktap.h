@@ -48,7 +48,7 @@ void ktap_init(struct ktap *k);
 void ktap_free(struct ktap *k);
 /* Feed one console line (without the newline). */
 void ktap_line(struct ktap *k, const char *line);
-/* Every planned suite has reported. */
+/* A KTAP run was seen and every planned suite has reported. */
 bool ktap_complete(const struct ktap *k);
 /* Did every suite pass (skips count as passes)? */
 bool ktap_passed(const struct ktap *k);
