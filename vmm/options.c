@@ -311,8 +311,9 @@ static const struct option_def options[] = {
                  "handover: efi_main(handle, systab, boot_params) at\n"
                  "startup_64 + handover_offset (RDI/RSI/RDX); pe: the PE/COFF\n"
                  "entry efi_pe_entry(handle, systab) with the Microsoft x64\n"
-                 "ABI, so the stub builds boot_params itself (default handover);\n"
-                 "an APP.efi is always entered as pe", set_entry),
+                 "ABI, so the stub builds boot_params itself (default handover,\n"
+                 "pe for a kernel without the handover entry); an APP.efi is\n"
+                 "always entered as pe", set_entry),
     OPT_CALLBACK("stop-at", required_argument, "ebs",
                  "stop when the stub, after a successful ExitBootServices,\n"
                  "jumps to the kernel; print the boot_params it built and\n"
