@@ -63,7 +63,7 @@ enum fw_phase { FW_PHASE_BOOT, FW_PHASE_RUNTIME };
 /* Why the firmware wants the VM to stop. */
 enum fw_stop {
     FW_RUN = 0,
-    FW_STOP_EXIT,        /* the image called BS->Exit */
+    FW_STOP_EXIT,        /* the top-level image called BS->Exit, or returned from its entry point */
     FW_STOP_RESET,       /* RT->ResetSystem */
 };
 
@@ -230,7 +230,7 @@ struct firmware {
     bool last_line_ended;
 
     enum fw_stop stop;
-    uint64_t stop_status;        /* Exit's status, ResetSystem's type */
+    uint64_t stop_status;        /* the image's EFI_STATUS (FW_STOP_EXIT), ResetSystem's type */
 };
 
 /* What the VMM hands over on each call: the Microsoft x64 ABI registers and

@@ -334,7 +334,9 @@ int main(int argc, char **argv)
     /* The last line says why the run ended, so that a guest's status N is
      * never mistaken for one of handover's own (README "Exit status"). */
     if (!vm.opt.quiet || rc != EXIT_OK)
-        vmm_log("end: %s, exit status %d", vmm_end_reason(&vm, rc), rc);
+        vmm_log("end: %s, exit status %d%s%s", vmm_end_reason(&vm, rc), rc,
+                vm.fw.stop == FW_STOP_EXIT ? ", efi_status " : "",
+                vm.fw.stop == FW_STOP_EXIT ? efi_status_name(vm.fw.stop_status) : "");
     vmm_destroy(&vm);
     free(vm.placed.image_file);
     return rc;

@@ -432,12 +432,14 @@ void print_usage(FILE *out)
         }
     }
     fputs("\n"
-          "Exit status: 0 success (stop point reached, guest reset or powered off);\n"
+          "Exit status: 0 success (stop point reached, guest reset or powered off, the\n"
+          "image ended with EFI_SUCCESS);\n"
           "N the byte the guest wrote to the exit port 0xf4; 1 a KUnit test failed or\n"
           "the --stop-at e820 check failed;\n"
           "2 bad usage or bad image; 3 host problem (no /dev/kvm, KVM error);\n"
           "4 guest crashed (triple fault, exception, emulation failure);\n"
-          "5 the image gave up (EFI Exit, or returned from its entry); 6 kernel panic;\n"
+          "5 the image gave up (EFI Exit, or returned from its entry, with a status\n"
+          "other than EFI_SUCCESS, named in the end line); 6 kernel panic;\n"
           "7 --kunit run incomplete; 8 --exec: the guest ended without reporting the\n"
           "command's status; 9 --fault-sweep: a cell failed (--fail-on, --sweep-baseline);\n"
           "124 timeout; 128+N stopped by signal N.\n"

@@ -198,11 +198,28 @@ for e in handover pe; do
         -- "$HO" --timeout 60 --entry $e --stop-at ebs --cmdline payload=stop-at-ebs "$PAYLOAD"
     expect "hostile-$e" 0 'payload: done, 0 failures' '!not ok' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=hostile "$PAYLOAD"
-    expect "efi-exit-$e" 5 'the image called Exit\(EFI_LOAD_ERROR\)' \
+    expect "efi-exit-$e" 5 'the image called Exit\(EFI_LOAD_ERROR\)' 'end: efi-exit, exit status 5, efi_status EFI_LOAD_ERROR$' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=efi-exit "$PAYLOAD"
     expect "fallbacks-$e" 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - int3' 'ok [0-9]+ - popcnt_zf' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=fallbacks "$PAYLOAD"
 done
+# The top-level image's end (issue 26 item 3): EFI_SUCCESS, by Exit or by
+# returning, exits 0; another status exits 5; both name the status in the
+# end line and in --report's efi_status. A stop point never reached is no
+# success.
+APP=$(img app.efi 'b[0x1fe:0x206] = bytes(8)')
+expect app-return-success 0 'the image returned from its entry point with EFI_SUCCESS' \
+    'end: efi-exit, exit status 0, efi_status EFI_SUCCESS$' -- "$HO" --timeout 60 --cmdline payload=efi-return "$APP"
+expect app-exit-success 0 'the image called Exit\(EFI_SUCCESS\)' 'end: efi-exit, exit status 0, efi_status EFI_SUCCESS$' \
+    -- "$HO" --timeout 60 --report "$OUT/app-exit-success.json" --cmdline payload=efi-exit-success "$APP"
+expect app-exit-error 5 'the image called Exit\(EFI_LOAD_ERROR\)' 'end: efi-exit, exit status 5, efi_status EFI_LOAD_ERROR$' \
+    -- "$HO" --timeout 60 --report "$OUT/app-exit-error.json" --cmdline payload=efi-exit "$APP"
+expect app-exit-reports 0 '^EFI_SUCCESS 0 EFI_LOAD_ERROR 5$' -- python3 -c 'import json, sys
+r = [json.load(open(f)) for f in sys.argv[1:]]
+print(*(x for j in r for x in (j["efi_status"], j["exit_status"])))' "$OUT/app-exit-success.json" "$OUT/app-exit-error.json"
+expect stop-at-ebs-unreached 5 'the image ended with EFI_SUCCESS before any ExitBootServices' \
+    'end: efi-exit, exit status 5, efi_status EFI_SUCCESS$' \
+    -- "$HO" --timeout 60 --stop-at ebs --cmdline payload=efi-exit-success "$PAYLOAD"
 # Events: a timer waited for (the call made again until due) and --keys through ConIn.
 expect events 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - wait_for_key_index' \
     -- "$HO" --timeout 60 --keys 'x\n' --trace-efi="$OUT/events.trace" --cmdline payload=events "$PAYLOAD"

@@ -1707,10 +1707,12 @@ static NORETURN void mode_exit(const char *arg)
     exit_vm(v);
 }
 
-static NORETURN void mode_efi_exit(void)
+/* Exit with EFI_LOAD_ERROR, as a stub giving up; with success, as an
+ * application done. */
+static NORETURN void mode_efi_exit(bool success)
 {
-    print("payload: calling BS->Exit(EFI_LOAD_ERROR)\n");
-    efi_status_t s = g.bs->exit(g.image, EFI_LOAD_ERROR, 0, NULL);
+    print("payload: calling BS->Exit(%s)\n", success ? "EFI_SUCCESS" : "EFI_LOAD_ERROR");
+    efi_status_t s = g.bs->exit(g.image, success ? EFI_SUCCESS : EFI_LOAD_ERROR, 0, NULL);
     checkf(false, "efi_exit", "Exit returned 0x%lx", s);
     finish();
 }
@@ -1989,7 +1991,9 @@ static NORETURN void payload_main(void)
     if (word_is(mode, "stop-at-ebs"))
         mode_stop_at_ebs();
     if (word_is(mode, "efi-exit"))
-        mode_efi_exit();
+        mode_efi_exit(false);
+    if (word_is(mode, "efi-exit-success"))
+        mode_efi_exit(true);
     if (word_is(mode, "hostile"))
         mode_hostile();
     if (word_is(mode, "race"))
@@ -2044,6 +2048,11 @@ EFIAPI efi_status_t efi_pe_entry(efi_handle_t image, efi_system_table_t *st)
             cmdline_from_ucs2(li->load_options, li->load_options_size);
         else
             print("payload: HandleProtocol(LoadedImage) failed: 0x%lx\n", s);
+    }
+    const char *mode = cmdline_option("payload=");
+    if (mode && word_is(mode, "efi-return")) {
+        print("payload: returning EFI_SUCCESS from the PE entry\n");
+        return EFI_SUCCESS;
     }
     payload_main();
 }

@@ -243,6 +243,22 @@ static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs 
     return callee_saved_xmm(c, t->saved.xmm, true);
 }
 
+/* The top-level image ended, by Exit or by returning from its entry point
+ * (UEFI 2.10 section 7.4.5): EFI_SUCCESS is a success, unless it ended
+ * before the stop point asked for; any other status is the image giving
+ * up, as a kernel's stub does. */
+static int image_ended(struct vmm *vm)
+{
+    report_last_line(vm);
+    if (vm->fw.stop_status != EFI_SUCCESS)
+        return EXIT_FIRMWARE_EXIT;
+    if (vm->opt.stop_at == STOP_AT_EBS && vm->fw.phase == FW_PHASE_BOOT) {
+        vmm_log("--stop-at ebs: the image ended with EFI_SUCCESS before any ExitBootServices");
+        return EXIT_FIRMWARE_EXIT;
+    }
+    return EXIT_OK;
+}
+
 /* One firmware call. Returns RUN_CONTINUE to go on, or an exit status. */
 static int hypercall(struct vcpu *c, uint32_t id)
 {
@@ -262,8 +278,9 @@ static int hypercall(struct vcpu *c, uint32_t id)
         guest_view_read_u64(&v, r.rsp, &status);   /* RAX, pushed by the thunk */
         fflush(stdout);
         vmm_log("the image returned from its entry point with %s", efi_status_name(status));
-        report_last_line(vm);
-        return EXIT_FIRMWARE_EXIT;
+        vm->fw.stop = FW_STOP_EXIT;
+        vm->fw.stop_status = status;
+        return image_ended(vm);
     }
     bool ebs_before = vm->fw.phase == FW_PHASE_RUNTIME;
     struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s),
@@ -285,8 +302,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
     switch (vm->fw.stop) {
     case FW_STOP_EXIT:
         fflush(stdout);
-        report_last_line(vm);
-        return EXIT_FIRMWARE_EXIT;
+        return image_ended(vm);
     case FW_STOP_RESET:
         return EXIT_OK;
     default:
