@@ -119,6 +119,8 @@ struct fw_handle_protocol {
 /* ReadKeyStroke polls after which the log says no key will ever come (GRUB
  * polls some 10^4 times a second on an emulated KVM, 10^6 on hardware). */
 #define FW_KEY_POLLS_REPORTED 100000
+/* Protocols asked for and not served, each said once; more go unsaid. */
+#define FW_MAX_UNSERVED  32
 
 struct fw_pool { uint64_t addr, pages; };
 
@@ -218,6 +220,8 @@ struct firmware {
     uint64_t calls, calls_by_id[FW_MAX_THUNKS];
     unsigned last_id;            /* the latest call's service ID */
     bool reported[FW_MAX_THUNKS];
+    efi_guid_t unserved[FW_MAX_UNSERVED];   /* protocols asked for that no handle has, said once */
+    unsigned nunserved;
     uint64_t seq;
     uint64_t trace_bytes;
     uint64_t key_polls;          /* ConIn.ReadKeyStroke calls answered EFI_NOT_READY */

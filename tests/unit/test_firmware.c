@@ -2078,6 +2078,47 @@ START_TEST(unimplemented_services_are_unsupported_and_reported_once)
 }
 END_TEST
 
+/* How often the log holds needle. */
+static unsigned log_count(const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = log_text(); (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* Issue 26 item 8: a protocol no handle has, asked for through any lookup,
+ * and a service slot not served, are each one line naming them. */
+#define GUID_SIMPLE_FILE_SYSTEM EFI_GUID(0x964e5b22, 0x6459, 0x11d2, 0x8e, 0x39, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b)
+
+START_TEST(unserved_protocols_and_services_name_themselves_once)
+{
+    uint64_t iface_p = scratch(8), n_p = scratch(8), buf_p = scratch(8);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.image_handle, put_guid(GUID_SIMPLE_FILE_SYSTEM), iface_p),
+                      EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_SIMPLE_FILE_SYSTEM), 0, iface_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), fw.image_handle, put_guid(GUID_SIMPLE_FILE_SYSTEM), iface_p,
+                           fw.image_handle, 0, 0x2), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(log_count("the guest asked for EFI_SIMPLE_FILE_SYSTEM_PROTOCOL, which handover does not serve: "
+                                "HandleProtocol returns EFI_UNSUPPORTED"), 1);
+    ck_assert_uint_eq(log_count("EFI_SIMPLE_FILE_SYSTEM_PROTOCOL"), 1);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE_BUFFER), EFI_BY_PROTOCOL, put_guid(GUID_GOP), 0, n_p, buf_p),
+                      EFI_NOT_FOUND);
+    ck_assert_uint_eq(log_count("the guest asked for EFI_GRAPHICS_OUTPUT_PROTOCOL, which handover does not serve: "
+                                "LocateHandleBuffer returns EFI_NOT_FOUND"), 1);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_TEST), 0, iface_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(log_count("the guest asked for protocol 3a1b2c4d-1111-2222-3344-5566778899aa, which handover "
+                                "does not serve"), 1);
+    /* Served, only not on that handle: nothing is missing. */
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.con_out_handle, put_guid(GUID_LOADED_IMAGE), iface_p),
+                      EFI_UNSUPPORTED);
+    ck_assert_uint_eq(log_count("EFI_LOADED_IMAGE_PROTOCOL"), 0);
+    ck_assert_uint_eq(CALL(BS(REGISTER_PROTOCOL_NOTIFY), put_guid(GUID_TEST), 0, scratch(8)), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(log_count("the guest asked for RegisterProtocolNotify, which handover does not serve: "
+                                "EFI_UNSUPPORTED"), 1);
+}
+END_TEST
+
 START_TEST(trace_writes_one_json_line_per_call)
 {
     char *buf = NULL;
@@ -2706,7 +2747,8 @@ Suite *firmware_suite(void)
                       injected_allocation_failures_leave_the_map_as_it_was, injected_protocol_and_variable_faults } },
         { "hostile", { hostile_arguments_give_errors_and_change_nothing,
                        unreadable_stack_arguments_give_invalid_parameter, unknown_service_ids_are_unsupported,
-                       unimplemented_services_are_unsupported_and_reported_once, trace_writes_one_json_line_per_call,
+                       unimplemented_services_are_unsupported_and_reported_once,
+                       unserved_protocols_and_services_name_themselves_once, trace_writes_one_json_line_per_call,
                        trace_decodes_arguments_through_the_services_row, trace_stops_at_its_limit_and_says_so_once,
                        firmware_map_covers_ram_on_both_sides_of_the_hole } },
     };
