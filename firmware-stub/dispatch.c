@@ -37,6 +37,8 @@ const struct fw_service *fw_service_of(unsigned id)
         return &fw_loadfile2_service;
     if (id == FW_ID_START_IMAGE_RETURN)
         return &fw_start_image_return_service;
+    if (id == FW_ID_NOTIFY_RETURN)
+        return &fw_notify_return_service;
     return NULL;
 }
 
@@ -253,6 +255,10 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
         }
         if (k < 0 && s->lookup.not_found)
             report_unserved_protocol(fw, s, &call->view, a, status);
+        /* A timer due, or a TPL lowered (RestoreTPL), may let queued
+         * notify functions run before the call returns (events.c). */
+        if (fw->phase == FW_PHASE_BOOT && is_boot_service(id) && !fw->transfer.pending && fw->stop == FW_RUN)
+            fw_notify_dispatch(fw, FW_NOTIFY_RETURN, status);
         if (k >= 0) {
             injected = inject_faults[k].name;
             if (!in->count[k]++)

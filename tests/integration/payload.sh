@@ -15,7 +15,7 @@ HO=$1 PAYLOAD=$2 PART=${3:-all}
 . "$(dirname "$0")/lib.sh"
 echo "# payload tests with $HO"
 case $PART in
-    san) [ -n "${HANDOVER_TEST_FULL:-}" ] || TESTS_ONLY=${TESTS_ONLY-"services-* hostile-* efi-exit-* fallbacks-handover events events-wait-made-again
+    san) [ -n "${HANDOVER_TEST_FULL:-}" ] || TESTS_ONLY=${TESTS_ONLY-"services-* hostile-* efi-exit-* fallbacks-handover events events-wait-made-again notify notify-traced
         race-crc-double-fetch stop-at-ebs-* report-e820-* initrd-loadfile2-pe fault-sweep fault-sweep-agrees
         trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails
         report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout exit-port signal-*
@@ -224,6 +224,13 @@ expect stop-at-ebs-unreached 5 'the image ended with EFI_SUCCESS before any Exit
 expect events 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - wait_for_key_index' \
     -- "$HO" --timeout 60 --keys 'x\n' --trace-efi="$OUT/events.trace" --cmdline payload=events "$PAYLOAD"
 expect events-wait-made-again 0 '"call":"WaitForEvent".*"wait":"none signaled' -- cat "$OUT/events.trace"
+# Notify functions (issue 26 item 1): the firmware calls the payload's
+# through its trampoline, traced as NotifyFunction.Return.
+expect notify 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - notify_ebs_ran_before_it_returned' \
+    'ok [0-9]+ - notify_entry_stack_aligned' 'ok [0-9]+ - notify_restore_tpl_delivers' \
+    -- "$HO" --timeout 60 --trace-efi="$OUT/notify.trace" --cmdline payload=notify "$PAYLOAD"
+expect notify-traced 0 '"call":"NotifyFunction.Return".*"decoded":\{"event":"0x[0-9a-f]+","notify_function"' \
+    -- cat "$OUT/notify.trace"
 expect cmdline-append 0 'payload: cmdline "payload=services handover.extra=1( noxsave)?"' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=services --cmdline-append handover.extra=1 "$PAYLOAD"
 expect stub-bisect-same 0 'the two stubs made the same firmware calls' \

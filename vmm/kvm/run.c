@@ -227,14 +227,16 @@ static int callee_saved_xmm(struct vcpu *c, uint8_t (*xmm)[16], bool load)
 }
 
 /* A service that moves the vCPU on (StartImage, Exit, an entry point's
- * return, WaitForEvent making its call again): its registers replace the
- * caller's. A new RIP also tells KVM not to skip the OUT it exited on. */
+ * return, WaitForEvent making its call again, a notify function to run
+ * or one returned): its registers replace the caller's. A new RIP also
+ * tells KVM not to skip the OUT it exited on. */
 static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs *r)
 {
     r->rip = t->rip;
     r->rsp = t->rsp;
     r->rcx = t->rcx;
     r->rdx = t->rdx;
+    r->r8 = t->r8;
     if (!t->restore)
         return 0;
     const struct fw_callee_saved *k = &t->saved;
@@ -315,9 +317,10 @@ static int hypercall(struct vcpu *c, uint32_t id)
             vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
         if (vm->opt.stop_at == STOP_AT_EBS) {
             /* The thunk's return address, at RSP: the caller of ExitBootServices
-             * (0, inside the firmware's kept range, if unreadable). */
+             * (0, inside the firmware's kept range, if unreadable). After its
+             * notify functions ran, the call returns through the RSP it had. */
             uint64_t ret = 0;
-            guest_view_read(&call.view, call.rsp, &ret, 8);
+            guest_view_read(&call.view, vm->fw.transfer.pending ? vm->fw.transfer.rsp : call.rsp, &ret, 8);
             if (arm_stop_at_ebs(c, &s, ret))
                 return EXIT_HOST;
         }
