@@ -1720,7 +1720,10 @@ static NORETURN void mode_efi_exit(bool success)
 /* ------------------------------------------------------------------ */
 /* events mode: a timer waited for, and the keys of --keys 'x\n'       */
 
-#define EVENTS_TIMER_100NS 200000   /* 20 ms */
+/* 200 ms: long enough that, in an L1 under load, printing the line after
+ * CheckEvent (some 30 serial exits) does not outlast it and WaitForEvent
+ * still has to be made again. */
+#define EVENTS_TIMER_100NS 2000000   /* 200 ms */
 
 static NORETURN void mode_events(void)
 {
