@@ -765,6 +765,19 @@ static efi_status_t exit_boot_services(struct firmware *fw, const struct guest_v
      * (UEFI 2.10 section 7.4.6); the stub retries once. */
     if (map_key != fw->map.key)
         return EFI_INVALID_PARAMETER;
+    /* The group's notify functions run before boot services end, as in
+     * EDK2's CoreExitBootServices. */
+    fw_signal_event_group(fw, &GUID_EVENT_GROUP_EXIT_BOOT_SERVICES);
+    if (fw_notify_dispatch(fw, FW_NOTIFY_EXIT_BOOT_SERVICES, EFI_SUCCESS))
+        return EFI_SUCCESS;
+    return fw_finish_exit_boot_services(fw, map_key);
+}
+
+efi_status_t fw_finish_exit_boot_services(struct firmware *fw, uint64_t map_key)
+{
+    /* UEFI 2.10 section 7.1.1: those functions must not allocate memory. */
+    if (map_key != fw->map.key)
+        fw_log(fw, "guest bug: an ExitBootServices notify function changed the memory map");
     fw->phase = FW_PHASE_RUNTIME;
     fw->watchdog_seconds = 0;
     /* The boot-time fields of the system table go (as EDK2's

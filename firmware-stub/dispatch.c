@@ -37,6 +37,8 @@ const struct fw_service *fw_service_of(unsigned id)
         return &fw_loadfile2_service;
     if (id == FW_ID_START_IMAGE_RETURN)
         return &fw_start_image_return_service;
+    if (id == FW_ID_NOTIFY_RETURN)
+        return &fw_notify_return_service;
     return NULL;
 }
 
@@ -168,6 +170,39 @@ static int inject_hooks(struct firmware *fw, const struct fw_service *s, unsigne
     return -1;
 }
 
+static bool protocol_served(const struct firmware *fw, const efi_guid_t *g)
+{
+    for (unsigned i = 0; i < fw->nprotocols; i++)
+        if (guid_equal(&fw->protocols[i].guid, g))
+            return true;
+    return false;
+}
+
+/* A lookup that failed because no handle has the protocol at all (not
+ * merely the handle asked): one line per protocol, so that a client's
+ * failure reads as what it needs (issue 26 item 8). A fault injected is
+ * not a protocol missing. */
+static void report_unserved_protocol(struct firmware *fw, const struct fw_service *s, const struct guest_view *v,
+                                     const uint64_t *a, efi_status_t status)
+{
+    efi_guid_t g;
+    uint64_t addr = fw_protocol_arg(s, a);
+    if (!addr || status != s->lookup.not_found || !guest_view_read(v, addr, &g, sizeof(g)) ||
+        protocol_served(fw, &g))
+        return;
+    for (unsigned i = 0; i < fw->nunserved; i++)
+        if (guid_equal(&fw->unserved[i], &g))
+            return;
+    if (fw->nunserved == FW_MAX_UNSERVED)
+        return;
+    fw->unserved[fw->nunserved++] = g;
+    char text[37];
+    const char *name = guid_name(&g);
+    guid_format(&g, text);
+    fw_log(fw, "the guest asked for %s%s, which handover does not serve: %s returns %s", name ? name : "protocol ",
+           name ? "" : text, s->name, efi_status_name(status));
+}
+
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call)
 {
     uint64_t a[8] = { 0 };
@@ -208,7 +243,7 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
         status = EFI_UNSUPPORTED;
     } else if (!s->fn) {
         if (!fw->reported[id]) {
-            fw_log(fw, "unsupported firmware service %s called; returning EFI_UNSUPPORTED", s->name);
+            fw_log(fw, "the guest asked for %s, which handover does not serve: EFI_UNSUPPORTED", s->name);
             fw->reported[id] = true;
         }
         status = EFI_UNSUPPORTED;
@@ -218,6 +253,12 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
             status = s->fn(fw, &call->view, a);
             k = inject_hooks(fw, s, applies, &call->view, a, &status, true);
         }
+        if (k < 0 && s->lookup.not_found)
+            report_unserved_protocol(fw, s, &call->view, a, status);
+        /* A timer due, or a TPL lowered (RestoreTPL), may let queued
+         * notify functions run before the call returns (events.c). */
+        if (fw->phase == FW_PHASE_BOOT && is_boot_service(id) && !fw->transfer.pending && fw->stop == FW_RUN)
+            fw_notify_dispatch(fw, FW_NOTIFY_RETURN, status);
         if (k >= 0) {
             injected = inject_faults[k].name;
             if (!in->count[k]++)

@@ -1,15 +1,21 @@
 /* Events and timers, UEFI 2.10 section 7.1: CreateEvent(Ex), SetTimer,
  * WaitForEvent, SignalEvent, CloseEvent and CheckEvent, on host time
- * (CLOCK_MONOTONIC). A timer is due when a service looks (no interrupt
- * ticks): CheckEvent and WaitForEvent signal what is due first.
+ * (CLOCK_MONOTONIC). A timer is due when the firmware looks (no interrupt
+ * ticks): after every boot service it serves, and in CheckEvent and
+ * WaitForEvent.
  *
- * Notify functions are not served. Calling one means running guest code
- * at a raised TPL from inside a service, and a service here is one exit
- * and one answer; handover cannot run a guest function and come back.
- * CreateEvent with a notify function is therefore EFI_UNSUPPORTED, said
- * once in the log, and every event that exists has none: CheckEvent and
- * WaitForEvent never meet an EVT_NOTIFY_SIGNAL event (which the spec
- * makes EFI_INVALID_PARAMETER there). */
+ * Notify functions run in the guest, when EDK2 runs them
+ * (MdeModulePkg/Core/Dxe/Event/Event.c and Tpl.c): a signaled
+ * EVT_NOTIFY_SIGNAL event, or an EVT_NOTIFY_WAIT one CheckEvent or
+ * WaitForEvent finds unsignaled, has its function queued at its TPL. A
+ * call after which a queued function's TPL is above the current TPL does
+ * not return to its caller yet: the vCPU goes to the notify trampoline
+ * (firmware.h), which calls the function at that TPL and re-enters the
+ * firmware (NotifyFunction.Return); when no queued function above the
+ * caller's TPL is left, the call finishes and returns (struct
+ * fw_notify_frame). So RestoreTPL delivers what RaiseTPL held back, and
+ * ExitBootServices and SetVirtualAddressMap run their event groups'
+ * functions before they return. Each call in and out is a trace line. */
 #include <time.h>
 
 #include "trace_decode.h"
@@ -19,6 +25,9 @@
 #define CREATE_EVENT_EX_HANDLE 5
 #define WAIT_MAX_EVENTS 1024      /* a longer WaitForEvent list is refused: it cannot hold that many events */
 #define MAX_TRIGGER_100NS (1ULL << 50)   /* about 3.6 years: a later trigger is never */
+#define NOTIFY_STACK_GAP 0x40     /* the trampoline's RSP is this far below its caller's, 16-aligned */
+#define NOTIFY_STACK_USE 0x40     /* the trampoline's pushes, the shadow space and the return address */
+#define NOTIFY_WAIT_POLL_NS 1000000ULL   /* WaitForEvent is made again this long after wait notify functions */
 
 /* The types CreateEvent takes (UEFI 2.10 section 7.1.1; EDK2's
  * mEventTable in MdeModulePkg/Core/Dxe/Event/Event.c lists the same). */
@@ -44,6 +53,11 @@ static uint64_t now_ns(void)
 static uint64_t handle_of(const struct firmware *fw, unsigned i)
 {
     return fw->cfg.base + FW_EVENTS_OFFSET + 8ULL * i;
+}
+
+static uint64_t handle_of_event(const struct firmware *fw, const struct fw_event *e)
+{
+    return handle_of(fw, (unsigned)(e - fw->events.slot));
 }
 
 /* The open event a handle names, or NULL (closed, never made, not a handle). */
@@ -78,30 +92,58 @@ static bool key_pending(const struct firmware *fw)
     return fw->cfg.keys && fw->cfg.keys[fw->keys_taken];
 }
 
+/* Queue e's notify function (EDK2 CoreNotifyEvent); one queued already
+ * keeps its place. */
+static void queue_notify(struct firmware *fw, struct fw_event *e)
+{
+    if (e->queued)
+        return;
+    e->queued = true;
+    e->queued_at = ++fw->events.queued;
+}
+
+/* A notify-signal event's function is queued as it becomes signaled
+ * (EDK2 CoreSignalEvent). */
+static void signal_one(struct firmware *fw, struct fw_event *e)
+{
+    if (e->signaled)
+        return;
+    e->signaled = true;
+    if (e->type & EVT_NOTIFY_SIGNAL)
+        queue_notify(fw, e);
+}
+
+void fw_signal_event_group(struct firmware *fw, const efi_guid_t *group)
+{
+    for (unsigned i = 0; i < fw->events.n; i++) {
+        struct fw_event *o = &fw->events.slot[i];
+        if (o->open && o->in_group && guid_equal(&o->group, group))
+            signal_one(fw, o);
+    }
+}
+
 /* An event in a group signals the whole group (UEFI 2.10 section 7.1.5). */
 static void set_signaled(struct firmware *fw, struct fw_event *e)
 {
-    if (!e->in_group) {
-        e->signaled = true;
-        return;
-    }
-    for (unsigned i = 0; i < fw->events.n; i++) {
-        struct fw_event *o = &fw->events.slot[i];
-        if (o->open && o->in_group && guid_equal(&o->group, &e->group))
-            o->signaled = true;
-    }
+    if (e->in_group)
+        fw_signal_event_group(fw, &e->group);
+    else
+        signal_one(fw, e);
 }
 
 /* Signal what is due: timers past their time (a periodic one moves on by
  * whole periods, one signal however many it missed, as EDK2's timer tick;
  * a period of 0 is due at every look), and WaitForKey, whose state is
- * the key queue's: signaled exactly while keys remain. */
-static void poll(struct firmware *fw)
+ * the key queue's: signaled exactly while keys remain. notify_only: only
+ * the timers of notify functions, which the firmware looks at after every
+ * call; the others only CheckEvent and WaitForEvent look at, so that a
+ * timer set and cancelled between two looks never fires. */
+static void poll_timers(struct firmware *fw, bool notify_only)
 {
     uint64_t now = now_ns();
     for (unsigned i = 0; i < fw->events.n; i++) {
         struct fw_event *e = &fw->events.slot[i];
-        if (!e->open || !e->armed || e->due > now)
+        if (!e->open || !e->armed || e->due > now || (notify_only && !e->notify_function))
             continue;
         set_signaled(fw, e);
         if (!e->periodic)
@@ -114,9 +156,26 @@ static void poll(struct firmware *fw)
         key->signaled = key_pending(fw);
 }
 
+static void poll(struct firmware *fw)
+{
+    poll_timers(fw, false);
+}
+
 void fw_events_init(struct firmware *fw)
 {
     fw->events.wait_for_key = new_event(fw, 0, NULL);
+}
+
+/* CreateEvent's two signal types are event groups (UEFI 2.10 section
+ * 7.1.2; EDK2's CoreCreateEventInternal maps them so): the group's GUID,
+ * or false for another type. */
+static bool group_of_type(uint32_t type, efi_guid_t *group)
+{
+    if (type == EVT_SIGNAL_EXIT_BOOT_SERVICES)
+        *group = GUID_EVENT_GROUP_EXIT_BOOT_SERVICES;
+    else if (type == EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE)
+        *group = GUID_EVENT_GROUP_VIRTUAL_ADDRESS_CHANGE;
+    return type == EVT_SIGNAL_EXIT_BOOT_SERVICES || type == EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE;
 }
 
 /* CreateEvent and CreateEventEx (UEFI 2.10 sections 7.1.1 and 7.1.2). */
@@ -126,7 +185,7 @@ static efi_status_t create(struct firmware *fw, const struct guest_view *v, cons
     /* Type is a UINT32: the upper half of RCX is not the caller's
      * (Microsoft x64 calling convention). */
     uint32_t type = (uint32_t)a[0];
-    uint64_t notify_tpl = a[1], notify_function = a[2];
+    uint64_t notify_tpl = a[1], notify_function = a[2], notify_context = a[3];
     efi_guid_t group;
     unsigned t = 0;
     while (t < NTYPES && event_types[t].type != type)
@@ -136,19 +195,19 @@ static efi_status_t create(struct firmware *fw, const struct guest_view *v, cons
     if (group_ptr && (!guest_view_read(v, group_ptr, &group, sizeof(group)) ||
                       type == EVT_SIGNAL_EXIT_BOOT_SERVICES || type == EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE))
         return EFI_INVALID_PARAMETER;   /* those two are groups already (EDK2 CoreCreateEventEx) */
-    if (type & (EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL)) {
-        if (!notify_function || notify_tpl <= FW_TPL_APPLICATION || notify_tpl >= FW_TPL_HIGH_LEVEL)
-            return EFI_INVALID_PARAMETER;
-        if (!fw->events.notify_reported)
-            fw_log(fw, "%s(%s) with a notify function: EFI_UNSUPPORTED, notify functions are not served "
-                   "(handover cannot call guest code from a service)",
-                   group_ptr ? "CreateEventEx" : "CreateEvent", event_types[t].name);
-        fw->events.notify_reported = true;
-        return EFI_UNSUPPORTED;
-    }
-    uint64_t handle = new_event(fw, type, group_ptr ? &group : NULL);
+    bool grouped = group_ptr || group_of_type(type, &group);
+    bool notify = type & (EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL);
+    if (notify && (!notify_function || notify_tpl <= FW_TPL_APPLICATION || notify_tpl >= FW_TPL_HIGH_LEVEL))
+        return EFI_INVALID_PARAMETER;
+    uint64_t handle = new_event(fw, type, grouped ? &group : NULL);
     if (!handle)
         return EFI_OUT_OF_RESOURCES;
+    struct fw_event *e = event_of(fw, handle);
+    if (notify) {
+        e->notify_function = notify_function;
+        e->notify_context = notify_context;
+        e->notify_tpl = notify_tpl;
+    }
     guest_view_write_u64(v, event_ptr, handle);
     return EFI_SUCCESS;
 }
@@ -202,11 +261,12 @@ efi_status_t fw_close_event(struct firmware *fw, const struct guest_view *v, con
     return EFI_SUCCESS;
 }
 
-/* A signaled event is reset as it is reported (UEFI 2.10 section 7.1.8). */
+/* A signaled event is reset as it is reported; a notify-signal event is
+ * not for CheckEvent or WaitForEvent (UEFI 2.10 section 7.1.8). */
 static efi_status_t check(struct firmware *fw, uint64_t handle)
 {
     struct fw_event *e = event_of(fw, handle);
-    if (!e)
+    if (!e || (e->type & EVT_NOTIFY_SIGNAL))
         return EFI_INVALID_PARAMETER;
     if (!e->signaled)
         return EFI_NOT_READY;
@@ -214,10 +274,18 @@ static efi_status_t check(struct firmware *fw, uint64_t handle)
     return EFI_SUCCESS;
 }
 
+/* An unsignaled notify-wait event has its function run first, and is
+ * then looked at again (EDK2 CoreCheckEvent). */
 efi_status_t fw_check_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
+    struct fw_event *e = event_of(fw, a[0]);
     poll(fw);
+    if (e && (e->type & EVT_NOTIFY_WAIT) && !e->signaled) {
+        queue_notify(fw, e);
+        if (fw_notify_dispatch(fw, FW_NOTIFY_CHECK_EVENT, EFI_NOT_READY))
+            return EFI_NOT_READY;
+    }
     return check(fw, a[0]);
 }
 
@@ -240,9 +308,21 @@ static efi_status_t check_list(struct firmware *fw, const struct guest_view *v, 
     return EFI_NOT_READY;
 }
 
-/* How long until one of the events can be signaled: the earliest timer
- * among them, at most FW_WAIT_MAX_NS; false if none of them has one, so
- * nothing will ever signal them (the guest, waiting, cannot either). */
+/* Shorten *wait to e's timer, if armed; whether it is. */
+static bool timer_sooner(const struct fw_event *e, uint64_t now, uint64_t *wait)
+{
+    if (!e || !e->armed)
+        return false;
+    uint64_t left = e->due > now ? e->due - now : 0;
+    if (left < *wait)
+        *wait = left;
+    return true;
+}
+
+/* How long until one of the events can be signaled, or a notify
+ * function's timer is due, whose function may signal one: the earliest of
+ * those timers, at most FW_WAIT_MAX_NS; false if there is none, so nothing
+ * will ever signal them (the guest, waiting, cannot either). */
 static bool next_due(struct firmware *fw, const struct guest_view *v, uint64_t n, uint64_t list, uint64_t *wait)
 {
     uint64_t now = now_ns();
@@ -251,15 +331,27 @@ static bool next_due(struct firmware *fw, const struct guest_view *v, uint64_t n
     for (uint64_t i = 0; i < n; i++) {
         uint64_t handle = 0;
         guest_view_read_u64(v, list + 8 * i, &handle);
-        const struct fw_event *e = event_of(fw, handle);   /* another vCPU may have changed the list */
-        if (!e || !e->armed)
-            continue;
-        any = true;
-        uint64_t left = e->due > now ? e->due - now : 0;
-        if (left < *wait)
-            *wait = left;
+        any |= timer_sooner(event_of(fw, handle), now, wait);   /* another vCPU may have changed the list */
+    }
+    for (unsigned i = 0; i < fw->events.n; i++) {
+        const struct fw_event *e = &fw->events.slot[i];
+        if (e->open && e->notify_function)
+            any |= timer_sooner(e, now, wait);
     }
     return any;
+}
+
+/* The notify-wait events of the list that are not signaled have their
+ * functions queued (EDK2 CoreWaitForEvent, through CoreCheckEvent). */
+static void queue_wait_notifies(struct firmware *fw, const struct guest_view *v, uint64_t n, uint64_t list)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t handle = 0;
+        guest_view_read_u64(v, list + 8 * i, &handle);
+        struct fw_event *e = event_of(fw, handle);
+        if (e && (e->type & EVT_NOTIFY_WAIT) && !e->signaled)
+            queue_notify(fw, e);
+    }
 }
 
 /* WaitForEvent (UEFI 2.10 section 7.1.6) must not hold the VMM: with
@@ -280,6 +372,9 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
         guest_view_write_u64(v, index_ptr, index);
         return s;
     }
+    queue_wait_notifies(fw, v, n, list);
+    if (fw_notify_dispatch(fw, FW_NOTIFY_WAIT_AGAIN, EFI_NOT_READY))
+        return EFI_NOT_READY;
     uint64_t wait;
     if (!next_due(fw, v, n, list, &wait) && !fw->events.stuck_reported) {
         fw_log(fw, "WaitForEvent on %llu event(s) that nothing will signal (no timer armed, no key left: see "
@@ -288,10 +383,129 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
     }
     const struct fw_call *c = fw->call;
     fw->transfer = (struct fw_transfer){ .pending = true, .rip = firmware_thunk(fw, FW_ID_BS(BS_WAIT_FOR_EVENT)),
-                                         .rsp = c->rsp, .rcx = n, .rdx = list };
+                                         .rsp = c->rsp, .rcx = n, .rdx = list, .r8 = index_ptr };
     fw->sleep_ns = wait;
     return EFI_NOT_READY;
 }
+
+/* ---- notify functions ---------------------------------------------------- */
+
+/* The queued function to run next above TPL tpl: of the highest TPL, the
+ * first queued (EDK2 CoreRestoreTpl and CoreDispatchEventNotifies); NULL
+ * if none. */
+static struct fw_event *next_notify(struct firmware *fw, uint64_t tpl)
+{
+    struct fw_event *best = NULL;
+    for (unsigned i = 0; i < fw->events.n; i++) {
+        struct fw_event *e = &fw->events.slot[i];
+        if (!e->open || !e->queued || e->notify_tpl <= tpl)
+            continue;
+        if (!best || e->notify_tpl > best->notify_tpl ||
+            (e->notify_tpl == best->notify_tpl && e->queued_at < best->queued_at))
+            best = e;
+    }
+    return best;
+}
+
+/* Send the vCPU through the trampoline to e's function, at its TPL. A
+ * notify-signal event is unsignaled as its function runs; a notify-wait
+ * one stays as it is, for CheckEvent (EDK2 CoreDispatchEventNotifies). */
+static void run_notify(struct firmware *fw, const struct fw_notify_frame *f, struct fw_event *e)
+{
+    e->queued = false;
+    if (e->type & EVT_NOTIFY_SIGNAL)
+        e->signaled = false;
+    fw->tpl = e->notify_tpl;
+    fw->transfer = (struct fw_transfer){ .pending = true, .rip = firmware_thunk(fw, FW_ID_NOTIFY_RETURN),
+                                         .rsp = f->stack, .rcx = handle_of_event(fw, e), .rdx = e->notify_context,
+                                         .r8 = e->notify_function };
+}
+
+bool fw_notify_dispatch(struct firmware *fw, enum fw_notify_then then, efi_status_t status)
+{
+    const struct fw_call *c = fw->call;
+    poll_timers(fw, true);
+    struct fw_event *e = next_notify(fw, fw->tpl);
+    if (!e)
+        return false;
+    /* The trampoline's frame goes below the caller's RSP, which holds the
+     * return address of this call: the caller's own frame is above. */
+    uint64_t stack = (c->rsp - NOTIFY_STACK_GAP) & ~0xfULL;
+    if (fw->events.depth == FW_MAX_NOTIFY_DEPTH || c->rsp < NOTIFY_STACK_GAP + NOTIFY_STACK_USE ||
+        !guest_view_accessible(&c->view, stack - NOTIFY_STACK_USE, NOTIFY_STACK_USE)) {
+        if (!fw->events.stack_reported)
+            fw_log(fw, "guest bug: notify functions wait to run, but below the caller's RSP 0x%llx there is no "
+                   "stack for them: they stay queued", (unsigned long long)c->rsp);
+        fw->events.stack_reported = true;
+        return false;
+    }
+    struct fw_notify_frame *f = &fw->events.frame[fw->events.depth++];
+    *f = (struct fw_notify_frame){ .id = fw->last_id, .rsp = c->rsp, .status = status, .then = then,
+                                   .args = { c->rcx, c->rdx, c->r8 }, .tpl = fw->tpl, .stack = stack };
+    run_notify(fw, f, e);
+    return true;
+}
+
+/* The call whose notify functions have all run returns to its caller, or
+ * is made again (WaitForEvent). */
+static efi_status_t finish(struct firmware *fw, const struct fw_notify_frame *f)
+{
+    efi_status_t status = f->status;
+    switch (f->then) {
+    case FW_NOTIFY_WAIT_AGAIN:
+        fw->transfer = (struct fw_transfer){ .pending = true, .rip = firmware_thunk(fw, f->id), .rsp = f->rsp,
+                                             .rcx = f->args[0], .rdx = f->args[1], .r8 = f->args[2] };
+        fw->sleep_ns = NOTIFY_WAIT_POLL_NS;
+        return EFI_NOT_READY;
+    case FW_NOTIFY_CHECK_EVENT:
+        status = check(fw, f->args[0]);
+        break;
+    case FW_NOTIFY_EXIT_BOOT_SERVICES:
+        status = fw_finish_exit_boot_services(fw, f->args[1]);
+        break;
+    case FW_NOTIFY_RETURN:
+        break;
+    }
+    fw->transfer = (struct fw_transfer){ .pending = true, .rip = firmware_thunk(fw, f->id) + FW_THUNK_RET,
+                                         .rsp = f->rsp };
+    return status;
+}
+
+/* A notify function returned to the trampoline: the next one above the
+ * call's TPL runs, or the call finishes at its TPL. */
+static efi_status_t notify_return(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)v, (void)a;
+    if (!fw->events.depth) {
+        fw_log(fw, "guest bug: the notify trampoline reached with no notify function running; stopping");
+        fw->stop = FW_STOP_EXIT;
+        fw->stop_status = EFI_INVALID_PARAMETER;
+        return EFI_INVALID_PARAMETER;
+    }
+    struct fw_notify_frame *f = &fw->events.frame[fw->events.depth - 1];
+    fw->tpl = f->tpl;
+    poll_timers(fw, true);
+    struct fw_event *e = next_notify(fw, f->tpl);
+    if (e) {
+        run_notify(fw, f, e);
+        return EFI_SUCCESS;
+    }
+    fw->events.depth--;
+    return finish(fw, f);
+}
+
+static void decode_notify_return(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                 const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)status;
+    fw_trace_hex(o, "event", a[0]);
+    fw_trace_hex(o, "notify_function", a[1]);
+}
+
+const struct fw_service fw_notify_return_service = {
+    .id = FW_ID_NOTIFY_RETURN, .name = "NotifyFunction.Return", .nargs = 2, .fn = notify_return,
+    .decode = decode_notify_return,
+};
 
 /* ---- trace decoders ----------------------------------------------------- */
 

@@ -52,6 +52,18 @@ _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_
 /* Return address of the top-level image's entry point, handled by the VMM;
  * its thunk pushes RAX (the status) before the OUT, and has no RET. */
 #define FW_ID_IMAGE_RETURN 288
+/* The notify trampoline (events.c): entered with RCX = Event, RDX =
+ * Context, R8 = NotifyFunction and RSP 16-byte aligned, it calls the
+ * function with the Microsoft x64 ABI (32 bytes of shadow space) and
+ * re-enters the firmware with this ID, RCX = Event and RDX = the function:
+ *   push rcx; push r8; sub rsp, 0x20; call r8; add rsp, 0x20; pop rdx;
+ *   pop rcx; mov eax, FW_ID_NOTIFY_RETURN; out FW_HYPERCALL_PORT, eax
+ * It fills three thunk slots and has no RET: the firmware moves the vCPU on. */
+#define FW_ID_NOTIFY_RETURN 289
+#define FW_NOTIFY_TRAMPOLINE_SLOTS 3
+/* Notify functions running at once, one inside another: each runs at a
+ * TPL above the last (TPL_APPLICATION < TPL < TPL_HIGH_LEVEL). */
+#define FW_MAX_NOTIFY_DEPTH 32
 
 #define FW_TPL_APPLICATION 4
 #define FW_TPL_HIGH_LEVEL  31
@@ -63,7 +75,7 @@ enum fw_phase { FW_PHASE_BOOT, FW_PHASE_RUNTIME };
 /* Why the firmware wants the VM to stop. */
 enum fw_stop {
     FW_RUN = 0,
-    FW_STOP_EXIT,        /* the image called BS->Exit */
+    FW_STOP_EXIT,        /* the top-level image called BS->Exit, or returned from its entry point */
     FW_STOP_RESET,       /* RT->ResetSystem */
 };
 
@@ -120,11 +132,12 @@ struct fw_handle_protocol {
 /* ReadKeyStroke polls after which the log says no key will ever come (GRUB
  * polls some 10^4 times a second on an emulated KVM, 10^6 on hardware). */
 #define FW_KEY_POLLS_REPORTED 100000
+/* Protocols asked for and not served, each said once; more go unsaid. */
+#define FW_MAX_UNSERVED  32
 
 struct fw_pool { uint64_t addr, pages; };
 
-/* An event CreateEvent made; only events without a notify function exist
- * (events.c says why). Times are host CLOCK_MONOTONIC nanoseconds. */
+/* An event CreateEvent made. Times are host CLOCK_MONOTONIC nanoseconds. */
 struct fw_event {
     bool open;                   /* made and not closed */
     bool signaled;
@@ -134,13 +147,40 @@ struct fw_event {
     bool armed;                  /* a timer set and not cancelled */
     bool periodic;
     uint64_t due, period;        /* next signal; TimerPeriodic's period */
+    uint64_t notify_function, notify_context, notify_tpl;   /* EVT_NOTIFY_* */
+    bool queued;                 /* its notify function waits to run */
+    uint64_t queued_at;          /* order among those queued at one TPL */
+};
+
+/* What the call that sent the vCPU to notify functions does once they
+ * have run (events.c). */
+enum fw_notify_then {
+    FW_NOTIFY_RETURN,            /* return its status */
+    FW_NOTIFY_CHECK_EVENT,       /* CheckEvent: look at the event again */
+    FW_NOTIFY_WAIT_AGAIN,        /* WaitForEvent: make the call again */
+    FW_NOTIFY_EXIT_BOOT_SERVICES,   /* ExitBootServices: finish it */
+};
+
+/* A call whose notify functions are running: where it returns to, and
+ * the TPL it was made at, which is restored when none above it is left. */
+struct fw_notify_frame {
+    unsigned id;                 /* the service called */
+    uint64_t rsp;                /* its caller's RSP at the call (the return address) */
+    uint64_t status;
+    enum fw_notify_then then;
+    uint64_t args[3];            /* CheckEvent's event; WaitForEvent's, for the call made again */
+    uint64_t tpl;
+    uint64_t stack;              /* the trampoline's RSP, below the caller's frame */
 };
 
 struct fw_events {
     struct fw_event slot[FW_MAX_EVENTS];   /* handle: base + FW_EVENTS_OFFSET + 8 * index */
     unsigned n;                  /* events made so far */
     uint64_t wait_for_key;       /* ConIn.WaitForKey: signaled while keys remain */
-    bool notify_reported, spent_reported, stuck_reported;   /* one-time log lines */
+    struct fw_notify_frame frame[FW_MAX_NOTIFY_DEPTH];   /* innermost last */
+    unsigned depth;
+    uint64_t queued;             /* notifications queued so far (fw_event.queued_at) */
+    bool spent_reported, stuck_reported, stack_reported;   /* one-time log lines */
 };
 
 /* The Microsoft x64 callee-saved registers besides RSP: StartImage hands
@@ -155,7 +195,7 @@ struct fw_callee_saved {
  * caller): these registers instead of only RAX. */
 struct fw_transfer {
     bool pending;                /* set by this call; the VMM loads it (RAX: the call's status) */
-    uint64_t rip, rsp, rcx, rdx;
+    uint64_t rip, rsp, rcx, rdx, r8;
     bool restore;                /* also load saved (an unwind) */
     struct fw_callee_saved saved;
 };
@@ -220,6 +260,8 @@ struct firmware {
     uint64_t calls, calls_by_id[FW_MAX_THUNKS];
     unsigned last_id;            /* the latest call's service ID */
     bool reported[FW_MAX_THUNKS];
+    efi_guid_t unserved[FW_MAX_UNSERVED];   /* protocols asked for that no handle has, said once */
+    unsigned nunserved;
     uint64_t seq;
     uint64_t trace_bytes;
     uint64_t key_polls;          /* ConIn.ReadKeyStroke calls answered EFI_NOT_READY */
@@ -232,7 +274,7 @@ struct firmware {
     bool last_line_ended;
 
     enum fw_stop stop;
-    uint64_t stop_status;        /* Exit's status, ResetSystem's type */
+    uint64_t stop_status;        /* the image's EFI_STATUS (FW_STOP_EXIT), ResetSystem's type */
 };
 
 /* What the VMM hands over on each call: the Microsoft x64 ABI registers and

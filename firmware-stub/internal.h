@@ -118,6 +118,18 @@ void fw_decode_event(struct fw_trace_out *o, const struct fw_service *s, const s
                      const uint64_t *a, efi_status_t status);
 /* Make ConIn.WaitForKey, the first event (fw->events.wait_for_key). */
 void fw_events_init(struct firmware *fw);
+/* Signal every event of the group (ExitBootServices', SetVirtualAddressMap's). */
+void fw_signal_event_group(struct firmware *fw, const efi_guid_t *group);
+/* At the end of a call (fw->call) with this status: if a queued notify
+ * function's TPL is above the current TPL, the vCPU goes to run the
+ * queued functions, and the call then does `then` (struct fw_notify_frame);
+ * returns whether it does. */
+bool fw_notify_dispatch(struct firmware *fw, enum fw_notify_then then, efi_status_t status);
+extern const struct fw_service fw_notify_return_service;
+
+/* boot_services.c: ExitBootServices once its event group's notify
+ * functions have run (map_key: the one it was given). */
+efi_status_t fw_finish_exit_boot_services(struct firmware *fw, uint64_t map_key);
 
 /* boot_services.c: AllocatePages' *Memory, read after the call. */
 bool fw_allocated_pages(const struct guest_view *v, const uint64_t *a, uint64_t *addr);

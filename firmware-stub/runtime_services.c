@@ -94,6 +94,11 @@ static efi_status_t set_virtual_address_map(struct firmware *fw, const struct gu
         st->configuration_table += (uint64_t)data_delta;
     fw_update_crc(fw, fw->systab);
     fw->virtual_mode = true;
+    /* The group's notify functions run before the call returns (UEFI 2.10
+     * section 8.4), through the identity mapping the kernel keeps for
+     * runtime regions (arch/x86/platform/efi/efi_64.c). */
+    fw_signal_event_group(fw, &GUID_EVENT_GROUP_VIRTUAL_ADDRESS_CHANGE);
+    fw_notify_dispatch(fw, FW_NOTIFY_RETURN, EFI_SUCCESS);
     return EFI_SUCCESS;
 }
 

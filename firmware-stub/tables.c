@@ -94,6 +94,30 @@ static void fill_thunks(struct firmware *fw)
     }
 }
 
+/* The notify trampoline (firmware.h FW_ID_NOTIFY_RETURN). */
+static void fill_notify_trampoline(struct firmware *fw)
+{
+    static const uint8_t head[] = {
+        0x51,                                         /* push rcx */
+        0x41, 0x50,                                   /* push r8 */
+        0x48, 0x83, 0xec, 0x20,                       /* sub rsp, 0x20: shadow space, RSP still 16-aligned */
+        0x41, 0xff, 0xd0,                             /* call r8 */
+        0x48, 0x83, 0xc4, 0x20,                       /* add rsp, 0x20 */
+        0x5a,                                         /* pop rdx (the function) */
+        0x59,                                         /* pop rcx (the event) */
+        0xb8,                                         /* mov eax, imm32 */
+    };
+    const uint32_t id = FW_ID_NOTIFY_RETURN;
+    uint8_t *t = at(fw, FW_RT_CODE_OFFSET + id * FW_THUNK_SIZE, FW_NOTIFY_TRAMPOLINE_SLOTS * FW_THUNK_SIZE);
+    memcpy(t, head, sizeof(head));
+    memcpy(t + sizeof(head), &id, 4);
+    t[sizeof(head) + 4] = 0xe7;                       /* out imm8, eax */
+    t[sizeof(head) + 5] = FW_HYPERCALL_PORT;
+}
+_Static_assert(17 + 6 <= FW_NOTIFY_TRAMPOLINE_SLOTS * FW_THUNK_SIZE &&
+               (FW_ID_NOTIFY_RETURN + FW_NOTIFY_TRAMPOLINE_SLOTS) * FW_THUNK_SIZE <= 0x1000,
+               "the notify trampoline fits its slots in the thunk page");
+
 static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned first_id, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
@@ -207,6 +231,7 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     fw->rng_state = cfg->seed;
 
     fill_thunks(fw);
+    fill_notify_trampoline(fw);
 
     memcpy(at(fw, OFF_VENDOR, sizeof(FIRMWARE_VENDOR)), FIRMWARE_VENDOR, sizeof(FIRMWARE_VENDOR));
 

@@ -116,7 +116,7 @@ int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *e
     }
     const struct setup_header *h = &bz->hdr;
     if (!(h->xloadflags & XLF_EFI_HANDOVER_64))
-        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_64: no 64-bit EFI handover entry (try --entry pe)",
+        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_64: no 64-bit EFI handover entry (without --entry it boots through the PE entry)",
                     h->xloadflags);
     if ((uint64_t)h->handover_offset + 0x200 >= bz->pm_size)
         return fail(err, errlen, "handover_offset: 0x%x points outside the 0x%llx-byte protected-mode kernel",

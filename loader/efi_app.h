@@ -12,7 +12,7 @@
 
 enum image_kind {
     IMAGE_BZIMAGE,   /* a boot sector or setup header (boot_flag, "HdrS"), with or without a PE header */
-    IMAGE_EFI_APP,   /* "MZ", and neither mark */
+    IMAGE_EFI_APP,   /* "MZ", and neither mark; or both, not relocatable, and an EFI application */
 };
 
 /* Which kind the file is. Anything that is not clearly an application (no

@@ -77,6 +77,28 @@ static const char *app_conflict(const struct vmm_options *o)
     return NULL;
 }
 
+/* The default entry of a kernel built without the handover protocol
+ * (CONFIG_EFI_HANDOVER_PROTOCOL, optional since 6.2 and deprecated,
+ * Documentation/arch/x86/boot.rst): its PE entry, as a UEFI boot manager
+ * would enter it, said on one line. The options chosen for the handover
+ * default follow. */
+static int default_to_pe(struct vmm *vm)
+{
+    struct vmm_options *o = &vm->opt;
+    if (o->dtb || (o->initrd_via_given && o->initrd_via == INITRD_VIA_BOOTPARAMS)) {
+        vmm_log("%s: xloadflags 0x%04x lacks XLF_EFI_HANDOVER_64, so it boots through the PE entry, and %s needs "
+                "the handover entry (through the PE entry the stub builds boot_params)", o->kernel,
+                vm->placed.bz.hdr.xloadflags, o->dtb ? "--dtb" : "--initrd-via bootparams");
+        return EXIT_USAGE;
+    }
+    o->entry = ENTRY_PE;
+    if (!o->initrd_via_given)
+        o->initrd_via = INITRD_VIA_LOADFILE2;
+    vmm_log("%s: no EFI handover entry (xloadflags 0x%04x lacks XLF_EFI_HANDOVER_64): booting through the PE "
+            "entry", o->kernel, vm->placed.bz.hdr.xloadflags);
+    return 0;
+}
+
 static int parse_image(struct vmm *vm)
 {
     char err[BZIMAGE_ERR_LEN];
@@ -95,12 +117,17 @@ static int parse_image(struct vmm *vm)
         vm->opt.initrd_via = INITRD_VIA_LOADFILE2;
         return 0;
     }
-    if (bzimage_parse(&vm->placed.bz, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err)) ||
-        bzimage_check_entry(&vm->placed.bz, vm->opt.entry, err, sizeof(err))) {
-        vmm_log("%s: %s", vm->opt.kernel, err);
-        return EXIT_USAGE;
-    }
+    if (bzimage_parse(&vm->placed.bz, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err)))
+        goto refused;
+    if (!vm->opt.entry_given && !(vm->placed.bz.hdr.xloadflags & XLF_EFI_HANDOVER_64) &&
+        !bzimage_check_entry(&vm->placed.bz, ENTRY_PE, err, sizeof(err)))
+        return default_to_pe(vm);
+    if (bzimage_check_entry(&vm->placed.bz, vm->opt.entry, err, sizeof(err)))
+        goto refused;
     return 0;
+refused:
+    vmm_log("%s: %s", vm->opt.kernel, err);
+    return EXIT_USAGE;
 }
 
 /* --cmdline replaces the default command line, console=ttyS0 with it:
@@ -348,7 +375,9 @@ int main(int argc, char **argv)
     /* The last line says why the run ended, so that a guest's status N is
      * never mistaken for one of handover's own (README "Exit status"). */
     if (!vm.opt.quiet || rc != EXIT_OK)
-        vmm_log("end: %s, exit status %d", vmm_end_reason(&vm, rc), rc);
+        vmm_log("end: %s, exit status %d%s%s", vmm_end_reason(&vm, rc), rc,
+                vm.fw.stop == FW_STOP_EXIT ? ", efi_status " : "",
+                vm.fw.stop == FW_STOP_EXIT ? efi_status_name(vm.fw.stop_status) : "");
     vmm_destroy(&vm);
     free(vm.placed.image_file);
     return rc;

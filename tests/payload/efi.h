@@ -137,7 +137,13 @@ struct efi_simple_text_input {
 
 /* 7.1 event types and timer delays */
 #define EVT_TIMER         0x80000000u
+#define EVT_NOTIFY_WAIT   0x00000100u
 #define EVT_NOTIFY_SIGNAL 0x00000200u
+#define EVT_SIGNAL_EXIT_BOOT_SERVICES 0x00000201u
+#define TPL_APPLICATION   4
+#define TPL_CALLBACK      8
+#define TPL_NOTIFY        16
+#define TPL_HIGH_LEVEL    31
 enum { TimerCancel, TimerPeriodic, TimerRelative };
 
 /* 4.6 EFI_CONFIGURATION_TABLE */
@@ -173,8 +179,8 @@ typedef struct {
 typedef struct {
     efi_table_header_t hdr;
     /* task priority */
-    void *raise_tpl;
-    void *restore_tpl;
+    uint64_t (EFIAPI *raise_tpl)(uint64_t new_tpl);
+    void (EFIAPI *restore_tpl)(uint64_t old_tpl);
     /* memory */
     efi_status_t (EFIAPI *allocate_pages)(efi_allocate_type_t type, efi_memory_type_t mtype,
                                           uint64_t pages, efi_physical_addr_t *memory);
@@ -244,7 +250,9 @@ typedef struct {
     /* miscellaneous */
     void (EFIAPI *copy_mem)(void *dst, const void *src, uint64_t len);
     void (EFIAPI *set_mem)(void *buf, uint64_t size, uint8_t value);
-    void *create_event_ex;
+    efi_status_t (EFIAPI *create_event_ex)(uint32_t type, uint64_t notify_tpl, void *notify_function,
+                                           const void *notify_context, const efi_guid_t *event_group,
+                                           efi_event_t *event);
 } efi_boot_services_t;
 
 /* 4.3 EFI_SYSTEM_TABLE (120 bytes) */

@@ -1715,10 +1715,12 @@ static NORETURN void mode_exit(const char *arg)
     exit_vm(v);
 }
 
-static NORETURN void mode_efi_exit(void)
+/* Exit with EFI_LOAD_ERROR, as a stub giving up; with success, as an
+ * application done. */
+static NORETURN void mode_efi_exit(bool success)
 {
-    print("payload: calling BS->Exit(EFI_LOAD_ERROR)\n");
-    efi_status_t s = g.bs->exit(g.image, EFI_LOAD_ERROR, 0, NULL);
+    print("payload: calling BS->Exit(%s)\n", success ? "EFI_SUCCESS" : "EFI_LOAD_ERROR");
+    efi_status_t s = g.bs->exit(g.image, success ? EFI_SUCCESS : EFI_LOAD_ERROR, 0, NULL);
     checkf(false, "efi_exit", "Exit returned 0x%lx", s);
     finish();
 }
@@ -1734,7 +1736,7 @@ static NORETURN void mode_events(void)
 {
     efi_boot_services_t *bs = g.bs;
     efi_simple_text_input_t *in = g.st->con_in;
-    efi_event_t timer = NULL, refused = NULL;
+    efi_event_t timer = NULL;
     uint64_t index = 99;
     check_status(bs->create_event(EVT_TIMER, 0, NULL, NULL, &timer), EFI_SUCCESS, "create_event_timer");
     check_status(bs->set_timer(timer, TimerRelative, EVENTS_TIMER_100NS), EFI_SUCCESS, "set_timer_relative");
@@ -1745,8 +1747,6 @@ static NORETURN void mode_events(void)
     check_status(bs->check_event(timer), EFI_NOT_READY, "check_event_reset_by_wait");
     check_status(bs->set_timer(timer, TimerPeriodic, 0), EFI_SUCCESS, "set_timer_periodic_0");
     check_status(bs->check_event(timer), EFI_SUCCESS, "check_event_periodic_0");
-    check_status(bs->create_event(EVT_NOTIFY_SIGNAL, 8, (void *)mode_events, NULL, &refused), EFI_UNSUPPORTED,
-                 "create_event_notify_unsupported");
 
     /* The keys: WaitForKey signaled while they last, one per ReadKeyStroke. */
     static const efi_input_key_t want[] = { { 0, 'x' }, { 0, 0x0d } };
@@ -1770,6 +1770,92 @@ static NORETURN void mode_events(void)
     check_status(in->read_key_stroke(in, &key), EFI_NOT_READY, "read_key_stroke_no_more");
     check_status(bs->close_event(timer), EFI_SUCCESS, "close_event");
     check_status(bs->check_event(timer), EFI_INVALID_PARAMETER, "check_event_closed");
+    finish();
+}
+
+/* ------------------------------------------------------------------ */
+/* notify mode: the firmware calls the payload's notify functions     */
+
+enum { NOTIFY_SIGNALED, NOTIFY_GROUP_A, NOTIFY_GROUP_B, NOTIFY_WAIT_SIGNALS, NOTIFY_EBS, NOTIFY_KINDS };
+
+static struct {
+    unsigned calls[NOTIFY_KINDS];
+    efi_event_t event[NOTIFY_KINDS];     /* the Event each was last called with */
+    uint64_t tpl[NOTIFY_KINDS];          /* the TPL it ran at */
+} notified;
+static uint64_t notify_entry_rsp __attribute__((used));   /* RSP as the last function was entered */
+static const int notify_kind[NOTIFY_KINDS] = { 0, 1, 2, 3, 4 };
+
+/* Called by the firmware's trampoline with the Microsoft x64 ABI: the
+ * context names the kind. The current TPL is what RaiseTPL returns. */
+__attribute__((used, noipa)) static EFIAPI void notify_record(efi_event_t event, const int *context)
+{
+    unsigned k = (unsigned)*context;
+    notified.calls[k]++;
+    notified.event[k] = event;
+    if (k != NOTIFY_EBS) {   /* boot services end as the EBS function runs: RaiseTPL is not for it */
+        notified.tpl[k] = g.bs->raise_tpl(TPL_HIGH_LEVEL);
+        g.bs->restore_tpl(notified.tpl[k]);
+    }
+    if (k == NOTIFY_WAIT_SIGNALS)
+        g.bs->signal_event(event);
+}
+extern void notify_entry(void) __attribute__((visibility("hidden")));
+/* notify_entry: records RSP at the entry (8 mod 16 after the CALL, as the
+ * ABI has it), then is notify_record. */
+asm(".text\n"
+    "notify_entry:\n"
+    "    mov %rsp, notify_entry_rsp(%rip)\n"
+    "    jmp notify_record\n");
+
+static efi_event_t notify_event(uint32_t type, uint64_t tpl, unsigned kind, const efi_guid_t *group)
+{
+    efi_event_t e = NULL;
+    efi_status_t s = group ? g.bs->create_event_ex(type, tpl, (void *)notify_entry, &notify_kind[kind], group, &e)
+                           : g.bs->create_event(type, tpl, (void *)notify_entry, (void *)&notify_kind[kind], &e);
+    checkf(s == EFI_SUCCESS && e, "notify_create_event", "type 0x%x: status 0x%lx", type, s);
+    return e;
+}
+
+static bool notified_once_more(unsigned kind, unsigned calls, efi_event_t e, uint64_t tpl, const char *name)
+{
+    return checkf(notified.calls[kind] == calls && notified.event[kind] == e && notified.tpl[kind] == tpl, name,
+                  "%u calls (expected %u), event %p (expected %p), at TPL %lu (expected %lu)",
+                  notified.calls[kind], calls, notified.event[kind], e, notified.tpl[kind], tpl);
+}
+
+static NORETURN void mode_notify(void)
+{
+    efi_boot_services_t *bs = g.bs;
+    efi_event_t e = notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_SIGNALED, NULL);
+    check_status(bs->signal_event(e), EFI_SUCCESS, "notify_signal_event");
+    notified_once_more(NOTIFY_SIGNALED, 1, e, TPL_CALLBACK, "notify_signal_ran_before_signal_event_returned");
+    checkf(notify_entry_rsp % 16 == 8, "notify_entry_stack_aligned", "RSP 0x%lx at the entry", notify_entry_rsp);
+    check_status(bs->check_event(e), EFI_INVALID_PARAMETER, "notify_signal_check_event_invalid");
+
+    uint64_t old = bs->raise_tpl(TPL_NOTIFY);
+    checkf(old == TPL_APPLICATION, "notify_raise_tpl", "old TPL %lu", old);
+    check_status(bs->signal_event(e), EFI_SUCCESS, "notify_signal_at_tpl_notify");
+    notified_once_more(NOTIFY_SIGNALED, 1, e, TPL_CALLBACK, "notify_held_back_at_tpl_notify");
+    bs->restore_tpl(old);
+    notified_once_more(NOTIFY_SIGNALED, 2, e, TPL_CALLBACK, "notify_restore_tpl_delivers");
+
+    efi_event_t a = notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_GROUP_A, &payload_vendor_guid);
+    efi_event_t b = notify_event(EVT_NOTIFY_SIGNAL, TPL_NOTIFY, NOTIFY_GROUP_B, &payload_vendor_guid);
+    check_status(bs->signal_event(a), EFI_SUCCESS, "notify_signal_group");
+    notified_once_more(NOTIFY_GROUP_A, 1, a, TPL_CALLBACK, "notify_group_signaled_member");
+    notified_once_more(NOTIFY_GROUP_B, 1, b, TPL_NOTIFY, "notify_group_other_member");
+
+    efi_event_t w = notify_event(EVT_NOTIFY_WAIT, TPL_CALLBACK, NOTIFY_WAIT_SIGNALS, NULL);
+    check_status(bs->check_event(w), EFI_SUCCESS, "notify_wait_check_event_after_its_function");
+    notified_once_more(NOTIFY_WAIT_SIGNALS, 1, w, TPL_CALLBACK, "notify_wait_ran_once");
+
+    efi_event_t ebs = notify_event(EVT_SIGNAL_EXIT_BOOT_SERVICES, TPL_NOTIFY, NOTIFY_EBS, NULL);
+    efi_status_t s = get_map();
+    s = s == EFI_SUCCESS ? exit_boot_services_with_retry() : s;
+    check_status(s, EFI_SUCCESS, "notify_exit_boot_services");
+    checkf(notified.calls[NOTIFY_EBS] == 1 && notified.event[NOTIFY_EBS] == ebs, "notify_ebs_ran_before_it_returned",
+           "%u calls, event %p (expected %p)", notified.calls[NOTIFY_EBS], notified.event[NOTIFY_EBS], ebs);
     finish();
 }
 
@@ -1999,7 +2085,9 @@ static NORETURN void payload_main(void)
     if (word_is(mode, "stop-at-ebs"))
         mode_stop_at_ebs();
     if (word_is(mode, "efi-exit"))
-        mode_efi_exit();
+        mode_efi_exit(false);
+    if (word_is(mode, "efi-exit-success"))
+        mode_efi_exit(true);
     if (word_is(mode, "hostile"))
         mode_hostile();
     if (word_is(mode, "race"))
@@ -2008,6 +2096,8 @@ static NORETURN void payload_main(void)
         mode_events();
     if (word_is(mode, "halt"))
         mode_halt();
+    if (word_is(mode, "notify"))
+        mode_notify();
 
     size_t n = 0;
     while (mode[n] && !is_space(mode[n]))
@@ -2056,6 +2146,11 @@ EFIAPI efi_status_t efi_pe_entry(efi_handle_t image, efi_system_table_t *st)
             cmdline_from_ucs2(li->load_options, li->load_options_size);
         else
             print("payload: HandleProtocol(LoadedImage) failed: 0x%lx\n", s);
+    }
+    const char *mode = cmdline_option("payload=");
+    if (mode && word_is(mode, "efi-return")) {
+        print("payload: returning EFI_SUCCESS from the PE entry\n");
+        return EFI_SUCCESS;
     }
     payload_main();
 }

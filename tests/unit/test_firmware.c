@@ -2080,6 +2080,47 @@ START_TEST(unimplemented_services_are_unsupported_and_reported_once)
 }
 END_TEST
 
+/* How often the log holds needle. */
+static unsigned log_count(const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = log_text(); (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* Issue 26 item 8: a protocol no handle has, asked for through any lookup,
+ * and a service slot not served, are each one line naming them. */
+#define GUID_SIMPLE_FILE_SYSTEM EFI_GUID(0x964e5b22, 0x6459, 0x11d2, 0x8e, 0x39, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b)
+
+START_TEST(unserved_protocols_and_services_name_themselves_once)
+{
+    uint64_t iface_p = scratch(8), n_p = scratch(8), buf_p = scratch(8);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.image_handle, put_guid(GUID_SIMPLE_FILE_SYSTEM), iface_p),
+                      EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_SIMPLE_FILE_SYSTEM), 0, iface_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), fw.image_handle, put_guid(GUID_SIMPLE_FILE_SYSTEM), iface_p,
+                           fw.image_handle, 0, 0x2), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(log_count("the guest asked for EFI_SIMPLE_FILE_SYSTEM_PROTOCOL, which handover does not serve: "
+                                "HandleProtocol returns EFI_UNSUPPORTED"), 1);
+    ck_assert_uint_eq(log_count("EFI_SIMPLE_FILE_SYSTEM_PROTOCOL"), 1);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE_BUFFER), EFI_BY_PROTOCOL, put_guid(GUID_GOP), 0, n_p, buf_p),
+                      EFI_NOT_FOUND);
+    ck_assert_uint_eq(log_count("the guest asked for EFI_GRAPHICS_OUTPUT_PROTOCOL, which handover does not serve: "
+                                "LocateHandleBuffer returns EFI_NOT_FOUND"), 1);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_TEST), 0, iface_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(log_count("the guest asked for protocol 3a1b2c4d-1111-2222-3344-5566778899aa, which handover "
+                                "does not serve"), 1);
+    /* Served, only not on that handle: nothing is missing. */
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), fw.con_out_handle, put_guid(GUID_LOADED_IMAGE), iface_p),
+                      EFI_UNSUPPORTED);
+    ck_assert_uint_eq(log_count("EFI_LOADED_IMAGE_PROTOCOL"), 0);
+    ck_assert_uint_eq(CALL(BS(REGISTER_PROTOCOL_NOTIFY), put_guid(GUID_TEST), 0, scratch(8)), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(log_count("the guest asked for RegisterProtocolNotify, which handover does not serve: "
+                                "EFI_UNSUPPORTED"), 1);
+}
+END_TEST
+
 START_TEST(trace_writes_one_json_line_per_call)
 {
     char *buf = NULL;
@@ -2359,20 +2400,220 @@ START_TEST(create_event_refuses_bad_types_tpls_and_pointers)
 }
 END_TEST
 
-/* Notify functions are not served: EFI_UNSUPPORTED, said once. */
-START_TEST(events_with_notify_functions_are_unsupported_and_said_once)
+/* ---- notify functions (UEFI 2.10 section 7.1; EDK2 Event.c, Tpl.c) --------------- */
+
+#define TPL_CALLBACK 8
+#define TPL_NOTIFY   16
+#define NOTIFY_FN2   0x1234570ULL
+
+static uint64_t new_notify_event(uint32_t type, uint64_t tpl, uint64_t fn, uint64_t context)
 {
     uint64_t p = put_u64(0);
-    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_NOTIFY_SIGNAL, 8, NOTIFY_FN, 0, p), EFI_UNSUPPORTED);
-    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_TIMER | EVT_NOTIFY_WAIT, 16, NOTIFY_FN, 0, p), EFI_UNSUPPORTED);
-    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_SIGNAL_EXIT_BOOT_SERVICES, 16, NOTIFY_FN, 0, p), EFI_UNSUPPORTED);
-    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, 8, NOTIFY_FN, 0, put_guid(GUID_TEST), p),
-                      EFI_UNSUPPORTED);
-    ck_assert_uint_eq(rd64(p), 0);
-    const char *log = log_text(), *first = strstr(log, "notify functions are not served");
-    ck_assert_ptr_nonnull(first);
-    ck_assert_ptr_nonnull(strstr(log, "CreateEvent(EVT_NOTIFY_SIGNAL) with a notify function"));
-    ck_assert_ptr_null(strstr(first + 1, "notify functions are not served"));
+    ck_assert_uint_eq(CALL(EVT(CREATE), type, tpl, fn, context, p), EFI_SUCCESS);
+    return rd64(p);
+}
+
+/* The vCPU was sent to the trampoline to call fn(event, context) at tpl:
+ * RSP 16-byte aligned (the trampoline keeps it so at the call), below the
+ * caller's frame, and readable. */
+static void assert_notify_runs(uint64_t event, uint64_t fn, uint64_t context, uint64_t tpl, uint64_t below)
+{
+    ck_assert(fw.transfer.pending);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, FW_ID_NOTIFY_RETURN));
+    ck_assert_uint_eq(fw.transfer.rcx, event);
+    ck_assert_uint_eq(fw.transfer.rdx, context);
+    ck_assert_uint_eq(fw.transfer.r8, fn);
+    ck_assert_uint_eq(fw.transfer.rsp % 16, 0);
+    ck_assert_uint_lt(fw.transfer.rsp, below);
+    ck_assert_uint_eq(fw.tpl, tpl);
+}
+
+/* The function returned: the trampoline re-enters the firmware with RCX =
+ * the event, RDX = the function, on the RSP it was given. */
+static efi_status_t notify_returns(void)
+{
+    uint64_t saved = cur_rsp;
+    cur_rsp = fw.transfer.rsp;
+    efi_status_t s = CALL(FW_ID_NOTIFY_RETURN, fw.transfer.rcx, fw.transfer.r8);
+    cur_rsp = saved;
+    return s;
+}
+
+/* The call made at rsp returns to its caller with the TPL it was made at. */
+static void assert_call_returns(unsigned id, uint64_t rsp, uint64_t tpl)
+{
+    ck_assert(fw.transfer.pending);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, id) + FW_THUNK_RET);
+    ck_assert_uint_eq(fw.transfer.rsp, rsp);
+    ck_assert_uint_eq(fw.tpl, tpl);
+    ck_assert_uint_eq(fw.events.depth, 0);
+}
+
+START_TEST(signal_event_runs_the_notify_function_through_the_trampoline)
+{
+    const uint8_t *t = hp(firmware_thunk(&fw, FW_ID_NOTIFY_RETURN));
+    static const uint8_t call_r8[] = { 0x51, 0x41, 0x50, 0x48, 0x83, 0xec, 0x20, 0x41, 0xff, 0xd0 };
+    ck_assert_mem_eq(t, call_r8, sizeof(call_r8));
+    uint32_t id;
+    memcpy(&id, t + 17, 4);
+    ck_assert_uint_eq(id, FW_ID_NOTIFY_RETURN);
+    ck_assert_uint_eq(t[21], 0xe7);
+
+    uint64_t e = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 0x777);
+    for (int round = 0; round < 2; round++) {   /* unsignaled as it runs: a second signal runs it again */
+        ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+        assert_notify_runs(e, NOTIFY_FN, 0x777, TPL_CALLBACK, STACK_TOP);
+        ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+        assert_call_returns(EVT(SIGNAL), STACK_TOP, FW_TPL_APPLICATION);
+    }
+    /* Not for CheckEvent or WaitForEvent (UEFI 2.10 section 7.1.8). */
+    uint64_t index;
+    ck_assert_uint_eq(CALL(EVT(CHECK), e), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(wait_for(&e, 1, &index), EFI_INVALID_PARAMETER);
+    /* A closed event's queued function never runs. */
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CLOSE), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+}
+END_TEST
+
+START_TEST(restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first)
+{
+    uint64_t a = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 1);
+    uint64_t b = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_NOTIFY, NOTIFY_FN2, 2);
+    uint64_t c = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 3);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
+    const uint64_t order[] = { c, a, b };   /* signaled in this order */
+    for (unsigned i = 0; i < 3; i++) {
+        ck_assert_uint_eq(CALL(EVT(SIGNAL), order[i]), EFI_SUCCESS);
+        ck_assert(!fw.transfer.pending);   /* none is above TPL_NOTIFY */
+    }
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+    assert_notify_runs(b, NOTIFY_FN2, 2, TPL_NOTIFY, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(c, NOTIFY_FN, 3, TPL_CALLBACK, STACK_TOP);   /* then in queue order */
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(a, NOTIFY_FN, 1, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(BS(RESTORE_TPL), STACK_TOP, FW_TPL_APPLICATION);
+}
+END_TEST
+
+/* A notify function's own calls run only functions above its TPL; the
+ * others wait until it returns. */
+START_TEST(a_notify_function_calling_services_nests_only_above_its_tpl)
+{
+    uint64_t outer = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 1);
+    uint64_t same = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 2);
+    uint64_t high = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_NOTIFY, NOTIFY_FN2, 3);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), outer), EFI_SUCCESS);
+    assert_notify_runs(outer, NOTIFY_FN, 1, TPL_CALLBACK, STACK_TOP);
+    uint64_t outer_stack = fw.transfer.rsp, saved = cur_rsp;
+    cur_rsp = outer_stack - 0x60;   /* inside the function */
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), same), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), high), EFI_SUCCESS);
+    assert_notify_runs(high, NOTIFY_FN2, 3, TPL_NOTIFY, outer_stack - 0x60);
+    ck_assert_uint_eq(fw.events.depth, 2);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, EVT(SIGNAL)) + FW_THUNK_RET);
+    ck_assert_uint_eq(fw.transfer.rsp, outer_stack - 0x60);
+    ck_assert_uint_eq(fw.tpl, TPL_CALLBACK);
+    cur_rsp = saved;
+    fw.transfer.rsp = outer_stack;
+    fw.transfer.rcx = outer;
+    fw.transfer.r8 = NOTIFY_FN;
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(same, NOTIFY_FN, 2, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(EVT(SIGNAL), STACK_TOP, FW_TPL_APPLICATION);
+}
+END_TEST
+
+/* EVT_SIGNAL_EXIT_BOOT_SERVICES and CreateEventEx's group of that GUID are
+ * one group; its functions run before boot services end (EDK2
+ * CoreExitBootServices), and so do SetVirtualAddressMap's. */
+START_TEST(exit_boot_services_and_set_virtual_address_map_run_their_groups_first)
+{
+    uint64_t p = put_u64(0);
+    uint64_t ebs = new_notify_event(EVT_SIGNAL_EXIT_BOOT_SERVICES, TPL_NOTIFY, NOTIFY_FN, 1);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN2, 2,
+                           put_guid(GUID_EVENT_GROUP_EXIT_BOOT_SERVICES), p), EFI_SUCCESS);
+    uint64_t ex = rd64(p);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 3, put_guid(GUID_TEST), p),
+                      EFI_SUCCESS);
+    uint64_t vac = new_notify_event(EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE, TPL_NOTIFY, NOTIFY_FN2, 4);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, map_key()), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_BOOT);   /* not yet */
+    assert_notify_runs(ebs, NOTIFY_FN, 1, TPL_NOTIFY, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(ex, NOTIFY_FN2, 2, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_BOOT);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);   /* the TEST group's and vac's are not signaled */
+    assert_call_returns(BS(EXIT_BOOT_SERVICES), STACK_TOP, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_RUNTIME);
+    ck_assert_uint_eq(systab()->boot_services, 0);
+
+    uint64_t size, map = virtual_map(&size);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_SUCCESS);
+    assert_notify_runs(vac, NOTIFY_FN2, 4, TPL_NOTIFY, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(RT(SET_VIRTUAL_ADDRESS_MAP), STACK_TOP, FW_TPL_APPLICATION);
+}
+END_TEST
+
+/* A notify-wait event's function runs when CheckEvent finds it
+ * unsignaled, and CheckEvent then looks again; WaitForEvent is made again
+ * after its list's functions ran. */
+START_TEST(wait_notify_functions_run_from_check_event_and_wait_for_event)
+{
+    uint64_t w = new_notify_event(EVT_NOTIFY_WAIT, TPL_CALLBACK, NOTIFY_FN, 5);
+    ck_assert_uint_eq(CALL(EVT(CHECK), w), EFI_NOT_READY);
+    assert_notify_runs(w, NOTIFY_FN, 5, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_NOT_READY);   /* it signaled nothing */
+    assert_call_returns(EVT(CHECK), STACK_TOP, FW_TPL_APPLICATION);
+
+    ck_assert_uint_eq(CALL(EVT(CHECK), w), EFI_NOT_READY);
+    uint64_t saved = cur_rsp;
+    cur_rsp = fw.transfer.rsp - 0x60;
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), w), EFI_SUCCESS);   /* the function signals its event */
+    cur_rsp = saved;
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(EVT(CHECK), STACK_TOP, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(EVT(CHECK), w), EFI_NOT_READY);  /* reset as reported, and the function ran again */
+    ck_assert_uint_eq(notify_returns(), EFI_NOT_READY);
+
+    uint64_t list = put_u64(w), index_p = put_u64(~0ULL);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1, list, index_p), EFI_NOT_READY);
+    assert_notify_runs(w, NOTIFY_FN, 5, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_NOT_READY);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, BS(WAIT_FOR_EVENT)));   /* made again */
+    ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP);
+    ck_assert_uint_eq(fw.transfer.rcx, 1);
+    ck_assert_uint_eq(fw.transfer.rdx, list);
+    ck_assert_uint_eq(fw.transfer.r8, index_p);
+    ck_assert_uint_gt(fw.sleep_ns, 0);
+}
+END_TEST
+
+START_TEST(notify_functions_need_a_stack_and_a_running_function_to_return_from)
+{
+    ck_assert_uint_eq(CALL(FW_ID_NOTIFY_RETURN, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+    ck_assert_ptr_nonnull(strstr(log_text(), "the notify trampoline reached with no notify function running"));
+    fw.stop = FW_RUN;
+    uint64_t e = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 0);
+    uint64_t saved = cur_rsp;
+    cur_rsp = 0x40;   /* no room below the caller's RSP */
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+    ck_assert_ptr_nonnull(strstr(log_text(), "they stay queued"));
+    cur_rsp = saved;
+    ck_assert_uint_eq(CALL(BS(STALL), 0), EFI_SUCCESS);   /* any later call runs it */
+    assert_notify_runs(e, NOTIFY_FN, 0, TPL_CALLBACK, STACK_TOP);
 }
 END_TEST
 
@@ -2619,12 +2860,12 @@ START_TEST(trace_decodes_the_event_services)
     snprintf(want, sizeof(want),
              ",\"decoded\":{\"type\":\"EVT_TIMER\",\"event\":\"0x%llx\"}}\n"
              ",\"decoded\":{\"type\":\"EVT_NOTIFY_SIGNAL\",\"notify_tpl\":8,\"notify_function\":\"0x1234560\","
-             "\"group\":\"LINUX_EFI_RANDOM_SEED\"}}\n"
+             "\"group\":\"LINUX_EFI_RANDOM_SEED\",\"event\":\"0x%llx\"}}\n"
              ",\"decoded\":{\"event\":\"0x%llx\",\"timer\":\"TimerPeriodic\",\"trigger_time_100ns\":100}}\n"
              ",\"decoded\":{\"event\":\"0x%llx\"}}\n"
              ",\"decoded\":{\"events\":2,\"index\":1}}\n"
              ",\"decoded\":{\"events\":1,\"wait\":\"none signaled: the call is made again\"}}\n",
-             (unsigned long long)e, (unsigned long long)e, (unsigned long long)e);
+             (unsigned long long)e, (unsigned long long)e + 8, (unsigned long long)e, (unsigned long long)e);
     ck_assert_str_eq(got, want);
 }
 END_TEST
@@ -2693,7 +2934,12 @@ Suite *firmware_suite(void)
                        load_options_are_the_command_line_in_ucs2, read_key_stroke_never_has_a_key_and_says_so_once } },
         { "events", { create_event_makes_handles_in_the_firmware_region_and_wait_for_key_is_one,
                       create_event_refuses_bad_types_tpls_and_pointers,
-                      events_with_notify_functions_are_unsupported_and_said_once,
+                      signal_event_runs_the_notify_function_through_the_trampoline,
+                      restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first,
+                      a_notify_function_calling_services_nests_only_above_its_tpl,
+                      exit_boot_services_and_set_virtual_address_map_run_their_groups_first,
+                      wait_notify_functions_run_from_check_event_and_wait_for_event,
+                      notify_functions_need_a_stack_and_a_running_function_to_return_from,
                       check_event_after_relative_timers_of_zero_and_of_an_hour, periodic_timers_signal_once_per_period,
                       signal_check_and_close_and_stale_or_wild_handles, event_handles_are_spent_once_and_said_once,
                       event_groups_signal_together, wait_for_event_returns_the_index_of_the_signaled_event,
@@ -2708,7 +2954,8 @@ Suite *firmware_suite(void)
                       injected_allocation_failures_leave_the_map_as_it_was, injected_protocol_and_variable_faults } },
         { "hostile", { hostile_arguments_give_errors_and_change_nothing,
                        unreadable_stack_arguments_give_invalid_parameter, unknown_service_ids_are_unsupported,
-                       unimplemented_services_are_unsupported_and_reported_once, trace_writes_one_json_line_per_call,
+                       unimplemented_services_are_unsupported_and_reported_once,
+                       unserved_protocols_and_services_name_themselves_once, trace_writes_one_json_line_per_call,
                        trace_decodes_arguments_through_the_services_row, trace_stops_at_its_limit_and_says_so_once,
                        firmware_map_covers_ram_on_both_sides_of_the_hole } },
     };

@@ -471,6 +471,19 @@ START_TEST(an_mz_file_without_a_setup_header_is_an_efi_application)
     build_pe(file);
     wr16(file + 0x1fe, 0xaa55);
     ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_BZIMAGE);
+    /* Both, with a setup header (protocol 2.05 or later) that says the
+     * kernel cannot be relocated: the EFI application it also is, as
+     * memtest86+ (issue 26 item 4); relocatable, a bzImage. */
+    memcpy(file + 0x202, "HdrS", 4);
+    wr16(file + 0x206, 0x20c);
+    file[0x234] = 0;
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_EFI_APP);
+    file[0x234] = 1;
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_BZIMAGE);
+    file[0x234] = 0;
+    wr16(file + OPT_OFF + 68, PE_SUBSYSTEM_EFI_BOOT_SERVICE_DRIVER);
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_BZIMAGE);
+    build_pe(file);
     /* Neither: a bzImage, so that bzimage_parse says what is wrong. */
     uint8_t junk[0x300] = { 0 };
     ck_assert_int_eq(image_kind(junk, sizeof(junk)), IMAGE_BZIMAGE);

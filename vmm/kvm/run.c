@@ -227,14 +227,16 @@ static int callee_saved_xmm(struct vcpu *c, uint8_t (*xmm)[16], bool load)
 }
 
 /* A service that moves the vCPU on (StartImage, Exit, an entry point's
- * return, WaitForEvent making its call again): its registers replace the
- * caller's. A new RIP also tells KVM not to skip the OUT it exited on. */
+ * return, WaitForEvent making its call again, a notify function to run
+ * or one returned): its registers replace the caller's. A new RIP also
+ * tells KVM not to skip the OUT it exited on. */
 static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs *r)
 {
     r->rip = t->rip;
     r->rsp = t->rsp;
     r->rcx = t->rcx;
     r->rdx = t->rdx;
+    r->r8 = t->r8;
     if (!t->restore)
         return 0;
     const struct fw_callee_saved *k = &t->saved;
@@ -264,6 +266,22 @@ static bool wait_outlasts_timeout(struct vcpu *c, unsigned id)
     return true;
 }
 
+/* The top-level image ended, by Exit or by returning from its entry point
+ * (UEFI 2.10 section 7.4.5): EFI_SUCCESS is a success, unless it ended
+ * before the stop point asked for; any other status is the image giving
+ * up, as a kernel's stub does. */
+static int image_ended(struct vmm *vm)
+{
+    report_last_line(vm);
+    if (vm->fw.stop_status != EFI_SUCCESS)
+        return EXIT_FIRMWARE_EXIT;
+    if (vm->opt.stop_at == STOP_AT_EBS && vm->fw.phase == FW_PHASE_BOOT) {
+        vmm_log("--stop-at ebs: the image ended with EFI_SUCCESS before any ExitBootServices");
+        return EXIT_FIRMWARE_EXIT;
+    }
+    return EXIT_OK;
+}
+
 /* One firmware call. Returns RUN_CONTINUE to go on, or an exit status. */
 static int hypercall(struct vcpu *c, uint32_t id)
 {
@@ -283,8 +301,9 @@ static int hypercall(struct vcpu *c, uint32_t id)
         guest_view_read_u64(&v, r.rsp, &status);   /* RAX, pushed by the thunk */
         fflush(stdout);
         vmm_log("the image returned from its entry point with %s", efi_status_name(status));
-        report_last_line(vm);
-        return EXIT_FIRMWARE_EXIT;
+        vm->fw.stop = FW_STOP_EXIT;
+        vm->fw.stop_status = status;
+        return image_ended(vm);
     }
     bool ebs_before = vm->fw.phase == FW_PHASE_RUNTIME;
     struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s),
@@ -308,8 +327,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
     switch (vm->fw.stop) {
     case FW_STOP_EXIT:
         fflush(stdout);
-        report_last_line(vm);
-        return EXIT_FIRMWARE_EXIT;
+        return image_ended(vm);
     case FW_STOP_RESET:
         return EXIT_OK;
     default:
@@ -322,9 +340,10 @@ static int hypercall(struct vcpu *c, uint32_t id)
             vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
         if (vm->opt.stop_at == STOP_AT_EBS) {
             /* The thunk's return address, at RSP: the caller of ExitBootServices
-             * (0, inside the firmware's kept range, if unreadable). */
+             * (0, inside the firmware's kept range, if unreadable). After its
+             * notify functions ran, the call returns through the RSP it had. */
             uint64_t ret = 0;
-            guest_view_read(&call.view, call.rsp, &ret, 8);
+            guest_view_read(&call.view, vm->fw.transfer.pending ? vm->fw.transfer.rsp : call.rsp, &ret, 8);
             if (arm_stop_at_ebs(c, &s, ret))
                 return EXIT_HOST;
         }

@@ -300,6 +300,10 @@ int report_write(struct vmm *vm, int exit_status)
      * image, files (--initrd, --add, --dtb) or host (/dev/kvm, KVM). */
     json_object_set_new(root, "not_started_at",
                         vm->step == STEP_GUEST ? json_null() : json_string(boot_step_names[vm->step]));
+    /* The status the top-level image ended with (Exit, or its entry's
+     * return); null if it did not end so. */
+    json_object_set_new(root, "efi_status",
+                        vm->fw.stop == FW_STOP_EXIT ? json_string(efi_status_name(vm->fw.stop_status)) : json_null());
     json_object_set_new(root, "vm_exits_by_phase", exits_by_phase_json(&vm->counters));
     json_object_set_new(root, "host", host_cost_json(vm));
     if (vm->report.map_at_ebs) {
