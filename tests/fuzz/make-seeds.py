@@ -390,6 +390,193 @@ def pe_seeds():
             write("pe", "payload.bzImage", src.read())
 
 
+# ---- fuzz_devpath -----------------------------------------------------------
+
+def dp_addr_scratch(off): return u8(0) + u16(off)
+DP_ADDR_INITRD = u8(2)
+def dp_addr_ram_end(back): return u8(1) + u8(back)
+
+
+def dp_node(type_, sub, data): return u8(type_) + u8(sub) + u8(len(data)) + data
+
+
+def dp_path(off, nodes, no_end=False, raw_last_len=None, end_instance=False):
+    count = len(nodes) | (0x10 if no_end else 0) | (0x20 if raw_last_len is not None else 0) | \
+        (0x40 if end_instance else 0)
+    out = b""
+    for i, n in enumerate(nodes):
+        out += n
+        if raw_last_len is not None and i == len(nodes) - 1:
+            out = out[:-len(n)] + n[:3] + u16(raw_last_len) + n[3:]
+    return u8(1) + u16(off) + u8(count) + out
+
+
+def dp_copy(addr): return u8(2) + addr
+def dp_install(addr, handle=0, multiple=False, second=0): return u8(3) + addr + u8(handle) + u8((second << 1) | multiple)
+def dp_locate(guid, addr): return u8(4) + u8(guid) + addr
+
+
+def dp_load(flags=0, addr=b"", size=None):
+    return u8(5) + u8(flags) + (addr if not flags & 1 else b"") + (u16(size) if flags & 8 else b"")
+
+
+def dp_unload(c=0): return u8(6) + u8(c)
+def dp_uninstall(c=0): return u8(7) + u8(c)
+
+
+def devpath_seeds():
+    stub_payload = bytes.fromhex("b7b0e3b2d1784e4fb6c5e4bba4a9dbfa")
+    acpi = dp_node(2, 1, u32(0x0a0341d0) + u32(0))                      # PciRoot(0)
+    pci = dp_node(1, 1, u8(0) + u8(3))                                  # Pci(3,0)
+    hd = dp_node(4, 1, u32(1) + u64(2048) + u64(204800) + bytes(16) + u8(2) + u8(2))   # HD(1,GPT,...)
+    file_ = dp_node(4, 4, ucs2("\\EFI\\BOOT\\BOOTX64.EFI"))
+    write("devpath", "load-vendor-media", b"\x00" + dp_path(0, [dp_node(4, 3, stub_payload)]) +
+          dp_copy(dp_addr_scratch(0)) + dp_load(0, dp_addr_scratch(0)) + dp_load(1) + dp_unload(0))
+    # A disk's path on a handle of its own, then the loader's full path:
+    # LocateDevicePath finds the disk, LoadImage splits the path there.
+    write("devpath", "disk-then-file", b"\x00" +
+          dp_path(0x100, [acpi, pci, hd]) + dp_install(dp_addr_scratch(0x100)) +
+          dp_path(0x400, [acpi, pci, hd, file_]) + dp_copy(dp_addr_scratch(0x400)) +
+          dp_locate(0, dp_addr_scratch(0x400)) + dp_load(0, dp_addr_scratch(0x400)) +
+          dp_path(0x800, [acpi, pci]) + dp_install(dp_addr_scratch(0x800), multiple=True, second=0) +
+          dp_load(4, dp_addr_scratch(0x400)) + dp_uninstall(1) + dp_load(0, dp_addr_scratch(0x400)) +
+          dp_unload(0) + dp_unload(1))
+    write("devpath", "initrd-media", b"\x01" + dp_copy(DP_ADDR_INITRD) + dp_locate(1, DP_ADDR_INITRD) +
+          dp_locate(0, DP_ADDR_INITRD) + dp_load(0, DP_ADDR_INITRD) +
+          dp_install(DP_ADDR_INITRD, multiple=True) + dp_install(DP_ADDR_INITRD, handle=1))
+    write("devpath", "malformed", b"\x00" +
+          dp_path(0, [acpi, dp_node(1, 1, b"")], raw_last_len=0) + dp_copy(dp_addr_scratch(0)) +
+          dp_load(0, dp_addr_scratch(0)) + dp_locate(0, dp_addr_scratch(0)) +
+          dp_path(0x100, [acpi], no_end=True) + dp_copy(dp_addr_scratch(0x100)) +
+          dp_path(0x200, [acpi, dp_node(4, 4, bytes(200))], raw_last_len=1020) + dp_copy(dp_addr_scratch(0x200)) +
+          dp_path(0x600, [dp_node(4, 4, bytes(250))] * 4) + dp_copy(dp_addr_scratch(0x600)) +
+          dp_copy(dp_addr_ram_end(3)) + dp_copy(u8(3) + u64(0x1000)) +
+          dp_install(dp_addr_scratch(0), multiple=True))
+    write("devpath", "end-instance", b"\x00" + dp_path(0x40, [acpi, pci, hd], end_instance=True) +
+          dp_copy(dp_addr_scratch(0x40)) + dp_install(dp_addr_scratch(0x40)) +
+          dp_path(0x300, [acpi]) + dp_install(dp_addr_scratch(0x300), handle=2) +
+          dp_locate(0, dp_addr_scratch(0x40)) + dp_load(0, dp_addr_scratch(0x40)))
+    # Ties (the same path on two handles) and images from scratch bytes.
+    write("devpath", "ties-and-scratch-image", b"\x00" + dp_path(0, [acpi, pci]) +
+          dp_install(dp_addr_scratch(0)) + dp_install(dp_addr_scratch(0)) +
+          dp_install(dp_addr_scratch(0), multiple=True) +
+          dp_path(0x100, [acpi, pci, file_]) + dp_locate(0, dp_addr_scratch(0x100)) +
+          dp_load(8, dp_addr_scratch(0x100), size=0x600) + dp_load(2, dp_addr_scratch(0x100)) +
+          b"".join(dp_load(0, dp_addr_scratch(0x100)) for _ in range(9)))
+
+
+# ---- fuzz_events ------------------------------------------------------------
+
+EV_TYPES = {"none": 0, "timer": 1, "wait": 2, "signal": 3, "timer|wait": 4, "timer|signal": 5, "ebs": 6, "vac": 7}
+
+
+def ev_header(keys=b"", to_firmware=True, errlen=127):
+    return u8(1 if to_firmware else 0) + u8(errlen) + u8(len(keys)) + keys
+
+
+def ev_create(type_="none", tpl=0, notify=0, ptr=0): return u8(0) + u8(EV_TYPES[type_]) + u8(tpl) + u8(notify) + u8(ptr)
+
+
+def ev_create_ex(group, type_="none", tpl=0, notify=0, ptr=0):
+    return u8(1) + u8(EV_TYPES[type_]) + u8(tpl) + u8(notify) + u8(ptr) + u8(group)
+
+
+def ev_set_timer(ev, kind, trigger):   # trigger: 0, "never", or a u64
+    if trigger == 0:
+        return u8(2) + u8(ev) + u8(kind) + u8(0)
+    if trigger == "never":
+        return u8(2) + u8(ev) + u8(kind) + u8(1)
+    return u8(2) + u8(ev) + u8(kind) + u8(2) + u64(trigger)
+
+
+def ev_signal(ev): return u8(3) + u8(ev)
+def ev_check(ev): return u8(4) + u8(ev)
+def ev_wait(evs, ptr=0): return u8(5) + u8(len(evs)) + b"".join(u8(e) for e in evs) + u8(ptr)
+def ev_close(ev): return u8(6) + u8(ev)
+def ev_read_key(ptr=0): return u8(7) + u8(0) + u8(ptr)
+def ev_raise_tpl(t): return u8(7) + u8(1) + u8(t)
+def ev_restore_tpl(t): return u8(7) + u8(2) + u8(t)
+
+
+def events_seeds():
+    # A boot menu: wait for a key, read it, until the keys run out.
+    write("events", "keys-menu", ev_header(b"\\D\\D\\n") +
+          b"".join(ev_wait([0]) + ev_read_key() for _ in range(4)) + ev_check(0) + ev_wait([0]))
+    write("events", "keys-utf8-escapes", ev_header("é€x\\e\\U\\L\\R\\t\\b\\\\\n\\r".encode()) +
+          b"".join(ev_read_key(p) for p in (0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+    write("events", "keys-bad", ev_header(b"ab\\q", errlen=20) + ev_check(0) + ev_read_key())
+    write("events", "keys-lone-backslash", ev_header(b"\xe2\x82\\", errlen=5) + ev_read_key())
+    write("events", "keys-malformed-utf8", ev_header(b"\xc0\xaf\xed\xa0\x80\xf0\x9f\x98\x80\xff\xe2\x28") +
+          b"".join(ev_read_key() for _ in range(10)))
+    # Timers: due at once, periodic 0, cancelled, never; WaitForEvent on them.
+    write("events", "timers", ev_header() + ev_create("timer") + ev_create("timer") + ev_create("timer") +
+          ev_set_timer(1, 2, 0) + ev_wait([1]) + ev_check(1) +
+          ev_set_timer(2, 1, 0) + ev_check(2) + ev_check(2) + ev_set_timer(2, 0, 0) + ev_check(2) +
+          ev_set_timer(3, 2, "never") + ev_wait([3, 0]) + ev_set_timer(3, 1, 1 << 60) + ev_wait([3]) +
+          ev_set_timer(0, 2, 0) + ev_set_timer(0, 3, 0))
+    write("events", "groups", ev_header() + ev_create_ex(1) + ev_create_ex(1, "timer") + ev_create_ex(2) +
+          ev_create_ex(1) + ev_create_ex(4) + ev_create_ex(1, "ebs", 8, 1) +
+          ev_signal(1) + ev_check(2) + ev_check(3) + ev_check(4) + ev_check(1) +
+          ev_set_timer(2, 2, 0) + ev_wait([3, 4, 1]) + ev_close(4) + ev_signal(2) + ev_check(4) + ev_check(1))
+    write("events", "notify-and-tpl", ev_header() + ev_create("signal", 8, 1) + ev_create("wait", 4, 1) +
+          ev_create("timer|signal", 16, 0) + ev_create("vac", 16, 1) + ev_create("none", 0, 0, 1) +
+          ev_create("none", 0, 0, 2) + ev_create("none", 0, 0, 3) + u8(0) + u8(0xc1) + u32(0x80000200) +
+          u8(8) + u8(1) + u8(0) +
+          ev_raise_tpl(16) + ev_wait([0]) + ev_raise_tpl(40) + ev_restore_tpl(4) + ev_wait([0], 1) +
+          ev_wait([0], 2) + u8(5) + u8(8) + u8(0) + u8(5) + u8(9) + u8(0))
+    write("events", "close-and-spent", ev_header() + ev_create() + ev_close(1) + ev_signal(1) + ev_check(1) +
+          ev_close(1) + ev_close(0) + ev_check(0) + ev_wait([1, 0]) + ev_check(0xf0) + ev_check(0xf1) +
+          ev_check(0xf2) + ev_check(0xf3) + b"".join(ev_create() for _ in range(100)) + ev_signal(95) +
+          ev_wait([7, 95]))
+
+
+# ---- fuzz_elf ---------------------------------------------------------------
+
+def elf64(phdrs, body, body_off):
+    """An ELF64 executable: the header, phdrs (type, offset, vaddr, filesz),
+    and body at body_off."""
+    eh = (b"\x7fELF" + bytes([2, 1, 1]) + bytes(9) + u16(3) + u16(0x3e) + u32(1) + u64(0x401000) +
+          u64(64) + u64(0) + u32(0) + u16(64) + u16(56) + u16(len(phdrs)) + u16(64) + u16(0) + u16(0))
+    ph = b"".join(u32(t) + u32(4) + u64(off) + u64(va) + u64(va) + u64(sz) + u64(sz) + u64(8)
+                  for t, off, va, sz in phdrs)
+    f = bytearray(eh + ph)
+    f += bytes(max(0, body_off - len(f)))
+    f[body_off:body_off + len(body)] = body
+    return bytes(f)
+
+
+def elf_seeds():
+    PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
+    DT_NULL, DT_NEEDED, DT_STRTAB = 0, 1, 5
+    base = 0x400000
+    interp = b"/lib64/ld-linux-x86-64.so.2\0"
+    strtab = b"\0libc.so.6\0libm.so.6\0libz.so.1\0"
+    body_off = 256
+    s_off = body_off + len(interp)
+    d_off = (s_off + len(strtab) + 7) & ~7
+
+    def image(dyn, phdr_kinds=("interp", "load", "dynamic"), load_size=None):
+        body = interp + strtab
+        body += bytes(d_off - body_off - len(body)) + dyn
+        size = body_off + len(body)
+        table = {"interp": (PT_INTERP, body_off, 0, len(interp)),
+                 "load": (PT_LOAD, 0, base, load_size if load_size is not None else size),
+                 "dynamic": (PT_DYNAMIC, d_off, base + d_off, len(dyn))}
+        return elf64([table[k] for k in phdr_kinds], body, body_off)
+
+    def dyn(*entries): return b"".join(u64(t) + u64(v) for t, v in entries)
+    needed = dyn((DT_NEEDED, 1), (DT_NEEDED, 11), (DT_STRTAB, base + s_off), (DT_NEEDED, 21), (DT_NULL, 0))
+    write("elf", "dynamic", image(needed))
+    write("elf", "static", image(b"", ("load",)))
+    write("elf", "strtab-unmapped", image(needed, load_size=64))
+    write("elf", "needed-past-null", image(dyn((DT_STRTAB, base + s_off), (DT_NULL, 0), (DT_NEEDED, 1))))
+    write("elf", "needed-wild", image(dyn((DT_STRTAB, base + s_off), (DT_NEEDED, 1 << 63), (DT_NEEDED, 1000),
+                                          (DT_NEEDED, 0xffffffffffffffff), (DT_NEEDED, 11))))
+    write("elf", "many-needed", image(dyn((DT_STRTAB, base + s_off), *[(DT_NEEDED, 1 + 10 * (i % 3)) for i in range(70)])))
+    write("elf", "interp-unterminated", image(needed)[:body_off + 10])
+    write("elf", "not-elf", b"#!/bin/sh\necho hello\n")
+
+
 def main():
     payload = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "..", "..", "build", "payload.bzImage")
     tinies = sorted(glob.glob(os.path.expanduser("~/.cache/handover/kernels/tiny-*/bzImage")))
@@ -400,6 +587,9 @@ def main():
     devices_seeds()
     emulate_seeds()
     ktap_seeds()
+    devpath_seeds()
+    events_seeds()
+    elf_seeds()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,151 @@
+/* libFuzzer harness for --add's ELF reader (loader/elf_deps.c).
+ * Input: the bytes of a file --add is given, as vmm/host/add_files.c
+ * hands them over (the whole file, no NUL after it: libFuzzer's buffer is
+ * exactly the input, so ASan reports a read past it).
+ *
+ * Checks, from elf_deps.h and the System V gABI: -1 exactly when the file
+ * is no little-endian ELF64 with a program header table of at most 256
+ * entries (the reader's own bound) inside it, and then deps all zeros; otherwise the interpreter is the string the last
+ * PT_INTERP names (or "" if it names none that fits), at most
+ * ELF_DEPS_MAX libraries, each the string a DT_NEEDED entry (before
+ * DT_NULL) names in the DT_STRTAB that a PT_LOAD maps, in the order of the
+ * dynamic section, every name NUL-terminated inside its buffer and the
+ * unused slots zero. The reader is deterministic. abort() otherwise. */
+#include <elf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../loader/elf_deps.h"
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "fuzz_elf: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                       \
+        }                                                                                  \
+    } while (0)
+
+/* The string at file offset off if it ends (NUL) inside the file and
+ * fits a name buffer; NULL otherwise. */
+static const char *string_at(const uint8_t *d, size_t n, uint64_t off)
+{
+    if (off >= n)
+        return NULL;
+    const uint8_t *nul = memchr(d + off, 0, n - off);
+    return nul && (size_t)(nul - (d + off)) < ELF_DEPS_NAME ? (const char *)d + off : NULL;
+}
+
+static bool all_zero(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i])
+            return false;
+    return true;
+}
+
+/* A name buffer: NUL-terminated inside it. */
+static void check_name(const char *name)
+{
+    CHECK(memchr(name, 0, ELF_DEPS_NAME));
+}
+
+static Elf64_Phdr phdr(const uint8_t *d, const Elf64_Ehdr *eh, unsigned i)
+{
+    Elf64_Phdr p;
+    memcpy(&p, d + eh->e_phoff + (uint64_t)i * sizeof(p), sizeof(p));
+    return p;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+    static struct elf_deps deps, again;
+    memset(&deps, 0xa5, sizeof(deps));
+    int rc = elf_deps_read(d, n, &deps);
+    memset(&again, 0x5a, sizeof(again));
+    CHECK(elf_deps_read(d, n, &again) == rc && !memcmp(&deps, &again, sizeof(deps)));
+
+    Elf64_Ehdr eh;
+    bool elf = n >= sizeof(eh);
+    if (elf) {
+        memcpy(&eh, d, sizeof(eh));
+        elf = !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+              eh.e_ident[EI_DATA] == ELFDATA2LSB && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+              eh.e_phnum <= 256 && eh.e_phoff <= n && eh.e_phnum * sizeof(Elf64_Phdr) <= n - eh.e_phoff;
+    }
+    if (!elf) {
+        CHECK(rc == -1 && all_zero(&deps, sizeof(deps)));
+        return 0;
+    }
+    CHECK(rc == 0);
+
+    /* The interpreter: the last PT_INTERP's string, or none. */
+    const char *interp = "";
+    const Elf64_Phdr *dyn = NULL;
+    Elf64_Phdr ph[256];
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        ph[i] = phdr(d, &eh, i);
+        if (ph[i].p_type == PT_INTERP) {
+            const char *s = string_at(d, n, ph[i].p_offset);
+            interp = s ? s : "";
+        }
+        if (ph[i].p_type == PT_DYNAMIC)
+            dyn = &ph[i];
+    }
+    check_name(deps.interp);
+    CHECK(!strcmp(deps.interp, interp));
+
+    CHECK(deps.nneeded <= ELF_DEPS_MAX);
+    for (unsigned i = 0; i < ELF_DEPS_MAX; i++) {
+        if (i < deps.nneeded)
+            check_name(deps.needed[i]);
+        else
+            CHECK(all_zero(deps.needed[i], ELF_DEPS_NAME));
+    }
+
+    /* The libraries: DT_NEEDED offsets into the string table DT_STRTAB
+     * points at, through the PT_LOAD that maps it. */
+    unsigned want = 0;
+    if (dyn && dyn->p_offset <= n && dyn->p_filesz <= n - dyn->p_offset) {
+        size_t count = dyn->p_filesz / sizeof(Elf64_Dyn);
+        uint64_t strtab = 0;
+        bool bad = false;
+        for (size_t i = 0; i < count; i++) {
+            Elf64_Dyn e;
+            memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
+            if (e.d_tag == DT_NULL)
+                break;
+            if (e.d_tag != DT_STRTAB)
+                continue;
+            bool mapped = false;
+            for (unsigned k = 0; k < eh.e_phnum && !mapped; k++)
+                if (ph[k].p_type == PT_LOAD && e.d_un.d_ptr >= ph[k].p_vaddr &&
+                    e.d_un.d_ptr - ph[k].p_vaddr < ph[k].p_filesz) {
+                    strtab = ph[k].p_offset + (e.d_un.d_ptr - ph[k].p_vaddr);
+                    mapped = true;
+                }
+            if (!mapped) {
+                bad = true;   /* a string table the file does not hold: no libraries */
+                break;
+            }
+        }
+        for (size_t i = 0; !bad && strtab && i < count && want < ELF_DEPS_MAX; i++) {
+            Elf64_Dyn e;
+            memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
+            if (e.d_tag == DT_NULL)
+                break;
+            if (e.d_tag != DT_NEEDED || strtab + e.d_un.d_val < strtab)
+                continue;
+            const char *s = string_at(d, n, strtab + e.d_un.d_val);
+            if (!s)
+                continue;
+            CHECK(want < deps.nneeded && !strcmp(deps.needed[want], s));
+            want++;
+        }
+    }
+    CHECK(deps.nneeded == want);
+    return 0;
+}
