@@ -1,0 +1,28 @@
+build-hm/fuzz/obj/firmware-stub/boot_services.o: \
+  firmware-stub/boot_services.c firmware-stub/trace_decode.h \
+  firmware-stub/internal.h firmware-stub/firmware.h firmware-stub/efi.h \
+  firmware-stub/services.h firmware-stub/inject.h firmware-stub/memmap.h \
+  firmware-stub/../vmm/mem/guest_mem.h firmware-stub/../vmm/mem/layout.h \
+  firmware-stub/guids.h firmware-stub/../vmm/mem/guest_text.h
+
+firmware-stub/trace_decode.h:
+
+firmware-stub/internal.h:
+
+firmware-stub/firmware.h:
+
+firmware-stub/efi.h:
+
+firmware-stub/services.h:
+
+firmware-stub/inject.h:
+
+firmware-stub/memmap.h:
+
+firmware-stub/../vmm/mem/guest_mem.h:
+
+firmware-stub/../vmm/mem/layout.h:
+
+firmware-stub/guids.h:
+
+firmware-stub/../vmm/mem/guest_text.h:

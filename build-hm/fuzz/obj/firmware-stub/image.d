@@ -1,0 +1,37 @@
+build-hm/fuzz/obj/firmware-stub/image.o: firmware-stub/image.c \
+  firmware-stub/../loader/pe.h \
+  firmware-stub/../loader/../vmm/mem/guest_mem.h \
+  firmware-stub/../loader/../vmm/mem/layout.h \
+  firmware-stub/trace_decode.h firmware-stub/internal.h \
+  firmware-stub/firmware.h firmware-stub/efi.h firmware-stub/services.h \
+  firmware-stub/inject.h firmware-stub/memmap.h \
+  firmware-stub/../vmm/mem/guest_mem.h firmware-stub/../vmm/mem/layout.h \
+  firmware-stub/guids.h firmware-stub/../vmm/mem/guest_text.h
+
+firmware-stub/../loader/pe.h:
+
+firmware-stub/../loader/../vmm/mem/guest_mem.h:
+
+firmware-stub/../loader/../vmm/mem/layout.h:
+
+firmware-stub/trace_decode.h:
+
+firmware-stub/internal.h:
+
+firmware-stub/firmware.h:
+
+firmware-stub/efi.h:
+
+firmware-stub/services.h:
+
+firmware-stub/inject.h:
+
+firmware-stub/memmap.h:
+
+firmware-stub/../vmm/mem/guest_mem.h:
+
+firmware-stub/../vmm/mem/layout.h:
+
+firmware-stub/guids.h:
+
+firmware-stub/../vmm/mem/guest_text.h:
