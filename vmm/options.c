@@ -417,15 +417,15 @@ static void print_help_lines(FILE *out, const char *text, unsigned column, unsig
 static const struct {
     const char *status, *meaning;
 } exit_statuses[] = {
-    { XSTR(EXIT_OK), "success: stop point reached, guest reset or powered off, the image ended with\n"
-                     "       EFI_SUCCESS" },
+    { XSTR(EXIT_OK), "success: stop point reached, guest reset or powered off, the image ended\n"
+                     "         with EFI_SUCCESS" },
     { "N", "the byte the guest wrote to the exit port 0xf4, or --exec's command's status" },
     { XSTR(EXIT_KUNIT_FAILED), "a KUnit test failed, or the --stop-at e820 check failed" },
     { XSTR(EXIT_USAGE), "bad usage or bad image" },
     { XSTR(EXIT_HOST), "host problem (no /dev/kvm, KVM error, an output not written whole)" },
     { XSTR(EXIT_GUEST_CRASH), "guest crashed (triple fault, exception, emulation failure)" },
     { XSTR(EXIT_FIRMWARE_EXIT), "the image gave up: EFI Exit, or returned from its entry, with a status other\n"
-                                "       than EFI_SUCCESS (named in the end line)" },
+                                "         than EFI_SUCCESS (named in the end line)" },
     { XSTR(EXIT_PANIC), "kernel panic" },
     { XSTR(EXIT_KUNIT_INCOMPLETE), "--kunit: the run did not finish" },
     { XSTR(EXIT_EXEC_NO_STATUS), "--exec: the guest ended without reporting the command's status" },

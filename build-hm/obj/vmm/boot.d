@@ -6,16 +6,15 @@ build-hm/obj/vmm/boot.o: vmm/boot.c vmm/../firmware-stub/acpi.h \
  vmm/../firmware-stub/../vmm/mem/layout.h vmm/../loader/cpio.h \
  vmm/../loader/dtb.h vmm/../loader/place.h \
  vmm/../loader/../firmware-stub/memmap.h vmm/mem/layout.h \
- vmm/host/files.h vmm/vmm.h vmm/../firmware-stub/firmware.h \
- vmm/verdict/exit_status.h vmm/verdict/fault_outcome.h \
- vmm/verdict/../../firmware-stub/inject.h vmm/boot.h \
- vmm/../loader/bzimage.h vmm/../loader/bootparam.h vmm/../loader/pe.h \
- vmm/../loader/../vmm/mem/guest_mem.h vmm/console.h \
+ vmm/host/add_files.h vmm/host/../../loader/cpio.h vmm/host/files.h \
+ vmm/vmm.h vmm/../firmware-stub/firmware.h vmm/verdict/exit_status.h \
+ vmm/verdict/fault_outcome.h vmm/verdict/../../firmware-stub/inject.h \
+ vmm/boot.h vmm/../loader/bzimage.h vmm/../loader/bootparam.h \
+ vmm/../loader/pe.h vmm/../loader/../vmm/mem/guest_mem.h vmm/console.h \
  vmm/devices/console_line.h vmm/verdict/console_watch.h \
  vmm/tools/report.h vmm/tools/../../firmware-stub/memmap.h \
  vmm/tools/../../loader/bootparam.h vmm/options.h \
- vmm/../firmware-stub/inject.h vmm/host/add_files.h \
- vmm/host/../../loader/cpio.h vmm/tools/fault_sweep.h \
+ vmm/../firmware-stub/inject.h vmm/tools/fault_sweep.h \
  vmm/tools/../../firmware-stub/firmware.h vmm/devices/control_ports.h \
  vmm/devices/io_bus.h vmm/mem/guest_mem.h vmm/devices/io_bus.h \
  vmm/verdict/ktap.h vmm/verdict/run_counters.h vmm/devices/serial.h \
@@ -34,6 +33,8 @@ vmm/../loader/dtb.h:
 vmm/../loader/place.h:
 vmm/../loader/../firmware-stub/memmap.h:
 vmm/mem/layout.h:
+vmm/host/add_files.h:
+vmm/host/../../loader/cpio.h:
 vmm/host/files.h:
 vmm/vmm.h:
 vmm/../firmware-stub/firmware.h:
@@ -53,8 +54,6 @@ vmm/tools/../../firmware-stub/memmap.h:
 vmm/tools/../../loader/bootparam.h:
 vmm/options.h:
 vmm/../firmware-stub/inject.h:
-vmm/host/add_files.h:
-vmm/host/../../loader/cpio.h:
 vmm/tools/fault_sweep.h:
 vmm/tools/../../firmware-stub/firmware.h:
 vmm/devices/control_ports.h:

@@ -1,6 +1,7 @@
 build-hm/obj/vmm/host/add_files.o: vmm/host/add_files.c \
  vmm/host/add_files.h vmm/host/../../loader/cpio.h \
- vmm/host/../../loader/elf_deps.h vmm/host/files.h vmm/host/../vmm.h \
+ vmm/host/../../loader/elf_deps.h vmm/host/files.h \
+ build-hm/gen/handover_init.h vmm/host/../vmm.h \
  vmm/host/../../firmware-stub/firmware.h \
  vmm/host/../../firmware-stub/efi.h \
  vmm/host/../../firmware-stub/services.h \
@@ -29,6 +30,7 @@ vmm/host/add_files.h:
 vmm/host/../../loader/cpio.h:
 vmm/host/../../loader/elf_deps.h:
 vmm/host/files.h:
+build-hm/gen/handover_init.h:
 vmm/host/../vmm.h:
 vmm/host/../../firmware-stub/firmware.h:
 vmm/host/../../firmware-stub/efi.h:

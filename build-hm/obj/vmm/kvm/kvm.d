@@ -1,7 +1,7 @@
 build-hm/obj/vmm/kvm/kvm.o: vmm/kvm/kvm.c vmm/kvm/../x86/cpuid.h \
- vmm/kvm/host_probe.h vmm/kvm/../mem/layout.h vmm/kvm/../vmm.h \
- vmm/kvm/../../firmware-stub/firmware.h vmm/kvm/../../firmware-stub/efi.h \
- vmm/kvm/../../firmware-stub/services.h \
+ vmm/kvm/host_probe.h vmm/kvm/msrs.h vmm/kvm/../mem/layout.h \
+ vmm/kvm/../vmm.h vmm/kvm/../../firmware-stub/firmware.h \
+ vmm/kvm/../../firmware-stub/efi.h vmm/kvm/../../firmware-stub/services.h \
  vmm/kvm/../../firmware-stub/inject.h \
  vmm/kvm/../../firmware-stub/memmap.h \
  vmm/kvm/../../firmware-stub/../vmm/mem/guest_mem.h \
@@ -26,6 +26,7 @@ build-hm/obj/vmm/kvm/kvm.o: vmm/kvm/kvm.c vmm/kvm/../x86/cpuid.h \
  vmm/kvm/../x86/../mem/guest_mem.h
 vmm/kvm/../x86/cpuid.h:
 vmm/kvm/host_probe.h:
+vmm/kvm/msrs.h:
 vmm/kvm/../mem/layout.h:
 vmm/kvm/../vmm.h:
 vmm/kvm/../../firmware-stub/firmware.h:
