@@ -1,2 +1,0 @@
-build-hm/obj/loader/cpio.o: loader/cpio.c loader/cpio.h
-loader/cpio.h:

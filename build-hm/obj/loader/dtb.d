@@ -1,2 +1,0 @@
-build-hm/obj/loader/dtb.o: loader/dtb.c loader/dtb.h
-loader/dtb.h:

@@ -1,2 +1,0 @@
-build-hm/obj/loader/elf_deps.o: loader/elf_deps.c loader/elf_deps.h
-loader/elf_deps.h:

@@ -1,3 +1,0 @@
-build-hm/obj/vmm/devices/console_line.o: vmm/devices/console_line.c \
- vmm/devices/console_line.h
-vmm/devices/console_line.h:

@@ -1,3 +1,0 @@
-build-hm/obj/vmm/verdict/console_watch.o: vmm/verdict/console_watch.c \
- vmm/verdict/console_watch.h
-vmm/verdict/console_watch.h:

@@ -1,2 +1,0 @@
-build-hm/obj/vmm/x86/cpuid.o: vmm/x86/cpuid.c vmm/x86/cpuid.h
-vmm/x86/cpuid.h:

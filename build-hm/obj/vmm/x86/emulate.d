@@ -1,2 +1,0 @@
-build-hm/obj/vmm/x86/emulate.o: vmm/x86/emulate.c vmm/x86/emulate.h
-vmm/x86/emulate.h:

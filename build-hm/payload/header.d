@@ -1,1 +1,0 @@
-build-hm/payload/header.o: tests/payload/header.S

@@ -1,1 +1,0 @@
-build-hm/payload/traps.o: tests/payload/traps.S
