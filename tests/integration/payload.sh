@@ -308,7 +308,7 @@ expect image-pe-machine 2 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o 
 # Every key of a report is documented, and so is every end reason
 # (issue 27 item 9): the reports of the runs refused above.
 expect reports-documented 0 'reports documented' \
-    -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/vmm/kvm/run.c" \
+    -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/vmm/verdict/end_reason.c" \
        "$OUT/kunit-missing.json" "$OUT/refused-options.json" "$OUT/dashes.json" "$OUT/dtb-bad.json" \
        "$OUT/refused-image.json"
 fi
@@ -410,7 +410,7 @@ done
 selected report-e820-handover && [ -s "$OUT/report-handover.json" ] &&
     expect report-e820-documented 0 'reports documented' \
         -- "$(dirname "$0")/report-doc-check.py" "$(dirname "$0")/../../docs/report.md" \
-           "$(dirname "$0")/../../vmm/kvm/run.c" "$OUT"/report-*.json
+           "$(dirname "$0")/../../vmm/verdict/end_reason.c" "$OUT"/report-*.json
 # --fault-sweep over the payload's stop-at-ebs run: each fault at each call
 # it applies to, restored from a snapshot; cells agree with single runs.
 expect fault-sweep 0 'fault sweep: .* cells' ' ebs-stale-key +retried ' ' alloc-pool-fail:1 +failed-cleanly ' \

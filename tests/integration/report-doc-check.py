@@ -2,23 +2,23 @@
 """Reports against docs/report.md: every key a --report FILE has is listed
 there (a path with dots, [] for array elements, * for an object's named keys),
 its end_reason is one the page lists, and the page lists exactly the end
-reasons vmm_end_reason (vmm/kvm/run.c) returns.
-usage: report-doc-check.py DOC RUN_C REPORT..."""
+reasons end_reason (vmm/verdict/end_reason.c) returns.
+usage: report-doc-check.py DOC END_REASON_C REPORT..."""
 import json
 import re
 import sys
 
-doc, run_c, reports = sys.argv[1], sys.argv[2], sys.argv[3:]
+doc, source, reports = sys.argv[1], sys.argv[2], sys.argv[3:]
 text = open(doc).read()
 keys_part, reasons_part = text.split("## End reasons")
 documented = set(re.findall(r"^\| `([^`]+)` \|", keys_part, re.M))
 reasons = set(re.findall(r"^\| `([a-z-]+)` \|", reasons_part, re.M))
 
-body = open(run_c).read().split("const char *vmm_end_reason(")[1].split("\n}\n")[0]
+body = open(source).read().split("const char *end_reason(")[1].split("\n}\n")[0]
 returned = set(re.findall(r'"([a-z][a-z-]*)"', body))
 if returned != reasons:
-    sys.exit(f"end reasons: run.c returns {sorted(returned - reasons)} not in {doc}; "
-             f"{doc} lists {sorted(reasons - returned)} that run.c does not return")
+    sys.exit(f"end reasons: {source} returns {sorted(returned - reasons)} not in {doc}; "
+             f"{doc} lists {sorted(reasons - returned)} that it does not return")
 
 
 def paths(value, prefix):

@@ -10,6 +10,7 @@
 #include "../../vmm/devices/console_line.h"
 #include "../../vmm/verdict/console_watch.h"
 #include "../../vmm/verdict/e820_check.h"
+#include "../../vmm/verdict/end_reason.h"
 #include "../../vmm/verdict/exit_status.h"
 #include "../../vmm/verdict/fault_outcome.h"
 #include "../../vmm/verdict/run_counters.h"
@@ -334,6 +335,51 @@ START_TEST(uncounting_a_call_keeps_the_firmware_phase_figures)
 }
 END_TEST
 
+/* end_reason: each reason, from what happened. */
+#define STARTED(...) (&(struct run_end){ .started = true, __VA_ARGS__ })
+START_TEST(end_reason_each_reason)
+{
+    ck_assert_str_eq(end_reason(&(struct run_end){ .exit_status = EXIT_USAGE }), "not-started");
+    ck_assert_str_eq(end_reason(STARTED(.stopped_by_signal = 15, .exit_status = 143)), "signal");
+    ck_assert_str_eq(end_reason(STARTED(.fault_sweep = true, .exit_status = EXIT_OK)), "sweep-done");
+    ck_assert_str_eq(end_reason(STARTED(.fault_sweep = true, .exit_status = EXIT_SWEEP_FAILED)), "sweep-cells-failed");
+    ck_assert_str_eq(end_reason(STARTED(.timed_out = true, .exit_status = EXIT_TIMEOUT)), "timeout");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_status = 3)), "guest-status");
+    ck_assert_str_eq(end_reason(STARTED(.panic = true, .exit_status = EXIT_PANIC)), "kernel-panic");
+    ck_assert_str_eq(end_reason(STARTED(.efi_exit = true, .exit_status = EXIT_FIRMWARE_EXIT)), "efi-exit");
+    ck_assert_str_eq(end_reason(STARTED(.kunit = true, .kunit_complete = true, .exit_status = EXIT_KUNIT_FAILED)),
+                     "kunit-finished");
+    ck_assert_str_eq(end_reason(STARTED(.exit_status = EXIT_USAGE)), "refused");
+    ck_assert_str_eq(end_reason(STARTED(.exit_status = EXIT_HOST)), "host-error");
+    ck_assert_str_eq(end_reason(STARTED(.exit_status = EXIT_GUEST_CRASH)), "guest-crash");
+    ck_assert_str_eq(end_reason(STARTED(.kunit = true, .exit_status = EXIT_KUNIT_INCOMPLETE)), "kunit-incomplete");
+    ck_assert_str_eq(end_reason(STARTED(.exec = true, .exit_status = EXIT_EXEC_NO_STATUS)), "exec-status-unknown");
+    ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .reached_runtime = true)), "stop-at-ebs");
+    ck_assert_str_eq(end_reason(STARTED(.poweroff = true)), "guest-poweroff");
+    ck_assert_str_eq(end_reason(STARTED(.reset = true)), "guest-reset");
+    ck_assert_str_eq(end_reason(STARTED(.exit_status = EXIT_OK)), "ended");
+}
+END_TEST
+
+/* What happened outranks the number: a guest may write 124 or 4 itself,
+ * a failed output spoils any success, and a sweep whose last cell timed
+ * out still ends as a sweep. */
+START_TEST(end_reason_precedence)
+{
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_status = EXIT_TIMEOUT)), "guest-status");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_status = EXIT_GUEST_CRASH)), "guest-status");
+    ck_assert_str_eq(end_reason(&(struct run_end){ .write_failed = true, .exit_status = EXIT_HOST }),
+                     "output-write-failed");
+    ck_assert_str_eq(end_reason(STARTED(.write_failed = true, .stopped_by_signal = 2)), "output-write-failed");
+    ck_assert_str_eq(end_reason(STARTED(.fault_sweep = true, .timed_out = true, .exit_status = EXIT_OK)), "sweep-done");
+    ck_assert_str_eq(end_reason(STARTED(.fault_sweep = true, .exit_status = EXIT_HOST)), "host-error");
+    ck_assert_str_eq(end_reason(STARTED(.kunit = false, .exit_status = EXIT_KUNIT_INCOMPLETE)), "ended");
+    ck_assert_str_eq(end_reason(STARTED(.exec = false, .exit_status = EXIT_EXEC_NO_STATUS)), "ended");
+    ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .reached_runtime = false, .exit_status = EXIT_OK)),
+                     "ended");
+}
+END_TEST
+
 Suite *verdict_suite(void)
 {
     Suite *s = suite_create("verdict");
@@ -352,6 +398,11 @@ Suite *verdict_suite(void)
     tc = tcase_create("fault-outcome");
     tcase_add_test(tc, fault_outcome_each_outcome);
     tcase_add_test(tc, fault_outcome_precedence);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("end-reason");
+    tcase_add_test(tc, end_reason_each_reason);
+    tcase_add_test(tc, end_reason_precedence);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("e820-check");

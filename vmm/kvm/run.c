@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../verdict/end_reason.h"
 #include "../x86/emulate.h"
 #include "../mem/layout.h"
 #include "../vmm.h"
@@ -665,46 +666,14 @@ void vmm_clear_run_end(struct vmm *vm)
 
 const char *vmm_end_reason(const struct vmm *vm, int rc)
 {
-    /* From what happened, not from rc alone: the guest's own status may be
-     * any byte, 4 and 124 included. */
-    if (vm->files.write_failed)
-        return "output-write-failed";
-    if (vm->step != STEP_GUEST)
-        return "not-started";
-    if (vm->stopped_by_signal)
-        return "signal";
-    /* A sweep's end is the matrix's, not its last cell's. */
-    if (vm->opt.fault_sweep && (rc == EXIT_OK || rc == EXIT_SWEEP_FAILED))
-        return rc == EXIT_OK ? "sweep-done" : "sweep-cells-failed";
-    if (vm->timed_out)
-        return "timeout";
-    if (vm->ctl.stop == GUEST_EXIT_PORT)
-        return "guest-status";
-    if (vm->console.panic.ended)
-        return "kernel-panic";
-    if (vm->fw.stop == FW_STOP_EXIT)
-        return "efi-exit";
-    if (vm->opt.kunit && ktap_complete(&vm->ktap))
-        return "kunit-finished";
-    switch (rc) {
-    case EXIT_USAGE:
-        return "refused";   /* after the run: a --sweep-baseline that is no matrix */
-    case EXIT_HOST:
-        return "host-error";
-    case EXIT_GUEST_CRASH:
-        return "guest-crash";
-    case EXIT_KUNIT_INCOMPLETE:
-        return vm->opt.kunit ? "kunit-incomplete" : "ended";
-    case EXIT_EXEC_NO_STATUS:
-        return vm->opt.exec ? "exec-status-unknown" : "ended";
-    default:
-        break;
-    }
-    if (vm->opt.stop_at == STOP_AT_EBS && vm->fw.phase == FW_PHASE_RUNTIME)
-        return "stop-at-ebs";
-    if (vm->ctl.stop == GUEST_POWEROFF)
-        return "guest-poweroff";
-    if (vm->ctl.stop == GUEST_RESET || vm->fw.stop == FW_STOP_RESET)
-        return "guest-reset";
-    return "ended";
+    const struct run_end e = {
+        .exit_status = rc, .write_failed = vm->files.write_failed, .started = vm->step == STEP_GUEST,
+        .stopped_by_signal = vm->stopped_by_signal, .fault_sweep = vm->opt.fault_sweep, .timed_out = vm->timed_out,
+        .exit_port = vm->ctl.stop == GUEST_EXIT_PORT, .panic = vm->console.panic.ended,
+        .efi_exit = vm->fw.stop == FW_STOP_EXIT, .kunit = vm->opt.kunit, .kunit_complete = ktap_complete(&vm->ktap),
+        .exec = vm->opt.exec != NULL, .stop_at_ebs = vm->opt.stop_at == STOP_AT_EBS,
+        .reached_runtime = vm->fw.phase == FW_PHASE_RUNTIME, .poweroff = vm->ctl.stop == GUEST_POWEROFF,
+        .reset = vm->ctl.stop == GUEST_RESET || vm->fw.stop == FW_STOP_RESET,
+    };
+    return end_reason(&e);
 }
