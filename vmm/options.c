@@ -13,7 +13,7 @@
 #include "mem/layout.h"
 #include "verdict/exit_status.h"
 #include "verdict/fault_outcome.h"
-#include "vmm.h"
+#include "host/log.h"
 
 #ifndef HANDOVER_VERSION
 #define HANDOVER_VERSION "0.1"

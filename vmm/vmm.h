@@ -14,6 +14,7 @@
 #include "boot.h"
 #include "console.h"
 #include "host/files.h"
+#include "host/log.h"
 #include "tools/report.h"
 #include "options.h"
 #include "host/add_files.h"
@@ -116,15 +117,5 @@ struct fault_run vmm_fault_run(const struct vmm *vm, int rc);
 
 /* bootinfo.c: the --stop-at ebs summary of the boot_params the stub built */
 int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out);
-
-/* Log a line "handover: ..." on stderr. */
-void vmm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Where vmm_log and register dumps go: stderr unless set (a fault-sweep
- * cell keeps its own log). */
-FILE *vmm_log_file(void);
-void vmm_set_log_file(FILE *f);
-/* From now on, messages to stderr are JSON lines {"log":"..."}: the
- * --trace-efi lines share stderr. 0, or -1 if the stream cannot be made. */
-int vmm_log_as_json(void);
 
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../mem/guest_text.h"
-#include "../vmm.h"
+#include "log.h"
 
 static FILE *log_file;
 static FILE *json_log;   /* the JSON-wrapping stream, once made */
