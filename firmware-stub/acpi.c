@@ -156,7 +156,7 @@ static struct acpi_gas io_port(uint16_t port)
     return (struct acpi_gas){ ACPI_GAS_SYSTEM_IO, 8, 0, ACPI_GAS_BYTE, port };
 }
 
-uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
+uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
 {
     uint64_t base = 0xffffffffULL;
     if (!ncpus || ncpus > ACPI_MAX_CPUS ||

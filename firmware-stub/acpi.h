@@ -16,6 +16,6 @@
 /* Build the tables for ncpus vCPUs (and COM2 if com2) in ACPI reclaim
  * memory and install the RSDP as the ACPI 2.0 configuration table. Returns
  * the RSDP address, 0 on failure. */
-uint64_t fw_install_acpi(struct firmware *fw, unsigned ncpus, bool com2);
+uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2);
 
 #endif

@@ -296,7 +296,7 @@ bool firmware_inject_memmap(struct firmware *fw);
  * NUL-terminated, at most max - 1 characters (a malformed sequence, or a
  * character outside the BMP, becomes U+FFFD). Returns LoadOptionsSize: the
  * bytes written, the NUL included. */
-size_t fw_load_options(const char *s, uint16_t *out, size_t max);
+size_t firmware_load_options(const char *s, uint16_t *out, size_t max);
 /* Describe the loaded image in its LoadedImage protocol, once placed. */
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
 /* Serve one call; returns the EFI_STATUS for RAX. If fw->transfer.pending

@@ -145,7 +145,7 @@ unsigned fw_utf8_decode(const unsigned char *s, uint16_t *out)
     return len;
 }
 
-size_t fw_load_options(const char *s, uint16_t *out, size_t max)
+size_t firmware_load_options(const char *s, uint16_t *out, size_t max)
 {
     size_t n = 0;
     const unsigned char *p = (const unsigned char *)s;
@@ -274,7 +274,7 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     if (cfg->cmdline && cfg->cmdline[0]) {
         uint16_t *opts = at(fw, OFF_LOAD_OPTIONS, 2 * FW_CMDLINE_MAX);
         li->load_options = b + OFF_LOAD_OPTIONS;
-        li->load_options_size = (uint32_t)fw_load_options(cfg->cmdline, opts, FW_CMDLINE_MAX);
+        li->load_options_size = (uint32_t)firmware_load_options(cfg->cmdline, opts, FW_CMDLINE_MAX);
     }
 
     fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE, fw->loaded_image);

@@ -277,7 +277,7 @@ int vmm_load(struct vmm *vm)
         vmm_log("cannot build page tables");
         return EXIT_HOST;
     }
-    if (!vm->opt.no_acpi && !fw_install_acpi(&vm->fw, vm->opt.cpus, vm->opt.exec_output != NULL)) {
+    if (!vm->opt.no_acpi && !firmware_install_acpi(&vm->fw, vm->opt.cpus, vm->opt.exec_output != NULL)) {
         vmm_log("cannot build the ACPI tables");
         return EXIT_HOST;
     }

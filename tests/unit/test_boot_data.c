@@ -33,7 +33,7 @@ START_TEST(acpi_tables_checksum_and_link)
     struct fw_config cfg = { .base = 0x100000 };
     guest_mem_init(&gm, buf, MEM);
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
-    uint64_t rsdp = fw_install_acpi(&fw, 3, false);
+    uint64_t rsdp = firmware_install_acpi(&fw, 3, false);
     ck_assert_uint_ne(rsdp, 0);
     const uint8_t *r = guest_mem_ptr(&gm, rsdp, 36);
     ck_assert(!memcmp(r, "RSD PTR ", 8));
@@ -89,8 +89,8 @@ START_TEST(acpi_tables_checksum_and_link)
     ck_assert_uint_eq(st->number_of_table_entries, 1);
     ck_assert(guid_equal(&ct->vendor_guid, &GUID_ACPI_20_TABLE));
     ck_assert_uint_eq(ct->vendor_table, rsdp);
-    ck_assert_uint_eq(fw_install_acpi(&fw, 0, false), 0);
-    ck_assert_uint_eq(fw_install_acpi(&fw, ACPI_MAX_CPUS + 1, false), 0);
+    ck_assert_uint_eq(firmware_install_acpi(&fw, 0, false), 0);
+    ck_assert_uint_eq(firmware_install_acpi(&fw, ACPI_MAX_CPUS + 1, false), 0);
     firmware_free(&fw);
     free(buf);
 }
@@ -127,7 +127,7 @@ START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
     for (int i = 0; i < 2; i++) {
         guest_mem_init(&gm[i], buf[i], MEM);
         ck_assert_int_eq(firmware_init(&fw[i], &gm[i], &cfg), 0);
-        rsdp[i] = fw_install_acpi(&fw[i], 2, i == 1);
+        rsdp[i] = firmware_install_acpi(&fw[i], 2, i == 1);
         ck_assert_uint_ne(rsdp[i], 0);
     }
     uint32_t len, len0;

@@ -1641,22 +1641,22 @@ END_TEST
 START_TEST(load_options_are_the_command_line_in_ucs2)
 {
     uint16_t out[8];
-    ck_assert_uint_eq(fw_load_options("", out, 8), 2);
+    ck_assert_uint_eq(firmware_load_options("", out, 8), 2);
     ck_assert_uint_eq(out[0], 0);
-    ck_assert_uint_eq(fw_load_options("a b", out, 8), 8);
+    ck_assert_uint_eq(firmware_load_options("a b", out, 8), 8);
     ck_assert(out[0] == 'a' && out[1] == ' ' && out[2] == 'b' && out[3] == 0);
     /* Two- and three-byte sequences; four bytes (outside the BMP), a lone
      * continuation byte, an overlong NUL and a cut sequence are U+FFFD. */
-    ck_assert_uint_eq(fw_load_options("\xc3\xa9\xe2\x82\xac", out, 8), 6);
+    ck_assert_uint_eq(firmware_load_options("\xc3\xa9\xe2\x82\xac", out, 8), 6);
     ck_assert(out[0] == 0xe9 && out[1] == 0x20ac && out[2] == 0);
-    ck_assert_uint_eq(fw_load_options("\xf0\x9f\x98\x80x", out, 8), 6);
+    ck_assert_uint_eq(firmware_load_options("\xf0\x9f\x98\x80x", out, 8), 6);
     ck_assert(out[0] == 0xfffd && out[1] == 'x');
-    ck_assert_uint_eq(fw_load_options("\x80\xc0\x80\xe2\x82", out, 8), 8);
+    ck_assert_uint_eq(firmware_load_options("\x80\xc0\x80\xe2\x82", out, 8), 8);
     ck_assert(out[0] == 0xfffd && out[1] == 0xfffd && out[2] == 0xfffd && out[3] == 0);
-    ck_assert_uint_eq(fw_load_options("\xed\xa0\x80", out, 8), 4);   /* a UTF-16 surrogate */
+    ck_assert_uint_eq(firmware_load_options("\xed\xa0\x80", out, 8), 4);   /* a UTF-16 surrogate */
     ck_assert_uint_eq(out[0], 0xfffd);
     /* Cut at max - 1 characters, NUL-terminated. */
-    ck_assert_uint_eq(fw_load_options("0123456789", out, 8), 16);
+    ck_assert_uint_eq(firmware_load_options("0123456789", out, 8), 16);
     ck_assert(out[6] == '6' && out[7] == 0);
 }
 END_TEST
