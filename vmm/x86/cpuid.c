@@ -4,6 +4,7 @@
  * cpu_x86_cpuid() for the topology fields. */
 #include "cpuid.h"
 
+#include <linux/kvm_para.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -106,7 +107,8 @@ void cpuid_normalize(struct kvm_cpuid2 *c, unsigned id, unsigned ncpus)
              * flush, PV sched yield). On nested, emulating KVMs a vCPU
              * stuck in such a VMCALL for good during SMP bring-up; the
              * native paths (LAPIC IPIs, spinning) work everywhere. */
-            e->eax &= ~((1u << 7) | (1u << 9) | (1u << 11) | (1u << 13));
+            e->eax &= ~((1u << KVM_FEATURE_PV_UNHALT) | (1u << KVM_FEATURE_PV_TLB_FLUSH) |
+                        (1u << KVM_FEATURE_PV_SEND_IPI) | (1u << KVM_FEATURE_PV_SCHED_YIELD));
             break;
         case 0x80000001:
             /* ECX[1] CmpLegacy: more than one core, no HTT in the legacy
