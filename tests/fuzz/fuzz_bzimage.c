@@ -12,17 +12,11 @@
 
 #include "../../loader/bzimage.h"
 #include "fuzz_input.h"
+#include "fuzz_harness.h"
 
 #define MEM_SIZE (64ULL << 20)
 #define PAGE     0x1000ULL
 
-#define CHECK(cond)                                                                         \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "fuzz_bzimage: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 static uint8_t *mem;   /* guest RAM, allocated once; loads only write it */
 

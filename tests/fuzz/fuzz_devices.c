@@ -24,14 +24,8 @@
 #include "../../vmm/mem/layout.h"
 #include "../../vmm/devices/serial.h"
 #include "fuzz_input.h"
+#include "fuzz_harness.h"
 
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "fuzz_devices: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                         \
-        }                                                                                    \
-    } while (0)
 
 struct counters {
     uint64_t tx_bytes, irq_calls;

@@ -55,6 +55,7 @@
 #include "../../vmm/mem/guest_mem.h"
 #include "../../vmm/mem/layout.h"
 #include "fuzz_input.h"
+#include "fuzz_harness.h"
 
 #define RAM_SIZE     (16ULL << 20)
 #define PAGE         0x1000ULL
@@ -73,13 +74,6 @@
 #define INFO_FILE_PATH   0x600
 #define END_LEN      4
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "fuzz_devpath: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                           \
-        }                                                                                      \
-    } while (0)
 
 static uint8_t *ram;
 static FILE *devnull;
@@ -92,10 +86,7 @@ static void setup_once(void)
 {
     if (ram)
         return;
-    uint8_t *m = mmap(NULL, RAM_SIZE + 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED || mprotect(m + PAGE, RAM_SIZE, PROT_READ | PROT_WRITE))
-        abort();
-    ram = m + PAGE;
+    ram = fuzz_guarded_ram(RAM_SIZE);
     devnull = fopen("/dev/null", "w");
     if (!devnull)
         abort();

@@ -19,14 +19,8 @@
 #include <string.h>
 
 #include "../../loader/elf_deps.h"
+#include "fuzz_harness.h"
 
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "fuzz_elf: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                       \
-        }                                                                                  \
-    } while (0)
 
 /* The string at file offset off if it ends (NUL) inside the file and
  * fits a name buffer; NULL otherwise. */

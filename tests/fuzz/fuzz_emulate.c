@@ -18,16 +18,10 @@
 
 #include "../../vmm/x86/emulate.h"
 #include "fuzz_input.h"
+#include "fuzz_harness.h"
 
 #define MEM 64
 
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "fuzz_emulate: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                         \
-        }                                                                                    \
-    } while (0)
 
 struct memory {
     uint64_t base;

@@ -55,6 +55,7 @@
 #include "../../vmm/mem/guest_mem.h"
 #include "../../vmm/mem/layout.h"
 #include "fuzz_input.h"
+#include "fuzz_harness.h"
 
 #define RAM_SIZE    (4ULL << 20)
 #define PAGE        0x1000ULL
@@ -66,13 +67,6 @@
 #define NEVER_100NS 10000000000ULL               /* 1000 s: not during a run */
 #define MAX_KEYS    256
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_events: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
 
 static uint8_t *ram;
 static FILE *devnull;
@@ -85,10 +79,7 @@ static void setup_once(void)
 {
     if (ram)
         return;
-    uint8_t *m = mmap(NULL, RAM_SIZE + 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED || mprotect(m + PAGE, RAM_SIZE, PROT_READ | PROT_WRITE))
-        abort();
-    ram = m + PAGE;
+    ram = fuzz_guarded_ram(RAM_SIZE);
     devnull = fopen("/dev/null", "w");
     if (!devnull)
         abort();

@@ -64,6 +64,7 @@
 #include "../../vmm/mem/layout.h"
 #include "../../vmm/x86/x86_setup.h"
 #include "fuzz_input.h"
+#include "fuzz_harness.h"
 
 #define RAM_SIZE     (32ULL << 20)
 #define PAGE         0x1000ULL
@@ -81,13 +82,6 @@
 #define PTE_PS 0x80ULL
 _Static_assert(LAYOUT_PD == PT_BASE + 2 * PAGE, "the VMM's tables are pages 0-5 of the pool");
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_firmware: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
 
 static uint8_t *ram;
 static FILE *devnull;
@@ -99,10 +93,7 @@ static void setup_once(void)
 {
     if (ram)
         return;
-    uint8_t *m = mmap(NULL, RAM_SIZE + 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED || mprotect(m + PAGE, RAM_SIZE, PROT_READ | PROT_WRITE))
-        abort();
-    ram = m + PAGE;
+    ram = fuzz_guarded_ram(RAM_SIZE);
     devnull = fopen("/dev/null", "w");
     if (!devnull)
         abort();

@@ -9,14 +9,8 @@
 #include <string.h>
 
 #include "../../vmm/verdict/ktap.h"
+#include "fuzz_harness.h"
 
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "fuzz_ktap: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                       \
-        }                                                                                  \
-    } while (0)
 
 static FILE *devnull;
 

@@ -13,18 +13,12 @@
 
 #include "../../loader/efi_app.h"
 #include "../../loader/pe.h"
+#include "fuzz_harness.h"
 
 #define MEM_SIZE (16ULL << 20)
 #define PAGE     0x1000ULL
 #define ERR_LEN  256
 
-#define CHECK(cond)                                                                         \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "fuzz_pe: check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 static uint8_t *mem;   /* guest RAM, allocated once */
 static uint8_t *ref;   /* the plain mapping, no relocations */

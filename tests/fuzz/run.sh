@@ -32,7 +32,7 @@ fuzz_one() {
         "$name" "${eps:-?}" "${execs:-?}" "${cov:-?}" "$units"
     if [ $rc -ne 0 ]; then
         printf '  CRASH (exit %d)\n' $rc
-        grep -E '^(==[0-9]+==ERROR|SUMMARY|fuzz_[a-z]+: check failed|fuzz: known bug|artifact_prefix|Test unit written)' "$log" | head -n 6 | sed 's/^/    /'
+        grep -E '^(==[0-9]+==ERROR|SUMMARY|[^ ]+: check failed|fuzz: known bug|artifact_prefix|Test unit written)' "$log" | head -n 6 | sed 's/^/    /'
         echo "    log: $log"
         failed+=("$name")
     else
