@@ -17,7 +17,6 @@
 #define MEM_SIZE (64ULL << 20)
 #define PAGE     0x1000ULL
 
-
 static uint8_t *mem;   /* guest RAM, allocated once; loads only write it */
 
 /* An error message is one NUL-terminated, non-empty line of printable

@@ -26,7 +26,6 @@
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
 
-
 struct counters {
     uint64_t tx_bytes, irq_calls;
     int level;

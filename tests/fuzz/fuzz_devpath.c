@@ -74,7 +74,6 @@
 #define INFO_FILE_PATH   0x600
 #define END_LEN      4
 
-
 static uint8_t *ram;
 static FILE *devnull;
 static bool verbose;   /* FUZZ_DEVPATH_TRACE set: each call and its status on stderr */
@@ -84,13 +83,7 @@ static struct guest_view view;
 
 static void setup_once(void)
 {
-    if (ram)
-        return;
-    ram = fuzz_guarded_ram(RAM_SIZE);
-    devnull = fopen("/dev/null", "w");
-    if (!devnull)
-        abort();
-    verbose = getenv("FUZZ_DEVPATH_TRACE") != NULL;
+    fuzz_host_once(&ram, RAM_SIZE, &devnull, &verbose, "FUZZ_DEVPATH_TRACE");
 }
 
 static const efi_guid_t *guid(unsigned i)

@@ -21,7 +21,6 @@
 #include "../../loader/elf_deps.h"
 #include "fuzz_harness.h"
 
-
 /* The string at file offset off if it ends (NUL) inside the file and
  * fits a name buffer; NULL otherwise. */
 static const char *string_at(const uint8_t *d, size_t n, uint64_t off)

@@ -22,7 +22,6 @@
 
 #define MEM 64
 
-
 struct memory {
     uint64_t base;
     uint8_t bytes[MEM];

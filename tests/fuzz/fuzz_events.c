@@ -67,7 +67,6 @@
 #define NEVER_100NS 10000000000ULL               /* 1000 s: not during a run */
 #define MAX_KEYS    256
 
-
 static uint8_t *ram;
 static FILE *devnull;
 static bool verbose;   /* FUZZ_EVENTS_TRACE set: each call and its status on stderr */
@@ -77,13 +76,7 @@ static struct guest_view view;
 
 static void setup_once(void)
 {
-    if (ram)
-        return;
-    ram = fuzz_guarded_ram(RAM_SIZE);
-    devnull = fopen("/dev/null", "w");
-    if (!devnull)
-        abort();
-    verbose = getenv("FUZZ_EVENTS_TRACE") != NULL;
+    fuzz_host_once(&ram, RAM_SIZE, &devnull, &verbose, "FUZZ_EVENTS_TRACE");
 }
 
 /* ---- --keys ------------------------------------------------------------- */

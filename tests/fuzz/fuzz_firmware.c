@@ -82,7 +82,6 @@
 #define PTE_PS 0x80ULL
 _Static_assert(LAYOUT_PD == PT_BASE + 2 * PAGE, "the VMM's tables are pages 0-5 of the pool");
 
-
 static uint8_t *ram;
 static FILE *devnull;
 static bool verbose;   /* FUZZ_FIRMWARE_TRACE set: trace and log on stderr, to read an input */
@@ -91,13 +90,7 @@ static struct guest_mem gm;
 
 static void setup_once(void)
 {
-    if (ram)
-        return;
-    ram = fuzz_guarded_ram(RAM_SIZE);
-    devnull = fopen("/dev/null", "w");
-    if (!devnull)
-        abort();
-    verbose = getenv("FUZZ_FIRMWARE_TRACE") != NULL;
+    fuzz_host_once(&ram, RAM_SIZE, &devnull, &verbose, "FUZZ_FIRMWARE_TRACE");
 }
 
 #define NGUIDS 11

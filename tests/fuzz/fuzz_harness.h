@@ -5,6 +5,7 @@
 #ifndef HANDOVER_FUZZ_HARNESS_H
 #define HANDOVER_FUZZ_HARNESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,20 @@ static inline uint8_t *fuzz_guarded_ram(size_t size)
     if (m == MAP_FAILED || mprotect(m + FUZZ_PAGE, size, PROT_READ | PROT_WRITE))
         abort();
     return m + FUZZ_PAGE;
+}
+
+/* The firmware harnesses' host side, made once per process: guest RAM
+ * of size bytes, /dev/null for the firmware's log, and whether the
+ * environment variable trace_var asks for each call on stderr. */
+static inline void fuzz_host_once(uint8_t **ram, size_t size, FILE **devnull, bool *verbose, const char *trace_var)
+{
+    if (*ram)
+        return;
+    *ram = fuzz_guarded_ram(size);
+    *devnull = fopen("/dev/null", "w");
+    if (!*devnull)
+        abort();
+    *verbose = getenv(trace_var) != NULL;
 }
 
 #endif

@@ -11,7 +11,6 @@
 #include "../../vmm/verdict/ktap.h"
 #include "fuzz_harness.h"
 
-
 static FILE *devnull;
 
 static void check_state(const struct ktap *k)

@@ -19,7 +19,6 @@
 #define PAGE     0x1000ULL
 #define ERR_LEN  256
 
-
 static uint8_t *mem;   /* guest RAM, allocated once */
 static uint8_t *ref;   /* the plain mapping, no relocations */
 
