@@ -70,6 +70,12 @@ SANDBOX_TEST_OBJ := $(call obj,obj,tests/sandbox/sandbox_test.c vmm/host/sandbox
 $(BUILD)/sandbox-test: $(SANDBOX_TEST_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lseccomp
 
+# vmm_setup_vcpu against a faked KVM (tests/kvm-fake/vcpu_setup_test.c):
+# the VMM's objects but main, with ioctl and mmap wrapped at link time.
+VCPU_TEST_OBJ := $(call obj,obj,tests/kvm-fake/vcpu_setup_test.c) $(filter-out %/vmm/main.o,$(VMM_OBJ)) $(LIB_OBJ)
+$(BUILD)/vcpu-setup-test: $(VCPU_TEST_OBJ)
+	$(CC) $(CFLAGS) -Wl,--wrap=ioctl -Wl,--wrap=mmap -o $@ $^ $(CHECK_LIBS) $(LDLIBS) $(VMM_LIBS)
+
 include tests/payload/payload.mk
 include tests/fuzz/fuzz.mk
 
@@ -86,9 +92,10 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
-test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test
+test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test $(BUILD)/vcpu-setup-test
 	$(TIER) layering -- tests/integration/layering.sh $(PURE_DIRS)
 	$(TIER) sandbox -- $(BUILD)/sandbox-test
+	$(TIER) kvm-fake -- $(BUILD)/vcpu-setup-test
 	$(TIER) image -- tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
 	$(TIER) image-san -- tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
 

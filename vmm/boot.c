@@ -19,6 +19,11 @@
 #include "vmm.h"
 #include "x86/x86_setup.h"
 
+const char *const boot_step_names[STEP_GUEST] = {
+    [STEP_OPTIONS] = "options", [STEP_OUTPUTS] = "outputs", [STEP_IMAGE] = "image", [STEP_FILES] = "files",
+    [STEP_HOST] = "host",
+};
+
 static uint64_t exception_thunk(unsigned vector, const void *ctx)
 {
     return firmware_thunk(ctx, FW_ID_EXCEPTION(vector));

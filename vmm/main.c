@@ -179,11 +179,6 @@ static void release_image_file(struct vmm *vm)
     vm->placed.app_pe.data = NULL;
 }
 
-const char *const boot_step_names[STEP_GUEST] = {
-    [STEP_OPTIONS] = "options", [STEP_OUTPUTS] = "outputs", [STEP_IMAGE] = "image", [STEP_FILES] = "files",
-    [STEP_HOST] = "host",
-};
-
 /* --report and --kunit-json: opened first, so that a run refused at any
  * later step still writes them, saying it never started. */
 static int open_result_files(struct vmm *vm)

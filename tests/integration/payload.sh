@@ -55,7 +55,7 @@ expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect bad-keys-escape 2 '--keys: \\q at offset 2 names no key \(the escapes are ' -- "$HO" --keys 'ab\q' "$PAYLOAD"
 expect bad-keys-backslash 2 '--keys: ends in a lone backslash' -- "$HO" --keys 'ab\' "$PAYLOAD"
 expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
-# A run that never started is not a KUnit pass (issue 27 item 1): its end
+# A run that never started is not a KUnit pass: its end
 # reason is not-started, --report says where it stopped and that the KTAP
 # reader saw nothing, and --kunit-json has an ERROR case for the run.
 cat > "$OUT/not-started.py" <<'PY'
@@ -76,7 +76,7 @@ elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
 else
     skip kunit-no-dev-kvm "needs root and unshare to hide /dev/kvm"
 fi
-# Options (issue 27 item 5). A value that an optional-argument option takes
+# Options. A value that an optional-argument option takes
 # only after '=' is named, not read as a second image; a command after --
 # is --exec's (the report of a run stopped at a missing --dtb shows it).
 expect trace-efi-detached-value 2 "--trace-efi takes its FILE only as --trace-efi=FILE; 'trace.jsonl' was read" \
@@ -112,7 +112,7 @@ expect dtb-not-a-tree 2 '--dtb .*: not a valid flattened device tree' \
 expect dtb-not-a-tree-report 0 '^not-started files$' \
     -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"])' \
     "$OUT/dtb-bad.json"
-# --exec needs nothing prepared (issue 27 item 2): with an empty HOME and no
+# --exec needs nothing prepared: with an empty HOME and no
 # cache, handover packs /init and the host's busybox itself, before /dev/kvm
 # (the run stops at the missing --dtb, after the archive); without a
 # busybox on the host it says what to install.
@@ -126,7 +126,7 @@ elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
 else
     skip exec-without-busybox "needs root and unshare to hide /bin/busybox"
 fi
-# make install (issue 27 item 4): every example script installed executable
+# make install: every example script installed executable
 # and run from another directory, without the checkout: each prints its
 # usage, and ci-kunit.sh finds its base config fragment (a stand-in kernel
 # tree checks the fragments it is given; HANDOVER=true stands in for the boot).
@@ -263,7 +263,7 @@ if [ -s "$man" ]; then
 else
     fail man-page-has-every-option "no $man (make man)"
 fi
-# Its sections (issue 27 item 8): SYNOPSIS, EXIT STATUS with a row for every
+# Its sections: SYNOPSIS, EXIT STATUS with a row for every
 # status exit_status.h defines, EXAMPLES, and the --inject faults as a list.
 expect man-page-sections 0 '^sections ok$' -- python3 - "$man" "$(dirname "$0")/../../vmm/verdict/exit_status.h" <<'PY'
 import re, sys
@@ -305,8 +305,8 @@ expect image-no-handover-dtb 2 'lacks XLF_EFI_HANDOVER_64, so it boots through t
 expect image-no-64bit 2 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
 expect image-handover-offset 2 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
 expect image-pe-machine 2 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
-# Every key of a report is documented, and so is every end reason
-# (issue 27 item 9): the reports of the runs refused above.
+# Every key of a report is documented, and so is every end reason:
+# the reports of the runs refused above.
 expect reports-documented 0 'reports documented' \
     -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/vmm/verdict/end_reason.c" \
        "$OUT/kunit-missing.json" "$OUT/refused-options.json" "$OUT/dashes.json" "$OUT/dtb-bad.json" \
@@ -338,7 +338,7 @@ for e in handover pe; do
     expect "fallbacks-$e" 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - int3' 'ok [0-9]+ - popcnt_zf' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=fallbacks "$PAYLOAD"
 done
-# The top-level image's end (issue 26 item 3): EFI_SUCCESS, by Exit or by
+# The top-level image's end: EFI_SUCCESS, by Exit or by
 # returning, exits 0; another status exits 5; both name the status in the
 # end line and in --report's efi_status. A stop point never reached is no
 # success.
@@ -359,7 +359,7 @@ expect stop-at-ebs-unreached 5 'the image ended with EFI_SUCCESS before any Exit
 expect events 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - wait_for_key_index' \
     -- "$HO" --timeout 60 --keys 'x\n' --trace-efi="$OUT/events.trace" --cmdline payload=events "$PAYLOAD"
 expect events-wait-made-again 0 '"call":"WaitForEvent".*"wait":"none signaled' -- cat "$OUT/events.trace"
-# Notify functions (issue 26 item 1): the firmware calls the payload's
+# Notify functions: the firmware calls the payload's
 # through its trampoline, traced as NotifyFunction.Return.
 expect notify 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - notify_ebs_ran_before_it_returned' \
     'ok [0-9]+ - notify_entry_stack_aligned' 'ok [0-9]+ - notify_restore_tpl_delivers' \
@@ -584,6 +584,11 @@ end_reason status-timeout-124 124 timeout --timeout 2 --cmdline payload=loop
 # from a baseline matrix.
 expect sweep-fail-on 9 'cell alloc-pool-fail:1 at call .*: failed-cleanly \(--fail-on\)' 'end: sweep-cells-failed, exit status 9' \
     -- "$HO" --timeout 60 --fault-sweep --fail-on failed-cleanly --cmdline payload=stop-at-ebs "$PAYLOAD"
+# Cells that end at their timeout leave nothing behind: the sweep still
+# ends as the sweep, not as a timeout of its last cell.
+expect sweep-hung-cells 0 ' hung ' 'end: sweep-done, exit status 0' '!end: timeout' \
+    -- "$HO" --timeout 60 --cell-timeout 1 --fault-sweep --fail-on none \
+       --cmdline "payload=stop-at-ebs payload.hang-on-fail" "$PAYLOAD"
 expect sweep-baseline-same 0 'fault sweep: .* cells' '!differ from the baseline' \
     -- "$HO" --timeout 60 --fault-sweep --sweep-baseline "$OUT/sweep.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
 python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); c = [x for x in m["cells"] if x["fault"] == "ebs-stale-key"][0]; c["outcome"] = "crashed"; json.dump(m, open(sys.argv[2], "w"))' \

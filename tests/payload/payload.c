@@ -1130,8 +1130,15 @@ static unsigned fill_e820(uint8_t *bp, bool *overflow)
 static void put_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static void put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 
+/* payload.hang-on-fail (with payload=stop-at-ebs): a failed step spins
+ * instead of finishing, so a fault sweep's cell ends at its timeout. */
 static NORETURN void stop_fail(void)
 {
+    if (cmdline_option("payload.hang-on-fail")) {
+        print("payload: hanging after a failed step, as asked\n");
+        for (;;)
+            asm volatile("pause");
+    }
     finish();
 }
 

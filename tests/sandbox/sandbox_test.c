@@ -1,4 +1,4 @@
-/* Issue 24 item 3: under each filter vmm/host/sandbox.c builds (the run's
+/* Under each filter vmm/host/sandbox.c builds (the run's
  * and --fault-sweep's), a representative call of each family a guest must
  * never make the VMM issue fails with EPERM, and what the VMM needs still
  * goes through. Each filter is entered for real (sandbox_enter and

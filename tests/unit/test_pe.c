@@ -473,7 +473,7 @@ START_TEST(an_mz_file_without_a_setup_header_is_an_efi_application)
     ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_BZIMAGE);
     /* Both, with a setup header (protocol 2.05 or later) that says the
      * kernel cannot be relocated: the EFI application it also is, as
-     * memtest86+ (issue 26 item 4); relocatable, a bzImage. */
+     * memtest86+; relocatable, a bzImage. */
     memcpy(file + 0x202, "HdrS", 4);
     wr16(file + 0x206, 0x20c);
     file[0x234] = 0;

@@ -1,0 +1,76 @@
+/* vmm_setup_vcpu (vmm/kvm/kvm.c) against a faked KVM: ioctl and mmap are
+ * wrapped at link time (-Wl,--wrap), so the vCPU "exists" but its kvm_run
+ * page cannot be mapped. on_signal (vmm/kvm/run.c) writes through any
+ * non-NULL vcpu->run, and a sweep's restore sets vCPUs up with it
+ * installed: a failed mapping must leave run NULL, never MAP_FAILED.
+ * No /dev/kvm needed. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../vmm/vmm.h"
+
+int __real_ioctl(int fd, unsigned long request, ...);
+void *__real_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
+
+static int fake_kvm_fd = -1, fake_vm_fd = -1, fake_vcpu_fd = -1;
+static unsigned mmap_calls;
+
+int __wrap_ioctl(int fd, unsigned long request, ...)
+{
+    va_list ap;
+    va_start(ap, request);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    if (fd == fake_vm_fd && request == KVM_CREATE_VCPU) {
+        fake_vcpu_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        return fake_vcpu_fd;
+    }
+    if (fd == fake_kvm_fd && request == KVM_GET_VCPU_MMAP_SIZE)
+        return 2 * 4096;
+    return __real_ioctl(fd, request, arg);
+}
+
+void *__wrap_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    if (fd >= 0 && fd == fake_vcpu_fd) {
+        mmap_calls++;
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    return __real_mmap(addr, length, prot, flags, fd, offset);
+}
+
+START_TEST(failed_kvm_run_mapping_leaves_run_null)
+{
+    static struct vmm vm;
+    fake_kvm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    fake_vm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    ck_assert_int_ge(fake_kvm_fd, 0);
+    ck_assert_int_ge(fake_vm_fd, 0);
+    vm.kvm_fd = fake_kvm_fd;
+    vm.vm_fd = fake_vm_fd;
+    vm.opt.cpus = 1;
+    ck_assert_int_eq(vmm_setup_vcpu(&vm, 0), -1);
+    ck_assert_uint_eq(mmap_calls, 1);
+    ck_assert_ptr_null(vm.vcpus[0].run);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("kvm-fake");
+    TCase *tc = tcase_create("vcpu_setup");
+    tcase_add_test(tc, failed_kvm_run_mapping_leaves_run_null);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
