@@ -119,8 +119,9 @@ test-assets:
 # Every boot, on a KVM with hardware semantics: this machine's own when it
 # has one, otherwise an L1 per tier with kvm_amd under QEMU TCG
 # (scripts/kvm-host), two tiers at a time: the payload's boots (both
-# builds), the tiny kernel, the real-KVM tier, and on an emulating KVM the
-# emulation-fallback tier (tests/integration/kvm-tiers.sh).
+# builds), the tiny kernel, the real-KVM tier, the example CI workflow's
+# steps, and on an emulating KVM the emulation-fallback tier
+# (tests/integration/kvm-tiers.sh).
 test-kvm: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) test-assets
 	tests/integration/kvm-tiers.sh $(BUILD) $(PAYLOAD_IMAGE)
 

@@ -2,7 +2,8 @@
 # The tiers that boot guests, side by side: the synthetic payload's boots
 # (with the normal build, and the tests that reach different code with the
 # sanitizer build), the tiny kernel, the real-KVM tier (realkvm.sh), and on
-# an emulating KVM its own tier (emulating.sh). Each tier that needs a
+# an emulating KVM its own tier (emulating.sh), and the example CI
+# workflow's steps (workflow.sh). Each tier that needs a
 # hardware KVM runs through scripts/kvm-host: natively where this machine
 # has one, otherwise in an L1 of its own, so that a tier whose L1 hangs fails
 # alone and the others still run. KVM_TIER_LANES (default 2, one per core
@@ -31,13 +32,14 @@ declare -A cmd=(
     [realkvm]="scripts/kvm-host tests/integration/kernel.sh $B/handover realkvm"
     [emulating]="tests/integration/emulating.sh $B $PAYLOAD"
     [runner]="tests/integration/runner.sh $B $PAYLOAD"
+    [workflow]="tests/integration/workflow.sh"
 )
-declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30 [runner]=110)
+declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30 [runner]=110 [workflow]=400)
 tiers=()
 for a in "$@"; do
     case $a in *=*) cmd[${a%%=*}]=${a#*=}; tiers+=("${a%%=*}") ;; *) tiers+=("$a") ;; esac
 done
-[ ${#tiers[@]} -gt 0 ] || tiers=(payload payload-san tiny realkvm emulating runner)
+[ ${#tiers[@]} -gt 0 ] || tiers=(payload payload-san tiny realkvm emulating runner workflow)
 
 estimate() {   # the tier's wall time in the last table, else the guess
     local s

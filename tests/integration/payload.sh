@@ -426,11 +426,15 @@ for k in 1 2; do
         -- "$HO" --timeout 60 --fault-sweep="$OUT/sweep-shard-$k.json" --shard $k/2 --cmdline payload=stop-at-ebs "$PAYLOAD"
 done
 expect fault-sweep-shards-merge 0 '^shards merge into the whole matrix: [0-9]+ cells$' \
-    -- python3 -c 'import json, sys
-cells = lambda f: sorted((c["seq"], c["inject"], c["outcome"]) for c in json.load(open(f))["cells"])
-whole, merged = cells(sys.argv[1]), sorted(cells(sys.argv[2]) + cells(sys.argv[3]))
-assert whole == merged and cells(sys.argv[2]) and cells(sys.argv[3]), (whole, merged)
-print("shards merge into the whole matrix:", len(whole), "cells")' "$OUT/sweep.json" "$OUT/sweep-shard-1.json" "$OUT/sweep-shard-2.json"
+    -- sh -c '"$1" "$3" "$4" >"$5" && python3 -c "import json, sys
+cells = lambda f: [(c[\"seq\"], c[\"inject\"], c[\"outcome\"]) for c in json.load(open(f))[\"cells\"]]
+whole, merged = cells(sys.argv[1]), cells(sys.argv[2])
+assert whole == merged and whole, (whole, merged)
+print(\"shards merge into the whole matrix:\", len(whole), \"cells\")" "$2" "$5"' sh "$TOP/scripts/sweep-merge.py" \
+       "$OUT/sweep.json" "$OUT/sweep-shard-1.json" "$OUT/sweep-shard-2.json" "$OUT/sweep-merged.json"
+expect fault-sweep-shards-partial 2 'sweep-merge: 1 of 2 shards given; missing: 2' \
+    -- "$TOP/scripts/sweep-merge.py" "$OUT/sweep-shard-1.json"
+expect fault-sweep-shards-unsharded 2 'not a shard.s matrix' -- "$TOP/scripts/sweep-merge.py" "$OUT/sweep.json"
 expect relocated 0 'payload: done, 0 failures' 'image at 0x7400000' \
     -- "$HO" --timeout 60 --load-addr 0x7400000 "$PAYLOAD"
 expect mem-5g 0 'payload: done, 0 failures' '5120 MiB RAM' \

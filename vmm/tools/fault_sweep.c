@@ -372,6 +372,11 @@ static int write_json(FILE *out, const struct vmm *vm, const struct fault_sweep 
                              (json_int_t)vm->fw.calls, "snapshots", (json_int_t)sw->n, "seconds", base_end, "cells",
                              rows, "seconds", "sweep", base_end + cells_time, "one_boot_per_fault_estimate",
                              one_boot_each, "speedup", one_boot_each / (base_end + cells_time));
+    /* A shard's matrix says which one it is, so that scripts/sweep-merge.py
+     * can tell a whole set from a partial one. */
+    if (root && vm->opt.shards)
+        json_object_set_new(root, "shard", json_pack("{s:I, s:I}", "index", (json_int_t)vm->opt.shard, "count",
+                                                     (json_int_t)vm->opt.shards));
     int rc = root && !json_dumpf(root, out, JSON_INDENT(1)) && fputc('\n', out) != EOF && !fflush(out) ? 0 : -1;
     json_decref(root);
     return rc;
