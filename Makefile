@@ -13,7 +13,7 @@ LDLIBS   := -lz -lfdt
 VMM_LIBS := -lseccomp -ljansson -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-# The folders (README "Layout"). The pure libraries work on a plain
+# The folders (docs/architecture.md, "Layout"). The pure libraries work on a plain
 # buffer standing for guest memory and never call KVM: the unit tests and
 # fuzzers link them alone. Only vmm/kvm/ calls ioctl (test-layering).
 PURE_DIRS := loader firmware-stub vmm/mem vmm/devices vmm/x86 vmm/verdict

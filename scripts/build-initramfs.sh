@@ -5,7 +5,7 @@
 # share/handover/handover-init.sh), which mounts the usual file systems, runs the command the VMM
 # put in /handover/cmd (its stdout and stderr on the tty named in
 # /handover/output if there is one: --exec-output), and reports its exit status through the exit-status
-# port 0xf4 (README "Guest ABI"): one byte written to /dev/port at offset
+# port 0xf4 (docs/guest-abi.md): one byte written to /dev/port at offset
 # 0xf4 (the kernel needs CONFIG_DEVPORT), after logging it through /dev/kmsg
 # as "handover-init: command exited with status N", which handover --exec
 # also takes as the status (the only way on kernels without /dev/port, such

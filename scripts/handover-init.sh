@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# handover's /init for --exec (README "Guest ABI"): handover packs it with the
+# handover's /init for --exec (docs/guest-abi.md): handover packs it with the
 # host's busybox when --exec has no --initrd (vmm/host/add_files.c), and
 # scripts/build-initramfs.sh (handover-initramfs) into an archive of its own.
 # The applets as links first: handover's archive has only /bin/busybox.

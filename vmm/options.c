@@ -413,7 +413,7 @@ static void print_help_lines(FILE *out, const char *text, unsigned column, unsig
 #define STR(x)  #x
 
 /* The exit statuses, the one table of them: --help prints it, and so the
- * man page's EXIT STATUS (help2man, Makefile) and the README's usage. */
+ * man page's EXIT STATUS (help2man, Makefile). */
 static const struct {
     const char *status, *meaning;
 } exit_statuses[] = {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The folders keep to their layers (README "Layout"): only vmm/kvm/
+# The folders keep to their layers (docs/architecture.md): only vmm/kvm/
 # calls ioctl; the pure libraries (the Makefile's PURE_DIRS) include no
 # header from the VMM's upper folders (vmm.h, kvm/, tools/, host/), and the
 # firmware-stub and loader reach into vmm/ only for its bottom folder, mem/.

@@ -278,8 +278,10 @@ for name, value in re.findall(r'^#define (EXIT_\w+) +(\d+)', header, re.M):
 assert re.search(r'^\.TP\ngmm\\-too\\-small\[:N\]\n', man, re.M), 'the --inject faults are not a list'
 print('sections ok')
 PY
-expect readme-usage-is-help 0 'README usage = --help' \
-    -- "$(dirname "$0")/readme-usage.py" "$(dirname "$0")/../../README.md" "$HO"
+# The README's first commands exist, and every option the README and docs/
+# name is one handover takes.
+expect docs-agree-with-tree 0 '^docs agree with the tree' \
+    -- "$(dirname "$0")/docs-check.py" "$TOP" "$HO"
 # Inputs that are not regular files, and an output FIFO nobody reads, are
 # refused at once (open() would block before --timeout is armed).
 mkfifo "$OUT/fifo"

@@ -55,7 +55,7 @@ _Static_assert(LAYOUT_PML4_ALT + 0x1000 <= LAYOUT_STACK_TOP - LAYOUT_STACK_SIZE,
 #define GDT_CODE64 0x08
 #define GDT_DATA   0x10
 
-/* I/O ports and IRQs (README "Guest ABI"). */
+/* I/O ports and IRQs (docs/guest-abi.md). */
 #define FW_HYPERCALL_PORT 0xEC      /* firmware thunks: out FW_HYPERCALL_PORT, eax (firmware-stub/firmware.h) */
 #define PORT_SERIAL_COM1  0x3f8     /* 8250 UART (vmm/devices/serial.c), the console, described in the DSDT;
                                        the kernel's legacy ttyS0 (arch/x86/include/asm/serial.h) */

@@ -1,4 +1,4 @@
-/* handover's exit statuses, one model for every run (README "Exit status",
+/* handover's exit statuses, one model for every run (docs/exit-status.md,
  * --help): the guest's own status passes through; handover's own outcomes
  * keep these numbers, and the end reason tells the two apart. */
 #ifndef HANDOVER_EXIT_STATUS_H

@@ -32,7 +32,8 @@ typedef bool (*emulate_read_fn)(void *ctx, uint64_t va, void *dst, unsigned len)
 struct emulate_result emulate_instruction(const uint8_t *code, unsigned len, struct kvm_regs *regs,
                                           struct kvm_fpu *fpu, emulate_read_fn read, void *ctx);
 
-/* The table's names, for --help and the README. */
+/* The table's names, NULL-terminated: the run loop logs each fallback
+ * once, by its index here (docs/kvm-hosts.md lists them). */
 extern const char *const emulate_table_names[];
 
 #endif

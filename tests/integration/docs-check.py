@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""The README and docs/ against the tree. The README opens with the commands
+a new user runs: each script it names is an executable file here and each
+make target is one the Makefile defines. Every option (--name) the pages
+write is one `handover --help` lists, or one of another program named
+below that its script takes. (--help itself is documented only as
+`handover --help` and the man page made from it.)
+usage: docs-check.py TOP HANDOVER"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+top, handover = sys.argv[1], sys.argv[2]
+# Options of other programs the pages name: the script that takes each
+# (its text names the option), or None for a program outside this tree.
+OTHER = {
+    "--kind": "scripts/kvm-host",
+    "--menu": "examples/make-grub.sh",
+    "--json": None,   # the kernel's tools/testing/kunit/kunit.py
+}
+errors = []
+
+readme = os.path.join(top, "README.md")
+text = open(readme).read()
+first = re.search(r"^```sh\n(.*?)^```", text, re.M | re.S)
+if not first or text.index("```sh") > text.index("\n## "):
+    errors.append("README.md: does not open with a ```sh block of commands before its first section")
+else:
+    makefile = open(os.path.join(top, "Makefile")).read()
+    for word in re.split(r"\s*(?:&&|\n)\s*", first.group(1).strip()):
+        argv = word.split()
+        if argv[0] == "make":
+            for target in argv[1:]:
+                if not re.search(rf"^{re.escape(target)}:", makefile, re.M):
+                    errors.append(f"README.md: make {target}: no such target in the Makefile")
+        elif not os.access(os.path.join(top, argv[0]), os.X_OK):
+            errors.append(f"README.md: {argv[0]}: not an executable file")
+
+help_text = subprocess.run([handover, "--help"], capture_output=True, text=True, check=True).stdout
+options = set(re.findall(r"^  (--[a-z][a-z0-9-]*)", help_text, re.M))
+if len(options) < 10:
+    errors.append(f"{handover} --help lists only {sorted(options)}: not the option table")
+for opt, script in OTHER.items():
+    if script and opt not in open(os.path.join(top, script)).read():
+        errors.append(f"{script} does not take {opt}")
+
+pages = [readme] + sorted(glob.glob(os.path.join(top, "docs", "*.md")))
+for page in pages:
+    for n, line in enumerate(open(page), 1):
+        for opt in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", line):
+            if opt not in options and opt not in OTHER:
+                errors.append(f"{os.path.relpath(page, top)}:{n}: {opt} is not an option of handover --help")
+
+for e in errors:
+    print(e)
+if errors:
+    sys.exit(1)
+print(f"docs agree with the tree: {len(pages)} pages, {len(options)} options")
