@@ -75,11 +75,71 @@ _Static_assert(sizeof(struct acpi_rsdp) == 36, "RSDP is 36 bytes");
 #define ACPI_GAS_SYSTEM_IO 1
 #define ACPI_GAS_BYTE      1
 
-/* MADT, ACPI 6.4 section 5.2.12. */
+/* MADT, ACPI 6.4 section 5.2.12: the header, the local APIC address and
+ * flags, then the interrupt controller structures. */
+struct __attribute__((packed)) acpi_madt {
+    struct acpi_header header;
+    uint32_t local_apic_address;
+    uint32_t flags;
+};
+
+/* 5.2.12.2, Processor Local APIC Structure. */
+struct __attribute__((packed)) madt_local_apic {
+    uint8_t type, length;
+    uint8_t processor_uid;
+    uint8_t apic_id;
+    uint32_t flags;
+};
+
+/* 5.2.12.3, I/O APIC Structure. */
+struct __attribute__((packed)) madt_io_apic {
+    uint8_t type, length;
+    uint8_t io_apic_id;
+    uint8_t reserved;
+    uint32_t address;
+    uint32_t gsi_base;
+};
+
+/* 5.2.12.5, Interrupt Source Override Structure. */
+struct __attribute__((packed)) madt_int_override {
+    uint8_t type, length;
+    uint8_t bus;           /* 0: ISA */
+    uint8_t source;        /* the bus-relative IRQ */
+    uint32_t gsi;
+    uint16_t flags;        /* MPS INTI flags */
+};
+_Static_assert(sizeof(struct acpi_madt) == 44, "MADT header, local APIC address and flags are 44 bytes");
+_Static_assert(sizeof(struct madt_local_apic) == 8, "a processor local APIC structure is 8 bytes");
+_Static_assert(sizeof(struct madt_io_apic) == 12, "an I/O APIC structure is 12 bytes");
+_Static_assert(sizeof(struct madt_int_override) == 10, "an interrupt source override is 10 bytes");
+
 #define MADT_PCAT_COMPAT     1
 #define MADT_LOCAL_APIC      0
 #define MADT_IO_APIC         1
 #define MADT_INT_OVERRIDE    2
+#define MADT_LAPIC_ENABLED   1
+/* MPS INTI flags (5.2.12.5): polarity in bits 1:0, trigger mode in 3:2;
+ * 0 in both conforms to the bus (ISA: edge, active high). */
+#define MPS_INTI_ACTIVE_HIGH (1u << 0)
+#define MPS_INTI_LEVEL       (3u << 2)
+
+/* The ISA overrides a PC-compatible irqchip has (IRQ 0 on GSI 2; IRQ 9
+ * level, active high), as KVM's in-kernel irqchip wires them, and each
+ * UART's IRQ on its own GSI: without an override Linux maps no ISA IRQ on
+ * a hardware-reduced platform (arch/x86/kernel/acpi/boot.c,
+ * mp_config_acpi_legacy_irqs runs over nr_legacy_irqs(), which is 0). */
+static const struct {
+    uint8_t irq;
+    uint32_t gsi;
+    uint16_t flags;
+    bool com2;             /* only with the second UART */
+} isa_overrides[] = {
+    { 0, 2, 0, false },
+    { 9, 9, MPS_INTI_LEVEL | MPS_INTI_ACTIVE_HIGH, false },
+    { IRQ_SERIAL_COM1, IRQ_SERIAL_COM1, 0, false },
+    { IRQ_SERIAL_COM2, IRQ_SERIAL_COM2, 0, true },
+};
+#define ISA_OVERRIDES (sizeof(isa_overrides) / sizeof(isa_overrides[0]))
 
 /* A UART in AML (ACPI 6.4 chapter 20):
  *   Scope (\_SB) { Device (COMn) {
@@ -156,62 +216,48 @@ static struct acpi_gas io_port(uint16_t port)
     return (struct acpi_gas){ ACPI_GAS_SYSTEM_IO, 8, 0, ACPI_GAS_BYTE, port };
 }
 
-uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
+static void build_aml_table(void *at, const char *sig, const uint8_t *aml, size_t len)
 {
-    uint64_t base = 0xffffffffULL;
-    if (!ncpus || ncpus > ACPI_MAX_CPUS ||
-        memmap_allocate(&fw->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_ACPI_RECLAIM_MEMORY, ACPI_PAGES, &base) != EFI_SUCCESS)
-        return 0;
-    uint8_t *t = guest_mem_ptr(fw->gm, base, ACPI_PAGES * 4096);
-    memset(t, 0, ACPI_PAGES * 4096);
+    struct acpi_header *h = at;
+    memcpy(h + 1, aml, len);
+    header(h, sig, (uint32_t)(sizeof(*h) + len), 2);
+}
 
-    struct acpi_header *dsdt = (void *)(t + OFF_DSDT);
-    memcpy(dsdt + 1, dsdt_aml, sizeof(dsdt_aml));
-    header(dsdt, "DSDT", sizeof(*dsdt) + sizeof(dsdt_aml), 2);
-    if (com2) {
-        struct acpi_header *ssdt = (void *)(t + OFF_SSDT);
-        memcpy(ssdt + 1, ssdt_aml, sizeof(ssdt_aml));
-        header(ssdt, "SSDT", sizeof(*ssdt) + sizeof(ssdt_aml), 2);
-    }
+static uint8_t *put(uint8_t *p, const void *entry, size_t len)
+{
+    memcpy(p, entry, len);
+    return p + len;
+}
 
-    /* MADT: header, LAPIC address and flags, then one LAPIC per vCPU, the
-     * IOAPIC, and the ISA overrides a PC-compatible irqchip has (IRQ 0 on
-     * GSI 2; IRQ 9 level, active high) as KVM's in-kernel irqchip wires them,
-     * and each UART's IRQ on its own GSI: without an override Linux maps no
-     * ISA IRQ on a hardware-reduced platform (arch/x86/kernel/acpi/boot.c,
-     * mp_config_acpi_legacy_irqs runs over nr_legacy_irqs(), which is 0). */
-    uint8_t *m = t + OFF_MADT;
-    uint8_t *p = m + sizeof(struct acpi_header);
-    memcpy(p, (uint32_t[]){ LAYOUT_LAPIC_ADDR, MADT_PCAT_COMPAT }, 8);
-    p += 8;
+/* One local APIC per vCPU (processor UID and APIC ID both its index, the
+ * ID leaf 1 of CPUID gives it), the IOAPIC with the next ID, the overrides. */
+static void build_madt(void *at, unsigned ncpus, bool com2)
+{
+    struct acpi_madt *m = at;
+    m->local_apic_address = LAYOUT_LAPIC_ADDR;
+    m->flags = MADT_PCAT_COMPAT;
+    uint8_t *p = (uint8_t *)(m + 1);
     for (unsigned i = 0; i < ncpus; i++) {
-        uint8_t lapic[8] = { MADT_LOCAL_APIC, 8, (uint8_t)i, (uint8_t)i, 1, 0, 0, 0 };  /* enabled */
-        memcpy(p, lapic, 8);
-        p += 8;
+        const struct madt_local_apic lapic = { MADT_LOCAL_APIC, sizeof(lapic), (uint8_t)i, (uint8_t)i,
+                                               MADT_LAPIC_ENABLED };
+        p = put(p, &lapic, sizeof(lapic));
     }
-    uint8_t ioapic[12] = { MADT_IO_APIC, 12, (uint8_t)ncpus, 0 };
-    memcpy(ioapic + 4, (uint32_t[]){ LAYOUT_IOAPIC_ADDR, 0 }, 8);
-    memcpy(p, ioapic, 12);
-    p += 12;
-    uint8_t iso0[10] = { MADT_INT_OVERRIDE, 10, 0, 0, 2, 0, 0, 0, 0, 0 };
-    uint8_t iso9[10] = { MADT_INT_OVERRIDE, 10, 0, 9, 9, 0, 0, 0, 0x0d, 0 };  /* level, active high */
-    uint8_t iso_uart[10] = { MADT_INT_OVERRIDE, 10, 0, IRQ_SERIAL_COM1, IRQ_SERIAL_COM1, 0, 0, 0, 0, 0 };  /* conforming */
-    memcpy(p, iso0, 10);
-    p += 10;
-    memcpy(p, iso9, 10);
-    p += 10;
-    memcpy(p, iso_uart, 10);
-    p += 10;
-    if (com2) {
-        uint8_t iso_uart2[10] = { MADT_INT_OVERRIDE, 10, 0, IRQ_SERIAL_COM2, IRQ_SERIAL_COM2, 0, 0, 0, 0, 0 };
-        memcpy(p, iso_uart2, 10);
-        p += 10;
+    const struct madt_io_apic ioapic = { MADT_IO_APIC, sizeof(ioapic), (uint8_t)ncpus, 0, LAYOUT_IOAPIC_ADDR, 0 };
+    p = put(p, &ioapic, sizeof(ioapic));
+    for (size_t i = 0; i < ISA_OVERRIDES; i++) {
+        const struct madt_int_override iso = { MADT_INT_OVERRIDE, sizeof(iso), 0, isa_overrides[i].irq,
+                                               isa_overrides[i].gsi, isa_overrides[i].flags };
+        if (com2 || !isa_overrides[i].com2)
+            p = put(p, &iso, sizeof(iso));
     }
-    header((struct acpi_header *)m, "APIC", (uint32_t)(p - m), 5);
+    header(&m->header, "APIC", (uint32_t)(p - (uint8_t *)m), 5);
+}
 
-    struct acpi_fadt *f = (void *)(t + OFF_FADT);
-    f->dsdt = (uint32_t)(base + OFF_DSDT);
-    f->xdsdt = base + OFF_DSDT;
+static void build_fadt(void *at, uint64_t dsdt)
+{
+    struct acpi_fadt *f = at;
+    f->dsdt = (uint32_t)dsdt;
+    f->xdsdt = dsdt;
     f->flags = ACPI_FADT_HW_REDUCED | ACPI_FADT_RESET_REGISTER;
     f->boot_flags = ACPI_FADT_NO_VGA | ACPI_FADT_NO_CMOS_RTC;
     f->reset_register = io_port(ACPI_RESET_PORT);
@@ -221,27 +267,57 @@ uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
     f->sleep_status = io_port(ACPI_SLEEP_STATUS_PORT);
     memcpy(&f->hypervisor_id, "HNDOVR\0\0", 8);
     header(&f->header, "FACP", sizeof(*f), 6);
+}
 
-    struct acpi_header *xsdt = (void *)(t + OFF_XSDT);
-    uint64_t entries[3] = { base + OFF_FADT, base + OFF_MADT, base + OFF_SSDT };
-    size_t nentries = com2 ? 3 : 2;
-    memcpy(xsdt + 1, entries, nentries * sizeof(entries[0]));
-    header(xsdt, "XSDT", (uint32_t)(sizeof(*xsdt) + nentries * sizeof(entries[0])), 1);
+#define XSDT_MAX_ENTRIES 3
 
-    struct acpi_rsdp *r = (void *)(t + OFF_RSDP);
+/* The FADT, the MADT and with COM2 the SSDT, by address. */
+static void build_xsdt(void *at, uint64_t base, bool com2)
+{
+    struct acpi_header *x = at;
+    const uint64_t entries[XSDT_MAX_ENTRIES] = { base + OFF_FADT, base + OFF_MADT, base + OFF_SSDT };
+    size_t n = com2 ? 3 : 2;
+    memcpy(x + 1, entries, n * sizeof(entries[0]));
+    header(x, "XSDT", (uint32_t)(sizeof(*x) + n * sizeof(entries[0])), 1);
+}
+
+/* Revision 2: the ACPI 1.0 checksum over the first 20 bytes, the
+ * extended one over all of it (5.2.5.3). */
+static void build_rsdp(void *at, uint64_t xsdt)
+{
+    struct acpi_rsdp *r = at;
     memcpy(r->signature, "RSD PTR ", 8);
     memcpy(r->oem_id, "HNDOVR", 6);
     r->revision = 2;
     r->length = sizeof(*r);
-    r->xsdt_address = base + OFF_XSDT;
+    r->xsdt_address = xsdt;
     r->checksum = checksum(r, 20);
     r->extended_checksum = checksum(r, sizeof(*r));
+}
 
-    _Static_assert(OFF_FADT + sizeof(struct acpi_fadt) <= OFF_DSDT, "FADT fits");
-    _Static_assert(OFF_DSDT + sizeof(struct acpi_header) + sizeof(dsdt_aml) <= OFF_MADT, "DSDT fits");
-    _Static_assert(OFF_XSDT + sizeof(struct acpi_header) + sizeof(entries) <= OFF_FADT, "XSDT fits");
-    _Static_assert(OFF_MADT + 44 + 8 * ACPI_MAX_CPUS + 12 + 4 * 10 <= OFF_SSDT, "MADT fits");
-    _Static_assert(OFF_SSDT + sizeof(struct acpi_header) + sizeof(ssdt_aml) <= ACPI_PAGES * 4096, "SSDT fits");
+_Static_assert(OFF_XSDT + sizeof(struct acpi_header) + XSDT_MAX_ENTRIES * sizeof(uint64_t) <= OFF_FADT, "XSDT fits");
+_Static_assert(OFF_FADT + sizeof(struct acpi_fadt) <= OFF_DSDT, "FADT fits");
+_Static_assert(OFF_DSDT + sizeof(struct acpi_header) + sizeof(dsdt_aml) <= OFF_MADT, "DSDT fits");
+_Static_assert(OFF_MADT + sizeof(struct acpi_madt) + ACPI_MAX_CPUS * sizeof(struct madt_local_apic) +
+                   sizeof(struct madt_io_apic) + ISA_OVERRIDES * sizeof(struct madt_int_override) <=
+               OFF_SSDT, "MADT fits");
+_Static_assert(OFF_SSDT + sizeof(struct acpi_header) + sizeof(ssdt_aml) <= ACPI_PAGES * 4096, "SSDT fits");
+
+uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
+{
+    uint64_t base = 0xffffffffULL;
+    if (!ncpus || ncpus > ACPI_MAX_CPUS ||
+        memmap_allocate(&fw->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_ACPI_RECLAIM_MEMORY, ACPI_PAGES, &base) != EFI_SUCCESS)
+        return 0;
+    uint8_t *t = guest_mem_ptr(fw->gm, base, ACPI_PAGES * 4096);
+    memset(t, 0, ACPI_PAGES * 4096);
+    build_aml_table(t + OFF_DSDT, "DSDT", dsdt_aml, sizeof(dsdt_aml));
+    if (com2)
+        build_aml_table(t + OFF_SSDT, "SSDT", ssdt_aml, sizeof(ssdt_aml));
+    build_madt(t + OFF_MADT, ncpus, com2);
+    build_fadt(t + OFF_FADT, base + OFF_DSDT);
+    build_xsdt(t + OFF_XSDT, base, com2);
+    build_rsdp(t + OFF_RSDP, base + OFF_XSDT);
     if (fw_install_config_table(fw, &GUID_ACPI_20_TABLE, base + OFF_RSDP) != EFI_SUCCESS)
         return 0;
     return base + OFF_RSDP;

@@ -241,8 +241,7 @@ static int load_app(struct vmm *vm, size_t cmdlen)
     vm->placed.image_size = size;
     firmware_set_image(&vm->fw, at, size);
     vm->placed.entry_rip = at + pe->entry;
-    inject_memmap(vm);
-    return set_entry_registers(vm) ? EXIT_HOST : 0;
+    return 0;
 }
 
 const char *vmm_entry_name(const struct vmm *vm)
@@ -250,23 +249,29 @@ const char *vmm_entry_name(const struct vmm *vm)
     return vm->placed.app ? "app" : vm->opt.entry == ENTRY_PE ? "pe" : "handover";
 }
 
-int vmm_load(struct vmm *vm)
+/* The firmware's inputs: its console and logs, the faults to inject, the
+ * initrd it serves through LoadFile2, the command line as LoadOptions. */
+static struct fw_config firmware_config(struct vmm *vm)
 {
-    struct bzimage *bz = &vm->placed.bz;
-    const char *cmdline = vm->placed.cmdline;
-    size_t cmdlen = strlen(cmdline);
-
     bool loadfile2 = vm->placed.initrd_data && vm->opt.initrd_via == INITRD_VIA_LOADFILE2;
-    struct fw_config cfg = { .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
-                             .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->files.trace,
-                             .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
-                             .seeded = vm->opt.seeded, .seed = vm->opt.seed, .keys = vm->opt.keys,
-                             .initrd = loadfile2 ? vm->placed.initrd_data : NULL,
-                             .initrd_size = loadfile2 ? vm->placed.initrd_size : 0,
-                             /* LoadOptions: the kernel's PE entry reads its
-                              * command line there; an application gets
-                              * only a --cmdline given for it. */
-                             .cmdline = (vm->placed.app ? vm->opt.cmdline_given : vm->opt.entry == ENTRY_PE) ? cmdline : NULL };
+    /* LoadOptions: the kernel's PE entry reads its command line there; an
+     * application gets only a --cmdline given for it. */
+    bool load_options = vm->placed.app ? vm->opt.cmdline_given : vm->opt.entry == ENTRY_PE;
+    return (struct fw_config){ .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
+                               .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->files.trace,
+                               .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
+                               .seeded = vm->opt.seeded, .seed = vm->opt.seed, .keys = vm->opt.keys,
+                               .initrd = loadfile2 ? vm->placed.initrd_data : NULL,
+                               .initrd_size = loadfile2 ? vm->placed.initrd_size : 0,
+                               .cmdline = load_options ? vm->placed.cmdline : NULL };
+}
+
+/* What every entry needs in guest memory before the image: the firmware,
+ * the VMM's own memory reserved in its map, page tables, the ACPI tables,
+ * the GDT and the IDT. */
+static int build_firmware(struct vmm *vm)
+{
+    const struct fw_config cfg = firmware_config(vm);
     if (firmware_init(&vm->fw, &vm->mem, &cfg)) {
         vmm_log("cannot build the firmware in guest memory");
         return EXIT_HOST;
@@ -288,9 +293,15 @@ int vmm_load(struct vmm *vm)
     }
     x86_setup_gdt(&vm->mem);
     x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);
-    if (vm->placed.app)
-        return load_app(vm, cmdlen);
+    return 0;
+}
 
+/* The kernel's place in guest RAM, for either entry: --load-addr or
+ * pref_address, kernel_alignment, and the size the entry needs
+ * (boot.rst; the PE entry's SizeOfImage). */
+static int place_kernel(struct vmm *vm)
+{
+    const struct bzimage *bz = &vm->placed.bz;
     uint64_t align = bz->hdr.kernel_alignment;
     if (vm->opt.load_addr && (vm->opt.load_addr & (align - 1))) {
         vmm_log("--load-addr 0x%llx is not a multiple of kernel_alignment 0x%llx",
@@ -314,25 +325,29 @@ int vmm_load(struct vmm *vm)
     }
     vm->placed.image_size = size;
     firmware_set_image(&vm->fw, vm->placed.image_start, size);
+    return 0;
+}
 
-    if (vm->opt.entry == ENTRY_PE) {
-        if (cmdlen >= FW_CMDLINE_MAX) {
-            vmm_log("--cmdline: %zu bytes, the PE entry takes at most %d", cmdlen, FW_CMDLINE_MAX - 1);
-            return EXIT_USAGE;
-        }
-        if (bzimage_load_pe(bz, &vm->mem, vm->placed.image_start))
-            return image_outside_ram(vm);
-        vm->placed.entry_rip = vm->placed.image_start + bz->pe.entry;
-        inject_memmap(vm);
-        return set_entry_registers(vm) ? EXIT_HOST : 0;
-    }
-
-    if (cmdlen >= bz->hdr.cmdline_size) {
-        vmm_log("--cmdline: %zu bytes, but the kernel's cmdline_size allows %u", cmdlen, bz->hdr.cmdline_size - 1);
+/* The PE entry: the image mapped section by section at its place; the
+ * command line reaches it as LoadOptions (build_firmware). */
+static int load_kernel_pe(struct vmm *vm, size_t cmdlen)
+{
+    const struct bzimage *bz = &vm->placed.bz;
+    if (cmdlen >= FW_CMDLINE_MAX) {
+        vmm_log("--cmdline: %zu bytes, the PE entry takes at most %d", cmdlen, FW_CMDLINE_MAX - 1);
         return EXIT_USAGE;
     }
-    if (bzimage_load_flat(bz, &vm->mem, vm->placed.image_start))
+    if (bzimage_load_pe(bz, &vm->mem, vm->placed.image_start))
         return image_outside_ram(vm);
+    vm->placed.entry_rip = vm->placed.image_start + bz->pe.entry;
+    return 0;
+}
+
+/* The zero page of the handover entry, in RAM below 4 GiB: the command
+ * line, the setup header, the initrd with --initrd-via bootparams, the
+ * device tree with --dtb. */
+static int build_boot_params(struct vmm *vm, size_t cmdlen)
+{
     struct boot_placement pl = { .code32_start = vm->placed.image_start };
     pl.cmdline_addr = alloc_low_page(vm, (cmdlen + 1 + 0xfff) >> 12);
     vm->placed.boot_params = alloc_low_page(vm, 1);
@@ -340,19 +355,58 @@ int vmm_load(struct vmm *vm)
         vmm_log("no guest RAM below 4 GiB for the command line and boot_params");
         return EXIT_HOST;
     }
-    guest_mem_write(&vm->mem, pl.cmdline_addr, cmdline, cmdlen + 1);
+    guest_mem_write(&vm->mem, pl.cmdline_addr, vm->placed.cmdline, cmdlen + 1);
     if (vm->placed.initrd_data && vm->opt.initrd_via == INITRD_VIA_BOOTPARAMS) {
         if (place_initrd(vm, &pl.initrd_addr))
             return EXIT_USAGE;
         pl.initrd_size = vm->placed.initrd_size;
     }
-    if (bootparams_build(bz, &vm->mem, vm->placed.boot_params, &pl)) {
+    if (bootparams_build(&vm->placed.bz, &vm->mem, vm->placed.boot_params, &pl)) {
         vmm_log("boot_params at 0x%llx: outside guest RAM", (unsigned long long)vm->placed.boot_params);
         return EXIT_HOST;
     }
     if (vm->opt.dtb && attach_dtb(vm, guest_mem_ptr(&vm->mem, vm->placed.boot_params, sizeof(struct boot_params))))
         return EXIT_USAGE;
+    return 0;
+}
+
+/* The handover entry: the protected-mode kernel at its place, its zero
+ * page, efi_main at startup_32 + 0x200 + handover_offset. */
+static int load_kernel_handover(struct vmm *vm, size_t cmdlen)
+{
+    const struct bzimage *bz = &vm->placed.bz;
+    if (cmdlen >= bz->hdr.cmdline_size) {
+        vmm_log("--cmdline: %zu bytes, but the kernel's cmdline_size allows %u", cmdlen, bz->hdr.cmdline_size - 1);
+        return EXIT_USAGE;
+    }
+    if (bzimage_load_flat(bz, &vm->mem, vm->placed.image_start))
+        return image_outside_ram(vm);
+    int rc = build_boot_params(vm, cmdlen);
+    if (rc)
+        return rc;
     vm->placed.entry_rip = bzimage_handover_entry(bz, vm->placed.image_start);
+    return 0;
+}
+
+static int load_kernel(struct vmm *vm, size_t cmdlen)
+{
+    int rc = place_kernel(vm);
+    if (rc)
+        return rc;
+    return vm->opt.entry == ENTRY_PE ? load_kernel_pe(vm, cmdlen) : load_kernel_handover(vm, cmdlen);
+}
+
+int vmm_load(struct vmm *vm)
+{
+    size_t cmdlen = strlen(vm->placed.cmdline);
+    int rc = build_firmware(vm);
+    if (rc)
+        return rc;
+    rc = vm->placed.app ? load_app(vm, cmdlen) : load_kernel(vm, cmdlen);
+    if (rc)
+        return rc;
+    /* Every entry ends the same way: the memory-map faults once all is
+     * placed, then the vCPU at the entry point. */
     inject_memmap(vm);
     return set_entry_registers(vm) ? EXIT_HOST : 0;
 }

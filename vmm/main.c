@@ -8,9 +8,9 @@
 
 #include "../loader/efi_app.h"
 #include "verdict/fault_outcome.h"
+#include "devices/device_init.h"
 #include "host/files.h"
 #include "kvm/host_probe.h"
-#include "mem/layout.h"
 #include "host/sandbox.h"
 #include "vmm.h"
 
@@ -217,6 +217,22 @@ static int open_outputs(struct vmm *vm)
     return 0;
 }
 
+/* The devices of the init list on the bus, wired to the console, the
+ * --exec-output file, the interrupt lines and the guest's stop request. */
+static int attach_devices(struct vmm *vm)
+{
+    const struct device_host host = { .bus = &vm->bus, .ctl = &vm->ctl, .irq = vmm_serial_irq,
+                                      .console_tx = vmm_console_tx,
+                                      .exec_output_tx = vm->files.exec_output ? vmm_exec_output_tx : NULL, .ctx = vm };
+    struct io_device refused;
+    if (devices_init(&host, &refused)) {
+        vmm_log("cannot put %s at port 0x%x on the I/O bus (full, overlapping another device, or too much state "
+                "to keep)", refused.name, refused.base);
+        return -1;
+    }
+    return 0;
+}
+
 static int boot(struct vmm *vm)
 {
     vm->step = STEP_OUTPUTS;
@@ -245,20 +261,8 @@ static int boot(struct vmm *vm)
             return EXIT_HOST;
     if (vmm_console_init(vm))
         return EXIT_HOST;
-    serial_init(&vm->serial, IRQ_SERIAL_COM1, vmm_console_tx, vmm_serial_irq, vm);
-    serial_init(&vm->serial_out, IRQ_SERIAL_COM2, vmm_exec_output_tx, vmm_serial_irq, vm);
-    /* COM2, the last, only with --exec-output: without it the guest sees
-     * no UART at 0x2f8, as before the option existed. */
-    struct io_device devs[] = { serial_device(&vm->serial, PORT_SERIAL_COM1), i8042_data_device(&vm->ctl),
-                                i8042_command_device(&vm->ctl), exit_port_device(&vm->ctl), acpi_pm_device(&vm->ctl),
-                                serial_device(&vm->serial_out, PORT_SERIAL_COM2) };
-    size_t ndevs = sizeof(devs) / sizeof(devs[0]) - (vm->files.exec_output ? 0 : 1);
-    for (size_t i = 0; i < ndevs; i++)
-        if (io_bus_register(&vm->bus, &devs[i])) {
-            vmm_log("cannot put %s at port 0x%x on the I/O bus (full, or overlapping another device)", devs[i].name,
-                    devs[i].base);
-            return EXIT_HOST;
-        }
+    if (attach_devices(vm))
+        return EXIT_HOST;
     rc = vmm_load(vm);
     if (rc)
         return rc;

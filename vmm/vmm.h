@@ -24,7 +24,6 @@
 #include "devices/io_bus.h"
 #include "verdict/ktap.h"
 #include "verdict/run_counters.h"
-#include "devices/serial.h"
 
 struct vmm;
 
@@ -54,9 +53,7 @@ struct vmm {
     bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct guest_mem mem;
     struct firmware fw;
-    struct io_bus bus;
-    struct serial serial;
-    struct serial serial_out;  /* COM2, with --exec-output */
+    struct io_bus bus;        /* the devices (devices/device_init.h) */
     struct control_ports ctl;
     struct vmm_console console;
     struct ktap ktap;         /* --kunit */

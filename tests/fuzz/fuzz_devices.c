@@ -1,6 +1,7 @@
 /* libFuzzer harness for the port-I/O devices a guest reaches: the io_bus
  * with the 8250 UART at 0x3f8, the i8042, the exit port and the ACPI
- * sleep/reset registers registered as vmm/main.c does.
+ * sleep/reset registers, the devices the init list puts on the bus
+ * (vmm/devices/device_init.h).
  *
  * Input: a flags byte (bit 0: first register up to 8 extra devices, each
  * base u16 and length byte (1 + byte % 32), to fuzz io_bus_register's overlap rule), then

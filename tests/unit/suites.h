@@ -11,7 +11,7 @@ Suite *memmap_suite(void);     /* test_memmap.c: the EFI memory map and page all
 Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks */
 Suite *firmware_suite(void);   /* test_firmware.c: tables and services through firmware_call */
 Suite *x86_setup_suite(void);  /* test_x86_setup.c: page tables, GDT, IDT, sregs */
-Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus, device persist */
+Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus, the init list, device snapshots */
 Suite *inject_suite(void);     /* test_inject.c: fault specs, arming, snapshot pieces */
 Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
 Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes */

@@ -5,6 +5,7 @@
 #include <libfdt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "suites.h"
 #include "../../firmware-stub/acpi.h"
@@ -166,6 +167,52 @@ START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
     for (int i = 0; i < 2; i++) {
         firmware_free(&fw[i]);
         free(buf[i]);
+    }
+}
+END_TEST
+
+/* The tables as the builder wrote them before it was split into one
+ * builder per table: each configuration's two pages, by CRC-32, and the
+ * MADT with COM2 byte for byte (ACPI 6.4, 5.2.12). */
+START_TEST(acpi_tables_keep_their_bytes)
+{
+    static const struct {
+        unsigned ncpus;
+        bool com2;
+        unsigned long crc;
+    } pinned[] = { { 1, false, 0x8802f504 }, { 3, false, 0x02f9d884 }, { 2, true, 0xc6f1c882 },
+                   { ACPI_MAX_CPUS, true, 0xa4e6fa86 } };
+    static const uint8_t madt_2_com2[] = {
+        'A', 'P', 'I', 'C', 0x70, 0x00, 0x00, 0x00, 0x05, 0xfc, 'H', 'N', 'D', 'O', 'V', 'R',   /* header */
+        'H', 'A', 'N', 'D', 'O', 'V', 'E', 'R', 0x01, 0x00, 0x00, 0x00, 'H', 'N', 'D', 'O',
+        0x01, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0xe0, 0xfe, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC address, PCAT_COMPAT */
+        0x00, 0x08, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC 0, enabled */
+        0x00, 0x08, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC 1 */
+        0x01, 0x0c, 0x02, 0x00, 0x00, 0x00, 0xc0, 0xfe, 0x00, 0x00, 0x00, 0x00,   /* IOAPIC 2, GSI base 0 */
+        0x02, 0x0a, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00,     /* IRQ 0 on GSI 2 */
+        0x02, 0x0a, 0x00, 0x09, 0x09, 0x00, 0x00, 0x00, 0x0d, 0x00,     /* IRQ 9, level, active high */
+        0x02, 0x0a, 0x00, 0x04, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,     /* COM1 */
+        0x02, 0x0a, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,     /* COM2 */
+    };
+    for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
+        void *buf = calloc(1, MEM);
+        struct guest_mem gm;
+        struct firmware fw;
+        struct fw_config cfg = { .base = 0x100000 };
+        guest_mem_init(&gm, buf, MEM);
+        ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+        uint64_t rsdp = firmware_install_acpi(&fw, pinned[i].ncpus, pinned[i].com2);
+        ck_assert_uint_eq(rsdp, 0x3ffe000);   /* the RSDP opens the two pages */
+        ck_assert_uint_eq(crc32(0, guest_mem_ptr(&gm, rsdp, 8192), 8192), pinned[i].crc);
+        if (pinned[i].ncpus == 2) {
+            uint32_t len;
+            const uint8_t *madt = acpi_table(&gm, rsdp, "APIC", &len);
+            ck_assert_uint_eq(len, sizeof(madt_2_com2));
+            ck_assert(!memcmp(madt, madt_2_com2, len));
+        }
+        firmware_free(&fw);
+        free(buf);
     }
 }
 END_TEST
@@ -486,6 +533,7 @@ Suite *boot_data_suite(void)
     TCase *t = tcase_create("boot-data");
     tcase_add_test(t, acpi_tables_checksum_and_link);
     tcase_add_test(t, acpi_com2_in_an_ssdt_and_the_madt);
+    tcase_add_test(t, acpi_tables_keep_their_bytes);
     tcase_add_test(t, dtb_reads_back_with_libfdt);
     tcase_add_test(t, cpio_archive_is_newc);
     tcase_add_test(t, cpio_names_never_climb);

@@ -1,4 +1,4 @@
-/* vmm/devices/: serial.c, i8042.c, exit_port.c, acpi_pm.c, io_bus.c, persist.c: the devices as the
+/* vmm/devices/: serial.c, i8042.c, exit_port.c, acpi_pm.c, io_bus.c, device_init.c, persist.c: the devices as the
  * kernel's drivers probe them, through the port bus the run loop uses.
  * The 8250 sequences follow drivers/tty/serial/8250/8250_port.c
  * (autoconfig, autoconfig_16550a, serial8250_do_startup). */
@@ -7,6 +7,7 @@
 
 #include "suites.h"
 #include "../../vmm/devices/control_ports.h"
+#include "../../vmm/devices/device_init.h"
 #include "../../vmm/devices/io_bus.h"
 #include "../../vmm/devices/persist.h"
 #include "../../vmm/mem/layout.h"
@@ -262,7 +263,7 @@ static void nop_out(void *s, uint16_t off, const uint8_t *d, unsigned n) { (void
 
 START_TEST(io_bus_refuses_overlapping_ranges)
 {
-    struct io_device d = { "other", COM1 + 4, 4, NULL, nop_out, NULL };
+    struct io_device d = { .name = "other", .base = COM1 + 4, .len = 4, .out = nop_out };
     ck_assert_int_eq(io_bus_register(&bus, &d), -1);
     d.base = COM1 - 2;
     ck_assert_int_eq(io_bus_register(&bus, &d), -1);   /* overlaps the first bytes */
@@ -296,64 +297,199 @@ END_TEST
 START_TEST(io_bus_has_a_device_limit_and_reaches_port_ffff)
 {
     for (unsigned i = bus.n; i < IO_BUS_MAX_DEVICES - 1; i++) {
-        struct io_device d = { "filler", (uint16_t)(0x1000 + 0x10 * i), 0x10, NULL, nop_out, NULL };
+        struct io_device d = { .name = "filler", .base = (uint16_t)(0x1000 + 0x10 * i), .len = 0x10, .out = nop_out };
         ck_assert_int_eq(io_bus_register(&bus, &d), 0);
     }
-    struct io_device top = { "top", 0xfff8, 8, NULL, nop_out, NULL };
+    struct io_device top = { .name = "top", .base = 0xfff8, .len = 8, .out = nop_out };
     ck_assert_int_eq(io_bus_register(&bus, &top), 0);
     uint8_t b = 0;
     ck_assert(io_bus_access(&bus, 0xffff, false, &b, 1));
     ck_assert_uint_eq(b, 0xff);   /* no in handler */
-    struct io_device more = { "more", 0x2000, 1, NULL, nop_out, NULL };
+    struct io_device more = { .name = "more", .base = 0x2000, .len = 1, .out = nop_out };
     ck_assert_int_eq(io_bus_register(&bus, &more), -1);
 }
 END_TEST
 
-/* A --fault-sweep cell restores the snapshot's device states and run
- * counters: what the previous cell did is gone, and the callbacks stay. */
-static struct console_line text;
-static struct run_counters counters;
-
-static void run_a_while(uint8_t scr, uint64_t exits, unsigned fallback, const char *line)
+/* A shared state is kept once; a kept state must fit the snapshot. */
+START_TEST(io_bus_keeps_a_shared_state_once)
 {
-    out8(COM1 + SCR, scr);
-    out8(COM1 + IER, 0x02);   /* THRI: the interrupt line goes up */
-    counters.exits[KVM_EXIT_IO] += exits;
-    counters.hypercalls += exits / 2;
-    counters.fallbacks++;
-    counters.fallback_reported[fallback] = true;
-    for (const char *p = line; *p; p++)
-        console_line_byte(&text, &(struct line_consumers){ .n = 0 }, (uint8_t)*p);
+    ck_assert_uint_eq(bus.nkept, 2);   /* the fixture's UART and its control ports, shared by three devices */
+    ck_assert_uint_eq(bus.kept_bytes, sizeof(struct serial_state) + sizeof(struct control_ports));
+    struct io_device d = acpi_pm_device(&ctl);
+    ck_assert_int_eq(io_bus_register(&bus, &d), 0);
+    ck_assert_uint_eq(bus.nkept, 2);
+    static uint8_t big[IO_BUS_KEPT_BYTES];
+    d = (struct io_device){ .name = "big", .base = 0x1000, .len = 1, .out = nop_out, .kept = { big, sizeof(big) } };
+    ck_assert_int_eq(io_bus_register(&bus, &d), -1);
+    d.kept.size = 1;
+    d.kept.data = &ctl;   /* kept already, with its own size */
+    ck_assert_int_eq(io_bus_register(&bus, &d), -1);
+    ck_assert_uint_eq(bus.n, 5);
+}
+END_TEST
+
+/* The devices as the init list puts them on a bus, wired to these. */
+static struct io_bus host_bus;
+static struct control_ports host_ctl;
+static char console[64], exec_output[64];
+static unsigned nconsole, nexec_output, irq_lines;   /* irq_lines: bit n, line n is up */
+
+static void console_tx(void *ctx, uint8_t b)
+{
+    (void)ctx;
+    if (nconsole < sizeof(console) - 1)
+        console[nconsole++] = (char)b;
 }
 
-START_TEST(devices_restore_their_state_and_the_run_counters)
+static void exec_output_tx(void *ctx, uint8_t b)
 {
-    const struct device_set devs = { &uart, &ctl, &text, &counters };
-    memset(&text, 0, sizeof(text));
-    memset(&counters, 0, sizeof(counters));
-    struct device_states snap;
-    run_a_while(0x11, 10, 1, "EFI stub: booting\n");
-    devices_save(&devs, &snap);
-    const struct run_counters at_snapshot = counters;
+    (void)ctx;
+    if (nexec_output < sizeof(exec_output) - 1)
+        exec_output[nexec_output++] = (char)b;
+}
+
+static void host_irq(void *ctx, unsigned line, int level)
+{
+    (void)ctx;
+    irq_lines = level ? irq_lines | 1u << line : irq_lines & ~(1u << line);
+}
+
+static void attach(bool com2)
+{
+    memset(&host_bus, 0, sizeof(host_bus));
+    memset(&host_ctl, 0, sizeof(host_ctl));
+    memset(console, 0, sizeof(console));
+    memset(exec_output, 0, sizeof(exec_output));
+    nconsole = nexec_output = irq_lines = 0;
+    const struct device_host host = { .bus = &host_bus, .ctl = &host_ctl, .irq = host_irq, .console_tx = console_tx,
+                                      .exec_output_tx = com2 ? exec_output_tx : NULL };
+    struct io_device refused;
+    ck_assert_int_eq(devices_init(&host, &refused), 0);
+}
+
+static uint8_t host_in8(uint16_t port)
+{
+    uint8_t v = 0x3c;
+    io_bus_access(&host_bus, port, false, &v, 1);
+    return v;
+}
+
+static void host_out8(uint16_t port, uint8_t v) { io_bus_access(&host_bus, port, true, &v, 1); }
+
+/* A UART's registers, as a guest reads them back. */
+struct uart_regs { uint8_t ier, lcr, mcr, scr, dll, dlm; };
+
+static struct uart_regs read_uart(uint16_t base)
+{
+    struct uart_regs r = { .lcr = host_in8(base + LCR) };
+    r.ier = host_in8(base + IER);
+    r.mcr = host_in8(base + MCR);
+    r.scr = host_in8(base + SCR);
+    host_out8(base + LCR, r.lcr | 0x80);   /* DLAB: the divisor latch */
+    r.dll = host_in8(base + RBR);
+    r.dlm = host_in8(base + IER);
+    host_out8(base + LCR, r.lcr);
+    return r;
+}
+
+/* Program a UART as a driver would: divisor, line, modem, FIFO, scratch,
+ * and the THRE interrupt (raised at once: the transmitter is empty). */
+static void program_uart(uint16_t base, uint8_t seed)
+{
+    host_out8(base + LCR, 0x80);
+    host_out8(base + RBR, seed);
+    host_out8(base + IER, (uint8_t)(seed + 1));
+    host_out8(base + LCR, seed & 0x3f);
+    host_out8(base + MCR, seed & 0x0b);
+    host_out8(base + FCR, 0x01);
+    host_out8(base + SCR, seed ^ 0xa5);
+    host_out8(base + IER, 0x02 | (seed & 0x01));
+}
+
+START_TEST(devices_init_puts_each_device_on_the_bus)
+{
+    attach(false);
+    ck_assert_uint_eq(host_bus.n, 5);   /* COM1, i8042 data and command, exit port, ACPI PM */
+    ck_assert_uint_eq(host_bus.nkept, 2);
+    ck_assert_uint_eq(host_in8(PORT_SERIAL_COM2 + SCR), 0xff);   /* no COM2 without --exec-output */
+    host_out8(COM1, 'a');
+    ck_assert_str_eq(console, "a");
+    host_out8(PORT_I8042_CMD, 0xfe);
+    ck_assert_int_eq(host_ctl.stop, GUEST_RESET);
+
+    attach(true);
+    ck_assert_uint_eq(host_bus.n, 6);
+    ck_assert_uint_eq(host_bus.nkept, 3);
+    host_out8(PORT_SERIAL_COM2, 'b');
+    host_out8(COM1, 'c');
+    ck_assert_str_eq(exec_output, "b");
+    ck_assert_str_eq(console, "c");
+    host_out8(PORT_SERIAL_COM2 + IER, 0x02);
+    ck_assert_uint_eq(irq_lines, 1u << IRQ_SERIAL_COM2);
+}
+END_TEST
+
+/* A --fault-sweep cell restores the snapshot's devices through the bus:
+ * each device, COM2 included, reads back what it held when the snapshot
+ * was taken, whatever the previous cell did, and sends to the same
+ * callbacks. */
+START_TEST(devices_restore_through_the_bus)
+{
+    attach(true);
+    program_uart(COM1, 0x11);
+    program_uart(PORT_SERIAL_COM2, 0x22);
+    host_in8(0x80);                           /* an unclaimed access */
+    const struct uart_regs com1 = read_uart(COM1), com2 = read_uart(PORT_SERIAL_COM2);
+    ck_assert_uint_eq(com2.scr, 0x22 ^ 0xa5);
+    ck_assert_uint_eq(com2.dll, 0x22);
+    const unsigned lines = irq_lines;
+    ck_assert_uint_eq(lines, 1u << IRQ_SERIAL_COM1 | 1u << IRQ_SERIAL_COM2);
+    static struct device_snapshot snap, again;
+    devices_save(&host_bus, &snap);
+    ck_assert_uint_eq(snap.len, 2 * sizeof(struct serial_state) + sizeof(struct control_ports));
+    ck_assert_uint_eq(snap.unclaimed, 1);
 
     for (unsigned cell = 0; cell < 3; cell++) {
-        run_a_while(0x22, 1000, 2, "Linux version 6.12\nRun /init");
-        out8(PORT_EXIT, 7);
-        ck_assert_int_eq(ctl.stop, GUEST_EXIT_PORT);
-        devices_restore(&devs, &snap);
-        /* Each cell starts where the snapshot was, not where the last cell ended. */
-        ck_assert_int_eq(memcmp(&counters, &at_snapshot, sizeof(counters)), 0);
-        ck_assert_uint_eq(counters.exits[KVM_EXIT_IO], 10);
-        ck_assert(counters.fallback_reported[1] && !counters.fallback_reported[2]);
-        ck_assert_uint_eq(in8(COM1 + SCR), 0x11);
-        ck_assert_int_eq(ctl.stop, GUEST_RUNNING);
-        ck_assert_str_eq(console_line_current(&text), "EFI stub: booting");
+        program_uart(COM1, 0x44);
+        program_uart(PORT_SERIAL_COM2, 0x33);
+        host_in8(PORT_SERIAL_COM2 + IIR);     /* takes COM2's THRE interrupt */
+        host_out8(PORT_EXIT, 7);
+        host_in8(0x80);
+        ck_assert_int_eq(host_ctl.stop, GUEST_EXIT_PORT);
+        const struct uart_regs c1 = read_uart(COM1), c2 = read_uart(PORT_SERIAL_COM2);
+        for (size_t i = 0; i < sizeof(c1); i++) {   /* every register changed */
+            ck_assert_uint_ne(((const uint8_t *)&c1)[i], ((const uint8_t *)&com1)[i]);
+            ck_assert_uint_ne(((const uint8_t *)&c2)[i], ((const uint8_t *)&com2)[i]);
+        }
+        ck_assert_int_eq(devices_restore(&host_bus, &snap), 0);
+        devices_save(&host_bus, &again);
+        ck_assert_uint_eq(again.len, snap.len);
+        ck_assert_uint_eq(again.unclaimed, snap.unclaimed);
+        ck_assert(!memcmp(again.bytes, snap.bytes, snap.len));
+        ck_assert_int_eq(host_ctl.stop, GUEST_RUNNING);
+        const struct uart_regs r1 = read_uart(COM1), r2 = read_uart(PORT_SERIAL_COM2);
+        ck_assert(!memcmp(&r1, &com1, sizeof(r1)));
+        ck_assert(!memcmp(&r2, &com2, sizeof(r2)));
+        irq_lines = lines;   /* the restored irqchips hold the lines (kvm/snapshot.h) */
     }
-    /* The restored UART still sends to the same callback. */
-    ntx = 0;
-    out8(COM1, 'x');
-    ck_assert_uint_eq(ntx, 1);
-    ck_assert_int_eq(tx[0], 'x');
+    nconsole = nexec_output = 0;
+    host_out8(COM1, 'x');
+    host_out8(PORT_SERIAL_COM2, 'y');
+    ck_assert_int_eq(console[0], 'x');
+    ck_assert_int_eq(exec_output[0], 'y');
+}
+END_TEST
+
+/* A snapshot of other devices is not restored, in part or at all. */
+START_TEST(devices_restore_refuses_another_bus)
+{
+    attach(true);
+    static struct device_snapshot with_com2;
+    devices_save(&host_bus, &with_com2);
+    attach(false);
+    host_out8(COM1 + SCR, 0x77);
+    ck_assert_int_eq(devices_restore(&host_bus, &with_com2), -1);
+    ck_assert_uint_eq(host_in8(COM1 + SCR), 0x77);
 }
 END_TEST
 
@@ -388,7 +524,10 @@ Suite *devices_suite(void)
 
     tc = tcase_create("persist");
     tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_add_test(tc, devices_restore_their_state_and_the_run_counters);
+    tcase_add_test(tc, io_bus_keeps_a_shared_state_once);
+    tcase_add_test(tc, devices_init_puts_each_device_on_the_bus);
+    tcase_add_test(tc, devices_restore_through_the_bus);
+    tcase_add_test(tc, devices_restore_refuses_another_bus);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,6 +3,7 @@
  * The sleep status register reads 0. */
 #include "control_ports.h"
 
+#include "device_init.h"
 #include "../mem/layout.h"
 
 /* The sleep control register's fields (ACPI 6.4, 4.8.3.7). */
@@ -32,6 +33,14 @@ static void acpi_pm_in(void *state, uint16_t off, uint8_t *data, unsigned size)
 
 struct io_device acpi_pm_device(struct control_ports *c)
 {
-    return (struct io_device){ "acpi-pm", ACPI_SLEEP_CONTROL_PORT, ACPI_RESET_PORT - ACPI_SLEEP_CONTROL_PORT + 1,
-                               acpi_pm_in, acpi_pm_out, c };
+    return (struct io_device){ .name = "acpi-pm", .base = ACPI_SLEEP_CONTROL_PORT,
+                               .len = ACPI_RESET_PORT - ACPI_SLEEP_CONTROL_PORT + 1, .in = acpi_pm_in,
+                               .out = acpi_pm_out, .state = c, .kept = { c, sizeof(*c) } };
 }
+
+static unsigned acpi_pm_attach(const struct device_host *host, struct io_device *ranges)
+{
+    ranges[0] = acpi_pm_device(host->ctl);
+    return 1;
+}
+DEVICE_INIT(acpi_pm_attach)

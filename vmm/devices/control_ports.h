@@ -9,7 +9,8 @@
 
 enum guest_stop { GUEST_RUNNING, GUEST_RESET, GUEST_EXIT_PORT, GUEST_POWEROFF };
 
-/* The whole state, as a snapshot keeps it (devices/persist.h). */
+/* The whole state: each of the devices keeps it on the bus for a
+ * snapshot (devices/persist.h), which saves it once. */
 struct control_ports {
     enum guest_stop stop;
     int exit_status;

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "device_init.h"
 #include "../mem/layout.h"
 
 static void exit_out(void *state, uint16_t off, const uint8_t *data, unsigned size)
@@ -18,5 +19,13 @@ static void exit_out(void *state, uint16_t off, const uint8_t *data, unsigned si
 
 struct io_device exit_port_device(struct control_ports *c)
 {
-    return (struct io_device){ "exit-port", PORT_EXIT, 1, NULL, exit_out, c };
+    return (struct io_device){ .name = "exit-port", .base = PORT_EXIT, .len = 1, .out = exit_out, .state = c,
+                               .kept = { c, sizeof(*c) } };
 }
+
+static unsigned exit_port_attach(const struct device_host *host, struct io_device *ranges)
+{
+    ranges[0] = exit_port_device(host->ctl);
+    return 1;
+}
+DEVICE_INIT(exit_port_attach)

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "device_init.h"
 #include "../mem/layout.h"
 
 #define I8042_CMD_SYSTEM_RESET 0xfe
@@ -28,10 +29,20 @@ static void i8042_command_out(void *state, uint16_t off, const uint8_t *data, un
  * in-kernel PIT's speaker/channel-2 gate port (KVM_PIT_SPEAKER_DUMMY). */
 struct io_device i8042_data_device(struct control_ports *c)
 {
-    return (struct io_device){ "i8042 data", PORT_I8042_DATA, 1, i8042_in, NULL, c };
+    return (struct io_device){ .name = "i8042 data", .base = PORT_I8042_DATA, .len = 1, .in = i8042_in,
+                               .state = c, .kept = { c, sizeof(*c) } };
 }
 
 struct io_device i8042_command_device(struct control_ports *c)
 {
-    return (struct io_device){ "i8042 command", PORT_I8042_CMD, 1, i8042_in, i8042_command_out, c };
+    return (struct io_device){ .name = "i8042 command", .base = PORT_I8042_CMD, .len = 1, .in = i8042_in,
+                               .out = i8042_command_out, .state = c, .kept = { c, sizeof(*c) } };
 }
+
+static unsigned i8042_attach(const struct device_host *host, struct io_device *ranges)
+{
+    ranges[0] = i8042_data_device(host->ctl);
+    ranges[1] = i8042_command_device(host->ctl);
+    return 2;
+}
+DEVICE_INIT(i8042_attach)

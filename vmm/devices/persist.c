@@ -1,17 +1,27 @@
 #include "persist.h"
 
-void devices_save(const struct device_set *d, struct device_states *s)
+#include <string.h>
+
+void devices_save(const struct io_bus *bus, struct device_snapshot *s)
 {
-    s->serial = d->serial->state;
-    s->ctl = *d->ctl;
-    s->console = *d->console;
-    s->counters = *d->counters;
+    s->len = 0;
+    for (unsigned i = 0; i < bus->nkept; i++) {
+        memcpy(s->bytes + s->len, bus->kept[i].data, bus->kept[i].size);
+        s->len += bus->kept[i].size;
+    }
+    s->nkept = bus->nkept;
+    s->unclaimed = bus->unclaimed;
 }
 
-void devices_restore(const struct device_set *d, const struct device_states *s)
+int devices_restore(struct io_bus *bus, const struct device_snapshot *s)
 {
-    d->serial->state = s->serial;
-    *d->ctl = s->ctl;
-    *d->console = s->console;
-    *d->counters = s->counters;
+    if (s->nkept != bus->nkept || s->len != bus->kept_bytes)
+        return -1;
+    size_t at = 0;
+    for (unsigned i = 0; i < bus->nkept; i++) {
+        memcpy(bus->kept[i].data, s->bytes + at, bus->kept[i].size);
+        at += bus->kept[i].size;
+    }
+    bus->unclaimed = s->unclaimed;
+    return 0;
 }

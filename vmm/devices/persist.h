@@ -1,33 +1,24 @@
-/* What a snapshot keeps of the VM's host side, each device's own state
- * without its callbacks (Firecracker's device_manager/persist.rs), and the
- * run's counters, so that a restored run goes on from the snapshot rather
- * than from where the last one ended. The vCPU and irqchips (kvm/snapshot.h),
- * guest RAM (mem/mem_delta.h) and the firmware (firmware_copy) are kept
- * apart. */
+/* A snapshot of the devices, taken through the bus (Firecracker's
+ * device_manager/persist.rs): the state each device put on the bus as
+ * kept, in the bus's order, and the bus's own count of unclaimed accesses;
+ * a device added to the bus is in every snapshot without a line here.
+ * The vCPU and irqchips (kvm/snapshot.h), guest RAM (mem/mem_delta.h), the
+ * firmware (firmware_copy) and the run's own state are kept apart. */
 #ifndef HANDOVER_PERSIST_H
 #define HANDOVER_PERSIST_H
 
-#include "console_line.h"
-#include "control_ports.h"
-#include "serial.h"
-#include "../verdict/run_counters.h"
+#include "io_bus.h"
 
-/* Where the live state is. */
-struct device_set {
-    struct serial *serial;
-    struct control_ports *ctl;
-    struct console_line *console;
-    struct run_counters *counters;
+struct device_snapshot {
+    uint8_t bytes[IO_BUS_KEPT_BYTES];
+    size_t len;
+    unsigned nkept;
+    uint64_t unclaimed;
 };
 
-struct device_states {
-    struct serial_state serial;
-    struct control_ports ctl;
-    struct console_line console;
-    struct run_counters counters;
-};
-
-void devices_save(const struct device_set *d, struct device_states *s);
-void devices_restore(const struct device_set *d, const struct device_states *s);
+void devices_save(const struct io_bus *bus, struct device_snapshot *s);
+/* -1, and nothing restored, if s was taken of a bus whose kept states
+ * were others. */
+__attribute__((warn_unused_result)) int devices_restore(struct io_bus *bus, const struct device_snapshot *s);
 
 #endif

@@ -4,6 +4,9 @@
 
 #include <string.h>
 
+#include "device_init.h"
+#include "../mem/layout.h"
+
 #define UART_RX   0   /* in, DLAB=0 */
 #define UART_TX   0   /* out, DLAB=0 */
 #define UART_IER  1
@@ -129,5 +132,23 @@ static void serial_out(void *state, uint16_t off, const uint8_t *data, unsigned 
 
 struct io_device serial_device(struct serial *s, uint16_t base)
 {
-    return (struct io_device){ "serial", base, 8, serial_in, serial_out, s };
+    return (struct io_device){ .name = "serial", .base = base, .len = 8, .in = serial_in, .out = serial_out,
+                               .state = s, .kept = { &s->state, sizeof(s->state) } };
 }
+
+static struct serial com1, com2;
+
+/* COM1, the console; COM2 only when the host takes its bytes
+ * (--exec-output): without it the guest sees no UART at 0x2f8, as before
+ * the option existed. */
+static unsigned serial_attach(const struct device_host *host, struct io_device *ranges)
+{
+    serial_init(&com1, IRQ_SERIAL_COM1, host->console_tx, host->irq, host->ctx);
+    ranges[0] = serial_device(&com1, PORT_SERIAL_COM1);
+    if (!host->exec_output_tx)
+        return 1;
+    serial_init(&com2, IRQ_SERIAL_COM2, host->exec_output_tx, host->irq, host->ctx);
+    ranges[1] = serial_device(&com2, PORT_SERIAL_COM2);
+    return 2;
+}
+DEVICE_INIT(serial_attach)

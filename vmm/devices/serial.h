@@ -9,7 +9,8 @@
 
 #include "io_bus.h"
 
-/* The registers and lines: what a snapshot keeps (devices/persist.h). */
+/* The registers and lines: the state the device keeps on the bus for a
+ * snapshot (devices/persist.h). */
 struct serial_state {
     uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
     bool thri_pending;

@@ -35,7 +35,9 @@ struct sweep_snapshot {
     struct vcpu_state cpu;
     struct vm_state chips;
     struct firmware fw;
-    struct device_states dev;
+    struct device_snapshot dev;   /* every device on the bus, and the bus */
+    struct console_line console;  /* the console's line being written */
+    struct run_counters counters;
     struct mem_delta mem;   /* against the previous snapshot */
 };
 
@@ -72,10 +74,25 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Where the state a snapshot keeps of the devices is (devices/persist.h). */
-static struct device_set devices_of(struct vmm *vm)
+/* The host side of a snapshot: the devices through the bus, the
+ * console's line, the run's counters. */
+static void save_host_state(const struct vmm *vm, struct sweep_snapshot *s)
 {
-    return (struct device_set){ &vm->serial, &vm->ctl, &vm->console.text, &vm->counters };
+    devices_save(&vm->bus, &s->dev);
+    s->console = vm->console.text;
+    s->counters = vm->counters;
+}
+
+static int restore_host_state(struct vmm *vm, const struct sweep_snapshot *s)
+{
+    if (devices_restore(&vm->bus, &s->dev)) {
+        vmm_log("fault sweep: the snapshot of call %llu is of other devices than the bus has",
+                (unsigned long long)s->seq);
+        return -1;
+    }
+    vm->console.text = s->console;
+    vm->counters = s->counters;
+    return 0;
 }
 
 static void describe_call(unsigned id, const struct fw_call *call, char *buf, size_t len)
@@ -155,10 +172,9 @@ int fault_sweep_on_call(struct vcpu *c, unsigned id, const struct fw_call *call)
     s->applies = applies;
     s->time = t0 - sw->start - sw->overhead;
     describe_call(id, call, s->call, sizeof(s->call));
-    const struct device_set devs = devices_of(vm);
-    devices_save(&devs, &s->dev);
+    save_host_state(vm, s);
     /* The restored VM makes this call again, and its exit is counted then. */
-    run_counters_uncount_call(&s->dev.counters);
+    run_counters_uncount_call(&s->counters);
     sw->n++;
     sw->overhead += now() - t0;
     return 0;
@@ -292,9 +308,7 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
     vm->fw.cfg.trace = NULL;
     vm->fw.cfg.log = log;
     vm->fw.cfg.console = log;
-    const struct device_set devs = devices_of(vm);
-    devices_restore(&devs, &s->dev);
-    return 0;
+    return restore_host_state(vm, s);
 }
 
 /* Restore the cell's snapshot, arm its fault, run; -1 on a host error. */
