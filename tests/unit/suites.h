@@ -7,6 +7,9 @@
 Suite *layout_suite(void);     /* test_layout.c: struct layouts against the specs */
 Suite *bzimage_suite(void);    /* test_bzimage.c: parsing, placing, loading, boot_params */
 Suite *pe_suite(void);         /* test_pe.c: PE32+ parsing, mapping, base relocations */
+Suite *dtb_suite(void);        /* test_dtb.c: the device tree, read back with libfdt */
+Suite *cpio_suite(void);       /* test_cpio.c: the newc archive and the names it refuses */
+Suite *elf_deps_suite(void);   /* test_elf_deps.c: what an --add program needs */
 Suite *memmap_suite(void);     /* test_memmap.c: the EFI memory map and page allocator */
 Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks */
 /* The firmware through firmware_call, on the fixture of fw_fixture.h. */
@@ -23,12 +26,13 @@ Suite *fw_runtime_suite(void); /* test_fw_runtime.c: SetVirtualAddressMap, GetTi
 Suite *fw_misc_services_suite(void); /* test_fw_misc_services.c: CRC32, CopyMem, SetMem, Stall... */
 Suite *fw_dispatch_suite(void);   /* test_fw_dispatch.c: hostile arguments, unknown IDs, log, trace */
 Suite *fw_inject_suite(void);  /* test_fw_inject.c: injected faults met through the services */
+Suite *fw_acpi_suite(void);    /* test_fw_acpi.c: the ACPI tables */
 Suite *x86_setup_suite(void);  /* test_x86_setup.c: page tables, GDT, IDT, sregs */
 Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
+Suite *emulate_suite(void);    /* test_emulate.c: the emulation fallbacks */
 Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus, device persist */
 Suite *inject_suite(void);     /* test_inject.c: fault specs, arming, snapshot pieces */
-Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes */
-Suite *boot_data_suite(void);  /* test_boot_data.c: ACPI, device tree, cpio, emulation, KTAP */
+Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes, KTAP */
 Suite *service_table_suite(void); /* test_service_table.c: service rows and fault descriptors */
 
 #endif
