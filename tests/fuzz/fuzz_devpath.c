@@ -100,7 +100,7 @@ static const efi_guid_t *guid(unsigned i)
     return &g[i % NGUIDS];
 }
 
-/* The PE32+ application of tests/unit/test_firmware.c (build_app): .text
+/* The PE32+ application of tests/unit/test_fw_image.c (build_app): .text
  * with a DIR64 target, .reloc; ImageBase where it will not load. */
 static void put_app(uint8_t *f)
 {

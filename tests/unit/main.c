@@ -7,19 +7,16 @@
 
 int main(void)
 {
-    SRunner *sr = srunner_create(layout_suite());
-    srunner_add_suite(sr, bzimage_suite());
-    srunner_add_suite(sr, pe_suite());
-    srunner_add_suite(sr, memmap_suite());
-    srunner_add_suite(sr, guest_mem_suite());
-    srunner_add_suite(sr, firmware_suite());
-    srunner_add_suite(sr, x86_setup_suite());
-    srunner_add_suite(sr, cpuid_suite());
-    srunner_add_suite(sr, devices_suite());
-    srunner_add_suite(sr, boot_data_suite());
-    srunner_add_suite(sr, inject_suite());
-    srunner_add_suite(sr, service_table_suite());
-    srunner_add_suite(sr, verdict_suite());
+    Suite *(*const suites[])(void) = {
+        layout_suite, bzimage_suite, pe_suite, dtb_suite, cpio_suite, elf_deps_suite, memmap_suite, guest_mem_suite,
+        fw_tables_suite, fw_memory_suite, fw_exit_boot_services_suite, fw_variables_suite, fw_protocols_suite,
+        fw_rng_suite, fw_image_suite, fw_events_suite, fw_console_suite, fw_runtime_suite, fw_misc_services_suite,
+        fw_dispatch_suite, fw_inject_suite, fw_acpi_suite, x86_setup_suite, cpuid_suite, emulate_suite,
+        devices_suite, inject_suite, service_table_suite, verdict_suite,
+    };
+    SRunner *sr = srunner_create(suites[0]());
+    for (size_t i = 1; i < sizeof(suites) / sizeof(suites[0]); i++)
+        srunner_add_suite(sr, suites[i]());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

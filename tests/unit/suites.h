@@ -7,15 +7,32 @@
 Suite *layout_suite(void);     /* test_layout.c: struct layouts against the specs */
 Suite *bzimage_suite(void);    /* test_bzimage.c: parsing, placing, loading, boot_params */
 Suite *pe_suite(void);         /* test_pe.c: PE32+ parsing, mapping, base relocations */
+Suite *dtb_suite(void);        /* test_dtb.c: the device tree, read back with libfdt */
+Suite *cpio_suite(void);       /* test_cpio.c: the newc archive and the names it refuses */
+Suite *elf_deps_suite(void);   /* test_elf_deps.c: what an --add program needs */
 Suite *memmap_suite(void);     /* test_memmap.c: the EFI memory map and page allocator */
 Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks */
-Suite *firmware_suite(void);   /* test_firmware.c: tables and services through firmware_call */
+/* The firmware through firmware_call, on the fixture of fw_fixture.h. */
+Suite *fw_tables_suite(void);  /* test_fw_tables.c: system and service tables, configuration tables */
+Suite *fw_memory_suite(void);  /* test_fw_memory.c: GetMemoryMap, AllocatePages/Pool, FreePages/Pool */
+Suite *fw_exit_boot_services_suite(void); /* test_fw_exit_boot_services.c: ExitBootServices */
+Suite *fw_variables_suite(void);  /* test_fw_variables.c: the variable services */
+Suite *fw_protocols_suite(void);  /* test_fw_protocols.c: protocol lookups, the handle database */
+Suite *fw_rng_suite(void);     /* test_fw_rng.c: EFI_RNG_PROTOCOL */
+Suite *fw_image_suite(void);   /* test_fw_image.c: LoadedImage, LoadImage, StartImage, Exit */
+Suite *fw_events_suite(void);  /* test_fw_events.c: events, timers, TPLs, notify functions */
+Suite *fw_console_suite(void); /* test_fw_console.c: ConOut, ConIn, --keys */
+Suite *fw_runtime_suite(void); /* test_fw_runtime.c: SetVirtualAddressMap, GetTime, ResetSystem */
+Suite *fw_misc_services_suite(void); /* test_fw_misc_services.c: CRC32, CopyMem, SetMem, Stall... */
+Suite *fw_dispatch_suite(void);   /* test_fw_dispatch.c: hostile arguments, unknown IDs, log, trace */
+Suite *fw_inject_suite(void);  /* test_fw_inject.c: injected faults met through the services */
+Suite *fw_acpi_suite(void);    /* test_fw_acpi.c: the ACPI tables */
 Suite *x86_setup_suite(void);  /* test_x86_setup.c: page tables, GDT, IDT, sregs */
+Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
+Suite *emulate_suite(void);    /* test_emulate.c: the emulation fallbacks */
 Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus, the init list, device snapshots */
 Suite *inject_suite(void);     /* test_inject.c: fault specs, arming, snapshot pieces */
-Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
-Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes */
-Suite *boot_data_suite(void);  /* test_boot_data.c: ACPI, device tree, cpio, emulation, KTAP */
+Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes, KTAP */
 Suite *service_table_suite(void); /* test_service_table.c: service rows and fault descriptors */
 
 #endif

@@ -116,6 +116,27 @@ START_TEST(spec_round_trips)
 }
 END_TEST
 
+START_TEST(inject_specs_parse_and_bad_ones_are_refused)
+{
+    struct inject in;
+    char err[128];
+    memset(&in, 0, sizeof(in));
+    ck_assert_int_eq(inject_parse(&in, "gmm-too-small", err, sizeof(err)), 0);
+    ck_assert(in.on[INJECT_GMM_TOO_SMALL]);
+    ck_assert_uint_eq(in.value[INJECT_GMM_TOO_SMALL], 1);
+    ck_assert_int_eq(inject_parse(&in, "alloc-pages-above:0x100000000", err, sizeof(err)), 0);
+    ck_assert_uint_eq(in.value[INJECT_ALLOC_PAGES_ABOVE], 0x100000000ULL);
+    const char *bad[] = { "alloc-pages-fail", "alloc-pages-fail:0", "alloc-pages-fail:x", "ebs-stale-key:1",
+                          "gmm-too-small:", "gmm", "nonsense:3", "" };
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = 0;
+        ck_assert_msg(inject_parse(&in, bad[i], err, sizeof(err)) == -1, "\"%s\" accepted", bad[i]);
+        ck_assert_ptr_nonnull(strstr(err, "--inject"));
+    }
+    ck_assert(!in.on[INJECT_ALLOC_PAGES_FAIL]);
+}
+END_TEST
+
 /* ---- which calls a fault applies to ------------------------------------------------- */
 
 START_TEST(applies_to_the_calls_it_names)
@@ -362,6 +383,7 @@ Suite *inject_suite(void)
     tcase_add_test(parse, parse_accepts_from);
     tcase_add_test(parse, parse_refuses_bad_from);
     tcase_add_test(parse, spec_round_trips);
+    tcase_add_test(parse, inject_specs_parse_and_bad_ones_are_refused);
     tcase_add_test(parse, mem_delta_chain_rebuilds_memory);
     tcase_add_test(parse, mem_delta_stops_at_its_budget);
     suite_add_tcase(s, parse);

@@ -3,7 +3,8 @@
  * every table filled and consistent, the protocol lookups of UEFI 2.10
  * sections 7.3.7-7.3.16 where the rows say they are, and --help's fault
  * lines, the parser and inject_spec() all from the descriptors
- * (test_firmware.c has the "decoded" fields a row's decoder writes). */
+ * (test_fw_dispatch.c, test_fw_events.c and test_fw_image.c have the
+ * "decoded" fields a row's decoder writes). */
 #include <string.h>
 
 #include "suites.h"

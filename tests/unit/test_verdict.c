@@ -1,9 +1,11 @@
 /* vmm/verdict/ and the console's line path: what decides a run's verdict.
  * The panic rule follows kernel/panic.c, the --exec status line
  * scripts/build-initramfs.sh's /init, the fault outcomes fault_outcome.h,
- * the e820 check the kernel's setup_e820. */
+ * the e820 check the kernel's setup_e820, the KTAP reader
+ * Documentation/dev-tools/ktap.rst. */
 #include <linux/kvm.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "suites.h"
@@ -13,6 +15,7 @@
 #include "../../vmm/verdict/end_reason.h"
 #include "../../vmm/verdict/exit_status.h"
 #include "../../vmm/verdict/fault_outcome.h"
+#include "../../vmm/verdict/ktap.h"
 #include "../../vmm/verdict/run_counters.h"
 
 static void feed(struct console_line *cl, const struct line_consumers *l, const char *text)
@@ -380,6 +383,110 @@ START_TEST(end_reason_precedence)
 }
 END_TEST
 
+static void feed_ktap(struct ktap *k, const char *text)
+{
+    char line[256];
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        snprintf(line, sizeof(line), "%.*s", (int)n, text);
+        ktap_line(k, line);
+        text += n + (text[n] == '\n');
+    }
+}
+
+START_TEST(ktap_passing_and_failing_runs)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, "Booting\nKTAP version 1\n1..2\n    KTAP version 1\n    # Subtest: example\n    1..2\n"
+             "    ok 1 example_simple_test\n    ok 2 example_skip_test # SKIP this test should be skipped\n"
+             "ok 1 example\n");
+    ck_assert(!ktap_complete(&k));
+    feed_ktap(&k, "    KTAP version 1\n    # Subtest: handover_selftest\n    1..2\n    ok 1 handover_selftest_sanity\n"
+             "    # handover_selftest_param_controlled: EXPECTATION FAILED at x.c:37\n"
+             "    not ok 2 handover_selftest_param_controlled\n"
+             "# handover_selftest: pass:1 fail:1 skip:0 total:2\nnot ok 2 handover_selftest\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_uint_eq(k.nsuites, 2);
+    ck_assert_uint_eq(k.suites[0].passed, 1);
+    ck_assert_uint_eq(k.suites[0].skipped, 1);
+    ck_assert_uint_eq(k.suites[1].failed, 1);
+    ck_assert_uint_eq(k.nfailed, 1);
+    ck_assert_str_eq(k.failed[0], "handover_selftest.handover_selftest_param_controlled");
+
+    ktap_free(&k);
+    feed_ktap(&k, "[    0.500000] KTAP version 1\n[    0.500001] 1..1\n[    0.5] ok 1 bits-test\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(ktap_passed(&k));
+
+    ktap_free(&k);   /* ok lines before a KTAP header are not results */
+    feed_ktap(&k, "ok 1 nothing\n1..1\n");
+    ck_assert(!k.started);
+    ck_assert(!ktap_complete(&k));
+    ktap_free(&k);
+}
+END_TEST
+
+/* A reader that saw no line saw no run: not complete, not passed, whether
+ * it was initialised or is the zeroed state of a run that never started
+ * (a refused image once read as "plan 0, complete, passed"). */
+START_TEST(ktap_that_saw_no_line_is_not_complete)
+{
+    struct ktap zeroed = { 0 }, k;
+    ck_assert(!ktap_complete(&zeroed));
+    ck_assert(!ktap_passed(&zeroed));
+    ktap_init(&k);
+    ck_assert(!ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    feed_ktap(&k, "KTAP version 1\n1..0\n");   /* a run with no suites is one that was seen */
+    ck_assert(ktap_complete(&k));
+    ktap_free(&k);
+}
+END_TEST
+
+/* Any number of suites: 200, three cases each, two failures in the 150th
+ * (the reader once stopped at 64 suites and called the run incomplete). */
+START_TEST(ktap_reads_200_suites_with_failures_in_the_150th)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..200\n");
+    char buf[512];
+    for (unsigned i = 1; i <= 200; i++) {
+        bool bad = i == 150;
+        snprintf(buf, sizeof(buf),
+                 "    KTAP version 1\n    # Subtest: suite%u\n    1..3\n    ok 1 case_a\n"
+                 "    %s 2 case_b\n    %s 3 case_c\n%s %u suite%u\n",
+                 i, bad ? "not ok" : "ok", bad ? "not ok" : "ok", bad ? "not ok" : "ok", i, i);
+        feed_ktap(&k, buf);
+    }
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_uint_eq(k.nsuites, 200);
+    ck_assert_uint_eq(k.nfailed, 2);
+    ck_assert_str_eq(k.failed[0], "suite150.case_b");
+    ck_assert_str_eq(k.failed[1], "suite150.case_c");
+    ck_assert(!k.suites[149].ok);
+    ck_assert(k.suites[199].ok);
+    ck_assert_uint_eq(k.suites[199].passed, 3);
+    ck_assert_uint_eq(k.ncases, 600);   /* every case, for --kunit-json */
+    ck_assert_str_eq(k.cases[149 * 3 + 1].name, "case_b");
+    ck_assert_uint_eq(k.cases[149 * 3 + 1].suite, 149);
+    ck_assert_int_eq(k.cases[149 * 3 + 1].status, KTAP_FAIL);
+    ck_assert_int_eq(k.cases[0].status, KTAP_PASS);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ktap_summary(&k, out);
+    fclose(out);
+    ck_assert_ptr_nonnull(strstr(text, "kunit: 200 suites (1 failed), 600 tests: 598 passed, 2 failed, 0 skipped"));
+    ck_assert_ptr_null(strstr(text, "incomplete"));
+    free(text);
+    ktap_free(&k);
+}
+END_TEST
+
 Suite *verdict_suite(void)
 {
     Suite *s = suite_create("verdict");
@@ -414,6 +521,12 @@ Suite *verdict_suite(void)
 
     tc = tcase_create("run-counters");
     tcase_add_test(tc, uncounting_a_call_keeps_the_firmware_phase_figures);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("ktap");
+    tcase_add_test(tc, ktap_passing_and_failing_runs);
+    tcase_add_test(tc, ktap_that_saw_no_line_is_not_complete);
+    tcase_add_test(tc, ktap_reads_200_suites_with_failures_in_the_150th);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,223 @@
+/* The ACPI tables firmware_install_acpi builds (ACPI 6.4 section 5.2):
+ * checksums, the RSDP -> XSDT -> FADT/MADT/DSDT links, COM1 (and with
+ * --exec-output COM2) described for the guest, and the RSDP as the ACPI
+ * 2.0 configuration table. */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "suites.h"
+#include "../../firmware-stub/acpi.h"
+#include "../../firmware-stub/guids.h"
+
+#define MEM (64u << 20)
+
+static uint8_t sum(const uint8_t *p, size_t n)
+{
+    uint8_t s = 0;
+    while (n--)
+        s = (uint8_t)(s + *p++);
+    return s;
+}
+
+START_TEST(acpi_tables_checksum_and_link)
+{
+    void *buf = calloc(1, MEM);
+    struct guest_mem gm;
+    struct firmware fw;
+    struct fw_config cfg = { .base = 0x100000 };
+    guest_mem_init(&gm, buf, MEM);
+    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+    uint64_t rsdp = firmware_install_acpi(&fw, 3, false);
+    ck_assert_uint_ne(rsdp, 0);
+    const uint8_t *r = guest_mem_ptr(&gm, rsdp, 36);
+    ck_assert(!memcmp(r, "RSD PTR ", 8));
+    ck_assert_uint_eq(sum(r, 20), 0);
+    ck_assert_uint_eq(sum(r, 36), 0);
+    ck_assert_int_eq(memmap_type_at(&fw.map, rsdp), EFI_ACPI_RECLAIM_MEMORY);
+    uint64_t xsdt;
+    memcpy(&xsdt, r + 24, 8);
+    const uint8_t *x = guest_mem_ptr(&gm, xsdt, 36 + 16);
+    ck_assert(!memcmp(x, "XSDT", 4));
+    ck_assert_uint_eq(x[4], 36 + 16);   /* FADT and MADT: no SSDT without COM2 */
+    ck_assert_uint_eq(sum(x, 36 + 16), 0);
+    const char *sigs[2] = { "FACP", "APIC" };
+    for (int i = 0; i < 2; i++) {
+        uint64_t t;
+        memcpy(&t, x + 36 + 8 * i, 8);
+        const uint8_t *h = guest_mem_ptr(&gm, t, 36);
+        uint32_t len;
+        memcpy(&len, h + 4, 4);
+        ck_assert(!memcmp(h, sigs[i], 4));
+        ck_assert_uint_eq(sum(guest_mem_ptr(&gm, t, len), len), 0);
+        if (i == 1) {   /* MADT: 44 bytes, 3 LAPICs, an IOAPIC, 3 overrides */
+            ck_assert_uint_eq(len, 44 + 3 * 8 + 12 + 3 * 10);
+            ck_assert_uint_eq(h[44], 0);
+            ck_assert_uint_eq(h[44 + 2 * 8 + 3], 2);   /* third LAPIC: APIC ID 2 */
+            const uint8_t *uart = h + 44 + 3 * 8 + 12 + 2 * 10;
+            ck_assert_uint_eq(uart[0], 2);             /* interrupt source override */
+            ck_assert_uint_eq(uart[3], IRQ_SERIAL_COM1); /* ISA IRQ 4 ... */
+            ck_assert_uint_eq(uart[4], IRQ_SERIAL_COM1); /* ... on GSI 4 */
+        }
+        if (i == 0) {   /* FADT -> DSDT: \_S5 and COM1 with its port and IRQ */
+            uint64_t d;
+            memcpy(&d, h + 140, 8);                    /* X_DSDT */
+            const uint8_t *dsdt = guest_mem_ptr(&gm, d, 36);
+            uint32_t dlen;
+            memcpy(&dlen, dsdt + 4, 4);
+            ck_assert(!memcmp(dsdt, "DSDT", 4));
+            ck_assert_uint_eq(sum(guest_mem_ptr(&gm, d, dlen), dlen), 0);
+            const uint8_t hid[] = { 0x0c, 0x41, 0xd0, 0x05, 0x01 };   /* EisaId ("PNP0501") */
+            const uint8_t io[] = { 0x47, 0x01, 0xf8, 0x03, 0xf8, 0x03, 0x00, 0x08 };
+            const uint8_t irq[] = { 0x22, 1u << IRQ_SERIAL_COM1, 0x00, 0x79, 0x00 };
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, "_S5_", 4));
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, "COM1", 4));
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, hid, sizeof(hid)));
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, io, sizeof(io)));
+            ck_assert_ptr_nonnull(memmem(dsdt, dlen, irq, sizeof(irq)));
+            ck_assert_uint_eq(dsdt[dlen - 1], 0x00);  /* the resource template's end tag closes the table */
+        }
+    }
+    /* The RSDP is the ACPI 2.0 configuration table. */
+    struct efi_system_table *st = guest_mem_ptr(&gm, fw.systab, sizeof(*st));
+    struct efi_configuration_table *ct = guest_mem_ptr(&gm, st->configuration_table, sizeof(*ct));
+    ck_assert_uint_eq(st->number_of_table_entries, 1);
+    ck_assert(guid_equal(&ct->vendor_guid, &GUID_ACPI_20_TABLE));
+    ck_assert_uint_eq(ct->vendor_table, rsdp);
+    ck_assert_uint_eq(firmware_install_acpi(&fw, 0, false), 0);
+    ck_assert_uint_eq(firmware_install_acpi(&fw, ACPI_MAX_CPUS + 1, false), 0);
+    firmware_free(&fw);
+    free(buf);
+}
+END_TEST
+
+/* The ACPI table SIG that the XSDT at rsdp lists, and its length. */
+static const uint8_t *acpi_table(const struct guest_mem *gm, uint64_t rsdp, const char *sig, uint32_t *len)
+{
+    uint64_t xsdt;
+    uint32_t xlen;
+    memcpy(&xsdt, guest_mem_ptr(gm, rsdp + 24, 8), 8);
+    memcpy(&xlen, guest_mem_ptr(gm, xsdt + 4, 4), 4);
+    for (uint32_t off = 36; off + 8 <= xlen; off += 8) {
+        uint64_t t;
+        memcpy(&t, guest_mem_ptr(gm, xsdt + off, 8), 8);
+        const uint8_t *h = guest_mem_ptr(gm, t, 36);
+        if (!memcmp(h, sig, 4)) {
+            memcpy(len, h + 4, 4);
+            return guest_mem_ptr(gm, t, *len);
+        }
+    }
+    return NULL;
+}
+
+/* --exec-output: COM2 in an SSDT of its own and IRQ 3 in the MADT; the
+ * DSDT is the same bytes as without it. */
+START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
+{
+    void *buf[2] = { calloc(1, MEM), calloc(1, MEM) };
+    struct guest_mem gm[2];
+    struct firmware fw[2];
+    struct fw_config cfg = { .base = 0x100000 };
+    uint64_t rsdp[2];
+    for (int i = 0; i < 2; i++) {
+        guest_mem_init(&gm[i], buf[i], MEM);
+        ck_assert_int_eq(firmware_init(&fw[i], &gm[i], &cfg), 0);
+        rsdp[i] = firmware_install_acpi(&fw[i], 2, i == 1);
+        ck_assert_uint_ne(rsdp[i], 0);
+    }
+    uint32_t len, len0;
+    ck_assert_ptr_null(acpi_table(&gm[0], rsdp[0], "SSDT", &len));
+    const uint8_t *ssdt = acpi_table(&gm[1], rsdp[1], "SSDT", &len);
+    ck_assert_ptr_nonnull(ssdt);
+    ck_assert_uint_eq(sum(ssdt, len), 0);
+    const uint8_t uid1[] = { '_', 'U', 'I', 'D', 0x01 };               /* OneOp: COM1 is _UID 0 */
+    const uint8_t hid[] = { 0x0c, 0x41, 0xd0, 0x05, 0x01 };            /* EisaId ("PNP0501") */
+    const uint8_t io[] = { 0x47, 0x01, 0xf8, 0x02, 0xf8, 0x02, 0x00, 0x08 };
+    const uint8_t irq[] = { 0x22, 1u << 3, 0x00, 0x79, 0x00 };
+    ck_assert_ptr_nonnull(memmem(ssdt, len, "_SB_", 4));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, "COM2", 4));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, uid1, sizeof(uid1)));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, hid, sizeof(hid)));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, io, sizeof(io)));
+    ck_assert_ptr_nonnull(memmem(ssdt, len, irq, sizeof(irq)));
+    ck_assert_uint_eq(ssdt[len - 1], 0x00);
+    /* MADT: one override more, IRQ 3 on GSI 3, after the three there were. */
+    const uint8_t *madt0 = acpi_table(&gm[0], rsdp[0], "APIC", &len0);
+    const uint8_t *madt = acpi_table(&gm[1], rsdp[1], "APIC", &len);
+    ck_assert_uint_eq(len, len0 + 10);
+    ck_assert_uint_eq(sum(madt, len), 0);
+    ck_assert(!memcmp(madt + 36, madt0 + 36, len0 - 36));
+    const uint8_t iso3[10] = { 2, 10, 0, 3, 3, 0, 0, 0, 0, 0 };
+    ck_assert(!memcmp(madt + len0, iso3, sizeof(iso3)));
+    /* The DSDT, through the FADT, is unchanged. */
+    const uint8_t *fadt0 = acpi_table(&gm[0], rsdp[0], "FACP", &len0);
+    const uint8_t *fadt = acpi_table(&gm[1], rsdp[1], "FACP", &len);
+    uint64_t d0, d;
+    memcpy(&d0, fadt0 + 140, 8);
+    memcpy(&d, fadt + 140, 8);
+    memcpy(&len, guest_mem_ptr(&gm[1], d + 4, 4), 4);
+    ck_assert_uint_eq(d, d0);
+    ck_assert(!memcmp(guest_mem_ptr(&gm[1], d, len), guest_mem_ptr(&gm[0], d0, len), len));
+    for (int i = 0; i < 2; i++) {
+        firmware_free(&fw[i]);
+        free(buf[i]);
+    }
+}
+END_TEST
+
+/* The tables as the builder wrote them before it was split into one
+ * builder per table: each configuration's two pages, by CRC-32, and the
+ * MADT with COM2 byte for byte (ACPI 6.4, 5.2.12). */
+START_TEST(acpi_tables_keep_their_bytes)
+{
+    static const struct {
+        unsigned ncpus;
+        bool com2;
+        unsigned long crc;
+    } pinned[] = { { 1, false, 0x8802f504 }, { 3, false, 0x02f9d884 }, { 2, true, 0xc6f1c882 },
+                   { ACPI_MAX_CPUS, true, 0xa4e6fa86 } };
+    static const uint8_t madt_2_com2[] = {
+        'A', 'P', 'I', 'C', 0x70, 0x00, 0x00, 0x00, 0x05, 0xfc, 'H', 'N', 'D', 'O', 'V', 'R',   /* header */
+        'H', 'A', 'N', 'D', 'O', 'V', 'E', 'R', 0x01, 0x00, 0x00, 0x00, 'H', 'N', 'D', 'O',
+        0x01, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0xe0, 0xfe, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC address, PCAT_COMPAT */
+        0x00, 0x08, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC 0, enabled */
+        0x00, 0x08, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC 1 */
+        0x01, 0x0c, 0x02, 0x00, 0x00, 0x00, 0xc0, 0xfe, 0x00, 0x00, 0x00, 0x00,   /* IOAPIC 2, GSI base 0 */
+        0x02, 0x0a, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00,     /* IRQ 0 on GSI 2 */
+        0x02, 0x0a, 0x00, 0x09, 0x09, 0x00, 0x00, 0x00, 0x0d, 0x00,     /* IRQ 9, level, active high */
+        0x02, 0x0a, 0x00, 0x04, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,     /* COM1 */
+        0x02, 0x0a, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,     /* COM2 */
+    };
+    for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
+        void *buf = calloc(1, MEM);
+        struct guest_mem gm;
+        struct firmware fw;
+        struct fw_config cfg = { .base = 0x100000 };
+        guest_mem_init(&gm, buf, MEM);
+        ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+        uint64_t rsdp = firmware_install_acpi(&fw, pinned[i].ncpus, pinned[i].com2);
+        ck_assert_uint_eq(rsdp, 0x3ffe000);   /* the RSDP opens the two pages */
+        ck_assert_uint_eq(crc32(0, guest_mem_ptr(&gm, rsdp, 8192), 8192), pinned[i].crc);
+        if (pinned[i].ncpus == 2) {
+            uint32_t len;
+            const uint8_t *madt = acpi_table(&gm, rsdp, "APIC", &len);
+            ck_assert_uint_eq(len, sizeof(madt_2_com2));
+            ck_assert(!memcmp(madt, madt_2_com2, len));
+        }
+        firmware_free(&fw);
+        free(buf);
+    }
+}
+END_TEST
+
+Suite *fw_acpi_suite(void)
+{
+    Suite *s = suite_create("fw-acpi");
+    TCase *t = tcase_create("acpi");
+    tcase_add_test(t, acpi_tables_checksum_and_link);
+    tcase_add_test(t, acpi_com2_in_an_ssdt_and_the_madt);
+    tcase_add_test(t, acpi_tables_keep_their_bytes);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,560 @@
+/* Events, timers and task priority levels (UEFI 2.10 section 7.1; EDK2
+ * MdeModulePkg/Core/Dxe/Event/: Event.c, Tpl.c): CreateEvent(Ex),
+ * SignalEvent, CheckEvent, CloseEvent, SetTimer, WaitForEvent, the notify
+ * functions the firmware runs through its trampoline, and ConIn's
+ * WaitForKey event (section 12.3). */
+#include <time.h>
+
+#include "fw_fixture.h"
+
+#define EVT(x) BS(x##_EVENT)
+#define NOTIFY_FN 0x1234560ULL   /* a guest notify function's address */
+#define MS_100NS(ms) ((uint64_t)(ms) * 10000)   /* SetTimer's TriggerTime unit is 100 ns */
+
+static uint64_t new_event(uint32_t type)
+{
+    uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(EVT(CREATE), type, 0, 0, 0, p), EFI_SUCCESS);
+    return rd64(p);
+}
+
+static uint64_t new_group_event(efi_guid_t group)
+{
+    uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), 0, 0, 0, 0, put_guid(group), p), EFI_SUCCESS);
+    return rd64(p);
+}
+
+static uint64_t wait_for_key(void) { return rd64(fw.con_in + 8 * CONIN_COUNT); }
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = { 0, (long)ms * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+/* WaitForEvent on the list; returns its status and *Index in *index. */
+static efi_status_t wait_for(const uint64_t *events, unsigned n, uint64_t *index)
+{
+    uint64_t list = put(events, 8 * n), index_p = put_u64(~0ULL);
+    efi_status_t s = CALL(BS(WAIT_FOR_EVENT), n, list, index_p);
+    *index = rd64(index_p);
+    return s;
+}
+
+/* ---- events, timers, WaitForEvent ------------------------------------------------------ */
+
+START_TEST(create_event_makes_handles_in_the_firmware_region_and_wait_for_key_is_one)
+{
+    uint64_t plain = new_event(0), timer = new_event(EVT_TIMER);
+    const uint64_t first = FW_BASE + FW_EVENTS_OFFSET;
+    ck_assert_uint_eq(wait_for_key(), first);   /* made at init, the first event */
+    ck_assert_uint_eq(plain, first + 8);
+    ck_assert_uint_eq(timer, first + 16);
+    ck_assert_uint_eq(memmap_type_at(&fw.map, plain), EFI_BOOT_SERVICES_DATA);
+    ck_assert_uint_eq(CALL(EVT(CHECK), wait_for_key()), EFI_NOT_READY);   /* no --keys */
+    ck_assert_uint_eq(CALL(EVT(CHECK), plain), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(EVT(CHECK), timer), EFI_NOT_READY);
+}
+END_TEST
+
+START_TEST(create_event_refuses_bad_types_tpls_and_pointers)
+{
+    uint64_t p = put_u64(0), far = RAM_SIZE - 4, group = put_guid(GUID_TEST);
+    const uint64_t bad_types[] = { 1, EVT_RUNTIME, EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL, EVT_TIMER | EVT_RUNTIME,
+                                   EVT_TIMER | EVT_SIGNAL_EXIT_BOOT_SERVICES, 0x20000000 };
+    for (unsigned i = 0; i < sizeof(bad_types) / sizeof(bad_types[0]); i++)
+        ck_assert_uint_eq(CALL(EVT(CREATE), bad_types[i], 8, NOTIFY_FN, 0, p), EFI_INVALID_PARAMETER);
+    /* A notify type needs a function and a TPL above TPL_APPLICATION, below TPL_HIGH_LEVEL. */
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_NOTIFY_WAIT, 8, 0, 0, p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_NOTIFY_SIGNAL, FW_TPL_APPLICATION, NOTIFY_FN, 0, p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_NOTIFY_SIGNAL, FW_TPL_HIGH_LEVEL, NOTIFY_FN, 0, p), EFI_INVALID_PARAMETER);
+    /* *Event NULL or outside RAM; an unreadable EventGroup; an exit-boot-services
+     * type with a group of its own. */
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, far), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), 0, 0, 0, 0, far, p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_SIGNAL_EXIT_BOOT_SERVICES, 8, NOTIFY_FN, 0, group, p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(p), 0);
+    ck_assert_uint_eq(fw.events.n, 1);   /* only WaitForKey */
+    /* EVT_RUNTIME goes only with EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE; Type is a
+     * UINT32, so RCX's upper half is not the caller's. */
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0xdead000080000000ULL, 0, 0, 0, p), EFI_SUCCESS);
+}
+END_TEST
+
+START_TEST(check_event_after_relative_timers_of_zero_and_of_an_hour)
+{
+    uint64_t now = new_event(EVT_TIMER), later = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), now, EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, MS_100NS(3600 * 1000)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), now), EFI_SUCCESS);       /* due at the next look */
+    ck_assert_uint_eq(CALL(EVT(CHECK), now), EFI_NOT_READY);     /* reset as reported; relative fires once */
+    ck_assert_uint_eq(CALL(EVT(CHECK), later), EFI_NOT_READY);
+    /* A new setting replaces the old one; TimerCancel disarms. */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_CANCEL, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), later), EFI_NOT_READY);
+    /* A trigger time too large to add stays in the future. */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, ~0ULL), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), later), EFI_NOT_READY);
+    /* Only a timer event takes a timer, of one of the three types. */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), new_event(0), EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), now, 3, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), wait_for_key(), EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(periodic_timers_signal_once_per_period)
+{
+    uint64_t every = new_event(EVT_TIMER), tick = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, 0), EFI_SUCCESS);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);   /* a period of 0: due at every look */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_PERIODIC, MS_100NS(150)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
+    sleep_ms(170);
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
+    sleep_ms(330);   /* two periods missed: one signal */
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), tick), EFI_SUCCESS);   /* the timer goes with it */
+    ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(signal_check_and_close_and_stale_or_wild_handles)
+{
+    uint64_t e = new_event(0);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);   /* signaled is a state, not a count */
+    ck_assert_uint_eq(CALL(EVT(CHECK), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), e), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), e), EFI_SUCCESS);
+    uint64_t again = new_event(0);
+    ck_assert_uint_ne(again, e);   /* never reused */
+    const uint64_t first = FW_BASE + FW_EVENTS_OFFSET;
+    const uint64_t wild[] = { e, 0, first - 8, first + 4, again + 8, first + 8 * FW_MAX_EVENTS, RAM_SIZE + 8, ~0ULL,
+                              fw.image_handle };
+    for (unsigned i = 0; i < sizeof(wild) / sizeof(wild[0]); i++) {
+        ck_assert_uint_eq(CALL(EVT(CHECK), wild[i]), EFI_INVALID_PARAMETER);
+        ck_assert_uint_eq(CALL(EVT(SIGNAL), wild[i]), EFI_INVALID_PARAMETER);
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), wild[i]), EFI_INVALID_PARAMETER);
+        ck_assert_uint_eq(CALL(BS(SET_TIMER), wild[i], EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+    }
+    ck_assert_uint_eq(CALL(EVT(CHECK), again), EFI_NOT_READY);
+}
+END_TEST
+
+START_TEST(event_handles_are_spent_once_and_said_once)
+{
+    uint64_t p = put_u64(0);
+    while (fw.events.n < FW_MAX_EVENTS)
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), new_event(0)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_TIMER, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(rd64(p), 0);
+    const char *first = strstr(log_text(), "event handles are spent");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "event handles are spent"));
+}
+END_TEST
+
+START_TEST(event_groups_signal_together)
+{
+    const efi_guid_t other = GUID_GOP;
+    uint64_t a1 = new_group_event(GUID_TEST), a2 = new_group_event(GUID_TEST), b = new_group_event(other);
+    uint64_t lone = new_event(0), timer_p = put_u64(0);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), b), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(EVT(CHECK), lone), EFI_NOT_READY);
+    /* A timer in the group signals the group when it is due. */
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_TIMER, 0, 0, 0, put_guid(GUID_TEST), timer_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), rd64(timer_p), EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), rd64(timer_p)), EFI_SUCCESS);
+    /* A closed member is out of the group. */
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), a2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), a1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), b), EFI_NOT_READY);
+}
+END_TEST
+
+START_TEST(wait_for_event_returns_the_index_of_the_signaled_event)
+{
+    uint64_t e[3] = { new_event(0), new_event(EVT_TIMER), new_event(0) }, index;
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e[2]), EFI_SUCCESS);
+    ck_assert_uint_eq(wait_for(e, 3, &index), EFI_SUCCESS);
+    ck_assert_uint_eq(index, 2);
+    ck_assert_uint_eq(CALL(EVT(CHECK), e[2]), EFI_NOT_READY);   /* reset as reported */
+    ck_assert(!fw.transfer.pending);
+    /* The first of those signaled, in list order. */
+    CALL(EVT(SIGNAL), e[2]);
+    CALL(BS(SET_TIMER), e[1], EFI_TIMER_RELATIVE, 0);
+    ck_assert_uint_eq(wait_for(e, 3, &index), EFI_SUCCESS);
+    ck_assert_uint_eq(index, 1);
+    ck_assert_uint_eq(wait_for(e, 3, &index), EFI_SUCCESS);
+    ck_assert_uint_eq(index, 2);
+}
+END_TEST
+
+START_TEST(wait_for_event_refuses_hostile_lists)
+{
+    uint64_t e[2] = { new_event(0), new_event(0) }, index, list = put(e, 16), index_p = put_u64(7);
+    ck_assert_uint_eq(wait_for(e, 0, &index), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, 0, index_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, RAM_SIZE - 8, index_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1ULL << 61, list, index_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, RAM_SIZE - 4), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(index_p), 7);
+    /* An event that is not one: EFI_INVALID_PARAMETER with its index. */
+    CALL(BS(CLOSE_EVENT), e[1]);
+    ck_assert_uint_eq(wait_for(e, 2, &index), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(index, 1);
+    /* Only at TPL_APPLICATION (UEFI 2.10 section 7.1.6). */
+    CALL(EVT(SIGNAL), e[0]);
+    CALL(BS(RAISE_TPL), 8);
+    ck_assert_uint_eq(wait_for(e, 1, &index), EFI_UNSUPPORTED);
+    CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(wait_for(e, 1, &index), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+}
+END_TEST
+
+/* Nothing signaled: the vCPU makes the same call again, after the VMM
+ * slept until the timer is due. */
+START_TEST(wait_for_event_with_nothing_signaled_makes_the_call_again)
+{
+    uint64_t e[2] = { new_event(0), new_event(EVT_TIMER) }, list = put(e, 16), index_p = put_u64(9);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), e[1], EFI_TIMER_RELATIVE, MS_100NS(50)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, index_p), EFI_NOT_READY);
+    ck_assert(fw.transfer.pending && !fw.transfer.restore);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, BS(WAIT_FOR_EVENT)));
+    ck_assert_uint_eq(fw.transfer.rsp, cur_rsp);   /* the caller's return address is still at RSP */
+    ck_assert_uint_eq(fw.transfer.rcx, 2);
+    ck_assert_uint_eq(fw.transfer.rdx, list);
+    ck_assert_uint_gt(fw.sleep_ns, 0);
+    ck_assert_uint_le(fw.sleep_ns, 50000000);
+    ck_assert_uint_eq(rd64(index_p), 9);
+    struct timespec ts = { 0, (long)fw.sleep_ns };
+    nanosleep(&ts, NULL);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, index_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(index_p), 1);
+    ck_assert(!fw.transfer.pending);
+    /* No timer and no key to come: the longest sleep, and a word in the log, once. */
+    for (unsigned i = 0; i < 2; i++) {
+        ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1, put_u64(wait_for_key()), index_p), EFI_NOT_READY);
+        ck_assert(fw.transfer.pending);
+        ck_assert_uint_eq(fw.sleep_ns, FW_WAIT_MAX_NS);
+    }
+    const char *first = strstr(log_text(), "nothing will signal");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "nothing will signal"));
+}
+END_TEST
+
+/* --keys, escapes and all, one a call, then EFI_NOT_READY; WaitForKey is
+ * signaled while keys remain. */
+START_TEST(read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows)
+{
+    fw.cfg.keys = "a\\n\\r\\e\\t\\b\\\\\\U\\D\\L\\R\xc3\xa9\n";
+    static const struct efi_input_key want[] = {
+        { 0, 'a' }, { 0, 0x0d }, { 0, 0x0d }, { 0x17, 0 }, { 0, 0x09 }, { 0, 0x08 }, { 0, '\\' },
+        { 0x01, 0 }, { 0x02, 0 }, { 0x04, 0 }, { 0x03, 0 }, { 0, 0xe9 }, { 0, 0x0d },
+    };
+    uint64_t key = scratch(4), timer = new_event(EVT_TIMER), index;
+    CALL(BS(SET_TIMER), timer, EFI_TIMER_RELATIVE, MS_100NS(3600 * 1000));
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_RESET), fw.con_in, 0), EFI_SUCCESS);   /* drops no --keys */
+    /* A key pointer outside RAM: refused, and the key stays. */
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, RAM_SIZE - 2), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, 0), EFI_INVALID_PARAMETER);
+    for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        ck_assert_uint_eq(wait_for((const uint64_t[]){ timer, wait_for_key() }, 2, &index), EFI_SUCCESS);
+        ck_assert_uint_eq(index, 1);
+        ck_assert_uint_eq(CALL(EVT(CHECK), wait_for_key()), EFI_SUCCESS);   /* still keys: signaled again */
+        ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, key), EFI_SUCCESS);
+        struct efi_input_key got;
+        memcpy(&got, hp(key), sizeof(got));
+        ck_assert_msg(got.scan_code == want[i].scan_code && got.unicode_char == want[i].unicode_char,
+                      "key %u: scan 0x%x char 0x%x, want 0x%x 0x%x", i, got.scan_code, got.unicode_char,
+                      want[i].scan_code, want[i].unicode_char);
+    }
+    ck_assert_uint_eq(CALL(EVT(CHECK), wait_for_key()), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, key), EFI_NOT_READY);
+    ck_assert_uint_eq(fw.key_polls, 1);
+}
+END_TEST
+
+START_TEST(trace_decodes_the_event_services)
+{
+    trace_to_memory();
+    uint64_t p = put_u64(0), index_p = put_u64(0);
+    CALL(EVT(CREATE), EVT_TIMER, 0, 0, 0, p);
+    uint64_t e = rd64(p);
+    CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, 8, NOTIFY_FN, 0, put_guid(GUID_RANDOM_SEED), p);
+    CALL(BS(SET_TIMER), e, EFI_TIMER_PERIODIC, 100);
+    CALL(EVT(SIGNAL), e);
+    CALL(BS(WAIT_FOR_EVENT), 2, put(((const uint64_t[]){ wait_for_key(), e }), 16), index_p);
+    CALL(BS(WAIT_FOR_EVENT), 1, put_u64(wait_for_key()), index_p);
+    char want[1024], got[1024];
+    decoded_tails(got, sizeof(got));
+    snprintf(want, sizeof(want),
+             ",\"decoded\":{\"type\":\"EVT_TIMER\",\"event\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"type\":\"EVT_NOTIFY_SIGNAL\",\"notify_tpl\":8,\"notify_function\":\"0x1234560\","
+             "\"group\":\"LINUX_EFI_RANDOM_SEED\",\"event\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"event\":\"0x%llx\",\"timer\":\"TimerPeriodic\",\"trigger_time_100ns\":100}}\n"
+             ",\"decoded\":{\"event\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"events\":2,\"index\":1}}\n"
+             ",\"decoded\":{\"events\":1,\"wait\":\"none signaled: the call is made again\"}}\n",
+             (unsigned long long)e, (unsigned long long)e + 8, (unsigned long long)e, (unsigned long long)e);
+    ck_assert_str_eq(got, want);
+}
+END_TEST
+
+/* ---- notify functions (UEFI 2.10 section 7.1; EDK2 Event.c, Tpl.c) --------------------- */
+
+#define TPL_CALLBACK 8
+#define TPL_NOTIFY   16
+#define NOTIFY_FN2   0x1234570ULL
+
+static uint64_t new_notify_event(uint32_t type, uint64_t tpl, uint64_t fn, uint64_t context)
+{
+    uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(EVT(CREATE), type, tpl, fn, context, p), EFI_SUCCESS);
+    return rd64(p);
+}
+
+/* The vCPU was sent to the trampoline to call fn(event, context) at tpl:
+ * RSP 16-byte aligned (the trampoline keeps it so at the call), below the
+ * caller's frame, and readable. */
+static void assert_notify_runs(uint64_t event, uint64_t fn, uint64_t context, uint64_t tpl, uint64_t below)
+{
+    ck_assert(fw.transfer.pending);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, FW_ID_NOTIFY_RETURN));
+    ck_assert_uint_eq(fw.transfer.rcx, event);
+    ck_assert_uint_eq(fw.transfer.rdx, context);
+    ck_assert_uint_eq(fw.transfer.r8, fn);
+    ck_assert_uint_eq(fw.transfer.rsp % 16, 0);
+    ck_assert_uint_lt(fw.transfer.rsp, below);
+    ck_assert_uint_eq(fw.tpl, tpl);
+}
+
+/* The function returned: the trampoline re-enters the firmware with RCX =
+ * the event, RDX = the function, on the RSP it was given. */
+static efi_status_t notify_returns(void)
+{
+    uint64_t saved = cur_rsp;
+    cur_rsp = fw.transfer.rsp;
+    efi_status_t s = CALL(FW_ID_NOTIFY_RETURN, fw.transfer.rcx, fw.transfer.r8);
+    cur_rsp = saved;
+    return s;
+}
+
+/* The call made at rsp returns to its caller with the TPL it was made at. */
+static void assert_call_returns(unsigned id, uint64_t rsp, uint64_t tpl)
+{
+    ck_assert(fw.transfer.pending);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, id) + FW_THUNK_RET);
+    ck_assert_uint_eq(fw.transfer.rsp, rsp);
+    ck_assert_uint_eq(fw.tpl, tpl);
+    ck_assert_uint_eq(fw.events.depth, 0);
+}
+
+START_TEST(signal_event_runs_the_notify_function_through_the_trampoline)
+{
+    const uint8_t *t = hp(firmware_thunk(&fw, FW_ID_NOTIFY_RETURN));
+    static const uint8_t call_r8[] = { 0x51, 0x41, 0x50, 0x48, 0x83, 0xec, 0x20, 0x41, 0xff, 0xd0 };
+    ck_assert_mem_eq(t, call_r8, sizeof(call_r8));
+    uint32_t id;
+    memcpy(&id, t + 17, 4);
+    ck_assert_uint_eq(id, FW_ID_NOTIFY_RETURN);
+    ck_assert_uint_eq(t[21], 0xe7);
+
+    uint64_t e = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 0x777);
+    for (int round = 0; round < 2; round++) {   /* unsignaled as it runs: a second signal runs it again */
+        ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+        assert_notify_runs(e, NOTIFY_FN, 0x777, TPL_CALLBACK, STACK_TOP);
+        ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+        assert_call_returns(EVT(SIGNAL), STACK_TOP, FW_TPL_APPLICATION);
+    }
+    /* Not for CheckEvent or WaitForEvent (UEFI 2.10 section 7.1.8). */
+    uint64_t index;
+    ck_assert_uint_eq(CALL(EVT(CHECK), e), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(wait_for(&e, 1, &index), EFI_INVALID_PARAMETER);
+    /* A closed event's queued function never runs. */
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CLOSE), e), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+}
+END_TEST
+
+START_TEST(restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first)
+{
+    uint64_t a = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 1);
+    uint64_t b = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_NOTIFY, NOTIFY_FN2, 2);
+    uint64_t c = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 3);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
+    const uint64_t order[] = { c, a, b };   /* signaled in this order */
+    for (unsigned i = 0; i < 3; i++) {
+        ck_assert_uint_eq(CALL(EVT(SIGNAL), order[i]), EFI_SUCCESS);
+        ck_assert(!fw.transfer.pending);   /* none is above TPL_NOTIFY */
+    }
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+    assert_notify_runs(b, NOTIFY_FN2, 2, TPL_NOTIFY, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(c, NOTIFY_FN, 3, TPL_CALLBACK, STACK_TOP);   /* then in queue order */
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(a, NOTIFY_FN, 1, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(BS(RESTORE_TPL), STACK_TOP, FW_TPL_APPLICATION);
+}
+END_TEST
+
+/* A notify function's own calls run only functions above its TPL; the
+ * others wait until it returns. */
+START_TEST(a_notify_function_calling_services_nests_only_above_its_tpl)
+{
+    uint64_t outer = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 1);
+    uint64_t same = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 2);
+    uint64_t high = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_NOTIFY, NOTIFY_FN2, 3);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), outer), EFI_SUCCESS);
+    assert_notify_runs(outer, NOTIFY_FN, 1, TPL_CALLBACK, STACK_TOP);
+    uint64_t outer_stack = fw.transfer.rsp, saved = cur_rsp;
+    cur_rsp = outer_stack - 0x60;   /* inside the function */
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), same), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), high), EFI_SUCCESS);
+    assert_notify_runs(high, NOTIFY_FN2, 3, TPL_NOTIFY, outer_stack - 0x60);
+    ck_assert_uint_eq(fw.events.depth, 2);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, EVT(SIGNAL)) + FW_THUNK_RET);
+    ck_assert_uint_eq(fw.transfer.rsp, outer_stack - 0x60);
+    ck_assert_uint_eq(fw.tpl, TPL_CALLBACK);
+    cur_rsp = saved;
+    fw.transfer.rsp = outer_stack;
+    fw.transfer.rcx = outer;
+    fw.transfer.r8 = NOTIFY_FN;
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(same, NOTIFY_FN, 2, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(EVT(SIGNAL), STACK_TOP, FW_TPL_APPLICATION);
+}
+END_TEST
+
+/* EVT_SIGNAL_EXIT_BOOT_SERVICES and CreateEventEx's group of that GUID are
+ * one group; its functions run before boot services end (EDK2
+ * CoreExitBootServices), and so do SetVirtualAddressMap's. */
+START_TEST(exit_boot_services_and_set_virtual_address_map_run_their_groups_first)
+{
+    uint64_t p = put_u64(0);
+    uint64_t ebs = new_notify_event(EVT_SIGNAL_EXIT_BOOT_SERVICES, TPL_NOTIFY, NOTIFY_FN, 1);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN2, 2,
+                           put_guid(GUID_EVENT_GROUP_EXIT_BOOT_SERVICES), p), EFI_SUCCESS);
+    uint64_t ex = rd64(p);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 3, put_guid(GUID_TEST), p),
+                      EFI_SUCCESS);
+    uint64_t vac = new_notify_event(EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE, TPL_NOTIFY, NOTIFY_FN2, 4);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, map_key()), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_BOOT);   /* not yet */
+    assert_notify_runs(ebs, NOTIFY_FN, 1, TPL_NOTIFY, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(ex, NOTIFY_FN2, 2, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_BOOT);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);   /* the TEST group's and vac's are not signaled */
+    assert_call_returns(BS(EXIT_BOOT_SERVICES), STACK_TOP, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_RUNTIME);
+    ck_assert_uint_eq(systab()->boot_services, 0);
+
+    uint64_t size, map = virtual_map(&size);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_SUCCESS);
+    assert_notify_runs(vac, NOTIFY_FN2, 4, TPL_NOTIFY, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(RT(SET_VIRTUAL_ADDRESS_MAP), STACK_TOP, FW_TPL_APPLICATION);
+}
+END_TEST
+
+/* A notify-wait event's function runs when CheckEvent finds it
+ * unsignaled, and CheckEvent then looks again; WaitForEvent is made again
+ * after its list's functions ran. */
+START_TEST(wait_notify_functions_run_from_check_event_and_wait_for_event)
+{
+    uint64_t w = new_notify_event(EVT_NOTIFY_WAIT, TPL_CALLBACK, NOTIFY_FN, 5);
+    ck_assert_uint_eq(CALL(EVT(CHECK), w), EFI_NOT_READY);
+    assert_notify_runs(w, NOTIFY_FN, 5, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_NOT_READY);   /* it signaled nothing */
+    assert_call_returns(EVT(CHECK), STACK_TOP, FW_TPL_APPLICATION);
+
+    ck_assert_uint_eq(CALL(EVT(CHECK), w), EFI_NOT_READY);
+    uint64_t saved = cur_rsp;
+    cur_rsp = fw.transfer.rsp - 0x60;
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), w), EFI_SUCCESS);   /* the function signals its event */
+    cur_rsp = saved;
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(EVT(CHECK), STACK_TOP, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(EVT(CHECK), w), EFI_NOT_READY);  /* reset as reported, and the function ran again */
+    ck_assert_uint_eq(notify_returns(), EFI_NOT_READY);
+
+    uint64_t list = put_u64(w), index_p = put_u64(~0ULL);
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1, list, index_p), EFI_NOT_READY);
+    assert_notify_runs(w, NOTIFY_FN, 5, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_NOT_READY);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, BS(WAIT_FOR_EVENT)));   /* made again */
+    ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP);
+    ck_assert_uint_eq(fw.transfer.rcx, 1);
+    ck_assert_uint_eq(fw.transfer.rdx, list);
+    ck_assert_uint_eq(fw.transfer.r8, index_p);
+    ck_assert_uint_gt(fw.sleep_ns, 0);
+}
+END_TEST
+
+START_TEST(notify_functions_need_a_stack_and_a_running_function_to_return_from)
+{
+    ck_assert_uint_eq(CALL(FW_ID_NOTIFY_RETURN, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+    ck_assert_ptr_nonnull(strstr(log_text(), "the notify trampoline reached with no notify function running"));
+    fw.stop = FW_RUN;
+    uint64_t e = new_notify_event(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 0);
+    uint64_t saved = cur_rsp;
+    cur_rsp = 0x40;   /* no room below the caller's RSP */
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+    ck_assert_ptr_nonnull(strstr(log_text(), "they stay queued"));
+    cur_rsp = saved;
+    ck_assert_uint_eq(CALL(BS(STALL), 0), EFI_SUCCESS);   /* any later call runs it */
+    assert_notify_runs(e, NOTIFY_FN, 0, TPL_CALLBACK, STACK_TOP);
+}
+END_TEST
+
+Suite *fw_events_suite(void)
+{
+    Suite *s = suite_create("fw-events");
+    fw_add_tcase(s, "events", (const TTest *const[]){
+        create_event_makes_handles_in_the_firmware_region_and_wait_for_key_is_one,
+        create_event_refuses_bad_types_tpls_and_pointers, check_event_after_relative_timers_of_zero_and_of_an_hour,
+        periodic_timers_signal_once_per_period, signal_check_and_close_and_stale_or_wild_handles,
+        event_handles_are_spent_once_and_said_once, event_groups_signal_together,
+        wait_for_event_returns_the_index_of_the_signaled_event, wait_for_event_refuses_hostile_lists,
+        wait_for_event_with_nothing_signaled_makes_the_call_again,
+        read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows, trace_decodes_the_event_services,
+        NULL });
+    fw_add_tcase(s, "notify-functions", (const TTest *const[]){
+        signal_event_runs_the_notify_function_through_the_trampoline,
+        restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first,
+        a_notify_function_calling_services_nests_only_above_its_tpl,
+        exit_boot_services_and_set_virtual_address_map_run_their_groups_first,
+        wait_notify_functions_run_from_check_event_and_wait_for_event,
+        notify_functions_need_a_stack_and_a_running_function_to_return_from, NULL });
+    return s;
+}

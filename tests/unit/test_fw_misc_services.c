@@ -1,0 +1,88 @@
+/* The small boot services (UEFI 2.10 section 7.5, Miscellaneous Boot
+ * Services, with RaiseTPL/RestoreTPL of 7.1): CalculateCrc32, CopyMem,
+ * SetMem, GetNextMonotonicCount, SetWatchdogTimer, Stall. */
+#include <time.h>
+
+#include "fw_fixture.h"
+
+START_TEST(calculate_crc32_matches_zlib)
+{
+    const char text[] = "The quick brown fox jumps over the lazy dog";
+    uint64_t data = put(text, strlen(text)), crc_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(CALCULATE_CRC32), data, strlen(text), crc_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(crc_p), 0x414fa339);   /* the well-known CRC-32 of that sentence */
+    ck_assert_uint_eq(CALL(BS(CALCULATE_CRC32), data, 0, crc_p), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(copy_mem_handles_overlap_both_ways)
+{
+    uint64_t buf = put("0123456789", 10);
+    ck_assert_uint_eq(CALL(BS(COPY_MEM), buf + 2, buf, 6), EFI_SUCCESS);    /* forward overlap */
+    ck_assert_mem_eq(hp(buf), "0101234589", 10);
+    memcpy(hp(buf), "0123456789", 10);
+    ck_assert_uint_eq(CALL(BS(COPY_MEM), buf, buf + 3, 7), EFI_SUCCESS);    /* backward overlap */
+    ck_assert_mem_eq(hp(buf), "3456789789", 10);
+    ck_assert_uint_eq(CALL(BS(COPY_MEM), buf, buf + 3, 0), EFI_SUCCESS);    /* nothing */
+    ck_assert_mem_eq(hp(buf), "3456789789", 10);
+}
+END_TEST
+
+START_TEST(set_mem_fills_exactly_the_buffer)
+{
+    uint64_t buf = put("abcdefgh", 8);
+    ck_assert_uint_eq(CALL(BS(SET_MEM), buf + 1, 5, 0x12a), EFI_SUCCESS);   /* Value is a UINT8 */
+    ck_assert_mem_eq(hp(buf), "a\x2a\x2a\x2a\x2a\x2agh", 8);
+    ck_assert_uint_eq(CALL(BS(SET_MEM), buf, 0, 'z'), EFI_SUCCESS);
+    ck_assert_uint_eq(((uint8_t *)hp(buf))[0], 'a');
+}
+END_TEST
+
+START_TEST(monotonic_count_tpl_and_watchdog)
+{
+    uint64_t c_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(GET_NEXT_MONOTONIC_COUNT), c_p), EFI_SUCCESS);
+    uint64_t first = rd64(c_p);
+    ck_assert_uint_eq(CALL(BS(GET_NEXT_MONOTONIC_COUNT), c_p), EFI_SUCCESS);
+    ck_assert_uint_gt(rd64(c_p), first);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), 31), FW_TPL_APPLICATION);   /* returns the old TPL */
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), 31), 31);
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.tpl, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(FW_ID_BS(BS_SET_WATCHDOG_TIMER), 300, 0, 0, 0), EFI_SUCCESS);   /* SetWatchdogTimer */
+    ck_assert_uint_eq(fw.watchdog_seconds, 300);
+    exit_boot_services();
+    ck_assert_uint_eq(fw.watchdog_seconds, 0);   /* EBS disarms it */
+}
+END_TEST
+
+/* Stall waits for real: GRUB calibrates the TSC against Stall(1000) when
+ * it has no other clock (grub-core/kern/i386/tsc.c). It does not sleep in
+ * the call, which runs under the VMM's lock: it asks the vCPU to sleep
+ * after it, at most 10 s; the next call asks for nothing. */
+START_TEST(stall_asks_the_vcpu_to_sleep_after_the_call)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_uint_eq(CALL(BS(STALL), 5000000), EFI_SUCCESS);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ck_assert_uint_eq(fw.sleep_ns, 5000000000ULL);
+    int64_t us = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    ck_assert_int_lt(us, 1000000);
+    ck_assert_uint_eq(CALL(BS(STALL), 60000000), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.sleep_ns, 60000000000ULL);
+    ck_assert_uint_eq(CALL(BS(STALL), UINT64_MAX / 100), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.sleep_ns, UINT64_MAX);
+    ck_assert_uint_eq(CALL(BS(GET_NEXT_MONOTONIC_COUNT), put_u64(0)), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.sleep_ns, 0);
+}
+END_TEST
+
+Suite *fw_misc_services_suite(void)
+{
+    Suite *s = suite_create("fw-misc-services");
+    fw_add_tcase(s, "misc", (const TTest *const[]){
+        calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, set_mem_fills_exactly_the_buffer,
+        monotonic_count_tpl_and_watchdog, stall_asks_the_vcpu_to_sleep_after_the_call, NULL });
+    return s;
+}

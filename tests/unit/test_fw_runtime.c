@@ -1,0 +1,142 @@
+/* Runtime services (UEFI 2.10 chapter 8) other than variables:
+ * SetVirtualAddressMap and the calls made through the guest's own page
+ * tables after it (section 8.4), GetTime, and the calls that end the run
+ * (ResetSystem, and Exit of the top-level image). Variables:
+ * test_fw_variables.c. */
+#include "fw_fixture.h"
+
+/* ---- SetVirtualAddressMap -------------------------------------------------------------- */
+
+START_TEST(set_virtual_address_map_before_exit_is_unsupported)
+{
+    uint64_t size, map = virtual_map(&size);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_UNSUPPORTED);
+    ck_assert(!fw.virtual_mode);
+    ck_assert_uint_eq(rd64(fw.rt + 24), firmware_thunk(&fw, FW_ID_RT(0)));
+}
+END_TEST
+
+START_TEST(set_virtual_address_map_moves_the_runtime_pointers)
+{
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), put_guid(GUID_BOOT_MEMMAP), 0x600000), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t size, map = virtual_map(&size);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_SUCCESS);
+    const uint64_t code_pa = FW_BASE + FW_RT_CODE_OFFSET, data_pa = FW_BASE + FW_RT_DATA_OFFSET;
+    const uint64_t *rt = hp(fw.rt + 24);
+    for (unsigned i = 0; i < EFI_RUNTIME_SERVICES_COUNT; i++)
+        ck_assert_uint_eq(rt[i], VA_CODE + (firmware_thunk(&fw, FW_ID_RT(i)) - code_pa));
+    const struct efi_system_table *st = systab();
+    ck_assert_uint_eq(st->runtime_services, VA_DATA + (fw.rt - data_pa));
+    ck_assert_uint_eq(st->firmware_vendor, VA_DATA + (fw.vendor - data_pa));
+    ck_assert_uint_eq(st->configuration_table, VA_DATA + (fw.config_tables - data_pa));
+    ck_assert_uint_eq(st->number_of_table_entries, 1);
+    ck_assert(crc_ok(fw.rt));
+    ck_assert(crc_ok(fw.systab));
+    ck_assert(fw.virtual_mode);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_UNSUPPORTED);   /* only once */
+}
+END_TEST
+
+START_TEST(set_virtual_address_map_refuses_bad_maps)
+{
+    exit_boot_services();
+    uint64_t size, map = virtual_map(&size);
+    const unsigned id = RT(SET_VIRTUAL_ADDRESS_MAP);
+    ck_assert_uint_eq(CALL(id, size, DESC_SIZE, 2, map), EFI_INVALID_PARAMETER);                /* version */
+    ck_assert_uint_eq(CALL(id, size, 32, EFI_MEMORY_DESCRIPTOR_VERSION, map), EFI_INVALID_PARAMETER);  /* stride < 40 */
+    ck_assert_uint_eq(CALL(id, size - 1, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(id, 0, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(id, DESC_SIZE, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_INVALID_PARAMETER);                                                    /* code only */
+    ck_assert_uint_eq(CALL(id, size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, RAM_SIZE - DESC_SIZE),
+                      EFI_INVALID_PARAMETER);                                                    /* outside the map */
+    ck_assert_uint_eq(CALL(id, size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, GiB(1)), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(id, 1ULL << 40, 1ULL << 20, EFI_MEMORY_DESCRIPTOR_VERSION, map), EFI_INVALID_PARAMETER);
+    ck_assert(!fw.virtual_mode);
+    ck_assert_uint_eq(rd64(fw.rt + 24), firmware_thunk(&fw, FW_ID_RT(0)));
+    ck_assert(crc_ok(fw.rt));
+}
+END_TEST
+
+/* After SetVirtualAddressMap the kernel calls with its own page tables and
+ * kernel-virtual pointers: here the first 16 MiB appear both at 0 and at
+ * the direct map 0xffff888000000000 (2 MiB pages), and the stack and all
+ * arguments are direct-map addresses. */
+#define DIRECT_MAP 0xffff888000000000ULL
+
+START_TEST(runtime_services_follow_the_guests_page_tables)
+{
+    ck_assert_uint_eq(set_var("Virt", GUID_TEST, ATTR_BS_RT, "paged", 5), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t size, map = virtual_map(&size);
+    ck_assert_uint_eq(CALL(RT(SET_VIRTUAL_ADDRESS_MAP), size, DESC_SIZE, EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_SUCCESS);
+    uint64_t pml4 = scratch(0x2000);
+    pml4 = (pml4 + 0xfff) & ~0xfffULL;
+    uint64_t pdpt = (scratch(0x2000) + 0xfff) & ~0xfffULL, pd = (scratch(0x2000) + 0xfff) & ~0xfffULL;
+    memset(hp(pml4), 0, 4096);
+    memset(hp(pdpt), 0, 4096);
+    memset(hp(pd), 0, 4096);
+    wr64(pml4 + 8 * 0, pdpt | 3);
+    wr64(pml4 + 8 * ((DIRECT_MAP >> 39) & 511), pdpt | 3);
+    wr64(pdpt, pd | 3);
+    for (unsigned i = 0; i < RAM_SIZE >> 21; i++)
+        wr64(pd + 8 * i, ((uint64_t)i << 21) | 0x83);
+    uint64_t name = put_ucs2("Virt"), guid = put_guid(GUID_TEST), size_p = put_u64(16), data = scratch(16);
+    cur_view = (struct guest_view){ &gm, pml4, false };
+    cur_rsp = DIRECT_MAP + STACK_TOP;
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), DIRECT_MAP + name, DIRECT_MAP + guid, 0, DIRECT_MAP + size_p,
+                           DIRECT_MAP + data),
+                      EFI_SUCCESS);
+    ck_assert_mem_eq(hp(data), "paged", 5);
+    ck_assert_uint_eq(rd64(size_p), 5);
+    /* An address the guest's tables do not map. */
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), 0x0000400000000000ULL + name, DIRECT_MAP + guid, 0,
+                           DIRECT_MAP + size_p, DIRECT_MAP + data),
+                      EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+/* ---- time, reset, exit ----------------------------------------------------------------- */
+
+START_TEST(get_time_gives_a_plausible_date)
+{
+    uint64_t t = scratch(16);
+    ck_assert_uint_eq(CALL(RT(GET_TIME), t, 0), EFI_SUCCESS);
+    const uint8_t *b = hp(t);
+    uint16_t year = (uint16_t)(b[0] | b[1] << 8);
+    ck_assert_uint_ge(year, 2024);
+    ck_assert(b[2] >= 1 && b[2] <= 12);
+    ck_assert(b[3] >= 1 && b[3] <= 31);
+    ck_assert_uint_le(b[4], 23);
+    ck_assert_uint_eq(CALL(RT(GET_TIME), 0, 0), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(exit_and_reset_system_stop_the_vm)
+{
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.image_handle, EFI_LOAD_ERROR, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+    ck_assert_uint_eq(fw.stop_status, EFI_LOAD_ERROR);
+    fw.stop = FW_RUN;
+    ck_assert_uint_eq(CALL(RT(RESET_SYSTEM), 2, EFI_SUCCESS, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_RESET);
+    ck_assert_uint_eq(fw.stop_status, 2);
+    ck_assert_ptr_nonnull(strstr(log_text(), "EfiResetShutdown"));
+}
+END_TEST
+
+Suite *fw_runtime_suite(void)
+{
+    Suite *s = suite_create("fw-runtime");
+    fw_add_tcase(s, "virtual-mode", (const TTest *const[]){
+        set_virtual_address_map_before_exit_is_unsupported, set_virtual_address_map_moves_the_runtime_pointers,
+        set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables, NULL });
+    fw_add_tcase(s, "time-and-reset", (const TTest *const[]){
+        get_time_gives_a_plausible_date, exit_and_reset_system_stop_the_vm, NULL });
+    return s;
+}

@@ -1,0 +1,242 @@
+/* The variable services (UEFI 2.10 section 8.2): GetVariable, SetVariable,
+ * GetNextVariableName and QueryVariableInfo, before and after
+ * ExitBootServices, and the store's bound. */
+#include "fw_fixture.h"
+
+START_TEST(get_variable_not_found_leaves_data_size_untouched)
+{
+    uint64_t size_p = put_u64(0x1234), attr_p = put_u64(0x77), data = scratch(16);
+    memset(hp(data), 0x5a, 16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("SecureBoot"), put_guid(GUID_GLOBAL_VARIABLE), attr_p,
+                           size_p, data),
+                      EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(size_p), 0x1234);
+    ck_assert_uint_eq(rd64(attr_p), 0x77);
+    ck_assert_uint_eq(((uint8_t *)hp(data))[0], 0x5a);
+}
+END_TEST
+
+START_TEST(set_then_get_variable_round_trips_data_and_attributes)
+{
+    const char value[] = "hello, variable";
+    ck_assert_uint_eq(set_var("Greeting", GUID_TEST, ATTR_NV_BS_RT, value, sizeof(value)), EFI_SUCCESS);
+    uint64_t size_p = put_u64(64), attr_p = put_u64(0), data = scratch(64);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Greeting"), put_guid(GUID_TEST), attr_p, size_p, data),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), sizeof(value));
+    ck_assert_uint_eq(rd32(attr_p), ATTR_NV_BS_RT);
+    ck_assert_mem_eq(hp(data), value, sizeof(value));
+    /* Same name, other GUID: a different variable. */
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Greeting"), put_guid(GUID_GLOBAL_VARIABLE), 0, size_p, data),
+                      EFI_NOT_FOUND);
+    /* Attributes are optional. */
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Greeting"), put_guid(GUID_TEST), 0, size_p, data),
+                      EFI_SUCCESS);
+}
+END_TEST
+
+START_TEST(get_variable_too_small_reports_the_size_and_writes_no_data)
+{
+    ck_assert_uint_eq(set_var("Blob", GUID_TEST, ATTR_BS_RT, "0123456789", 10), EFI_SUCCESS);
+    uint64_t size_p = put_u64(4), data = scratch(16);
+    memset(hp(data), 0xee, 16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Blob"), put_guid(GUID_TEST), 0, size_p, data),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 10);
+    ck_assert_uint_eq(((uint8_t *)hp(data))[0], 0xee);
+    wr64(size_p, 0);   /* the size probe with no buffer */
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Blob"), put_guid(GUID_TEST), 0, size_p, 0),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 10);
+}
+END_TEST
+
+START_TEST(get_next_variable_name_walks_in_creation_order)
+{
+    ck_assert_uint_eq(set_var("First", GUID_TEST, ATTR_BS_RT, "1", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Second", GUID_GLOBAL_VARIABLE, ATTR_BS_RT, "2", 1), EFI_SUCCESS);
+    uint64_t name = scratch(256), guid = put_guid(GUID_TEST), size_p = put_u64(0);
+    ((uint16_t *)hp(name))[0] = 0;   /* start: the empty name */
+    const char *expect[] = { "First", "Second" };
+    const efi_guid_t expect_guid[] = { GUID_TEST, GUID_GLOBAL_VARIABLE };
+    for (unsigned i = 0; i < 2; i++) {
+        wr64(size_p, 256);
+        ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_SUCCESS);
+        ck_assert(ucs2_equals(name, expect[i]));
+        ck_assert_uint_eq(rd64(size_p), 2 * (strlen(expect[i]) + 1));
+        ck_assert(guid_equal(hp(guid), &expect_guid[i]));
+    }
+    wr64(size_p, 256);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_NOT_FOUND);
+    /* A name that is not a variable. */
+    uint64_t bogus = put_ucs2("Nope");
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, bogus, guid), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+START_TEST(get_next_variable_name_too_small_reports_the_size)
+{
+    ck_assert_uint_eq(set_var("LongerName", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_SUCCESS);
+    uint64_t name = put_ucs2(""), guid = put_guid(GUID_TEST), size_p = put_u64(4);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 2 * sizeof("LongerName"));
+    ck_assert_uint_eq(((uint16_t *)hp(name))[0], 0);
+}
+END_TEST
+
+START_TEST(setting_size_zero_deletes_a_variable)
+{
+    ck_assert_uint_eq(set_var("Gone", GUID_TEST, ATTR_BS_RT, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Gone", GUID_TEST, ATTR_BS_RT, NULL, 0), EFI_SUCCESS);
+    uint64_t size_p = put_u64(16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Gone"), put_guid(GUID_TEST), 0, size_p, scratch(16)),
+                      EFI_NOT_FOUND);
+    ck_assert_uint_eq(set_var("Gone", GUID_TEST, ATTR_BS_RT, NULL, 0), EFI_NOT_FOUND);
+    /* Attributes 0 deletes too. */
+    ck_assert_uint_eq(set_var("Gone2", GUID_TEST, ATTR_BS, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Gone2", GUID_TEST, 0, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Gone2"), put_guid(GUID_TEST), 0, size_p, scratch(16)),
+                      EFI_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(set_variable_refuses_bad_attributes_and_names)
+{
+    ck_assert_uint_eq(set_var("RtOnly", GUID_TEST, EFI_VARIABLE_RUNTIME_ACCESS, "x", 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Auth", GUID_TEST, ATTR_BS_RT | 0x20, "x", 1), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(set_var("", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Var", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Var", GUID_TEST, ATTR_BS, "y", 1), EFI_INVALID_PARAMETER);  /* other attributes */
+    ck_assert_uint_eq(set_var("Big", GUID_TEST, ATTR_BS, NULL, 0) , EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, 1ULL << 20, scratch(16)),
+                      EFI_OUT_OF_RESOURCES);
+}
+END_TEST
+
+START_TEST(append_write_extends_a_variable)
+{
+    ck_assert_uint_eq(set_var("Log", GUID_TEST, ATTR_BS_RT, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Log", GUID_TEST, ATTR_BS_RT | EFI_VARIABLE_APPEND_WRITE, "def", 3), EFI_SUCCESS);
+    uint64_t size_p = put_u64(16), data = scratch(16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Log"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 6);
+    ck_assert_mem_eq(hp(data), "abcdef", 6);
+}
+END_TEST
+
+START_TEST(runtime_get_variable_works_after_exit_boot_services)
+{
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t size_p = put_u64(8), data = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Kept"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_mem_eq(hp(data), "rt", 2);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "RT", 2), EFI_SUCCESS);
+}
+END_TEST
+
+START_TEST(variables_without_runtime_access_vanish_after_exit_boot_services)
+{
+    ck_assert_uint_eq(set_var("BootOnly", GUID_TEST, ATTR_BS, "b", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Both", GUID_TEST, ATTR_BS_RT, "r", 1), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t size_p = put_u64(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("BootOnly"), put_guid(GUID_TEST), 0, size_p, scratch(8)),
+                      EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(size_p), 8);
+    uint64_t name = put_ucs2(""), guid = put_guid(GUID_TEST);
+    scratch(64);
+    wr64(size_p, 64);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_SUCCESS);
+    ck_assert(ucs2_equals(name, "Both"));
+    ck_assert_uint_eq(set_var("New", GUID_TEST, ATTR_BS, "n", 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("BootOnly", GUID_TEST, 0, NULL, 0), EFI_NOT_FOUND);
+}
+END_TEST
+
+/* Each variable is counted at what it costs the host (its record and
+ * data), not at its name's size: tiny variables run out of store after
+ * about a thousand, not after 174,000 of them (~190 MiB of host memory). */
+START_TEST(store_limit_counts_the_host_cost_of_each_variable)
+{
+    unsigned made = 0;
+    for (; made < 2000; made++) {
+        char name[8] = { 'v', (char)('a' + made % 26), (char)('a' + made / 26 % 26), (char)('a' + made / 676), 0 };
+        if (set_var(name, GUID_TEST, ATTR_BS_RT, "x", 1) != EFI_SUCCESS)
+            break;
+    }
+    ck_assert_uint_lt(made, 2000);
+    ck_assert_uint_gt(made, 100);
+    ck_assert_uint_le(fw.variable_bytes, 1u << 20);
+}
+END_TEST
+
+START_TEST(query_variable_info_reports_the_store)
+{
+    uint64_t max_p = put_u64(0), rem_p = put_u64(0), size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+    uint64_t before = rd64(rem_p);
+    ck_assert_uint_eq(before, rd64(max_p));
+    ck_assert_uint_gt(rd64(size_p), 0);
+    ck_assert_uint_eq(set_var("Q", GUID_TEST, ATTR_BS_RT, "12345678", 8), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+    ck_assert_uint_lt(rd64(rem_p), before);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), 0, max_p, rem_p, size_p), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+/* UEFI 2.10 GetVariable: EFI_INVALID_PARAMETER if DataSize is NULL. */
+/* Regression (fixed): fw_get_variable reads and writes DataSize at guest address 0. */
+START_TEST(get_variable_with_null_data_size_is_invalid)
+{
+    ck_assert_uint_eq(set_var("Present", GUID_TEST, ATTR_BS_RT, "0123456789abcdef", 16), EFI_SUCCESS);
+    memset(ram, 0, 64);
+    efi_status_t s = CALL(RT(GET_VARIABLE), put_ucs2("Present"), put_guid(GUID_TEST), 0, 0, scratch(16));
+    ck_assert_msg(s == EFI_INVALID_PARAMETER, "GetVariable(DataSize=NULL) returned %s", efi_status_name(s));
+    ck_assert_msg(rd64(0) == 0, "GetVariable(DataSize=NULL) wrote 0x%llx at guest address 0",
+                  (unsigned long long)rd64(0));
+}
+END_TEST
+
+/* UEFI 2.10 GetNextVariableName: EFI_INVALID_PARAMETER if VariableNameSize is NULL. */
+/* Regression (fixed): fw_get_next_variable_name uses guest address 0 as VariableNameSize. */
+START_TEST(get_next_variable_name_with_null_size_is_invalid)
+{
+    ck_assert_uint_eq(set_var("Present", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_SUCCESS);
+    memset(ram, 0, 64);
+    uint64_t name = put_ucs2(""), guid = put_guid(GUID_TEST);
+    scratch(64);
+    efi_status_t s = CALL(RT(GET_NEXT_VARIABLE_NAME), 0, name, guid);
+    ck_assert_msg(s == EFI_INVALID_PARAMETER, "GetNextVariableName(VariableNameSize=NULL) returned %s",
+                  efi_status_name(s));
+    ck_assert_msg(rd64(0) == 0, "GetNextVariableName(VariableNameSize=NULL) wrote 0x%llx at guest address 0",
+                  (unsigned long long)rd64(0));
+}
+END_TEST
+
+/* Data NULL with a nonzero DataSize is a NULL pointer, not guest page 0
+ * (EDK2 returns EFI_INVALID_PARAMETER). */
+/* Regression (fixed): fw_set_variable stores DataSize bytes read from guest address 0. */
+START_TEST(set_variable_with_null_data_is_invalid)
+{
+    memcpy(ram, "page zero", 9);
+    efi_status_t s = CALL(RT(SET_VARIABLE), put_ucs2("FromNull"), put_guid(GUID_TEST), ATTR_BS_RT, 9, 0);
+    ck_assert_msg(s == EFI_INVALID_PARAMETER, "SetVariable(Data=NULL, DataSize=9) returned %s",
+                  efi_status_name(s));
+}
+END_TEST
+
+Suite *fw_variables_suite(void)
+{
+    Suite *s = suite_create("fw-variables");
+    fw_add_tcase(s, "variables", (const TTest *const[]){
+        get_variable_not_found_leaves_data_size_untouched, set_then_get_variable_round_trips_data_and_attributes,
+        get_variable_too_small_reports_the_size_and_writes_no_data, get_next_variable_name_walks_in_creation_order,
+        get_next_variable_name_too_small_reports_the_size, setting_size_zero_deletes_a_variable,
+        set_variable_refuses_bad_attributes_and_names, append_write_extends_a_variable,
+        runtime_get_variable_works_after_exit_boot_services,
+        variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
+        store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
+        get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid, NULL });
+    return s;
+}
