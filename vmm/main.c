@@ -308,7 +308,7 @@ static void print_fault_outcomes(const struct vmm *vm, int rc)
 
 /* An output that could not be written whole turns a success into
  * EXIT_HOST, and the end reason then says so; a guest's own status or
- * another failure is kept (README "Exit status"). */
+ * another failure is kept (docs/exit-status.md). */
 static int output_failed(struct vmm *vm, int rc)
 {
     if (rc != EXIT_OK)
@@ -373,7 +373,7 @@ int main(int argc, char **argv)
         rc = output_failed(&vm, rc);
     }
     /* The last line says why the run ended, so that a guest's status N is
-     * never mistaken for one of handover's own (README "Exit status"). */
+     * never mistaken for one of handover's own (docs/exit-status.md). */
     if (!vm.opt.quiet || rc != EXIT_OK)
         vmm_log("end: %s, exit status %d%s%s", vmm_end_reason(&vm, rc), rc,
                 vm.fw.stop == FW_STOP_EXIT ? ", efi_status " : "",

@@ -1,5 +1,5 @@
 /* The exit-status port: like QEMU's isa-debug-exit, but the byte the
- * guest writes is the VMM's exit status as it is (README "Exit status"). */
+ * guest writes is the VMM's exit status as it is (docs/exit-status.md). */
 #include "control_ports.h"
 
 #include <stddef.h>
