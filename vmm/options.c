@@ -271,8 +271,11 @@ static int set_fail_on(struct vmm_options *o, const char *list)
             if (!strcmp(w, fault_outcome_names[i]))
                 k = i;
         if (k < 0) {
-            vmm_log("--fail-on %s: unknown outcome '%s' (retried, fell-back, failed-cleanly, crashed, hung, bad-e820, "
-                    "not-injected, or none)", list, w);
+            char known[256];
+            size_t n = 0;
+            for (int i = 0; i < FAULT_OUTCOMES && n < sizeof(known); i++)
+                n += (size_t)snprintf(known + n, sizeof(known) - n, "%s, ", fault_outcome_names[i]);
+            vmm_log("--fail-on %s: unknown outcome '%s' (%sor none)", list, w, known);
             return -1;
         }
         o->sweep_fail_on |= 1u << k;
