@@ -17,6 +17,9 @@
 
 #define DEFAULT_CMDLINE "console=ttyS0 earlyprintk=serial"
 #define HELP_COLUMN     25   /* where help text starts in --help */
+/* A number defined elsewhere, as help text (SWEEP_MAX_SNAPSHOTS). */
+#define HELP_STR(x)     HELP_STR_(x)
+#define HELP_STR_(x)    #x
 
 enum opt_kind {
     KIND_STRING,    /* a const char * field takes the value */
@@ -380,7 +383,7 @@ static const struct option_def options[] = {
                  set_cell_timeout),
     OPT_SIZE("sweep-memory", sweep_memory,
              "host memory the sweep's snapshots may hold (default 1G, at most\n"
-             "1024 snapshots); past it the later calls are not swept"),
+             HELP_STR(SWEEP_MAX_SNAPSHOTS) " snapshots); past it the later calls are not swept"),
     OPT_CALLBACK("fail-on", required_argument, "OUTCOMES",
                  "sweep cells with these outcomes (comma-separated, or none) make\n"
                  "the sweep exit 9 (default crashed,hung,bad-e820)", set_fail_on),

@@ -61,10 +61,6 @@ struct fault_sweep {
     bool full;              /* the budget is spent: no more snapshots */
 };
 
-/* A guest decides how many calls it makes and how much memory it dirties
- * between them: the snapshots it can make the VMM keep are bounded. */
-#define SWEEP_MAX_SNAPSHOTS 1024
-
 static double now(void)
 {
     struct timespec t;
