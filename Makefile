@@ -31,7 +31,7 @@ UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
 .PHONY: all test test-full test-fuzz test-fast test-clang test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
-        install man clean help kernels boot bench bench-sweep bench-realkvm
+        install man docs clean help kernels boot bench bench-sweep bench-realkvm
 all: $(BUILD)/handover
 
 $(BUILD)/obj/%.o: %.c
@@ -76,6 +76,16 @@ VCPU_TEST_OBJ := $(call obj,obj,tests/kvm-fake/vcpu_setup_test.c) $(filter-out %
 $(BUILD)/vcpu-setup-test: $(VCPU_TEST_OBJ)
 	$(CC) $(CFLAGS) -Wl,--wrap=ioctl -Wl,--wrap=mmap -o $@ $^ $(CHECK_LIBS) $(LDLIBS) $(VMM_LIBS)
 
+# docs/exit-status.md, written from the exit-status and end-reason tables
+# (vmm/verdict/exit_status.h, end_reason.h) by make docs; the image tier
+# fails when the page is not what they make.
+EXIT_STATUS_DOC := $(BUILD)/exit-status-doc
+$(EXIT_STATUS_DOC): $(call obj,obj,scripts/exit-status-doc.c vmm/verdict/exit_status.c vmm/verdict/end_reason.c)
+	$(CC) $(CFLAGS) -o $@ $^
+
+docs: $(EXIT_STATUS_DOC)
+	$(EXIT_STATUS_DOC) > docs/exit-status.md
+
 include tests/payload/payload.mk
 include tests/fuzz/fuzz.mk
 
@@ -92,7 +102,8 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
-test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test $(BUILD)/vcpu-setup-test
+test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test \
+                  $(BUILD)/vcpu-setup-test $(EXIT_STATUS_DOC)
 	$(TIER) layering -- tests/integration/layering.sh $(PURE_DIRS)
 	$(TIER) sandbox -- $(BUILD)/sandbox-test
 	$(TIER) kvm-fake -- $(BUILD)/vcpu-setup-test
@@ -186,7 +197,7 @@ kernels:
 # The man page is --help itself, run through help2man: the two cannot drift.
 # help2man makes SYNOPSIS from "Usage:", EXAMPLES from "Examples:", and a
 # subsection of each other "Heading:" paragraph: "Exit status:" (the
-# table options.c prints) becomes the EXIT STATUS section here.
+# table of vmm/verdict/exit_status.h) becomes the EXIT STATUS section here.
 $(BUILD)/handover.1: $(BUILD)/handover
 	help2man --no-info --name "boot a Linux bzImage through its EFI stub on KVM, with no firmware" \
 	    --version-string "$$($(BUILD)/handover --version)" $(BUILD)/handover -o $@.tmp
@@ -230,6 +241,7 @@ help:
 	@echo "make bench-sweep    --fault-sweep against one boot per fault (bench/sweep.sh)"
 	@echo "make kernels        build the tiny kernel and fetch the Debian kernels into ~/.cache/handover"
 	@echo "make man            build/handover.1, the man page (help2man from --help)"
+	@echo "make docs           write docs/exit-status.md from the exit-status and end-reason tables"
 	@echo "make install        install handover, handover-initramfs, the man page and the examples under $(PREFIX)"
 	@echo "make clean          remove $(BUILD)/"
 

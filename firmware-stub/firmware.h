@@ -69,6 +69,9 @@ _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_
 #define FW_TPL_HIGH_LEVEL  31
 #define FW_MEMORY_DESCRIPTOR_SIZE 48  /* as EDK2: 40 bytes plus padding; callers must use the stride */
 #define FW_CMDLINE_MAX 2048   /* COMMAND_LINE_SIZE of x86 kernels */
+/* The largest image file copied into host memory: LoadImage's SourceSize
+ * (image.c), and BZIMAGE or APP.efi from the command line (vmm/main.c). */
+#define FW_IMAGE_FILE_MAX (256u << 20)
 
 enum fw_phase { FW_PHASE_BOOT, FW_PHASE_RUNTIME };
 

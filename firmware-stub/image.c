@@ -12,14 +12,12 @@
 #include "../loader/pe.h"
 #include "trace_decode.h"
 
-#define MAX_IMAGE_FILE   (256ULL << 20)  /* largest SourceSize copied to the host */
 #define PE_MACHINE_X64   0x8664
 /* The image's info page (a pool page of EfiBootServicesData): its
- * LoadedImage, then the device paths LoadImage was given (1 KiB + end node
- * at most each: FW_DEVICE_PATH_SIZE). */
+ * LoadedImage, then the device paths LoadImage was given (each at most
+ * FW_DEVICE_PATH_SIZE). */
 #define INFO_DEVICE_PATH 0x100   /* EFI_LOADED_IMAGE_DEVICE_PATH_PROTOCOL */
 #define INFO_FILE_PATH   0x600   /* LoadedImage.FilePath */
-#define END_NODE_SIZE    4
 _Static_assert(INFO_FILE_PATH - INFO_DEVICE_PATH >= FW_DEVICE_PATH_SIZE, "a device path fits its slot");
 /* StartImage's callee may use 32 bytes of shadow space above its return
  * address: the entry's stack starts this far below the caller's RSP. */
@@ -114,14 +112,14 @@ static void describe_image(struct firmware *fw, const struct guest_view *v, cons
                                    .image_data_type = code_type_of(img->subsystem) + 1 };
     if (path) {
         uint64_t device = 0;
-        guest_mem_write(fw->gm, img->info + INFO_DEVICE_PATH, path, (uint64_t)dp_len + END_NODE_SIZE);
+        guest_mem_write(fw->gm, img->info + INFO_DEVICE_PATH, path, (uint64_t)dp_len + FW_DEVICE_PATH_END);
         long matched = fw_locate_device_path(fw, v, &GUID_DEVICE_PATH, path, dp_len, &device);
         if (matched < 0)
             matched = 0;
         else
             li.device_handle = device;
         guest_mem_write(fw->gm, img->info + INFO_FILE_PATH, path + matched,
-                        (uint64_t)(dp_len - matched) + END_NODE_SIZE);
+                        (uint64_t)(dp_len - matched) + FW_DEVICE_PATH_END);
         li.file_path = img->info + INFO_FILE_PATH;
     }
     guest_mem_write(fw->gm, img->info, &li, sizeof(li));
@@ -140,7 +138,7 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
         return EFI_INVALID_PARAMETER;
     if (!source)
         return EFI_NOT_FOUND;
-    if (!source_size || source_size > MAX_IMAGE_FILE || !guest_view_accessible(v, source, source_size))
+    if (!source_size || source_size > FW_IMAGE_FILE_MAX || !guest_view_accessible(v, source, source_size))
         return EFI_INVALID_PARAMETER;
     if (fw->nimages >= FW_MAX_IMAGES || fw->nprotocols + 2 > FW_MAX_PROTOCOLS)
         return EFI_OUT_OF_RESOURCES;

@@ -70,10 +70,11 @@ int fw_add_protocol(struct firmware *fw, uint64_t handle, const efi_guid_t *guid
 uint64_t fw_new_handle(struct firmware *fw);
 /* Uninstall every protocol of handle, which then no longer exists. */
 void fw_remove_handle(struct firmware *fw, uint64_t handle);
-/* A device path as the firmware keeps it: at most 1 KiB before the end
- * node, and the 4-byte end node. */
+/* A device path as the firmware keeps it: at most FW_DEVICE_PATH_MAX bytes
+ * before the end node, and the end node (a node header alone). */
 #define FW_DEVICE_PATH_MAX  1024
-#define FW_DEVICE_PATH_SIZE (FW_DEVICE_PATH_MAX + 4)
+#define FW_DEVICE_PATH_END  sizeof(struct efi_device_path_header)
+#define FW_DEVICE_PATH_SIZE (FW_DEVICE_PATH_MAX + FW_DEVICE_PATH_END)
 /* Copy the device path at dp, end node included, into out (zeroed first),
  * node by node so each guest byte is read once and the copy is well formed
  * whatever the guest changes meanwhile: every use after works on the copy.

@@ -7,7 +7,6 @@
 
 #include "trace_decode.h"
 
-#define GUID_RNG_ALGORITHM_RAW EFI_GUID(0xe43176d7, 0xab20, 0x4b0e, 0x9e, 0x23, 0x9a, 0x7c, 0x8e, 0x8b, 0x89, 0xc4)
 #define RNG_MAX_REQUEST (1u << 20)
 
 static uint64_t splitmix64(uint64_t *state)

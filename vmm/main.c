@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../firmware-stub/firmware.h"
 #include "../loader/efi_app.h"
 #include "verdict/fault_outcome.h"
 #include "devices/device_init.h"
@@ -14,16 +15,14 @@
 #include "host/sandbox.h"
 #include "vmm.h"
 
-#define MAX_IMAGE_SIZE  (256u << 20)
-
 static void *read_image(const char *path, size_t *size)
 {
     FILE *f = vmm_open_input("BZIMAGE", path);
     struct stat st;
     if (!f)
         return NULL;
-    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)MAX_IMAGE_SIZE) {
-        vmm_log("%s: not a regular file of at most %u MiB", path, MAX_IMAGE_SIZE >> 20);
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)FW_IMAGE_FILE_MAX) {
+        vmm_log("%s: not a regular file of at most %u MiB", path, FW_IMAGE_FILE_MAX >> 20);
         fclose(f);
         return NULL;
     }

@@ -15,12 +15,11 @@
 #include "verdict/fault_outcome.h"
 #include "host/log.h"
 
-#ifndef HANDOVER_VERSION
-#define HANDOVER_VERSION "0.1"
-#endif
-
 #define DEFAULT_CMDLINE "console=ttyS0 earlyprintk=serial"
 #define HELP_COLUMN     25   /* where help text starts in --help */
+/* A number defined elsewhere, as help text (SWEEP_MAX_SNAPSHOTS). */
+#define HELP_STR(x)     HELP_STR_(x)
+#define HELP_STR_(x)    #x
 
 enum opt_kind {
     KIND_STRING,    /* a const char * field takes the value */
@@ -275,8 +274,11 @@ static int set_fail_on(struct vmm_options *o, const char *list)
             if (!strcmp(w, fault_outcome_names[i]))
                 k = i;
         if (k < 0) {
-            vmm_log("--fail-on %s: unknown outcome '%s' (retried, fell-back, failed-cleanly, crashed, hung, bad-e820, "
-                    "not-injected, or none)", list, w);
+            char known[256];
+            size_t n = 0;
+            for (int i = 0; i < FAULT_OUTCOMES && n < sizeof(known); i++)
+                n += (size_t)snprintf(known + n, sizeof(known) - n, "%s, ", fault_outcome_names[i]);
+            vmm_log("--fail-on %s: unknown outcome '%s' (%sor none)", list, w, known);
             return -1;
         }
         o->sweep_fail_on |= 1u << k;
@@ -381,7 +383,7 @@ static const struct option_def options[] = {
                  set_cell_timeout),
     OPT_SIZE("sweep-memory", sweep_memory,
              "host memory the sweep's snapshots may hold (default 1G, at most\n"
-             "1024 snapshots); past it the later calls are not swept"),
+             HELP_STR(SWEEP_MAX_SNAPSHOTS) " snapshots); past it the later calls are not swept"),
     OPT_CALLBACK("fail-on", required_argument, "OUTCOMES",
                  "sweep cells with these outcomes (comma-separated, or none) make\n"
                  "the sweep exit 9 (default crashed,hung,bad-e820)", set_fail_on),
@@ -409,30 +411,31 @@ static void print_help_lines(FILE *out, const char *text, unsigned column, unsig
     }
 }
 
-#define XSTR(x) STR(x)
-#define STR(x)  #x
+/* The widest line of the exit-status table: its meanings are one line each
+ * (exit_status.h), broken at a space to fit. */
+#define EXIT_STATUS_WIDTH 85
+#define EXIT_STATUS_INDENT "         "
 
-/* The exit statuses, the one table of them: --help prints it, and so the
+/* The exit statuses (exit_status.h), as --help prints them, and so the
  * man page's EXIT STATUS (help2man, Makefile). */
-static const struct {
-    const char *status, *meaning;
-} exit_statuses[] = {
-    { XSTR(EXIT_OK), "success: stop point reached, guest reset or powered off, the image ended\n"
-                     "         with EFI_SUCCESS" },
-    { "N", "the byte the guest wrote to the exit port 0xf4, or --exec's command's status" },
-    { XSTR(EXIT_KUNIT_FAILED), "a KUnit test failed, or the --stop-at e820 check failed" },
-    { XSTR(EXIT_USAGE), "bad usage or bad image" },
-    { XSTR(EXIT_HOST), "host problem (no /dev/kvm, KVM error, an output not written whole)" },
-    { XSTR(EXIT_GUEST_CRASH), "guest crashed (triple fault, exception, emulation failure)" },
-    { XSTR(EXIT_FIRMWARE_EXIT), "the image gave up: EFI Exit, or returned from its entry, with a status other\n"
-                                "         than EFI_SUCCESS (named in the end line)" },
-    { XSTR(EXIT_PANIC), "kernel panic" },
-    { XSTR(EXIT_KUNIT_INCOMPLETE), "--kunit: the run did not finish" },
-    { XSTR(EXIT_EXEC_NO_STATUS), "--exec: the guest ended without reporting the command's status" },
-    { XSTR(EXIT_SWEEP_FAILED), "--fault-sweep: a cell failed (--fail-on, --sweep-baseline)" },
-    { XSTR(EXIT_TIMEOUT), "timeout" },
-    { XSTR(EXIT_SIGNAL_BASE) "+N", "stopped by signal N" },
-};
+static void print_exit_statuses(FILE *out)
+{
+    const unsigned width = EXIT_STATUS_WIDTH - (unsigned)strlen(EXIT_STATUS_INDENT);
+    for (const struct exit_status_row *r = exit_status_rows; r < exit_status_rows + exit_status_nrows; r++) {
+        fprintf(out, "  %-7s", r->shown);
+        for (const char *line = r->meaning; *line; ) {
+            size_t len = strlen(line);
+            if (len > width) {
+                size_t space = width;
+                while (space && line[space] != ' ')
+                    space--;
+                len = space ? space : width;
+            }
+            fprintf(out, "%s%.*s\n", line == r->meaning ? "" : EXIT_STATUS_INDENT, (int)len, line);
+            line += len + (line[len] == ' ');
+        }
+    }
+}
 
 static void print_options(FILE *out)
 {
@@ -471,8 +474,7 @@ void print_usage(FILE *out)
     inject_help(faults, sizeof(faults), "  ");
     fprintf(out, "\nFaults for --inject SPEC:\n%s", faults);
     fputs("\nExit status:\n", out);
-    for (size_t i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
-        fprintf(out, "  %-7s%s\n", exit_statuses[i].status, exit_statuses[i].meaning);
+    print_exit_statuses(out);
     fputs("\nA guest's own status (the exit port, --exec) may be any of these numbers: the\n"
           "last line on stderr, \"handover: end: REASON, exit status N\", and --report's\n"
           "end_reason always tell them apart (guest-status, timeout, not-started, ...).\n"

@@ -14,6 +14,10 @@
 #include "host/add_files.h"
 
 #define VMM_MAX_CPUS 64
+/* A guest decides how many calls it makes and how much memory it dirties
+ * between them: the snapshots a --fault-sweep keeps are bounded, by
+ * --sweep-memory and by this count. */
+#define SWEEP_MAX_SNAPSHOTS 1024
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
 /* How the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA LoadFile2

@@ -97,11 +97,8 @@ const char *vmm_entry_name(const struct vmm *vm);
 /* run.c: run until the guest stops; returns the exit status */
 int vmm_run(struct vmm *vm);
 /* Why the run ended, for --report's end_reason and the last stderr line:
- * not-started (the guest was never entered: vm->step says where it stopped),
- * signal, timeout, guest-status (the exit port or --exec's status),
- * kernel-panic, efi-exit, kunit-finished, kunit-incomplete,
- * host-error, output-write-failed, guest-crash, exec-status-unknown, sweep-cells-failed, stop-at-ebs,
- * guest-poweroff, guest-reset, ended. */
+ * a name from verdict/end_reason.h's table (for not-started, vm->step says
+ * where it stopped). */
 const char *vmm_end_reason(const struct vmm *vm, int rc);
 /* Forget how the last run ended: every field vmm_end_reason reads that a
  * run sets (timeout, signal, e820 verdict, panic, the guest's and the

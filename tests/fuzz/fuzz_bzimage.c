@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../loader/bzimage.h"
+#include "../../vmm/mem/guest_text.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
 
@@ -27,7 +28,7 @@ static void check_err(const char *err, size_t len)
     CHECK(nul);
     CHECK(nul != err);
     for (const char *p = err; p < nul; p++)
-        CHECK((unsigned char)*p >= 0x20 && *p != 0x7f);
+        CHECK(guest_text_printable((unsigned char)*p));
 }
 
 static void check_parsed(const struct bzimage *bz, const uint8_t *data, size_t size)

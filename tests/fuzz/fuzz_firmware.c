@@ -110,8 +110,7 @@ static const efi_guid_t *known_guid(unsigned i)
         g[7] = GUID_RNG_PROTOCOL;
         g[8] = GUID_LOAD_FILE2_PROTOCOL;
         g[9] = GUID_LINUX_INITRD_MEDIA;
-        /* EFI_RNG_ALGORITHM_RAW (UEFI 2.10 section 37.5) */
-        g[10] = EFI_GUID(0xe43176d7, 0xab20, 0x4b0e, 0x9e, 0x23, 0x9a, 0x7c, 0x8e, 0x8b, 0x89, 0xc4);
+        g[10] = GUID_RNG_ALGORITHM_RAW;
         done = true;
     }
     return &g[i % NGUIDS];

@@ -13,6 +13,7 @@
 
 #include "../../loader/efi_app.h"
 #include "../../loader/pe.h"
+#include "../../vmm/mem/guest_text.h"
 #include "fuzz_harness.h"
 
 #define MEM_SIZE (16ULL << 20)
@@ -29,7 +30,7 @@ static void check_err(const char *err, size_t len)
     CHECK(nul);
     CHECK(!strncmp(err, "PE: ", 4));
     for (const char *p = err; p < nul; p++)
-        CHECK((unsigned char)*p >= 0x20 && *p != 0x7f);
+        CHECK(guest_text_printable((unsigned char)*p));
 }
 
 static void check_parsed(const struct pe_image *pe, const uint8_t *data, size_t size)

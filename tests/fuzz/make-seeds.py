@@ -9,8 +9,10 @@ usage: tests/fuzz/make-seeds.py [PAYLOAD_BZIMAGE [TINY_BZIMAGE]]
 Missing images leave the bzimage seeds as they are."""
 import glob
 import os
+import re
 import struct
 import sys
+import types
 
 TOP = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(TOP, "corpus")
@@ -93,14 +95,31 @@ def fw_call(id, regs=(), stack=(), rsp=None):
     return out + b"".join(stack)
 
 
-def BS(i): return 1 + i
-def RT(i): return 64 + i
-def CONOUT(i): return 96 + i
-def CONIN(i): return 112 + i
-def RNG(i): return 128 + i
+def thunk_ids():
+    """The firmware's service IDs by their C names (BS_GET_MEMORY_MAP,
+    CONOUT_OUTPUT_STRING, LOADFILE2, ...), read from firmware-stub's headers:
+    a group's FW_ID_<GROUP>(i) base plus the service's place in its enum
+    (services.h), and each fixed FW_ID_<NAME>."""
+    headers = glob.glob(os.path.join(TOP, "..", "..", "firmware-stub", "**", "*.h"), recursive=True)
+    text = "".join(open(h).read() for h in sorted(headers))
+    bases = {g: int(b) for g, b in re.findall(r"^#define FW_ID_([A-Z0-9]+)\(i\) +\((\d+) \+ \(i\)\)", text, re.M)}
+    ids = {name: int(v) for name, v in re.findall(r"^#define FW_ID_([A-Z0-9_]+) +(\d+)\b", text, re.M)}
+    for body in re.findall(r"^enum efi_\w+_service \{([^}]*)\}", text, re.M):
+        names = [n.strip() for n in re.sub(r"/\*.*?\*/", "", body, flags=re.S).split(",") if n.strip()]
+        for i, name in enumerate(names):
+            if "=" in name:
+                sys.exit(f"make-seeds.py: {name}: a service enum with set values")
+            group = name.split("_")[0]
+            if group in bases and name != group + "_COUNT":
+                ids[name] = bases[group] + i
+    for name in ("BS_GET_MEMORY_MAP", "RT_GET_TIME", "CONOUT_OUTPUT_STRING", "CONIN_READ_KEY_STROKE",
+                 "RNG_GET_RNG", "LOADFILE2"):
+        if name not in ids:
+            sys.exit(f"make-seeds.py: no {name} in firmware-stub's headers")
+    return types.SimpleNamespace(**ids)
 
 
-LOADFILE2 = 136
+ID = thunk_ids()
 
 
 def ucs2(s): return s.encode("utf-16-le") + b"\0\0"
@@ -109,120 +128,120 @@ def ucs2(s): return s.encode("utf-16-le") + b"\0\0"
 # GetMemoryMap(&size @0, map @0x100, &key @8, &dsize @16, &dver @24):
 # the probe with size 0, then the real call with the size it returned.
 GET_MAP = (fw_store(0, A.zero) +
-           fw_call(BS(4), [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]) +
-           fw_call(BS(4), [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]))
+           fw_call(ID.BS_GET_MEMORY_MAP, [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]) +
+           fw_call(ID.BS_GET_MEMORY_MAP, [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]))
 # ExitBootServices(ImageHandle, the key GetMemoryMap stored at scratch+8).
-EBS_WITH_KEY = fw_call(BS(26), [A.handle(0), A.from_scratch(8)])
+EBS_WITH_KEY = fw_call(ID.BS_EXIT_BOOT_SERVICES, [A.handle(0), A.from_scratch(8)])
 
 
 def firmware_seeds():
     write("firmware", "memmap-ebs", b"\x00" + GET_MAP + EBS_WITH_KEY +
-          fw_call(RT(0), [A.scratch(0x4000), A.scratch(0x4100)]) +          # GetTime after EBS
-          fw_call(BS(2), [A.zero, A.small(2), A.small(1), A.scratch(0x30)]))  # a boot service after: refused
+          fw_call(ID.RT_GET_TIME, [A.scratch(0x4000), A.scratch(0x4100)]) +  # GetTime after EBS
+          fw_call(ID.BS_ALLOCATE_PAGES, [A.zero, A.small(2), A.small(1), A.scratch(0x30)]))  # a boot service after: refused
     write("firmware", "ebs-stale-key", b"\x00" + GET_MAP +
-          fw_call(BS(2), [A.zero, A.small(2), A.small(1), A.scratch(0x30)]) +  # changes the map
+          fw_call(ID.BS_ALLOCATE_PAGES, [A.zero, A.small(2), A.small(1), A.scratch(0x30)]) +  # changes the map
           EBS_WITH_KEY + GET_MAP + EBS_WITH_KEY)
     # After ExitBootServices the runtime regions moved by -base+0xffffffff80000000.
     write("firmware", "svam", b"\x00" + GET_MAP + EBS_WITH_KEY +
           fw_svam(True, A.raw(0xffffffff00000000)) +
-          fw_call(RT(0), [A.scratch(0x4000), A.zero]) +
+          fw_call(ID.RT_GET_TIME, [A.scratch(0x4000), A.zero]) +
           fw_svam(False, A.zero) +                                            # a second one: refused
-          fw_call(RT(10), [A.small(2), A.zero]))                              # ResetSystem
+          fw_call(ID.RT_RESET_SYSTEM, [A.small(2), A.zero]))
     write("firmware", "pages-pools", b"\x00" +
-          fw_call(BS(2), [A.zero, A.small(2), A.small(4), A.scratch(0)]) +      # AllocatePages(Any, LoaderData, 4)
-          fw_call(BS(3), [A.from_scratch(0), A.small(4)]) +                    # FreePages
+          fw_call(ID.BS_ALLOCATE_PAGES, [A.zero, A.small(2), A.small(4), A.scratch(0)]) +  # AllocatePages(Any, LoaderData, 4)
+          fw_call(ID.BS_FREE_PAGES, [A.from_scratch(0), A.small(4)]) +
           fw_store(8, A.raw(0x800000)) +
-          fw_call(BS(2), [A.small(2), A.small(1), A.small(16), A.scratch(8)]) +  # AllocatePages(Address 8 MiB)
+          fw_call(ID.BS_ALLOCATE_PAGES, [A.small(2), A.small(1), A.small(16), A.scratch(8)]) +  # AllocatePages(Address 8 MiB)
           fw_store(16, A.raw(0xffffffff)) +
-          fw_call(BS(2), [A.small(1), A.small(9), A.small(3), A.scratch(16)]) +  # AllocatePages(MaxAddress, ACPI reclaim)
-          fw_call(BS(5), [A.small(4), A.raw32(0x2345), A.scratch(24)]) +         # AllocatePool
-          fw_call(BS(6), [A.from_scratch(24)]) +                                 # FreePool
-          fw_call(BS(6), [A.zero]) +                                             # FreePool(NULL)
-          fw_call(BS(36), [A.small(2), A.guid(3), A.zero, A.scratch(32)], [A.scratch(40)]) +  # LocateHandleBuffer
-          fw_call(BS(36), [A.small(0), A.zero, A.zero, A.scratch(32)], [A.scratch(40)]) +
-          fw_call(BS(6), [A.from_scratch(40)]) + GET_MAP)
+          fw_call(ID.BS_ALLOCATE_PAGES, [A.small(1), A.small(9), A.small(3), A.scratch(16)]) +  # AllocatePages(MaxAddress, ACPI reclaim)
+          fw_call(ID.BS_ALLOCATE_POOL, [A.small(4), A.raw32(0x2345), A.scratch(24)]) +
+          fw_call(ID.BS_FREE_POOL, [A.from_scratch(24)]) +
+          fw_call(ID.BS_FREE_POOL, [A.zero]) +  # FreePool(NULL)
+          fw_call(ID.BS_LOCATE_HANDLE_BUFFER, [A.small(2), A.guid(3), A.zero, A.scratch(32)], [A.scratch(40)]) +
+          fw_call(ID.BS_LOCATE_HANDLE_BUFFER, [A.small(0), A.zero, A.zero, A.scratch(32)], [A.scratch(40)]) +
+          fw_call(ID.BS_FREE_POOL, [A.from_scratch(40)]) + GET_MAP)
     dp_end = bytes([0x7f, 0xff, 4, 0])
     write("firmware", "protocols", b"\x00" +
-          fw_call(BS(16), [A.handle(0), A.guid(0), A.scratch(0)]) +               # HandleProtocol(LoadedImage)
-          fw_call(BS(16), [A.handle(1), A.guid(3), A.scratch(8)]) +
-          fw_call(BS(32), [A.handle(0), A.guid(1), A.scratch(16), A.handle(0)], [A.zero, A.small(4)]) +  # OpenProtocol
-          fw_call(BS(33), [A.handle(0), A.guid(1), A.handle(0), A.zero]) +          # CloseProtocol
-          fw_call(BS(37), [A.guid(3), A.zero, A.scratch(24)]) +                     # LocateProtocol
-          fw_call(BS(19), [A.small(2), A.guid(0), A.zero, A.scratch(32)], [A.scratch(0x200)]) +  # LocateHandle probe
-          fw_call(BS(19), [A.small(2), A.guid(0), A.zero, A.scratch(32)], [A.scratch(0x200)]) +
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.handle(0), A.guid(0), A.scratch(0)]) +  # HandleProtocol(LoadedImage)
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.handle(1), A.guid(3), A.scratch(8)]) +
+          fw_call(ID.BS_OPEN_PROTOCOL, [A.handle(0), A.guid(1), A.scratch(16), A.handle(0)], [A.zero, A.small(4)]) +
+          fw_call(ID.BS_CLOSE_PROTOCOL, [A.handle(0), A.guid(1), A.handle(0), A.zero]) +
+          fw_call(ID.BS_LOCATE_PROTOCOL, [A.guid(3), A.zero, A.scratch(24)]) +
+          fw_call(ID.BS_LOCATE_HANDLE, [A.small(2), A.guid(0), A.zero, A.scratch(32)], [A.scratch(0x200)]) +  # LocateHandle probe
+          fw_call(ID.BS_LOCATE_HANDLE, [A.small(2), A.guid(0), A.zero, A.scratch(32)], [A.scratch(0x200)]) +
           fw_write(0, 0x300, dp_end) + fw_store(40, A.scratch(0x300)) +
-          fw_call(BS(20), [A.guid(2), A.scratch(40), A.scratch(48)]) +              # LocateDevicePath
-          fw_call(BS(21), [A.guid(6), A.raw(0xe0000)]) +                            # InstallConfigurationTable
-          fw_call(BS(21), [A.guid(5), A.raw(0xe1000)]) +
-          fw_call(BS(21), [A.guid(6), A.zero]) +                                    # and remove it
-          fw_call(BS(40), [A.systab(), A.small(120), A.scratch(56)]) +              # CalculateCrc32(systab)
-          fw_call(BS(41), [A.scratch(0x1000), A.systab(), A.small(120)]) +          # CopyMem
-          fw_call(BS(42), [A.scratch(0x1000), A.small(64), A.small(0xcc)]) +        # SetMem
-          fw_call(BS(27), [A.scratch(64)]) +                                        # GetNextMonotonicCount
-          fw_call(BS(0), [A.small(16)]) + fw_call(BS(1), [A.small(4)]) +            # RaiseTPL/RestoreTPL
-          fw_call(BS(28), [A.small(1)]) + fw_call(BS(29), [A.zero]) +               # Stall, SetWatchdogTimer
-          fw_call(BS(24), [A.handle(0), A.raw(0x8000000000000001), A.small(8), A.scratch(0x300)]))  # Exit
+          fw_call(ID.BS_LOCATE_DEVICE_PATH, [A.guid(2), A.scratch(40), A.scratch(48)]) +
+          fw_call(ID.BS_INSTALL_CONFIGURATION_TABLE, [A.guid(6), A.raw(0xe0000)]) +
+          fw_call(ID.BS_INSTALL_CONFIGURATION_TABLE, [A.guid(5), A.raw(0xe1000)]) +
+          fw_call(ID.BS_INSTALL_CONFIGURATION_TABLE, [A.guid(6), A.zero]) +  # and remove it
+          fw_call(ID.BS_CALCULATE_CRC32, [A.systab(), A.small(120), A.scratch(56)]) +  # CalculateCrc32(systab)
+          fw_call(ID.BS_COPY_MEM, [A.scratch(0x1000), A.systab(), A.small(120)]) +
+          fw_call(ID.BS_SET_MEM, [A.scratch(0x1000), A.small(64), A.small(0xcc)]) +
+          fw_call(ID.BS_GET_NEXT_MONOTONIC_COUNT, [A.scratch(64)]) +
+          fw_call(ID.BS_RAISE_TPL, [A.small(16)]) + fw_call(ID.BS_RESTORE_TPL, [A.small(4)]) +
+          fw_call(ID.BS_STALL, [A.small(1)]) + fw_call(ID.BS_SET_WATCHDOG_TIMER, [A.zero]) +
+          fw_call(ID.BS_EXIT, [A.handle(0), A.raw(0x8000000000000001), A.small(8), A.scratch(0x300)]))
     name = ucs2("HandoverTest")
     write("firmware", "variables", b"\x04" +
           fw_write(0, 0x400, name) + fw_write(0, 0x480, b"\x01\x02\x03\x04") +
-          fw_call(RT(8), [A.scratch(0x400), A.guid(5), A.small(7), A.small(4)], [A.scratch(0x480)]) +  # SetVariable
-          fw_call(RT(8), [A.scratch(0x400), A.guid(5), A.small(0x47), A.small(4)], [A.scratch(0x480)]) +  # append
+          fw_call(ID.RT_SET_VARIABLE, [A.scratch(0x400), A.guid(5), A.small(7), A.small(4)], [A.scratch(0x480)]) +
+          fw_call(ID.RT_SET_VARIABLE, [A.scratch(0x400), A.guid(5), A.small(0x47), A.small(4)], [A.scratch(0x480)]) +  # append
           fw_store(0, A.zero) +
-          fw_call(RT(6), [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +  # probe
-          fw_call(RT(6), [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +
+          fw_call(ID.RT_GET_VARIABLE, [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +  # probe
+          fw_call(ID.RT_GET_VARIABLE, [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +
           fw_store(16, A.small(200)) + fw_write(0, 0x600, b"\0\0") +
-          fw_call(RT(7), [A.scratch(16), A.scratch(0x600), A.scratch(0x700)]) +      # GetNextVariableName
-          fw_call(RT(7), [A.scratch(16), A.scratch(0x600), A.scratch(0x700)]) +
-          fw_call(RT(13), [A.small(7), A.scratch(24), A.scratch(32), A.scratch(40)]) +  # QueryVariableInfo
+          fw_call(ID.RT_GET_NEXT_VARIABLE_NAME, [A.scratch(16), A.scratch(0x600), A.scratch(0x700)]) +
+          fw_call(ID.RT_GET_NEXT_VARIABLE_NAME, [A.scratch(16), A.scratch(0x600), A.scratch(0x700)]) +
+          fw_call(ID.RT_QUERY_VARIABLE_INFO, [A.small(7), A.scratch(24), A.scratch(32), A.scratch(40)]) +
           GET_MAP + EBS_WITH_KEY +
-          fw_call(RT(6), [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +
-          fw_call(RT(8), [A.scratch(0x400), A.guid(5), A.zero, A.zero], [A.zero]))   # delete at runtime
+          fw_call(ID.RT_GET_VARIABLE, [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]) +
+          fw_call(ID.RT_SET_VARIABLE, [A.scratch(0x400), A.guid(5), A.zero, A.zero], [A.zero]))  # delete at runtime
     write("firmware", "console", b"\x08" +
           fw_write(0, 0x800, ucs2("Hello, \u00e9\u20ac world\r\n")) +
-          fw_call(CONOUT(1), [A.fwaddr(5), A.scratch(0x800)]) +                      # OutputString
-          fw_call(CONOUT(3), [A.fwaddr(5), A.zero, A.scratch(0), A.scratch(8)]) +    # QueryMode
-          fw_call(CONOUT(4), [A.fwaddr(5), A.zero]) + fw_call(CONOUT(6), [A.fwaddr(5)]) +
-          fw_call(CONIN(1), [A.fwaddr(6), A.scratch(16)]) +                          # ReadKeyStroke
-          fw_call(CONOUT(1), [A.fwaddr(5), A.end(2)]) +                              # a string off the end of RAM
-          fw_call(200, [A.zero]) + fw_call(BS(7), [A.zero]))                         # unknown, unsupported
+          fw_call(ID.CONOUT_OUTPUT_STRING, [A.fwaddr(5), A.scratch(0x800)]) +
+          fw_call(ID.CONOUT_QUERY_MODE, [A.fwaddr(5), A.zero, A.scratch(0), A.scratch(8)]) +
+          fw_call(ID.CONOUT_SET_MODE, [A.fwaddr(5), A.zero]) + fw_call(ID.CONOUT_CLEAR_SCREEN, [A.fwaddr(5)]) +
+          fw_call(ID.CONIN_READ_KEY_STROKE, [A.fwaddr(6), A.scratch(16)]) +
+          fw_call(ID.CONOUT_OUTPUT_STRING, [A.fwaddr(5), A.end(2)]) +  # a string off the end of RAM
+          fw_call(200, [A.zero]) + fw_call(ID.BS_CREATE_EVENT, [A.zero]))  # an unknown ID; CreateEvent(0)
     # A full memory map: 256 one-page allocations two pages apart, then
     # frees across the fragments and a GetMemoryMap of the full map.
     write("firmware", "memmap-full", b"\x00" + fw_fragment(63, 0x300) +
-          fw_call(BS(3), [A.raw(0x300000), A.raw(0x100)]) +
-          fw_call(BS(3), [A.raw(0x301000), A.small(1)]) +
-          fw_call(BS(2), [A.zero, A.small(2), A.small(1), A.scratch(0x30)]) + GET_MAP)
+          fw_call(ID.BS_FREE_PAGES, [A.raw(0x300000), A.raw(0x100)]) +
+          fw_call(ID.BS_FREE_PAGES, [A.raw(0x301000), A.small(1)]) +
+          fw_call(ID.BS_ALLOCATE_PAGES, [A.zero, A.small(2), A.small(1), A.scratch(0x30)]) + GET_MAP)
     # The initrd as the stub finds it: LocateDevicePath(LoadFile2,
     # VenMedia(LINUX_EFI_INITRD_MEDIA)/End), HandleProtocol, a size probe,
     # a pool of that size, the load.
     initrd_dp = bytes([4, 3, 20, 0]) + bytes.fromhex("27e46855fc683d4fac74ca555231cc68") + bytes([0x7f, 0xff, 4, 0])
     write("firmware", "initrd-loadfile2", u8(0x80) + u16(0x2fff) +
           fw_write(0, 0x300, initrd_dp) + fw_store(40, A.scratch(0x300)) +
-          fw_call(BS(20), [A.guid(8), A.scratch(40), A.scratch(48)]) +
-          fw_call(BS(16), [A.from_scratch(48), A.guid(8), A.scratch(56)]) +
+          fw_call(ID.BS_LOCATE_DEVICE_PATH, [A.guid(8), A.scratch(40), A.scratch(48)]) +
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(48), A.guid(8), A.scratch(56)]) +
           fw_store(64, A.zero) +
-          fw_call(LOADFILE2, [A.from_scratch(56), A.scratch(0x300), A.zero, A.scratch(64)], [A.zero]) +
-          fw_call(BS(5), [A.small(2), A.from_scratch(64), A.scratch(72)]) +
-          fw_call(LOADFILE2, [A.from_scratch(56), A.scratch(0x300), A.zero, A.scratch(64)], [A.from_scratch(72)]))
-    write("firmware", "rng", b"\x00" + fw_call(BS(37), [A.guid(7), A.zero, A.scratch(0)]) +
+          fw_call(ID.LOADFILE2, [A.from_scratch(56), A.scratch(0x300), A.zero, A.scratch(64)], [A.zero]) +
+          fw_call(ID.BS_ALLOCATE_POOL, [A.small(2), A.from_scratch(64), A.scratch(72)]) +
+          fw_call(ID.LOADFILE2, [A.from_scratch(56), A.scratch(0x300), A.zero, A.scratch(64)], [A.from_scratch(72)]))
+    write("firmware", "rng", b"\x00" + fw_call(ID.BS_LOCATE_PROTOCOL, [A.guid(7), A.zero, A.scratch(0)]) +
           fw_store(8, A.small(16)) +
-          fw_call(RNG(0), [A.from_scratch(0), A.scratch(8), A.scratch(0x10)]) +
-          fw_call(RNG(1), [A.from_scratch(0), A.guid(10), A.small(32), A.scratch(0x100)]) +
-          fw_call(RNG(1), [A.from_scratch(0), A.zero, A.raw(0x100000), A.raw(0x400000)]) +
-          fw_call(RNG(1), [A.from_scratch(0), A.guid(0), A.small(8), A.scratch(0x100)]))
+          fw_call(ID.RNG_GET_INFO, [A.from_scratch(0), A.scratch(8), A.scratch(0x10)]) +
+          fw_call(ID.RNG_GET_RNG, [A.from_scratch(0), A.guid(10), A.small(32), A.scratch(0x100)]) +
+          fw_call(ID.RNG_GET_RNG, [A.from_scratch(0), A.zero, A.raw(0x100000), A.raw(0x400000)]) +
+          fw_call(ID.RNG_GET_RNG, [A.from_scratch(0), A.guid(0), A.small(8), A.scratch(0x100)]))
     # Fault injection (specs through inject_parse), trace with a limit.
     specs = b"gmm-too-small:2\0ebs-stale-key\0alloc-pool-fail:1\0"
     write("firmware", "inject", u8(0x10 | 0x08 | 0x20) + u8(3) + specs + GET_MAP + GET_MAP + EBS_WITH_KEY +
           GET_MAP + EBS_WITH_KEY)
     write("firmware", "inject-more", u8(0x10) + u8(3) + b"alloc-pages-above:0x1000000\0no-loaded-image\0getvar-error:\0" +
-          fw_call(BS(2), [A.zero, A.small(2), A.small(4), A.scratch(0)]) +
-          fw_call(BS(16), [A.handle(0), A.guid(0), A.scratch(8)]) +
-          fw_call(RT(6), [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]))
+          fw_call(ID.BS_ALLOCATE_PAGES, [A.zero, A.small(2), A.small(4), A.scratch(0)]) +
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.handle(0), A.guid(0), A.scratch(8)]) +
+          fw_call(ID.RT_GET_VARIABLE, [A.scratch(0x400), A.guid(5), A.scratch(8), A.scratch(0)], [A.scratch(0x500)]))
     # Through page tables: the default identity tables, then one PD entry
     # moved and a call whose stack and buffers go through them.
     tables = u8(1) + u8(2) + u16(1) + u8(1) + u16(0x400) + u16(0x83) + u8(0)
     write("firmware", "paging", b"\x01" + tables + GET_MAP + FW_EBS +
-          fw_call(RT(0), [A.raw(0x200000 + 0x4000), A.zero]) +
-          fw_call(RT(0), [A.raw(0x4000), A.zero], rsp=A.raw(0x7ff000)))
+          fw_call(ID.RT_GET_TIME, [A.raw(0x200000 + 0x4000), A.zero]) +
+          fw_call(ID.RT_GET_TIME, [A.raw(0x4000), A.zero], rsp=A.raw(0x7ff000)))
     # Hostile tables: the PD filled with 2 MiB pages all at 0, the PDPT
     # with pointers to it, PML4 entry 1 a pointer to the PML4 itself; probes
     # and small calls through them.
@@ -230,11 +249,11 @@ def firmware_seeds():
              u8(0) + u16(1) + u8(0) + u8(0) + u16(0x3) + u8(0))
     write("firmware", "paging-alias", b"\x01" + alias +
           fw_probe(A.raw(0x7fffff0), 64) + fw_probe(A.raw(0x8000001ff8), 16) + fw_probe(A.raw(0xffff800000000000), 8) +
-          fw_call(BS(42), [A.raw(0x3ff000), A.raw(0x2000), A.small(0x11)]) +
-          fw_call(BS(40), [A.raw(0x40000000), A.raw(0x400000), A.raw(0x100)]) +
-          fw_call(RT(0), [A.raw(0x8000000100), A.zero], rsp=A.raw(0x80001ff000)))
+          fw_call(ID.BS_SET_MEM, [A.raw(0x3ff000), A.raw(0x2000), A.small(0x11)]) +
+          fw_call(ID.BS_CALCULATE_CRC32, [A.raw(0x40000000), A.raw(0x400000), A.raw(0x100)]) +
+          fw_call(ID.RT_GET_TIME, [A.raw(0x8000000100), A.zero], rsp=A.raw(0x80001ff000)))
     write("firmware", "paging-la57", b"\x03" + u8(0) + u8(0) +
-          fw_call(BS(4), [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]))
+          fw_call(ID.BS_GET_MEMORY_MAP, [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]))
 
 
 # ---- fuzz_devices -----------------------------------------------------------

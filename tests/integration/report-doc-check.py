@@ -1,24 +1,18 @@
 #!/usr/bin/env python3
 """Reports against docs/report.md: every key a --report FILE has is listed
 there (a path with dots, [] for array elements, * for an object's named keys),
-its end_reason is one the page lists, and the page lists exactly the end
-reasons end_reason (vmm/verdict/end_reason.c) returns.
-usage: report-doc-check.py DOC END_REASON_C REPORT..."""
+and its end_reason is one docs/exit-status.md lists (that page is made from
+the end-reason table: make docs).
+usage: report-doc-check.py DOC EXIT_STATUS_DOC REPORT..."""
 import json
 import re
 import sys
 
-doc, source, reports = sys.argv[1], sys.argv[2], sys.argv[3:]
-text = open(doc).read()
-keys_part, reasons_part = text.split("## End reasons")
-documented = set(re.findall(r"^\| `([^`]+)` \|", keys_part, re.M))
-reasons = set(re.findall(r"^\| `([a-z-]+)` \|", reasons_part, re.M))
-
-body = open(source).read().split("const char *end_reason(")[1].split("\n}\n")[0]
-returned = set(re.findall(r'"([a-z][a-z-]*)"', body))
-if returned != reasons:
-    sys.exit(f"end reasons: {source} returns {sorted(returned - reasons)} not in {doc}; "
-             f"{doc} lists {sorted(reasons - returned)} that it does not return")
+doc, reasons_doc, reports = sys.argv[1], sys.argv[2], sys.argv[3:]
+documented = set(re.findall(r"^\| `([^`]+)` \|", open(doc).read(), re.M))
+reasons = set(re.findall(r"^\| `([a-z-]+)` \|", open(reasons_doc).read().split("## End reasons")[1], re.M))
+if not reasons:
+    sys.exit(f"{reasons_doc}: no end reasons")
 
 
 def paths(value, prefix):
@@ -41,5 +35,5 @@ for path in reports:
     if missing:
         sys.exit(f"{path}: keys not in {doc}: {missing}")
     if r["end_reason"] not in reasons:
-        sys.exit(f"{path}: end_reason {r['end_reason']!r} not in {doc}")
-print(f"{len(reports)} reports documented; {len(documented)} keys, {len(reasons)} end reasons in {doc}")
+        sys.exit(f"{path}: end_reason {r['end_reason']!r} not in {reasons_doc}")
+print(f"{len(reports)} reports documented; {len(documented)} keys in {doc}, {len(reasons)} end reasons in {reasons_doc}")

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "../../firmware-stub/guids.h"
 #include "../verdict/fault_outcome.h"
@@ -18,6 +17,7 @@
 #include "../mem/guest_text.h"
 #include "../mem/mem_delta.h"
 #include "../vmm.h"
+#include "clock.h"
 
 struct fault_run vmm_fault_run(const struct vmm *vm, int rc)
 {
@@ -62,17 +62,6 @@ struct fault_sweep {
     uint64_t bytes;         /* host memory the snapshots hold */
     bool full;              /* the budget is spent: no more snapshots */
 };
-
-/* A guest decides how many calls it makes and how much memory it dirties
- * between them: the snapshots it can make the VMM keep are bounded. */
-#define SWEEP_MAX_SNAPSHOTS 1024
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* The host side of a snapshot: the devices through the bus, the
  * console's line, the run's counters. */

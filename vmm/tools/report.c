@@ -8,23 +8,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "../mem/guest_text.h"
 #include "../verdict/e820_check.h"
 #include "../vmm.h"
+#include "clock.h"
 
 /* Raised when a field changes meaning or goes away (adding one does not). */
 #define REPORT_SCHEMA_VERSION 3   /* 3: a run that never entered the guest ends "not-started" */
 
 #define REPORT_CONSOLE_MAX (1u << 20)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double start_time;
 

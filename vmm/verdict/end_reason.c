@@ -1,6 +1,13 @@
 #include "end_reason.h"
 
-#include "exit_status.h"
+#define STATUS_LIST(...) { __VA_ARGS__, END_STATUS_LIST_END }
+#define REASON_ROW(constant, name, statuses, meaning) [constant] = { name, STATUS_LIST statuses, meaning },
+const struct end_reason_row end_reasons[END_REASON_COUNT] = { END_REASONS(REASON_ROW) };
+
+static const char *named(enum end_reason_id r)
+{
+    return end_reasons[r].name;
+}
 
 /* The first that holds wins: what ends a run from outside it (a failed
  * output, no start, a signal), then the sweep's own end, then what the
@@ -8,43 +15,43 @@
 const char *end_reason(const struct run_end *e)
 {
     if (e->write_failed)
-        return "output-write-failed";
+        return named(END_OUTPUT_WRITE_FAILED);
     if (!e->started)
-        return "not-started";
+        return named(END_NOT_STARTED);
     if (e->stopped_by_signal)
-        return "signal";
+        return named(END_SIGNAL);
     /* A sweep's end is the matrix's, not its last cell's. */
     if (e->fault_sweep && (e->exit_status == EXIT_OK || e->exit_status == EXIT_SWEEP_FAILED))
-        return e->exit_status == EXIT_OK ? "sweep-done" : "sweep-cells-failed";
+        return named(e->exit_status == EXIT_OK ? END_SWEEP_DONE : END_SWEEP_CELLS_FAILED);
     if (e->timed_out)
-        return "timeout";
+        return named(END_TIMEOUT);
     if (e->exit_port)
-        return "guest-status";
+        return named(END_GUEST_STATUS);
     if (e->panic)
-        return "kernel-panic";
+        return named(END_KERNEL_PANIC);
     if (e->efi_exit)
-        return "efi-exit";
+        return named(END_EFI_EXIT);
     if (e->kunit && e->kunit_complete)
-        return "kunit-finished";
+        return named(END_KUNIT_FINISHED);
     switch (e->exit_status) {
     case EXIT_USAGE:
-        return "refused";   /* after the run: a --sweep-baseline that is no matrix */
+        return named(END_REFUSED);   /* after the run: a --sweep-baseline that is no matrix */
     case EXIT_HOST:
-        return "host-error";
+        return named(END_HOST_ERROR);
     case EXIT_GUEST_CRASH:
-        return "guest-crash";
+        return named(END_GUEST_CRASH);
     case EXIT_KUNIT_INCOMPLETE:
-        return e->kunit ? "kunit-incomplete" : "ended";
+        return named(e->kunit ? END_KUNIT_INCOMPLETE : END_ENDED);
     case EXIT_EXEC_NO_STATUS:
-        return e->exec ? "exec-status-unknown" : "ended";
+        return named(e->exec ? END_EXEC_STATUS_UNKNOWN : END_ENDED);
     default:
         break;
     }
     if (e->stop_at_ebs && e->reached_runtime)
-        return "stop-at-ebs";
+        return named(END_STOP_AT_EBS);
     if (e->poweroff)
-        return "guest-poweroff";
+        return named(END_GUEST_POWEROFF);
     if (e->reset)
-        return "guest-reset";
-    return "ended";
+        return named(END_GUEST_RESET);
+    return named(END_ENDED);
 }

@@ -1,10 +1,65 @@
 /* Why a run ended (--report's end_reason, the "end:" line), judged from
  * what happened, not from the exit status alone: the guest's own status
- * may be any byte, 4 and 124 included (docs/report.md, "End reasons"). */
+ * may be any byte, 4 and 124 included. The reasons are one table, from
+ * which their names and docs/exit-status.md are made. */
 #ifndef HANDOVER_END_REASON_H
 #define HANDOVER_END_REASON_H
 
 #include <stdbool.h>
+
+#include "exit_status.h"
+
+/* X(constant, name, (exit statuses), meaning), in the order end_reason
+ * tries them (the first that holds wins). The statuses are exit_status.h's
+ * constants or range rows, or END_ANY_STATUS. */
+#define END_REASONS(X) \
+    X(END_OUTPUT_WRITE_FAILED, "output-write-failed", (EXIT_HOST), \
+      "the run succeeded but --report, --trace-efi, --kunit-json, --exec-output or the sweep matrix could not be " \
+      "written whole") \
+    X(END_NOT_STARTED, "not-started", (EXIT_USAGE, EXIT_HOST), \
+      "the guest was never entered: refused options, an output that cannot be opened, a bad image, a missing input " \
+      "file, no /dev/kvm or a KVM error before the entry (the report's not_started_at says which)") \
+    X(END_SIGNAL, "signal", (EXIT_BY_SIGNAL), "SIGINT, SIGTERM, SIGQUIT or SIGHUP stopped the run") \
+    X(END_SWEEP_DONE, "sweep-done", (EXIT_OK), \
+      "--fault-sweep: every cell ran, none failed (the sweep takes no --report: stderr only)") \
+    X(END_SWEEP_CELLS_FAILED, "sweep-cells-failed", (EXIT_SWEEP_FAILED), \
+      "--fault-sweep: cells failed by --fail-on or --sweep-baseline (stderr only)") \
+    X(END_TIMEOUT, "timeout", (EXIT_TIMEOUT), \
+      "--timeout ran out, or the guest asked for a wait (Stall) that would outlast it") \
+    X(END_GUEST_STATUS, "guest-status", (EXIT_GUEST_BYTE), \
+      "the guest wrote N to the exit port " EXIT_STATUS_STR(PORT_EXIT) ", or --exec's command reported N") \
+    X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), "the console showed \"Kernel panic - not syncing\"") \
+    X(END_EFI_EXIT, "efi-exit", (EXIT_OK, EXIT_FIRMWARE_EXIT), \
+      "the image called Exit or returned from its entry point; with EFI_SUCCESS that is success unless --stop-at " \
+      "ebs was not reached (the report's efi_status names the status)") \
+    X(END_KUNIT_FINISHED, "kunit-finished", (EXIT_OK, EXIT_KUNIT_FAILED), \
+      "--kunit: every planned suite reported, its tests passed or not") \
+    X(END_REFUSED, "refused", (EXIT_USAGE), "after a sweep: the --sweep-baseline file is not a matrix") \
+    X(END_HOST_ERROR, "host-error", (EXIT_HOST), "a KVM or host error after the guest was entered") \
+    X(END_GUEST_CRASH, "guest-crash", (EXIT_GUEST_CRASH), \
+      "triple fault, an exception through the firmware's IDT, HLT with interrupts off, an emulation failure") \
+    X(END_KUNIT_INCOMPLETE, "kunit-incomplete", (EXIT_KUNIT_INCOMPLETE), \
+      "--kunit: the guest stopped before every suite reported") \
+    X(END_EXEC_STATUS_UNKNOWN, "exec-status-unknown", (EXIT_EXEC_NO_STATUS), \
+      "--exec: the guest ended without reporting the command's status") \
+    X(END_STOP_AT_EBS, "stop-at-ebs", (EXIT_OK, EXIT_E820_MISMATCH), \
+      "--stop-at ebs: the stub jumped to the kernel, with an e820 that matches the memory map or not") \
+    X(END_GUEST_POWEROFF, "guest-poweroff", (EXIT_OK), "ACPI S5") \
+    X(END_GUEST_RESET, "guest-reset", (EXIT_OK), "the i8042 reset, or ResetSystem") \
+    X(END_ENDED, "ended", (END_ANY_STATUS), "none of the above (a KVM system event, for one)")
+
+enum { END_ANY_STATUS = -1, END_STATUS_LIST_END = -2 };
+
+#define END_REASON_CONSTANT(constant, name, statuses, meaning) constant,
+enum end_reason_id { END_REASONS(END_REASON_CONSTANT) END_REASON_COUNT };
+#undef END_REASON_CONSTANT
+
+struct end_reason_row {
+    const char *name;
+    int statuses[3];       /* up to END_STATUS_LIST_END */
+    const char *meaning;   /* one line */
+};
+extern const struct end_reason_row end_reasons[END_REASON_COUNT];
 
 /* How a run ended, as the rule reads it. */
 struct run_end {
@@ -23,6 +78,7 @@ struct run_end {
     bool poweroff, reset;     /* the guest powered off, or reset (i8042 or ResetSystem) */
 };
 
+/* The reason's name (end_reasons[].name). */
 const char *end_reason(const struct run_end *e);
 
 #endif
