@@ -16,7 +16,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 # The folders (README "Layout"). The pure libraries work on a plain
 # buffer standing for guest memory and never call KVM: the unit tests and
 # fuzzers link them alone. Only vmm/kvm/ calls ioctl (test-layering).
-PURE_DIRS := loader firmware-stub vmm/mem vmm/devices vmm/x86 vmm/verdict
+PURE_DIRS := guest firmware-stub loader vmm/devices vmm/x86 vmm/verdict
 LIB_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
 VMM_SRC := $(wildcard vmm/*.c vmm/kvm/*.c vmm/tools/*.c vmm/host/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -66,7 +66,7 @@ $(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN)
 # Both seccomp filters entered for real, a call of each family issued
 # under each (tests/sandbox/sandbox_test.c): sandbox.c with the log it
 # writes through; no KVM.
-SANDBOX_TEST_OBJ := $(call obj,obj,tests/sandbox/sandbox_test.c vmm/host/sandbox.c vmm/host/log.c vmm/mem/guest_text.c)
+SANDBOX_TEST_OBJ := $(call obj,obj,tests/sandbox/sandbox_test.c vmm/host/sandbox.c vmm/host/log.c guest/guest_text.c)
 $(BUILD)/sandbox-test: $(SANDBOX_TEST_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lseccomp
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../vmm/mem/layout.h"
+#include "../guest/layout.h"
 #include "firmware.h"
 
 #define ACPI_MAX_CPUS           64

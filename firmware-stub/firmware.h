@@ -23,8 +23,8 @@
 #include "efi.h"
 #include "inject.h"
 #include "memmap.h"
-#include "../vmm/mem/guest_mem.h"
-#include "../vmm/mem/layout.h"
+#include "../guest/guest_mem.h"
+#include "../guest/layout.h"
 #define FW_REGION_SIZE    0x4000
 #define FW_RT_CODE_OFFSET 0x0000
 #define FW_RT_DATA_OFFSET 0x1000

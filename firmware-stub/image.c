@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../loader/pe.h"
+#include "pe.h"
 #include "trace_decode.h"
 
 #define MAX_IMAGE_FILE   (256ULL << 20)  /* largest SourceSize copied to the host */

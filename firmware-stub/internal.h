@@ -4,7 +4,7 @@
 
 #include "firmware.h"
 #include "guids.h"
-#include "../vmm/mem/guest_text.h"
+#include "../guest/guest_text.h"
 
 struct fw_service;
 struct fw_trace_out;   /* trace_decode.h */

@@ -10,7 +10,7 @@
 #include "verdict/fault_outcome.h"
 #include "host/files.h"
 #include "kvm/host_probe.h"
-#include "mem/layout.h"
+#include "../guest/layout.h"
 #include "host/sandbox.h"
 #include "vmm.h"
 

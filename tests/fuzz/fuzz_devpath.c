@@ -51,9 +51,9 @@
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
 #include "../../firmware-stub/internal.h"
-#include "../../loader/pe.h"
-#include "../../vmm/mem/guest_mem.h"
-#include "../../vmm/mem/layout.h"
+#include "../../firmware-stub/pe.h"
+#include "../../guest/guest_mem.h"
+#include "../../guest/layout.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
 

@@ -52,8 +52,8 @@
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/internal.h"
 #include "../../firmware-stub/keys.h"
-#include "../../vmm/mem/guest_mem.h"
-#include "../../vmm/mem/layout.h"
+#include "../../guest/guest_mem.h"
+#include "../../guest/layout.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
 

@@ -15,7 +15,7 @@
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
 #include "../../firmware-stub/keys.h"
-#include "../../loader/pe.h"
+#include "../../firmware-stub/pe.h"
 
 #define MiB(n) ((uint64_t)(n) << 20)
 #define GiB(n) ((uint64_t)(n) << 30)

@@ -3,7 +3,7 @@
  * The sleep status register reads 0. */
 #include "control_ports.h"
 
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 /* The sleep control register's fields (ACPI 6.4, 4.8.3.7). */
 #define SLEEP_TYPE_SHIFT 2

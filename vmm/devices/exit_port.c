@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 static void exit_out(void *state, uint16_t off, const uint8_t *data, unsigned size)
 {

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 #define I8042_CMD_SYSTEM_RESET 0xfe
 #define I8042_STATUS_IDLE      0x00  /* output buffer empty, input buffer empty */

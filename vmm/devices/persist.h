@@ -2,7 +2,7 @@
  * without its callbacks (Firecracker's device_manager/persist.rs), and the
  * run's counters, so that a restored run goes on from the snapshot rather
  * than from where the last one ended. The vCPU and irqchips (kvm/snapshot.h),
- * guest RAM (mem/mem_delta.h) and the firmware (firmware_copy) are kept
+ * guest RAM (guest/mem_delta.h) and the firmware (firmware_copy) are kept
  * apart. */
 #ifndef HANDOVER_PERSIST_H
 #define HANDOVER_PERSIST_H

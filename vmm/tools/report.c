@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../mem/guest_text.h"
+#include "../../guest/guest_text.h"
 #include "../verdict/e820_check.h"
 #include "../vmm.h"
 
