@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "state.h"
 #include "../guest/layout.h"
-#include "firmware.h"
 
 #define ACPI_MAX_CPUS           64
 

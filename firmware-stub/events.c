@@ -16,8 +16,13 @@
  * fw_notify_frame). So RestoreTPL delivers what RaiseTPL held back, and
  * ExitBootServices and SetVirtualAddressMap run their event groups'
  * functions before they return. Each call in and out is a trace line. */
+#include "events.h"
+
 #include <time.h>
 
+#include "guids.h"
+#include "log.h"
+#include "system_table.h"
 #include "trace_decode.h"
 
 #define CREATE_EVENT_HANDLE   4   /* CreateEvent's EFI_EVENT *Event; CreateEventEx's EventGroup is before it */

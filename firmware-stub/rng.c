@@ -2,9 +2,12 @@
  * getrandom(2), or with --seed by a deterministic generator (splitmix64),
  * so that the stub's KASLR seed, and with it the whole boot trace, can be
  * reproduced. */
+#include "rng.h"
+
 #include <string.h>
 #include <sys/random.h>
 
+#include "guids.h"
 #include "trace_decode.h"
 
 #define GUID_RNG_ALGORITHM_RAW EFI_GUID(0xe43176d7, 0xab20, 0x4b0e, 0x9e, 0x23, 0x9a, 0x7c, 0x8e, 0x8b, 0x89, 0xc4)

@@ -50,7 +50,6 @@
 #include <sys/mman.h>
 
 #include "../../firmware-stub/firmware.h"
-#include "../../firmware-stub/internal.h"
 #include "../../firmware-stub/keys.h"
 #include "../../guest/guest_mem.h"
 #include "../../guest/layout.h"
