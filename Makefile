@@ -13,9 +13,11 @@ LDLIBS   := -lz -lfdt
 VMM_LIBS := -lseccomp -ljansson -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-# The folders (README "Layout"). The pure libraries work on a plain
-# buffer standing for guest memory and never call KVM: the unit tests and
-# fuzzers link them alone. Only vmm/kvm/ calls ioctl (test-layering).
+# The folders (README "Layout"), bottom first: guest, firmware-stub,
+# loader, vmm; each includes only itself and those below it. The pure
+# libraries work on a plain buffer standing for guest memory and never call
+# KVM: the unit tests and fuzzers link them alone. Only vmm/kvm/ calls
+# ioctl. tests/integration/layering.sh checks all three.
 PURE_DIRS := guest firmware-stub loader vmm/devices vmm/x86 vmm/verdict
 LIB_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
 VMM_SRC := $(wildcard vmm/*.c vmm/kvm/*.c vmm/tools/*.c vmm/host/*.c)
@@ -87,7 +89,7 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
 test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test
-	$(TIER) layering -- tests/integration/layering.sh $(PURE_DIRS)
+	$(TIER) layering -- tests/integration/layering.sh $(BUILD)/obj $(PURE_DIRS)
 	$(TIER) sandbox -- $(BUILD)/sandbox-test
 	$(TIER) image -- tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
 	$(TIER) image-san -- tests/integration/payload.sh $(BUILD)/handover-san $(PAYLOAD_IMAGE) image
