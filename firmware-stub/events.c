@@ -10,7 +10,7 @@
  * WaitForEvent finds unsignaled, has its function queued at its TPL. A
  * call after which a queued function's TPL is above the current TPL does
  * not return to its caller yet: the vCPU goes to the notify trampoline
- * (firmware.h), which calls the function at that TPL and re-enters the
+ * (state.h), which calls the function at that TPL and re-enters the
  * firmware (NotifyFunction.Return); when no queued function above the
  * caller's TPL is left, the call finishes and returns (struct
  * fw_notify_frame). So RestoreTPL delivers what RaiseTPL held back, and

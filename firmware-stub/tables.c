@@ -12,7 +12,7 @@
 #include "ucs2.h"
 #include "variables.h"
 
-/* Offsets inside the firmware region (see firmware.h). */
+/* Offsets inside the firmware region (see state.h). */
 #define OFF_SYSTAB      (FW_RT_DATA_OFFSET + 0x000)
 #define OFF_RT          (FW_RT_DATA_OFFSET + 0x080)
 #define OFF_VENDOR      (FW_RT_DATA_OFFSET + 0x110)
@@ -83,7 +83,7 @@ static void fill_thunks(struct firmware *fw)
     }
 }
 
-/* The notify trampoline (firmware.h FW_ID_NOTIFY_RETURN). */
+/* The notify trampoline (state.h FW_ID_NOTIFY_RETURN). */
 static void fill_notify_trampoline(struct firmware *fw)
 {
     static const uint8_t head[] = {
