@@ -13,10 +13,12 @@ LDLIBS   := -lz -lfdt
 VMM_LIBS := -lseccomp -ljansson -pthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-# The folders (docs/architecture.md, "Layout"). The pure libraries work on a plain
-# buffer standing for guest memory and never call KVM: the unit tests and
-# fuzzers link them alone. Only vmm/kvm/ calls ioctl (test-layering).
-PURE_DIRS := loader firmware-stub vmm/mem vmm/devices vmm/x86 vmm/verdict
+# The folders (docs/architecture.md), bottom first: guest, firmware-stub,
+# loader, vmm; each includes only itself and those below it. The pure
+# libraries work on a plain buffer standing for guest memory and never call
+# KVM: the unit tests and fuzzers link them alone. Only vmm/kvm/ calls
+# ioctl. tests/integration/layering.sh checks all three.
+PURE_DIRS := guest firmware-stub loader vmm/devices vmm/x86 vmm/verdict
 LIB_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
 VMM_SRC := $(wildcard vmm/*.c vmm/kvm/*.c vmm/tools/*.c vmm/host/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -66,7 +68,7 @@ $(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN)
 # Both seccomp filters entered for real, a call of each family issued
 # under each (tests/sandbox/sandbox_test.c): sandbox.c with the log it
 # writes through; no KVM.
-SANDBOX_TEST_OBJ := $(call obj,obj,tests/sandbox/sandbox_test.c vmm/host/sandbox.c vmm/host/log.c vmm/mem/guest_text.c)
+SANDBOX_TEST_OBJ := $(call obj,obj,tests/sandbox/sandbox_test.c vmm/host/sandbox.c vmm/host/log.c guest/guest_text.c)
 $(BUILD)/sandbox-test: $(SANDBOX_TEST_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lseccomp
 
@@ -102,9 +104,8 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
-test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test \
-                  $(BUILD)/vcpu-setup-test $(EXIT_STATUS_DOC)
-	$(TIER) layering -- tests/integration/layering.sh $(PURE_DIRS)
+test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test
+	$(TIER) layering -- tests/integration/layering.sh $(BUILD)/obj $(PURE_DIRS)
 	$(TIER) sandbox -- $(BUILD)/sandbox-test
 	$(TIER) kvm-fake -- $(BUILD)/vcpu-setup-test
 	$(TIER) image -- tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image

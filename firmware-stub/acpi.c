@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "guids.h"
+#include "system_table.h"
 
 struct __attribute__((packed)) acpi_header {
     char signature[4];

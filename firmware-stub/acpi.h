@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../vmm/mem/layout.h"
-#include "firmware.h"
+#include "state.h"
+#include "../guest/layout.h"
 
 #define ACPI_MAX_CPUS           64
 

@@ -1,25 +1,14 @@
 /* ConOut (EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL) and ConIn
  * (EFI_SIMPLE_TEXT_INPUT_PROTOCOL), UEFI 2.10 chapter 12. OutputString's
  * UCS-2 becomes UTF-8 on the VMM's console; carriage returns are dropped. */
+#include "console.h"
+
 #include <string.h>
 
-#include "internal.h"
 #include "keys.h"
+#include "log.h"
 
 #define OUTPUT_STRING_MAX 65536  /* characters per OutputString call */
-
-long fw_read_ucs2(const struct guest_view *v, uint64_t addr, uint16_t *buf, size_t max)
-{
-    if (!addr)
-        return -1;
-    for (size_t i = 0; i < max; i++) {
-        if (!guest_view_read(v, addr + 2 * i, &buf[i], 2))
-            return -1;
-        if (!buf[i])
-            return (long)i;
-    }
-    return -1;
-}
 
 static size_t utf8_encode(uint16_t c, char *out)
 {
@@ -40,7 +29,7 @@ static size_t utf8_encode(uint16_t c, char *out)
     return 3;
 }
 
-void fw_console_write_ucs2(struct firmware *fw, const uint16_t *s, size_t n)
+static void console_write_ucs2(struct firmware *fw, const uint16_t *s, size_t n)
 {
     char out[3];
     for (size_t i = 0; i < n; i++) {
@@ -88,7 +77,7 @@ static efi_status_t output_string(struct firmware *fw, const struct guest_view *
                 break;
             n++;
         }
-        fw_console_write_ucs2(fw, chunk, n);
+        console_write_ucs2(fw, chunk, n);
         if (n < 256)
             return EFI_SUCCESS;
         string += 512;

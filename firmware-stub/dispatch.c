@@ -1,25 +1,23 @@
 /* From a thunk ID to a host service: argument fetch (Microsoft x64 ABI),
  * the boot/runtime phase rule, one-time reports of unsupported services,
  * and the call trace. */
-#include <stdarg.h>
+#include "dispatch.h"
+
 #include <string.h>
 
-#include "internal.h"
-
-void fw_log(struct firmware *fw, const char *fmt, ...)
-{
-    if (!fw->cfg.log || fw->log_lines > FW_LOG_LIMIT)
-        return;
-    if (++fw->log_lines > FW_LOG_LIMIT) {
-        fprintf(fw->cfg.log, "handover: %u firmware messages: no more are printed (a guest looping on bad calls?)\n",
-                FW_LOG_LIMIT);
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    guest_text_log_line(fw->cfg.log, "handover: ", fmt, ap);
-    va_end(ap);
-}
+#include "boot_services.h"
+#include "console.h"
+#include "events.h"
+#include "firmware.h"
+#include "guids.h"
+#include "image.h"
+#include "inject.h"
+#include "loadfile2.h"
+#include "log.h"
+#include "memory.h"
+#include "rng.h"
+#include "runtime_services.h"
+#include "trace_decode.h"
 
 const struct fw_service *fw_service_of(unsigned id)
 {
@@ -46,11 +44,6 @@ const char *firmware_service_name(unsigned id)
 {
     const struct fw_service *s = fw_service_of(id);
     return s ? s->name : NULL;
-}
-
-uint64_t firmware_thunk(const struct firmware *fw, unsigned id)
-{
-    return fw->cfg.base + FW_RT_CODE_OFFSET + (uint64_t)id * FW_THUNK_SIZE;
 }
 
 static bool is_boot_service(unsigned id)
@@ -95,13 +88,6 @@ static void register_args(const struct fw_call *call, uint64_t *a)
     a[1] = call->rdx;
     a[2] = call->r8;
     a[3] = call->r9;
-}
-
-uint64_t fw_protocol_arg(const struct fw_service *s, const uint64_t *a)
-{
-    if (!s || !s->lookup.not_found || (s->lookup.by_protocol && a[0] != EFI_BY_PROTOCOL))
-        return 0;
-    return a[s->lookup.guid];
 }
 
 uint64_t firmware_protocol_arg(unsigned id, const struct fw_call *call)

@@ -10,14 +10,19 @@
  * WaitForEvent finds unsignaled, has its function queued at its TPL. A
  * call after which a queued function's TPL is above the current TPL does
  * not return to its caller yet: the vCPU goes to the notify trampoline
- * (firmware.h), which calls the function at that TPL and re-enters the
+ * (state.h), which calls the function at that TPL and re-enters the
  * firmware (NotifyFunction.Return); when no queued function above the
  * caller's TPL is left, the call finishes and returns (struct
  * fw_notify_frame). So RestoreTPL delivers what RaiseTPL held back, and
  * ExitBootServices and SetVirtualAddressMap run their event groups'
  * functions before they return. Each call in and out is a trace line. */
+#include "events.h"
+
 #include <time.h>
 
+#include "guids.h"
+#include "log.h"
+#include "system_table.h"
 #include "trace_decode.h"
 
 #define CREATE_EVENT_HANDLE   4   /* CreateEvent's EFI_EVENT *Event; CreateEventEx's EventGroup is before it */

@@ -6,11 +6,19 @@
  * return address is the StartImage-return thunk; that return, or Exit,
  * sends the vCPU back to StartImage's RET with those registers and the
  * image's status in RAX. */
+#include "image.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "../loader/pe.h"
+#include "guids.h"
+#include "handles.h"
+#include "log.h"
+#include "pe.h"
+#include "pool.h"
 #include "trace_decode.h"
+#include "ucs2.h"
+#include "../guest/guest_text.h"
 
 #define PE_MACHINE_X64   0x8664
 /* The image's info page (a pool page of EfiBootServicesData): its
@@ -113,7 +121,7 @@ static void describe_image(struct firmware *fw, const struct guest_view *v, cons
     if (path) {
         uint64_t device = 0;
         guest_mem_write(fw->gm, img->info + INFO_DEVICE_PATH, path, (uint64_t)dp_len + FW_DEVICE_PATH_END);
-        long matched = fw_locate_device_path(fw, v, &GUID_DEVICE_PATH, path, dp_len, &device);
+        long matched = fw_match_device_path(fw, v, &GUID_DEVICE_PATH, path, dp_len, &device);
         if (matched < 0)
             matched = 0;
         else

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "guids.h"
+#include "memory.h"
+#include "service.h"
 
 /* ---- applies ------------------------------------------------------------ */
 

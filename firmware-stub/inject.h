@@ -10,34 +10,7 @@
 #include <stdint.h>
 
 #include "efi.h"
-
-enum inject_kind {
-    INJECT_GMM_TOO_SMALL,
-    INJECT_EBS_STALE_KEY,
-    INJECT_ALLOC_PAGES_FAIL,
-    INJECT_ALLOC_PAGES_ABOVE,
-    INJECT_ALLOC_POOL_FAIL,
-    INJECT_NO_LOADED_IMAGE,
-    INJECT_GETVAR_ERROR,
-    INJECT_NO_RNG,
-    INJECT_MAP_FRAGMENTED,
-    INJECT_NO_LOW_FREE,
-    INJECT_NO_LOADFILE2,
-    INJECT_KINDS
-};
-
-/* Each kind applies to some calls (its descriptor's scope and applies):
- * seen[] counts them, whether the fault is on or not. SPEC@K arms a fault
- * from the Kth call it applies to; the --fault-sweep arms one at the call
- * it restores a snapshot to. */
-struct inject {
-    bool on[INJECT_KINDS];
-    uint64_t value[INJECT_KINDS];      /* N or ADDR */
-    uint64_t from[INJECT_KINDS];       /* @K (0: from the first call) */
-    uint64_t seen[INJECT_KINDS];       /* calls it applies to so far */
-    uint64_t count[INJECT_KINDS];      /* faults injected so far */
-    uint64_t first_seen[INJECT_KINDS]; /* seen[] when it was first injected */
-};
+#include "inject_kind.h"
 
 /* SPEC's :VALUE. */
 enum inject_value {
@@ -86,5 +59,8 @@ int inject_parse(struct inject *in, const char *spec, char *err, unsigned errlen
 void inject_spec(const struct inject *in, enum inject_kind k, char *buf, unsigned len);
 /* For --help: a line per spec, each after indent. */
 void inject_help(char *buf, size_t len, const char *indent);
+/* Apply the memory-map faults of cfg.inject, once the VMM has placed
+ * everything it needs; returns whether there were any. */
+bool firmware_inject_memmap(struct firmware *fw);
 
 #endif

@@ -1,8 +1,9 @@
 /* The --keys string, key by key (keys.h). */
 #include <stdio.h>
 
-#include "internal.h"
 #include "keys.h"
+#include "ucs2.h"
+#include "../guest/guest_text.h"
 
 #define ESCAPES "\\n \\r \\e \\t \\b \\\\ \\U \\D \\L \\R"
 

@@ -2,6 +2,8 @@
  * 13.2): a size probe answers EFI_BUFFER_TOO_SMALL with the size, then the
  * bytes are copied into the caller's buffer. BootPolicy must be FALSE for
  * LoadFile2. */
+#include "loadfile2.h"
+
 #include "trace_decode.h"
 
 static efi_status_t load_file(struct firmware *fw, const struct guest_view *v, const uint64_t *a)

@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-#include "../loader/bootparam.h"
-#include "../vmm/mem/guest_mem.h"
+#include "../guest/bootparam.h"
+#include "../guest/guest_mem.h"
 
 #define PAGE_SHIFT 12
 

@@ -2,9 +2,12 @@
  * getrandom(2), or with --seed by a deterministic generator (splitmix64),
  * so that the stub's KASLR seed, and with it the whole boot trace, can be
  * reproduced. */
+#include "rng.h"
+
 #include <string.h>
 #include <sys/random.h>
 
+#include "guids.h"
 #include "trace_decode.h"
 
 #define RNG_MAX_REQUEST (1u << 20)

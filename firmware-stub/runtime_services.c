@@ -1,10 +1,17 @@
 /* EFI_RUNTIME_SERVICES (UEFI 2.10 chapter 8): callable before and after
  * ExitBootServices, and after SetVirtualAddressMap through the guest's own
  * page tables (the VMM hands over its CR3 with each call). */
+#include "runtime_services.h"
+
 #include <string.h>
 #include <time.h>
 
+#include "events.h"
+#include "guids.h"
+#include "log.h"
+#include "system_table.h"
 #include "trace_decode.h"
+#include "variables.h"
 
 struct efi_time {
     uint16_t year;

@@ -3,11 +3,16 @@
  * and the image's LoadedImage protocol (UEFI 2.10 chapter 4). */
 #include <stddef.h>
 #include <string.h>
-#include <zlib.h>
 
-#include "internal.h"
+#include "events.h"
+#include "firmware.h"
+#include "guids.h"
+#include "handles.h"
+#include "system_table.h"
+#include "ucs2.h"
+#include "variables.h"
 
-/* Offsets inside the firmware region (see firmware.h). */
+/* Offsets inside the firmware region (see state.h). */
 #define OFF_SYSTAB      (FW_RT_DATA_OFFSET + 0x000)
 #define OFF_RT          (FW_RT_DATA_OFFSET + 0x080)
 #define OFF_VENDOR      (FW_RT_DATA_OFFSET + 0x110)
@@ -44,22 +49,6 @@ static void *at(struct firmware *fw, uint64_t off, uint64_t len)
     return guest_mem_ptr(fw->gm, fw->cfg.base + off, len);
 }
 
-/* The header's CRC32 over the size the firmware made the table with: the
- * header_size in guest memory is the guest's to overwrite (another vCPU
- * can change it between two reads), so it is never read back, only set. */
-void fw_update_crc(struct firmware *fw, uint64_t table)
-{
-    uint32_t size = table == fw->systab ? sizeof(struct efi_system_table)
-                  : table == fw->bs     ? EFI_BOOT_SERVICES_SIZE
-                  : table == fw->rt     ? EFI_RUNTIME_SERVICES_SIZE : 0;
-    struct efi_table_header *h = size ? guest_mem_ptr(fw->gm, table, size) : NULL;
-    if (!h)
-        return;
-    h->header_size = size;
-    h->crc32 = 0;
-    h->crc32 = (uint32_t)crc32(0, (const uint8_t *)h, size);
-}
-
 static void table_header(struct efi_table_header *h, uint64_t sig, uint32_t size)
 {
     h->signature = sig;
@@ -94,7 +83,7 @@ static void fill_thunks(struct firmware *fw)
     }
 }
 
-/* The notify trampoline (firmware.h FW_ID_NOTIFY_RETURN). */
+/* The notify trampoline (state.h FW_ID_NOTIFY_RETURN). */
 static void fill_notify_trampoline(struct firmware *fw)
 {
     static const uint8_t head[] = {
@@ -124,27 +113,6 @@ static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned fir
         ptrs[i] = firmware_thunk(fw, first_id + i);
 }
 
-unsigned fw_utf8_decode(const unsigned char *s, uint16_t *out)
-{
-    unsigned len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-                 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (!len) {
-        *out = 0xfffd;
-        return 1;
-    }
-    uint32_t c = len == 1 ? s[0] : s[0] & (0x7f >> len);
-    for (unsigned i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            *out = 0xfffd;
-            return i;
-        }
-        c = c << 6 | (s[i] & 0x3f);
-    }
-    static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-    *out = c < min[len] || c > 0xffff || (c >= 0xd800 && c <= 0xdfff) ? 0xfffd : (uint16_t)c;
-    return len;
-}
-
 size_t firmware_load_options(const char *s, uint16_t *out, size_t max)
 {
     size_t n = 0;
@@ -155,65 +123,36 @@ size_t firmware_load_options(const char *s, uint16_t *out, size_t max)
     return 2 * (n + 1);
 }
 
-efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid, uint64_t table)
+/* The memory map: the guest's RAM, then the firmware's own region, which
+ * is never conventional memory: the systab, the RT table and the config
+ * table array live in runtime memory, which the kernel keeps
+ * (drivers/firmware/efi/efi.c efi_config_parse_tables reads the config
+ * tables after ExitBootServices; arch/x86/platform/efi/efi.c keeps
+ * EFI_RUNTIME_*). */
+static int map_memory(struct firmware *fw)
 {
-    struct efi_system_table *st = guest_mem_ptr(fw->gm, fw->systab, sizeof(*st));
-    struct efi_configuration_table *ct =
-        guest_mem_ptr(fw->gm, fw->config_tables, FW_MAX_CONFIG_TABLES * sizeof(*ct));
-    /* The count is the firmware's own: the copy in the system table is
-     * guest memory and may have been overwritten. */
-    uint64_t n = fw->nconfig;
-
-    for (uint64_t i = 0; i < n; i++) {
-        if (!guid_equal(&ct[i].vendor_guid, guid))
-            continue;
-        if (table) {
-            ct[i].vendor_table = table;
-        } else {
-            memmove(&ct[i], &ct[i + 1], (n - i - 1) * sizeof(*ct));
-            st->number_of_table_entries = fw->nconfig = n - 1;
-        }
-        fw_update_crc(fw, fw->systab);
-        return EFI_SUCCESS;
-    }
-    if (!table)
-        return EFI_NOT_FOUND;
-    if (n >= FW_MAX_CONFIG_TABLES)
-        return EFI_OUT_OF_RESOURCES;
-    ct[n].vendor_guid = *guid;
-    ct[n].vendor_table = table;
-    st->number_of_table_entries = fw->nconfig = n + 1;
-    fw_update_crc(fw, fw->systab);
-    return EFI_SUCCESS;
-}
-
-int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct fw_config *cfg)
-{
-    memset(fw, 0, sizeof(*fw));
-    fw->cfg = *cfg;
-    fw->gm = gm;
-    fw->monotonic = 1;
-    fw->tpl = FW_TPL_APPLICATION;
+    uint64_t b = fw->cfg.base;
     memmap_init(&fw->map);
     struct guest_range r[2];
-    int nr = guest_mem_ranges(gm, r);
+    int nr = guest_mem_ranges(fw->gm, r);
     for (int i = 0; i < nr; i++)
         if (memmap_add_ram(&fw->map, r[i].start, r[i].size & ~0xfffULL))
             return -1;
-    uint64_t b = cfg->base;
-    if ((b & 0xfff) || !guest_mem_ptr(gm, b, FW_REGION_SIZE))
+    if ((b & 0xfff) || !guest_mem_ptr(fw->gm, b, FW_REGION_SIZE))
         return -1;
-    /* Firmware structures are never conventional memory: the systab, the RT
-     * table and the config table array live in runtime memory, which the
-     * kernel keeps (drivers/firmware/efi/efi.c efi_config_parse_tables reads the config
-     * tables after ExitBootServices; arch/x86/platform/efi/efi.c keeps EFI_RUNTIME_*). */
     if (memmap_reserve(&fw->map, b + FW_RT_CODE_OFFSET, 1, EFI_RUNTIME_SERVICES_CODE) ||
         memmap_reserve(&fw->map, b + FW_RT_DATA_OFFSET, 1, EFI_RUNTIME_SERVICES_DATA) ||
         memmap_reserve(&fw->map, b + FW_BS_DATA_OFFSET, (FW_REGION_SIZE - FW_BS_DATA_OFFSET) >> 12,
                        EFI_BOOT_SERVICES_DATA))
         return -1;
-    memset(at(fw, 0, FW_REGION_SIZE), 0, FW_REGION_SIZE);
+    return 0;
+}
 
+/* Where each structure goes in the (zeroed) region. */
+static void place_structures(struct firmware *fw)
+{
+    uint64_t b = fw->cfg.base;
+    memset(at(fw, 0, FW_REGION_SIZE), 0, FW_REGION_SIZE);
     fw->systab = b + OFF_SYSTAB;
     fw->rt = b + OFF_RT;
     fw->bs = b + OFF_BS;
@@ -228,11 +167,12 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     fw->image_device_path = b + OFF_IMAGE_DP;
     fw->rng = b + OFF_RNG;
     fw->rng_handle = b + OFF_HANDLES + 0x30;
-    fw->rng_state = cfg->seed;
+}
 
-    fill_thunks(fw);
-    fill_notify_trampoline(fw);
-
+/* EFI_RUNTIME_SERVICES and EFI_BOOT_SERVICES: a header, then a thunk per
+ * service; and the FirmwareVendor string the system table names. */
+static void build_service_tables(struct firmware *fw)
+{
     memcpy(at(fw, OFF_VENDOR, sizeof(FIRMWARE_VENDOR)), FIRMWARE_VENDOR, sizeof(FIRMWARE_VENDOR));
 
     uint8_t *rt = at(fw, OFF_RT, EFI_RUNTIME_SERVICES_SIZE);
@@ -244,11 +184,16 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     table_header((struct efi_table_header *)bs, EFI_BOOT_SERVICES_SIGNATURE, EFI_BOOT_SERVICES_SIZE);
     fill_service_table(fw, (uint64_t *)(bs + 24), FW_ID_BS(0), EFI_BOOT_SERVICES_COUNT);
     fw_update_crc(fw, fw->bs);
+}
 
+/* ConOut and ConIn: their functions' thunks, ConOut's Mode and ConIn's
+ * WaitForKey event (the first event made). */
+static void build_console(struct firmware *fw)
+{
     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL: its functions, then Mode. */
     uint64_t *conout = at(fw, OFF_CONOUT, (CONOUT_COUNT + 1) * 8);
     fill_service_table(fw, conout, FW_ID_CONOUT(0), CONOUT_COUNT);
-    conout[CONOUT_COUNT] = b + OFF_CONOUT_MODE;
+    conout[CONOUT_COUNT] = fw->cfg.base + OFF_CONOUT_MODE;
     struct efi_simple_text_output_mode *mode = at(fw, OFF_CONOUT_MODE, sizeof(*mode));
     mode->max_mode = 1;
     mode->attribute = 0x07;   /* EFI_LIGHTGRAY on EFI_BLACK */
@@ -258,7 +203,13 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     fill_service_table(fw, conin, FW_ID_CONIN(0), CONIN_COUNT);
     fw_events_init(fw);
     conin[CONIN_COUNT] = fw->events.wait_for_key;
+}
 
+/* The top-level image's LoadedImage protocol: its base and size, and the
+ * command line as LoadOptions. */
+static void build_loaded_image(struct firmware *fw)
+{
+    const struct fw_config *cfg = &fw->cfg;
     /* The image's device path and file path: an end node only. */
     struct efi_device_path_header *dp = at(fw, OFF_IMAGE_DP, sizeof(*dp));
     *dp = (struct efi_device_path_header){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, { 4, 0 } };
@@ -273,35 +224,49 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     li->image_data_type = EFI_LOADER_DATA;
     if (cfg->cmdline && cfg->cmdline[0]) {
         uint16_t *opts = at(fw, OFF_LOAD_OPTIONS, 2 * FW_CMDLINE_MAX);
-        li->load_options = b + OFF_LOAD_OPTIONS;
+        li->load_options = cfg->base + OFF_LOAD_OPTIONS;
         li->load_options_size = (uint32_t)firmware_load_options(cfg->cmdline, opts, FW_CMDLINE_MAX);
     }
+}
 
+/* The initrd as the kernel's stub finds it since 5.8: a handle with the
+ * device path VenMedia(LINUX_EFI_INITRD_MEDIA)/End and
+ * EFI_LOAD_FILE2_PROTOCOL (drivers/firmware/efi/libstub/efi-stub-helper.c). */
+static void install_initrd(struct firmware *fw)
+{
+    uint64_t b = fw->cfg.base;
+    fw->initrd_handle = b + OFF_HANDLES + 0x40;
+    fw->initrd_lf2 = b + OFF_INITRD_LF2;
+    fw->initrd_dp = b + OFF_INITRD_DP;
+    *(uint64_t *)at(fw, OFF_INITRD_LF2, 8) = firmware_thunk(fw, FW_ID_LOADFILE2);
+    uint8_t *dp = at(fw, OFF_INITRD_DP, 24);
+    dp[0] = EFI_DEV_MEDIA;
+    dp[1] = EFI_DEV_MEDIA_VENDOR;
+    dp[2] = 20;
+    memcpy(dp + 4, &GUID_LINUX_INITRD_MEDIA, 16);
+    memcpy(dp + 20, (uint8_t[]){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 }, 4);
+    fw_add_protocol(fw, fw->initrd_handle, &GUID_DEVICE_PATH, fw->initrd_dp);
+    fw_add_protocol(fw, fw->initrd_handle, &GUID_LOAD_FILE2_PROTOCOL, fw->initrd_lf2);
+}
+
+/* The handle database, in the order LocateHandle reports it: the image's
+ * handle, ConOut's, ConIn's, the initrd's and the RNG's. */
+static void install_protocols(struct firmware *fw)
+{
     fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE, fw->loaded_image);
     fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE_DEVICE_PATH, fw->image_device_path);
     fw_add_protocol(fw, fw->con_out_handle, &GUID_SIMPLE_TEXT_OUTPUT, fw->con_out);
     fw_add_protocol(fw, fw->con_in_handle, &GUID_SIMPLE_TEXT_INPUT, fw->con_in);
-    if (cfg->initrd) {
-        /* The initrd as the kernel's stub finds it since 5.8: a handle with
-         * the device path VenMedia(LINUX_EFI_INITRD_MEDIA)/End and
-         * EFI_LOAD_FILE2_PROTOCOL (drivers/firmware/efi/libstub/efi-stub-helper.c). */
-        fw->initrd_handle = b + OFF_HANDLES + 0x40;
-        fw->initrd_lf2 = b + OFF_INITRD_LF2;
-        fw->initrd_dp = b + OFF_INITRD_DP;
-        *(uint64_t *)at(fw, OFF_INITRD_LF2, 8) = firmware_thunk(fw, FW_ID_LOADFILE2);
-        uint8_t *dp = at(fw, OFF_INITRD_DP, 24);
-        dp[0] = EFI_DEV_MEDIA;
-        dp[1] = EFI_DEV_MEDIA_VENDOR;
-        dp[2] = 20;
-        memcpy(dp + 4, &GUID_LINUX_INITRD_MEDIA, 16);
-        memcpy(dp + 20, (uint8_t[]){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 }, 4);
-        fw_add_protocol(fw, fw->initrd_handle, &GUID_DEVICE_PATH, fw->initrd_dp);
-        fw_add_protocol(fw, fw->initrd_handle, &GUID_LOAD_FILE2_PROTOCOL, fw->initrd_lf2);
-    }
+    if (fw->cfg.initrd)
+        install_initrd(fw);
     /* no-rng hides it at lookup (dispatch.c), so a sweep can arm it late. */
     fill_service_table(fw, at(fw, OFF_RNG, 8 * RNG_COUNT), FW_ID_RNG(0), RNG_COUNT);
     fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);
+}
 
+/* EFI_SYSTEM_TABLE, last: it names everything above. */
+static void build_system_table(struct firmware *fw)
+{
     struct efi_system_table *st = at(fw, OFF_SYSTAB, sizeof(*st));
     table_header(&st->hdr, EFI_SYSTEM_TABLE_SIGNATURE, sizeof(*st));
     st->firmware_vendor = fw->vendor;
@@ -317,6 +282,26 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     st->number_of_table_entries = 0;
     st->configuration_table = fw->config_tables;
     fw_update_crc(fw, fw->systab);
+}
+
+int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct fw_config *cfg)
+{
+    memset(fw, 0, sizeof(*fw));
+    fw->cfg = *cfg;
+    fw->gm = gm;
+    fw->monotonic = 1;
+    fw->tpl = FW_TPL_APPLICATION;
+    fw->rng_state = cfg->seed;
+    if (map_memory(fw))
+        return -1;
+    place_structures(fw);
+    fill_thunks(fw);
+    fill_notify_trampoline(fw);
+    build_service_tables(fw);
+    build_console(fw);
+    build_loaded_image(fw);
+    install_protocols(fw);
+    build_system_table(fw);
     return 0;
 }
 
@@ -339,4 +324,9 @@ int firmware_copy(struct firmware *dst, const struct firmware *src)
     *dst = *src;
     dst->variables = NULL;
     return fw_variables_copy(dst, src);
+}
+
+uint64_t firmware_copy_bytes(const struct firmware *fw)
+{
+    return sizeof(*fw) + fw->variable_bytes;
 }

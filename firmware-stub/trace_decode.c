@@ -2,11 +2,15 @@
  * reads them (GUIDs and memory types by name, sizes, what the call
  * returned through its pointers). Read after the call, through the same
  * guest view; anything unreadable is left out. */
+#include "trace_decode.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "trace_decode.h"
+#include "guids.h"
+#include "ucs2.h"
+#include "../guest/guest_text.h"
 
 struct fw_trace_out {
     char *buf;

@@ -4,7 +4,11 @@
 #ifndef HANDOVER_FW_TRACE_DECODE_H
 #define HANDOVER_FW_TRACE_DECODE_H
 
-#include "internal.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "service.h"
 
 void fw_trace_u64(struct fw_trace_out *o, const char *key, uint64_t val);
 void fw_trace_hex(struct fw_trace_out *o, const char *key, uint64_t val);
@@ -20,7 +24,10 @@ void fw_trace_memory_type(struct fw_trace_out *o, uint64_t type);
 void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t addr);
 /* The decoder of a lookup that shows only "protocol", its GUID
  * (struct fw_lookup); the other lookups' decoders start with it. */
-void fw_decode_protocol(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
-                        const uint64_t *a, efi_status_t status);
+fw_decoder fw_decode_protocol;
+
+/* ,"decoded":{...} for a trace line, or 0 bytes. */
+size_t fw_trace_decode(const struct fw_service *s, const struct guest_view *v, const uint64_t *a,
+                       efi_status_t status, char *buf, size_t cap);
 
 #endif

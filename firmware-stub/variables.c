@@ -2,10 +2,13 @@
  * QueryVariableInfo (UEFI 2.10 section 8.2). Volatile, host-side, bounded.
  * Missing variables give EFI_NOT_FOUND without touching *DataSize: the stub
  * probes SecureBoot, SetupMode and MOR and relies on that (section 7 item 2). */
+#include "variables.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "guids.h"
+#include "ucs2.h"
 
 #define VAR_NAME_MAX   512            /* characters, with the NUL */
 #define VAR_DATA_MAX   (64u << 10)    /* bytes per variable */
@@ -229,9 +232,4 @@ int fw_variables_copy(struct firmware *dst, const struct firmware *src)
         tail = &copy->next;
     }
     return 0;
-}
-
-uint64_t firmware_copy_bytes(const struct firmware *fw)
-{
-    return sizeof(*fw) + fw->variable_bytes;
 }

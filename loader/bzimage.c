@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fail.h"
-#include "../vmm/mem/guest_text.h"
+#include "../guest/fail.h"
+#include "../guest/guest_text.h"
 
 
 static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bootparam.h"
-#include "pe.h"
-#include "../vmm/mem/guest_mem.h"
+#include "../guest/bootparam.h"
+#include "../firmware-stub/pe.h"
+#include "../guest/guest_mem.h"
 
 #define BZIMAGE_MIN_PROTOCOL 0x020b   /* 2.11: handover_offset */
 #define BZIMAGE_MAX_PREF_ADDRESS ((1ULL << 52) - 1)   /* MAXPHYADDR at most 52 (SDM vol. 3A, 4.1.4) */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bootparam.h"
+#include "../guest/bootparam.h"
 
 /* The setup header's relocatable_kernel, 0 (boot.rst: protocol 2.05 and
  * later): the protected-mode code runs only at code32_start, as

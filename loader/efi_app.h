@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "pe.h"
+#include "../firmware-stub/pe.h"
 
 enum image_kind {
     IMAGE_BZIMAGE,   /* a boot sector or setup header (boot_flag, "HdrS"), with or without a PE header */

@@ -1,6 +1,6 @@
 #include "place.h"
 
-#include "../vmm/mem/layout.h"
+#include "../guest/layout.h"
 
 uint64_t place_wanted(const struct image_constraints *c)
 {

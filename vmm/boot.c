@@ -13,7 +13,7 @@
 #include "../loader/cpio.h"
 #include "../loader/dtb.h"
 #include "../loader/place.h"
-#include "mem/layout.h"
+#include "../guest/layout.h"
 #include "host/add_files.h"
 #include "host/files.h"
 #include "vmm.h"

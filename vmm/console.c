@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mem/layout.h"
+#include "../guest/layout.h"
 #include "vmm.h"
 
 static void ktap_consumer(void *ctx, const char *line)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../firmware-stub/keys.h"
-#include "mem/layout.h"
+#include "../guest/layout.h"
 #include "verdict/exit_status.h"
 #include "verdict/fault_outcome.h"
 #include "host/log.h"

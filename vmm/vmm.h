@@ -20,7 +20,7 @@
 #include "host/add_files.h"
 #include "tools/fault_sweep.h"
 #include "devices/control_ports.h"
-#include "mem/guest_mem.h"
+#include "../guest/guest_mem.h"
 #include "devices/io_bus.h"
 #include "verdict/ktap.h"
 #include "verdict/run_counters.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../loader/bzimage.h"
-#include "../../vmm/mem/guest_text.h"
+#include "../../guest/guest_text.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
 

@@ -22,7 +22,7 @@
 #include "../../firmware-stub/acpi.h"
 #include "../../vmm/devices/control_ports.h"
 #include "../../vmm/devices/io_bus.h"
-#include "../../vmm/mem/layout.h"
+#include "../../guest/layout.h"
 #include "../../vmm/devices/serial.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"

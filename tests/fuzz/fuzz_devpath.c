@@ -3,7 +3,7 @@
  * service makes), LocateDevicePath, and LoadImage's DevicePath, which
  * becomes the image's LOADED_IMAGE_DEVICE_PATH and, split at the longest
  * installed prefix, its DeviceHandle and FilePath (firmware-stub/image.c,
- * boot_services.c). Device paths are installed on handles with
+ * protocols.c, handles.c). Device paths are installed on handles with
  * InstallProtocolInterface and InstallMultipleProtocolInterfaces and
  * removed with UninstallProtocolInterface, all through firmware_call.
  *
@@ -50,10 +50,11 @@
 
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
-#include "../../firmware-stub/internal.h"
-#include "../../loader/pe.h"
-#include "../../vmm/mem/guest_mem.h"
-#include "../../vmm/mem/layout.h"
+#include "../../firmware-stub/handles.h"
+#include "../../firmware-stub/image.h"
+#include "../../firmware-stub/pe.h"
+#include "../../guest/guest_mem.h"
+#include "../../guest/layout.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
 
@@ -141,7 +142,7 @@ static void put_app(uint8_t *f)
 
 /* ---- the reference ------------------------------------------------------ */
 
-/* What UEFI 2.10 section 10.2 and internal.h's FW_DEVICE_PATH_MAX make of
+/* What UEFI 2.10 section 10.2 and handles.h's FW_DEVICE_PATH_MAX make of
  * the bytes at dp in guest RAM: the bytes before the end-entire node, each
  * node at least its 4-byte header and all of them ending before
  * FW_DEVICE_PATH_MAX; -1 otherwise. */

@@ -50,10 +50,9 @@
 #include <sys/mman.h>
 
 #include "../../firmware-stub/firmware.h"
-#include "../../firmware-stub/internal.h"
 #include "../../firmware-stub/keys.h"
-#include "../../vmm/mem/guest_mem.h"
-#include "../../vmm/mem/layout.h"
+#include "../../guest/guest_mem.h"
+#include "../../guest/layout.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the PE32+ loader (loader/pe.c).
+/* libFuzzer harness for the PE32+ loader (firmware-stub/pe.c).
  * Input: the bytes of an EFI image file, as LoadImage would be handed it.
  * pe_parse and, when the image parses, pe_load into a 16 MiB guest buffer:
  * at its ImageBase when that fits (a zero delta) and flush with the end of
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "../../loader/efi_app.h"
-#include "../../loader/pe.h"
-#include "../../vmm/mem/guest_text.h"
+#include "../../firmware-stub/pe.h"
+#include "../../guest/guest_text.h"
 #include "fuzz_harness.h"
 
 #define MEM_SIZE (16ULL << 20)

@@ -1,24 +1,110 @@
 #!/usr/bin/env bash
-# The folders keep to their layers (docs/architecture.md): only vmm/kvm/
-# calls ioctl; the pure libraries (the Makefile's PURE_DIRS) include no
-# header from the VMM's upper folders (vmm.h, kvm/, tools/, host/), and the
-# firmware-stub and loader reach into vmm/ only for its bottom folder, mem/.
-# usage: tests/integration/layering.sh PURE_DIR...
+# The tree keeps to its ranks (docs/architecture.md): a folder includes only
+# itself and the folders below it, and inside firmware-stub/ a file only
+# looks down too; the pure folders (the Makefile's PURE_DIRS, which the
+# unit tests and fuzzers link alone) include only pure folders, and only
+# vmm/kvm/ calls ioctl. One ok/not ok line per rule, with the lines that
+# break it.
+# usage: tests/integration/layering.sh OBJ_DIR PURE_DIR...
+#   OBJ_DIR: the build's objects ($(BUILD)/obj), for the firmware-stub's calls
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
-calls=$(grep -rlE '\bioctl *\(' --include=*.c vmm | grep -v '^vmm/kvm/')
-if [ -z "$calls" ]; then pass only-vmm-kvm-calls-ioctl
-else fail only-vmm-kvm-calls-ioctl "ioctl called in: $calls"; fi
-bad=
-for d in "$@"; do
-    for f in "$d"/*.[ch]; do
-        grep -HnE '#include "[^"]*(vmm\.h|/kvm/|/tools/|/host/|^kvm/|^tools/|^host/)' "$f" && bad=1
-        case $d in loader|firmware-stub)
-            grep -HnE '#include "\.\./vmm/' "$f" | grep -v '\.\./vmm/mem/' && bad=1 ;;
-        esac
-    done
-done
-if [ -z "$bad" ]; then pass pure-libraries-include-only-lower-folders
-else fail pure-libraries-include-only-lower-folders "see the lines above"; fi
+OBJ=$1
+shift
+PURE_DIRS="$*"
+
+# The top-level folders, bottom first.
+FOLDER_RANKS=(guest firmware-stub loader vmm)
+
+# The firmware-stub's files, bottom first (a .c and its .h share a rank).
+FIRMWARE_RANKS=(
+    "services efi guids names ucs2"                              # the spec's types, names and strings
+    "memmap pe keys inject_kind"                                 # libraries on them
+    "state service"                                              # the firmware's state, a service's row
+    "log"                                                        # its diagnostics
+    "trace_decode handles pool system_table variables"           # what the services use
+    "memory protocols events image console rng loadfile2 acpi"   # the services
+    "boot_services runtime_services inject"                      # tables of several files' services; the faults
+    "dispatch tables firmware"                                   # the dispatch, the building, the interface
+)
+
+# Every #include "..." in the folders given: FILE:LINE TARGET, the target
+# a path from the top of the tree (the generated headers -I$(BUILD)/gen
+# finds are not in the tree, and left out).
+includes() {
+    { find guest firmware-stub loader vmm tests -name '*.[ch]' | sed 's/^/tree /'
+      grep -rHn --include='*.[ch]' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$@"; } |
+    awk '$1 == "tree" { tree[$2] = 1; next }
+         { split($0, at, ":"); split($0, q, "\"")
+           n = split(at[1] "/../" q[2], part, "/"); k = 0
+           for (i = 1; i <= n; i++)
+               if (part[i] == "..") k--; else if (part[i] != "." && part[i] != "") kept[++k] = part[i]
+           t = kept[1]; for (i = 2; i <= k; i++) t = t "/" kept[i]
+           if (t in tree) print at[1] ":" at[2], t }'
+}
+
+# above BY RANKS... < "FROM:LINE TO [WHAT]" lines: those where TO ranks
+# above FROM (calls: at or above, unless the same file), and any FROM
+# without a rank. BY: folder (ranked by top-level folder), include or call
+# (by file name without .c or .h); RANKS: one word list a rank, bottom first.
+above() {
+    local by=$1
+    shift
+    awk -v by="$by" -v ranks="$(printf '%s\n' "$@")" '
+        BEGIN { n = split(ranks, line, "\n")
+                for (r = 1; r <= n; r++) { m = split(line[r], w, " "); for (i = 1; i <= m; i++) rank[w[i]] = r } }
+        function key(path,   p, n) {
+            n = split(path, p, "/")
+            if (by == "folder") return p[1]
+            sub(/\.[cho]$/, "", p[n]); return p[n]
+        }
+        { split($1, at, ":"); from = key(at[1]); to = key($2)
+          if (!(from in rank)) { print at[1] ": has no rank"; next }
+          if (!(to in rank) || from == to && by == "call") next
+          if (rank[to] > rank[from] || rank[to] == rank[from] && by == "call")
+              print (by == "call" ? at[1] " uses " $3 " of " $2 : $1 " includes " $2), \
+                    "(rank " rank[to] ", " (rank[to] > rank[from] ? "above" : "the same as") " its own " rank[from] ")" }' |
+    sort -u
+}
+
+report() {   # report RULE WHY: pass, or fail with the lines in $OUT/bad
+    if [ -s "$OUT/bad" ]; then fail "$1" "$2" "$OUT/bad"; else pass "$1"; fi
+}
+
+# 1. Only vmm/kvm/ calls ioctl.
+grep -rnE '\bioctl *\(' --include='*.c' vmm | grep -v '^vmm/kvm/' > "$OUT/bad"
+report only-vmm-kvm-calls-ioctl "ioctl called outside vmm/kvm/"
+
+# 2. A folder includes only itself and the folders below it.
+includes "${FOLDER_RANKS[@]}" | above folder "${FOLDER_RANKS[@]}" > "$OUT/bad"
+report folders-include-only-lower-folders "the folders, bottom first: ${FOLDER_RANKS[*]}"
+
+# 3. The pure folders include only pure folders.
+# shellcheck disable=SC2086
+includes $PURE_DIRS | awk -v pure=" $PURE_DIRS " '{ d = $2; sub(/\/[^\/]*$/, "", d)
+    if (!index(pure, " " d " ")) print $1, "includes", $2, "(not in a pure folder)" }' > "$OUT/bad"
+report pure-folders-include-only-pure-folders "the pure folders: $PURE_DIRS"
+
+# 4. A firmware-stub file includes only headers of its own rank or lower.
+{ for f in firmware-stub/*.[ch]; do echo "$f:0 $f"; done
+  includes firmware-stub | grep ' firmware-stub/'; } | above include "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
+report firmware-stub-files-include-only-lower-ranks "the ranks: FIRMWARE_RANKS in $0"
+
+# 5. A firmware-stub file uses only the functions and tables of lower
+# ranks: read from the objects, so that no declaration in the wrong header
+# can hide a call.
+if ! ls "$OBJ"/firmware-stub/*.o > /dev/null 2>&1; then
+    echo "no objects in $OBJ/firmware-stub: build first" > "$OUT/bad"
+else
+    for o in "$OBJ"/firmware-stub/*.o; do
+        f=firmware-stub/$(basename "$o" .o).c
+        nm --defined-only "$o" | awk -v f="$f" '$2 ~ /^[TDRB]$/ { print "def", f, $3 }'
+        nm --undefined-only "$o" | awk -v f="$f" '{ print "use", f, $2 }'
+    done | awk '$1 == "def" { owner[$3] = $2; next } { n++; user[n] = $2; sym[n] = $3 }
+                END { for (i = 1; i <= n; i++) if (sym[i] in owner) print user[i] ":0", owner[sym[i]], sym[i] }' |
+    above call "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
+fi
+report firmware-stub-files-use-only-lower-ranks "the ranks: FIRMWARE_RANKS in $0"
+
 summary

@@ -34,6 +34,10 @@ def expand(text, matrix, where):
     return re.sub(r"\$\{\{(.*?)\}\}", one, text)
 
 
+def yaml_text(v):
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
 def matrix_entries(job, name):
     m = (job.get("strategy") or {}).get("matrix")
     if not m:
@@ -68,9 +72,10 @@ def main(path, outdir):
                     if kind == "actions/cache":
                         body = ""
                     else:
-                        # One KEY=VALUE line per line of a value (a list of paths).
+                        # One KEY=VALUE line per line of a value (a list of paths),
+                        # booleans as the workflow spells them.
                         body = "".join(f"{k}={line}\n" for k, v in with_.items()
-                                       for line in expand(str(v), matrix, where).split("\n") if line.strip())
+                                       for line in expand(yaml_text(v), matrix, where).split("\n") if line.strip())
                     title = step.get("name") or kind
                 else:
                     fail(f"{where}: neither run nor uses")

@@ -1422,7 +1422,7 @@ static NORETURN void mode_pit(void)
 /* while the BSP calls InstallConfigurationTable                       */
 
 /* After each InstallConfigurationTable the VMM recomputes the system
- * table's CRC32 (firmware-stub/tables.c fw_update_crc). It once read
+ * table's CRC32 (firmware-stub/system_table.c fw_update_crc). It once read
  * HeaderSize from guest memory twice, for the bounds check and for the CRC
  * length, so another vCPU that flipped it between 0x78 and 0xfffffff0 made
  * the VMM read 4 GiB of host memory. AP 1 does that flipping here, for real:

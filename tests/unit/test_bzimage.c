@@ -9,7 +9,7 @@
 #include "suites.h"
 #include "../../loader/bzimage.h"
 #include "../../loader/place.h"
-#include "../../vmm/mem/layout.h"
+#include "../../guest/layout.h"
 
 /* ---- a synthetic image ---------------------------------------------------- */
 

@@ -10,7 +10,7 @@
 #include "../../vmm/devices/device_init.h"
 #include "../../vmm/devices/io_bus.h"
 #include "../../vmm/devices/persist.h"
-#include "../../vmm/mem/layout.h"
+#include "../../guest/layout.h"
 #include "../../vmm/devices/serial.h"
 
 #define COM1 PORT_SERIAL_COM1

@@ -8,6 +8,7 @@
 
 #include "suites.h"
 #include "../../firmware-stub/acpi.h"
+#include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
 
 #define MEM (64u << 20)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "fw_fixture.h"
-#include "../../loader/pe.h"
+#include "../../firmware-stub/pe.h"
 
 /* ---- the loaded image of the top-level image ------------------------------------------- */
 

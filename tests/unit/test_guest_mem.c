@@ -1,4 +1,4 @@
-/* vmm/mem/guest_mem.c: bounds of guest-physical accesses (end of RAM, the
+/* guest/guest_mem.c: bounds of guest-physical accesses (end of RAM, the
  * 32-bit hole, overflow of gpa + len) and guest-virtual accesses through
  * 4- and 5-level page tables built in the buffer (Intel SDM vol. 3A, 4.5). */
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 #include <sys/mman.h>
 
 #include "suites.h"
-#include "../../vmm/mem/guest_mem.h"
-#include "../../vmm/mem/guest_text.h"
+#include "../../guest/guest_mem.h"
+#include "../../guest/guest_text.h"
 
 #define MiB(n) ((uint64_t)(n) << 20)
 #define GiB(n) ((uint64_t)(n) << 30)

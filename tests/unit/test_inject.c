@@ -10,7 +10,7 @@
 #include "suites.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
-#include "../../vmm/mem/mem_delta.h"
+#include "../../guest/mem_delta.h"
 
 #define RAM_SIZE  (16u << 20)
 #define FW_BASE   0x100000ULL

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "suites.h"
-#include "../../loader/bootparam.h"
+#include "../../guest/bootparam.h"
 #include "../../firmware-stub/efi.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
-#include "../../vmm/mem/layout.h"
+#include "../../guest/layout.h"
 
 #define BP(field) offsetof(struct boot_params, field)
 

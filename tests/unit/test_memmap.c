@@ -5,7 +5,7 @@
 
 #include "suites.h"
 #include "../../firmware-stub/memmap.h"
-#include "../../loader/bootparam.h"
+#include "../../guest/bootparam.h"
 
 #define KiB(n) ((uint64_t)(n) << 10)
 #define MiB(n) ((uint64_t)(n) << 20)

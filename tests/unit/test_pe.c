@@ -1,4 +1,4 @@
-/* loader/pe.c: a synthetic PE32+ EFI application (MS-DOS stub, COFF and
+/* firmware-stub/pe.c: a synthetic PE32+ EFI application (MS-DOS stub, COFF and
  * optional headers, .text, .data with a BSS tail, and a .reloc with DIR64,
  * HIGHLOW and ABSOLUTE entries, as the PE/COFF specification lays them
  * out) loaded at its ImageBase and elsewhere, then broken one field at a
@@ -11,7 +11,7 @@
 #include "suites.h"
 #include "../../loader/bzimage.h"
 #include "../../loader/efi_app.h"
-#include "../../loader/pe.h"
+#include "../../firmware-stub/pe.h"
 
 /* ---- a synthetic image ---------------------------------------------------- */
 

@@ -8,7 +8,12 @@
 #include <string.h>
 
 #include "suites.h"
-#include "../../firmware-stub/internal.h"
+#include "../../firmware-stub/boot_services.h"
+#include "../../firmware-stub/console.h"
+#include "../../firmware-stub/dispatch.h"
+#include "../../firmware-stub/firmware.h"
+#include "../../firmware-stub/rng.h"
+#include "../../firmware-stub/runtime_services.h"
 
 #define STACK 0x3f0000ULL
 

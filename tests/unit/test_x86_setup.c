@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 
 #include "suites.h"
-#include "../../vmm/mem/layout.h"
+#include "../../guest/layout.h"
 #include "../../vmm/x86/x86_setup.h"
 
 #define MiB(n) ((uint64_t)(n) << 20)

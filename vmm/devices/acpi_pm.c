@@ -4,7 +4,7 @@
 #include "control_ports.h"
 
 #include "device_init.h"
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 /* The sleep control register's fields (ACPI 6.4, 4.8.3.7). */
 #define SLEEP_TYPE_SHIFT 2

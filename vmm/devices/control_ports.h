@@ -1,7 +1,7 @@
 /* The devices through which a guest ends the VM, one per file, sharing
  * this state: the i8042 reset line (i8042.c), the exit-status port
  * (exit_port.c) and the FADT's sleep control and reset registers
- * (acpi_pm.c). Their ports are in vmm/mem/layout.h. */
+ * (acpi_pm.c). Their ports are in guest/layout.h. */
 #ifndef HANDOVER_CONTROL_PORTS_H
 #define HANDOVER_CONTROL_PORTS_H
 

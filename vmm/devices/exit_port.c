@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "device_init.h"
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 static void exit_out(void *state, uint16_t off, const uint8_t *data, unsigned size)
 {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "device_init.h"
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 #define I8042_CMD_SYSTEM_RESET 0xfe
 #define I8042_STATUS_IDLE      0x00  /* output buffer empty, input buffer empty */

@@ -2,7 +2,7 @@
  * device_manager/persist.rs): the state each device put on the bus as
  * kept, in the bus's order, and the bus's own count of unclaimed accesses;
  * a device added to the bus is in every snapshot without a line here.
- * The vCPU and irqchips (kvm/snapshot.h), guest RAM (mem/mem_delta.h), the
+ * The vCPU and irqchips (kvm/snapshot.h), guest RAM (guest/mem_delta.h), the
  * firmware (firmware_copy) and the run's own state are kept apart. */
 #ifndef HANDOVER_PERSIST_H
 #define HANDOVER_PERSIST_H

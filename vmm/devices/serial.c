@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "device_init.h"
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 #define UART_RX   0   /* in, DLAB=0 */
 #define UART_TX   0   /* out, DLAB=0 */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../mem/guest_text.h"
+#include "../../guest/guest_text.h"
 #include "log.h"
 
 static FILE *log_file;

@@ -16,8 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../mem/guest_mem.h"
-#include "../mem/layout.h"
+#include "../../guest/guest_mem.h"
+#include "../../guest/layout.h"
 #include "../x86/x86_setup.h"
 
 #define PROBE_MEM   0x200000

@@ -12,7 +12,7 @@
 #include "../x86/cpuid.h"
 #include "host_probe.h"
 #include "msrs.h"
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 #include "../vmm.h"
 #include "../x86/x86_setup.h"
 

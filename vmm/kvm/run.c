@@ -9,7 +9,7 @@
 
 #include "../verdict/end_reason.h"
 #include "../x86/emulate.h"
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 #include "../vmm.h"
 #include "../x86/x86_setup.h"
 

@@ -1,6 +1,6 @@
 /* Snapshots of a running VM, for --fault-sweep: the vCPU's registers,
  * FPU/XSAVE, MSRs, LAPIC and pending events, the irqchip and PIT (guest
- * memory is vmm/mem/mem_delta.h's).
+ * memory is guest/mem_delta.h's).
  * Documentation/virt/kvm/api.rst (KVM_GET_* / KVM_SET_*). */
 #ifndef HANDOVER_SNAPSHOT_H
 #define HANDOVER_SNAPSHOT_H

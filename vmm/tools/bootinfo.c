@@ -1,6 +1,6 @@
 /* The --stop-at ebs summary: the boot_params the stub built, and the
  * verdict of the e820 check (verdict/e820_check.h). */
-#include "../mem/guest_text.h"
+#include "../../guest/guest_text.h"
 #include "../verdict/e820_check.h"
 #include "../vmm.h"
 

@@ -14,8 +14,8 @@
 #include "../verdict/fault_outcome.h"
 #include "../devices/persist.h"
 #include "../kvm/snapshot.h"
-#include "../mem/guest_text.h"
-#include "../mem/mem_delta.h"
+#include "../../guest/guest_text.h"
+#include "../../guest/mem_delta.h"
 #include "../vmm.h"
 #include "clock.h"
 

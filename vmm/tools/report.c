@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "../mem/guest_text.h"
+#include "../../guest/guest_text.h"
 #include "../verdict/e820_check.h"
 #include "../vmm.h"
 #include "clock.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "../../firmware-stub/memmap.h"
-#include "../../loader/bootparam.h"
+#include "../../guest/bootparam.h"
 
 struct vmm;
 

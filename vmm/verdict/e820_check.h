@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "../../firmware-stub/memmap.h"
-#include "../../loader/bootparam.h"
-#include "../mem/guest_mem.h"
+#include "../../guest/bootparam.h"
+#include "../../guest/guest_mem.h"
 
 #define MAX_E820 (E820_MAX_ENTRIES_ZEROPAGE + MEMMAP_MAX_ENTRIES)
 

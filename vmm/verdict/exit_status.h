@@ -6,7 +6,7 @@
 #ifndef HANDOVER_EXIT_STATUS_H
 #define HANDOVER_EXIT_STATUS_H
 
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 #define EXIT_STATUS_STR(x)  EXIT_STATUS_STR_(x)
 #define EXIT_STATUS_STR_(x) #x

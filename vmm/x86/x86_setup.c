@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "../mem/layout.h"
+#include "../../guest/layout.h"
 
 static unsigned identity_gib(const struct guest_mem *gm)
 {

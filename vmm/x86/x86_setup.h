@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../mem/guest_mem.h"
+#include "../../guest/guest_mem.h"
 
 /* Identity-map [0, max(4 GiB, top of RAM)) with 2 MiB pages; returns the
  * number of page directories used, or -1. */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../vmm/mem/guest_mem.h"
+#include "../guest/guest_mem.h"
 
 /* Limits that keep a hostile file harmless. A UKI with several profiles
  * carries some twenty sections. */
@@ -31,7 +31,7 @@
 #define PE_SCN_MEM_EXECUTE 0x20000000u
 #define PE_SCN_MEM_WRITE   0x80000000u
 
-/* Base relocation types ("Base Relocation Types") the loader applies. */
+/* Base relocation types ("Base Relocation Types") pe_load applies. */
 #define PE_REL_BASED_ABSOLUTE 0    /* padding: skipped */
 #define PE_REL_BASED_HIGHLOW  3    /* the low 32 bits of the delta added to a dword */
 #define PE_REL_BASED_DIR64    10   /* the delta added to a qword */

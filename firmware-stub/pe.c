@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fail.h"
-#include "../vmm/mem/guest_text.h"
+#include "../guest/fail.h"
+#include "../guest/guest_text.h"
 
 static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t rd32(const uint8_t *p) { return rd16(p) | (uint32_t)rd16(p + 2) << 16; }

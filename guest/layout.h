@@ -5,7 +5,7 @@
  *
  *   0x00000000 - 0x0009ffff  conventional RAM (the kernel's real-mode trampoline wants some)
  *   0x000a0000 - 0x000fffff  reserved (legacy VGA/BIOS hole)
- *   0x00100000 - 0x00103fff  firmware (firmware-stub/firmware.h: RT code, RT data, BS data)
+ *   0x00100000 - 0x00103fff  firmware (firmware-stub/state.h: RT code, RT data, BS data)
  *   0x00104000               GDT
  *   0x00105000               IDT (32 exception gates into firmware thunks)
  *   0x00106000               PML4

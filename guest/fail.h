@@ -1,5 +1,6 @@
-/* The loader's one way to refuse an input: a one-line message naming the
- * field in err, and -1. */
+/* The one way the parsers of a guest image (loader/bzimage.c,
+ * firmware-stub/pe.c) refuse an input: a one-line message naming the field
+ * in err, and -1. */
 #ifndef HANDOVER_FAIL_H
 #define HANDOVER_FAIL_H
 

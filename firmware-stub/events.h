@@ -1,0 +1,33 @@
+/* Events and timers (UEFI 2.10 section 7.1), and the notify functions
+ * that run in the guest (events.c). */
+#ifndef HANDOVER_FW_EVENTS_H
+#define HANDOVER_FW_EVENTS_H
+
+#include <stdbool.h>
+
+#include "service.h"
+
+fw_handler fw_create_event;
+fw_handler fw_create_event_ex;
+fw_handler fw_set_timer;
+fw_handler fw_wait_for_event;
+fw_handler fw_signal_event;
+fw_handler fw_close_event;
+fw_handler fw_check_event;
+fw_decoder fw_decode_create_event;
+fw_decoder fw_decode_set_timer;
+fw_decoder fw_decode_wait_for_event;
+fw_decoder fw_decode_event;
+/* Make ConIn.WaitForKey, the first event (fw->events.wait_for_key). */
+void fw_events_init(struct firmware *fw);
+/* Signal every event of the group (ExitBootServices', SetVirtualAddressMap's). */
+void fw_signal_event_group(struct firmware *fw, const efi_guid_t *group);
+/* At the end of a call (fw->call) with this status: if a queued notify
+ * function's TPL is above the current TPL, the vCPU goes to run the
+ * queued functions, and the call then does `then` (struct fw_notify_frame);
+ * returns whether it does. */
+bool fw_notify_dispatch(struct firmware *fw, enum fw_notify_then then, efi_status_t status);
+/* The notify trampoline's re-entry (FW_ID_NOTIFY_RETURN). */
+extern const struct fw_service fw_notify_return_service;
+
+#endif
