@@ -20,6 +20,8 @@ int main(void)
     srunner_add_suite(sr, inject_suite());
     srunner_add_suite(sr, service_table_suite());
     srunner_add_suite(sr, verdict_suite());
+    srunner_add_suite(sr, report_suite());
+    srunner_add_suite(sr, sweep_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

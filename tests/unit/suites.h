@@ -17,5 +17,7 @@ Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
 Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes */
 Suite *boot_data_suite(void);  /* test_boot_data.c: ACPI, device tree, cpio, emulation, KTAP */
 Suite *service_table_suite(void); /* test_service_table.c: service rows and fault descriptors */
+Suite *report_suite(void);     /* test_report.c: --report's and --kunit-json's JSON */
+Suite *sweep_suite(void);      /* test_sweep.c: the --fault-sweep matrix, its cells and verdict */
 
 #endif
