@@ -1,6 +1,6 @@
-/* Guest serial output: COM1 to stdout, each byte and line to the
- * observers (run_hooks.h) and each line to the line consumers; COM2 to the
- * --exec-output file. */
+/* Guest serial output: COM1 to stdout, each byte to the observers
+ * (run_hooks.h) and each line to the line consumers (the console's own
+ * watchers, and the observers' line hooks); COM2 to the --exec-output file. */
 #include <errno.h>
 #include <string.h>
 

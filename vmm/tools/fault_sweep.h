@@ -16,8 +16,9 @@ struct fault_sweep;
 struct fault_sweep *fault_sweep_new(struct vmm *vm);
 /* Its observer (ctx: the sweep): the snapshots of the boot without faults. */
 extern const struct run_hooks fault_sweep_hooks;
-/* Run the sweep, its observer registered; returns the exit status: 0 when
- * every cell ran and the verdict passed (--fail-on, --sweep-baseline). */
+/* Run the sweep (fault_sweep_hooks registered on the VM with it as ctx);
+ * returns the exit status: 0 when every cell ran and the verdict passed
+ * (--fail-on, --sweep-baseline). */
 int fault_sweep_run(struct fault_sweep *sw);
 void fault_sweep_free(struct fault_sweep *sw);
 
