@@ -21,6 +21,9 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 PURE_DIRS := guest firmware-stub loader vmm/devices vmm/x86 vmm/verdict
 LIB_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))
 VMM_SRC := $(wildcard vmm/*.c vmm/kvm/*.c vmm/tools/*.c vmm/host/*.c)
+# The tools' parts that need no VM (the report's JSON, the sweep's matrix)
+# and the log they write through: the unit tests link them too.
+TOOL_LIB_SRC := vmm/tools/report.c vmm/tools/sweep_matrix.c vmm/host/log.c
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
@@ -59,11 +62,11 @@ $(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
 $(BUILD)/handover-san: $(VMM_OBJ_SAN) $(LIB_OBJ_SAN)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
 
-$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,$(TOOL_LIB_SRC))
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 
-$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,$(TOOL_LIB_SRC))
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 
 # Both seccomp filters entered for real, a call of each family issued
 # under each (tests/sandbox/sandbox_test.c): sandbox.c with the log it

@@ -175,23 +175,23 @@ bool firmware_inject_memmap(struct firmware *fw)
 /* ---- the kinds ---------------------------------------------------------- */
 
 const struct inject_fault inject_faults[INJECT_KINDS] = {
-    /* --fault-sweep tries N = 1 and 2 (vmm/fault_sweep.c plan_cells). */
+    /* --fault-sweep tries N = 1 and 2 (vmm/tools/sweep_matrix.c sweep_plan_cells). */
     [INJECT_GMM_TOO_SMALL] = { .name = "gmm-too-small", .value = INJECT_VALUE_OPTIONAL, .takes_from = true,
                                .help = "GetMemoryMap returns EFI_BUFFER_TOO_SMALL N times (default 1)",
                                .applies = map_buffer_given, .before = map_too_small },
     [INJECT_EBS_STALE_KEY] = { .name = "ebs-stale-key", .takes_from = true,
                                .help = "ExitBootServices fails once: the map changed (EFI_INVALID_PARAMETER)",
                                .before = stale_key },
-    /* --fault-sweep's N is the call's number (vmm/fault_sweep.c plan_cells). */
+    /* --fault-sweep's N is the call's number (vmm/tools/sweep_matrix.c sweep_plan_cells). */
     [INJECT_ALLOC_PAGES_FAIL] = { .name = "alloc-pages-fail", .value = INJECT_VALUE_REQUIRED,
                                   .help = "the Nth AllocatePages fails with EFI_OUT_OF_RESOURCES",
                                   .before = nth_call_fails },
-    /* --fault-sweep's A is the address the call got (vmm/fault_sweep.c plan_cells). */
+    /* --fault-sweep's A is the address the call got (vmm/tools/sweep_matrix.c sweep_plan_cells). */
     [INJECT_ALLOC_PAGES_ABOVE] = { .name = "alloc-pages-above", .value = INJECT_VALUE_REQUIRED, .hex = true,
                                    .takes_from = true,
                                    .help = "AllocatePages finds no memory at or above address A",
                                    .after = allocated_above },
-    /* --fault-sweep's N is the call's number (vmm/fault_sweep.c plan_cells). */
+    /* --fault-sweep's N is the call's number (vmm/tools/sweep_matrix.c sweep_plan_cells). */
     [INJECT_ALLOC_POOL_FAIL] = { .name = "alloc-pool-fail", .value = INJECT_VALUE_REQUIRED,
                                  .help = "the Nth AllocatePool fails with EFI_OUT_OF_RESOURCES",
                                  .before = nth_call_fails },
@@ -207,7 +207,7 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
     [INJECT_MAP_FRAGMENTED] = { .name = "memmap-fragmented",
                                 .help = "a reserved page every 2 MiB below 256 MiB (over 128 descriptors)",
                                 .scope = INJECT_ON_BOOT, .after = map_read, .memmap = fragment_map },
-    /* --fault-sweep skips it without RAM above 4 GiB (vmm/fault_sweep.c plan_cells). */
+    /* --fault-sweep skips it without RAM above 4 GiB (vmm/tools/sweep_matrix.c sweep_plan_cells). */
     [INJECT_NO_LOW_FREE] = { .name = "no-low-free",
                              .help = "no free RAM between 1 MiB and 4 GiB (use --mem above 4G)",
                              .scope = INJECT_ON_BOOT, .after = map_read, .memmap = take_low_free },

@@ -129,7 +129,9 @@ static int take_built_initrd(struct vmm *vm)
 
 int vmm_read_inputs(struct vmm *vm)
 {
-    if ((vm->opt.exec || vm->opt.nadds) && add_files_archive(vm, &vm->placed.added))
+    const struct add_files_request add = { vm->opt.exec, vm->opt.exec_output != NULL, !vm->opt.initrd, vm->opt.adds,
+                                           vm->opt.nadds };
+    if ((vm->opt.exec || vm->opt.nadds) && add_files_archive(&add, &vm->placed.added))
         return -1;
     if (vm->opt.initrd ? read_initrd(vm) : vm->opt.exec && take_built_initrd(vm))
         return -1;

@@ -1,15 +1,12 @@
-/* Guest serial output: COM1 to stdout, kept for --report, and each line to
- * the line consumers; COM2 to the --exec-output file. */
+/* Guest serial output: COM1 to stdout, each byte to the observers
+ * (run_hooks.h) and each line to the line consumers (the console's own
+ * watchers, and the observers' line hooks); COM2 to the --exec-output file. */
 #include <errno.h>
 #include <string.h>
 
+#include "host/clock.h"
 #include "../guest/layout.h"
 #include "vmm.h"
-
-static void ktap_consumer(void *ctx, const char *line)
-{
-    ktap_line(ctx, line);
-}
 
 /* --exec: /init logs the status before it writes it to the exit port; a
  * kernel without /dev/port (CONFIG_DEVPORT) still ends the VM with it. */
@@ -26,18 +23,17 @@ static void exec_status_consumer(void *ctx, const char *line)
 static void milestone_consumer(void *ctx, const char *line)
 {
     if (console_is_banner(line))
-        report_mark(ctx, PHASE_BANNER);
+        vmm_milestone(ctx, MILESTONE_BANNER);
     if (console_is_init(line))
-        report_mark(ctx, PHASE_INIT);
+        vmm_milestone(ctx, MILESTONE_INIT);
 }
 
 int vmm_console_init(struct vmm *vm)
 {
     const struct line_consumer all[] = { { "panic", panic_watch_line, &vm->console.panic },
-                                         { "ktap", ktap_consumer, &vm->ktap },
                                          { "exec-status", exec_status_consumer, &vm->ctl },
                                          { "milestones", milestone_consumer, vm } };
-    const bool wanted[] = { true, vm->opt.kunit, vm->opt.exec != NULL, true };
+    const bool wanted[] = { true, vm->opt.exec != NULL, true };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (wanted[i] && line_consumers_add(&vm->console.consumers, &all[i])) {
             vmm_log("console: no room for the line consumer %s", all[i].name);
@@ -49,21 +45,17 @@ int vmm_console_init(struct vmm *vm)
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
-    if (!vm->report.phase_time[PHASE_FIRST_CONSOLE])
-        report_mark(vm, PHASE_FIRST_CONSOLE);
-    /* The kernel's first output after ExitBootServices: the stub has
-     * filled the zero page and the kernel has copied it. */
-    if (vm->fw.phase == FW_PHASE_RUNTIME && !vm->report.bp_copy && vm->opt.entry == ENTRY_HANDOVER)
-        report_save_boot_params(vm, vm->placed.boot_params);
-    report_console(vm, byte);
-    vm->console.last_output = report_elapsed();
+    uint64_t limit = vm->run.opt.console_limit;
+    vmm_milestone(vm, MILESTONE_FIRST_CONSOLE);
+    run_hooks_console_byte(vm, byte);
+    vm->console.last_output = clock_since_start();
     /* Past the limit the text is still read (KTAP, panics), not printed. */
-    if (vm->console.bytes < vm->opt.console_limit) {
+    if (vm->console.bytes < limit) {
         putchar(byte);
-        if (++vm->console.bytes == vm->opt.console_limit) {
+        if (++vm->console.bytes == limit) {
             fflush(stdout);
             vmm_log("console output limit of %llu bytes reached (--console-limit): further output is not printed",
-                    (unsigned long long)vm->opt.console_limit);
+                    (unsigned long long)limit);
         }
     }
     if (byte == '\n')
@@ -76,14 +68,15 @@ void vmm_console_tx(void *ctx, uint8_t byte)
 void vmm_exec_output_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
-    if (vm->files.exec_output_failed || vm->files.exec_output_bytes >= vm->opt.console_limit)
+    uint64_t limit = vm->run.opt.console_limit;
+    if (vm->files.exec_output_failed || vm->files.exec_output_bytes >= limit)
         return;
     if (putc(byte, vm->files.exec_output) == EOF) {
         vmm_log("--exec-output %s: write failed: %s", vm->opt.exec_output, strerror(errno));
         vm->files.exec_output_failed = true;
         return;
     }
-    if (++vm->files.exec_output_bytes == vm->opt.console_limit)
+    if (++vm->files.exec_output_bytes == limit)
         vmm_log("--exec-output: limit of %llu bytes reached (--console-limit): further output is not written",
-                (unsigned long long)vm->opt.console_limit);
+                (unsigned long long)limit);
 }

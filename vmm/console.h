@@ -1,5 +1,6 @@
 /* The guest console (COM1): its bytes are printed up to --console-limit,
- * kept for --report, and gathered into lines for the line consumers. */
+ * handed to the observers (run_hooks.h), and gathered into lines for the
+ * line consumers. */
 #ifndef HANDOVER_CONSOLE_H
 #define HANDOVER_CONSOLE_H
 
@@ -15,7 +16,7 @@ struct vmm_console {
     struct line_consumers consumers;
     struct panic_watch panic;          /* the kernel's "Kernel panic - not syncing" line */
     uint64_t bytes;                    /* printed, the firmware's ConOut included (--console-limit) */
-    double last_output;                /* seconds since start of the UART's last byte, 0: none yet */
+    double last_output;                /* clock_since_start() at the UART's last byte, 0: none yet */
 };
 
 /* Register the watchers the options ask for; 0, or -1 if one is left out. */

@@ -8,11 +8,18 @@
 
 #include "../firmware-stub/firmware.h"
 #include "../loader/efi_app.h"
-#include "verdict/fault_outcome.h"
 #include "devices/device_init.h"
+#include "verdict/fault_outcome.h"
+#include "verdict/ktap.h"
+#include "host/clock.h"
 #include "host/files.h"
 #include "kvm/host_probe.h"
 #include "host/sandbox.h"
+#include "tools/bootinfo.h"
+#include "tools/fault_sweep.h"
+#include "tools/kunit.h"
+#include "tools/progress.h"
+#include "tools/report_hooks.h"
 #include "vmm.h"
 
 static void *read_image(const char *path, size_t *size)
@@ -216,6 +223,33 @@ static int open_outputs(struct vmm *vm)
     return 0;
 }
 
+/* The image file read and parsed, and what it means for the options. */
+static int take_image(struct vmm *vm)
+{
+    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
+    if (!vm->placed.image_file)
+        return EXIT_USAGE;
+    int rc = parse_image(vm);
+    if (rc)
+        return rc;
+    warn_no_console(vm);
+    return 0;
+}
+
+/* The VM over its RAM, its vCPUs, and the console's own watchers. */
+static int make_vm(struct vmm *vm)
+{
+    if (vmm_open_kvm(vm))
+        return EXIT_HOST;
+    build_cmdline(vm);
+    if (vmm_map_memory(vm) || vmm_create_vm(vm))
+        return EXIT_HOST;
+    for (unsigned i = 0; i < vm->opt.cpus; i++)
+        if (vmm_setup_vcpu(vm, i))
+            return EXIT_HOST;
+    return vmm_console_init(vm) ? EXIT_HOST : 0;
+}
+
 /* The devices of the init list on the bus, wired to the console, the
  * --exec-output file, the interrupt lines and the guest's stop request. */
 static int attach_devices(struct vmm *vm)
@@ -227,42 +261,15 @@ static int attach_devices(struct vmm *vm)
     if (devices_init(&host, &refused)) {
         vmm_log("cannot put %s at port 0x%x on the I/O bus (full, overlapping another device, or too much state "
                 "to keep)", refused.name, refused.base);
-        return -1;
+        return EXIT_HOST;
     }
     return 0;
 }
 
-static int boot(struct vmm *vm)
+/* The image and the firmware in guest RAM, said in one line. */
+static int load(struct vmm *vm)
 {
-    vm->step = STEP_OUTPUTS;
-    int rc = open_outputs(vm);
-    if (rc)
-        return rc;
-    vm->step = STEP_IMAGE;
-    vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
-    if (!vm->placed.image_file)
-        return EXIT_USAGE;
-    rc = parse_image(vm);
-    if (rc)
-        return rc;
-    warn_no_console(vm);
-    vm->step = STEP_FILES;
-    if (vmm_read_inputs(vm))
-        return EXIT_USAGE;
-    vm->step = STEP_HOST;
-    if (vmm_open_kvm(vm))
-        return EXIT_HOST;
-    build_cmdline(vm);
-    if (vmm_map_memory(vm) || vmm_create_vm(vm))
-        return EXIT_HOST;
-    for (unsigned i = 0; i < vm->opt.cpus; i++)
-        if (vmm_setup_vcpu(vm, i))
-            return EXIT_HOST;
-    if (vmm_console_init(vm))
-        return EXIT_HOST;
-    if (attach_devices(vm))
-        return EXIT_HOST;
-    rc = vmm_load(vm);
+    int rc = vmm_load(vm);
     if (rc)
         return rc;
     release_image_file(vm);
@@ -277,13 +284,91 @@ static int boot(struct vmm *vm)
                 vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->placed.entry_rip,
                 (unsigned long long)vm->placed.image_start, (unsigned long long)vm->placed.image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
-    /* A sweep creates VMs as it goes: its filter allows the KVM requests
-     * that takes on any fd (sandbox.c). */
-    if (vm->opt.fault_sweep ? sandbox_enter_sweep(vm) : sandbox_enter(vm))
+    return 0;
+}
+
+/* From here on the process may only do what the run needs (sandbox.c). A
+ * sweep creates VMs as it goes: its filter allows the KVM requests that
+ * takes on any fd. */
+static int enter_sandbox(const struct vmm *vm)
+{
+    int vcpu_fds[VMM_MAX_CPUS];
+    for (unsigned i = 0; i < vm->opt.cpus; i++)
+        vcpu_fds[i] = vm->vcpus[i].fd;
+    const struct run_files *f = &vm->files;
+    const struct sandbox_plan plan = {
+        .outputs = { 1, 2, f->trace ? fileno(f->trace) : 2, f->report ? fileno(f->report) : 2,
+                     f->kunit_json ? fileno(f->kunit_json) : 2, f->exec_output ? fileno(f->exec_output) : 2 },
+        .output_allowance = vm->opt.console_limit + vm->opt.trace_limit,
+        .kvm_fd = vm->kvm_fd, .vm_fd = vm->vm_fd, .vcpu_fds = vcpu_fds, .ncpus = vm->opt.cpus,
+        .sweep_matrix_fd = f->sweep_matrix ? fileno(f->sweep_matrix) : -1,
+        .sweep_baseline_fd = f->sweep_baseline ? fileno(f->sweep_baseline) : -1,
+        .quiet = vm->opt.quiet,
+    };
+    return vm->opt.fault_sweep ? sandbox_enter_sweep(&plan) : sandbox_enter(&plan);
+}
+
+/* The tools that watch the runs (run_hooks.h), as the options ask for them. */
+struct tools {
+    struct progress progress;
+    struct report_run report;
+    struct ktap ktap;
+    struct stop_summary stop;
+    struct fault_sweep *sweep;
+};
+
+/* Registered once the options are read, refused or not: the progress
+ * lines say when even a refused run ended. -1 (logged) if one is left out. */
+static int watch(struct vmm *vm, struct tools *t)
+{
+    if (vm->opt.fault_sweep && !(t->sweep = fault_sweep_new(vm)))
+        return -1;
+    const struct {
+        bool wanted;
+        const struct run_hooks *hooks;
+        void *ctx;
+    } all[] = {
+        { !vm->opt.quiet && !vm->opt.fault_sweep, &progress_hooks, &t->progress },
+        { vm->opt.report_path != NULL, &report_hooks, &t->report },
+        { vm->opt.kunit, &kunit_hooks, &t->ktap },
+        { vm->opt.stop_at == STOP_AT_EBS, &stop_summary_hooks, &t->stop },
+        { vm->opt.fault_sweep, &fault_sweep_hooks, t->sweep },
+    };
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (all[i].wanted && vmm_observe(vm, all[i].hooks, all[i].ctx))
+            return -1;
+    return 0;
+}
+
+static int run(struct vmm *vm, const struct tools *t)
+{
+    if (vm->opt.fault_sweep)
+        return fault_sweep_run(t->sweep);
+    const struct run_options o = vmm_run_options(&vm->opt);
+    return vmm_run(vm, &o);
+}
+
+/* Each step says how far the boot got (--report's not_started_at). */
+static int boot(struct vmm *vm, const struct tools *t)
+{
+    vm->step = STEP_OUTPUTS;
+    int rc = open_outputs(vm);
+    if (rc)
+        return rc;
+    vm->step = STEP_IMAGE;
+    if ((rc = take_image(vm)))
+        return rc;
+    vm->step = STEP_FILES;
+    if (vmm_read_inputs(vm))
+        return EXIT_USAGE;
+    vm->step = STEP_HOST;
+    if ((rc = make_vm(vm)) || (rc = attach_devices(vm)) || (rc = load(vm)))
+        return rc;
+    if (enter_sandbox(vm))
         return EXIT_HOST;
     vm->step = STEP_GUEST;
-    report_mark(vm, PHASE_ENTRY);
-    return vm->opt.fault_sweep ? fault_sweep_run(vm) : vmm_run(vm);
+    vmm_milestone(vm, MILESTONE_ENTRY);
+    return run(vm, t);
 }
 
 /* With --stop-at ebs and --inject: what the stub did about each fault,
@@ -315,10 +400,70 @@ static int output_failed(struct vmm *vm, int rc)
     return EXIT_HOST;
 }
 
+/* Why the run ended (--report's end_reason, the last line), as it stands. */
+static const char *why_ended(const struct vmm *vm, const struct tools *t, int rc)
+{
+    struct run_end e = vmm_run_end(vm, rc);
+    e.kunit_complete = ktap_complete(&t->ktap);
+    return end_reason(&e);
+}
+
+/* The matrix, --kunit-json, --exec-output and --report closed whole. An
+ * output that could not be written whole makes a run fail: a script must
+ * not read a cut report or trace as a result. */
+static int write_results(struct vmm *vm, const struct tools *t, int rc)
+{
+    if (vm->files.sweep_baseline)
+        fclose(vm->files.sweep_baseline);
+    if (vm->files.sweep_matrix && fclose(vm->files.sweep_matrix))
+        rc = output_failed(vm, rc);
+    if (vm->files.kunit_json && (report_write_kunit_json(vm->files.kunit_json, &t->ktap, vm->opt.kernel,
+                                                         vm->step == STEP_GUEST) || fclose(vm->files.kunit_json))) {
+        vmm_log("--kunit-json %s: write failed: %s", vm->opt.kunit_json, strerror(errno));
+        rc = output_failed(vm, rc);
+    }
+    if (vm->files.exec_output && fclose(vm->files.exec_output) && !vm->files.exec_output_failed) {
+        vmm_log("--exec-output %s: write failed: %s", vm->opt.exec_output, strerror(errno));
+        vm->files.exec_output_failed = true;
+    }
+    if (vm->files.exec_output_failed)
+        rc = output_failed(vm, rc);
+    if (vm->files.report &&
+        (report_finish(&t->report, rc, why_ended(vm, t, rc), &t->ktap) || fclose(vm->files.report))) {
+        vmm_log("--report %s: write failed: %s", vm->opt.report_path, strerror(errno));
+        rc = output_failed(vm, rc);
+    }
+    return rc;
+}
+
+/* The trace, which the firmware wrote as the run went. */
+static int close_trace(struct vmm *vm, int rc)
+{
+    FILE *trace = vm->files.trace;
+    if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {
+        vmm_log("--trace-efi=%s: write failed: %s", vm->opt.trace_path, strerror(errno));
+        rc = output_failed(vm, rc);
+    }
+    return rc;
+}
+
+static void release(struct vmm *vm, struct tools *t)
+{
+    report_data_free(&t->report.data);
+    ktap_free(&t->ktap);
+    if (t->sweep)
+        fault_sweep_free(t->sweep);
+    free(vm->placed.initrd_data);
+    free(vm->placed.dtb);
+    cpio_free(&vm->placed.added);
+}
+
 int main(int argc, char **argv)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    report_mark(&vm, PHASE_START);
+    static struct tools tools = { .progress = { .vm = &vm }, .report = { .vm = &vm }, .stop = { .vm = &vm } };
+    clock_start();
+    vmm_milestone(&vm, MILESTONE_START);
     /* Descriptors inherited from the caller are not the VMM's to use (nor a
      * guest's to reach through it): closed, as Firecracker's jailer does. */
     if (close_range(3, ~0U, 0) && errno != ENOSYS) {
@@ -329,53 +474,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "handover: cannot open /dev/null for a closed stdin, stdout or stderr\n");
         return EXIT_HOST;
     }
-    ktap_init(&vm.ktap);
+    ktap_init(&tools.ktap);
     int rc = parse_options(argc, argv, &vm.opt);
+    if (watch(&vm, &tools) && !rc)
+        rc = EXIT_HOST;
     /* Refused options still leave --report and --kunit-json saying so. */
     if (rc)
         open_result_files(&vm);
     else
-        rc = boot(&vm);
+        rc = boot(&vm, &tools);
     fflush(stdout);
-    report_mark(&vm, PHASE_END);
+    vmm_milestone(&vm, MILESTONE_END);
     print_fault_outcomes(&vm, rc);
-    /* An output that could not be written whole makes a run fail: a script
-     * must not read a cut report or trace as a result. */
-    if (vm.files.sweep_baseline)
-        fclose(vm.files.sweep_baseline);
-    if (vm.files.sweep_matrix && fclose(vm.files.sweep_matrix))
-        rc = output_failed(&vm, rc);
-    if (vm.files.kunit_json && (report_write_kunit_json(&vm, vm.files.kunit_json) || fclose(vm.files.kunit_json))) {
-        vmm_log("--kunit-json %s: write failed: %s", vm.opt.kunit_json, strerror(errno));
-        rc = output_failed(&vm, rc);
-    }
-    if (vm.files.exec_output && fclose(vm.files.exec_output) && !vm.files.exec_output_failed) {
-        vmm_log("--exec-output %s: write failed: %s", vm.opt.exec_output, strerror(errno));
-        vm.files.exec_output_failed = true;
-    }
-    if (vm.files.exec_output_failed)
-        rc = output_failed(&vm, rc);
-    if (report_write(&vm, rc) || (vm.files.report && fclose(vm.files.report))) {
-        vmm_log("--report %s: write failed: %s", vm.opt.report_path, strerror(errno));
-        rc = output_failed(&vm, rc);
-    }
-    free(vm.report.map_at_ebs);
-    free(vm.report.bp_copy);
-    free(vm.report.console_log);
-    free(vm.placed.initrd_data);
-    free(vm.placed.dtb);
-    cpio_free(&vm.placed.added);
-    FILE *trace = vm.files.trace;
-    if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {
-        vmm_log("--trace-efi=%s: write failed: %s", vm.opt.trace_path, strerror(errno));
-        rc = output_failed(&vm, rc);
-    }
+    rc = close_trace(&vm, write_results(&vm, &tools, rc));
     /* The last line says why the run ended, so that a guest's status N is
      * never mistaken for one of handover's own (docs/exit-status.md). */
     if (!vm.opt.quiet || rc != EXIT_OK)
-        vmm_log("end: %s, exit status %d%s%s", vmm_end_reason(&vm, rc), rc,
+        vmm_log("end: %s, exit status %d%s%s", why_ended(&vm, &tools, rc), rc,
                 vm.fw.stop == FW_STOP_EXIT ? ", efi_status " : "",
                 vm.fw.stop == FW_STOP_EXIT ? efi_status_name(vm.fw.stop_status) : "");
+    release(&vm, &tools);
     vmm_destroy(&vm);
     free(vm.placed.image_file);
     return rc;

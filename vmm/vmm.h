@@ -10,19 +10,17 @@
 
 #include "../firmware-stub/firmware.h"
 #include "verdict/exit_status.h"
+#include "verdict/end_reason.h"
 #include "verdict/fault_outcome.h"
 #include "boot.h"
 #include "console.h"
 #include "host/files.h"
 #include "host/log.h"
-#include "tools/report.h"
 #include "options.h"
-#include "host/add_files.h"
-#include "tools/fault_sweep.h"
+#include "run_hooks.h"
 #include "devices/control_ports.h"
 #include "../guest/guest_mem.h"
 #include "devices/io_bus.h"
-#include "verdict/ktap.h"
 #include "verdict/run_counters.h"
 
 struct vmm;
@@ -43,33 +41,52 @@ struct vcpu {
     uint64_t sleep_ns;        /* the last call's firmware sleep, taken with vm->lock released */
 };
 
+/* What the run loop's exit handlers return, and vm->run.stop_rc holds,
+ * besides an exit status (>= 0): RUN_CONTINUE to go on (until some vCPU
+ * stops the run); RUN_OBSERVER_DONE when an observer's done hook ended it
+ * (run_hooks.h). */
+enum { RUN_CONTINUE = -1, RUN_OBSERVER_DONE = -2 };
+
+/* What one run is given besides the options: a --fault-sweep cell runs
+ * quieter, with its own timeout and into its own log. */
+struct run_options {
+    unsigned timeout;           /* seconds, 0: none */
+    const char *timeout_name;   /* how messages name it: "--timeout" */
+    uint64_t console_limit;     /* bytes of guest console output to print */
+    bool quiet;
+    FILE *log;                  /* handover's messages and the --stop-at summary; NULL: stderr and stdout */
+};
+
+/* What one run sets as it goes. vmm_run starts each from its options and
+ * nothing else, so no field of a run is read as the next one's. */
+struct run_state {
+    struct run_options opt;
+    int stop_rc;              /* first vCPU to stop sets it (under lock) */
+    double started;           /* clock_since_start() when the run began */
+    bool timed_out;           /* the timeout ran out, or a wait would outlast it */
+    int stopped_by_signal;    /* the signal that ended the run, 0: none */
+    bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
+};
+
 struct vmm {
     struct vmm_options opt;
     int kvm_fd, vm_fd;
     struct vcpu vcpus[VMM_MAX_CPUS];
     size_t run_size;
     pthread_mutex_t lock;     /* one exit handled at a time: devices and firmware are not thread-safe */
-    int stop_rc;              /* first vCPU to stop sets it; -1 while running */
-    bool heartbeat_stop;      /* the heartbeat thread is to end (under lock) */
     struct guest_mem mem;
     struct firmware fw;
     struct io_bus bus;        /* the devices (devices/device_init.h) */
     struct control_ports ctl;
     struct vmm_console console;
-    struct ktap ktap;         /* --kunit */
     struct placement placed;  /* what was placed where */
     struct run_files files;
-    struct report_data report;
     struct run_counters counters;
+    struct run_observers observers;   /* the tools watching the runs (run_hooks.h) */
+    double milestone_at[MILESTONE_COUNT];   /* seconds since start when first reached; 0: not yet */
 
-    /* how the run ended */
     enum boot_step step;      /* STEP_GUEST once the guest was entered */
-    bool timed_out;           /* --timeout ran out, or a wait would outlast it */
-    double run_started;       /* report_elapsed() when vmm_run began */
-    bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
-    int stopped_by_signal;    /* the signal that ended the run, 0: none */
-
-    struct fault_sweep *sweep;         /* the --fault-sweep boot without faults: snapshots */
+    struct run_state run;     /* the last run's */
 };
 
 /* kvm.c */
@@ -94,22 +111,19 @@ void vmm_serial_irq(void *ctx, unsigned line, int level);
  * "app" (an EFI application, through its PE entry). */
 const char *vmm_entry_name(const struct vmm *vm);
 
-/* run.c: run until the guest stops; returns the exit status */
-int vmm_run(struct vmm *vm);
-/* Why the run ended, for --report's end_reason and the last stderr line:
- * a name from verdict/end_reason.h's table (for not-started, vm->step says
- * where it stopped). */
-const char *vmm_end_reason(const struct vmm *vm, int rc);
-/* Forget how the last run ended: every field vmm_end_reason reads that a
- * run sets (timeout, signal, e820 verdict, panic, the guest's and the
- * firmware's stop). A sweep clears them before each cell and after the
- * last, so no cell's end is read as another's or as the sweep's. */
+/* run.c: the run the options ask for (run_options's fields from them). */
+struct run_options vmm_run_options(const struct vmm_options *o);
+/* Run until the guest stops; returns the exit status. */
+int vmm_run(struct vmm *vm, const struct run_options *o);
+/* Forget how the last run ended: the run's own state, and what the guest
+ * and the firmware set to stop it (panic, exit port, reset, Exit). A
+ * sweep clears them before each cell and after the last, so no cell's end
+ * is read as another's or as the sweep's. */
 void vmm_clear_run_end(struct vmm *vm);
-
+/* How the run that ended with rc looks to the end-reason rule; whether
+ * the KTAP reader saw every suite is its own to say (kunit_complete false). */
+struct run_end vmm_run_end(const struct vmm *vm, int rc);
 /* How the run that ended with rc looks to the fault-outcome rule. */
 struct fault_run vmm_fault_run(const struct vmm *vm, int rc);
-
-/* bootinfo.c: the --stop-at ebs summary of the boot_params the stub built */
-int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out);
 
 #endif

@@ -2,7 +2,7 @@
  * and --fault-sweep's), a representative call of each family a guest must
  * never make the VMM issue fails with EPERM, and what the VMM needs still
  * goes through. Each filter is entered for real (sandbox_enter and
- * sandbox_enter_sweep on a struct vmm whose descriptors stand in for
+ * sandbox_enter_sweep on a plan whose descriptors stand in for
  * /dev/kvm, the VM and the vCPU) in a child of its own, as the filter
  * cannot be left. No KVM needed. Prints TAP-like lines; exit 1 on any
  * failure. Each call is made harmless: a path that does not exist, a
@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "../../vmm/host/sandbox.h"
-#include "../../vmm/vmm.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -34,7 +33,8 @@
 
 #define NOPE "/nonexistent-handover-sandbox-test"
 
-static struct vmm vm;
+static struct sandbox_plan plan = { .outputs = { 1, 2, 2, 2, 2, 2 }, .sweep_matrix_fd = -1, .sweep_baseline_fd = -1 };
+static int vcpu_fd;
 static int other_fd;   /* open before the filter, not one the VMM writes or reads */
 static char buf[64];
 
@@ -155,13 +155,13 @@ static void controls(int out[NDENIED])
 
 /* In the child: enter the filter, then report each call's errno through
  * the pipe, and check what must still work. */
-static void child(int (*enter)(const struct vmm *), int wfd)
+static void child(int (*enter)(const struct sandbox_plan *), int wfd)
 {
     int res[NDENIED + 2];
     /* The results go out as the trace does: a descriptor the filter lets
      * the VMM write. */
-    vm.files.trace = fdopen(wfd, "w");
-    if (!vm.files.trace || enter(&vm)) {
+    plan.outputs[2] = wfd;
+    if (enter(&plan)) {
         fprintf(stderr, "cannot enter the filter\n");
         _exit(2);
     }
@@ -175,7 +175,7 @@ static void child(int (*enter)(const struct vmm *), int wfd)
     /* Allowed: a KVM request on the vCPU fd reaches the (non-KVM) file
      * and fails there, not with EPERM; a write to stderr goes out. */
     errno = 0;
-    res[NDENIED] = ioctl(vm.vcpus[0].fd, KVM_RUN, 0) < 0 ? errno : 0;
+    res[NDENIED] = ioctl(vcpu_fd, KVM_RUN, 0) < 0 ? errno : 0;
     res[NDENIED + 1] = write(2, "", 0) < 0 ? errno : 0;
     if (write(wfd, res, sizeof(res)) != (ssize_t)sizeof(res))
         _exit(3);
@@ -202,7 +202,7 @@ static void check(const char *filter, const int ctl[NDENIED], const int got[NDEN
     passes += run_ok + write_ok;
 }
 
-static void under(const char *name, int (*enter)(const struct vmm *), const int ctl[NDENIED])
+static void under(const char *name, int (*enter)(const struct sandbox_plan *), const int ctl[NDENIED])
 {
     int p[2];
     if (pipe(p)) {
@@ -233,15 +233,15 @@ int main(void)
     /* Stand-ins for /dev/kvm, the VM and the vCPU (and what the VMM
      * never writes): /dev/null, so a request that gets through fails
      * with ENOTTY. */
-    vm.kvm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    vm.vm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    vm.vcpus[0].fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    plan.kvm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    plan.vm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    vcpu_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     other_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    vm.opt.cpus = 1;
-    vm.opt.quiet = true;
-    vm.opt.console_limit = 1 << 20;
-    vm.opt.trace_limit = 1 << 20;
-    if (vm.kvm_fd < 0 || vm.vm_fd < 0 || vm.vcpus[0].fd < 0 || other_fd < 0) {
+    plan.vcpu_fds = &vcpu_fd;
+    plan.ncpus = 1;
+    plan.quiet = true;
+    plan.output_allowance = 2 << 20;
+    if (plan.kvm_fd < 0 || plan.vm_fd < 0 || vcpu_fd < 0 || other_fd < 0) {
         perror("/dev/null");
         return 2;
     }

@@ -34,5 +34,7 @@ Suite *devices_suite(void);    /* test_devices.c: 8250, i8042, exit port, io_bus
 Suite *inject_suite(void);     /* test_inject.c: fault specs, arming, snapshot pieces */
 Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes, KTAP */
 Suite *service_table_suite(void); /* test_service_table.c: service rows and fault descriptors */
+Suite *report_suite(void);     /* test_report.c: --report's and --kunit-json's JSON */
+Suite *sweep_suite(void);      /* test_sweep.c: the --fault-sweep matrix, its cells and verdict */
 
 #endif

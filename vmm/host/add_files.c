@@ -9,7 +9,7 @@
 #include "../../loader/elf_deps.h"
 #include "files.h"
 #include "handover_init.h"   /* generated from scripts/handover-init.sh (Makefile) */
-#include "../vmm.h"
+#include "log.h"
 
 /* Where the dynamic linker looks by default on Debian (ld.so(8), and
  * /etc/ld.so.conf.d/x86_64-linux-gnu.conf). */
@@ -185,24 +185,24 @@ static int add_init_base(struct add_state *st)
     return add_one(st, HOST_BUSYBOX, HOST_BUSYBOX);
 }
 
-int add_files_archive(const struct vmm *vm, struct cpio_builder *b)
+int add_files_archive(const struct add_files_request *r, struct cpio_builder *b)
 {
     cpio_begin(b, ADD_MAX_BYTES);
-    if (vm->opt.exec) {
+    if (r->exec) {
         cpio_add_dir(b, "handover");
-        cpio_add_file(b, "handover/cmd", 0644, vm->opt.exec, strlen(vm->opt.exec));
+        cpio_add_file(b, "handover/cmd", 0644, r->exec, strlen(r->exec));
     }
-    if (vm->opt.exec_output)
+    if (r->exec_output)
         cpio_add_file(b, "handover/output", 0644, EXEC_OUTPUT_TTY, strlen(EXEC_OUTPUT_TTY));
     struct add_state st = { b, calloc(ADD_MAX_FILES, ELF_DEPS_NAME), 0 };
     if (!st.done) {
         vmm_log("--add: out of memory");
         return -1;
     }
-    int rc = vm->opt.initrd ? 0 : add_init_base(&st);
-    for (unsigned i = 0; !rc && i < vm->opt.nadds; i++) {
+    int rc = r->whole_initrd ? add_init_base(&st) : 0;
+    for (unsigned i = 0; !rc && i < r->nadds; i++) {
         char host[ELF_DEPS_NAME], guest[2 * ELF_DEPS_NAME];
-        const char *spec = vm->opt.adds[i], *colon = strchr(spec, ':');
+        const char *spec = r->adds[i], *colon = strchr(spec, ':');
         size_t hn = colon ? (size_t)(colon - spec) : strlen(spec);
         if (!hn || hn >= sizeof(host) || (colon && (colon[1] != '/' || strlen(colon + 1) >= sizeof(guest)))) {
             vmm_log("--add %s: give HOST_PATH or HOST_PATH:/GUEST_PATH (an absolute guest path)", spec);

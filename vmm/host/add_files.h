@@ -10,9 +10,9 @@
 #ifndef HANDOVER_ADD_FILES_H
 #define HANDOVER_ADD_FILES_H
 
-#include "../../loader/cpio.h"
+#include <stdbool.h>
 
-struct vmm;
+#include "../../loader/cpio.h"
 
 /* COM2 (serial.h) is the kernel's second legacy port (ttyS1) whether
  * serial8250 finds it at 0x2f8 itself or 8250_pnp through the SSDT. */
@@ -25,8 +25,17 @@ struct vmm;
 #define ADD_MAX_FILES 256              /* with the libraries */
 #define ADD_MAX_BYTES (512ULL << 20)   /* the whole archive */
 
+/* What goes in, from the options. */
+struct add_files_request {
+    const char *exec;          /* --exec CMD; NULL: none */
+    bool exec_output;          /* --exec-output: the command's output goes to EXEC_OUTPUT_TTY */
+    bool whole_initrd;         /* no --initrd: /init and busybox come too */
+    const char *const *adds;   /* --add HOST[:GUEST] */
+    unsigned nadds;
+};
+
 /* Build it into b (cpio_free it); -1 with a message naming the file, and
  * b freed. */
-int add_files_archive(const struct vmm *vm, struct cpio_builder *b);
+int add_files_archive(const struct add_files_request *r, struct cpio_builder *b);
 
 #endif

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../vmm.h"
+#include "log.h"
 
 /* open() that never blocks (a FIFO, a device); -1 logged. */
 static int open_nonblocking(const char *what, const char *path, int flags)

@@ -16,7 +16,6 @@ struct run_files {
     FILE *kunit_json;         /* --kunit-json */
     FILE *sweep_matrix;       /* --fault-sweep=FILE, opened before the sweep starts */
     FILE *sweep_baseline;     /* --sweep-baseline FILE */
-    FILE *summary_out;        /* the --stop-at summary: stdout unless set (a sweep cell's log) */
     FILE *exec_output;        /* --exec-output: what COM2 sends */
     uint64_t exec_output_bytes;
     bool exec_output_failed;  /* a write to it failed: the run exits 3 */

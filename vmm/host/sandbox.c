@@ -30,15 +30,16 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/kvm.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SANDBOX_REPORT_MAX (64ULL << 20)
+#include "log.h"
 
-#include "../vmm.h"
+#define SANDBOX_REPORT_MAX (64ULL << 20)
 
 static const unsigned long vcpu_ioctls[] = {
     KVM_RUN, KVM_GET_REGS, KVM_SET_REGS, KVM_GET_SREGS, KVM_SET_SREGS, KVM_GET_FPU, KVM_SET_FPU,
@@ -60,25 +61,12 @@ static const int plain_syscalls[] = {
 #define SANITIZER_BUILD 0
 #endif
 
-/* The descriptors the VMM writes: stdout, stderr, and the output files
- * that were asked for (stderr stands in for the others). */
-#define SANDBOX_OUTPUTS 6
-static void output_fds(const struct vmm *vm, int fds[SANDBOX_OUTPUTS])
-{
-    fds[0] = 1;
-    fds[1] = 2;
-    fds[2] = vm->files.trace ? fileno(vm->files.trace) : 2;
-    fds[3] = vm->files.report ? fileno(vm->files.report) : 2;
-    fds[4] = vm->files.kunit_json ? fileno(vm->files.kunit_json) : 2;
-    fds[5] = vm->files.exec_output ? fileno(vm->files.exec_output) : 2;
-}
-
 /* Resource limits, as Firecracker's jailer sets them: no descriptor
  * beyond those already open (open is denied anyway; this holds without
  * the filter too), and no file the VMM writes larger than what its own
  * limits allow (console, trace, and a report of a few MiB). Past the size
  * limit write fails with EFBIG instead of raising SIGXFSZ. */
-static int set_limits(const struct vmm *vm)
+static int set_limits(const struct sandbox_plan *p)
 {
     int maxfd = 2;
     for (int fd = 3; fd < 1024; fd++)
@@ -88,14 +76,12 @@ static int set_limits(const struct vmm *vm)
     /* The limit is on a file's size, so an output appended to a big log
      * file gets its allowance on top of what the file already holds. */
     off_t biggest = 0;
-    int outs[SANDBOX_OUTPUTS];
-    output_fds(vm, outs);
     for (int i = 0; i < SANDBOX_OUTPUTS; i++) {
         struct stat st;
-        if (fstat(outs[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > biggest)
+        if (fstat(p->outputs[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > biggest)
             biggest = st.st_size;
     }
-    rlim_t fsize = (rlim_t)biggest + (rlim_t)(vm->opt.console_limit + vm->opt.trace_limit + SANDBOX_REPORT_MAX);
+    rlim_t fsize = (rlim_t)biggest + (rlim_t)(p->output_allowance + SANDBOX_REPORT_MAX);
     struct rlimit fs = { fsize, fsize };
     if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_NOFILE, &nofile) || setrlimit(RLIMIT_FSIZE, &fs)) {
         vmm_log("setrlimit: %s", strerror(errno));
@@ -126,7 +112,7 @@ static struct scmp_arg_cmp arg_eq(unsigned n, scmp_datum_t v)
     return (struct scmp_arg_cmp){ .arg = n, .op = SCMP_CMP_EQ, .datum_a = v };
 }
 
-static int allow_common(scmp_filter_ctx ctx, const struct vmm *vm)
+static int allow_common(scmp_filter_ctx ctx, const struct sandbox_plan *p)
 {
     int rc = 0;
     for (size_t i = 0; i < sizeof(plain_syscalls) / sizeof(plain_syscalls[0]); i++)
@@ -137,10 +123,8 @@ static int allow_common(scmp_filter_ctx ctx, const struct vmm *vm)
     /* clone3's flags are behind a pointer the filter cannot read: ENOSYS
      * makes glibc fall back to clone. */
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    int fds[SANDBOX_OUTPUTS];
-    output_fds(vm, fds);
     for (int i = 0; i < SANDBOX_OUTPUTS; i++)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, arg_eq(0, fds[i]));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, arg_eq(0, p->outputs[i]));
     /* Signals only to this process's own threads (stop_all, the
      * heartbeat), as Firecracker's jailer filter allows tgkill. */
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, arg_eq(0, getpid()));
@@ -155,9 +139,9 @@ static int allow_common(scmp_filter_ctx ctx, const struct vmm *vm)
 
 /* The limits, no new privileges, and an allow-list whose default is
  * EPERM; NULL (logged) if any fails. */
-static scmp_filter_ctx begin(const struct vmm *vm)
+static scmp_filter_ctx begin(const struct sandbox_plan *p)
 {
-    if (set_limits(vm))
+    if (set_limits(p))
         return NULL;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         vmm_log("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
@@ -169,28 +153,28 @@ static scmp_filter_ctx begin(const struct vmm *vm)
     return ctx;
 }
 
-static bool sanitizer_skips(const struct vmm *vm)
+static bool sanitizer_skips(const struct sandbox_plan *p)
 {
     /* The sanitizer runtime's leak check at exit needs clone and ptrace. */
-    if (SANITIZER_BUILD && !vm->opt.quiet)
+    if (SANITIZER_BUILD && !p->quiet)
         vmm_log("sanitizer build: seccomp filter not installed");
     return SANITIZER_BUILD;
 }
 
-int sandbox_enter(const struct vmm *vm)
+int sandbox_enter(const struct sandbox_plan *p)
 {
-    if (sanitizer_skips(vm))
+    if (sanitizer_skips(p))
         return 0;
-    scmp_filter_ctx ctx = begin(vm);
+    scmp_filter_ctx ctx = begin(p);
     if (!ctx)
         return -1;
-    int rc = allow_common(ctx, vm);
-    for (unsigned c = 0; c < vm->opt.cpus; c++)
+    int rc = allow_common(ctx, p);
+    for (unsigned c = 0; c < p->ncpus; c++)
         for (size_t i = 0; i < sizeof(vcpu_ioctls) / sizeof(vcpu_ioctls[0]); i++)
             rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2,
-                                   arg_eq(0, vm->vcpus[c].fd),
+                                   arg_eq(0, p->vcpu_fds[c]),
                                    arg_eq(1, vcpu_ioctls[i]));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, vm->vm_fd),
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, p->vm_fd),
                            arg_eq(1, KVM_IRQ_LINE));
     /* vCPU threads are started after the filter: they inherit it. */
     return load_filter(ctx, rc, "the seccomp filter");
@@ -222,24 +206,22 @@ static int allow_ioctls(scmp_filter_ctx ctx, const unsigned long *req, size_t n)
     return rc;
 }
 
-int sandbox_enter_sweep(const struct vmm *vm)
+int sandbox_enter_sweep(const struct sandbox_plan *p)
 {
-    if (sanitizer_skips(vm))
+    if (sanitizer_skips(p))
         return 0;
-    scmp_filter_ctx ctx = begin(vm);
+    scmp_filter_ctx ctx = begin(p);
     if (!ctx)
         return -1;
-    int rc = allow_common(ctx, vm);
+    int rc = allow_common(ctx, p);
     rc |= allow_ioctls(ctx, sweep_vm_ioctls, sizeof(sweep_vm_ioctls) / sizeof(sweep_vm_ioctls[0]));
     rc |= allow_ioctls(ctx, sweep_vcpu_ioctls, sizeof(sweep_vcpu_ioctls) / sizeof(sweep_vcpu_ioctls[0]));
     for (size_t i = 0; i < sizeof(sweep_system_ioctls) / sizeof(sweep_system_ioctls[0]); i++)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, vm->kvm_fd),
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, p->kvm_fd),
                                arg_eq(1, sweep_system_ioctls[i]));
-    if (vm->files.sweep_matrix)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
-                               arg_eq(0, fileno(vm->files.sweep_matrix)));
-    if (vm->files.sweep_baseline)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(read), 1,
-                               arg_eq(0, fileno(vm->files.sweep_baseline)));
+    if (p->sweep_matrix_fd >= 0)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, arg_eq(0, p->sweep_matrix_fd));
+    if (p->sweep_baseline_fd >= 0)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, arg_eq(0, p->sweep_baseline_fd));
     return load_filter(ctx, rc, "the fault sweep's seccomp filter");
 }

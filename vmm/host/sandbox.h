@@ -3,14 +3,31 @@
 #ifndef HANDOVER_SANDBOX_H
 #define HANDOVER_SANDBOX_H
 
-struct vmm;
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The descriptors the VMM writes: stdout, stderr, the --trace-efi file,
+ * --report, --kunit-json and --exec-output (2 stands in for each absent
+ * one). */
+#define SANDBOX_OUTPUTS 6
+
+/* What the filters let through, and the limits set before them. */
+struct sandbox_plan {
+    int outputs[SANDBOX_OUTPUTS];
+    uint64_t output_allowance;   /* bytes the console and the trace may add to a file (--console-limit, --trace-limit) */
+    int kvm_fd, vm_fd;
+    const int *vcpu_fds;
+    unsigned ncpus;
+    int sweep_matrix_fd, sweep_baseline_fd;   /* --fault-sweep=FILE, --sweep-baseline; -1: none */
+    bool quiet;                  /* a sanitizer build does not say it runs without the filter */
+};
 
 /* 0 on success; -1 (with a message) if the filter could not be loaded. */
-int sandbox_enter(const struct vmm *vm);
+int sandbox_enter(const struct sandbox_plan *p);
 
 /* The filter of --fault-sweep, which creates VMs as it goes: an
  * allow-list too, with the KVM requests of VM creation, snapshots and the
  * run loop on any fd, the matrix's writes and the baseline's reads. */
-int sandbox_enter_sweep(const struct vmm *vm);
+int sandbox_enter_sweep(const struct sandbox_plan *p);
 
 #endif

@@ -276,5 +276,4 @@ void vmm_destroy(struct vmm *vm)
     if (vm->kvm_fd > 0)
         close(vm->kvm_fd);
     firmware_free(&vm->fw);
-    ktap_free(&vm->ktap);
 }

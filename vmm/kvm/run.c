@@ -7,16 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../verdict/end_reason.h"
+#include "../host/clock.h"
 #include "../x86/emulate.h"
 #include "../../guest/layout.h"
 #include "../vmm.h"
 #include "../x86/x86_setup.h"
-
-
-/* What an exit handler tells the run loop besides an exit status (>= 0);
- * vm->stop_rc is RUN_CONTINUE until some vCPU stops the run. */
-enum { RUN_CONTINUE = -1, RUN_KUNIT_DONE = -2 };
 
 static volatile sig_atomic_t timed_out;
 static volatile sig_atomic_t stop_signal;   /* SIGINT, SIGTERM, SIGQUIT or SIGHUP received */
@@ -127,8 +122,10 @@ static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, 
         fflush(stdout);
         vmm_log("stop-at ebs: ExitBootServices succeeded and the stub jumped to the kernel at 0x%llx",
                 (unsigned long long)rip);
-        report_save_boot_params(vm, r->rsi);
-        return vmm_print_boot_params(vm, r->rsi, vm->files.summary_out ? vm->files.summary_out : stdout);
+        /* The observers judge what the stub built (the summary's e820
+         * check), and their run_end gives the status. */
+        run_hooks_kernel(vm, r->rsi);
+        return EXIT_OK;
     }
     char what[160];
     snprintf(what, sizeof(what), "exception %s (vector %u, error code 0x%llx) at RIP 0x%llx, CR2 0x%llx, "
@@ -200,7 +197,7 @@ static int emulation_failure(struct vcpu *c)
         which++;
     if (!vm->counters.fallback_reported[which]) {
         vm->counters.fallback_reported[which] = true;
-        if (!vm->opt.quiet)
+        if (!vm->run.opt.quiet)
             vmm_log("emulation fallback: %s at RIP 0x%llx performed by the VMM (the host cannot emulate it)", e.name,
                     (unsigned long long)(r.rip - e.length));
     }
@@ -253,15 +250,15 @@ static int load_transfer(struct vcpu *c, struct fw_transfer *t, struct kvm_regs 
 static bool wait_outlasts_timeout(struct vcpu *c, unsigned id)
 {
     struct vmm *vm = c->vm;
-    double left = vm->opt.timeout - (report_elapsed() - vm->run_started);
-    if (!vm->opt.timeout || (double)c->sleep_ns / 1e9 <= left)
+    const struct run_options *o = &vm->run.opt;
+    double left = o->timeout - (clock_since_start() - vm->run.started);
+    if (!o->timeout || (double)c->sleep_ns / 1e9 <= left)
         return false;
-    vm->timed_out = true;
+    vm->run.timed_out = true;
     c->sleep_ns = 0;
     fflush(stdout);
     vmm_log("timeout: the guest's %s asks to wait %.1f s, past the %u s of %s (%.1f s left): ended now",
-            firmware_service_name(id), (double)vm->fw.sleep_ns / 1e9, vm->opt.timeout,
-            vm->opt.fault_sweep && !vm->sweep ? "the sweep cell's timeout" : "--timeout", left > 0 ? left : 0);
+            firmware_service_name(id), (double)vm->fw.sleep_ns / 1e9, o->timeout, o->timeout_name, left > 0 ? left : 0);
     report_last_line(vm);
     report_exits(vm);
     return true;
@@ -311,14 +308,13 @@ static int hypercall(struct vcpu *c, uint32_t id)
                             { r.rbx, r.rbp, r.rdi, r.rsi, r.r12, r.r13, r.r14, r.r15, { { 0 } } } };
     if (firmware_saves_context(id) && callee_saved_xmm(c, call.saved.xmm, false))
         return EXIT_HOST;
-    if (vm->sweep && fault_sweep_on_call(c, id, &call))
+    if (run_hooks_before_call(vm, c, id, &call))
         return EXIT_HOST;
     r.rax = firmware_call(&vm->fw, id, &call);
     c->sleep_ns = vm->fw.sleep_ns;
     if (c->sleep_ns && wait_outlasts_timeout(c, id))
         return EXIT_TIMEOUT;
-    if (vm->sweep)
-        fault_sweep_after_call(c, id, &call, r.rax);
+    run_hooks_after_call(vm, c, id, &call, r.rax);
     if (vm->fw.transfer.pending && load_transfer(c, &vm->fw.transfer, &r))
         return EXIT_HOST;
     if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
@@ -335,9 +331,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
         break;
     }
     if (vm->fw.phase == FW_PHASE_RUNTIME && !ebs_before) {
-        report_mark(vm, PHASE_EBS);
-        report_save_map(vm);
-        if (!vm->opt.quiet)
+        vmm_milestone(vm, MILESTONE_EBS);
+        if (!vm->run.opt.quiet)
             vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
         if (vm->opt.stop_at == STOP_AT_EBS) {
             /* The thunk's return address, at RSP: the caller of ExitBootServices
@@ -372,9 +367,9 @@ static int handle_io(struct vcpu *c)
         }
         io_bus_access(&vm->bus, run->io.port, out, data, run->io.size);
     }
-    if (vm->opt.kunit && ktap_complete(&vm->ktap)) {
+    if (run_hooks_done(vm)) {
         fflush(stdout);
-        return RUN_KUNIT_DONE;
+        return RUN_OBSERVER_DONE;
     }
     if (vm->console.panic.ended) {
         fflush(stdout);
@@ -389,17 +384,17 @@ static int handle_io(struct vcpu *c)
     switch (vm->ctl.stop) {
     case GUEST_RESET:
         fflush(stdout);
-        if (!vm->opt.quiet)
+        if (!vm->run.opt.quiet)
             vmm_log("guest reset through the i8042 (port 0x64 command 0xfe)");
         return EXIT_OK;
     case GUEST_POWEROFF:
         fflush(stdout);
-        if (!vm->opt.quiet)
+        if (!vm->run.opt.quiet)
             vmm_log("guest powered off (ACPI S5)");
         return EXIT_OK;
     case GUEST_EXIT_PORT:
         fflush(stdout);
-        if (!vm->opt.quiet)
+        if (!vm->run.opt.quiet)
             vmm_log("guest wrote %d to the exit port 0x%x", vm->ctl.exit_status, PORT_EXIT);
         return vm->ctl.exit_status;
     default:
@@ -412,8 +407,8 @@ static int handle_io(struct vcpu *c)
  * is then freed memory: only threads still running are signalled. */
 static void stop_all(struct vmm *vm, int rc)
 {
-    if (vm->stop_rc == RUN_CONTINUE)
-        vm->stop_rc = rc;
+    if (vm->run.stop_rc == RUN_CONTINUE)
+        vm->run.stop_rc = rc;
     for (unsigned i = 0; i < vm->opt.cpus; i++) {
         struct vcpu *c = &vm->vcpus[i];
         c->run->immediate_exit = 1;
@@ -484,7 +479,7 @@ static int run_loop(struct vcpu *c)
             }
             c->run->immediate_exit = 0;
             pthread_mutex_lock(&vm->lock);
-            int stopped = vm->stop_rc;
+            int stopped = vm->run.stop_rc;
             if (timed_out && c->id != 0 && !c->dumped) {
                 c->dumped = true;   /* where each vCPU was when time ran out */
                 vmm_dump_registers(c, vmm_log_file());
@@ -495,14 +490,14 @@ static int run_loop(struct vcpu *c)
                         EXIT_SIGNAL_BASE + stop_signal);
                 report_last_line(vm);
                 report_exits(vm);
-                vm->stopped_by_signal = stop_signal;
+                vm->run.stopped_by_signal = stop_signal;
                 stopped = EXIT_SIGNAL_BASE + stop_signal;
             }
             if (stopped == RUN_CONTINUE && timed_out && c->id == 0) {
-                vm->timed_out = true;
+                vm->run.timed_out = true;
                 fflush(stdout);
-                vmm_log("timeout: the guest was still running after %u s (%s)", vm->opt.timeout,
-                        vm->opt.fault_sweep && !vm->sweep ? "the sweep cell's timeout" : "--timeout");
+                vmm_log("timeout: the guest was still running after %u s (%s)", vm->run.opt.timeout,
+                        vm->run.opt.timeout_name);
                 vmm_dump_registers(c, vmm_log_file());
                 report_last_line(vm);
                 report_exits(vm);
@@ -514,9 +509,9 @@ static int run_loop(struct vcpu *c)
             continue;
         }
         pthread_mutex_lock(&vm->lock);
-        int rc = vm->stop_rc != RUN_CONTINUE ? vm->stop_rc : handle_exit(c);
+        int rc = vm->run.stop_rc != RUN_CONTINUE ? vm->run.stop_rc : handle_exit(c);
         pthread_mutex_unlock(&vm->lock);
-        if (rc >= 0 || rc == RUN_KUNIT_DONE)
+        if (rc >= 0 || rc == RUN_OBSERVER_DONE)
             return rc;
         if (c->sleep_ns)
             firmware_sleep(c);
@@ -548,57 +543,13 @@ static void on_signal(int sig)
             signal_vm->vcpus[i].run->immediate_exit = 1;
 }
 
-/* While the stub runs (before ExitBootServices) nothing else is printed,
- * and on an emulating KVM that is minutes; after it, a kernel whose console
- * is not ttyS0 (a wrong console=) prints nothing until the timeout. A line
- * every HEARTBEAT_SECONDS of silence says the guest is alive and where it is. */
-#define HEARTBEAT_SECONDS 5
-
-/* One beat, with vm->lock held: before ExitBootServices the firmware's
- * progress; after it, only when the console has been quiet for a beat, how
- * long, and its last line. */
-static void heartbeat(struct vmm *vm)
-{
-    double now = report_elapsed(), ebs = vm->report.phase_time[PHASE_EBS], last = vm->console.last_output;
-    if (vm->fw.phase == FW_PHASE_BOOT) {
-        const char *call = vm->fw.calls ? firmware_service_name(vm->fw.last_id) : NULL;
-        vmm_log("heartbeat: %.0f s, firmware phase, %llu calls so far, the last %s", now,
-                (unsigned long long)vm->fw.calls, call ? call : "none yet");
-    } else if (last <= ebs) {
-        vmm_log("heartbeat: %.0f s, after ExitBootServices, no console output in the %.0f s since: is the kernel's "
-                "console ttyS0 (console=ttyS0 on its command line)?", now, now - ebs);
-    } else if (now - last >= HEARTBEAT_SECONDS) {
-        vmm_log("heartbeat: %.0f s, after ExitBootServices, the last console line %.0f s ago: %s", now, now - last,
-                console_line_current(&vm->console.text));
-    }
-}
-
-static void *heartbeat_thread(void *arg)
-{
-    struct vmm *vm = arg;
-    for (;;) {
-        struct timespec ts = { HEARTBEAT_SECONDS, 0 };
-        nanosleep(&ts, NULL);
-        pthread_mutex_lock(&vm->lock);
-        bool stop = vm->heartbeat_stop || vm->stop_rc != RUN_CONTINUE;
-        if (!stop)
-            heartbeat(vm);
-        pthread_mutex_unlock(&vm->lock);
-        if (stop)
-            return NULL;
-    }
-}
-
-/* With --kunit the result is the tests': 0 all passed, 1 a test failed,
- * 7 the run did not finish; a panic, crash or timeout keeps its status. */
-int vmm_run(struct vmm *vm)
+/* The signal handlers, then the threads of the vCPUs but the first;
+ * EXIT_HOST (logged) if either fails, else RUN_CONTINUE. */
+static int start_vcpus(struct vmm *vm)
 {
     struct sigaction sa = { .sa_handler = on_signal };
     sigemptyset(&sa.sa_mask);
     signal_vm = vm;
-    vm->stop_rc = RUN_CONTINUE;
-    vm->timed_out = false;
-    vm->run_started = report_elapsed();
     timed_out = 0;
     /* A stop signal that came before this run (between two sweep cells)
      * still stops it, at once. */
@@ -617,63 +568,82 @@ int vmm_run(struct vmm *vm)
             vmm_log("cannot start the thread of vCPU %u", i);
             return EXIT_HOST;
         }
-    pthread_t heartbeat;
-    bool beating = !vm->opt.quiet && !vm->opt.fault_sweep && !pthread_create(&heartbeat, NULL, heartbeat_thread, vm);
-    if (vm->opt.timeout)
-        alarm(vm->opt.timeout);
+    return RUN_CONTINUE;
+}
+
+/* vCPU 0 on this thread until it or another stops the run; then every
+ * vCPU is stopped and joined. The first status set wins. */
+static int run_vcpus(struct vmm *vm)
+{
+    run_hooks_run_start(vm);
+    if (vm->run.opt.timeout)
+        alarm(vm->run.opt.timeout);
     int rc = run_loop(&vm->vcpus[0]);
     alarm(0);
-    if (beating) {
-        pthread_mutex_lock(&vm->lock);
-        vm->heartbeat_stop = true;
-        pthread_mutex_unlock(&vm->lock);
-        pthread_kill(heartbeat, SIGUSR1);   /* cut its sleep short */
-        pthread_join(heartbeat, NULL);
-    }
     pthread_mutex_lock(&vm->lock);
     stop_all(vm, rc);
-    rc = vm->stop_rc;
+    rc = vm->run.stop_rc;
     pthread_mutex_unlock(&vm->lock);
     for (unsigned i = 1; i < vm->opt.cpus; i++)
         pthread_join(vm->vcpus[i].thread, NULL);
+    return rc;
+}
+
+/* --exec's command must have reported its status; then the observers
+ * have their say (--kunit: the tests' result, --stop-at: the summary's). */
+static int run_status(struct vmm *vm, int rc)
+{
     if (vm->opt.exec && rc == EXIT_OK && vm->ctl.stop != GUEST_EXIT_PORT) {
         vmm_log("--exec: the guest ended without reporting the command's exit status (no \"handover-init: "
                 "command exited with status N\" line, nothing on the exit port 0x%x)", PORT_EXIT);
-        return EXIT_EXEC_NO_STATUS;
+        rc = EXIT_EXEC_NO_STATUS;
     }
-    if (!vm->opt.kunit)
-        return rc;
-    ktap_summary(&vm->ktap, stdout);
-    fflush(stdout);
-    if (rc == RUN_KUNIT_DONE)
-        return ktap_passed(&vm->ktap) ? EXIT_OK : EXIT_KUNIT_FAILED;
-    if (rc == EXIT_OK || rc == EXIT_FIRMWARE_EXIT) {
-        vmm_log("the guest stopped before the KUnit run reported every suite");
-        return EXIT_KUNIT_INCOMPLETE;
-    }
+    rc = run_hooks_run_end(vm, rc);
+    /* Only an observer with a done hook ends a run so, and its run_end
+     * gives the status: a success, if it gave none. */
+    return rc == RUN_OBSERVER_DONE ? EXIT_OK : rc;
+}
+
+struct run_options vmm_run_options(const struct vmm_options *o)
+{
+    return (struct run_options){ .timeout = o->timeout, .timeout_name = "--timeout",
+                                 .console_limit = o->console_limit, .quiet = o->quiet };
+}
+
+int vmm_run(struct vmm *vm, const struct run_options *o)
+{
+    vm->run = (struct run_state){ .opt = *o, .stop_rc = RUN_CONTINUE, .started = clock_since_start() };
+    vmm_set_log_file(o->log);
+    int rc = start_vcpus(vm);
+    if (rc == RUN_CONTINUE)
+        rc = run_status(vm, run_vcpus(vm));
+    vmm_set_log_file(NULL);
     return rc;
 }
 
 void vmm_clear_run_end(struct vmm *vm)
 {
-    vm->timed_out = false;
-    vm->e820_mismatch = false;
-    vm->stopped_by_signal = 0;
+    vm->run = (struct run_state){ .stop_rc = RUN_CONTINUE };
     vm->console.panic = (struct panic_watch){ .ended = false };
     vm->ctl = (struct control_ports){ .stop = GUEST_RUNNING };
     vm->fw.stop = FW_RUN;
 }
 
-const char *vmm_end_reason(const struct vmm *vm, int rc)
+struct run_end vmm_run_end(const struct vmm *vm, int rc)
 {
-    const struct run_end e = {
+    return (struct run_end){
         .exit_status = rc, .write_failed = vm->files.write_failed, .started = vm->step == STEP_GUEST,
-        .stopped_by_signal = vm->stopped_by_signal, .fault_sweep = vm->opt.fault_sweep, .timed_out = vm->timed_out,
-        .exit_port = vm->ctl.stop == GUEST_EXIT_PORT, .panic = vm->console.panic.ended,
-        .efi_exit = vm->fw.stop == FW_STOP_EXIT, .kunit = vm->opt.kunit, .kunit_complete = ktap_complete(&vm->ktap),
+        .stopped_by_signal = vm->run.stopped_by_signal, .fault_sweep = vm->opt.fault_sweep,
+        .timed_out = vm->run.timed_out, .exit_port = vm->ctl.stop == GUEST_EXIT_PORT,
+        .panic = vm->console.panic.ended, .efi_exit = vm->fw.stop == FW_STOP_EXIT, .kunit = vm->opt.kunit,
         .exec = vm->opt.exec != NULL, .stop_at_ebs = vm->opt.stop_at == STOP_AT_EBS,
         .reached_runtime = vm->fw.phase == FW_PHASE_RUNTIME, .poweroff = vm->ctl.stop == GUEST_POWEROFF,
         .reset = vm->ctl.stop == GUEST_RESET || vm->fw.stop == FW_STOP_RESET,
     };
-    return end_reason(&e);
+}
+
+struct fault_run vmm_fault_run(const struct vmm *vm, int rc)
+{
+    return (struct fault_run){ .exit_status = rc, .reached_ebs = vm->fw.phase == FW_PHASE_RUNTIME,
+                               .guest_stopped = vm->ctl.stop != GUEST_RUNNING, .e820_mismatch = vm->run.e820_mismatch };
 }

@@ -1,5 +1,6 @@
-/* The --stop-at ebs summary: the boot_params the stub built, and the
- * verdict of the e820 check (verdict/e820_check.h). */
+/* The --stop-at ebs summary (bootinfo.h). */
+#include "bootinfo.h"
+
 #include "../../guest/guest_text.h"
 #include "../verdict/e820_check.h"
 #include "../vmm.h"
@@ -18,7 +19,7 @@ static void print_cmdline(const struct guest_mem *gm, uint64_t addr, FILE *out)
     fprintf(out, "  cmdline           \"%s\"\n", buf);
 }
 
-int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
+static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
 {
     /* One copy, read once: another vCPU may be changing the page, and the
      * summary, the e820 list and the verdict must come from the same bytes
@@ -82,6 +83,28 @@ int vmm_print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
     for (unsigned i = 0; i < nwant; i++)
         fprintf(out, "    expected 0x%016llx-0x%016llx %s\n", (unsigned long long)want[i].addr,
                 (unsigned long long)(want[i].addr + want[i].size - 1), e820_type_name(want[i].type));
-    vm->e820_mismatch = true;
+    vm->run.e820_mismatch = true;
     return EXIT_E820_MISMATCH;
 }
+
+/* Where the run stopped, on stdout or the run's own log (a sweep cell's). */
+static void on_kernel(void *ctx, uint64_t boot_params)
+{
+    struct stop_summary *s = ctx;
+    FILE *log = s->vm->run.opt.log;
+    s->verdict = print_boot_params(s->vm, boot_params, log ? log : stdout);
+    s->printed = true;
+}
+
+/* The run loop ended the run at the kernel with success: the summary's
+ * verdict stands for it. */
+static int on_run_end(void *ctx, int status)
+{
+    struct stop_summary *s = ctx;
+    if (!s->printed)
+        return status;
+    s->printed = false;
+    return status == EXIT_OK ? s->verdict : status;
+}
+
+const struct run_hooks stop_summary_hooks = { .name = "stop-summary", .kernel = on_kernel, .run_end = on_run_end };

@@ -2,79 +2,58 @@
  * identification, entry, firmware calls by name, the memory map at
  * ExitBootServices, the boot_params and e820 the stub built, the console
  * text, VM exits and the time of each phase. Built with jansson. */
+#include "report.h"
+
 #include <errno.h>
 #include <jansson.h>
+#include <linux/kvm.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
+#include "../../firmware-stub/firmware.h"
 #include "../../guest/guest_text.h"
 #include "../verdict/e820_check.h"
-#include "../vmm.h"
-#include "clock.h"
+#include "../verdict/milestones.h"
 
 /* Raised when a field changes meaning or goes away (adding one does not). */
 #define REPORT_SCHEMA_VERSION 3   /* 3: a run that never entered the guest ends "not-started" */
 
 #define REPORT_CONSOLE_MAX (1u << 20)
 
-static double start_time;
-
-/* The milestones, by name: the report's phase_seconds keys and the
- * "milestone:" lines on stderr. */
-static const char *const phase_names[PHASE_COUNT] = {
-    [PHASE_START] = "vmm_start", [PHASE_ENTRY] = "entry", [PHASE_EBS] = "exit_boot_services",
-    [PHASE_FIRST_CONSOLE] = "first_console_output", [PHASE_BANNER] = "linux_banner", [PHASE_INIT] = "run_init",
-    [PHASE_END] = "exit",
-};
-
-void report_mark(struct vmm *vm, enum report_phase phase)
+void report_keep_map(struct report_data *r, const struct memmap *m)
 {
-    if (phase == PHASE_START)
-        start_time = now();
-    if (vm->report.phase_time[phase])
-        return;
-    vm->report.phase_time[phase] = now() - start_time + 1e-9;
-    /* What a microVM user compares (Firecracker's Guest-boot-time). */
-    if (!vm->opt.quiet && phase != PHASE_START && phase != PHASE_FIRST_CONSOLE && !vm->opt.fault_sweep)
-        vmm_log("milestone: %s at %.3f s", phase_names[phase], vm->report.phase_time[phase]);
+    if (!r->map_at_ebs)
+        r->map_at_ebs = malloc(sizeof(*r->map_at_ebs));
+    if (r->map_at_ebs)
+        *r->map_at_ebs = *m;
 }
 
-double report_elapsed(void)
+void report_keep_boot_params(struct report_data *r, const struct boot_params *bp)
 {
-    return now() - start_time;
+    if (!r->bp_copy)
+        r->bp_copy = malloc(sizeof(*bp));
+    if (r->bp_copy)
+        *r->bp_copy = *bp;
 }
 
-void report_save_map(struct vmm *vm)
+void report_keep_console(struct report_data *r, uint8_t byte)
 {
-    if (!vm->files.report || vm->report.map_at_ebs)
+    if (r->console_log_len >= REPORT_CONSOLE_MAX)
         return;
-    vm->report.map_at_ebs = malloc(sizeof(*vm->report.map_at_ebs));
-    if (vm->report.map_at_ebs)
-        *vm->report.map_at_ebs = vm->fw.map;
-}
-
-void report_save_boot_params(struct vmm *vm, uint64_t bp_addr)
-{
-    const struct boot_params *bp = guest_mem_ptr(&vm->mem, bp_addr, sizeof(*bp));
-    if (!vm->files.report || !bp)
-        return;
-    if (!vm->report.bp_copy)
-        vm->report.bp_copy = malloc(sizeof(*bp));
-    if (vm->report.bp_copy)
-        *vm->report.bp_copy = *bp;
-}
-
-void report_console(struct vmm *vm, uint8_t byte)
-{
-    if (!vm->files.report || vm->report.console_log_len >= REPORT_CONSOLE_MAX)
-        return;
-    struct report_data *r = &vm->report;
     if (!r->console_log && !(r->console_log = malloc(REPORT_CONSOLE_MAX)))
         return;
     /* Kept printable ASCII, so the report is valid UTF-8 JSON. */
     r->console_log[r->console_log_len++] = guest_text_printable(byte) || byte == '\n' || byte == '\t' ? (char)byte : '?';
+}
+
+void report_data_free(struct report_data *r)
+{
+    free(r->map_at_ebs);
+    free(r->bp_copy);
+    free(r->console_log);
+    *r = (struct report_data){ NULL, NULL, NULL, 0 };
 }
 
 static json_t *hex(uint64_t v)
@@ -103,12 +82,11 @@ static json_t *memmap_json(const struct memmap *m)
     return a;
 }
 
-static json_t *boot_params_json(struct vmm *vm)
+static json_t *boot_params_json(const struct boot_params *bp, const struct guest_mem *mem)
 {
     static struct boot_e820_entry e820[MAX_E820];
-    const struct boot_params *bp = vm->report.bp_copy;
     const struct setup_header *h = &bp->hdr;
-    unsigned n = e820_read(&vm->mem, bp, e820);
+    unsigned n = e820_read(mem, bp, e820);
     return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:o,s:o,s:o}",
                      "efi_loader_signature", bp->efi_info.efi_loader_signature == EFI64_LOADER_SIGNATURE ? "EL64" : "",
                      "efi_systab", hex(bp->efi_info.efi_systab | (uint64_t)bp->efi_info.efi_systab_hi << 32),
@@ -174,10 +152,10 @@ static json_t *kunit_json(const struct ktap *k)
  * "KUnit Test Group" whose sub_groups are the suites, each with its
  * test_cases. Parameterised cases are one case each, with their result. */
 /* The fields kunit_json.py puts in every group. */
-static int kunit_json_common(json_t *g, const struct vmm *vm)
+static int kunit_json_common(json_t *g, const char *kernel)
 {
     json_t *c = json_pack("{s:s,s:s,s:s,s:n,s:n,s:n,s:s}", "arch", "x86_64", "defconfig", "", "build_environment",
-                          vm->opt.kernel ? vm->opt.kernel : "", "lab_name", "kernel", "job", "git_branch", "kselftest");
+                          kernel ? kernel : "", "lab_name", "kernel", "job", "git_branch", "kselftest");
     int rc = c ? json_object_update(g, c) : -1;
     json_decref(c);
     return rc;
@@ -185,19 +163,18 @@ static int kunit_json_common(json_t *g, const struct vmm *vm)
 
 /* Why the KUnit run has no whole result, or NULL when it has one: a reader
  * of the JSON must never take a run that did not finish for a pass. */
-static const char *kunit_run_problem(const struct vmm *vm)
+static const char *kunit_run_problem(const struct ktap *k, bool started)
 {
-    if (vm->step != STEP_GUEST)
+    if (!started)
         return "run-not-started";
-    if (!vm->ktap.started)
+    if (!k->started)
         return "no-ktap-output";
-    return ktap_complete(&vm->ktap) ? NULL : "run-incomplete";
+    return ktap_complete(k) ? NULL : "run-incomplete";
 }
 
-int report_write_kunit_json(const struct vmm *vm, FILE *out)
+int report_write_kunit_json(FILE *out, const struct ktap *k, const char *kernel, bool started)
 {
     static const char *const status[] = { [KTAP_PASS] = "PASS", [KTAP_FAIL] = "FAIL", [KTAP_SKIP] = "SKIP" };
-    const struct ktap *k = &vm->ktap;
     json_t *groups = json_array();
     for (unsigned i = 0; i < k->nsuites; i++) {
         json_t *cases = json_array();
@@ -206,15 +183,15 @@ int report_write_kunit_json(const struct vmm *vm, FILE *out)
                 json_array_append_new(cases, json_pack("{s:s,s:s}", "name", k->cases[c].name, "status",
                                                        status[k->cases[c].status]));
         json_t *g = json_pack("{s:s,s:[],s:o}", "name", k->suites[i].name, "sub_groups", "test_cases", cases);
-        if (g && !kunit_json_common(g, vm))
+        if (g && !kunit_json_common(g, kernel))
             json_array_append_new(groups, g);
     }
     /* The run's own problem is a test case of the root group, ERROR as
      * kunit.py marks a crashed test: no reader counts it as passed. */
-    const char *problem = kunit_run_problem(vm);
+    const char *problem = kunit_run_problem(k, started);
     json_t *run_cases = problem ? json_pack("[{s:s,s:s}]", "name", problem, "status", "ERROR") : json_array();
     json_t *root = json_pack("{s:s,s:o,s:o}", "name", "KUnit Test Group", "sub_groups", groups, "test_cases", run_cases);
-    if (!root || kunit_json_common(root, vm)) {
+    if (!root || kunit_json_common(root, kernel)) {
         errno = EILSEQ;
         return -1;
     }
@@ -242,83 +219,97 @@ static uint64_t guest_ram_touched(const struct guest_mem *m)
 
 /* What the run cost the host: the VMM's peak RSS against the guest RAM it
  * backs (the bench's bound: at most 5 MiB beyond it), and CPU time. */
-static json_t *host_cost_json(const struct vmm *vm)
+static json_t *host_cost_json(const struct guest_mem *mem)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru))
         return json_null();
-    json_int_t peak = (json_int_t)ru.ru_maxrss, touched = (json_int_t)(guest_ram_touched(&vm->mem) >> 10);
+    json_int_t peak = (json_int_t)ru.ru_maxrss, touched = (json_int_t)(guest_ram_touched(mem) >> 10);
     return json_pack("{s:I,s:I,s:I,s:f,s:f}", "peak_rss_kib", peak, "guest_ram_touched_kib", touched,
                      "rss_beyond_guest_ram_kib", peak - touched,
                      "user_seconds", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
                      "system_seconds", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
-int report_write(struct vmm *vm, int exit_status)
+/* Firmware calls by service name, the ones made. */
+static json_t *calls_json(const uint64_t *calls_by_id)
 {
-    static struct boot_e820_entry want[MEMMAP_MAX_ENTRIES];
-    if (!vm->files.report)
-        return 0;
-    report_mark(vm, PHASE_END);
     json_t *calls = json_object();
     for (unsigned id = 0; id < FW_MAX_THUNKS; id++) {
         const char *name = firmware_service_name(id);
-        if (name && vm->fw.calls_by_id[id])
-            json_object_set_new(calls, name, json_integer((json_int_t)vm->fw.calls_by_id[id]));
+        if (name && calls_by_id[id])
+            json_object_set_new(calls, name, json_integer((json_int_t)calls_by_id[id]));
     }
+    return calls;
+}
+
+/* The milestones by name, in order: null for one not reached. */
+static json_t *phases_json(const double *milestone_at)
+{
     json_t *phases = json_object();
-    for (int p = 0; p < PHASE_COUNT; p++)
-        json_object_set_new(phases, phase_names[p],
-                            vm->report.phase_time[p] ? json_real(vm->report.phase_time[p]) : json_null());
+    for (int m = 0; m < MILESTONE_COUNT; m++)
+        json_object_set_new(phases, milestone_names[m], milestone_at[m] ? json_real(milestone_at[m]) : json_null());
+    return phases;
+}
+
+static json_t *exec_json(const struct report_facts *f)
+{
+    json_t *exec = json_pack("{s:s,s:o}", "command", f->exec, "status",
+                             f->exec_status_known ? json_integer(f->exec_status) : json_null());
+    /* --exec-output: where the command's output went (else the console). */
+    json_object_set_new(exec, "output_file", f->exec_output ? json_string(f->exec_output) : json_null());
+    return exec;
+}
+
+/* What was kept at ExitBootServices and at the kernel. */
+static void add_kept(json_t *root, const struct report_data *d, const struct guest_mem *mem)
+{
+    static struct boot_e820_entry want[MEMMAP_MAX_ENTRIES];
+    if (d->map_at_ebs) {
+        json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(d->map_at_ebs));
+        json_object_set_new(root, "e820_from_memory_map", e820_json(want, e820_expected(d->map_at_ebs, want)));
+    }
+    if (d->bp_copy)
+        json_object_set_new(root, "boot_params", boot_params_json(d->bp_copy, mem));
+}
+
+int report_write(FILE *out, const struct report_facts *f, const struct report_data *d)
+{
+    const struct run_counters *c = f->counters;
     json_t *root = json_pack(
         "{s:{s:s?,s:s,s:o,s:o},s:s,s:s,s:i,s:s,s:s,s:i,s:{s:I,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
-        "kernel", "path", vm->opt.kernel, "version", vm->placed.bz.kernel_version, "protocol", hex(vm->placed.bz.hdr.version),
-        "xloadflags", hex(vm->placed.bz.hdr.xloadflags),
-        "entry", vmm_entry_name(vm),
-        /* An application's: its LoadOptions, if any. */
-        "cmdline", vm->placed.app && !vm->opt.cmdline_given ? "" : vm->placed.cmdline,
-        "exit_status", exit_status, "end_reason", vmm_end_reason(vm, exit_status),
+        "kernel", "path", f->kernel, "version", f->kernel_version, "protocol", hex(f->protocol),
+        "xloadflags", hex(f->xloadflags),
+        "entry", f->entry,
+        "cmdline", f->cmdline,
+        "exit_status", f->exit_status, "end_reason", f->end_reason,
         "handover_version", HANDOVER_VERSION, "report_schema", REPORT_SCHEMA_VERSION,
-        "firmware_calls", "total", (json_int_t)vm->fw.calls, "by_name", calls,
-        "vm_exits", "io", (json_int_t)vm->counters.exits[KVM_EXIT_IO], "firmware_calls", (json_int_t)vm->counters.hypercalls,
-        "emulation_fallbacks", (json_int_t)vm->counters.fallbacks, "mmio", (json_int_t)vm->counters.exits[KVM_EXIT_MMIO],
-        "interrupted", (json_int_t)vm->counters.exits[KVM_EXIT_INTR], "internal_error",
-        (json_int_t)vm->counters.exits[KVM_EXIT_INTERNAL_ERROR],
-        "phase_seconds", phases);
+        "firmware_calls", "total", (json_int_t)f->firmware_calls, "by_name", calls_json(f->calls_by_id),
+        "vm_exits", "io", (json_int_t)c->exits[KVM_EXIT_IO], "firmware_calls", (json_int_t)c->hypercalls,
+        "emulation_fallbacks", (json_int_t)c->fallbacks, "mmio", (json_int_t)c->exits[KVM_EXIT_MMIO],
+        "interrupted", (json_int_t)c->exits[KVM_EXIT_INTR], "internal_error",
+        (json_int_t)c->exits[KVM_EXIT_INTERNAL_ERROR],
+        "phase_seconds", phases_json(f->milestone_at));
     if (!root) {
         errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the command line, the path */
         return -1;
     }
     /* Where a run that never entered the guest stopped: options, outputs,
      * image, files (--initrd, --add, --dtb) or host (/dev/kvm, KVM). */
-    json_object_set_new(root, "not_started_at",
-                        vm->step == STEP_GUEST ? json_null() : json_string(boot_step_names[vm->step]));
+    json_object_set_new(root, "not_started_at", f->not_started_at ? json_string(f->not_started_at) : json_null());
     /* The status the top-level image ended with (Exit, or its entry's
      * return); null if it did not end so. */
-    json_object_set_new(root, "efi_status",
-                        vm->fw.stop == FW_STOP_EXIT ? json_string(efi_status_name(vm->fw.stop_status)) : json_null());
-    json_object_set_new(root, "vm_exits_by_phase", exits_by_phase_json(&vm->counters));
-    json_object_set_new(root, "host", host_cost_json(vm));
-    if (vm->report.map_at_ebs) {
-        json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(vm->report.map_at_ebs));
-        json_object_set_new(root, "e820_from_memory_map",
-                            e820_json(want, e820_expected(vm->report.map_at_ebs, want)));
-    }
-    if (vm->report.bp_copy)
-        json_object_set_new(root, "boot_params", boot_params_json(vm));
-    if (vm->opt.exec) {
-        json_t *exec = json_pack("{s:s,s:o}", "command", vm->opt.exec, "status",
-                                 vm->ctl.stop == GUEST_EXIT_PORT ? json_integer(vm->ctl.exit_status) : json_null());
-        /* --exec-output: where the command's output went (else the console). */
-        json_object_set_new(exec, "output_file", vm->opt.exec_output ? json_string(vm->opt.exec_output) : json_null());
-        json_object_set_new(root, "exec", exec);
-    }
-    if (vm->opt.kunit)
-        json_object_set_new(root, "kunit", kunit_json(&vm->ktap));
-    json_object_set_new(root, "console", json_stringn(vm->report.console_log ? vm->report.console_log : "",
-                                                               vm->report.console_log_len));
-    int rc = json_dumpf(root, vm->files.report, JSON_INDENT(2)) || fputc('\n', vm->files.report) == EOF ? -1 : 0;
+    json_object_set_new(root, "efi_status", f->efi_status ? json_string(f->efi_status) : json_null());
+    json_object_set_new(root, "vm_exits_by_phase", exits_by_phase_json(c));
+    json_object_set_new(root, "host", host_cost_json(f->mem));
+    add_kept(root, d, f->mem);
+    if (f->exec)
+        json_object_set_new(root, "exec", exec_json(f));
+    if (f->kunit)
+        json_object_set_new(root, "kunit", kunit_json(f->kunit));
+    json_object_set_new(root, "console", json_stringn(d->console_log ? d->console_log : "", d->console_log_len));
+    int rc = json_dumpf(root, out, JSON_INDENT(2)) || fputc('\n', out) == EOF ? -1 : 0;
     json_decref(root);
-    fflush(vm->files.report);
+    fflush(out);
     return rc;
 }

@@ -1,0 +1,277 @@
+/* vmm/tools/report.c: --report's JSON and --kunit-json's, written from
+ * plain structs (no VM), read back with jansson. The keys are those
+ * docs/report.md lists. */
+#include <errno.h>
+#include <jansson.h>
+#include <linux/kvm.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "suites.h"
+#include "../../firmware-stub/firmware.h"
+#include "../../vmm/tools/report.h"
+#include "../../vmm/verdict/milestones.h"
+
+#define RAM_SIZE (1u << 20)
+
+static uint8_t *ram;
+static struct guest_mem gm;
+static struct report_data data;
+static struct run_counters counters;
+static uint64_t calls_by_id[FW_MAX_THUNKS];
+static double milestone_at[MILESTONE_COUNT];
+static struct ktap ktap;
+static char *text;
+static size_t text_len;
+static json_t *doc;
+
+static void setup(void)
+{
+    ram = mmap(NULL, RAM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(ram, MAP_FAILED);
+    guest_mem_init(&gm, ram, RAM_SIZE);
+    memset(&counters, 0, sizeof(counters));
+    memset(calls_by_id, 0, sizeof(calls_by_id));
+    memset(milestone_at, 0, sizeof(milestone_at));
+    ktap_init(&ktap);
+}
+
+static void teardown(void)
+{
+    report_data_free(&data);
+    ktap_free(&ktap);
+    json_decref(doc);
+    doc = NULL;
+    free(text);
+    text = NULL;
+    munmap(ram, RAM_SIZE);
+}
+
+/* A run refused at its image: nothing kept, nothing counted. */
+static struct report_facts refused(void)
+{
+    return (struct report_facts){ .kernel = "bzImage", .kernel_version = "", .entry = "handover", .cmdline = "",
+                                  .exit_status = 2, .end_reason = "not-started", .not_started_at = "image",
+                                  .calls_by_id = calls_by_id, .counters = &counters, .milestone_at = milestone_at,
+                                  .mem = &gm };
+}
+
+/* The report of f and data, parsed: the writer's status, doc set. */
+static int write_and_read(const struct report_facts *f)
+{
+    FILE *out = open_memstream(&text, &text_len);
+    ck_assert_ptr_nonnull(out);
+    int rc = report_write(out, f, &data);
+    fclose(out);
+    json_error_t err;
+    doc = rc ? NULL : json_loads(text, 0, &err);
+    ck_assert_msg(rc || doc, "not JSON: %s", err.text);
+    return rc;
+}
+
+static unsigned service_id(const char *name)
+{
+    unsigned id = 0;
+    while (id < FW_MAX_THUNKS && !(firmware_service_name(id) && !strcmp(firmware_service_name(id), name)))
+        id++;
+    ck_assert_uint_lt(id, FW_MAX_THUNKS);
+    return id;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+START_TEST(report_of_a_run_that_never_started)
+{
+    const struct report_facts f = refused();
+    ck_assert_int_eq(write_and_read(&f), 0);
+    ck_assert_str_eq(str(json_object_get(doc, "kernel"), "path"), "bzImage");
+    ck_assert_str_eq(str(json_object_get(doc, "kernel"), "protocol"), "0x0");
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "exit_status")), 2);
+    ck_assert_str_eq(str(doc, "end_reason"), "not-started");
+    ck_assert_str_eq(str(doc, "not_started_at"), "image");
+    ck_assert(json_is_null(json_object_get(doc, "efi_status")));
+    ck_assert_str_eq(str(doc, "console"), "");
+    ck_assert_int_eq(json_object_size(json_object_get(json_object_get(doc, "firmware_calls"), "by_name")), 0);
+    ck_assert_ptr_null(json_object_get(doc, "boot_params"));
+    ck_assert_ptr_null(json_object_get(doc, "memory_map_at_exit_boot_services"));
+    ck_assert_ptr_null(json_object_get(doc, "exec"));
+    ck_assert_ptr_null(json_object_get(doc, "kunit"));
+    ck_assert(json_is_object(json_object_get(doc, "host")));
+}
+END_TEST
+
+/* phase_seconds: every milestone by name, in order, null until reached. */
+START_TEST(report_phases_are_the_milestones_in_order)
+{
+    struct report_facts f = refused();
+    milestone_at[MILESTONE_START] = 1e-9;
+    milestone_at[MILESTONE_EBS] = 2.5;
+    ck_assert_int_eq(write_and_read(&f), 0);
+    const json_t *phases = json_object_get(doc, "phase_seconds");
+    ck_assert_int_eq(json_object_size(phases), MILESTONE_COUNT);
+    const char *key;
+    json_t *v;
+    int m = 0;
+    json_object_foreach((json_t *)phases, key, v) {
+        ck_assert_str_eq(key, milestone_names[m]);
+        ck_assert(m == MILESTONE_START || m == MILESTONE_EBS ? json_is_real(v) : json_is_null(v));
+        m++;
+    }
+    ck_assert_double_eq(json_real_value(json_object_get(phases, "exit_boot_services")), 2.5);
+}
+END_TEST
+
+/* What the run kept: the map at ExitBootServices and the e820 it gives,
+ * the zero page (its e820 continued through setup_data), the console
+ * made printable. */
+START_TEST(report_of_what_the_run_kept)
+{
+    struct report_facts f = refused();
+    f.not_started_at = NULL;
+    f.exit_status = 0;
+    f.end_reason = "stop-at-ebs";
+    f.efi_status = "EFI_SUCCESS";
+    f.firmware_calls = 3;
+    calls_by_id[service_id("ExitBootServices")] = 1;
+    counters.exits[KVM_EXIT_IO] = 7;
+    counters.hypercalls = 3;
+    static struct memmap map;
+    memmap_init(&map);
+    ck_assert_int_eq(memmap_add_ram(&map, 0x100000, 0x100000), 0);
+    report_keep_map(&data, &map);
+    static struct boot_params bp;
+    memset(&bp, 0, sizeof(bp));
+    bp.e820_entries = 1;
+    bp.e820_table[0] = (struct boot_e820_entry){ 0x100000, 0x100000, E820_TYPE_RAM };
+    bp.efi_info.efi_loader_signature = EFI64_LOADER_SIGNATURE;
+    report_keep_boot_params(&data, &bp);
+    for (const char *p = "Linux\x1b[31m\tok\n"; *p; p++)
+        report_keep_console(&data, (uint8_t)*p);
+    ck_assert_int_eq(write_and_read(&f), 0);
+    ck_assert(json_is_null(json_object_get(doc, "not_started_at")));
+    ck_assert_str_eq(str(doc, "efi_status"), "EFI_SUCCESS");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(doc, "vm_exits"), "io")), 7);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "firmware_calls"),
+                                                                        "by_name"), "ExitBootServices")), 1);
+    const json_t *mm = json_object_get(doc, "memory_map_at_exit_boot_services");
+    ck_assert_int_eq(json_array_size(mm), 1);
+    ck_assert_str_eq(str(json_array_get(mm, 0), "start"), "0x100000");
+    ck_assert_str_eq(str(json_array_get(json_object_get(doc, "e820_from_memory_map"), 0), "end"), "0x1fffff");
+    const json_t *b = json_object_get(doc, "boot_params");
+    ck_assert_str_eq(str(b, "efi_loader_signature"), "EL64");
+    ck_assert_str_eq(str(json_array_get(json_object_get(b, "e820"), 0), "type"), "RAM");
+    ck_assert_str_eq(str(doc, "console"), "Linux?[31m\tok\n");
+}
+END_TEST
+
+/* A copy kept again replaces the last: the zero page as the run stopped. */
+START_TEST(report_keeps_the_last_zero_page_and_a_bounded_console)
+{
+    static struct boot_params bp;
+    memset(&bp, 0, sizeof(bp));
+    report_keep_boot_params(&data, &bp);
+    bp.secure_boot = 3;
+    report_keep_boot_params(&data, &bp);
+    ck_assert_uint_eq(data.bp_copy->secure_boot, 3);
+    for (unsigned i = 0; i < (1u << 20) + 10; i++)
+        report_keep_console(&data, 'x');
+    ck_assert_uint_eq(data.console_log_len, 1u << 20);
+}
+END_TEST
+
+START_TEST(report_of_exec_and_kunit)
+{
+    struct report_facts f = refused();
+    f.exec = "true";
+    f.exec_status_known = true;
+    f.exec_status = 4;
+    const char *lines[] = { "KTAP version 1", "1..1", "not ok 1 suite" };
+    for (size_t i = 0; i < 3; i++)
+        ktap_line(&ktap, lines[i]);
+    f.kunit = &ktap;
+    ck_assert_int_eq(write_and_read(&f), 0);
+    const json_t *exec = json_object_get(doc, "exec");
+    ck_assert_str_eq(str(exec, "command"), "true");
+    ck_assert_int_eq(json_integer_value(json_object_get(exec, "status")), 4);
+    ck_assert(json_is_null(json_object_get(exec, "output_file")));
+    const json_t *k = json_object_get(doc, "kunit");
+    ck_assert(json_is_true(json_object_get(k, "complete")));
+    ck_assert(json_is_false(json_object_get(k, "passed")));
+    ck_assert_str_eq(str(json_array_get(json_object_get(k, "suites"), 0), "name"), "suite");
+}
+END_TEST
+
+/* jansson refuses a string that is not UTF-8: the write fails, EILSEQ. */
+START_TEST(report_refuses_a_command_line_that_is_not_utf8)
+{
+    struct report_facts f = refused();
+    f.cmdline = "console=ttyS0 \xff";
+    errno = 0;
+    ck_assert_int_eq(write_and_read(&f), -1);
+    ck_assert_int_eq(errno, EILSEQ);
+}
+END_TEST
+
+/* A run that never entered the guest is an ERROR case of the root group,
+ * never a pass; a finished run lists its suites and cases. */
+START_TEST(kunit_json_says_why_a_run_has_no_result)
+{
+    FILE *out = open_memstream(&text, &text_len);
+    ck_assert_int_eq(report_write_kunit_json(out, &ktap, NULL, false), 0);
+    fclose(out);
+    json_error_t err;
+    doc = json_loads(text, 0, &err);
+    ck_assert_ptr_nonnull(doc);
+    const json_t *run = json_array_get(json_object_get(doc, "test_cases"), 0);
+    ck_assert_str_eq(str(run, "name"), "run-not-started");
+    ck_assert_str_eq(str(run, "status"), "ERROR");
+    ck_assert_str_eq(str(doc, "build_environment"), "");
+}
+END_TEST
+
+START_TEST(kunit_json_of_a_finished_run)
+{
+    const char *lines[] = { "KTAP version 1", "1..1", "    KTAP version 1", "    # Subtest: example", "    1..2",
+                            "    ok 1 a", "    not ok 2 b", "not ok 1 example" };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        ktap_line(&ktap, lines[i]);
+    FILE *out = open_memstream(&text, &text_len);
+    ck_assert_int_eq(report_write_kunit_json(out, &ktap, "bzImage", true), 0);
+    fclose(out);
+    json_error_t err;
+    doc = json_loads(text, 0, &err);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(json_array_size(json_object_get(doc, "test_cases")), 0);
+    const json_t *suite = json_array_get(json_object_get(doc, "sub_groups"), 0);
+    ck_assert_str_eq(str(suite, "name"), "example");
+    ck_assert_str_eq(str(suite, "build_environment"), "bzImage");
+    const json_t *cases = json_object_get(suite, "test_cases");
+    ck_assert_str_eq(str(json_array_get(cases, 0), "status"), "PASS");
+    ck_assert_str_eq(str(json_array_get(cases, 1), "status"), "FAIL");
+}
+END_TEST
+
+Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("report");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, report_of_a_run_that_never_started);
+    tcase_add_test(tc, report_phases_are_the_milestones_in_order);
+    tcase_add_test(tc, report_of_what_the_run_kept);
+    tcase_add_test(tc, report_keeps_the_last_zero_page_and_a_bounded_console);
+    tcase_add_test(tc, report_of_exec_and_kunit);
+    tcase_add_test(tc, report_refuses_a_command_line_that_is_not_utf8);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("kunit-json");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, kunit_json_says_why_a_run_has_no_result);
+    tcase_add_test(tc, kunit_json_of_a_finished_run);
+    suite_add_tcase(s, tc);
+    return s;
+}

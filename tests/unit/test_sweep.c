@@ -1,0 +1,222 @@
+/* vmm/tools/sweep_matrix.c: the --fault-sweep matrix without a VM: which
+ * cells a call gets, --shard, how a cell ended, the verdict against
+ * --fail-on and a baseline, the table and the JSON. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "../../vmm/host/log.h"
+#include "../../vmm/tools/sweep_matrix.h"
+#include "../../vmm/verdict/exit_status.h"
+
+static char *text;
+static size_t text_len;
+static FILE *log_out;
+static char *log_text;
+static size_t log_len;
+static json_t *doc;
+
+/* handover's messages into log_text. */
+static void setup(void)
+{
+    log_out = open_memstream(&log_text, &log_len);
+    ck_assert_ptr_nonnull(log_out);
+    vmm_set_log_file(log_out);
+}
+
+static void teardown(void)
+{
+    vmm_set_log_file(NULL);
+    fclose(log_out);
+    free(log_text);
+    log_text = NULL;
+    free(text);
+    text = NULL;
+    json_decref(doc);
+    doc = NULL;
+}
+
+static const char *logged(void)
+{
+    fflush(log_out);
+    return log_text;
+}
+
+static const struct sweep_call calls[2] = {
+    { .seq = 3, .name = "GetMemoryMap", .applies = 1u << INJECT_GMM_TOO_SMALL, .time = 0.5 },
+    { .seq = 9, .name = "AllocatePool", .applies = 1u << INJECT_ALLOC_POOL_FAIL, .time = 1.0 },
+};
+
+START_TEST(sweep_plans_each_kind_that_applies)
+{
+    const struct sweep_call call = { .seq = 7, .name = "AllocatePages",
+                                     .applies = 1u << INJECT_GMM_TOO_SMALL | 1u << INJECT_ALLOC_PAGES_ABOVE |
+                                                1u << INJECT_ALLOC_POOL_FAIL | 1u << INJECT_NO_LOW_FREE,
+                                     .allocated = 0x5000000 };
+    uint64_t seen[INJECT_KINDS] = { [INJECT_GMM_TOO_SMALL] = 2, [INJECT_ALLOC_POOL_FAIL] = 4 };
+    struct sweep_cell cells[SWEEP_CELLS_PER_CALL];
+    ck_assert_uint_eq(sweep_plan_cells(&call, seen, 6, false, cells), 5);
+    /* gmm-too-small once and twice, from this call on. */
+    ck_assert_str_eq(cells[0].spec, "gmm-too-small@3");
+    ck_assert_str_eq(cells[1].spec, "gmm-too-small:2@3");
+    /* Above the address the call got; the Nth pool allocation, N this one. */
+    ck_assert_str_eq(cells[2].spec, "alloc-pages-above:0x5000000");
+    ck_assert_str_eq(cells[3].spec, "alloc-pool-fail:5");
+    ck_assert(!cells[3].skipped);
+    ck_assert_str_eq(cells[4].spec, "no-low-free");
+    ck_assert(cells[4].skipped);
+    ck_assert_str_eq(cells[4].detail, "needs RAM above 4 GiB (--mem 5G)");
+    for (unsigned i = 0; i < 5; i++)
+        ck_assert_uint_eq(cells[i].snap, 6);
+    ck_assert_uint_eq(sweep_plan_cells(&call, seen, 6, true, cells), 5);
+    ck_assert(!cells[4].skipped);
+}
+END_TEST
+
+START_TEST(sweep_skips_alloc_pages_above_a_failed_call)
+{
+    const struct sweep_call call = { .applies = 1u << INJECT_ALLOC_PAGES_ABOVE };
+    const uint64_t seen[INJECT_KINDS] = { 0 };
+    struct sweep_cell cells[SWEEP_CELLS_PER_CALL];
+    ck_assert_uint_eq(sweep_plan_cells(&call, seen, 0, true, cells), 1);
+    ck_assert(cells[0].skipped);
+    ck_assert_str_eq(cells[0].detail, "the call failed without a fault");
+}
+END_TEST
+
+/* --shard 2/2 of five cells: the second and the fourth, in order. */
+START_TEST(sweep_shard_keeps_every_nth_cell)
+{
+    struct sweep_cell cells[5];
+    for (unsigned i = 0; i < 5; i++)
+        cells[i] = (struct sweep_cell){ .snap = i };
+    ck_assert_uint_eq(sweep_take_shard(cells, 5, 2, 2), 2);
+    ck_assert_uint_eq(cells[0].snap, 1);
+    ck_assert_uint_eq(cells[1].snap, 3);
+    for (unsigned i = 0; i < 5; i++)
+        cells[i] = (struct sweep_cell){ .snap = i };
+    ck_assert_uint_eq(sweep_take_shard(cells, 5, 1, 2), 3);
+    ck_assert_uint_eq(cells[2].snap, 4);
+}
+END_TEST
+
+/* The first of the known endings in the cell's log, with what the image
+ * said last, escaped; the exit port first; else the status. */
+START_TEST(sweep_cell_detail_names_how_it_ended)
+{
+    char buf[200];
+    struct sweep_cell_end e = { .log = "handover: x\nhandover: timeout: the guest was still running after 9 s\n",
+                                .status = 124, .conout = "EFI stub: \x1b[1mERROR" };
+    sweep_cell_detail(&e, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "timeout: the guest was still running after 9 s after \"EFI stub: \\x1b[1mERROR\"");
+    e.exit_port = true;
+    e.exit_port_status = 3;
+    sweep_cell_detail(&e, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "the guest wrote 3 to the exit port");
+    e = (struct sweep_cell_end){ .log = NULL, .status = 5, .conout = "" };
+    sweep_cell_detail(&e, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "exit status 5");
+}
+END_TEST
+
+static struct sweep_cell two_cells[2] = {
+    { .snap = 0, .kind = INJECT_GMM_TOO_SMALL, .spec = "gmm-too-small", .outcome = FAULT_RETRIED, .status = 0,
+      .detail = "stop-at ebs: ok", .seconds = 0.25 },
+    { .snap = 1, .kind = INJECT_ALLOC_POOL_FAIL, .spec = "alloc-pool-fail:1", .outcome = FAULT_FAILED_CLEANLY,
+      .status = 5, .detail = "the image returned", .seconds = 0.5 },
+};
+
+START_TEST(sweep_verdict_fails_on_named_outcomes)
+{
+    ck_assert_int_eq(sweep_verdict(0, NULL, NULL, calls, two_cells, 2), EXIT_OK);
+    ck_assert_int_eq(sweep_verdict(1u << FAULT_FAILED_CLEANLY, NULL, NULL, calls, two_cells, 2), EXIT_SWEEP_FAILED);
+    ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:1 at call 9 AllocatePool: failed-cleanly (--fail-on)"));
+    ck_assert_ptr_nonnull(strstr(logged(), "1 cells with an outcome --fail-on names, 0 that differ"));
+}
+END_TEST
+
+static int verdict_against(const char *baseline)
+{
+    FILE *f = fmemopen((void *)baseline, strlen(baseline), "r");
+    ck_assert_ptr_nonnull(f);
+    int rc = sweep_verdict(0, f, "base.json", calls, two_cells, 2);
+    fclose(f);
+    return rc;
+}
+
+/* Cells are matched by their --inject spec; one the baseline lacks is "absent". */
+START_TEST(sweep_verdict_against_a_baseline)
+{
+    ck_assert_int_eq(verdict_against("{\"cells\": [{\"inject\": \"alloc-pool-fail:1\", \"outcome\": \"failed-cleanly\"},"
+                                     " {\"inject\": \"gmm-too-small\", \"outcome\": \"retried\"}]}"), EXIT_OK);
+    ck_assert_int_eq(verdict_against("{\"cells\": [{\"inject\": \"gmm-too-small\", \"outcome\": \"crashed\"}]}"),
+                     EXIT_SWEEP_FAILED);
+    ck_assert_ptr_nonnull(strstr(logged(), "cell gmm-too-small: retried, the baseline says crashed"));
+    ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:1: failed-cleanly, the baseline says absent"));
+    ck_assert_ptr_nonnull(strstr(logged(), "0 cells with an outcome --fail-on names, 2 that differ"));
+    ck_assert_int_eq(verdict_against("{\"rows\": []}"), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(logged(), "--sweep-baseline base.json: not a --fault-sweep matrix: no cells array"));
+}
+END_TEST
+
+static const struct sweep_totals totals = { .kernel = "uki.efi", .entry = "app", .calls = 40, .snapshots = 2,
+                                            .base_end = 1.0, .cells_time = 0.75, .one_boot_each = 3.5 };
+
+START_TEST(sweep_matrix_as_json)
+{
+    struct sweep_cell cells[3] = { two_cells[0], two_cells[1],
+                                   { .snap = 1, .kind = INJECT_NO_LOW_FREE, .spec = "no-low-free", .skipped = true,
+                                     .detail = "needs RAM above 4 GiB (--mem 5G)" } };
+    FILE *out = open_memstream(&text, &text_len);
+    ck_assert_int_eq(sweep_write_json(out, &totals, calls, cells, 3), 0);
+    fclose(out);
+    json_error_t err;
+    doc = json_loads(text, 0, &err);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "entry")), "app");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(doc, "baseline"), "calls")), 40);
+    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(doc, "seconds"), "sweep")), 1.75);
+    const json_t *rows = json_object_get(doc, "cells");
+    ck_assert_int_eq(json_array_size(rows), 3);
+    const json_t *pool = json_array_get(rows, 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(pool, "seq")), 9);
+    ck_assert_str_eq(json_string_value(json_object_get(pool, "call")), "AllocatePool");
+    ck_assert_str_eq(json_string_value(json_object_get(pool, "fault")), "alloc-pool-fail");
+    ck_assert_str_eq(json_string_value(json_object_get(pool, "outcome")), "failed-cleanly");
+    ck_assert_int_eq(json_integer_value(json_object_get(pool, "status")), 5);
+    const json_t *skipped = json_array_get(rows, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(skipped, "outcome")), "skipped");
+    ck_assert_ptr_null(json_object_get(skipped, "status"));
+}
+END_TEST
+
+START_TEST(sweep_table_and_timing_line)
+{
+    FILE *out = open_memstream(&text, &text_len);
+    sweep_print(out, &totals, calls, two_cells, 2);
+    fclose(out);
+    ck_assert_ptr_nonnull(strstr(text, " call  service"));
+    ck_assert_ptr_nonnull(strstr(text, "    9  AllocatePool"));
+    ck_assert_ptr_nonnull(strstr(text, "failed-cleanly  the image returned\n"));
+    ck_assert_ptr_nonnull(strstr(text, "fault sweep: 1.8 s (the boot without faults 1.0 s, 2 cells 0.8 s); one boot per "
+                                       "fault would take about 3.5 s: 2.0x faster\n"));
+}
+END_TEST
+
+Suite *sweep_suite(void)
+{
+    Suite *s = suite_create("sweep");
+    TCase *tc = tcase_create("matrix");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, sweep_plans_each_kind_that_applies);
+    tcase_add_test(tc, sweep_skips_alloc_pages_above_a_failed_call);
+    tcase_add_test(tc, sweep_shard_keeps_every_nth_cell);
+    tcase_add_test(tc, sweep_cell_detail_names_how_it_ended);
+    tcase_add_test(tc, sweep_verdict_fails_on_named_outcomes);
+    tcase_add_test(tc, sweep_verdict_against_a_baseline);
+    tcase_add_test(tc, sweep_matrix_as_json);
+    tcase_add_test(tc, sweep_table_and_timing_line);
+    suite_add_tcase(s, tc);
+    return s;
+}
