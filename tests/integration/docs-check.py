@@ -4,7 +4,8 @@ a new user runs: each script it names is an executable file here and each
 make target is one the Makefile defines. Every option (--name) the pages
 write is one `handover --help` lists, or one of another program named
 below that its script takes. (--help itself is documented only as
-`handover --help` and the man page made from it.)
+`handover --help` and the man page made from it.) Every file of the tree
+a page names by its path (guest/layout.h, vmm/kvm/run.c, ...) exists.
 usage: docs-check.py TOP HANDOVER"""
 import glob
 import os
@@ -52,6 +53,15 @@ for page in pages:
         for opt in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", line):
             if opt not in options and opt not in OTHER:
                 errors.append(f"{os.path.relpath(page, top)}:{n}: {opt} is not an option of handover --help")
+
+# Paths into the tree's own folders; relative to the page's folder first
+# (docs/ link each other as report.md), then to the top.
+FOLDERS = "guest|firmware-stub|loader|vmm|tests|scripts|examples|bench|docs"
+for page in pages:
+    for n, line in enumerate(open(page), 1):
+        for path in re.findall(rf"(?<![\w./-])(?:{FOLDERS})/[\w./-]*\w", line):
+            if not os.path.exists(os.path.join(top, path)):
+                errors.append(f"{os.path.relpath(page, top)}:{n}: {path}: no such file in the tree")
 
 for e in errors:
     print(e)
