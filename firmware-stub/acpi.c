@@ -137,8 +137,8 @@ static const struct {
 } isa_overrides[] = {
     { 0, 2, 0, false },
     { 9, 9, MPS_INTI_LEVEL | MPS_INTI_ACTIVE_HIGH, false },
-    { IRQ_SERIAL_COM1, IRQ_SERIAL_COM1, 0, false },
-    { IRQ_SERIAL_COM2, IRQ_SERIAL_COM2, 0, true },
+    { GUEST_IRQ_COM1, GUEST_IRQ_COM1, 0, false },
+    { GUEST_IRQ_COM2, GUEST_IRQ_COM2, 0, true },
 };
 #define ISA_OVERRIDES (sizeof(isa_overrides) / sizeof(isa_overrides[0]))
 
@@ -168,18 +168,18 @@ static const struct {
 static const uint8_t dsdt_aml[] = {
     0x08, '_', 'S', '5', '_',        /* NameOp "_S5_" */
     0x12, 0x08, 0x04,                /* PackageOp, PkgLength 8, NumElements 4 */
-    0x0a, ACPI_SLP_TYP_S5,           /* BytePrefix 5 */
-    0x0a, ACPI_SLP_TYP_S5,
+    0x0a, GUEST_ACPI_SLP_TYP_S5,           /* BytePrefix 5 */
+    0x0a, GUEST_ACPI_SLP_TYP_S5,
     0x00, 0x00,                      /* ZeroOp, ZeroOp */
-    UART_AML('1', 0x00, PORT_SERIAL_COM1, IRQ_SERIAL_COM1),
+    UART_AML('1', 0x00, GUEST_PORT_COM1, GUEST_IRQ_COM1),
 };
 _Static_assert(sizeof(dsdt_aml) == 14 + UART_AML_LEN, "the PkgLengths above match the bytes");
 
 /* SSDT body: COM2, for --exec-output. A table of its own, so that without
  * it the DSDT, and every table's place, stay as they are. */
-static const uint8_t ssdt_aml[] = { UART_AML('2', 0x01, PORT_SERIAL_COM2, IRQ_SERIAL_COM2) };
+static const uint8_t ssdt_aml[] = { UART_AML('2', 0x01, GUEST_PORT_COM2, GUEST_IRQ_COM2) };
 _Static_assert(sizeof(ssdt_aml) == UART_AML_LEN, "the PkgLengths above match the bytes");
-_Static_assert(IRQ_SERIAL_COM1 < 8 && IRQ_SERIAL_COM2 < 8, "the IRQ mask byte above holds IRQs 0-7");
+_Static_assert(GUEST_IRQ_COM1 < 8 && GUEST_IRQ_COM2 < 8, "the IRQ mask byte above holds IRQs 0-7");
 
 #define OFF_RSDP 0x000
 #define OFF_XSDT 0x040
@@ -235,7 +235,7 @@ static uint8_t *put(uint8_t *p, const void *entry, size_t len)
 static void build_madt(void *at, unsigned ncpus, bool com2)
 {
     struct acpi_madt *m = at;
-    m->local_apic_address = LAYOUT_LAPIC_ADDR;
+    m->local_apic_address = GUEST_LAPIC_ADDR;
     m->flags = MADT_PCAT_COMPAT;
     uint8_t *p = (uint8_t *)(m + 1);
     for (unsigned i = 0; i < ncpus; i++) {
@@ -243,7 +243,7 @@ static void build_madt(void *at, unsigned ncpus, bool com2)
                                                MADT_LAPIC_ENABLED };
         p = put(p, &lapic, sizeof(lapic));
     }
-    const struct madt_io_apic ioapic = { MADT_IO_APIC, sizeof(ioapic), (uint8_t)ncpus, 0, LAYOUT_IOAPIC_ADDR, 0 };
+    const struct madt_io_apic ioapic = { MADT_IO_APIC, sizeof(ioapic), (uint8_t)ncpus, 0, GUEST_IOAPIC_ADDR, 0 };
     p = put(p, &ioapic, sizeof(ioapic));
     for (size_t i = 0; i < ISA_OVERRIDES; i++) {
         const struct madt_int_override iso = { MADT_INT_OVERRIDE, sizeof(iso), 0, isa_overrides[i].irq,
@@ -261,11 +261,11 @@ static void build_fadt(void *at, uint64_t dsdt)
     f->xdsdt = dsdt;
     f->flags = ACPI_FADT_HW_REDUCED | ACPI_FADT_RESET_REGISTER;
     f->boot_flags = ACPI_FADT_NO_VGA | ACPI_FADT_NO_CMOS_RTC;
-    f->reset_register = io_port(ACPI_RESET_PORT);
-    f->reset_value = ACPI_RESET_VALUE;
+    f->reset_register = io_port(GUEST_PORT_ACPI_RESET);
+    f->reset_value = GUEST_ACPI_RESET_VALUE;
     f->minor_revision = 4;
-    f->sleep_control = io_port(ACPI_SLEEP_CONTROL_PORT);
-    f->sleep_status = io_port(ACPI_SLEEP_STATUS_PORT);
+    f->sleep_control = io_port(GUEST_PORT_ACPI_SLEEP_CONTROL);
+    f->sleep_status = io_port(GUEST_PORT_ACPI_SLEEP_STATUS);
     memcpy(&f->hypervisor_id, "HNDOVR\0\0", 8);
     header(&f->header, "FACP", sizeof(*f), 6);
 }

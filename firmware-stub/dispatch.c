@@ -166,7 +166,7 @@ static bool protocol_served(const struct firmware *fw, const efi_guid_t *g)
 
 /* A lookup that failed because no handle has the protocol at all (not
  * merely the handle asked): one line per protocol, so that a client's
- * failure reads as what it needs (issue 26 item 8). A fault injected is
+ * failure reads as what it needs. A fault injected is
  * not a protocol missing. */
 static void report_unserved_protocol(struct firmware *fw, const struct fw_service *s, const struct guest_view *v,
                                      const uint64_t *a, efi_status_t status)

@@ -1,6 +1,6 @@
 /* The fake EFI firmware: tables, protocols and services living in guest
  * memory, served by host C code. The guest reaches a service through a
- * thunk (`mov eax, ID; out FW_HYPERCALL_PORT, eax; ret`); the VMM passes
+ * thunk (`mov eax, ID; out GUEST_PORT_HYPERCALL, eax; ret`); the VMM passes
  * the ID and the registers to firmware_call(). This header, with the ones
  * it includes, is the firmware's interface to the VMM; acpi.h and keys.h
  * add the ACPI tables and the --keys syntax.

@@ -56,7 +56,7 @@ _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_
  * function with the Microsoft x64 ABI (32 bytes of shadow space) and
  * re-enters the firmware with this ID, RCX = Event and RDX = the function:
  *   push rcx; push r8; sub rsp, 0x20; call r8; add rsp, 0x20; pop rdx;
- *   pop rcx; mov eax, FW_ID_NOTIFY_RETURN; out FW_HYPERCALL_PORT, eax
+ *   pop rcx; mov eax, FW_ID_NOTIFY_RETURN; out GUEST_PORT_HYPERCALL, eax
  * It fills three thunk slots and has no RET: the firmware moves the vCPU on. */
 #define FW_ID_NOTIFY_RETURN 289
 #define FW_NOTIFY_TRAMPOLINE_SLOTS 3

@@ -66,7 +66,7 @@ static void fill_thunks(struct firmware *fw)
         t[0] = 0xb8;                                  /* mov eax, imm32 */
         memcpy(t + 1, &id, 4);
         t[5] = 0xe7;                                  /* out imm8, eax */
-        t[6] = FW_HYPERCALL_PORT;
+        t[6] = GUEST_PORT_HYPERCALL;
         t[FW_THUNK_RET] = 0xc3;                       /* ret */
     }
     /* Entry points' return addresses (the top-level image's, StartImage's):
@@ -79,7 +79,7 @@ static void fill_thunks(struct firmware *fw)
         r[1] = 0xb8;                                  /* mov eax, imm32 */
         memcpy(r + 2, &returns[i], 4);
         r[6] = 0xe7;                                  /* out imm8, eax */
-        r[7] = FW_HYPERCALL_PORT;
+        r[7] = GUEST_PORT_HYPERCALL;
     }
 }
 
@@ -101,7 +101,7 @@ static void fill_notify_trampoline(struct firmware *fw)
     memcpy(t, head, sizeof(head));
     memcpy(t + sizeof(head), &id, 4);
     t[sizeof(head) + 4] = 0xe7;                       /* out imm8, eax */
-    t[sizeof(head) + 5] = FW_HYPERCALL_PORT;
+    t[sizeof(head) + 5] = GUEST_PORT_HYPERCALL;
 }
 _Static_assert(17 + 6 <= FW_NOTIFY_TRAMPOLINE_SLOTS * FW_THUNK_SIZE &&
                (FW_ID_NOTIFY_RETURN + FW_NOTIFY_TRAMPOLINE_SLOTS) * FW_THUNK_SIZE <= 0x1000,

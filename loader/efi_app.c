@@ -37,8 +37,7 @@ enum image_kind image_kind(const void *data, size_t size)
      * after the headers), so that bzimage_parse says what is wrong with it.
      * But an image that is both, whose setup header says it cannot be
      * relocated and whose PE header says EFI application (memtest86+), is
-     * loaded as the application it is, where LoadImage would load it
-     * (issue 26 item 4). */
+     * loaded as the application it is, where LoadImage would load it. */
     const size_t flag_at = SETUP_HEADER_OFFSET + offsetof(struct setup_header, boot_flag);
     const size_t magic_at = SETUP_HEADER_OFFSET + offsetof(struct setup_header, header);
     uint16_t flag;

@@ -16,7 +16,7 @@ int place_image(struct memmap *map, const struct image_constraints *c, uint64_t 
     }
     if (!c->relocatable || c->load_addr)
         return -1;
-    for (uint64_t a = (LAYOUT_KERNEL_MIN + c->align - 1) & ~(c->align - 1); a + c->size <= c->top; a += c->align)
+    for (uint64_t a = (GUEST_KERNEL_MIN + c->align - 1) & ~(c->align - 1); a + c->size <= c->top; a += c->align)
         if (memmap_reserve(map, a, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
             *at = a;
             return 0;

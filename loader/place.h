@@ -21,7 +21,7 @@ struct image_constraints {
 /* --load-addr, else pref_address rounded up to the alignment. */
 uint64_t place_wanted(const struct image_constraints *c);
 /* Reserve the image at place_wanted(c), or, if it may move (relocatable,
- * no --load-addr), at the lowest aligned address from LAYOUT_KERNEL_MIN
+ * no --load-addr), at the lowest aligned address from GUEST_KERNEL_MIN
  * up that is free. 0 with the address in *at, or -1 if nothing fits. */
 int place_image(struct memmap *map, const struct image_constraints *c, uint64_t *at);
 

@@ -148,7 +148,7 @@ static int attach_dtb(struct vmm *vm, struct boot_params *bp)
         struct guest_range r[2];
         struct dtb_machine m = { .nram = (unsigned)guest_mem_ranges(&vm->mem, r), .cpus = vm->opt.cpus,
                                  .bootargs = vm->placed.cmdline,
-                                 .uart = { { PORT_SERIAL_COM1, IRQ_SERIAL_COM1 }, { PORT_SERIAL_COM2, IRQ_SERIAL_COM2 } },
+                                 .uart = { { GUEST_PORT_COM1, GUEST_IRQ_COM1 }, { GUEST_PORT_COM2, GUEST_IRQ_COM2 } },
                                  .nuart = vm->opt.exec_output ? 2 : 1 };
         for (unsigned i = 0; i < m.nram; i++) {
             m.ram[i][0] = r[i].start;
@@ -192,7 +192,7 @@ static int set_entry_registers(struct vmm *vm)
 {
     /* As if called: the return address (a thunk that reports the image
      * returned) at RSP, RSP = 8 mod 16, 32 bytes of shadow space above. */
-    uint64_t rsp = LAYOUT_STACK_TOP - 0x48;
+    uint64_t rsp = GUEST_STACK_TOP - 0x48;
     uint64_t ret = firmware_thunk(&vm->fw, FW_ID_IMAGE_RETURN);
     if (!guest_mem_write(&vm->mem, rsp, &ret, 8))
         return -1;
@@ -259,7 +259,7 @@ static struct fw_config firmware_config(struct vmm *vm)
     /* LoadOptions: the kernel's PE entry reads its command line there; an
      * application gets only a --cmdline given for it. */
     bool load_options = vm->placed.app ? vm->opt.cmdline_given : vm->opt.entry == ENTRY_PE;
-    return (struct fw_config){ .base = LAYOUT_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
+    return (struct fw_config){ .base = GUEST_FIRMWARE_BASE, .console = stdout, .console_used = &vm->console.bytes,
                                .console_limit = vm->opt.console_limit, .log = vmm_log_file(), .trace = vm->files.trace,
                                .trace_limit = vm->opt.trace_limit, .inject = vm->opt.inject,
                                .seeded = vm->opt.seeded, .seed = vm->opt.seed, .keys = vm->opt.keys,
@@ -278,10 +278,10 @@ static int build_firmware(struct vmm *vm)
         vmm_log("cannot build the firmware in guest memory");
         return EXIT_HOST;
     }
-    if (memmap_reserve(&vm->fw.map, LAYOUT_LOW_RAM_END, (LAYOUT_LEGACY_END - LAYOUT_LOW_RAM_END) >> 12,
+    if (memmap_reserve(&vm->fw.map, GUEST_LOW_RAM_END, (GUEST_LEGACY_END - GUEST_LOW_RAM_END) >> 12,
                        EFI_RESERVED_MEMORY_TYPE) ||
-        memmap_reserve(&vm->fw.map, LAYOUT_FIRMWARE_BASE + FW_REGION_SIZE,
-                       (LAYOUT_VMM_END - LAYOUT_FIRMWARE_BASE - FW_REGION_SIZE) >> 12, EFI_BOOT_SERVICES_DATA)) {
+        memmap_reserve(&vm->fw.map, GUEST_FIRMWARE_BASE + FW_REGION_SIZE,
+                       (GUEST_VMM_END - GUEST_FIRMWARE_BASE - FW_REGION_SIZE) >> 12, EFI_BOOT_SERVICES_DATA)) {
         vmm_log("cannot reserve the VMM's memory");
         return EXIT_HOST;
     }
@@ -311,7 +311,7 @@ static int place_kernel(struct vmm *vm)
         return EXIT_USAGE;
     }
     uint64_t size = vm->opt.entry == ENTRY_PE ? bzimage_pe_image_size(bz) : bzimage_load_size(bz);
-    if (size + LAYOUT_KERNEL_MIN > vm->mem.size) {
+    if (size + GUEST_KERNEL_MIN > vm->mem.size) {
         vmm_log("%s: init_size: the kernel needs 0x%llx bytes, more than the guest RAM (%llu MiB) allows; raise --mem",
                 vm->opt.kernel, (unsigned long long)size, (unsigned long long)(vm->mem.size >> 20));
         return EXIT_USAGE;

@@ -117,7 +117,7 @@ static int set_mem(struct vmm_options *o, const char *a)
         o->mem = 0;
     else if (bare)
         o->mem <<= 20;
-    if (!o->mem || o->mem < LAYOUT_MIN_MEM || o->mem > LAYOUT_MAX_MEM || (o->mem & 0xfffff)) {
+    if (!o->mem || o->mem < GUEST_MIN_MEM || o->mem > GUEST_MAX_MEM || (o->mem & 0xfffff)) {
         vmm_log("--mem %s: give a whole number of MiB between 64M and 32G, e.g. 512M or 1024", a);
         return -1;
     }

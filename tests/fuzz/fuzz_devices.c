@@ -42,7 +42,7 @@ static void on_tx(void *ctx, uint8_t byte)
 static void on_irq(void *ctx, unsigned line, int level)
 {
     struct counters *c = ctx;
-    CHECK(line == IRQ_SERIAL_COM1);
+    CHECK(line == GUEST_IRQ_COM1);
     CHECK(level == 0 || level == 1);
     CHECK(level != c->level);   /* a callback means a change */
     c->level = level;
@@ -88,8 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct control_ports ctl = { GUEST_RUNNING, 0 };
     struct counters cnt = { 0, 0, 0 };
     memset(&bus, 0, sizeof(bus));
-    serial_init(&uart, IRQ_SERIAL_COM1, on_tx, on_irq, &cnt);
-    struct io_device devs[] = { serial_device(&uart, PORT_SERIAL_COM1), i8042_data_device(&ctl),
+    serial_init(&uart, GUEST_IRQ_COM1, on_tx, on_irq, &cnt);
+    struct io_device devs[] = { serial_device(&uart, GUEST_PORT_COM1), i8042_data_device(&ctl),
                                 i8042_command_device(&ctl), exit_port_device(&ctl), acpi_pm_device(&ctl) };
     for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
         CHECK(io_bus_register(&bus, &devs[i]) == 0);
@@ -126,11 +126,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t sel = in_u8(&in);
         uint16_t port;
         switch (sel % 4) {
-        case 0: port = (uint16_t)(PORT_SERIAL_COM1 + (sel >> 2) % 8); break;
-        case 1: port = (uint16_t)(PORT_I8042_DATA + (sel >> 2) % 5); break;
+        case 0: port = (uint16_t)(GUEST_PORT_COM1 + (sel >> 2) % 8); break;
+        case 1: port = (uint16_t)(GUEST_PORT_I8042_DATA + (sel >> 2) % 5); break;
         case 2: {
             unsigned k = (sel >> 2) % 11u;
-            port = (uint16_t)(k < 8 ? 0xf0 + k : ACPI_SLEEP_CONTROL_PORT + k - 8);
+            port = (uint16_t)(k < 8 ? 0xf0 + k : GUEST_PORT_ACPI_SLEEP_CONTROL + k - 8);
             break;
         }
         default: port = in_u16(&in); break;
@@ -167,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         if (owner == &bus.dev[0]) {
             for (unsigned i = 0; i < sz; i++) {
-                unsigned reg = (unsigned)(port - PORT_SERIAL_COM1 + i) & 7;
+                unsigned reg = (unsigned)(port - GUEST_PORT_COM1 + i) & 7;
                 if (out)
                     serial_byte_out(&sh, reg, buf[i], &expect_tx);
                 else
@@ -187,15 +187,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(out);
             switch (ctl.stop) {
             case GUEST_RESET:
-                CHECK((port == PORT_I8042_CMD && buf[0] == 0xfe) ||
-                      (port == ACPI_RESET_PORT && buf[0] == ACPI_RESET_VALUE));
+                CHECK((port == GUEST_PORT_I8042_CMD && buf[0] == 0xfe) ||
+                      (port == GUEST_PORT_ACPI_RESET && buf[0] == GUEST_ACPI_RESET_VALUE));
                 break;
             case GUEST_EXIT_PORT:
-                CHECK(port == PORT_EXIT && ctl.exit_status == buf[0]);
+                CHECK(port == GUEST_PORT_EXIT && ctl.exit_status == buf[0]);
                 break;
             case GUEST_POWEROFF:
-                CHECK(port == ACPI_SLEEP_CONTROL_PORT && (buf[0] & 0x20) &&   /* SLP_EN, SLP_TYPx: ACPI 6.4, 4.8.3.7 */
-                      (buf[0] & 0x1c) >> 2 == ACPI_SLP_TYP_S5);
+                CHECK(port == GUEST_PORT_ACPI_SLEEP_CONTROL && (buf[0] & 0x20) &&   /* SLP_EN, SLP_TYPx: ACPI 6.4, 4.8.3.7 */
+                      (buf[0] & 0x1c) >> 2 == GUEST_ACPI_SLP_TYP_S5);
                 break;
             default:
                 CHECK(0);

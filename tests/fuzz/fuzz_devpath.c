@@ -60,7 +60,7 @@
 
 #define RAM_SIZE     (16ULL << 20)
 #define PAGE         0x1000ULL
-#define SCRATCH      LAYOUT_VMM_END
+#define SCRATCH      GUEST_VMM_END
 #define SCRATCH_SIZE 0x10000ULL
 #define APP          (SCRATCH + SCRATCH_SIZE)
 #define APP_SIZE     0x600ULL
@@ -475,7 +475,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     guest_mem_init(&gm, ram, RAM_SIZE);
     struct fw_config cfg = {
-        .base = LAYOUT_FIRMWARE_BASE, .image_base = IMAGE_BASE, .image_size = 0x100000,
+        .base = GUEST_FIRMWARE_BASE, .image_base = IMAGE_BASE, .image_size = 0x100000,
         .console = devnull, .log = devnull, .trace = mode & 2 ? devnull : NULL, .trace_limit = UINT64_MAX,
         .seeded = true, .seed = 1,
     };
@@ -484,8 +484,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.initrd_size = sizeof(initrd);
     }
     CHECK(firmware_init(&fw, &gm, &cfg) == 0);
-    CHECK(memmap_reserve(&fw.map, LAYOUT_FIRMWARE_BASE + FW_REGION_SIZE,
-                         (SLOTS + PAGE - LAYOUT_FIRMWARE_BASE - FW_REGION_SIZE) / PAGE,
+    CHECK(memmap_reserve(&fw.map, GUEST_FIRMWARE_BASE + FW_REGION_SIZE,
+                         (SLOTS + PAGE - GUEST_FIRMWARE_BASE - FW_REGION_SIZE) / PAGE,
                          EFI_BOOT_SERVICES_DATA) == EFI_SUCCESS);
     CHECK(memmap_reserve(&fw.map, IMAGE_BASE, 0x100000 / PAGE, EFI_LOADER_CODE) == EFI_SUCCESS);
     CHECK(memmap_reserve(&fw.map, RAM_SIZE - PAGE, 1, EFI_LOADER_DATA) == EFI_SUCCESS);

@@ -58,7 +58,7 @@
 
 #define RAM_SIZE    (4ULL << 20)
 #define PAGE        0x1000ULL
-#define SCRATCH     LAYOUT_VMM_END
+#define SCRATCH     GUEST_VMM_END
 #define OUT_SLOT    (SCRATCH + 0x100)            /* *Event, *Index, *Key */
 #define GROUP_SLOT  (SCRATCH + 0x200)            /* three group GUIDs */
 #define LIST_SLOT   (SCRATCH + 0x400)            /* WaitForEvent's list */
@@ -465,7 +465,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(ram, 0, SCRATCH + PAGE);
     guest_mem_init(&gm, ram, RAM_SIZE);
     struct fw_config cfg = {
-        .base = LAYOUT_FIRMWARE_BASE, .image_base = 0x300000, .image_size = 0x1000,
+        .base = GUEST_FIRMWARE_BASE, .image_base = 0x300000, .image_size = 0x1000,
         .console = devnull, .log = devnull, .trace = mode & 2 ? devnull : NULL, .trace_limit = UINT64_MAX,
         .keys = mode & 1 && keys_ok ? s : NULL,
     };

@@ -68,19 +68,19 @@
 
 #define RAM_SIZE     (32ULL << 20)
 #define PAGE         0x1000ULL
-#define PT_BASE      LAYOUT_PML4              /* page-table pool: PT_PAGES pages */
+#define PT_BASE      GUEST_PML4              /* page-table pool: PT_PAGES pages */
 #define PT_PAGES     16
-#define SCRATCH      LAYOUT_VMM_END           /* guest data the input controls */
+#define SCRATCH      GUEST_VMM_END           /* guest data the input controls */
 #define SCRATCH_SIZE 0x10000ULL
 #define GUID_AREA    (SCRATCH + SCRATCH_SIZE) /* the known GUIDs, one after the other */
-#define STACK_RSP    (LAYOUT_STACK_TOP - 0x1000)
-#define IMAGE_BASE   LAYOUT_KERNEL_MIN
+#define STACK_RSP    (GUEST_STACK_TOP - 0x1000)
+#define IMAGE_BASE   GUEST_KERNEL_MIN
 #define IMAGE_SIZE   0x100000ULL
 
 #define PTE_P  0x1ULL
 #define PTE_RW 0x2ULL
 #define PTE_PS 0x80ULL
-_Static_assert(LAYOUT_PD == PT_BASE + 2 * PAGE, "the VMM's tables are pages 0-5 of the pool");
+_Static_assert(GUEST_PD == PT_BASE + 2 * PAGE, "the VMM's tables are pages 0-5 of the pool");
 
 static uint8_t *ram;
 static FILE *devnull;
@@ -150,8 +150,8 @@ __attribute__((no_sanitize("coverage"))) static void check_map(const struct firm
         pages += e->pages;
     }
     CHECK(pages == ram_pages);               /* the map still covers exactly guest RAM */
-    CHECK(memmap_type_at(m, LAYOUT_FIRMWARE_BASE + FW_RT_CODE_OFFSET) == EFI_RUNTIME_SERVICES_CODE);
-    CHECK(memmap_type_at(m, LAYOUT_FIRMWARE_BASE + FW_RT_DATA_OFFSET) == EFI_RUNTIME_SERVICES_DATA);
+    CHECK(memmap_type_at(m, GUEST_FIRMWARE_BASE + FW_RT_CODE_OFFSET) == EFI_RUNTIME_SERVICES_CODE);
+    CHECK(memmap_type_at(m, GUEST_FIRMWARE_BASE + FW_RT_DATA_OFFSET) == EFI_RUNTIME_SERVICES_DATA);
     CHECK(memmap_type_at(m, IMAGE_BASE) == EFI_LOADER_CODE);
     CHECK(f->npools <= FW_MAX_POOLS && f->nprotocols <= FW_MAX_PROTOCOLS);
 }
@@ -293,7 +293,7 @@ static void op_write(struct fuzz_in *in)
     switch (region % 4) {
     case 0: base = SCRATCH; size = SCRATCH_SIZE; break;
     case 1: base = PT_BASE; size = PT_PAGES * PAGE; break;
-    case 2: base = LAYOUT_FIRMWARE_BASE; size = FW_REGION_SIZE; break;
+    case 2: base = GUEST_FIRMWARE_BASE; size = FW_REGION_SIZE; break;
     default: base = 0; size = RAM_SIZE; break;
     }
     uint64_t off = (region % 4 == 3 ? in_u32(in) : in_u16(in)) % size;
@@ -501,7 +501,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     guest_mem_init(&gm, ram, RAM_SIZE);
     struct fw_config cfg = {
-        .base = LAYOUT_FIRMWARE_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE,
+        .base = GUEST_FIRMWARE_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE,
         .cmdline = mode & 4 ? "console=ttyS0 earlyprintk=serial" : NULL,
         .console = devnull, .log = verbose ? stderr : devnull,
         .trace = verbose ? stderr : mode & 8 ? devnull : NULL,
@@ -521,10 +521,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     CHECK(firmware_init(&fw, &gm, &cfg) == 0);
     /* What vmm_load reserves around the firmware, and the image. */
-    CHECK(memmap_reserve(&fw.map, LAYOUT_LOW_RAM_END, (LAYOUT_LEGACY_END - LAYOUT_LOW_RAM_END) / PAGE,
+    CHECK(memmap_reserve(&fw.map, GUEST_LOW_RAM_END, (GUEST_LEGACY_END - GUEST_LOW_RAM_END) / PAGE,
                          EFI_RESERVED_MEMORY_TYPE) == EFI_SUCCESS);
-    CHECK(memmap_reserve(&fw.map, LAYOUT_FIRMWARE_BASE + FW_REGION_SIZE,
-                         (LAYOUT_VMM_END - LAYOUT_FIRMWARE_BASE - FW_REGION_SIZE) / PAGE,
+    CHECK(memmap_reserve(&fw.map, GUEST_FIRMWARE_BASE + FW_REGION_SIZE,
+                         (GUEST_VMM_END - GUEST_FIRMWARE_BASE - FW_REGION_SIZE) / PAGE,
                          EFI_BOOT_SERVICES_DATA) == EFI_SUCCESS);
     CHECK(x86_setup_page_tables(&gm) == 4);
     if (!(mode & 0x40))

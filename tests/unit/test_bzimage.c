@@ -583,7 +583,7 @@ START_TEST(place_moves_a_relocatable_kernel_where_it_fits)
     ck_assert_int_eq(place_image(&place_map, &c, &at), 0);
     ck_assert_uint_eq(at, 0x3000000);
     ck_assert_uint_eq(at % c.align, 0);
-    ck_assert_uint_ge(at, LAYOUT_KERNEL_MIN);
+    ck_assert_uint_ge(at, GUEST_KERNEL_MIN);
 }
 END_TEST
 

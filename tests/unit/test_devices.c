@@ -13,7 +13,7 @@
 #include "../../guest/layout.h"
 #include "../../vmm/devices/serial.h"
 
-#define COM1 PORT_SERIAL_COM1
+#define COM1 GUEST_PORT_COM1
 enum { RBR = 0, IER = 1, IIR = 2, FCR = 2, LCR = 3, MCR = 4, LSR = 5, MSR = 6, SCR = 7 };
 
 static struct io_bus bus;
@@ -33,7 +33,7 @@ static void on_tx(void *ctx, uint8_t b)
 static void on_irq(void *ctx, unsigned line, int level)
 {
     (void)ctx;
-    ck_assert_uint_eq(line, IRQ_SERIAL_COM1);
+    ck_assert_uint_eq(line, GUEST_IRQ_COM1);
     irq_level = level;
     irq_edges++;
 }
@@ -46,7 +46,7 @@ static void setup(void)
     ntx = 0;
     irq_level = 0;
     irq_edges = 0;
-    serial_init(&uart, IRQ_SERIAL_COM1, on_tx, on_irq, NULL);
+    serial_init(&uart, GUEST_IRQ_COM1, on_tx, on_irq, NULL);
     struct io_device devs[] = { serial_device(&uart, COM1), i8042_data_device(&ctl), i8042_command_device(&ctl),
                                 exit_port_device(&ctl) };
     for (unsigned i = 0; i < 4; i++)
@@ -205,23 +205,23 @@ START_TEST(uart_com2_is_a_second_instance_with_its_own_irq_line)
     static struct serial com2;
     memset(tx2, 0, sizeof(tx2));
     ntx2 = 0;
-    serial_init(&com2, IRQ_SERIAL_COM2, on_tx2, on_irq2, NULL);
-    struct io_device d = serial_device(&com2, PORT_SERIAL_COM2);
+    serial_init(&com2, GUEST_IRQ_COM2, on_tx2, on_irq2, NULL);
+    struct io_device d = serial_device(&com2, GUEST_PORT_COM2);
     ck_assert_int_eq(io_bus_register(&bus, &d), 0);
-    out8(PORT_SERIAL_COM2 + IER, 0x02);
+    out8(GUEST_PORT_COM2 + IER, 0x02);
     ck_assert_uint_eq(irq2_line, 3);
     ck_assert_int_eq(irq2_level, 1);
     ck_assert_int_eq(irq_edges, 0);                     /* COM1's line did not move */
-    out8(PORT_SERIAL_COM2 + SCR, 0x5a);
+    out8(GUEST_PORT_COM2 + SCR, 0x5a);
     ck_assert_uint_eq(in8(COM1 + SCR), 0);              /* nor did its registers */
     for (const char *p = "out\n"; *p; p++)
-        out8(PORT_SERIAL_COM2 + RBR, (uint8_t)*p);
+        out8(GUEST_PORT_COM2 + RBR, (uint8_t)*p);
     out8(COM1 + RBR, 'c');
     ck_assert_str_eq(tx2, "out\n");
     ck_assert_str_eq(tx, "c");
-    ck_assert_uint_eq(in8(PORT_SERIAL_COM2 + IIR) & 0x0f, 0x02);
+    ck_assert_uint_eq(in8(GUEST_PORT_COM2 + IIR) & 0x0f, 0x02);
     ck_assert_int_eq(irq2_level, 0);
-    ck_assert_uint_eq(in8(PORT_SERIAL_COM2 + SCR), 0x5a);
+    ck_assert_uint_eq(in8(GUEST_PORT_COM2 + SCR), 0x5a);
 }
 END_TEST
 
@@ -229,14 +229,14 @@ END_TEST
 
 START_TEST(i8042_reset_command_sets_guest_reset)
 {
-    ck_assert_uint_eq(in8(PORT_I8042_CMD) & 0x02, 0);   /* input buffer empty: kb_wait() passes */
-    out8(PORT_I8042_DATA, 0xfe);                        /* data, not a command */
+    ck_assert_uint_eq(in8(GUEST_PORT_I8042_CMD) & 0x02, 0);   /* input buffer empty: kb_wait() passes */
+    out8(GUEST_PORT_I8042_DATA, 0xfe);                        /* data, not a command */
     ck_assert_int_eq(ctl.stop, GUEST_RUNNING);
-    out8(PORT_I8042_CMD, 0xd1);                         /* another command */
+    out8(GUEST_PORT_I8042_CMD, 0xd1);                         /* another command */
     ck_assert_int_eq(ctl.stop, GUEST_RUNNING);
-    ck_assert(out8(PORT_I8042_CMD, 0xfe));
+    ck_assert(out8(GUEST_PORT_I8042_CMD, 0xfe));
     ck_assert_int_eq(ctl.stop, GUEST_RESET);
-    out8(PORT_EXIT, 3);                                 /* the first stop wins */
+    out8(GUEST_PORT_EXIT, 3);                                 /* the first stop wins */
     ck_assert_int_eq(ctl.stop, GUEST_RESET);
     /* 0x61-0x63 are not the i8042's: the in-kernel PIT serves 0x61. */
     for (uint16_t port = 0x61; port <= 0x63; port++)
@@ -246,14 +246,14 @@ END_TEST
 
 START_TEST(exit_port_sets_the_exit_status)
 {
-    ck_assert(out8(PORT_EXIT, 42));
+    ck_assert(out8(GUEST_PORT_EXIT, 42));
     ck_assert_int_eq(ctl.stop, GUEST_EXIT_PORT);
     ck_assert_int_eq(ctl.exit_status, 42);
-    out8(PORT_EXIT, 7);
+    out8(GUEST_PORT_EXIT, 7);
     ck_assert_int_eq(ctl.exit_status, 42);
-    out8(PORT_I8042_CMD, 0xfe);
+    out8(GUEST_PORT_I8042_CMD, 0xfe);
     ck_assert_int_eq(ctl.stop, GUEST_EXIT_PORT);
-    ck_assert_uint_eq(in8(PORT_EXIT), 0xff);            /* write-only: reads float high */
+    ck_assert_uint_eq(in8(GUEST_PORT_EXIT), 0xff);            /* write-only: reads float high */
 }
 END_TEST
 
@@ -411,21 +411,21 @@ START_TEST(devices_init_puts_each_device_on_the_bus)
     attach(false);
     ck_assert_uint_eq(host_bus.n, 5);   /* COM1, i8042 data and command, exit port, ACPI PM */
     ck_assert_uint_eq(host_bus.nkept, 2);
-    ck_assert_uint_eq(host_in8(PORT_SERIAL_COM2 + SCR), 0xff);   /* no COM2 without --exec-output */
+    ck_assert_uint_eq(host_in8(GUEST_PORT_COM2 + SCR), 0xff);   /* no COM2 without --exec-output */
     host_out8(COM1, 'a');
     ck_assert_str_eq(console, "a");
-    host_out8(PORT_I8042_CMD, 0xfe);
+    host_out8(GUEST_PORT_I8042_CMD, 0xfe);
     ck_assert_int_eq(host_ctl.stop, GUEST_RESET);
 
     attach(true);
     ck_assert_uint_eq(host_bus.n, 6);
     ck_assert_uint_eq(host_bus.nkept, 3);
-    host_out8(PORT_SERIAL_COM2, 'b');
+    host_out8(GUEST_PORT_COM2, 'b');
     host_out8(COM1, 'c');
     ck_assert_str_eq(exec_output, "b");
     ck_assert_str_eq(console, "c");
-    host_out8(PORT_SERIAL_COM2 + IER, 0x02);
-    ck_assert_uint_eq(irq_lines, 1u << IRQ_SERIAL_COM2);
+    host_out8(GUEST_PORT_COM2 + IER, 0x02);
+    ck_assert_uint_eq(irq_lines, 1u << GUEST_IRQ_COM2);
 }
 END_TEST
 
@@ -437,13 +437,13 @@ START_TEST(devices_restore_through_the_bus)
 {
     attach(true);
     program_uart(COM1, 0x11);
-    program_uart(PORT_SERIAL_COM2, 0x22);
+    program_uart(GUEST_PORT_COM2, 0x22);
     host_in8(0x80);                           /* an unclaimed access */
-    const struct uart_regs com1 = read_uart(COM1), com2 = read_uart(PORT_SERIAL_COM2);
+    const struct uart_regs com1 = read_uart(COM1), com2 = read_uart(GUEST_PORT_COM2);
     ck_assert_uint_eq(com2.scr, 0x22 ^ 0xa5);
     ck_assert_uint_eq(com2.dll, 0x22);
     const unsigned lines = irq_lines;
-    ck_assert_uint_eq(lines, 1u << IRQ_SERIAL_COM1 | 1u << IRQ_SERIAL_COM2);
+    ck_assert_uint_eq(lines, 1u << GUEST_IRQ_COM1 | 1u << GUEST_IRQ_COM2);
     static struct device_snapshot snap, again;
     devices_save(&host_bus, &snap);
     ck_assert_uint_eq(snap.len, 2 * sizeof(struct serial_state) + sizeof(struct control_ports));
@@ -451,12 +451,12 @@ START_TEST(devices_restore_through_the_bus)
 
     for (unsigned cell = 0; cell < 3; cell++) {
         program_uart(COM1, 0x44);
-        program_uart(PORT_SERIAL_COM2, 0x33);
-        host_in8(PORT_SERIAL_COM2 + IIR);     /* takes COM2's THRE interrupt */
-        host_out8(PORT_EXIT, 7);
+        program_uart(GUEST_PORT_COM2, 0x33);
+        host_in8(GUEST_PORT_COM2 + IIR);     /* takes COM2's THRE interrupt */
+        host_out8(GUEST_PORT_EXIT, 7);
         host_in8(0x80);
         ck_assert_int_eq(host_ctl.stop, GUEST_EXIT_PORT);
-        const struct uart_regs c1 = read_uart(COM1), c2 = read_uart(PORT_SERIAL_COM2);
+        const struct uart_regs c1 = read_uart(COM1), c2 = read_uart(GUEST_PORT_COM2);
         for (size_t i = 0; i < sizeof(c1); i++) {   /* every register changed */
             ck_assert_uint_ne(((const uint8_t *)&c1)[i], ((const uint8_t *)&com1)[i]);
             ck_assert_uint_ne(((const uint8_t *)&c2)[i], ((const uint8_t *)&com2)[i]);
@@ -467,14 +467,14 @@ START_TEST(devices_restore_through_the_bus)
         ck_assert_uint_eq(again.unclaimed, snap.unclaimed);
         ck_assert(!memcmp(again.bytes, snap.bytes, snap.len));
         ck_assert_int_eq(host_ctl.stop, GUEST_RUNNING);
-        const struct uart_regs r1 = read_uart(COM1), r2 = read_uart(PORT_SERIAL_COM2);
+        const struct uart_regs r1 = read_uart(COM1), r2 = read_uart(GUEST_PORT_COM2);
         ck_assert(!memcmp(&r1, &com1, sizeof(r1)));
         ck_assert(!memcmp(&r2, &com2, sizeof(r2)));
         irq_lines = lines;   /* the restored irqchips hold the lines (kvm/snapshot.h) */
     }
     nconsole = nexec_output = 0;
     host_out8(COM1, 'x');
-    host_out8(PORT_SERIAL_COM2, 'y');
+    host_out8(GUEST_PORT_COM2, 'y');
     ck_assert_int_eq(console[0], 'x');
     ck_assert_int_eq(exec_output[0], 'y');
 }

@@ -57,8 +57,8 @@ START_TEST(acpi_tables_checksum_and_link)
             ck_assert_uint_eq(h[44 + 2 * 8 + 3], 2);   /* third LAPIC: APIC ID 2 */
             const uint8_t *uart = h + 44 + 3 * 8 + 12 + 2 * 10;
             ck_assert_uint_eq(uart[0], 2);             /* interrupt source override */
-            ck_assert_uint_eq(uart[3], IRQ_SERIAL_COM1); /* ISA IRQ 4 ... */
-            ck_assert_uint_eq(uart[4], IRQ_SERIAL_COM1); /* ... on GSI 4 */
+            ck_assert_uint_eq(uart[3], GUEST_IRQ_COM1); /* ISA IRQ 4 ... */
+            ck_assert_uint_eq(uart[4], GUEST_IRQ_COM1); /* ... on GSI 4 */
         }
         if (i == 0) {   /* FADT -> DSDT: \_S5 and COM1 with its port and IRQ */
             uint64_t d;
@@ -70,7 +70,7 @@ START_TEST(acpi_tables_checksum_and_link)
             ck_assert_uint_eq(sum(guest_mem_ptr(&gm, d, dlen), dlen), 0);
             const uint8_t hid[] = { 0x0c, 0x41, 0xd0, 0x05, 0x01 };   /* EisaId ("PNP0501") */
             const uint8_t io[] = { 0x47, 0x01, 0xf8, 0x03, 0xf8, 0x03, 0x00, 0x08 };
-            const uint8_t irq[] = { 0x22, 1u << IRQ_SERIAL_COM1, 0x00, 0x79, 0x00 };
+            const uint8_t irq[] = { 0x22, 1u << GUEST_IRQ_COM1, 0x00, 0x79, 0x00 };
             ck_assert_ptr_nonnull(memmem(dsdt, dlen, "_S5_", 4));
             ck_assert_ptr_nonnull(memmem(dsdt, dlen, "COM1", 4));
             ck_assert_ptr_nonnull(memmem(dsdt, dlen, hid, sizeof(hid)));

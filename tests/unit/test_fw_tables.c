@@ -70,7 +70,7 @@ START_TEST(service_pointers_are_thunks_calling_their_own_id)
     ck_assert_uint_eq(t[0], 0xb8);
     ck_assert_uint_eq(t[1] | t[2] << 8 | t[3] << 16 | (uint32_t)t[4] << 24, id);
     ck_assert_uint_eq(t[5], 0xe7);
-    ck_assert_uint_eq(t[6], FW_HYPERCALL_PORT);
+    ck_assert_uint_eq(t[6], GUEST_PORT_HYPERCALL);
     ck_assert_uint_eq(t[7], 0xc3);
 }
 END_TEST

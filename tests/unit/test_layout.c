@@ -223,14 +223,14 @@ END_TEST
 
 START_TEST(guest_layout_regions_do_not_overlap)
 {
-    ck_assert_uint_le(LAYOUT_FIRMWARE_BASE + FW_REGION_SIZE, LAYOUT_GDT);
-    ck_assert_uint_lt(LAYOUT_GDT, LAYOUT_IDT);
-    ck_assert_uint_lt(LAYOUT_IDT, LAYOUT_PML4);
-    ck_assert_uint_eq(LAYOUT_PML4 + 0x1000, LAYOUT_PDPT);
-    ck_assert_uint_eq(LAYOUT_PDPT + 0x1000, LAYOUT_PD);
-    ck_assert_uint_le(LAYOUT_MAX_MEM + (GUEST_HIGH_START - GUEST_HOLE_START), (uint64_t)LAYOUT_MAX_PD << 30);
-    ck_assert_uint_eq(LAYOUT_FIRMWARE_BASE & 0xfff, 0);
-    ck_assert_uint_ge(LAYOUT_STACK_SIZE, 64 << 10); /* DESIGN.md: at least 64 KiB of stack */
+    ck_assert_uint_le(GUEST_FIRMWARE_BASE + FW_REGION_SIZE, GUEST_GDT);
+    ck_assert_uint_lt(GUEST_GDT, GUEST_IDT);
+    ck_assert_uint_lt(GUEST_IDT, GUEST_PML4);
+    ck_assert_uint_eq(GUEST_PML4 + 0x1000, GUEST_PDPT);
+    ck_assert_uint_eq(GUEST_PDPT + 0x1000, GUEST_PD);
+    ck_assert_uint_le(GUEST_MAX_MEM + (GUEST_HIGH_START - GUEST_HOLE_START), (uint64_t)GUEST_MAX_PD << 30);
+    ck_assert_uint_eq(GUEST_FIRMWARE_BASE & 0xfff, 0);
+    ck_assert_uint_ge(GUEST_STACK_SIZE, 64 << 10); /* DESIGN.md: at least 64 KiB of stack */
 }
 END_TEST
 

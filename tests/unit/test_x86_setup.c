@@ -1,5 +1,5 @@
 /* vmm/x86_setup.c: the long-mode state the vCPU starts in. The page tables
- * are checked by walking them with guest_view (cr3 = LAYOUT_PML4), the
+ * are checked by walking them with guest_view (cr3 = GUEST_PML4), the
  * descriptors against Intel SDM vol. 3A sections 3.4.5 and 6.14.1. */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ static void teardown(void)
 
 static bool identity(const struct guest_mem *m, uint64_t va)
 {
-    struct guest_view v = { m, LAYOUT_PML4, false };
+    struct guest_view v = { m, GUEST_PML4, false };
     uint64_t pa = ~0ULL;
     return guest_view_translate(&v, va, &pa) && pa == va;
 }
@@ -40,18 +40,18 @@ static bool identity(const struct guest_mem *m, uint64_t va)
 static uint64_t pde(uint64_t va)
 {
     uint64_t e;
-    memcpy(&e, ram + LAYOUT_PD + 8 * (va >> 21), 8);
+    memcpy(&e, ram + GUEST_PD + 8 * (va >> 21), 8);
     return e;
 }
 
 START_TEST(page_tables_identity_map_4g_with_2m_pages)
 {
     ck_assert_int_eq(x86_setup_page_tables(&gm), 4);
-    const uint64_t probes[] = { 0, 0x1000, 0x123456, LAYOUT_PML4, RAM_SIZE - 1, GiB(1) + 0x1234,
+    const uint64_t probes[] = { 0, 0x1000, 0x123456, GUEST_PML4, RAM_SIZE - 1, GiB(1) + 0x1234,
                                 GiB(3) - 1, 0xfee00000, GiB(4) - 1 };
     for (unsigned i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
         ck_assert_msg(identity(&gm, probes[i]), "0x%llx is not identity-mapped", (unsigned long long)probes[i]);
-    struct guest_view v = { &gm, LAYOUT_PML4, false };
+    struct guest_view v = { &gm, GUEST_PML4, false };
     uint64_t pa;
     ck_assert(!guest_view_translate(&v, GiB(4), &pa));
     ck_assert(!guest_view_translate(&v, 0xffff800000000000ULL, &pa));
@@ -81,10 +81,10 @@ END_TEST
 START_TEST(page_tables_refuse_more_than_the_layout_allows)
 {
     struct guest_mem huge;
-    guest_mem_init(&huge, ram, (uint64_t)LAYOUT_MAX_PD << 30);   /* top = 65 GiB: one PD too many */
+    guest_mem_init(&huge, ram, (uint64_t)GUEST_MAX_PD << 30);   /* top = 65 GiB: one PD too many */
     ck_assert_int_eq(x86_setup_page_tables(&huge), -1);
     struct guest_mem tiny;
-    guest_mem_init(&tiny, ram, LAYOUT_PML4);                       /* no room for the tables */
+    guest_mem_init(&tiny, ram, GUEST_PML4);                       /* no room for the tables */
     ck_assert_int_eq(x86_setup_page_tables(&tiny), -1);
 }
 END_TEST
@@ -111,9 +111,9 @@ START_TEST(gdt_holds_flat_64_bit_code_and_data)
 {
     x86_setup_gdt(&gm);
     uint64_t d[3];
-    memcpy(d, ram + LAYOUT_GDT, sizeof(d));
+    memcpy(d, ram + GUEST_GDT, sizeof(d));
     ck_assert_uint_eq(d[0], 0);
-    uint64_t code = d[GDT_CODE64 / 8], data = d[GDT_DATA / 8];
+    uint64_t code = d[GUEST_SEL_CODE64 / 8], data = d[GUEST_SEL_DATA / 8];
     ck_assert_uint_eq((code >> 47) & 1, 1);      /* present */
     ck_assert_uint_eq((code >> 45) & 3, 0);      /* DPL 0 */
     ck_assert_uint_eq((code >> 44) & 1, 1);      /* code/data, not system */
@@ -141,18 +141,18 @@ START_TEST(idt_gates_point_at_the_handlers)
     const uint64_t base = 0xfedcba9876540000ULL;
     x86_setup_idt(&gm, handler_for, &base);
     for (unsigned v = 0; v < 32; v++) {
-        const uint8_t *g = ram + LAYOUT_IDT + 16 * v;
+        const uint8_t *g = ram + GUEST_IDT + 16 * v;
         uint64_t off = g[0] | (uint64_t)g[1] << 8 | (uint64_t)g[6] << 16 | (uint64_t)g[7] << 24;
         uint32_t hi;
         memcpy(&hi, g + 8, 4);
         off |= (uint64_t)hi << 32;
         ck_assert_uint_eq(off, base + 16 * v);
-        ck_assert_uint_eq(g[2] | g[3] << 8, GDT_CODE64);
+        ck_assert_uint_eq(g[2] | g[3] << 8, GUEST_SEL_CODE64);
         ck_assert_uint_eq(g[4] & 7, 0);      /* no IST */
         ck_assert_uint_eq(g[5], 0x8e);       /* present, DPL 0, 64-bit interrupt gate */
         ck_assert_uint_eq(g[12] | g[13] | g[14] | g[15], 0);
     }
-    ck_assert_uint_eq(ram[LAYOUT_IDT + 16 * 32 + 5], 0);   /* nothing past vector 31 */
+    ck_assert_uint_eq(ram[GUEST_IDT + 16 * 32 + 5], 0);   /* nothing past vector 31 */
 }
 END_TEST
 
@@ -166,16 +166,16 @@ START_TEST(sregs_enter_long_mode_with_paging)
     ck_assert_uint_eq(s.cr4 & (1u << 5), 1u << 5);          /* PAE */
     ck_assert_uint_eq(s.cr4 & (1u << 12), 0);               /* not LA57 */
     ck_assert_uint_eq(s.efer & 0xd00, 0xd00);               /* LME, LMA, NXE */
-    ck_assert_uint_eq(s.cr3, LAYOUT_PML4);
+    ck_assert_uint_eq(s.cr3, GUEST_PML4);
     ck_assert_uint_eq(s.cs.l, 1);
     ck_assert_uint_eq(s.cs.db, 0);
-    ck_assert_uint_eq(s.cs.selector, GDT_CODE64);
+    ck_assert_uint_eq(s.cs.selector, GUEST_SEL_CODE64);
     ck_assert_uint_eq(s.cs.present, 1);
-    ck_assert_uint_eq(s.ss.selector, GDT_DATA);
+    ck_assert_uint_eq(s.ss.selector, GUEST_SEL_DATA);
     ck_assert_uint_eq(s.ds.type & 0x2, 0x2);                /* writable data */
-    ck_assert_uint_eq(s.gdt.base, LAYOUT_GDT);
-    ck_assert_uint_ge(s.gdt.limit, GDT_DATA + 7);
-    ck_assert_uint_eq(s.idt.base, LAYOUT_IDT);
+    ck_assert_uint_eq(s.gdt.base, GUEST_GDT);
+    ck_assert_uint_ge(s.gdt.limit, GUEST_SEL_DATA + 7);
+    ck_assert_uint_eq(s.idt.base, GUEST_IDT);
     ck_assert_uint_eq(s.idt.limit, 32 * 16 - 1);
 }
 END_TEST
@@ -187,8 +187,8 @@ START_TEST(sregs_segments_agree_with_the_gdt)
     x86_setup_sregs(&s);
     x86_setup_gdt(&gm);
     uint64_t code, data;
-    memcpy(&code, ram + LAYOUT_GDT + GDT_CODE64, 8);
-    memcpy(&data, ram + LAYOUT_GDT + GDT_DATA, 8);
+    memcpy(&code, ram + GUEST_GDT + GUEST_SEL_CODE64, 8);
+    memcpy(&data, ram + GUEST_GDT + GUEST_SEL_DATA, 8);
     ck_assert_uint_eq(s.cs.type, (code >> 40) & 0xf);
     ck_assert_uint_eq(s.cs.l, (code >> 53) & 1);
     ck_assert_uint_eq(s.cs.g, (code >> 55) & 1);

@@ -17,10 +17,10 @@ static void acpi_pm_out(void *state, uint16_t off, const uint8_t *data, unsigned
     (void)size;
     if (c->stop != GUEST_RUNNING)
         return;
-    if (off == ACPI_SLEEP_CONTROL_PORT - ACPI_SLEEP_CONTROL_PORT && (data[0] & SLEEP_ENABLE) &&
-        ((data[0] & SLEEP_TYPE_MASK) >> SLEEP_TYPE_SHIFT) == ACPI_SLP_TYP_S5)
+    if (off == GUEST_PORT_ACPI_SLEEP_CONTROL - GUEST_PORT_ACPI_SLEEP_CONTROL && (data[0] & SLEEP_ENABLE) &&
+        ((data[0] & SLEEP_TYPE_MASK) >> SLEEP_TYPE_SHIFT) == GUEST_ACPI_SLP_TYP_S5)
         c->stop = GUEST_POWEROFF;
-    else if (off == ACPI_RESET_PORT - ACPI_SLEEP_CONTROL_PORT && data[0] == ACPI_RESET_VALUE)
+    else if (off == GUEST_PORT_ACPI_RESET - GUEST_PORT_ACPI_SLEEP_CONTROL && data[0] == GUEST_ACPI_RESET_VALUE)
         c->stop = GUEST_RESET;
 }
 
@@ -33,8 +33,8 @@ static void acpi_pm_in(void *state, uint16_t off, uint8_t *data, unsigned size)
 
 struct io_device acpi_pm_device(struct control_ports *c)
 {
-    return (struct io_device){ .name = "acpi-pm", .base = ACPI_SLEEP_CONTROL_PORT,
-                               .len = ACPI_RESET_PORT - ACPI_SLEEP_CONTROL_PORT + 1, .in = acpi_pm_in,
+    return (struct io_device){ .name = "acpi-pm", .base = GUEST_PORT_ACPI_SLEEP_CONTROL,
+                               .len = GUEST_PORT_ACPI_RESET - GUEST_PORT_ACPI_SLEEP_CONTROL + 1, .in = acpi_pm_in,
                                .out = acpi_pm_out, .state = c, .kept = { c, sizeof(*c) } };
 }
 

@@ -19,7 +19,7 @@ static void exit_out(void *state, uint16_t off, const uint8_t *data, unsigned si
 
 struct io_device exit_port_device(struct control_ports *c)
 {
-    return (struct io_device){ .name = "exit-port", .base = PORT_EXIT, .len = 1, .out = exit_out, .state = c,
+    return (struct io_device){ .name = "exit-port", .base = GUEST_PORT_EXIT, .len = 1, .out = exit_out, .state = c,
                                .kept = { c, sizeof(*c) } };
 }
 

@@ -143,12 +143,12 @@ static struct serial com1, com2;
  * the option existed. */
 static unsigned serial_attach(const struct device_host *host, struct io_device *ranges)
 {
-    serial_init(&com1, IRQ_SERIAL_COM1, host->console_tx, host->irq, host->ctx);
-    ranges[0] = serial_device(&com1, PORT_SERIAL_COM1);
+    serial_init(&com1, GUEST_IRQ_COM1, host->console_tx, host->irq, host->ctx);
+    ranges[0] = serial_device(&com1, GUEST_PORT_COM1);
     if (!host->exec_output_tx)
         return 1;
-    serial_init(&com2, IRQ_SERIAL_COM2, host->exec_output_tx, host->irq, host->ctx);
-    ranges[1] = serial_device(&com2, PORT_SERIAL_COM2);
+    serial_init(&com2, GUEST_IRQ_COM2, host->exec_output_tx, host->irq, host->ctx);
+    ranges[1] = serial_device(&com2, GUEST_PORT_COM2);
     return 2;
 }
 DEVICE_INIT(serial_attach)

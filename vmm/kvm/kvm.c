@@ -81,7 +81,7 @@ int vmm_create_vm(struct vmm *vm)
         }
         off += r[i].size;
     }
-    if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)LAYOUT_KVM_TSS) < 0) {
+    if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)GUEST_KVM_TSS) < 0) {
         vmm_log("KVM_SET_TSS_ADDR: %s", strerror(errno));
         return -1;
     }

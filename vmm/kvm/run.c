@@ -93,14 +93,14 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret)
 {
     struct vmm *vm = c->vm;
     const struct memmap_entry *caller = memmap_entry_at(&vm->fw.map, ret);
-    const uint64_t keep[3][2] = { { 0, LAYOUT_VMM_END }, { vm->placed.image_start, vm->placed.image_start + vm->placed.image_size },
+    const uint64_t keep[3][2] = { { 0, GUEST_VMM_END }, { vm->placed.image_start, vm->placed.image_start + vm->placed.image_size },
                                   { caller ? caller->start : 0, caller ? caller->start + (caller->pages << 12) : 0 } };
     x86_set_nx_outside(&vm->mem, keep, 3, true);
     /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
      * on this machine's KVM). The stub still runs on the firmware's tables. */
-    if (s->cr3 == LAYOUT_PML4 && guest_mem_ptr(&vm->mem, LAYOUT_PML4_ALT, 4096)) {
-        memcpy(guest_mem_ptr(&vm->mem, LAYOUT_PML4_ALT, 4096), guest_mem_ptr(&vm->mem, LAYOUT_PML4, 4096), 4096);
-        s->cr3 = LAYOUT_PML4_ALT;
+    if (s->cr3 == GUEST_PML4 && guest_mem_ptr(&vm->mem, GUEST_PML4_ALT, 4096)) {
+        memcpy(guest_mem_ptr(&vm->mem, GUEST_PML4_ALT, 4096), guest_mem_ptr(&vm->mem, GUEST_PML4, 4096), 4096);
+        s->cr3 = GUEST_PML4_ALT;
     }
     if (ioctl(c->fd, KVM_SET_SREGS, s) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));
@@ -353,7 +353,7 @@ static int handle_io(struct vcpu *c)
     struct kvm_run *run = c->run;
     uint8_t *data = (uint8_t *)run + run->io.data_offset;
     bool out = run->io.direction == KVM_EXIT_IO_OUT;
-    bool call = run->io.port == FW_HYPERCALL_PORT && out && run->io.size == 4;
+    bool call = run->io.port == GUEST_PORT_HYPERCALL && out && run->io.size == 4;
     if (call && vm->fw.phase == FW_PHASE_BOOT)
         vm->counters.firmware_phase.firmware_calls++;
     for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
@@ -395,7 +395,7 @@ static int handle_io(struct vcpu *c)
     case GUEST_EXIT_PORT:
         fflush(stdout);
         if (!vm->run.opt.quiet)
-            vmm_log("guest wrote %d to the exit port 0x%x", vm->ctl.exit_status, PORT_EXIT);
+            vmm_log("guest wrote %d to the exit port 0x%x", vm->ctl.exit_status, GUEST_PORT_EXIT);
         return vm->ctl.exit_status;
     default:
         return RUN_CONTINUE;
@@ -595,7 +595,7 @@ static int run_status(struct vmm *vm, int rc)
 {
     if (vm->opt.exec && rc == EXIT_OK && vm->ctl.stop != GUEST_EXIT_PORT) {
         vmm_log("--exec: the guest ended without reporting the command's exit status (no \"handover-init: "
-                "command exited with status N\" line, nothing on the exit port 0x%x)", PORT_EXIT);
+                "command exited with status N\" line, nothing on the exit port 0x%x)", GUEST_PORT_EXIT);
         rc = EXIT_EXEC_NO_STATUS;
     }
     rc = run_hooks_run_end(vm, rc);

@@ -27,7 +27,7 @@
     X(END_TIMEOUT, "timeout", (EXIT_TIMEOUT), \
       "--timeout ran out, or the guest asked for a wait (Stall) that would outlast it") \
     X(END_GUEST_STATUS, "guest-status", (EXIT_GUEST_BYTE), \
-      "the guest wrote N to the exit port " EXIT_STATUS_STR(PORT_EXIT) ", or --exec's command reported N") \
+      "the guest wrote N to the exit port " EXIT_STATUS_STR(GUEST_PORT_EXIT) ", or --exec's command reported N") \
     X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), "the console showed \"Kernel panic - not syncing\"") \
     X(END_EFI_EXIT, "efi-exit", (EXIT_OK, EXIT_FIRMWARE_EXIT), \
       "the image called Exit or returned from its entry point; with EFI_SUCCESS that is success unless --stop-at " \

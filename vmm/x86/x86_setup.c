@@ -14,18 +14,18 @@ static unsigned identity_gib(const struct guest_mem *gm)
 int x86_setup_page_tables(const struct guest_mem *gm)
 {
     unsigned gib = identity_gib(gm);
-    if (gib > LAYOUT_MAX_PD)
+    if (gib > GUEST_MAX_PD)
         return -1;
-    uint64_t *pml4 = guest_mem_ptr(gm, LAYOUT_PML4, 4096);
-    uint64_t *pdpt = guest_mem_ptr(gm, LAYOUT_PDPT, 4096);
-    uint64_t *pd = guest_mem_ptr(gm, LAYOUT_PD, 4096ULL * gib);
+    uint64_t *pml4 = guest_mem_ptr(gm, GUEST_PML4, 4096);
+    uint64_t *pdpt = guest_mem_ptr(gm, GUEST_PDPT, 4096);
+    uint64_t *pd = guest_mem_ptr(gm, GUEST_PD, 4096ULL * gib);
     if (!pml4 || !pdpt || !pd)
         return -1;
     memset(pml4, 0, 4096);
     memset(pdpt, 0, 4096);
-    pml4[0] = LAYOUT_PDPT | PTE_PRESENT | PTE_WRITE;
+    pml4[0] = GUEST_PDPT | PTE_PRESENT | PTE_WRITE;
     for (unsigned g = 0; g < gib; g++) {
-        pdpt[g] = (LAYOUT_PD + 4096ULL * g) | PTE_PRESENT | PTE_WRITE;
+        pdpt[g] = (GUEST_PD + 4096ULL * g) | PTE_PRESENT | PTE_WRITE;
         for (unsigned i = 0; i < 512; i++)
             pd[g * 512 + i] = (((uint64_t)g << 30) + ((uint64_t)i << 21)) | PTE_PRESENT | PTE_WRITE | PTE_LARGE;
     }
@@ -35,7 +35,7 @@ int x86_setup_page_tables(const struct guest_mem *gm)
 void x86_set_nx_outside(const struct guest_mem *gm, const uint64_t (*keep)[2], unsigned nkeep, bool nx)
 {
     unsigned gib = identity_gib(gm);
-    uint64_t *pd = guest_mem_ptr(gm, LAYOUT_PD, 4096ULL * gib);
+    uint64_t *pd = guest_mem_ptr(gm, GUEST_PD, 4096ULL * gib);
     for (unsigned i = 0; i < gib * 512; i++) {
         uint64_t start = (uint64_t)i << 21, end = start + (1ULL << 21);
         bool kept = false;
@@ -57,8 +57,8 @@ static struct kvm_segment flat_segment(uint16_t sel, uint8_t type, bool code)
                                  .present = 1, .dpl = 0, .db = code ? 0 : 1, .s = 1, .l = code ? 1 : 0, .g = 1 };
 }
 
-static struct kvm_segment code_segment(void) { return flat_segment(GDT_CODE64, 0xb, true); }   /* execute/read, accessed */
-static struct kvm_segment data_segment(void) { return flat_segment(GDT_DATA, 0x3, false); }    /* read/write, accessed */
+static struct kvm_segment code_segment(void) { return flat_segment(GUEST_SEL_CODE64, 0xb, true); }   /* execute/read, accessed */
+static struct kvm_segment data_segment(void) { return flat_segment(GUEST_SEL_DATA, 0x3, false); }    /* read/write, accessed */
 
 /* A segment descriptor (Intel SDM vol. 3A, 3.4.5): the limit in 4 KiB
  * units when G is set. */
@@ -73,17 +73,17 @@ uint64_t x86_gdt_entry(const struct kvm_segment *s)
 
 void x86_setup_gdt(const struct guest_mem *gm)
 {
-    uint64_t *gdt = guest_mem_ptr(gm, LAYOUT_GDT, 4096);
+    uint64_t *gdt = guest_mem_ptr(gm, GUEST_GDT, 4096);
     struct kvm_segment code = code_segment(), data = data_segment();
     memset(gdt, 0, 4096);
-    gdt[GDT_CODE64 / 8] = x86_gdt_entry(&code);
-    gdt[GDT_DATA / 8] = x86_gdt_entry(&data);
+    gdt[GUEST_SEL_CODE64 / 8] = x86_gdt_entry(&code);
+    gdt[GUEST_SEL_DATA / 8] = x86_gdt_entry(&data);
 }
 
 void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
                    const void *ctx)
 {
-    uint8_t *idt = guest_mem_ptr(gm, LAYOUT_IDT, 4096);
+    uint8_t *idt = guest_mem_ptr(gm, GUEST_IDT, 4096);
     memset(idt, 0, 4096);
     for (unsigned v = 0; v < 32; v++) {
         uint64_t h = handler(v, ctx);
@@ -91,7 +91,7 @@ void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vect
         /* 64-bit interrupt gate (Intel SDM vol. 3A, 6.14.1). */
         g[0] = (uint8_t)h;
         g[1] = (uint8_t)(h >> 8);
-        g[2] = GDT_CODE64;
+        g[2] = GUEST_SEL_CODE64;
         g[3] = 0;
         g[4] = 0;             /* IST */
         g[5] = 0x8e;          /* present, DPL 0, interrupt gate */
@@ -106,12 +106,12 @@ void x86_setup_sregs(struct kvm_sregs *s)
     s->cs = code_segment();
     s->ds = data_segment();
     s->es = s->fs = s->gs = s->ss = s->ds;
-    s->gdt.base = LAYOUT_GDT;
+    s->gdt.base = GUEST_GDT;
     s->gdt.limit = 3 * 8 - 1;
-    s->idt.base = LAYOUT_IDT;
+    s->idt.base = GUEST_IDT;
     s->idt.limit = 32 * 16 - 1;
     s->cr0 = CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_PG;
-    s->cr3 = LAYOUT_PML4;
+    s->cr3 = GUEST_PML4;
     s->cr4 = CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT;
     s->efer = EFER_LME | EFER_LMA | EFER_NXE;
 }
