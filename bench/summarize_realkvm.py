@@ -12,7 +12,7 @@ import sys
 from callgrind_figures import callgrind_figures
 
 MILESTONES = ['exit_boot_services', 'banner', 'run_init', 'user_space', 'power_off']
-# Issue 15's goals: handover's process start to power-off against each peer.
+# The goals: handover's process start to power-off against each peer, as a ratio.
 GOALS = {'qemu-microvm': 0.5, 'qemu-q35': 0.5, 'qemu-ovmf': 0.2}
 RSS_GOAL_KIB = 5 * 1024
 
@@ -102,7 +102,7 @@ def main():
             goals['firmware phase: VM exits to the VMM = firmware calls + port I/O'] = {
                 'exits': fwp['total'], 'firmware_calls': fwp['firmware_calls'], 'port_io': fwp['port_io'],
                 'met': fwp['total'] == fwp['firmware_calls'] + fwp['port_io']}
-        # Issue 16's bound: what systemd-stub or GRUB in front costs, in
+        # The bound on what systemd-stub or GRUB in front costs, in
         # seconds later than the kernel's own stub alone at each milestone.
         loaders = {}
         for case in ('handover-uki', 'handover-grub'):
