@@ -21,13 +21,10 @@
 #include "efi.h"
 #include "inject_kind.h"
 #include "memmap.h"
+#include "region.h"
 #include "../guest/guest_mem.h"
 #include "../guest/layout.h"
 
-#define FW_REGION_SIZE    0x4000
-#define FW_RT_CODE_OFFSET 0x0000
-#define FW_RT_DATA_OFFSET 0x1000
-#define FW_BS_DATA_OFFSET 0x2000
 #define FW_THUNK_SIZE     8
 #define FW_THUNK_RET      7   /* a thunk's RET, after mov eax, imm32 (5 bytes) and out imm8, eax (2) */
 #define FW_MAX_THUNKS     (0x1000 / FW_THUNK_SIZE)
@@ -110,16 +107,8 @@ struct fw_handle_protocol {
 
 #define FW_MAX_PROTOCOLS 64
 #define FW_MAX_IMAGES    8    /* images LoadImage holds at once */
-/* Handles made on demand (InstallProtocolInterface, LoadImage) are the
- * addresses of 16-byte slots here, never reused: a stale handle stays
- * invalid. */
-#define FW_DYN_HANDLES_OFFSET (FW_BS_DATA_OFFSET + 0x800)
-#define FW_MAX_DYN_HANDLES    128
-/* Events (UEFI 2.10 section 7.1): a handle is the address of an 8-byte
- * slot here, one per CreateEvent and never reused, so a closed event's
- * handle stays invalid. WaitForKey takes the first. */
-#define FW_EVENTS_OFFSET (FW_BS_DATA_OFFSET + 0x480)
-#define FW_MAX_EVENTS    96
+#define FW_MAX_DYN_HANDLES    128   /* at FW_DYN_HANDLES_OFFSET (region.h) */
+#define FW_MAX_EVENTS    96         /* at FW_EVENTS_OFFSET (region.h) */
 /* WaitForEvent with nothing signaled: the vCPU makes the call again after
  * the VMM slept until the earliest timer is due, and at most this long. */
 #define FW_WAIT_MAX_NS   1000000000ULL

@@ -12,32 +12,16 @@
 #include "ucs2.h"
 #include "variables.h"
 
-/* Offsets inside the firmware region (see state.h). */
-#define OFF_SYSTAB      (FW_RT_DATA_OFFSET + 0x000)
-#define OFF_RT          (FW_RT_DATA_OFFSET + 0x080)
-#define OFF_VENDOR      (FW_RT_DATA_OFFSET + 0x110)
-#define OFF_CONFIG      (FW_RT_DATA_OFFSET + 0x200)
-#define OFF_BS          (FW_BS_DATA_OFFSET + 0x000)
-#define OFF_CONOUT      (FW_BS_DATA_OFFSET + 0x200)
-#define OFF_CONOUT_MODE (FW_BS_DATA_OFFSET + 0x250)
-#define OFF_CONIN       (FW_BS_DATA_OFFSET + 0x280)
-#define OFF_HANDLES     (FW_BS_DATA_OFFSET + 0x300)
-#define OFF_LOADED_IMAGE (FW_BS_DATA_OFFSET + 0x340)
-#define OFF_IMAGE_DP    (FW_BS_DATA_OFFSET + 0x3c0)
-#define OFF_RNG         (FW_BS_DATA_OFFSET + 0x400)
-#define OFF_INITRD_LF2  (FW_BS_DATA_OFFSET + 0x420)
-#define OFF_INITRD_DP   (FW_BS_DATA_OFFSET + 0x440)
-#define OFF_LOAD_OPTIONS 0x3000
-
-_Static_assert(OFF_RT >= OFF_SYSTAB + sizeof(struct efi_system_table), "systab fits");
-_Static_assert(OFF_VENDOR >= OFF_RT + EFI_RUNTIME_SERVICES_SIZE, "RT table fits");
-_Static_assert(OFF_CONFIG + FW_MAX_CONFIG_TABLES * sizeof(struct efi_configuration_table) <= FW_BS_DATA_OFFSET,
+_Static_assert(FW_RT_OFFSET >= FW_SYSTAB_OFFSET + sizeof(struct efi_system_table), "systab fits");
+_Static_assert(FW_VENDOR_OFFSET >= FW_RT_OFFSET + EFI_RUNTIME_SERVICES_SIZE, "RT table fits");
+_Static_assert(FW_CONFIG_OFFSET + FW_MAX_CONFIG_TABLES * sizeof(struct efi_configuration_table) <= FW_BS_DATA_OFFSET,
                "config table array fits in runtime data");
-_Static_assert(OFF_CONOUT >= OFF_BS + EFI_BOOT_SERVICES_SIZE, "BS table fits");
-_Static_assert(OFF_LOAD_OPTIONS + 2 * FW_CMDLINE_MAX <= FW_REGION_SIZE, "LoadOptions fit");
-_Static_assert(OFF_INITRD_DP + 24 <= FW_EVENTS_OFFSET && FW_EVENTS_OFFSET + 8 * FW_MAX_EVENTS <= FW_DYN_HANDLES_OFFSET,
+_Static_assert(FW_CONOUT_OFFSET >= FW_BS_OFFSET + EFI_BOOT_SERVICES_SIZE, "BS table fits");
+_Static_assert(FW_LOADED_IMAGE_OFFSET + sizeof(struct efi_loaded_image) <= FW_IMAGE_DP_OFFSET, "LoadedImage fits");
+_Static_assert(FW_LOAD_OPTIONS_OFFSET + 2 * FW_CMDLINE_MAX <= FW_REGION_SIZE, "LoadOptions fit");
+_Static_assert(FW_INITRD_DP_OFFSET + 24 <= FW_EVENTS_OFFSET && FW_EVENTS_OFFSET + 8 * FW_MAX_EVENTS <= FW_DYN_HANDLES_OFFSET,
                "event handles sit between the firmware's own structures and the handles made on demand");
-_Static_assert(OFF_INITRD_DP + 24 <= FW_DYN_HANDLES_OFFSET &&
+_Static_assert(FW_INITRD_DP_OFFSET + 24 <= FW_DYN_HANDLES_OFFSET &&
                FW_DYN_HANDLES_OFFSET + 16 * FW_MAX_DYN_HANDLES <= FW_BS_DATA_OFFSET + 0x1000,
                "handles made on demand sit after the firmware's own structures, in boot-services data");
 
@@ -47,6 +31,11 @@ _Static_assert(OFF_INITRD_DP + 24 <= FW_DYN_HANDLES_OFFSET &&
 static void *at(struct firmware *fw, uint64_t off, uint64_t len)
 {
     return guest_mem_ptr(fw->gm, fw->cfg.base + off, len);
+}
+
+static uint64_t fixed_handle(const struct firmware *fw, enum fw_fixed_handle h)
+{
+    return fw->cfg.base + FW_HANDLES_OFFSET + FW_HANDLE_SLOT * (uint64_t)h;
 }
 
 static void table_header(struct efi_table_header *h, uint64_t sig, uint32_t size)
@@ -153,34 +142,34 @@ static void place_structures(struct firmware *fw)
 {
     uint64_t b = fw->cfg.base;
     memset(at(fw, 0, FW_REGION_SIZE), 0, FW_REGION_SIZE);
-    fw->systab = b + OFF_SYSTAB;
-    fw->rt = b + OFF_RT;
-    fw->bs = b + OFF_BS;
-    fw->vendor = b + OFF_VENDOR;
-    fw->config_tables = b + OFF_CONFIG;
-    fw->con_out = b + OFF_CONOUT;
-    fw->con_in = b + OFF_CONIN;
-    fw->image_handle = b + OFF_HANDLES;
-    fw->con_out_handle = b + OFF_HANDLES + 0x10;
-    fw->con_in_handle = b + OFF_HANDLES + 0x20;
-    fw->loaded_image = b + OFF_LOADED_IMAGE;
-    fw->image_device_path = b + OFF_IMAGE_DP;
-    fw->rng = b + OFF_RNG;
-    fw->rng_handle = b + OFF_HANDLES + 0x30;
+    fw->systab = b + FW_SYSTAB_OFFSET;
+    fw->rt = b + FW_RT_OFFSET;
+    fw->bs = b + FW_BS_OFFSET;
+    fw->vendor = b + FW_VENDOR_OFFSET;
+    fw->config_tables = b + FW_CONFIG_OFFSET;
+    fw->con_out = b + FW_CONOUT_OFFSET;
+    fw->con_in = b + FW_CONIN_OFFSET;
+    fw->image_handle = fixed_handle(fw, FW_HANDLE_IMAGE);
+    fw->con_out_handle = fixed_handle(fw, FW_HANDLE_CON_OUT);
+    fw->con_in_handle = fixed_handle(fw, FW_HANDLE_CON_IN);
+    fw->loaded_image = b + FW_LOADED_IMAGE_OFFSET;
+    fw->image_device_path = b + FW_IMAGE_DP_OFFSET;
+    fw->rng = b + FW_RNG_OFFSET;
+    fw->rng_handle = fixed_handle(fw, FW_HANDLE_RNG);
 }
 
 /* EFI_RUNTIME_SERVICES and EFI_BOOT_SERVICES: a header, then a thunk per
  * service; and the FirmwareVendor string the system table names. */
 static void build_service_tables(struct firmware *fw)
 {
-    memcpy(at(fw, OFF_VENDOR, sizeof(FIRMWARE_VENDOR)), FIRMWARE_VENDOR, sizeof(FIRMWARE_VENDOR));
+    memcpy(at(fw, FW_VENDOR_OFFSET, sizeof(FIRMWARE_VENDOR)), FIRMWARE_VENDOR, sizeof(FIRMWARE_VENDOR));
 
-    uint8_t *rt = at(fw, OFF_RT, EFI_RUNTIME_SERVICES_SIZE);
+    uint8_t *rt = at(fw, FW_RT_OFFSET, EFI_RUNTIME_SERVICES_SIZE);
     table_header((struct efi_table_header *)rt, EFI_RUNTIME_SERVICES_SIGNATURE, EFI_RUNTIME_SERVICES_SIZE);
     fill_service_table(fw, (uint64_t *)(rt + 24), FW_ID_RT(0), EFI_RUNTIME_SERVICES_COUNT);
     fw_update_crc(fw, fw->rt);
 
-    uint8_t *bs = at(fw, OFF_BS, EFI_BOOT_SERVICES_SIZE);
+    uint8_t *bs = at(fw, FW_BS_OFFSET, EFI_BOOT_SERVICES_SIZE);
     table_header((struct efi_table_header *)bs, EFI_BOOT_SERVICES_SIGNATURE, EFI_BOOT_SERVICES_SIZE);
     fill_service_table(fw, (uint64_t *)(bs + 24), FW_ID_BS(0), EFI_BOOT_SERVICES_COUNT);
     fw_update_crc(fw, fw->bs);
@@ -191,15 +180,15 @@ static void build_service_tables(struct firmware *fw)
 static void build_console(struct firmware *fw)
 {
     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL: its functions, then Mode. */
-    uint64_t *conout = at(fw, OFF_CONOUT, (CONOUT_COUNT + 1) * 8);
+    uint64_t *conout = at(fw, FW_CONOUT_OFFSET, (CONOUT_COUNT + 1) * 8);
     fill_service_table(fw, conout, FW_ID_CONOUT(0), CONOUT_COUNT);
-    conout[CONOUT_COUNT] = fw->cfg.base + OFF_CONOUT_MODE;
-    struct efi_simple_text_output_mode *mode = at(fw, OFF_CONOUT_MODE, sizeof(*mode));
+    conout[CONOUT_COUNT] = fw->cfg.base + FW_CONOUT_MODE_OFFSET;
+    struct efi_simple_text_output_mode *mode = at(fw, FW_CONOUT_MODE_OFFSET, sizeof(*mode));
     mode->max_mode = 1;
     mode->attribute = 0x07;   /* EFI_LIGHTGRAY on EFI_BLACK */
     mode->cursor_visible = 1;
     /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL: Reset, ReadKeyStroke, WaitForKey. */
-    uint64_t *conin = at(fw, OFF_CONIN, (CONIN_COUNT + 1) * 8);
+    uint64_t *conin = at(fw, FW_CONIN_OFFSET, (CONIN_COUNT + 1) * 8);
     fill_service_table(fw, conin, FW_ID_CONIN(0), CONIN_COUNT);
     fw_events_init(fw);
     conin[CONIN_COUNT] = fw->events.wait_for_key;
@@ -211,10 +200,10 @@ static void build_loaded_image(struct firmware *fw)
 {
     const struct fw_config *cfg = &fw->cfg;
     /* The image's device path and file path: an end node only. */
-    struct efi_device_path_header *dp = at(fw, OFF_IMAGE_DP, sizeof(*dp));
+    struct efi_device_path_header *dp = at(fw, FW_IMAGE_DP_OFFSET, sizeof(*dp));
     *dp = (struct efi_device_path_header){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, { 4, 0 } };
 
-    struct efi_loaded_image *li = at(fw, OFF_LOADED_IMAGE, sizeof(*li));
+    struct efi_loaded_image *li = at(fw, FW_LOADED_IMAGE_OFFSET, sizeof(*li));
     li->revision = EFI_LOADED_IMAGE_PROTOCOL_REVISION;
     li->system_table = fw->systab;
     li->file_path = fw->image_device_path;
@@ -223,8 +212,8 @@ static void build_loaded_image(struct firmware *fw)
     li->image_code_type = EFI_LOADER_CODE;
     li->image_data_type = EFI_LOADER_DATA;
     if (cfg->cmdline && cfg->cmdline[0]) {
-        uint16_t *opts = at(fw, OFF_LOAD_OPTIONS, 2 * FW_CMDLINE_MAX);
-        li->load_options = cfg->base + OFF_LOAD_OPTIONS;
+        uint16_t *opts = at(fw, FW_LOAD_OPTIONS_OFFSET, 2 * FW_CMDLINE_MAX);
+        li->load_options = cfg->base + FW_LOAD_OPTIONS_OFFSET;
         li->load_options_size = (uint32_t)firmware_load_options(cfg->cmdline, opts, FW_CMDLINE_MAX);
     }
 }
@@ -235,11 +224,11 @@ static void build_loaded_image(struct firmware *fw)
 static void install_initrd(struct firmware *fw)
 {
     uint64_t b = fw->cfg.base;
-    fw->initrd_handle = b + OFF_HANDLES + 0x40;
-    fw->initrd_lf2 = b + OFF_INITRD_LF2;
-    fw->initrd_dp = b + OFF_INITRD_DP;
-    *(uint64_t *)at(fw, OFF_INITRD_LF2, 8) = firmware_thunk(fw, FW_ID_LOADFILE2);
-    uint8_t *dp = at(fw, OFF_INITRD_DP, 24);
+    fw->initrd_handle = fixed_handle(fw, FW_HANDLE_INITRD);
+    fw->initrd_lf2 = b + FW_INITRD_LF2_OFFSET;
+    fw->initrd_dp = b + FW_INITRD_DP_OFFSET;
+    *(uint64_t *)at(fw, FW_INITRD_LF2_OFFSET, 8) = firmware_thunk(fw, FW_ID_LOADFILE2);
+    uint8_t *dp = at(fw, FW_INITRD_DP_OFFSET, 24);
     dp[0] = EFI_DEV_MEDIA;
     dp[1] = EFI_DEV_MEDIA_VENDOR;
     dp[2] = 20;
@@ -260,14 +249,14 @@ static void install_protocols(struct firmware *fw)
     if (fw->cfg.initrd)
         install_initrd(fw);
     /* no-rng hides it at lookup (dispatch.c), so a sweep can arm it late. */
-    fill_service_table(fw, at(fw, OFF_RNG, 8 * RNG_COUNT), FW_ID_RNG(0), RNG_COUNT);
+    fill_service_table(fw, at(fw, FW_RNG_OFFSET, 8 * RNG_COUNT), FW_ID_RNG(0), RNG_COUNT);
     fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);
 }
 
 /* EFI_SYSTEM_TABLE, last: it names everything above. */
 static void build_system_table(struct firmware *fw)
 {
-    struct efi_system_table *st = at(fw, OFF_SYSTAB, sizeof(*st));
+    struct efi_system_table *st = at(fw, FW_SYSTAB_OFFSET, sizeof(*st));
     table_header(&st->hdr, EFI_SYSTEM_TABLE_SIGNATURE, sizeof(*st));
     st->firmware_vendor = fw->vendor;
     st->firmware_revision = FIRMWARE_REVISION;

@@ -19,7 +19,7 @@ FOLDER_RANKS=(guest firmware-stub loader vmm)
 
 # The firmware-stub's files, bottom first (a .c and its .h share a rank).
 FIRMWARE_RANKS=(
-    "services efi guids names ucs2"                              # the spec's types, names and strings
+    "services efi guids names ucs2 region"                       # the spec's types, names and strings; the region's layout
     "memmap pe keys inject_kind"                                 # libraries on them
     "state service"                                              # the firmware's state, a service's row
     "log"                                                        # its diagnostics

@@ -206,6 +206,31 @@ START_TEST(install_configuration_table_never_follows_a_guest_count_out_of_ram)
 }
 END_TEST
 
+/* The fixed handles (region.h) are distinct, and none is the address of
+ * one of the firmware's structures (the initrd's once was LoadedImage's). */
+START_TEST(fixed_handles_are_distinct_and_apart_from_the_structures)
+{
+    const uint64_t handles[] = { fw.image_handle, fw.con_out_handle, fw.con_in_handle, fw.rng_handle,
+                                 FW_BASE + FW_HANDLES_OFFSET + FW_HANDLE_SLOT * FW_HANDLE_INITRD };
+    const struct { uint64_t at, size; } structures[] = {
+        { fw.systab, sizeof(struct efi_system_table) }, { fw.loaded_image, sizeof(struct efi_loaded_image) },
+        { fw.con_out, 8 * (CONOUT_COUNT + 1) }, { fw.con_in, 8 * (CONIN_COUNT + 1) }, { fw.rng, 8 * RNG_COUNT },
+        { fw.image_device_path, sizeof(struct efi_device_path_header) },
+    };
+    const size_t nh = sizeof(handles) / sizeof(handles[0]), ns = sizeof(structures) / sizeof(structures[0]);
+    ck_assert_uint_eq(nh, FW_FIXED_HANDLES);
+    for (size_t i = 0; i < nh; i++) {
+        for (size_t j = i + 1; j < nh; j++)
+            ck_assert_uint_ne(handles[i], handles[j]);
+        for (size_t k = 0; k < ns; k++)
+            ck_assert_msg(handles[i] + FW_HANDLE_SLOT <= structures[k].at ||
+                              handles[i] >= structures[k].at + structures[k].size,
+                          "handle %zu (0x%lx) lies in structure %zu at 0x%lx", i, (unsigned long)handles[i], k,
+                          (unsigned long)structures[k].at);
+    }
+}
+END_TEST
+
 Suite *fw_tables_suite(void)
 {
     Suite *s = suite_create("fw-tables");
@@ -213,7 +238,7 @@ Suite *fw_tables_suite(void)
         tables_have_signatures_revisions_and_header_sizes, tables_carry_a_valid_crc32,
         system_table_points_at_the_firmwares_structures, firmware_vendor_is_a_readable_ucs2_string,
         service_pointers_are_thunks_calling_their_own_id, firmware_memory_is_runtime_and_boot_services_memory,
-        firmware_init_refuses_a_base_it_cannot_use, NULL });
+        firmware_init_refuses_a_base_it_cannot_use, fixed_handles_are_distinct_and_apart_from_the_structures, NULL });
     fw_add_tcase(s, "config-tables", (const TTest *const[]){
         install_configuration_table_adds_replaces_and_removes, configuration_table_array_has_a_bound,
         install_configuration_table_never_follows_a_guest_count_out_of_ram,
