@@ -47,6 +47,12 @@
 _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_CONOUT(0) &&
                FW_ID_CONOUT(CONOUT_COUNT) <= FW_ID_CONIN(0) && FW_ID_CONIN(CONIN_COUNT) <= FW_ID_RNG(0) &&
                FW_ID_RNG(RNG_COUNT) <= FW_ID_LOADFILE2, "each group's IDs end before the next group's start");
+/* The --esp volume (simple_fs.c): EFI_SIMPLE_FILE_SYSTEM_PROTOCOL.OpenVolume,
+ * then EFI_FILE_PROTOCOL's functions (enum efi_file_service). */
+#define FW_ID_FILE_SYSTEM  160
+#define FW_ID_FILE(i)      (161 + (i))
+_Static_assert(FW_ID_START_IMAGE_RETURN < FW_ID_FILE_SYSTEM && FW_ID_FILE(FILE_COUNT) <= 256,
+               "the file services' IDs sit between StartImage's return and the exceptions");
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
 #define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
 /* Return address of the top-level image's entry point, handled by the VMM;
@@ -99,6 +105,8 @@ struct fw_config {
 
 struct fw_variable;
 struct fw_call;
+struct fw_esp;      /* simple_fs.c */
+struct volume;      /* volume.h */
 
 struct fw_handle_protocol {
     uint64_t handle;
@@ -247,6 +255,7 @@ struct firmware {
     uint64_t sleep_ns;
     struct fw_variable *variables;
     uint64_t variable_bytes;
+    struct fw_esp *esp;          /* --esp: the volume served, its handle and open files; NULL: none */
     uint64_t monotonic;
     uint64_t tpl;                /* current EFI_TPL */
     uint64_t rng_state;          /* --seed generator */
@@ -299,6 +308,16 @@ bool firmware_inject_memmap(struct firmware *fw);
 size_t firmware_load_options(const char *s, uint16_t *out, size_t max);
 /* Describe the loaded image in its LoadedImage protocol, once placed. */
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
+/* --esp: serve a copy of the volume base (which must outlive fw) on a
+ * handle of its own with the device path HD(1,GPT,...) and
+ * EFI_SIMPLE_FILE_SYSTEM_PROTOCOL, in pool pages it allocates now. The
+ * top-level image's LoadedImage.DeviceHandle becomes that handle; its
+ * FilePath the file path node of image_path (UTF-8, '/'-separated,
+ * relative to the volume's root) when the image lies on the volume, an
+ * end node otherwise (image_path NULL). -1 if guest memory or host
+ * memory runs out, or image_path is too long for a device path. */
+int firmware_attach_esp(struct firmware *fw, const struct volume *base, const char *image_path);
+#define FW_ESP_IMAGE_PATH_MAX 500   /* bytes of image_path: its file path node fits a device path */
 /* Serve one call; returns the EFI_STATUS for RAX. If fw->transfer.pending
  * afterwards, the vCPU continues with those registers instead. */
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call);

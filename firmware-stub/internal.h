@@ -46,6 +46,8 @@ extern const struct fw_service fw_conin_services[CONIN_COUNT];
 extern const struct fw_service fw_rng_services[RNG_COUNT];
 extern const struct fw_service fw_loadfile2_service;
 extern const struct fw_service fw_start_image_return_service;   /* image.c */
+extern const struct fw_service fw_file_system_service;          /* simple_fs.c */
+extern const struct fw_service fw_file_services[FILE_COUNT];
 
 /* dispatch.c: the service an ID names, or NULL. */
 const struct fw_service *fw_service_of(unsigned id);
@@ -153,6 +155,17 @@ efi_status_t fw_query_variable_info(struct firmware *fw, const struct guest_view
 void fw_variables_free(struct firmware *fw);
 /* dst's store (empty) becomes a copy of src's; -1 if out of memory. */
 int fw_variables_copy(struct firmware *dst, const struct firmware *src);
+
+/* simple_fs.c: the --esp volume. The file a device path (copied, len
+ * bytes before its end node) names on it, for LoadImage: its bytes, the
+ * volume's own, in *data and *size; EFI_NOT_FOUND if the path leads to no
+ * file there. */
+efi_status_t fw_esp_file(struct firmware *fw, const struct guest_view *v, const uint8_t *path, long len,
+                         const uint8_t **data, uint64_t *size);
+void fw_esp_free(struct firmware *fw);
+/* dst (a copy of src) gets its own copy of src's volume state; -1 if out of memory. */
+int fw_esp_copy(struct firmware *dst, const struct firmware *src);
+uint64_t fw_esp_copy_bytes(const struct firmware *fw);
 
 /* trace_decode.c: ,"decoded":{...} for a trace line, or 0 bytes. */
 size_t fw_trace_decode(const struct fw_service *s, const struct guest_view *v, const uint64_t *a,

@@ -332,11 +332,18 @@ void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size)
 void firmware_free(struct firmware *fw)
 {
     fw_variables_free(fw);
+    fw_esp_free(fw);
 }
 
 int firmware_copy(struct firmware *dst, const struct firmware *src)
 {
     *dst = *src;
     dst->variables = NULL;
-    return fw_variables_copy(dst, src);
+    if (fw_esp_copy(dst, src))
+        return -1;
+    if (fw_variables_copy(dst, src)) {
+        fw_esp_free(dst);
+        return -1;
+    }
+    return 0;
 }

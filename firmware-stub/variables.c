@@ -233,5 +233,5 @@ int fw_variables_copy(struct firmware *dst, const struct firmware *src)
 
 uint64_t firmware_copy_bytes(const struct firmware *fw)
 {
-    return sizeof(*fw) + fw->variable_bytes;
+    return sizeof(*fw) + fw->variable_bytes + fw_esp_copy_bytes(fw);
 }

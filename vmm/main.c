@@ -361,6 +361,7 @@ int main(int argc, char **argv)
     free(vm.report.console_log);
     free(vm.placed.initrd_data);
     free(vm.placed.dtb);
+    volume_free(&vm.placed.esp);
     cpio_free(&vm.placed.added);
     FILE *trace = vm.files.trace;
     if (trace && (trace == stderr ? fflush(trace) : fclose(trace)) && trace != stderr) {
