@@ -57,10 +57,12 @@ $(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
 $(BUILD)/handover-san: $(VMM_OBJ_SAN) $(LIB_OBJ_SAN)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
 
-$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ)
+# The unit tests link the pure libraries, and the --esp folder reader
+# (host/esp_dir.c, which reads a folder the tests make).
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,vmm/host/esp_dir.c)
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN)
+$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,vmm/host/esp_dir.c)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 # Both seccomp filters entered for real, a call of each family issued

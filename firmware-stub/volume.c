@@ -226,7 +226,7 @@ static int own_data(struct volume *vol, struct volume_node *f, uint64_t size)
     uint8_t *data = f->overlay ? realloc((void *)f->data, size ? size : 1) : malloc(size ? size : 1);
     if (!data)
         return -1;
-    if (!f->overlay)
+    if (!f->overlay && f->size)
         memcpy(data, f->data, f->size < size ? f->size : size);
     if (size > f->size)
         memset(data + f->size, 0, size - f->size);

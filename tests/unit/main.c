@@ -19,6 +19,7 @@ int main(void)
     srunner_add_suite(sr, boot_data_suite());
     srunner_add_suite(sr, inject_suite());
     srunner_add_suite(sr, service_table_suite());
+    srunner_add_suite(sr, simple_fs_suite());
     srunner_add_suite(sr, verdict_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -17,5 +17,6 @@ Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
 Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcomes */
 Suite *boot_data_suite(void);  /* test_boot_data.c: ACPI, device tree, cpio, emulation, KTAP */
 Suite *service_table_suite(void); /* test_service_table.c: service rows and fault descriptors */
+Suite *simple_fs_suite(void);  /* test_simple_fs.c: --esp, its volume, file protocols and host folder */
 
 #endif
