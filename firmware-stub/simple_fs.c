@@ -335,7 +335,7 @@ static void efi_time(int64_t seconds, uint8_t out[16])
     struct tm tm;
     memset(out, 0, 16);
     if (!gmtime_r(&t, &tm) || tm.tm_year < 0 || tm.tm_year > 9999 - 1900)
-        memset(&tm, 0, sizeof(tm)), tm.tm_year = 80, tm.tm_mday = 1;   /* 1980-01-01, FAT's first day */
+        tm = (struct tm){ .tm_year = 80, .tm_mday = 1 };   /* 1980-01-01, FAT's first day */
     uint16_t year = (uint16_t)(tm.tm_year + 1900), zone = UNSPECIFIED_TIMEZONE;
     memcpy(out, &year, 2);
     out[2] = (uint8_t)(tm.tm_mon + 1);
