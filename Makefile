@@ -62,10 +62,12 @@ $(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
 $(BUILD)/handover-san: $(VMM_OBJ_SAN) $(LIB_OBJ_SAN)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
 
-$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,$(TOOL_LIB_SRC))
+# The unit tests link the pure libraries, the tools' pure parts, and the
+# --esp folder reader (host/esp_dir.c, which reads a folder the tests make).
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,$(TOOL_LIB_SRC) vmm/host/esp_dir.c)
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 
-$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,$(TOOL_LIB_SRC))
+$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,$(TOOL_LIB_SRC) vmm/host/esp_dir.c)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 
 # Both seccomp filters entered for real, a call of each family issued

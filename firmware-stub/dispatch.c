@@ -17,6 +17,7 @@
 #include "memory.h"
 #include "rng.h"
 #include "runtime_services.h"
+#include "simple_fs.h"
 #include "trace_decode.h"
 
 const struct fw_service *fw_service_of(unsigned id)
@@ -37,6 +38,10 @@ const struct fw_service *fw_service_of(unsigned id)
         return &fw_start_image_return_service;
     if (id == FW_ID_NOTIFY_RETURN)
         return &fw_notify_return_service;
+    if (id == FW_ID_FILE_SYSTEM)
+        return &fw_file_system_service;
+    if (id >= FW_ID_FILE(0) && id < FW_ID_FILE(FILE_COUNT))
+        return &fw_file_services[id - FW_ID_FILE(0)];
     return NULL;
 }
 
@@ -48,9 +53,10 @@ const char *firmware_service_name(unsigned id)
 
 static bool is_boot_service(unsigned id)
 {
-    /* Protocol methods (ConOut, ConIn, RNG) and returns from StartImage
-     * are boot-time only, too. */
-    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_START_IMAGE_RETURN);
+    /* Protocol methods (ConOut, ConIn, RNG, the --esp volume's) and
+     * returns from StartImage are boot-time only, too. */
+    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_START_IMAGE_RETURN) ||
+           (id >= FW_ID_FILE_SYSTEM && id < FW_ID_FILE(FILE_COUNT));
 }
 
 static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const struct guest_view *v,

@@ -22,10 +22,12 @@ typedef uint64_t efi_status_t;
 #define EFI_DEVICE_ERROR         EFI_ERR(7)
 #define EFI_WRITE_PROTECTED      EFI_ERR(8)
 #define EFI_OUT_OF_RESOURCES     EFI_ERR(9)
+#define EFI_VOLUME_FULL          EFI_ERR(11)
 #define EFI_NOT_FOUND            EFI_ERR(14)
 #define EFI_ACCESS_DENIED        EFI_ERR(15)
 #define EFI_ALREADY_STARTED      EFI_ERR(20)
 #define EFI_SECURITY_VIOLATION   EFI_ERR(26)
+#define EFI_WARN_DELETE_FAILURE  2ULL   /* a warning: EFI_FILE_PROTOCOL.Delete left the file */
 
 const char *efi_status_name(efi_status_t s);
 
@@ -207,6 +209,8 @@ struct efi_device_path_header {
 };
 #define EFI_DEV_MEDIA          0x04
 #define EFI_DEV_MEDIA_VENDOR   0x03
+#define EFI_DEV_MEDIA_HARD_DRIVE 0x01
+#define EFI_DEV_MEDIA_FILE_PATH  0x04
 #define EFI_DEV_END_PATH       0x7f
 #define EFI_DEV_END_ENTIRE     0xff
 

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "pe.h"
 #include "pool.h"
+#include "simple_fs.h"
 #include "trace_decode.h"
 #include "ucs2.h"
 #include "../guest/guest_text.h"
@@ -133,8 +134,9 @@ static void describe_image(struct firmware *fw, const struct guest_view *v, cons
     guest_mem_write(fw->gm, img->info, &li, sizeof(li));
 }
 
-/* UEFI 2.10 section 7.4.1. Only from a memory buffer: with no file
- * systems, a DevicePath alone is EFI_NOT_FOUND. */
+/* UEFI 2.10 section 7.4.1: from a memory buffer, or, with no buffer,
+ * from the file DevicePath names on the --esp volume (simple_fs.c);
+ * otherwise EFI_NOT_FOUND. */
 efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t parent = a[1], device_path = a[2], source = a[3], source_size = a[4], handle_ptr = a[5];
@@ -144,9 +146,13 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
     if (!accessible(v, handle_ptr, 8) || !parent_ok ||
         (device_path && (dp_len = fw_device_path_copy(v, device_path, path)) < 0))
         return EFI_INVALID_PARAMETER;
-    if (!source)
+    const uint8_t *on_volume = NULL;
+    if (!source && (!device_path || fw_esp_file(fw, v, path, dp_len, &on_volume, &source_size) != EFI_SUCCESS))
         return EFI_NOT_FOUND;
-    if (!source_size || source_size > FW_IMAGE_FILE_MAX || !guest_view_accessible(v, source, source_size))
+    if (on_volume && (!source_size || source_size > FW_IMAGE_FILE_MAX))
+        return EFI_LOAD_ERROR;
+    if (!on_volume &&
+        (!source_size || source_size > FW_IMAGE_FILE_MAX || !guest_view_accessible(v, source, source_size)))
         return EFI_INVALID_PARAMETER;
     if (fw->nimages >= FW_MAX_IMAGES || fw->nprotocols + 2 > FW_MAX_PROTOCOLS)
         return EFI_OUT_OF_RESOURCES;
@@ -158,7 +164,9 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
     struct pe_image pe;
     struct fw_image img = { 0 };
     char err[200];
-    if (!guest_view_read(v, source, file, source_size))
+    if (on_volume)
+        memcpy(file, on_volume, source_size);
+    else if (!guest_view_read(v, source, file, source_size))
         goto out;
     if (pe_parse(&pe, file, source_size, err, sizeof(err))) {
         fw_log(fw, "LoadImage: %s", err);

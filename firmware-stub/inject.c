@@ -214,6 +214,9 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
     [INJECT_NO_LOADFILE2] = { .name = "no-loadfile2", .takes_from = true,
                               .help = "no LoadFile2 device path for the initrd (the stub boots without it)",
                               .applies = asks_for_initrd, .before = protocol_missing },
+    [INJECT_FILE_READ_ERROR] = { .name = "file-read-error", .takes_from = true,
+                                 .help = "File.Read on the --esp volume fails with EFI_DEVICE_ERROR",
+                                 .before = device_error },
 };
 
 /* ---- specs -------------------------------------------------------------- */

@@ -43,4 +43,12 @@ enum efi_conin_service { CONIN_RESET, CONIN_READ_KEY_STROKE, CONIN_COUNT };
 /* EFI_RNG_PROTOCOL's functions (UEFI 2.10 section 37.5). */
 enum efi_rng_service { RNG_GET_INFO, RNG_GET_RNG, RNG_COUNT };
 
+/* EFI_FILE_PROTOCOL's functions of revision 1 (UEFI 2.10 section 13.5),
+ * after its Revision. */
+enum efi_file_service {
+    FILE_OPEN, FILE_CLOSE, FILE_DELETE, FILE_READ, FILE_WRITE, FILE_GET_POSITION, FILE_SET_POSITION,
+    FILE_GET_INFO, FILE_SET_INFO, FILE_FLUSH,
+    FILE_COUNT
+};
+
 #endif

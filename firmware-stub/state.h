@@ -43,6 +43,12 @@
 _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_CONOUT(0) &&
                FW_ID_CONOUT(CONOUT_COUNT) <= FW_ID_CONIN(0) && FW_ID_CONIN(CONIN_COUNT) <= FW_ID_RNG(0) &&
                FW_ID_RNG(RNG_COUNT) <= FW_ID_LOADFILE2, "each group's IDs end before the next group's start");
+/* The --esp volume (simple_fs.c): EFI_SIMPLE_FILE_SYSTEM_PROTOCOL.OpenVolume,
+ * then EFI_FILE_PROTOCOL's functions (enum efi_file_service). */
+#define FW_ID_FILE_SYSTEM  160
+#define FW_ID_FILE(i)      (161 + (i))
+_Static_assert(FW_ID_START_IMAGE_RETURN < FW_ID_FILE_SYSTEM && FW_ID_FILE(FILE_COUNT) <= 256,
+               "the file services' IDs sit between StartImage's return and the exceptions");
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
 #define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
 /* Return address of the top-level image's entry point, handled by the VMM;
@@ -97,6 +103,7 @@ struct fw_config {
 };
 
 struct fw_variable;
+struct fw_esp;      /* simple_fs.c */
 struct fw_call;
 
 struct fw_handle_protocol {
@@ -237,6 +244,7 @@ struct firmware {
      * a stop on --timeout or a signal do not wait. */
     uint64_t sleep_ns;
     struct fw_variable *variables;
+    struct fw_esp *esp;          /* --esp: the volume served, its handle and open files; NULL: none */
     uint64_t variable_bytes;
     uint64_t monotonic;
     uint64_t tpl;                /* current EFI_TPL */

@@ -8,6 +8,7 @@
 #include "firmware.h"
 #include "guids.h"
 #include "handles.h"
+#include "simple_fs.h"
 #include "system_table.h"
 #include "ucs2.h"
 #include "variables.h"
@@ -306,16 +307,23 @@ void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size)
 void firmware_free(struct firmware *fw)
 {
     fw_variables_free(fw);
+    fw_esp_free(fw);
 }
 
 int firmware_copy(struct firmware *dst, const struct firmware *src)
 {
     *dst = *src;
     dst->variables = NULL;
-    return fw_variables_copy(dst, src);
+    if (fw_esp_copy(dst, src))
+        return -1;
+    if (fw_variables_copy(dst, src)) {
+        fw_esp_free(dst);
+        return -1;
+    }
+    return 0;
 }
 
 uint64_t firmware_copy_bytes(const struct firmware *fw)
 {
-    return sizeof(*fw) + fw->variable_bytes;
+    return sizeof(*fw) + fw->variable_bytes + fw_esp_copy_bytes(fw);
 }

@@ -6,6 +6,7 @@
  *  - pe: the PE image mapped at its base, efi_pe_entry(handle, systab) in
  *    RCX/RDX (Microsoft x64 ABI) at base + AddressOfEntryPoint. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "../loader/place.h"
 #include "../guest/layout.h"
 #include "host/add_files.h"
+#include "host/esp_dir.h"
 #include "host/files.h"
 #include "vmm.h"
 #include "x86/x86_setup.h"
@@ -127,8 +129,32 @@ static int take_built_initrd(struct vmm *vm)
     return 0;
 }
 
+static void esp_note(const char *line)
+{
+    vmm_log("%s", line);
+}
+
+/* --esp DIR, read whole before the guest runs (the sandbox allows no
+ * open() after); whether the image lies in it. */
+static int read_esp(struct vmm *vm)
+{
+    char err[PATH_MAX + 160];
+    if (esp_dir_read(vm->opt.esp, &vm->placed.esp, esp_note, err, sizeof(err))) {
+        vmm_log("%s", err);
+        return -1;
+    }
+    struct placement *p = &vm->placed;
+    p->image_on_esp = !esp_dir_image_path(vm->opt.esp, vm->opt.kernel, p->esp_image_path, sizeof(p->esp_image_path));
+    if (!p->image_on_esp && !vm->opt.quiet)
+        vmm_log("--esp %s: %s lies outside it: LoadedImage.DeviceHandle is the volume's, its FilePath empty",
+                vm->opt.esp, vm->opt.kernel);
+    return 0;
+}
+
 int vmm_read_inputs(struct vmm *vm)
 {
+    if (vm->opt.esp && read_esp(vm))
+        return -1;
     const struct add_files_request add = { vm->opt.exec, vm->opt.exec_output != NULL, !vm->opt.initrd, vm->opt.adds,
                                            vm->opt.nadds };
     if ((vm->opt.exec || vm->opt.nadds) && add_files_archive(&add, &vm->placed.added))
@@ -291,6 +317,11 @@ static int build_firmware(struct vmm *vm)
     }
     if (!vm->opt.no_acpi && !firmware_install_acpi(&vm->fw, vm->opt.cpus, vm->opt.exec_output != NULL)) {
         vmm_log("cannot build the ACPI tables");
+        return EXIT_HOST;
+    }
+    if (vm->opt.esp &&
+        firmware_attach_esp(&vm->fw, &vm->placed.esp, vm->placed.image_on_esp ? vm->placed.esp_image_path : NULL)) {
+        vmm_log("--esp %s: cannot serve it (no guest or host memory left)", vm->opt.esp);
         return EXIT_HOST;
     }
     x86_setup_gdt(&vm->mem);

@@ -10,6 +10,8 @@
 #include "../firmware-stub/firmware.h"
 #include "../loader/bzimage.h"
 #include "../loader/cpio.h"
+#include "../firmware-stub/simple_fs.h"
+#include "../firmware-stub/volume.h"
 
 struct vmm;
 
@@ -27,10 +29,13 @@ struct placement {
     uint8_t *dtb;                       /* --dtb FILE as read (NULL: none, or auto) */
     size_t dtb_len;
     char cmdline[FW_CMDLINE_MAX + 64];
+    struct volume esp;                  /* --esp DIR as read (the firmware serves a copy) */
+    bool image_on_esp;                  /* the image lies in DIR, at esp_image_path */
+    char esp_image_path[FW_ESP_IMAGE_PATH_MAX + 1];
 };
 
 /* The files the boot reads besides the image: the --exec/--add archive,
- * the --initrd (with that archive appended) and --dtb FILE. Read before
+ * the --initrd (with that archive appended), --dtb FILE and the --esp folder. Read before
  * /dev/kvm is opened, so that a typo is a usage error naming the file, not
  * a KVM error. -1 with the reason logged. */
 int vmm_read_inputs(struct vmm *vm);

@@ -455,6 +455,7 @@ static void release(struct vmm *vm, struct tools *t)
         fault_sweep_free(t->sweep);
     free(vm->placed.initrd_data);
     free(vm->placed.dtb);
+    volume_free(&vm->placed.esp);
     cpio_free(&vm->placed.added);
 }
 

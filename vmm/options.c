@@ -344,6 +344,11 @@ static const struct option_def options[] = {
     OPT_STRING("dtb", dtb, "auto|FILE",
                "pass a device tree as SETUP_DTB setup_data (handover entry):\n"
                "auto builds one (memory, CPUs, serial, bootargs)"),
+    OPT_STRING("esp", esp, "DIR",
+               "serve DIR as the EFI system partition: a volume with\n"
+               "SimpleFileSystem on a device HD(1,GPT,...), read once at\n"
+               "the start; the guest's writes stay in memory, never in DIR;\n"
+               "an image inside DIR is loaded from it (LoadedImage.FilePath)"),
     OPT_BOOLEAN("kunit", kunit,
                 "read the kernel's KUnit results (KTAP) from the console,\n"
                 "print a summary per suite and end when the run ends:\n"

@@ -49,6 +49,7 @@ struct vmm_options {
     const char *adds[ADD_MAX_SPECS];   /* --add HOST[:GUEST] */
     unsigned nadds;
     const char *dtb;          /* --dtb auto|FILE */
+    const char *esp;          /* --esp DIR */
     const char *report_path;  /* --report FILE */
     const char *kunit_json;   /* --kunit-json FILE */
     bool no_acpi;             /* --no-acpi */

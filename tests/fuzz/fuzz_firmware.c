@@ -4,7 +4,8 @@
  *
  * A fresh firmware_init per input on 32 MiB of guest RAM laid out as
  * vmm/boot.c does (firmware at 1 MiB, the VMM's reservations and page
- * tables, ACPI tables for 2 CPUs, an image at 16 MiB). Guest RAM is an anonymous mapping between two PROT_NONE guard
+ * tables, ACPI tables for 2 CPUs, an image at 16 MiB, an --esp volume
+ * of a few files and directories that the image lies on). Guest RAM is an anonymous mapping between two PROT_NONE guard
  * pages, reset to zeros per input with madvise(MADV_DONTNEED): a host
  * access past either end of guest RAM faults and counts as a crash.
  *
@@ -60,6 +61,8 @@
 #include "../../firmware-stub/acpi.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
+#include "../../firmware-stub/simple_fs.h"
+#include "../../firmware-stub/volume.h"
 #include "../../guest/guest_mem.h"
 #include "../../guest/layout.h"
 #include "../../vmm/x86/x86_setup.h"
@@ -93,7 +96,7 @@ static void setup_once(void)
     fuzz_host_once(&ram, RAM_SIZE, &devnull, &verbose, "FUZZ_FIRMWARE_TRACE");
 }
 
-#define NGUIDS 11
+#define NGUIDS 15
 
 static const efi_guid_t *known_guid(unsigned i)
 {
@@ -111,9 +114,40 @@ static const efi_guid_t *known_guid(unsigned i)
         g[8] = GUID_LOAD_FILE2_PROTOCOL;
         g[9] = GUID_LINUX_INITRD_MEDIA;
         g[10] = GUID_RNG_ALGORITHM_RAW;
+        g[11] = GUID_SIMPLE_FILE_SYSTEM;
+        g[12] = GUID_FILE_INFO;
+        g[13] = GUID_FILE_SYSTEM_INFO;
+        g[14] = GUID_FILE_SYSTEM_VOLUME_LABEL;
         done = true;
     }
     return &g[i % NGUIDS];
+}
+
+/* The --esp volume every input's firmware serves: \EFI\BOOT\BOOTX64.EFI,
+ * \loader\entries\a.conf and a file at the root. */
+static const struct volume *esp_volume(void)
+{
+    static struct volume vol;
+    if (vol.n)
+        return &vol;
+    CHECK(volume_init(&vol, 0) == 0);
+    long efi = volume_add(&vol, VOLUME_ROOT, u"EFI", 3, true, NULL, 0, 0);
+    long boot = volume_add(&vol, (unsigned)efi, u"BOOT", 4, true, NULL, 0, 0);
+    long loader = volume_add(&vol, VOLUME_ROOT, u"loader", 6, true, NULL, 0, 0);
+    long entries = volume_add(&vol, (unsigned)loader, u"entries", 7, true, NULL, 0, 0);
+    CHECK(efi > 0 && boot > 0 && loader > 0 && entries > 0);
+    static const char *const files[][2] = { { "BOOTX64.EFI", "MZ" }, { "a.conf", "title a\nlinux /vmlinuz\n" },
+                                            { "hello.txt", "hello, world" } };
+    const unsigned parent[] = { (unsigned)boot, (unsigned)entries, VOLUME_ROOT };
+    for (unsigned i = 0; i < 3; i++) {
+        uint16_t name[16];
+        unsigned n = 0;
+        for (; files[i][0][n]; n++)
+            name[n] = (uint8_t)files[i][0][n];
+        uint8_t *data = (uint8_t *)strdup(files[i][1]);
+        CHECK(data && volume_add(&vol, parent[i], name, n, false, data, strlen(files[i][1]), 0) > 0);
+    }
+    return &vol;
 }
 
 /* The real service IDs (those with a name), for IDs picked from the table. */
@@ -531,6 +565,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(firmware_install_acpi(&fw, 2, false) != 0);
     CHECK(memmap_reserve(&fw.map, IMAGE_BASE, IMAGE_SIZE / PAGE, EFI_LOADER_CODE) == EFI_SUCCESS);
     firmware_set_image(&fw, IMAGE_BASE, IMAGE_SIZE);
+    CHECK(firmware_attach_esp(&fw, esp_volume(), "EFI/BOOT/BOOTX64.EFI") == 0);
     ram_pages = RAM_SIZE / PAGE;
     check_map(&fw);
     for (unsigned i = 0; i < NGUIDS; i++)

@@ -59,6 +59,7 @@ class A:
     @staticmethod
     def guid(i): return u8(12 | i << 4)         # 0 LoadedImage 1 LI devpath 2 devpath 3 ConOut 4 ConIn 5 global var 6 ACPI
     #                                             7 RNG 8 LoadFile2 9 initrd media 10 RNG raw algorithm
+    #                                             11 SimpleFileSystem 12 FileInfo 13 FileSystemInfo 14 VolumeLabel
     @staticmethod
     def from_scratch(off): return b"\x0d" + u16(off)
     @staticmethod
@@ -252,6 +253,27 @@ def firmware_seeds():
           fw_call(ID.BS_SET_MEM, [A.raw(0x3ff000), A.raw(0x2000), A.small(0x11)]) +
           fw_call(ID.BS_CALCULATE_CRC32, [A.raw(0x40000000), A.raw(0x400000), A.raw(0x100)]) +
           fw_call(ID.RT_GET_TIME, [A.raw(0x8000000100), A.zero], rsp=A.raw(0x80001ff000)))
+    # The --esp volume: its handle by LocateHandle(SimpleFileSystem), the
+    # protocol, the root, a directory read, the volume's info, a file
+    # written (to the overlay) and positioned at its end.
+    write("firmware", "esp-files", b"\x00" + fw_store(0x40, A.raw(0x100)) +
+          fw_call(ID.BS_LOCATE_HANDLE, [A.small(2), A.guid(11), A.zero, A.scratch(0x40)], [A.scratch(0x200)]) +
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(0x200), A.guid(11), A.scratch(0x48)]) +
+          fw_call(ID.FILE_SYSTEM, [A.from_scratch(0x48), A.scratch(0x50)]) +
+          fw_write(0, 0x300, ucs2("\\loader\\entries")) +
+          fw_call(ID.FILE_OPEN, [A.from_scratch(0x50), A.scratch(0x58), A.scratch(0x300), A.small(1)], [A.zero]) +
+          fw_store(0x60, A.small(0x40)) +
+          fw_call(ID.FILE_READ, [A.from_scratch(0x58), A.scratch(0x60), A.scratch(0x400)]) +   # too small: the size
+          fw_call(ID.FILE_READ, [A.from_scratch(0x58), A.scratch(0x60), A.scratch(0x400)]) +
+          fw_store(0x60, A.raw(0x100)) +
+          fw_call(ID.FILE_GET_INFO, [A.from_scratch(0x50), A.guid(13), A.scratch(0x60), A.scratch(0x400)]) +
+          fw_write(0, 0x380, ucs2("hello.txt")) +
+          fw_call(ID.FILE_OPEN, [A.from_scratch(0x50), A.scratch(0x68), A.scratch(0x380), A.small(3)], [A.zero]) +
+          fw_store(0x70, A.small(5)) +
+          fw_call(ID.FILE_WRITE, [A.from_scratch(0x68), A.scratch(0x70), A.scratch(0x300)]) +
+          fw_call(ID.FILE_SET_POSITION, [A.from_scratch(0x68), A.raw(0xffffffffffffffff)]) +
+          fw_call(ID.FILE_GET_POSITION, [A.from_scratch(0x68), A.scratch(0x78)]) +
+          fw_call(ID.FILE_CLOSE, [A.from_scratch(0x68)]))
     write("firmware", "paging-la57", b"\x03" + u8(0) + u8(0) +
           fw_call(ID.BS_GET_MEMORY_MAP, [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]))
 

@@ -5,7 +5,8 @@ make target is one the Makefile defines. Every option (--name) the pages
 write is one `handover --help` lists, or one of another program named
 below that its script takes. (--help itself is documented only as
 `handover --help` and the man page made from it.) Every file of the tree
-a page names by its path (guest/layout.h, vmm/kvm/run.c, ...) exists.
+a page names by its path (guest/layout.h, vmm/kvm/run.c, ...: source,
+script, doc and data files by their extension) exists.
 usage: docs-check.py TOP HANDOVER"""
 import glob
 import os
@@ -59,7 +60,7 @@ for page in pages:
 FOLDERS = "guest|firmware-stub|loader|vmm|tests|scripts|examples|bench|docs"
 for page in pages:
     for n, line in enumerate(open(page), 1):
-        for path in re.findall(rf"(?<![\w./-])(?:{FOLDERS})/[\w./-]*\w", line):
+        for path in re.findall(rf"(?<![\w./-])(?:{FOLDERS})/[\w./-]*\.(?:c|h|S|sh|py|md|yml|mk|json|ld)\b", line):
             if not os.path.exists(os.path.join(top, path)):
                 errors.append(f"{os.path.relpath(page, top)}:{n}: {path}: no such file in the tree")
 

@@ -223,6 +223,22 @@ expect add-fifo-as-image 2 'add-fifo: not a regular file' -- timeout 20 "$HO" "$
 sleep 0.3
 expect add-fifo-never-opened 0 '^still blocked$' -- bash -c '[ -e "$1" ] || echo still blocked' _ "$OUT/add-fifo-opened"
 kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
+# --esp DIR is read before /dev/kvm is opened: a missing folder, a file,
+# and a file over the bound are usage errors naming it; a FIFO (never
+# opened) and a symlink out of the folder are left out, each said, before.
+expect esp-missing 2 "--esp $OUT/no-such-esp: No such file or directory" -- "$HO" --esp "$OUT/no-such-esp" "$PAYLOAD"
+expect esp-not-a-folder 2 "--esp $PAYLOAD: not a directory" -- "$HO" --esp "$PAYLOAD" "$PAYLOAD"
+mkdir -p "$OUT/esp"
+mkfifo "$OUT/esp/a-fifo"
+ln -s /etc/passwd "$OUT/esp/a-link"
+truncate -s $((256 * 1024 * 1024 + 1)) "$OUT/esp/big"
+( : > "$OUT/esp/a-fifo"; touch "$OUT/esp-fifo-opened" ) & writer=$!
+expect esp-bounds 2 'a-fifo: not a regular file or a directory: left out' \
+    'a-link: a symlink leading out of the folder: left out' 'big: 268435457 bytes, more than a file may have \(256 MiB\)' \
+    -- timeout 20 "$HO" --esp "$OUT/esp" "$PAYLOAD"
+sleep 0.3
+expect esp-fifo-never-opened 0 '^still blocked$' -- bash -c '[ -e "$1" ] || echo still blocked' _ "$OUT/esp-fifo-opened"
+kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
 expect kunit-with-exec 2 '--kunit and --exec cannot be combined' -- "$HO" --kunit --exec true "$PAYLOAD"
 expect exec-output-needs-exec 2 '--exec-output needs --exec' -- "$HO" --exec-output "$OUT/exec-out" "$PAYLOAD"
 expect exec-output-not-created 0 '^absent$' -- bash -c '[ -e "$1" ] || echo absent' _ "$OUT/exec-out"

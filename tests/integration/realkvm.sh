@@ -46,6 +46,75 @@ exec_output() {
            "$OUT/$name-exec-output.json" "$f"
 }
 
+# --esp: boot chains from a host folder, as from an ESP. The initrds carry
+# the command to run (/handover/cmd, a second archive after the
+# initramfs), so that the kernel gets them from the folder, not from
+# handover. KERNEL GRUB (GRUB: make-grub.sh's, or empty)
+esp_initrd() {   # esp_initrd FILE COMMAND: the initramfs with /handover/cmd = COMMAND
+    mkdir -p "$OUT/esp-cmd/handover"
+    printf '%s' "$2" > "$OUT/esp-cmd/handover/cmd"
+    (cd "$OUT/esp-cmd" && printf 'handover\nhandover/cmd\n' | cpio -o -H newc --quiet) > "$OUT/esp-cmd.cpio"
+    cat "$INITRAMFS" "$OUT/esp-cmd.cpio" > "$1"
+}
+esp_boots() {
+    local K=$1 G=$2 E
+    # The kernel's own initrd= (drivers/firmware/efi/libstub/file.c),
+    # through the PE entry: the stub opens it on the LoadedImage's
+    # DeviceHandle, the volume the kernel lies on (leading '\' dropped).
+    E=$OUT/esp-pe
+    mkdir -p "$E/boot"
+    cp "$K" "$E/vmlinuz"
+    esp_initrd "$E/boot/initrd.img" 'echo exec-out: initrd from the esp; exit 3'
+    expect esp-pe-initrd-option 3 '^exec-out: initrd from the esp' 'Kernel command line: .*initrd=\\boot\\initrd.img' \
+        'guest wrote 3 to the exit port' "${NATIVE[@]}" \
+        -- "$HO" --timeout 300 --esp "$E" --entry pe --trace-efi="$OUT/esp-pe.trace" \
+           --cmdline 'console=ttyS0 earlyprintk=serial initrd=\boot\initrd.img' "$E/vmlinuz"
+    expect esp-pe-initrd-read 0 '"call":"File.Read".*"status":"EFI_SUCCESS"' \
+        '"call":"File.Open","args":\[[^]]*\],"status":"EFI_SUCCESS".*"path":"boot\\\\initrd.img"' \
+        -- cat "$OUT/esp-pe.trace"
+    # systemd-boot (systemd-boot-efi) as \EFI\BOOT\BOOTX64.EFI: it reads
+    # loader/loader.conf and loader/entries/*.conf, loads the kernel with
+    # LoadImage(HD(...)/File(\vmlinuz)) and hands it the initrd through its
+    # own LoadFile2.
+    local sdboot=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
+    if [ -f "$sdboot" ]; then
+        E=$OUT/esp-sdboot
+        mkdir -p "$E/EFI/BOOT" "$E/loader/entries"
+        cp "$sdboot" "$E/EFI/BOOT/BOOTX64.EFI"
+        cp "$K" "$E/vmlinuz"
+        esp_initrd "$E/initrd.img" 'echo exec-out: behind systemd-boot; exit 3'
+        printf 'timeout 0\n' > "$E/loader/loader.conf"
+        printf 'title handover\nlinux /vmlinuz\ninitrd /initrd.img\noptions console=ttyS0 earlyprintk=serial\n' \
+            > "$E/loader/entries/handover.conf"
+        expect esp-systemd-boot 3 '^exec-out: behind systemd-boot' \
+            'Loaded initrd from LINUX_EFI_INITRD_MEDIA_GUID device path' 'guest wrote 3 to the exit port' \
+            "${NATIVE[@]}" -- "$HO" --timeout 300 --esp "$E" --trace-efi="$OUT/esp-sdboot.trace" \
+                                 "$E/EFI/BOOT/BOOTX64.EFI"
+        expect esp-systemd-boot-load-image 0 '"call":"LoadImage".*"status":"EFI_SUCCESS"' \
+            '"call":"File.Open".*"path":"\\\\loader\\\\entries"' -- cat "$OUT/esp-sdboot.trace"
+    else
+        skip esp-systemd-boot "no $sdboot (apt-get install systemd-boot-efi)"
+    fi
+    # shim (shim-unsigned, Secure Boot off) as \EFI\BOOT\BOOTX64.EFI loads
+    # grubx64.efi from its own directory through the volume, and GRUB the
+    # kernel (from its memdisk); the --exec initramfs through handover's
+    # LoadFile2.
+    local shim=/usr/lib/shim/shimx64.efi
+    if [ -f "$shim" ] && [ -n "$G" ]; then
+        E=$OUT/esp-shim
+        mkdir -p "$E/EFI/BOOT"
+        cp "$shim" "$E/EFI/BOOT/BOOTX64.EFI"
+        cp "$G" "$E/EFI/BOOT/grubx64.efi"
+        expect esp-shim-grub 3 'Welcome to GRUB!' '^exec-out: behind shim' 'milestone: run_init at' "${NATIVE[@]}" \
+            -- "$HO" --timeout 300 --esp "$E" --trace-efi="$OUT/esp-shim.trace" --initrd "$INITRAMFS" \
+               --exec 'echo exec-out: behind shim; exit 3' "$E/EFI/BOOT/BOOTX64.EFI"
+        expect esp-shim-grub-read 0 '"call":"File.Open","args":\[[^]]*\],"status":"EFI_SUCCESS".*"path":"\\\\EFI\\\\BOOT\\\\grubx64.efi"' \
+            -- cat "$OUT/esp-shim.trace"
+    else
+        skip esp-shim-grub "no $shim (apt-get install shim-unsigned) or no GRUB"
+    fi
+}
+
 if ! INITRAMFS=$("$TOP/scripts/build-initramfs.sh" 2>"$OUT/initramfs.log"); then
     skip realkvm-exec "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
 fi
@@ -95,6 +164,7 @@ if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
             skip tiny-uki-exec "could not build the UKI: $(tail -n 1 "$OUT/uki.log")"
         fi
     fi
+    [ -n "${INITRAMFS:-}" ] && esp_boots "$K" "${G:-}"
     # An installed handover works without the checkout: make install, then
     # --exec from another directory with an empty HOME, nothing prepared
     # (handover packs /init and the host's busybox itself).

@@ -36,5 +36,6 @@ Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcom
 Suite *service_table_suite(void); /* test_service_table.c: service rows and fault descriptors */
 Suite *report_suite(void);     /* test_report.c: --report's and --kunit-json's JSON */
 Suite *sweep_suite(void);      /* test_sweep.c: the --fault-sweep matrix, its cells and verdict */
+Suite *simple_fs_suite(void);  /* test_simple_fs.c: --esp, its volume, file protocols and host folder */
 
 #endif

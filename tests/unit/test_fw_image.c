@@ -5,6 +5,8 @@
 
 #include "fw_fixture.h"
 #include "../../firmware-stub/pe.h"
+#include "../../firmware-stub/simple_fs.h"
+#include "../../firmware-stub/volume.h"
 
 /* ---- the loaded image of the top-level image ------------------------------------------- */
 
@@ -222,6 +224,46 @@ START_TEST(load_image_refuses_what_it_cannot_load)
     ck_assert_uint_eq(fw.map.key, key);
     ck_assert_uint_eq(fw.nprotocols, protocols);
     ck_assert_uint_eq(fw.nimages, 0);
+}
+END_TEST
+
+/* With --esp and no buffer, LoadImage reads the file the device path
+ * names on the volume (HD(...)/File(\EFI)/File(app.efi), as systemd-boot
+ * and shim build it); the image's DeviceHandle is the volume's. */
+START_TEST(load_image_reads_a_file_of_the_esp_volume)
+{
+    struct volume vol;
+    uint8_t *app = malloc(APP_FILE_SIZE);
+    ck_assert_ptr_nonnull(app);
+    build_app(app);
+    ck_assert_int_eq(volume_init(&vol, 0), 0);
+    long efi = volume_add(&vol, VOLUME_ROOT, u"EFI", 3, true, NULL, 0, 0);
+    ck_assert_int_ge(volume_add(&vol, (unsigned)efi, u"app.efi", 7, false, app, APP_FILE_SIZE, 0), 0);
+    ck_assert_int_eq(firmware_attach_esp(&fw, &vol, NULL), 0);
+    uint64_t device = ((struct efi_loaded_image *)hp(fw.loaded_image))->device_handle, dp_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), device, put_guid(GUID_DEVICE_PATH), dp_p), EFI_SUCCESS);
+    uint8_t path[42 + 12 + 20 + 4];
+    memcpy(path, hp(rd64(dp_p)), 42);
+    memcpy(path + 42, (uint8_t[]){ EFI_DEV_MEDIA, EFI_DEV_MEDIA_FILE_PATH, 12, 0, '\\', 0, 'E', 0, 'F', 0, 'I', 0 }, 12);
+    memcpy(path + 54, (uint8_t[]){ EFI_DEV_MEDIA, EFI_DEV_MEDIA_FILE_PATH, 20, 0, 'A', 0, 'P', 0, 'P', 0, '.', 0,
+                                   'e', 0, 'f', 0, 'i', 0, 0, 0 }, 20);
+    memcpy(path + 74, (uint8_t[]){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 }, 4);
+    uint64_t h_p = put_u64(0), li_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, sizeof(path)), 0, 0, h_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), rd64(h_p), put_guid(GUID_LOADED_IMAGE), li_p), EFI_SUCCESS);
+    const struct efi_loaded_image *li = hp(rd64(li_p));
+    ck_assert_uint_eq(li->device_handle, device);
+    ck_assert_int_eq(memcmp(hp(li->file_path), path + 42, 36), 0);
+    ck_assert_uint_eq(rd64(li->image_base + APP_TARGET), li->image_base + APP_ENTRY);   /* relocated */
+    /* A path to no file, or to a directory, loads nothing. */
+    path[54 + 4] = 'B';
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, sizeof(path)), 0, 0, h_p), EFI_NOT_FOUND);
+    memcpy(path + 54, path + 74, 4);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, 58), 0, 0, h_p), EFI_NOT_FOUND);
+    firmware_free(&fw);
+    volume_free(&vol);
+    struct fw_config cfg = { .base = FW_BASE, .console = con, .log = log_file };
+    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);   /* for the teardown */
 }
 END_TEST
 
@@ -463,7 +505,7 @@ Suite *fw_image_suite(void)
         handle_protocol_loaded_image_describes_the_image, loaded_image_without_a_command_line_has_no_load_options,
         firmware_set_image_updates_the_loaded_image, load_options_are_the_command_line_in_ucs2, NULL });
     fw_add_tcase(s, "images", (const TTest *const[]){
-        load_image_maps_relocates_and_describes_a_pe_from_a_buffer, load_image_refuses_what_it_cannot_load,
+        load_image_maps_relocates_and_describes_a_pe_from_a_buffer, load_image_refuses_what_it_cannot_load, load_image_reads_a_file_of_the_esp_volume,
         load_image_keeps_the_device_path_it_copied_before_loading, free_pages_refuses_an_images_pages,
         start_image_enters_the_entry_and_its_return_restores_the_caller,
         exit_unwinds_only_the_running_image_and_nests, a_started_image_may_exit_boot_services_with_its_own_handle,

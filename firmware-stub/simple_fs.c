@@ -1,0 +1,744 @@
+/* --esp: EFI_SIMPLE_FILE_SYSTEM_PROTOCOL and EFI_FILE_PROTOCOL (UEFI 2.10
+ * sections 13.4 and 13.5) over a copy of the host folder's volume
+ * (volume.h), on a handle of its own whose device path is a hard-drive
+ * media node, HD(1,GPT,...)/End, as a firmware gives an ESP partition.
+ * The guest's writes land in the copy (the overlay), never in the host
+ * folder. Every guest pointer goes through the guest view; a bad one is
+ * EFI_INVALID_PARAMETER. */
+#include "simple_fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "guids.h"
+#include "handles.h"
+#include "log.h"
+#include "pool.h"
+#include "trace_decode.h"
+#include "ucs2.h"
+#include "volume.h"
+#include "../guest/guest_text.h"
+
+/* The pool pages firmware_attach_esp allocates (EfiBootServicesData). */
+#define ESP_PAGES             4
+#define ESP_SFS               0x000   /* EFI_SIMPLE_FILE_SYSTEM_PROTOCOL: Revision, OpenVolume */
+#define ESP_DEVICE_PATH       0x040   /* the handle's: HD(...)/End */
+#define ESP_IMAGE_FILE_PATH   0x080   /* the top-level image's FilePath: File(...)/End */
+#define ESP_IMAGE_DEVICE_PATH 0x500   /* its EFI_LOADED_IMAGE_DEVICE_PATH_PROTOCOL: HD(...)/File(...)/End */
+#define ESP_FILES             0x1000  /* an EFI_FILE_PROTOCOL per open file, FILE_SLOT_SIZE bytes each */
+#define FILE_SLOT_SIZE        0x60
+#define ESP_MAX_FILES         ((ESP_PAGES * 0x1000 - ESP_FILES) / FILE_SLOT_SIZE)
+#define END_NODE_SIZE         4
+#define HD_NODE_SIZE          42      /* HARDDRIVE_DEVICE_PATH, UEFI 2.10 section 10.3.5.1 */
+_Static_assert(ESP_IMAGE_FILE_PATH + FW_DEVICE_PATH_SIZE <= ESP_IMAGE_DEVICE_PATH &&
+               ESP_IMAGE_DEVICE_PATH + HD_NODE_SIZE + FW_DEVICE_PATH_SIZE <= ESP_FILES,
+               "the device paths fit before the file slots");
+_Static_assert(8 + 8 * FILE_COUNT <= FILE_SLOT_SIZE, "EFI_FILE_PROTOCOL (revision 1) fits a slot");
+
+#define SFS_REVISION          0x00010000ULL   /* EFI_SIMPLE_FILE_SYSTEM_PROTOCOL_REVISION */
+#define FILE_REVISION         0x00010000ULL   /* EFI_FILE_PROTOCOL_REVISION: no OpenEx, ReadEx, ... */
+#define FILE_MODE_READ        0x1ULL
+#define FILE_MODE_WRITE       0x2ULL
+#define FILE_MODE_CREATE      0x8000000000000000ULL
+#define FILE_INFO_SIZE        80      /* SIZE_OF_EFI_FILE_INFO: FileName's offset */
+#define FILE_SYSTEM_INFO_SIZE 36      /* SIZE_OF_EFI_FILE_SYSTEM_INFO: VolumeLabel's offset */
+#define INFO_MAX              (FILE_INFO_SIZE + 2 * (VOLUME_PATH_MAX + 1))
+#define POSITION_END          UINT64_MAX      /* SetPosition: the end of the file */
+#define BLOCK_SIZE            512
+#define PARTITION_START       2048    /* LBA, as partitioning tools align the first partition */
+#define MBR_TYPE_GPT          0x02
+#define SIGNATURE_TYPE_GUID   0x02
+#define UNSPECIFIED_TIMEZONE  0x07ff
+/* The partition's unique GUID (PartitionSignature), the same for every
+ * --esp: what systemd-boot reports as LoaderDevicePartUUID. */
+#define ESP_PARTITION_GUID    EFI_GUID(0x68616e64, 0x6f76, 0x4572, 0x8e, 0x53, 0x50, 0x00, 0x00, 0x00, 0x00, 0x01)
+
+struct fw_file {
+    bool open;
+    unsigned node;
+    uint64_t position;           /* a file's byte offset; a directory's last entry read (0: none yet) */
+    uint64_t mode;               /* EFI_FILE_MODE_* it was opened with */
+};
+
+struct fw_esp {
+    struct volume vol;           /* the host folder's copy, with the guest's writes */
+    uint64_t page, handle;       /* guest addresses */
+    struct fw_file file[ESP_MAX_FILES];   /* EFI_FILE_PROTOCOL at page + ESP_FILES + i * FILE_SLOT_SIZE */
+};
+
+/* ---- the firmware's side ------------------------------------------------ */
+
+static bool put_guest(struct firmware *fw, uint64_t addr, const void *src, uint64_t len)
+{
+    return guest_mem_write(fw->gm, addr, src, len);
+}
+
+/* A file path node for a UCS-2 path of n characters; its size, or 0 if
+ * it does not fit FW_DEVICE_PATH_MAX. */
+static unsigned file_path_node(uint8_t *out, const uint16_t *path, unsigned n)
+{
+    unsigned len = END_NODE_SIZE + 2 * (n + 1);
+    if (len >= FW_DEVICE_PATH_MAX)
+        return 0;
+    out[0] = EFI_DEV_MEDIA;
+    out[1] = EFI_DEV_MEDIA_FILE_PATH;
+    out[2] = (uint8_t)len;
+    out[3] = (uint8_t)(len >> 8);
+    memcpy(out + END_NODE_SIZE, path, 2 * (size_t)n);
+    memset(out + END_NODE_SIZE + 2 * n, 0, 2);
+    return len;
+}
+
+static void hd_node(uint8_t out[HD_NODE_SIZE], uint64_t blocks)
+{
+    const uint32_t partition = 1;
+    const uint64_t start = PARTITION_START;
+    const efi_guid_t signature = ESP_PARTITION_GUID;
+    out[0] = EFI_DEV_MEDIA;
+    out[1] = EFI_DEV_MEDIA_HARD_DRIVE;
+    out[2] = HD_NODE_SIZE;
+    out[3] = 0;
+    memcpy(out + 4, &partition, 4);
+    memcpy(out + 8, &start, 8);
+    memcpy(out + 16, &blocks, 8);
+    memcpy(out + 24, &signature, 16);
+    out[40] = MBR_TYPE_GPT;
+    out[41] = SIGNATURE_TYPE_GUID;
+}
+
+static const uint8_t end_node[END_NODE_SIZE] = { EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, END_NODE_SIZE, 0 };
+
+/* The volume's size as the device path and EFI_FILE_SYSTEM_INFO give it:
+ * the host's files and room for the overlay. */
+static uint64_t volume_bytes(const struct volume *vol)
+{
+    return (vol->base_bytes + VOLUME_OVERLAY_MAX + BLOCK_SIZE - 1) / BLOCK_SIZE * BLOCK_SIZE;
+}
+
+/* "EFI/BOOT/BOOTX64.EFI" as \EFI\BOOT\BOOTX64.EFI; its length, or -1. */
+static long image_path_ucs2(const char *path, uint16_t *out, unsigned max)
+{
+    unsigned n = 0;
+    const unsigned char *p = (const unsigned char *)path;
+    while (*p) {
+        if (n + 2 >= max)
+            return -1;
+        if (*p == '/') {
+            while (*p == '/')
+                p++;
+            out[n++] = u'\\';
+            continue;
+        }
+        if (!n)
+            out[n++] = u'\\';
+        p += fw_utf8_decode(p, &out[n++]);
+    }
+    out[n] = 0;
+    return n;
+}
+
+int firmware_attach_esp(struct firmware *fw, const struct volume *base, const char *image_path)
+{
+    uint64_t page;
+    uint16_t path[FW_DEVICE_PATH_MAX / 2];
+    long n = image_path ? image_path_ucs2(image_path, path, sizeof(path) / 2) : 0;
+    uint8_t node[FW_DEVICE_PATH_SIZE], hd[HD_NODE_SIZE];
+    unsigned node_len = image_path && n > 0 ? file_path_node(node, path, (unsigned)n) : 0;
+    if (fw->esp || n < 0 || (image_path && !node_len))
+        return -1;
+    struct fw_esp *esp = calloc(1, sizeof(*esp));
+    if (!esp || volume_copy(&esp->vol, base) ||
+        fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, ESP_PAGES * 0x1000ULL, &page) != EFI_SUCCESS ||
+        !(esp->handle = fw_new_handle(fw)) || fw->nprotocols + 2 > FW_MAX_PROTOCOLS) {
+        if (esp)
+            volume_free(&esp->vol);
+        free(esp);
+        return -1;
+    }
+    esp->page = page;
+    fw->esp = esp;
+    uint64_t sfs[2] = { SFS_REVISION, firmware_thunk(fw, FW_ID_FILE_SYSTEM) };
+    put_guest(fw, page + ESP_SFS, sfs, sizeof(sfs));
+    hd_node(hd, volume_bytes(&esp->vol) / BLOCK_SIZE);
+    put_guest(fw, page + ESP_DEVICE_PATH, hd, HD_NODE_SIZE);
+    put_guest(fw, page + ESP_DEVICE_PATH + HD_NODE_SIZE, end_node, END_NODE_SIZE);
+    fw_add_protocol(fw, esp->handle, &GUID_DEVICE_PATH, page + ESP_DEVICE_PATH);
+    fw_add_protocol(fw, esp->handle, &GUID_SIMPLE_FILE_SYSTEM, page + ESP_SFS);
+
+    /* The top-level image: loaded from this device, by FilePath when it
+     * lies on the volume (UEFI 2.10 section 9.1). */
+    uint64_t file_path = page + ESP_IMAGE_FILE_PATH, device_path = page + ESP_IMAGE_DEVICE_PATH;
+    put_guest(fw, file_path, node, node_len);
+    put_guest(fw, file_path + node_len, end_node, END_NODE_SIZE);
+    put_guest(fw, device_path, hd, HD_NODE_SIZE);
+    put_guest(fw, device_path + HD_NODE_SIZE, node, node_len);
+    put_guest(fw, device_path + HD_NODE_SIZE + node_len, end_node, END_NODE_SIZE);
+    struct efi_loaded_image *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
+    li->device_handle = esp->handle;
+    li->file_path = file_path;
+    for (unsigned i = 0; i < fw->nprotocols; i++)
+        if (fw->protocols[i].handle == fw->image_handle &&
+            guid_equal(&fw->protocols[i].guid, &GUID_LOADED_IMAGE_DEVICE_PATH))
+            fw->protocols[i].interface = device_path;
+    return 0;
+}
+
+void fw_esp_free(struct firmware *fw)
+{
+    if (!fw->esp)
+        return;
+    volume_free(&fw->esp->vol);
+    free(fw->esp);
+    fw->esp = NULL;
+}
+
+int fw_esp_copy(struct firmware *dst, const struct firmware *src)
+{
+    dst->esp = NULL;
+    if (!src->esp)
+        return 0;
+    struct fw_esp *esp = malloc(sizeof(*esp));
+    if (!esp)
+        return -1;
+    *esp = *src->esp;
+    if (volume_copy(&esp->vol, &src->esp->vol)) {
+        free(esp);
+        return -1;
+    }
+    dst->esp = esp;
+    return 0;
+}
+
+uint64_t fw_esp_copy_bytes(const struct firmware *fw)
+{
+    return fw->esp ? sizeof(*fw->esp) + volume_copy_bytes(&fw->esp->vol) : 0;
+}
+
+/* ---- open files --------------------------------------------------------- */
+
+static uint64_t file_addr(const struct fw_esp *esp, unsigned i)
+{
+    return esp->page + ESP_FILES + (uint64_t)i * FILE_SLOT_SIZE;
+}
+
+/* The open file whose EFI_FILE_PROTOCOL is at this, or NULL. */
+static struct fw_file *file_of(struct firmware *fw, uint64_t this)
+{
+    struct fw_esp *esp = fw->esp;
+    if (!esp || this < file_addr(esp, 0) || this >= file_addr(esp, ESP_MAX_FILES) ||
+        (this - file_addr(esp, 0)) % FILE_SLOT_SIZE)
+        return NULL;
+    struct fw_file *f = &esp->file[(this - file_addr(esp, 0)) / FILE_SLOT_SIZE];
+    return f->open ? f : NULL;
+}
+
+/* A new EFI_FILE_PROTOCOL for node; its address, or 0 when every slot is open. */
+static uint64_t open_file(struct firmware *fw, unsigned node, uint64_t mode)
+{
+    struct fw_esp *esp = fw->esp;
+    for (unsigned i = 0; i < ESP_MAX_FILES; i++) {
+        if (esp->file[i].open)
+            continue;
+        esp->file[i] = (struct fw_file){ .open = true, .node = node, .mode = mode };
+        uint64_t proto[FILE_SLOT_SIZE / 8] = { FILE_REVISION };
+        for (unsigned k = 0; k < FILE_COUNT; k++)
+            proto[1 + k] = firmware_thunk(fw, FW_ID_FILE(k));
+        put_guest(fw, file_addr(esp, i), proto, sizeof(proto));
+        return file_addr(esp, i);
+    }
+    return 0;
+}
+
+static struct volume_node *node_of(struct firmware *fw, const struct fw_file *f)
+{
+    return &fw->esp->vol.node[f->node];
+}
+
+/* ---- EFI_SIMPLE_FILE_SYSTEM_PROTOCOL ------------------------------------ */
+
+static efi_status_t open_volume(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t this = a[0], root_ptr = a[1];
+    if (!fw->esp || this != fw->esp->page + ESP_SFS || !root_ptr || !guest_view_accessible(v, root_ptr, 8))
+        return EFI_INVALID_PARAMETER;
+    uint64_t root = open_file(fw, VOLUME_ROOT, FILE_MODE_READ | FILE_MODE_WRITE);
+    if (!root)
+        return EFI_OUT_OF_RESOURCES;
+    guest_view_write_u64(v, root_ptr, root);
+    return EFI_SUCCESS;
+}
+
+/* ---- EFI_FILE_PROTOCOL -------------------------------------------------- */
+
+static bool valid_mode(uint64_t mode)
+{
+    return mode == FILE_MODE_READ || mode == (FILE_MODE_READ | FILE_MODE_WRITE) ||
+           mode == (FILE_MODE_READ | FILE_MODE_WRITE | FILE_MODE_CREATE);
+}
+
+static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t this = a[0], new_handle_ptr = a[1], file_name = a[2], open_mode = a[3], attributes = a[4];
+    uint16_t path[VOLUME_PATH_MAX + 1];
+    struct fw_file *f = file_of(fw, this);
+    if (!f || !new_handle_ptr || !guest_view_accessible(v, new_handle_ptr, 8) ||
+        fw_read_ucs2(v, file_name, path, VOLUME_PATH_MAX + 1) < 0 || !valid_mode(open_mode) ||
+        (attributes & ~VOLUME_ATTR_VALID))
+        return EFI_INVALID_PARAMETER;
+    struct volume *vol = &fw->esp->vol;
+    const struct volume_node *at = node_of(fw, f);
+    if (at->deleted)
+        return EFI_DEVICE_ERROR;
+    /* A path relative to a file handle starts in the file's directory. */
+    struct volume_lookup l;
+    volume_resolve(vol, at->dir ? f->node : at->parent, path, &l);
+    long node = l.found == VOLUME_FOUND ? (long)l.node : -1;
+    if (l.found == VOLUME_LAST_MISSING && (open_mode & FILE_MODE_CREATE)) {
+        bool dir = attributes & VOLUME_ATTR_DIRECTORY;
+        node = volume_add(vol, l.parent, l.last, l.last_len, dir, NULL, 0, vol->node[l.parent].mtime);
+        if (node < 0)
+            return vol->n >= VOLUME_NODES_MAX ? EFI_VOLUME_FULL : EFI_INVALID_PARAMETER;
+        vol->node[node].attribute = (attributes & VOLUME_ATTR_VALID) | (dir ? VOLUME_ATTR_DIRECTORY : 0);
+    }
+    if (node < 0)
+        return EFI_NOT_FOUND;   /* missing, or above the root: nothing on the volume has that name */
+    if ((open_mode & FILE_MODE_WRITE) && (vol->node[node].attribute & VOLUME_ATTR_READ_ONLY))
+        return EFI_ACCESS_DENIED;
+    uint64_t handle = open_file(fw, (unsigned)node, open_mode & ~FILE_MODE_CREATE);
+    if (!handle)
+        return EFI_OUT_OF_RESOURCES;
+    guest_view_write_u64(v, new_handle_ptr, handle);
+    return EFI_SUCCESS;
+}
+
+static efi_status_t file_close(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)v;
+    uint64_t this = a[0];
+    struct fw_file *f = file_of(fw, this);
+    if (!f)
+        return EFI_INVALID_PARAMETER;
+    f->open = false;
+    return EFI_SUCCESS;
+}
+
+/* Closes the handle whatever happens (UEFI 2.10 section 13.5.4). */
+static efi_status_t file_delete(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)v;
+    uint64_t this = a[0];
+    struct fw_file *f = file_of(fw, this);
+    if (!f)
+        return EFI_INVALID_PARAMETER;
+    f->open = false;
+    if (!(f->mode & FILE_MODE_WRITE) || volume_delete(&fw->esp->vol, f->node))
+        return EFI_WARN_DELETE_FAILURE;
+    return EFI_SUCCESS;
+}
+
+static void efi_time(int64_t seconds, uint8_t out[16])
+{
+    time_t t = (time_t)seconds;
+    struct tm tm;
+    memset(out, 0, 16);
+    if (!gmtime_r(&t, &tm) || tm.tm_year < 0 || tm.tm_year > 9999 - 1900)
+        tm = (struct tm){ .tm_year = 80, .tm_mday = 1 };   /* 1980-01-01, FAT's first day */
+    uint16_t year = (uint16_t)(tm.tm_year + 1900), zone = UNSPECIFIED_TIMEZONE;
+    memcpy(out, &year, 2);
+    out[2] = (uint8_t)(tm.tm_mon + 1);
+    out[3] = (uint8_t)tm.tm_mday;
+    out[4] = (uint8_t)tm.tm_hour;
+    out[5] = (uint8_t)tm.tm_min;
+    out[6] = (uint8_t)tm.tm_sec;
+    memcpy(out + 12, &zone, 2);
+}
+
+/* EFI_FILE_INFO for node into out (INFO_MAX bytes); its size. */
+static uint64_t file_info(const struct volume *vol, unsigned node, uint8_t *out)
+{
+    const struct volume_node *n = &vol->node[node];
+    unsigned len = volume_name_len(n->name);
+    uint64_t size = FILE_INFO_SIZE + 2 * ((uint64_t)len + 1);
+    uint64_t physical = (n->size + 0xfff) & ~0xfffULL;
+    memset(out, 0, FILE_INFO_SIZE);
+    memcpy(out, &size, 8);
+    memcpy(out + 8, &n->size, 8);
+    memcpy(out + 16, &physical, 8);
+    for (unsigned i = 0; i < 3; i++)   /* CreateTime, LastAccessTime, ModificationTime */
+        efi_time(n->mtime, out + 24 + 16 * i);
+    memcpy(out + 72, &n->attribute, 8);
+    memcpy(out + FILE_INFO_SIZE, n->name, 2 * ((size_t)len + 1));
+    return size;
+}
+
+/* A directory's next entry as EFI_FILE_INFO; *BufferSize 0 at the end. */
+static efi_status_t read_dir(struct firmware *fw, const struct guest_view *v, struct fw_file *f, uint64_t size_ptr,
+                             uint64_t size, uint64_t buffer)
+{
+    const struct volume *vol = &fw->esp->vol;
+    long next = volume_next_child(vol, f->node, (unsigned)f->position);
+    if (next < 0)
+        return guest_view_write_u64(v, size_ptr, 0) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
+    uint8_t info[INFO_MAX];
+    uint64_t need = file_info(vol, (unsigned)next, info);
+    if (size < need) {
+        guest_view_write_u64(v, size_ptr, need);
+        return EFI_BUFFER_TOO_SMALL;
+    }
+    if (!buffer || !guest_view_write(v, buffer, info, need))
+        return EFI_INVALID_PARAMETER;
+    guest_view_write_u64(v, size_ptr, need);
+    f->position = (uint64_t)next;
+    return EFI_SUCCESS;
+}
+
+static efi_status_t file_read(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t this = a[0], size_ptr = a[1], buffer = a[2], size;
+    struct fw_file *f = file_of(fw, this);
+    if (!f || !guest_view_read_u64(v, size_ptr, &size) || !guest_view_accessible(v, size_ptr, 8))
+        return EFI_INVALID_PARAMETER;
+    const struct volume_node *n = node_of(fw, f);
+    if (n->deleted)
+        return EFI_DEVICE_ERROR;
+    if (n->dir)
+        return read_dir(fw, v, f, size_ptr, size, buffer);
+    /* UEFI 2.10 section 13.5.6: reading from beyond the end is an error. */
+    if (f->position > n->size)
+        return EFI_DEVICE_ERROR;
+    uint64_t len = n->size - f->position < size ? n->size - f->position : size;
+    if (len && (!buffer || !guest_view_write(v, buffer, n->data + f->position, len)))
+        return EFI_INVALID_PARAMETER;
+    f->position += len;
+    guest_view_write_u64(v, size_ptr, len);
+    return EFI_SUCCESS;
+}
+
+static efi_status_t file_write(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t this = a[0], size_ptr = a[1], buffer = a[2], size;
+    struct fw_file *f = file_of(fw, this);
+    if (!f || !guest_view_read_u64(v, size_ptr, &size) || !guest_view_accessible(v, size_ptr, 8))
+        return EFI_INVALID_PARAMETER;
+    const struct volume_node *n = node_of(fw, f);
+    if (n->deleted)
+        return EFI_DEVICE_ERROR;
+    if (n->dir)
+        return EFI_UNSUPPORTED;
+    if (!(f->mode & FILE_MODE_WRITE))
+        return EFI_ACCESS_DENIED;
+    if (!size)
+        return EFI_SUCCESS;
+    if (size > VOLUME_FILE_MAX || f->position > VOLUME_FILE_MAX - size)
+        return EFI_VOLUME_FULL;
+    uint8_t *data = malloc(size);
+    if (!data)
+        return EFI_OUT_OF_RESOURCES;
+    efi_status_t s = EFI_INVALID_PARAMETER;
+    if (buffer && guest_view_read(v, buffer, data, size))
+        s = volume_write(&fw->esp->vol, f->node, f->position, data, size) ? EFI_VOLUME_FULL : EFI_SUCCESS;
+    free(data);
+    if (s == EFI_SUCCESS)
+        f->position += size;
+    else
+        guest_view_write_u64(v, size_ptr, 0);
+    return s;
+}
+
+static efi_status_t file_get_position(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t this = a[0], position_ptr = a[1];
+    struct fw_file *f = file_of(fw, this);
+    if (!f || !position_ptr || !guest_view_accessible(v, position_ptr, 8))
+        return EFI_INVALID_PARAMETER;
+    const struct volume_node *n = node_of(fw, f);
+    if (n->deleted)
+        return EFI_DEVICE_ERROR;
+    if (n->dir)
+        return EFI_UNSUPPORTED;
+    guest_view_write_u64(v, position_ptr, f->position);
+    return EFI_SUCCESS;
+}
+
+static efi_status_t file_set_position(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)v;
+    uint64_t this = a[0], position = a[1];
+    struct fw_file *f = file_of(fw, this);
+    if (!f)
+        return EFI_INVALID_PARAMETER;
+    const struct volume_node *n = node_of(fw, f);
+    if (n->deleted)
+        return EFI_DEVICE_ERROR;
+    if (n->dir) {
+        if (position)
+            return EFI_UNSUPPORTED;   /* a directory's position can only be reset */
+        f->position = 0;
+        return EFI_SUCCESS;
+    }
+    f->position = position == POSITION_END ? n->size : position;
+    return EFI_SUCCESS;
+}
+
+/* EFI_FILE_SYSTEM_INFO into out (INFO_MAX bytes); its size. The volume
+ * says it is writable: the guest's writes go to the overlay. */
+static uint64_t file_system_info(const struct volume *vol, uint8_t *out)
+{
+    unsigned len = volume_name_len(vol->label);
+    uint64_t size = FILE_SYSTEM_INFO_SIZE + 2 * ((uint64_t)len + 1), total = volume_bytes(vol);
+    uint64_t free_space = VOLUME_OVERLAY_MAX - vol->overlay_bytes;
+    uint32_t block = BLOCK_SIZE;
+    memset(out, 0, FILE_SYSTEM_INFO_SIZE);
+    memcpy(out, &size, 8);
+    memcpy(out + 16, &total, 8);
+    memcpy(out + 24, &free_space, 8);
+    memcpy(out + 32, &block, 4);
+    memcpy(out + FILE_SYSTEM_INFO_SIZE, vol->label, 2 * ((size_t)len + 1));
+    return size;
+}
+
+static efi_status_t file_get_info(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t this = a[0], type = a[1], size_ptr = a[2], buffer = a[3], size;
+    struct fw_file *f = file_of(fw, this);
+    efi_guid_t g;
+    if (!f || !type || !guest_view_read(v, type, &g, sizeof(g)) || !guest_view_read_u64(v, size_ptr, &size) ||
+        !guest_view_accessible(v, size_ptr, 8))
+        return EFI_INVALID_PARAMETER;
+    const struct volume *vol = &fw->esp->vol;
+    if (node_of(fw, f)->deleted)
+        return EFI_DEVICE_ERROR;
+    uint8_t info[INFO_MAX];
+    uint64_t need;
+    if (guid_equal(&g, &GUID_FILE_INFO)) {
+        need = file_info(vol, f->node, info);
+    } else if (guid_equal(&g, &GUID_FILE_SYSTEM_INFO)) {
+        need = file_system_info(vol, info);
+    } else if (guid_equal(&g, &GUID_FILE_SYSTEM_VOLUME_LABEL)) {
+        need = 2 * ((uint64_t)volume_name_len(vol->label) + 1);
+        memcpy(info, vol->label, need);
+    } else {
+        return EFI_UNSUPPORTED;
+    }
+    if (size < need) {
+        guest_view_write_u64(v, size_ptr, need);
+        return EFI_BUFFER_TOO_SMALL;
+    }
+    if (!buffer || !guest_view_write(v, buffer, info, need))
+        return EFI_INVALID_PARAMETER;
+    guest_view_write_u64(v, size_ptr, need);
+    return EFI_SUCCESS;
+}
+
+/* A label from the guest: NUL-terminated UCS-2 within len bytes at buf. */
+static efi_status_t set_label(struct volume *vol, const uint8_t *buf, uint64_t len)
+{
+    uint16_t label[sizeof(vol->label) / 2];
+    for (unsigned i = 0; i < sizeof(label) / 2; i++) {
+        if (2 * (uint64_t)i + 2 > len)
+            return EFI_BAD_BUFFER_SIZE;
+        memcpy(&label[i], buf + 2 * i, 2);
+        if (!label[i]) {
+            memcpy(vol->label, label, sizeof(label));
+            return EFI_SUCCESS;
+        }
+    }
+    return EFI_INVALID_PARAMETER;   /* longer than a label may be */
+}
+
+/* SetInfo(EFI_FILE_INFO): a new name in the same directory, size and
+ * attributes; the times are taken as given and not kept. All checked
+ * before anything changes. */
+static efi_status_t set_file_info(struct volume *vol, const struct fw_file *f, const uint8_t *buf, uint64_t len)
+{
+    struct volume_node *n = &vol->node[f->node];
+    uint64_t size, file_size, attribute;
+    uint16_t name[VOLUME_PATH_MAX + 1];
+    memcpy(&size, buf, 8);
+    memcpy(&file_size, buf + 8, 8);
+    memcpy(&attribute, buf + 72, 8);
+    unsigned name_len = 0;
+    while (name_len <= VOLUME_PATH_MAX && FILE_INFO_SIZE + 2 * (uint64_t)name_len + 2 <= len) {
+        memcpy(&name[name_len], buf + FILE_INFO_SIZE + 2 * name_len, 2);
+        if (!name[name_len])
+            break;
+        name_len++;
+    }
+    if (name_len > VOLUME_PATH_MAX || FILE_INFO_SIZE + 2 * (uint64_t)name_len + 2 > len || size > len ||
+        (attribute & ~VOLUME_ATTR_VALID))
+        return EFI_BAD_BUFFER_SIZE;
+    if (!!(attribute & VOLUME_ATTR_DIRECTORY) != n->dir)
+        return EFI_ACCESS_DENIED;
+    bool renamed = name_len != volume_name_len(n->name) || memcmp(name, n->name, 2 * (size_t)name_len);
+    bool resized = !n->dir && file_size != n->size;
+    if ((renamed || resized) && !(f->mode & FILE_MODE_WRITE))
+        return EFI_ACCESS_DENIED;
+    for (unsigned i = 0; renamed && i < name_len; i++)
+        if (name[i] == u'\\')
+            return EFI_UNSUPPORTED;   /* a move to another directory is not served */
+    if (renamed && volume_rename(vol, f->node, name, name_len))
+        return EFI_ACCESS_DENIED;
+    if (resized && volume_set_size(vol, f->node, file_size))
+        return EFI_VOLUME_FULL;
+    n->attribute = attribute;
+    return EFI_SUCCESS;
+}
+
+static efi_status_t file_set_info(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    uint64_t this = a[0], type = a[1], size = a[2], buffer = a[3];
+    struct fw_file *f = file_of(fw, this);
+    efi_guid_t g;
+    uint8_t info[INFO_MAX];
+    if (!f || !type || !guest_view_read(v, type, &g, sizeof(g)) || !buffer || !size || size > INFO_MAX ||
+        !guest_view_read(v, buffer, info, size))
+        return EFI_INVALID_PARAMETER;
+    struct volume *vol = &fw->esp->vol;
+    if (node_of(fw, f)->deleted)
+        return EFI_DEVICE_ERROR;
+    if (guid_equal(&g, &GUID_FILE_INFO))
+        return size < FILE_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE : set_file_info(vol, f, info, size);
+    if (guid_equal(&g, &GUID_FILE_SYSTEM_INFO))
+        return size < FILE_SYSTEM_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE
+               : set_label(vol, info + FILE_SYSTEM_INFO_SIZE, size - FILE_SYSTEM_INFO_SIZE);
+    if (guid_equal(&g, &GUID_FILE_SYSTEM_VOLUME_LABEL))
+        return set_label(vol, info, size);
+    return EFI_UNSUPPORTED;
+}
+
+static efi_status_t file_flush(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    (void)v;
+    uint64_t this = a[0];
+    struct fw_file *f = file_of(fw, this);
+    if (!f)
+        return EFI_INVALID_PARAMETER;
+    if (node_of(fw, f)->deleted)
+        return EFI_DEVICE_ERROR;
+    return f->mode & FILE_MODE_WRITE ? EFI_SUCCESS : EFI_ACCESS_DENIED;
+}
+
+/* ---- LoadImage from the volume ------------------------------------------ */
+
+efi_status_t fw_esp_file(struct firmware *fw, const struct guest_view *v, const uint8_t *path, long len,
+                         const uint8_t **data, uint64_t *size)
+{
+    uint64_t handle = 0;
+    if (!fw->esp)
+        return EFI_NOT_FOUND;
+    long at = fw_match_device_path(fw, v, &GUID_SIMPLE_FILE_SYSTEM, path, len, &handle);
+    if (at < 0 || handle != fw->esp->handle || at == len)
+        return EFI_NOT_FOUND;
+    /* The rest: file path nodes, whose names join with '\' (UEFI 2.10
+     * section 10.3.5.4). */
+    uint16_t name[VOLUME_PATH_MAX + 1];
+    unsigned n = 0;
+    while (at < len) {
+        const uint8_t *node = path + at;
+        unsigned node_len = node[2] | node[3] << 8;
+        if (node[0] != EFI_DEV_MEDIA || node[1] != EFI_DEV_MEDIA_FILE_PATH)
+            return EFI_NOT_FOUND;
+        for (unsigned i = END_NODE_SIZE; i + 1 < node_len; i += 2) {
+            uint16_t c;
+            memcpy(&c, node + i, 2);
+            if (!c)
+                break;
+            if (i == END_NODE_SIZE && n && name[n - 1] != u'\\' && c != u'\\')
+                name[n++] = u'\\';
+            if (n >= VOLUME_PATH_MAX - 1)
+                return EFI_NOT_FOUND;
+            name[n++] = c;
+        }
+        at += node_len;
+    }
+    name[n] = 0;
+    struct volume_lookup l;
+    const struct volume *vol = &fw->esp->vol;
+    volume_resolve(vol, VOLUME_ROOT, name, &l);
+    if (l.found != VOLUME_FOUND || vol->node[l.node].dir)
+        return EFI_NOT_FOUND;
+    *data = vol->node[l.node].data;
+    *size = vol->node[l.node].size;
+    return EFI_SUCCESS;
+}
+
+/* ---- trace -------------------------------------------------------------- */
+
+static void decode_open_volume(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                               const uint64_t *a, efi_status_t status)
+{
+    (void)s;
+    if (status == EFI_SUCCESS)
+        fw_trace_ptr_u64(o, "file", v, a[1], true);
+}
+
+/* "path": the name Open was given, printable ASCII, '\' escaped for JSON. */
+static void decode_open(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                        const uint64_t *a, efi_status_t status)
+{
+    (void)s;
+    uint16_t w[128];
+    char text[2 * 128];
+    long n = fw_read_ucs2(v, a[2], w, 128);
+    if (n >= 0) {
+        size_t k = 0;
+        for (long i = 0; i < n; i++) {
+            if (w[i] == u'\\')
+                text[k++] = '\\';   /* JSON's escape of a backslash */
+            text[k++] = w[i] == u'\\' || (guest_text_printable(w[i]) && w[i] != '"') ? (char)w[i] : '?';
+        }
+        text[k] = 0;
+        fw_trace_str(o, "path", text);
+    }
+    fw_trace_hex(o, "mode", a[3]);
+    if (status == EFI_SUCCESS)
+        fw_trace_ptr_u64(o, "file", v, a[1], true);
+}
+
+static void decode_buffer_size(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                               const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)status;
+    fw_trace_ptr_u64(o, "buffer_size", v, a[1], false);
+}
+
+static void decode_set_position(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                                const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)status;
+    fw_trace_hex(o, "position", a[1]);
+}
+
+static void decode_info(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                        const uint64_t *a, efi_status_t status)
+{
+    (void)status;
+    fw_trace_guid(o, "info", v, a[1]);
+    if (s->id == FW_ID_FILE(FILE_GET_INFO))
+        fw_trace_ptr_u64(o, "buffer_size", v, a[2], false);
+    else
+        fw_trace_u64(o, "buffer_size", a[2]);
+}
+
+const struct fw_service fw_file_system_service = {
+    .id = FW_ID_FILE_SYSTEM, .name = "SimpleFileSystem.OpenVolume", .nargs = 2, .fn = open_volume,
+    .decode = decode_open_volume,
+};
+
+#define FILE_ROW(i, ...) [i] = { .id = FW_ID_FILE(i), __VA_ARGS__ }   /* i: enum efi_file_service */
+
+const struct fw_service fw_file_services[FILE_COUNT] = {
+    FILE_ROW(FILE_OPEN, .name = "File.Open", .nargs = 5, .fn = file_open, .decode = decode_open),
+    FILE_ROW(FILE_CLOSE, .name = "File.Close", .nargs = 1, .fn = file_close),
+    FILE_ROW(FILE_DELETE, .name = "File.Delete", .nargs = 1, .fn = file_delete),
+    FILE_ROW(FILE_READ, .name = "File.Read", .nargs = 3, .fn = file_read, .decode = decode_buffer_size,
+         .faults = FW_FAULT(FILE_READ_ERROR)),
+    FILE_ROW(FILE_WRITE, .name = "File.Write", .nargs = 3, .fn = file_write, .decode = decode_buffer_size),
+    FILE_ROW(FILE_GET_POSITION, .name = "File.GetPosition", .nargs = 2, .fn = file_get_position),
+    FILE_ROW(FILE_SET_POSITION, .name = "File.SetPosition", .nargs = 2, .fn = file_set_position,
+         .decode = decode_set_position),
+    FILE_ROW(FILE_GET_INFO, .name = "File.GetInfo", .nargs = 4, .fn = file_get_info, .decode = decode_info),
+    FILE_ROW(FILE_SET_INFO, .name = "File.SetInfo", .nargs = 4, .fn = file_set_info, .decode = decode_info),
+    FILE_ROW(FILE_FLUSH, .name = "File.Flush", .nargs = 1, .fn = file_flush),
+};
