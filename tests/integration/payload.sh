@@ -13,6 +13,7 @@
 set -u
 HO=$1 PAYLOAD=$2 PART=${3:-all}
 . "$(dirname "$0")/lib.sh"
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 echo "# payload tests with $HO"
 case $PART in
     san) [ -n "${HANDOVER_TEST_FULL:-}" ] || TESTS_ONLY=${TESTS_ONLY-"services-* hostile-* efi-exit-* fallbacks-handover events events-wait-made-again notify notify-traced
@@ -130,7 +131,6 @@ fi
 # and run from another directory, without the checkout: each prints its
 # usage, and ci-kunit.sh finds its base config fragment (a stand-in kernel
 # tree checks the fragments it is given; HANDOVER=true stands in for the boot).
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
 if selected installed-examples; then
     INST=$OUT/inst
     if make -s -C "$TOP" install BUILD="$(cd "$(dirname "$HO")" && pwd)" DESTDIR="$INST" PREFIX=/usr \
