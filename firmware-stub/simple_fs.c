@@ -393,15 +393,27 @@ static efi_status_t read_dir(struct firmware *fw, const struct guest_view *v, st
     return EFI_SUCCESS;
 }
 
+/* Read and Write (This, BufferSize, Buffer): the file, its node and the
+ * size asked for; EFI_INVALID_PARAMETER for a bad handle or size pointer,
+ * EFI_DEVICE_ERROR for a file deleted meanwhile. */
+static efi_status_t sized_call(struct firmware *fw, const struct guest_view *v, const uint64_t *a, struct fw_file **f,
+                               const struct volume_node **n, uint64_t *size)
+{
+    *f = file_of(fw, a[0]);
+    if (!*f || !guest_view_read_u64(v, a[1], size) || !guest_view_accessible(v, a[1], 8))
+        return EFI_INVALID_PARAMETER;
+    *n = node_of(fw, *f);
+    return (*n)->deleted ? EFI_DEVICE_ERROR : EFI_SUCCESS;
+}
+
 static efi_status_t file_read(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t this = a[0], size_ptr = a[1], buffer = a[2], size;
-    struct fw_file *f = file_of(fw, this);
-    if (!f || !guest_view_read_u64(v, size_ptr, &size) || !guest_view_accessible(v, size_ptr, 8))
-        return EFI_INVALID_PARAMETER;
-    const struct volume_node *n = node_of(fw, f);
-    if (n->deleted)
-        return EFI_DEVICE_ERROR;
+    uint64_t size_ptr = a[1], buffer = a[2], size;
+    struct fw_file *f;
+    const struct volume_node *n;
+    efi_status_t s = sized_call(fw, v, a, &f, &n, &size);
+    if (s != EFI_SUCCESS)
+        return s;
     if (n->dir)
         return read_dir(fw, v, f, size_ptr, size, buffer);
     /* UEFI 2.10 section 13.5.6: reading from beyond the end is an error. */
@@ -417,13 +429,12 @@ static efi_status_t file_read(struct firmware *fw, const struct guest_view *v, c
 
 static efi_status_t file_write(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t this = a[0], size_ptr = a[1], buffer = a[2], size;
-    struct fw_file *f = file_of(fw, this);
-    if (!f || !guest_view_read_u64(v, size_ptr, &size) || !guest_view_accessible(v, size_ptr, 8))
-        return EFI_INVALID_PARAMETER;
-    const struct volume_node *n = node_of(fw, f);
-    if (n->deleted)
-        return EFI_DEVICE_ERROR;
+    uint64_t size_ptr = a[1], buffer = a[2], size;
+    struct fw_file *f;
+    const struct volume_node *n;
+    efi_status_t s = sized_call(fw, v, a, &f, &n, &size);
+    if (s != EFI_SUCCESS)
+        return s;
     if (n->dir)
         return EFI_UNSUPPORTED;
     if (!(f->mode & FILE_MODE_WRITE))
@@ -435,7 +446,7 @@ static efi_status_t file_write(struct firmware *fw, const struct guest_view *v, 
     uint8_t *data = malloc(size);
     if (!data)
         return EFI_OUT_OF_RESOURCES;
-    efi_status_t s = EFI_INVALID_PARAMETER;
+    s = EFI_INVALID_PARAMETER;
     if (buffer && guest_view_read(v, buffer, data, size))
         s = volume_write(&fw->esp->vol, f->node, f->position, data, size) ? EFI_VOLUME_FULL : EFI_SUCCESS;
     free(data);
