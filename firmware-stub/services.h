@@ -43,4 +43,7 @@ enum efi_conin_service { CONIN_RESET, CONIN_READ_KEY_STROKE, CONIN_COUNT };
 /* EFI_RNG_PROTOCOL's functions (UEFI 2.10 section 37.5). */
 enum efi_rng_service { RNG_GET_INFO, RNG_GET_RNG, RNG_COUNT };
 
+/* EFI_MEMORY_ATTRIBUTE_PROTOCOL's functions (UEFI 2.10 section 37.7). */
+enum efi_memattr_service { MEMATTR_GET, MEMATTR_SET, MEMATTR_CLEAR, MEMATTR_COUNT };
+
 #endif

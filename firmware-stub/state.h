@@ -36,13 +36,15 @@
 #define FW_ID_CONOUT(i)    (96 + (i))     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL, enum efi_conout_service */
 #define FW_ID_CONIN(i)     (112 + (i))    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL, enum efi_conin_service */
 #define FW_ID_RNG(i)       (128 + (i))    /* EFI_RNG_PROTOCOL, enum efi_rng_service */
+#define FW_ID_MEMATTR(i)   (130 + (i))    /* EFI_MEMORY_ATTRIBUTE_PROTOCOL, enum efi_memattr_service */
 #define FW_ID_LOADFILE2    136            /* EFI_LOAD_FILE2_PROTOCOL.LoadFile (the initrd) */
 /* Return address of an entry point StartImage calls: its thunk pushes RAX
  * (the image's status) before the OUT, and has no RET. */
 #define FW_ID_START_IMAGE_RETURN 137
 _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_CONOUT(0) &&
                FW_ID_CONOUT(CONOUT_COUNT) <= FW_ID_CONIN(0) && FW_ID_CONIN(CONIN_COUNT) <= FW_ID_RNG(0) &&
-               FW_ID_RNG(RNG_COUNT) <= FW_ID_LOADFILE2, "each group's IDs end before the next group's start");
+               FW_ID_RNG(RNG_COUNT) <= FW_ID_MEMATTR(0) && FW_ID_MEMATTR(MEMATTR_COUNT) <= FW_ID_LOADFILE2,
+               "each group's IDs end before the next group's start");
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
 #define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
 /* Return address of the top-level image's entry point, handled by the VMM;
@@ -243,6 +245,10 @@ struct firmware {
     uint64_t rng_state;          /* --seed generator */
     uint64_t rng, rng_handle;    /* EFI_RNG_PROTOCOL */
     uint64_t initrd_handle, initrd_lf2, initrd_dp;  /* LoadFile2 initrd */
+    uint64_t memattr, memattr_handle;   /* EFI_MEMORY_ATTRIBUTE_PROTOCOL */
+    /* This call changed the firmware's page tables (memattr.c): the vCPU
+     * must not return on translations it cached before (vmm/kvm/run.c). */
+    bool tables_changed;
     uint64_t watchdog_seconds;
     struct fw_events events;
     size_t keys_taken;           /* bytes of cfg.keys ReadKeyStroke has returned */

@@ -24,7 +24,7 @@ FIRMWARE_RANKS=(
     "state service"                                              # the firmware's state, a service's row
     "log"                                                        # its diagnostics
     "trace_decode handles pool system_table variables"           # what the services use
-    "memory protocols events image console rng loadfile2 acpi"   # the services
+    "memory protocols events image console rng loadfile2 acpi memattr"   # the services
     "boot_services runtime_services inject"                      # tables of several files' services; the faults
     "dispatch tables firmware"                                   # the dispatch, the building, the interface
 )

@@ -26,8 +26,10 @@
 
 #include "../../guest/guest_mem.h"
 
-/* Identity-map [0, max(4 GiB, top of RAM)) with 2 MiB pages; returns the
- * number of page directories used, or -1. */
+/* Identity-map [0, max(4 GiB, top of RAM)) with 2 MiB pages, under both
+ * GUEST_PML4 and GUEST_PML4_ALT (the same PDPT: a vCPU moved from one to
+ * the other sees the same map, with its TLB flushed); returns the number
+ * of page directories used, or -1. */
 int x86_setup_page_tables(const struct guest_mem *gm);
 /* Set or clear no-execute on every 2 MiB page outside the given ranges. */
 void x86_set_nx_outside(const struct guest_mem *gm, const uint64_t (*keep)[2], unsigned nkeep, bool nx);
