@@ -29,12 +29,13 @@ fi
 . "$TOP/tests/integration/seeded.sh"
 
 # stop_at_ebs NAME KERNEL ENTRY TIMEOUT [OPTION...]: ExitBootServices
-# succeeds, and the boot_params e820 agrees with the firmware's map.
+# succeeds, the boot_params e820 agrees with the firmware's map, and the
+# kernel's text ended read-only and executable (the memattr check).
 stop_at_ebs() {
     local loader=0xff
     [ "$3" = pe ] && loader=0x21
     expect "$1" 0 'ExitBootServices succeeded' 'e820-check: ok' 'signature EL64' "type_of_loader +$loader" \
-        -- "$HO" --timeout "$4" --entry "$3" --stop-at ebs "${@:5}" "$2"
+        'memattr-check: ok' -- "$HO" --timeout "$4" --entry "$3" --stop-at ebs "${@:5}" "$2"
 }
 
 # golden_diff NAME GOLDEN TRACE: the trace is the golden one, byte for byte.
@@ -218,6 +219,13 @@ if [ "$WHICH" = tiny ]; then
         expect "tiny-inject-alloc-pool-fail-$e" 5 'injected fault alloc-pool-fail' 'the image called Exit\(EFI_OUT_OF_RESOURCES\)' \
             -- "$HO" --timeout 600 --entry $e --stop-at ebs --inject alloc-pool-fail:1 "$K"
     done
+    # The stub gives up when its kernel's text cannot be made read-only
+    # (x86-stub.c efi_adjust_memory_range_protection, since 6.1.81).
+    expect tiny-inject-memattr-fail 5 \
+        'injected fault memattr-fail: MemoryAttribute.SetMemoryAttributes returns EFI_OUT_OF_RESOURCES' \
+        'Failed to set EFI_MEMORY_RO attribute' 'the image called Exit\(EFI_OUT_OF_RESOURCES\)' \
+        'fault outcome: memattr-fail: failed-cleanly' \
+        -- "$HO" --timeout 600 --stop-at ebs --inject memattr-fail "$K"
     expect tiny-inject-getvar-error 0 'injected fault getvar-error' 'Could not determine UEFI Secure Boot status' 'e820-check: ok' \
         -- "$HO" --timeout 600 --stop-at ebs --inject getvar-error "$K"
     # A map of over 128 descriptors: the stub's e820 spills into SETUP_E820_EXT.
