@@ -84,7 +84,7 @@ stock_sweep() {
         -- "$HO" --timeout "$T" "${SEEDED[@]}" --fault-sweep="$OUT/$v-sweep.json" "$K"
     expect "$v-fault-sweep-agrees" 0 'sweep ok' \
         -- "$TOP/tests/integration/sweep-check.py" "$OUT/$v-sweep.json" --singles 2 \
-           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pool-fail,getvar-error,no-rng,memmap-fragmented \
+           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pool-fail,getvar-error,no-rng,memmap-fragmented,memattr-fail \
            -- "$HO" --timeout "$T" "${SEEDED[@]}" "$K"
 }
 
@@ -264,7 +264,7 @@ if [ "$WHICH" = tiny ]; then
         -- "$HO" --fault-sweep="$OUT/sweep.json" "${SWEEP_ARGS[@]}"
     expect tiny-fault-sweep-agrees 0 'sweep ok' \
         -- "$TOP/tests/integration/sweep-check.py" "$OUT/sweep.json" --singles 5 \
-           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,no-loaded-image,getvar-error,no-rng,memmap-fragmented,no-low-free,no-loadfile2 \
+           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,no-loaded-image,getvar-error,no-rng,memmap-fragmented,no-low-free,no-loadfile2,memattr-fail \
            -- "$HO" "${SWEEP_ARGS[@]}"
 
     # --exec: the busybox initramfs reaches init. Where guest user space
