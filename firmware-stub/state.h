@@ -6,7 +6,8 @@
  *   +0x1000 systab, RT table, config     EfiRuntimeServicesData
  *           table array, FirmwareVendor
  *   +0x2000 BS table, protocols, handles EfiBootServicesData
- *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2),
+ *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2,
+ *           the memory attribute protocol),
  *           event handles, handles made on demand
  *   +0x3000 LoadOptions (UCS-2)          EfiBootServicesData
  */
