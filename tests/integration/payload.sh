@@ -12,6 +12,7 @@
 #   emulating: the boots about the emulation fallbacks, for an emulating KVM.
 set -u
 HO=$1 PAYLOAD=$2 PART=${3:-all}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/lib.sh"
 echo "# payload tests with $HO"
 case $PART in
@@ -130,7 +131,6 @@ fi
 # and run from another directory, without the checkout: each prints its
 # usage, and ci-kunit.sh finds its base config fragment (a stand-in kernel
 # tree checks the fragments it is given; HANDOVER=true stands in for the boot).
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
 if selected installed-examples; then
     INST=$OUT/inst
     if make -s -C "$TOP" install BUILD="$(cd "$(dirname "$HO")" && pwd)" DESTDIR="$INST" PREFIX=/usr \
