@@ -14,6 +14,7 @@
 #include "inject.h"
 #include "loadfile2.h"
 #include "log.h"
+#include "memattr.h"
 #include "memory.h"
 #include "rng.h"
 #include "runtime_services.h"
@@ -32,6 +33,8 @@ const struct fw_service *fw_service_of(unsigned id)
         return &fw_conin_services[id - FW_ID_CONIN(0)];
     if (id >= FW_ID_RNG(0) && id < FW_ID_RNG(RNG_COUNT))
         return &fw_rng_services[id - FW_ID_RNG(0)];
+    if (id >= FW_ID_MEMATTR(0) && id < FW_ID_MEMATTR(MEMATTR_COUNT))
+        return &fw_memattr_services[id - FW_ID_MEMATTR(0)];
     if (id == FW_ID_LOADFILE2)
         return &fw_loadfile2_service;
     if (id == FW_ID_START_IMAGE_RETURN)
@@ -53,8 +56,8 @@ const char *firmware_service_name(unsigned id)
 
 static bool is_boot_service(unsigned id)
 {
-    /* Protocol methods (ConOut, ConIn, RNG, the --esp volume's) and
-     * returns from StartImage are boot-time only, too. */
+    /* Protocol methods (ConOut, ConIn, RNG, memory attributes, the --esp
+     * volume's) and returns from StartImage are boot-time only, too. */
     return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_START_IMAGE_RETURN) ||
            (id >= FW_ID_FILE_SYSTEM && id < FW_ID_FILE(FILE_COUNT));
 }
@@ -213,6 +216,7 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     fw->call = call;
     fw->transfer.pending = false;
     fw->sleep_ns = 0;
+    fw->tables_changed = false;
     fw->last_id = id;
     if (id < FW_MAX_THUNKS)
         fw->calls_by_id[id]++;

@@ -25,6 +25,7 @@ typedef uint64_t efi_status_t;
 #define EFI_VOLUME_FULL          EFI_ERR(11)
 #define EFI_NOT_FOUND            EFI_ERR(14)
 #define EFI_ACCESS_DENIED        EFI_ERR(15)
+#define EFI_NO_MAPPING           EFI_ERR(17)
 #define EFI_ALREADY_STARTED      EFI_ERR(20)
 #define EFI_SECURITY_VIOLATION   EFI_ERR(26)
 #define EFI_WARN_DELETE_FAILURE  2ULL   /* a warning: EFI_FILE_PROTOCOL.Delete left the file */
@@ -61,6 +62,9 @@ const char *efi_memory_type_name(uint32_t type);
 #define EFI_MEMORY_WC      0x2ULL
 #define EFI_MEMORY_WT      0x4ULL
 #define EFI_MEMORY_WB      0x8ULL
+#define EFI_MEMORY_RP      0x2000ULL     /* read-protected */
+#define EFI_MEMORY_XP      0x4000ULL     /* execute-protected */
+#define EFI_MEMORY_RO      0x20000ULL    /* read-only */
 #define EFI_MEMORY_RUNTIME (1ULL << 63)
 
 /* EFI_ALLOCATE_TYPE */

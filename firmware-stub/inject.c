@@ -114,6 +114,16 @@ static bool device_error(struct firmware *fw, enum inject_kind k, const struct f
     return true;
 }
 
+/* What a change of memory attributes returns when the firmware has no
+ * page for a page table (UEFI 2.10 section 37.7). */
+static bool out_of_resources(struct firmware *fw, enum inject_kind k, const struct fw_service *s,
+                             const struct guest_view *v, const uint64_t *a, efi_status_t *status)
+{
+    (void)fw, (void)k, (void)s, (void)v, (void)a;
+    *status = EFI_OUT_OF_RESOURCES;
+    return true;
+}
+
 /* ---- after the call ----------------------------------------------------- */
 
 /* An allocation that landed at or above the address is undone and fails. */
@@ -217,6 +227,9 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
     [INJECT_FILE_READ_ERROR] = { .name = "file-read-error", .takes_from = true,
                                  .help = "File.Read on the --esp volume fails with EFI_DEVICE_ERROR",
                                  .before = device_error },
+    [INJECT_MEMATTR_FAIL] = { .name = "memattr-fail", .takes_from = true,
+                              .help = "Set/ClearMemoryAttributes fail with EFI_OUT_OF_RESOURCES",
+                              .before = out_of_resources },
 };
 
 /* ---- specs -------------------------------------------------------------- */

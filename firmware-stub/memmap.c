@@ -170,6 +170,13 @@ static int find_top_down(const struct memmap *m, uint64_t pages, uint64_t limit,
     return -1;
 }
 
+/* Where AllocateAnyPages puts pages: below 4 GiB first. */
+static int find_any(const struct memmap *m, uint64_t pages, uint64_t *start)
+{
+    int i = find_top_down(m, pages, GUEST_4GIB, start);
+    return i < 0 ? find_top_down(m, pages, UINT64_MAX, start) : i;
+}
+
 efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem_type,
                              uint64_t pages, uint64_t *addr)
 {
@@ -199,14 +206,24 @@ efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem
         break;
     }
     default:
-        i = find_top_down(m, pages, GUEST_4GIB, &start);
-        if (i < 0)
-            i = find_top_down(m, pages, UINT64_MAX, &start);
+        i = find_any(m, pages, &start);
         if (i < 0)
             return EFI_OUT_OF_RESOURCES;
         break;
     }
     efi_status_t s = retype(m, (unsigned)i, start, pages, mem_type, false);
+    if (s == EFI_SUCCESS)
+        *addr = start;
+    return s;
+}
+
+efi_status_t memmap_take(struct memmap *m, uint32_t type, uint64_t pages, uint64_t *addr)
+{
+    uint64_t start;
+    int i = pages ? find_any(m, pages, &start) : -1;
+    if (i < 0)
+        return EFI_OUT_OF_RESOURCES;
+    efi_status_t s = retype(m, (unsigned)i, start, pages, type, true);
     if (s == EFI_SUCCESS)
         *addr = start;
     return s;

@@ -38,6 +38,10 @@ efi_status_t memmap_reserve(struct memmap *m, uint64_t start, uint64_t pages, ui
 efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem_type,
                              uint64_t pages, uint64_t *addr);
 efi_status_t memmap_free(struct memmap *m, uint64_t addr, uint64_t pages);
+/* Pages the firmware takes for itself (its page tables): where
+ * AllocateAnyPages would put them, as type, but fixed, so FreePages
+ * refuses them. */
+efi_status_t memmap_take(struct memmap *m, uint32_t type, uint64_t pages, uint64_t *addr);
 
 /* The entry containing addr, or NULL. */
 const struct memmap_entry *memmap_entry_at(const struct memmap *m, uint64_t addr);

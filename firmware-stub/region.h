@@ -9,7 +9,8 @@
  *   2     EfiBootServicesData        boot services, ConOut (and its Mode),
  *                                    ConIn, the fixed handles, LoadedImage and
  *                                    its device path, RNG, the initrd's
- *                                    LoadFile2 and device path, events, the
+ *                                    LoadFile2 and device path, the memory
+ *                                    attribute protocol, events, the
  *                                    handles made on demand
  *   3     EfiBootServicesData        LoadOptions (UCS-2)
  *
@@ -32,11 +33,12 @@ enum fw_region_offset {
     FW_CONOUT_MODE_OFFSET = FW_BS_DATA_OFFSET + 0x250,
     FW_CONIN_OFFSET = FW_BS_DATA_OFFSET + 0x280,
     FW_HANDLES_OFFSET = FW_BS_DATA_OFFSET + 0x300,        /* enum fw_fixed_handle */
-    FW_LOADED_IMAGE_OFFSET = FW_BS_DATA_OFFSET + 0x350,
+    FW_LOADED_IMAGE_OFFSET = FW_BS_DATA_OFFSET + 0x360,
     FW_IMAGE_DP_OFFSET = FW_BS_DATA_OFFSET + 0x3c0,
     FW_RNG_OFFSET = FW_BS_DATA_OFFSET + 0x400,
     FW_INITRD_LF2_OFFSET = FW_BS_DATA_OFFSET + 0x420,
     FW_INITRD_DP_OFFSET = FW_BS_DATA_OFFSET + 0x440,
+    FW_MEMATTR_OFFSET = FW_BS_DATA_OFFSET + 0x460,   /* EFI_MEMORY_ATTRIBUTE_PROTOCOL */
     /* Events (UEFI 2.10 section 7.1): a handle is the address of an 8-byte
      * slot here, one per CreateEvent and never reused, so a closed event's
      * handle stays invalid. WaitForKey takes the first. */
@@ -58,6 +60,7 @@ enum fw_fixed_handle {
     FW_HANDLE_CON_IN,
     FW_HANDLE_RNG,
     FW_HANDLE_INITRD,            /* the initrd's LoadFile2 (LINUX_EFI_INITRD_MEDIA) */
+    FW_HANDLE_MEMATTR,           /* EFI_MEMORY_ATTRIBUTE_PROTOCOL */
     FW_FIXED_HANDLES
 };
 #define FW_HANDLE_SLOT 0x10

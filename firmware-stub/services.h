@@ -51,4 +51,7 @@ enum efi_file_service {
     FILE_COUNT
 };
 
+/* EFI_MEMORY_ATTRIBUTE_PROTOCOL's functions (UEFI 2.10 section 37.7). */
+enum efi_memattr_service { MEMATTR_GET, MEMATTR_SET, MEMATTR_CLEAR, MEMATTR_COUNT };
+
 #endif

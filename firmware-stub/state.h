@@ -6,7 +6,8 @@
  *   +0x1000 systab, RT table, config     EfiRuntimeServicesData
  *           table array, FirmwareVendor
  *   +0x2000 BS table, protocols, handles EfiBootServicesData
- *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2),
+ *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2,
+ *           the memory attribute protocol),
  *           event handles, handles made on demand
  *   +0x3000 LoadOptions (UCS-2)          EfiBootServicesData
  */
@@ -36,13 +37,15 @@
 #define FW_ID_CONOUT(i)    (96 + (i))     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL, enum efi_conout_service */
 #define FW_ID_CONIN(i)     (112 + (i))    /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL, enum efi_conin_service */
 #define FW_ID_RNG(i)       (128 + (i))    /* EFI_RNG_PROTOCOL, enum efi_rng_service */
+#define FW_ID_MEMATTR(i)   (130 + (i))    /* EFI_MEMORY_ATTRIBUTE_PROTOCOL, enum efi_memattr_service */
 #define FW_ID_LOADFILE2    136            /* EFI_LOAD_FILE2_PROTOCOL.LoadFile (the initrd) */
 /* Return address of an entry point StartImage calls: its thunk pushes RAX
  * (the image's status) before the OUT, and has no RET. */
 #define FW_ID_START_IMAGE_RETURN 137
 _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_CONOUT(0) &&
                FW_ID_CONOUT(CONOUT_COUNT) <= FW_ID_CONIN(0) && FW_ID_CONIN(CONIN_COUNT) <= FW_ID_RNG(0) &&
-               FW_ID_RNG(RNG_COUNT) <= FW_ID_LOADFILE2, "each group's IDs end before the next group's start");
+               FW_ID_RNG(RNG_COUNT) <= FW_ID_MEMATTR(0) && FW_ID_MEMATTR(MEMATTR_COUNT) <= FW_ID_LOADFILE2,
+               "each group's IDs end before the next group's start");
 /* The --esp volume (simple_fs.c): EFI_SIMPLE_FILE_SYSTEM_PROTOCOL.OpenVolume,
  * then EFI_FILE_PROTOCOL's functions (enum efi_file_service). */
 #define FW_ID_FILE_SYSTEM  160
@@ -251,6 +254,10 @@ struct firmware {
     uint64_t rng_state;          /* --seed generator */
     uint64_t rng, rng_handle;    /* EFI_RNG_PROTOCOL */
     uint64_t initrd_handle, initrd_lf2, initrd_dp;  /* LoadFile2 initrd */
+    uint64_t memattr, memattr_handle;   /* EFI_MEMORY_ATTRIBUTE_PROTOCOL */
+    /* This call changed the firmware's page tables (memattr.c): the vCPU
+     * must not return on translations it cached before (vmm/kvm/run.c). */
+    bool tables_changed;
     uint64_t watchdog_seconds;
     struct fw_events events;
     size_t keys_taken;           /* bytes of cfg.keys ReadKeyStroke has returned */

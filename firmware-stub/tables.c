@@ -22,6 +22,8 @@ _Static_assert(FW_LOADED_IMAGE_OFFSET + sizeof(struct efi_loaded_image) <= FW_IM
 _Static_assert(FW_LOAD_OPTIONS_OFFSET + 2 * FW_CMDLINE_MAX <= FW_REGION_SIZE, "LoadOptions fit");
 _Static_assert(FW_INITRD_DP_OFFSET + 24 <= FW_EVENTS_OFFSET && FW_EVENTS_OFFSET + 8 * FW_MAX_EVENTS <= FW_DYN_HANDLES_OFFSET,
                "event handles sit between the firmware's own structures and the handles made on demand");
+_Static_assert(FW_INITRD_DP_OFFSET + 24 <= FW_MEMATTR_OFFSET && FW_MEMATTR_OFFSET + 8 * MEMATTR_COUNT <= FW_EVENTS_OFFSET,
+               "the memory attribute protocol sits between the initrd's device path and the events");
 _Static_assert(FW_INITRD_DP_OFFSET + 24 <= FW_DYN_HANDLES_OFFSET &&
                FW_DYN_HANDLES_OFFSET + 16 * FW_MAX_DYN_HANDLES <= FW_BS_DATA_OFFSET + 0x1000,
                "handles made on demand sit after the firmware's own structures, in boot-services data");
@@ -157,6 +159,8 @@ static void place_structures(struct firmware *fw)
     fw->image_device_path = b + FW_IMAGE_DP_OFFSET;
     fw->rng = b + FW_RNG_OFFSET;
     fw->rng_handle = fixed_handle(fw, FW_HANDLE_RNG);
+    fw->memattr = b + FW_MEMATTR_OFFSET;
+    fw->memattr_handle = fixed_handle(fw, FW_HANDLE_MEMATTR);
 }
 
 /* EFI_RUNTIME_SERVICES and EFI_BOOT_SERVICES: a header, then a thunk per
@@ -240,7 +244,8 @@ static void install_initrd(struct firmware *fw)
 }
 
 /* The handle database, in the order LocateHandle reports it: the image's
- * handle, ConOut's, ConIn's, the initrd's and the RNG's. */
+ * handle, ConOut's, ConIn's, the initrd's, the RNG's and the memory
+ * attribute protocol's. */
 static void install_protocols(struct firmware *fw)
 {
     fw_add_protocol(fw, fw->image_handle, &GUID_LOADED_IMAGE, fw->loaded_image);
@@ -252,6 +257,8 @@ static void install_protocols(struct firmware *fw)
     /* no-rng hides it at lookup (dispatch.c), so a sweep can arm it late. */
     fill_service_table(fw, at(fw, FW_RNG_OFFSET, 8 * RNG_COUNT), FW_ID_RNG(0), RNG_COUNT);
     fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);
+    fill_service_table(fw, at(fw, FW_MEMATTR_OFFSET, 8 * MEMATTR_COUNT), FW_ID_MEMATTR(0), MEMATTR_COUNT);
+    fw_add_protocol(fw, fw->memattr_handle, &GUID_MEMORY_ATTRIBUTE_PROTOCOL, fw->memattr);
 }
 
 /* EFI_SYSTEM_TABLE, last: it names everything above. */

@@ -29,12 +29,13 @@ fi
 . "$TOP/tests/integration/seeded.sh"
 
 # stop_at_ebs NAME KERNEL ENTRY TIMEOUT [OPTION...]: ExitBootServices
-# succeeds, and the boot_params e820 agrees with the firmware's map.
+# succeeds, the boot_params e820 agrees with the firmware's map, and the
+# kernel's text ended read-only and executable (the memattr check).
 stop_at_ebs() {
     local loader=0xff
     [ "$3" = pe ] && loader=0x21
     expect "$1" 0 'ExitBootServices succeeded' 'e820-check: ok' 'signature EL64' "type_of_loader +$loader" \
-        -- "$HO" --timeout "$4" --entry "$3" --stop-at ebs "${@:5}" "$2"
+        'memattr-check: ok' -- "$HO" --timeout "$4" --entry "$3" --stop-at ebs "${@:5}" "$2"
 }
 
 # golden_diff NAME GOLDEN TRACE: the trace is the golden one, byte for byte.
@@ -83,7 +84,7 @@ stock_sweep() {
         -- "$HO" --timeout "$T" "${SEEDED[@]}" --fault-sweep="$OUT/$v-sweep.json" "$K"
     expect "$v-fault-sweep-agrees" 0 'sweep ok' \
         -- "$TOP/tests/integration/sweep-check.py" "$OUT/$v-sweep.json" --singles 2 \
-           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pool-fail,getvar-error,no-rng,memmap-fragmented \
+           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pool-fail,getvar-error,no-rng,memmap-fragmented,memattr-fail \
            -- "$HO" --timeout "$T" "${SEEDED[@]}" "$K"
 }
 
@@ -167,9 +168,9 @@ if [ "$WHICH" = tiny ]; then
         if [ -n "${HANDOVER_TEST_FULL:-}" ]; then
             uki_cells=(' ebs-stale-key +retried ' ' no-loaded-image@2 +failed-cleanly '
                        ' alloc-pool-fail:3 +hung .*systemd-boot assertion')
-            uki_shard=() uki_kinds=gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,no-loaded-image,getvar-error,no-rng
+            uki_shard=() uki_kinds=gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,no-loaded-image,getvar-error,no-rng,memattr-fail
         else
-            uki_cells=('fault sweep: shard 1/3: 1[78] of the 53 cells') uki_shard=(--shard 1/3) uki_kinds=
+            uki_cells=('fault sweep: shard 1/3: 1[89] of the 55 cells') uki_shard=(--shard 1/3) uki_kinds=
         fi
         expect tiny-uki-fault-sweep 0 'fault sweep: .* cells' "${uki_cells[@]}" \
             '!differ from the baseline' 'end: sweep-done, exit status 0' \
@@ -218,6 +219,13 @@ if [ "$WHICH" = tiny ]; then
         expect "tiny-inject-alloc-pool-fail-$e" 5 'injected fault alloc-pool-fail' 'the image called Exit\(EFI_OUT_OF_RESOURCES\)' \
             -- "$HO" --timeout 600 --entry $e --stop-at ebs --inject alloc-pool-fail:1 "$K"
     done
+    # The stub gives up when its kernel's text cannot be made read-only
+    # (x86-stub.c efi_adjust_memory_range_protection, since 6.1.81).
+    expect tiny-inject-memattr-fail 5 \
+        'injected fault memattr-fail: MemoryAttribute.SetMemoryAttributes returns EFI_OUT_OF_RESOURCES' \
+        'Failed to set EFI_MEMORY_RO attribute' 'the image called Exit\(EFI_OUT_OF_RESOURCES\)' \
+        'fault outcome: memattr-fail: failed-cleanly' \
+        -- "$HO" --timeout 600 --stop-at ebs --inject memattr-fail "$K"
     expect tiny-inject-getvar-error 0 'injected fault getvar-error' 'Could not determine UEFI Secure Boot status' 'e820-check: ok' \
         -- "$HO" --timeout 600 --stop-at ebs --inject getvar-error "$K"
     # A map of over 128 descriptors: the stub's e820 spills into SETUP_E820_EXT.
@@ -256,7 +264,7 @@ if [ "$WHICH" = tiny ]; then
         -- "$HO" --fault-sweep="$OUT/sweep.json" "${SWEEP_ARGS[@]}"
     expect tiny-fault-sweep-agrees 0 'sweep ok' \
         -- "$TOP/tests/integration/sweep-check.py" "$OUT/sweep.json" --singles 5 \
-           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,no-loaded-image,getvar-error,no-rng,memmap-fragmented,no-low-free,no-loadfile2 \
+           --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pages-above,alloc-pool-fail,no-loaded-image,getvar-error,no-rng,memmap-fragmented,no-low-free,no-loadfile2,memattr-fail \
            -- "$HO" "${SWEEP_ARGS[@]}"
 
     # --exec: the busybox initramfs reaches init. Where guest user space

@@ -25,7 +25,7 @@ FIRMWARE_RANKS=(
     "log"                                                        # its diagnostics
     "trace_decode handles pool system_table variables"           # what the services use
     "simple_fs"                                                  # the --esp volume's protocols, which LoadImage reads through
-    "memory protocols events image console rng loadfile2 acpi"   # the services
+    "memory protocols events image console rng loadfile2 acpi memattr"   # the services
     "boot_services runtime_services inject"                      # tables of several files' services; the faults
     "dispatch tables firmware"                                   # the dispatch, the building, the interface
 )

@@ -12,6 +12,7 @@
 #   emulating: the boots about the emulation fallbacks, for an emulating KVM.
 set -u
 HO=$1 PAYLOAD=$2 PART=${3:-all}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/lib.sh"
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 echo "# payload tests with $HO"
@@ -389,6 +390,17 @@ expect notify 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - notify_ebs_ra
     -- "$HO" --timeout 60 --trace-efi="$OUT/notify.trace" --cmdline payload=notify "$PAYLOAD"
 expect notify-traced 0 '"call":"NotifyFunction.Return".*"decoded":\{"event":"0x[0-9a-f]+","notify_function"' \
     -- cat "$OUT/notify.trace"
+# EFI_MEMORY_ATTRIBUTE_PROTOCOL on the firmware's page tables: a page the
+# payload wrote, then made read-only (execute-protected), faults at the
+# next write (call): the vCPU's TLB was flushed before the call returned.
+expect memattr 4 '!not ok' 'ok [0-9]+ - memattr_get_mixed' 'ok [0-9]+ - memattr_set_firmware_pages' \
+    'exception #PF page fault \(vector 14, error code 0x3\)' \
+    -- "$HO" --timeout 60 --trace-efi="$OUT/memattr.trace" --cmdline payload=memattr "$PAYLOAD"
+expect memattr-xp 4 '!not ok' 'ok [0-9]+ - memattr_get_what_was_cleared' \
+    'exception #PF page fault \(vector 14, error code 0x11\)' \
+    -- "$HO" --timeout 60 --cmdline payload=memattr-xp "$PAYLOAD"
+expect memattr-traced 0 '"call":"MemoryAttribute.SetMemoryAttributes".*"attributes":"EFI_MEMORY_RO\|EFI_MEMORY_XP"' \
+    -- cat "$OUT/memattr.trace"
 expect cmdline-append 0 'payload: cmdline "payload=services handover.extra=1( noxsave)?"' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=services --cmdline-append handover.extra=1 "$PAYLOAD"
 expect stub-bisect-same 0 'the two stubs made the same firmware calls' \

@@ -34,6 +34,8 @@ typedef uint64_t efi_physical_addr_t;
 #define EFI_NOT_READY             EFI_ERR(6)
 #define EFI_OUT_OF_RESOURCES      EFI_ERR(9)
 #define EFI_NOT_FOUND             EFI_ERR(14)
+#define EFI_ACCESS_DENIED         EFI_ERR(15)
+#define EFI_NO_MAPPING            EFI_ERR(17)
 #define EFI_IS_ERROR(s)           (((s) & EFI_ERROR_BIT) != 0)
 
 typedef struct {
@@ -77,6 +79,9 @@ enum { AllHandles, ByRegisterNotify, ByProtocol };
 typedef uint32_t efi_locate_search_type_t;
 
 #define EFI_MEMORY_SP       ((uint64_t)0x0000000000040000)
+#define EFI_MEMORY_RP       ((uint64_t)0x0000000000002000)
+#define EFI_MEMORY_XP       ((uint64_t)0x0000000000004000)
+#define EFI_MEMORY_RO       ((uint64_t)0x0000000000020000)
 #define EFI_MEMORY_RUNTIME  ((uint64_t)1 << 63)
 #define EFI_PAGE_SIZE       ((uint64_t)4096)
 
@@ -254,6 +259,17 @@ typedef struct {
                                            const void *notify_context, const efi_guid_t *event_group,
                                            efi_event_t *event);
 } efi_boot_services_t;
+
+/* 37.7 EFI_MEMORY_ATTRIBUTE_PROTOCOL */
+typedef struct efi_memory_attribute_protocol efi_memory_attribute_protocol_t;
+struct efi_memory_attribute_protocol {
+    efi_status_t (EFIAPI *get_memory_attributes)(efi_memory_attribute_protocol_t *, efi_physical_addr_t base,
+                                                 uint64_t length, uint64_t *attributes);
+    efi_status_t (EFIAPI *set_memory_attributes)(efi_memory_attribute_protocol_t *, efi_physical_addr_t base,
+                                                 uint64_t length, uint64_t attributes);
+    efi_status_t (EFIAPI *clear_memory_attributes)(efi_memory_attribute_protocol_t *, efi_physical_addr_t base,
+                                                   uint64_t length, uint64_t attributes);
+};
 
 /* 4.3 EFI_SYSTEM_TABLE (120 bytes) */
 typedef struct {

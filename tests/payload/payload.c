@@ -92,6 +92,8 @@ static const efi_guid_t load_file2_guid =
     EFI_GUID(0x4006c0c1, 0xfcb3, 0x403e, 0x99, 0x6d, 0x4a, 0x6c, 0x87, 0x24, 0xe0, 0x6d);
 static const efi_guid_t linux_initrd_media_guid =
     EFI_GUID(0x5568e427, 0x68fc, 0x4f3d, 0xac, 0x74, 0xca, 0x55, 0x52, 0x31, 0xcc, 0x68);
+static const efi_guid_t memattr_guid =
+    EFI_GUID(0xf4560cf6, 0x40ec, 0x4b4a, 0xa1, 0x92, 0xbf, 0x1d, 0x57, 0xd0, 0xb1, 0x89);
 static const efi_guid_t global_variable_guid =
     EFI_GUID(0x8be4df61, 0x93ca, 0x11d2, 0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c);
 /* Made up for the payload (random, not registered anywhere). */
@@ -1867,6 +1869,62 @@ static NORETURN void mode_notify(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* memattr modes: EFI_MEMORY_ATTRIBUTE_PROTOCOL on the firmware's page */
+/* tables, then an access the protection forbids, which must fault    */
+
+static bool memattr_is(efi_memory_attribute_protocol_t *ma, uint64_t base, uint64_t len, uint64_t want,
+                       const char *name)
+{
+    uint64_t attr = ~0ull;
+    efi_status_t s = ma->get_memory_attributes(ma, base, len, &attr);
+    return checkf(s == EFI_SUCCESS && attr == want, name, "status 0x%lx, attributes 0x%lx (expected 0x%lx)", s,
+                  attr, want);
+}
+
+/* exec: the page ends execute-protected and is called, else read-only
+ * and written. */
+static NORETURN void mode_memattr(bool exec)
+{
+    efi_memory_attribute_protocol_t *ma = NULL;
+    efi_status_t s = g.bs->locate_protocol(&memattr_guid, NULL, (void **)&ma);
+    if (!checkf(s == EFI_SUCCESS && ma, "memattr_locate", "status 0x%lx, interface %p", s, (void *)ma))
+        finish();
+    efi_physical_addr_t p = 0;
+    if (!check_status(g.bs->allocate_pages(AllocateAnyPages, EfiLoaderCode, 4, &p), EFI_SUCCESS, "memattr_allocate"))
+        finish();
+    uint64_t page = p + EFI_PAGE_SIZE;
+    volatile uint8_t *bytes = (volatile uint8_t *)(uintptr_t)page;
+    bytes[0] = 0xc3;   /* RET: the TLB now holds the page writable and executable */
+    memattr_is(ma, p, 4 * EFI_PAGE_SIZE, 0, "memattr_get_uniform");
+    check_status(ma->set_memory_attributes(ma, page, EFI_PAGE_SIZE, EFI_MEMORY_RO | EFI_MEMORY_XP), EFI_SUCCESS,
+                 "memattr_set_ro_xp");
+    memattr_is(ma, page, EFI_PAGE_SIZE, EFI_MEMORY_RO | EFI_MEMORY_XP, "memattr_get_what_was_set");
+    uint64_t attr = ~0ull;
+    check_status(ma->get_memory_attributes(ma, p, 4 * EFI_PAGE_SIZE, &attr), EFI_NO_MAPPING, "memattr_get_mixed");
+    check_status(ma->clear_memory_attributes(ma, page, EFI_PAGE_SIZE, exec ? EFI_MEMORY_RO : EFI_MEMORY_XP),
+                 EFI_SUCCESS, "memattr_clear");
+    memattr_is(ma, page, EFI_PAGE_SIZE, exec ? EFI_MEMORY_XP : EFI_MEMORY_RO, "memattr_get_what_was_cleared");
+    memattr_is(ma, p, EFI_PAGE_SIZE, 0, "memattr_neighbour_untouched");
+    check_status(ma->set_memory_attributes(ma, page + 0x800, EFI_PAGE_SIZE, EFI_MEMORY_RO), EFI_INVALID_PARAMETER,
+                 "memattr_set_unaligned");
+    check_status(ma->set_memory_attributes(ma, page, EFI_PAGE_SIZE, 0x8), EFI_INVALID_PARAMETER,
+                 "memattr_set_not_a_protection");
+    check_status(ma->get_memory_attributes(ma, page, EFI_PAGE_SIZE, NULL), EFI_INVALID_PARAMETER, "memattr_get_null");
+    check_status(ma->set_memory_attributes(ma, 0x100000, EFI_PAGE_SIZE, EFI_MEMORY_XP), EFI_ACCESS_DENIED,
+                 "memattr_set_firmware_pages");
+    check_status(ma->set_memory_attributes(ma, 0xfffffffffffff000ull, EFI_PAGE_SIZE, EFI_MEMORY_RO), EFI_UNSUPPORTED,
+                 "memattr_set_outside_ram");
+    /* The firmware flushed the TLB before the call returned: this faults. */
+    print("payload: %s the protected page at 0x%lx\n", exec ? "calling" : "writing to", page);
+    if (exec)
+        ((void (*)(void))(uintptr_t)page)();
+    else
+        bytes[1] = 0;
+    checkf(false, "memattr_protection_holds", "the %s did not fault", exec ? "call" : "write");
+    finish();
+}
+
+/* ------------------------------------------------------------------ */
 /* hostile mode                                                       */
 
 #define OUTSIDE_RAM ((uint64_t)0x7ff000000000)
@@ -2105,6 +2163,10 @@ static NORETURN void payload_main(void)
         mode_halt();
     if (word_is(mode, "notify"))
         mode_notify();
+    if (word_is(mode, "memattr"))
+        mode_memattr(false);
+    if (word_is(mode, "memattr-xp"))
+        mode_memattr(true);
 
     size_t n = 0;
     while (mode[n] && !is_space(mode[n]))

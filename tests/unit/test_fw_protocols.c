@@ -8,7 +8,7 @@
 
 START_TEST(locate_protocol_not_found_sets_interface_to_null)
 {
-    efi_guid_t missing[] = { GUID_MEMATTR, GUID_GOP, GUID_LOAD_FILE2_PROTOCOL };
+    efi_guid_t missing[] = { GUID_TEST, GUID_GOP, GUID_LOAD_FILE2_PROTOCOL };
     for (unsigned i = 0; i < 3; i++) {
         uint64_t iface_p = put_u64(0xdeadbeefdeadbeefULL);
         ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(missing[i]), 0, iface_p), EFI_NOT_FOUND);

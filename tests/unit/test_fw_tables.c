@@ -211,10 +211,11 @@ END_TEST
 START_TEST(fixed_handles_are_distinct_and_apart_from_the_structures)
 {
     const uint64_t handles[] = { fw.image_handle, fw.con_out_handle, fw.con_in_handle, fw.rng_handle,
-                                 FW_BASE + FW_HANDLES_OFFSET + FW_HANDLE_SLOT * FW_HANDLE_INITRD };
+                                 FW_BASE + FW_HANDLES_OFFSET + FW_HANDLE_SLOT * FW_HANDLE_INITRD, fw.memattr_handle };
     const struct { uint64_t at, size; } structures[] = {
         { fw.systab, sizeof(struct efi_system_table) }, { fw.loaded_image, sizeof(struct efi_loaded_image) },
         { fw.con_out, 8 * (CONOUT_COUNT + 1) }, { fw.con_in, 8 * (CONIN_COUNT + 1) }, { fw.rng, 8 * RNG_COUNT },
+        { fw.memattr, 8 * MEMATTR_COUNT },
         { fw.image_device_path, sizeof(struct efi_device_path_header) },
     };
     const size_t nh = sizeof(handles) / sizeof(handles[0]), ns = sizeof(structures) / sizeof(structures[0]);

@@ -143,6 +143,8 @@ START_TEST(report_of_what_the_run_kept)
     memmap_init(&map);
     ck_assert_int_eq(memmap_add_ram(&map, 0x100000, 0x100000), 0);
     report_keep_map(&data, &map);
+    static struct guest_mem gm;   /* no page tables at all: no kernel found */
+    report_keep_memattr(&data, &gm, &map);
     static struct boot_params bp;
     memset(&bp, 0, sizeof(bp));
     bp.e820_entries = 1;
@@ -161,6 +163,10 @@ START_TEST(report_of_what_the_run_kept)
     ck_assert_int_eq(json_array_size(mm), 1);
     ck_assert_str_eq(str(json_array_get(mm, 0), "start"), "0x100000");
     ck_assert_str_eq(str(json_array_get(json_object_get(doc, "e820_from_memory_map"), 0), "end"), "0x1fffff");
+    const json_t *kp = json_object_get(doc, "kernel_protection_at_exit_boot_services");
+    ck_assert_str_eq(str(kp, "check"), "none");
+    ck_assert(json_is_null(json_object_get(kp, "kernel_start")));
+    ck_assert_int_eq(json_array_size(json_object_get(kp, "runs")), 0);
     const json_t *b = json_object_get(doc, "boot_params");
     ck_assert_str_eq(str(b, "efi_loader_signature"), "EL64");
     ck_assert_str_eq(str(json_array_get(json_object_get(b, "e820"), 0), "type"), "RAM");

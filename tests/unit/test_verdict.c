@@ -1,7 +1,8 @@
 /* vmm/verdict/ and the console's line path: what decides a run's verdict.
  * The panic rule follows kernel/panic.c, the --exec status line
  * scripts/build-initramfs.sh's /init, the fault outcomes fault_outcome.h,
- * the e820 check the kernel's setup_e820, the KTAP reader
+ * the e820 check the kernel's setup_e820, the memattr check the stub's
+ * efi_adjust_memory_range_protection, the KTAP reader
  * Documentation/dev-tools/ktap.rst. */
 #include <linux/kvm.h>
 #include <stdio.h>
@@ -16,6 +17,9 @@
 #include "../../vmm/verdict/exit_status.h"
 #include "../../vmm/verdict/fault_outcome.h"
 #include "../../vmm/verdict/ktap.h"
+#include "../../vmm/verdict/memattr_check.h"
+#include "../../vmm/x86/x86_setup.h"
+#include "../../guest/page_prot.h"
 #include "../../vmm/verdict/run_counters.h"
 
 static void feed(struct console_line *cl, const struct line_consumers *l, const char *text)
@@ -319,6 +323,70 @@ START_TEST(e820_mismatch_in_type_size_or_count)
 }
 END_TEST
 
+/* memattr_check: the kernel is the EfiLoaderCode allocation with
+ * read-only pages, read from the identity map in runs. */
+#define KERNEL_AT   0x800000ULL
+#define KERNEL_SIZE 0x600000ULL
+#define TEXT_SIZE   0x1a3000ULL
+
+static uint64_t table_page(void *ctx)
+{
+    uint64_t *next = ctx;
+    return (*next += 0x1000);
+}
+
+START_TEST(memattr_check_reads_the_kernels_runs)
+{
+    static uint8_t *mem;
+    struct guest_mem gm;
+    struct memattr_check c;
+    uint64_t tables = 0x300000;
+    mem = calloc(1, 0x1000000);
+    ck_assert_ptr_nonnull(mem);
+    guest_mem_init(&gm, mem, 0x1000000);
+    ck_assert_int_eq(x86_setup_page_tables(&gm), 4);
+    map.n = 0;
+    map_add(EFI_CONVENTIONAL_MEMORY, 0, 0x800);
+    map_add(EFI_LOADER_CODE, KERNEL_AT, KERNEL_SIZE >> 12);
+    map_add(EFI_CONVENTIONAL_MEMORY, KERNEL_AT + KERNEL_SIZE, 0x200);
+    memattr_check(&gm, &map, &c);
+    ck_assert(!c.found);   /* nothing read-only: the stub asked for nothing */
+
+    /* What the stub asks: its text read-only, then executable. */
+    ck_assert_int_eq(page_prot_change(&gm, KERNEL_AT, TEXT_SIZE, PAGE_PROT_READ_ONLY, 0, table_page, &tables),
+                     PAGE_PROT_CHANGED);
+    memattr_check(&gm, &map, &c);
+    ck_assert(c.found && c.ok && !c.more);
+    ck_assert_uint_eq(c.start, KERNEL_AT);
+    ck_assert_uint_eq(c.end, KERNEL_AT + KERNEL_SIZE);
+    ck_assert_uint_eq(c.nruns, 2);
+    ck_assert_uint_eq(c.run[0].end, KERNEL_AT + TEXT_SIZE);
+    ck_assert_str_eq(memattr_prot_name(c.run[0].prot), "read-only, executable");
+    ck_assert_uint_eq(c.run[1].start, KERNEL_AT + TEXT_SIZE);
+    ck_assert_uint_eq(c.run[1].end, KERNEL_AT + KERNEL_SIZE);
+    ck_assert_str_eq(memattr_prot_name(c.run[1].prot), "writable, executable");
+
+    /* Text left execute-protected, or a page not present: a mismatch. */
+    page_prot_change(&gm, KERNEL_AT, 0x1000, PAGE_PROT_NO_EXECUTE, 0, table_page, &tables);
+    memattr_check(&gm, &map, &c);
+    ck_assert(c.found && !c.ok);
+    ck_assert_uint_eq(c.nruns, 3);
+    page_prot_change(&gm, KERNEL_AT, 0x1000, 0, PAGE_PROT_NO_EXECUTE, table_page, &tables);
+    page_prot_change(&gm, KERNEL_AT + KERNEL_SIZE - 0x1000, 0x1000, PAGE_PROT_NOT_PRESENT, 0, table_page, &tables);
+    memattr_check(&gm, &map, &c);
+    ck_assert(c.found && !c.ok);
+    ck_assert_str_eq(memattr_prot_name(c.run[c.nruns - 1].prot), "not present");
+
+    /* More runs than it keeps: said, and not ok. */
+    for (uint64_t a = KERNEL_AT + TEXT_SIZE + 0x1000; a < KERNEL_AT + TEXT_SIZE + 0x20000; a += 0x2000)
+        page_prot_change(&gm, a, 0x1000, PAGE_PROT_NO_EXECUTE, 0, table_page, &tables);
+    memattr_check(&gm, &map, &c);
+    ck_assert(c.found && c.more && !c.ok);
+    ck_assert_uint_eq(c.nruns, MEMATTR_MAX_RUNS);
+    free(mem);
+}
+END_TEST
+
 /* A sweep snapshot's call, taken back, is counted again when the restored
  * VM makes it: the report's firmware-phase figures (exits = calls + port
  * I/O) hold in the cell as they did in the boot without faults. */
@@ -532,6 +600,10 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, e820_expected_converts_types_and_skips_unknown_ones);
     tcase_add_test(tc, e820_read_follows_the_setup_data_chain);
     tcase_add_test(tc, e820_mismatch_in_type_size_or_count);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("memattr-check");
+    tcase_add_test(tc, memattr_check_reads_the_kernels_runs);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("run-counters");

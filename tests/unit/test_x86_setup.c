@@ -56,6 +56,10 @@ START_TEST(page_tables_identity_map_4g_with_2m_pages)
     ck_assert(!guest_view_translate(&v, GiB(4), &pa));
     ck_assert(!guest_view_translate(&v, 0xffff800000000000ULL, &pa));
     ck_assert_uint_eq(pde(0x200000), 0x200000 | 0x83);   /* present, writable, 2 MiB */
+    /* The second PML4 holds the same map (switching to it flushes the TLB). */
+    ck_assert_mem_eq(ram + GUEST_PML4_ALT, ram + GUEST_PML4, 4096);
+    struct guest_view alt = { &gm, GUEST_PML4_ALT, false };
+    ck_assert(guest_view_translate(&alt, GiB(3) - 1, &pa) && pa == GiB(3) - 1);
 }
 END_TEST
 

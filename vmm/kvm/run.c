@@ -83,6 +83,19 @@ static int guest_crash(struct vcpu *c, const char *what)
     return EXIT_GUEST_CRASH;
 }
 
+/* The firmware's two PML4s hold the same map (x86_setup.c): moving the
+ * vCPU from one to the other flushes its TLB, where rewriting the same
+ * CR3 did not on this machine's KVM, nor does a VM exit (the guest's
+ * entries are tagged with its VPID or ASID and outlive it). A guest on
+ * page tables of its own keeps them: false then. */
+static bool switch_pml4(struct kvm_sregs *s)
+{
+    if (s->cr3 != GUEST_PML4 && s->cr3 != GUEST_PML4_ALT)
+        return false;
+    s->cr3 = s->cr3 == GUEST_PML4 ? GUEST_PML4_ALT : GUEST_PML4;
+    return true;
+}
+
 /* After ExitBootServices with --stop-at ebs: every 2 MiB page becomes
  * no-execute but the firmware's, the loaded image's and the allocation
  * holding the code that called ExitBootServices (ret, its return address):
@@ -96,13 +109,8 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret)
     const uint64_t keep[3][2] = { { 0, GUEST_VMM_END }, { vm->placed.image_start, vm->placed.image_start + vm->placed.image_size },
                                   { caller ? caller->start : 0, caller ? caller->start + (caller->pages << 12) : 0 } };
     x86_set_nx_outside(&vm->mem, keep, 3, true);
-    /* A new CR3 flushes the vCPU's TLB (rewriting the same value did not,
-     * on this machine's KVM). The stub still runs on the firmware's tables. */
-    if (s->cr3 == GUEST_PML4 && guest_mem_ptr(&vm->mem, GUEST_PML4_ALT, 4096)) {
-        memcpy(guest_mem_ptr(&vm->mem, GUEST_PML4_ALT, 4096), guest_mem_ptr(&vm->mem, GUEST_PML4, 4096), 4096);
-        s->cr3 = GUEST_PML4_ALT;
-    }
-    if (ioctl(c->fd, KVM_SET_SREGS, s) < 0) {
+    /* The stub still runs on the firmware's tables. */
+    if (switch_pml4(s) && ioctl(c->fd, KVM_SET_SREGS, s) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));
         return -1;
     }
@@ -319,6 +327,12 @@ static int hypercall(struct vcpu *c, uint32_t id)
         return EXIT_HOST;
     if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    /* EFI_MEMORY_ATTRIBUTE_PROTOCOL changed the page tables the vCPU runs
+     * on (firmware-stub/memattr.c): the call returns with its TLB flushed. */
+    if (vm->fw.tables_changed && switch_pml4(&s) && ioctl(c->fd, KVM_SET_SREGS, &s) < 0) {
+        vmm_log("KVM_SET_SREGS: %s", strerror(errno));
         return EXIT_HOST;
     }
     switch (vm->fw.stop) {

@@ -87,12 +87,59 @@ static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
     return EXIT_E820_MISMATCH;
 }
 
+/* What EFI_MEMORY_ATTRIBUTE_PROTOCOL was asked, and the kernel's pages. */
+static void print_memattr(const struct stop_summary *s, FILE *out)
+{
+    const uint64_t *calls = s->vm->fw.calls_by_id;
+    const struct memattr_check *c = &s->memattr;
+    uint64_t get = calls[FW_ID_MEMATTR(MEMATTR_GET)], set = calls[FW_ID_MEMATTR(MEMATTR_SET)],
+             clear = calls[FW_ID_MEMATTR(MEMATTR_CLEAR)];
+    if (!s->memattr_taken)
+        return;
+    fprintf(out, "memory attributes at ExitBootServices (EFI_MEMORY_ATTRIBUTE_PROTOCOL: %llu Get, %llu Set, %llu Clear):\n",
+            (unsigned long long)get, (unsigned long long)set, (unsigned long long)clear);
+    if (!c->found) {
+        fprintf(out, "memattr-check: %s\n", set || clear ? "no kernel: no EfiLoaderCode allocation has read-only pages"
+                                                        : "none: the stub asked for no protection");
+        return;
+    }
+    fprintf(out, "  kernel            0x%016llx-0x%016llx EfiLoaderCode\n", (unsigned long long)c->start,
+            (unsigned long long)c->end - 1);
+    for (unsigned i = 0; i < c->nruns; i++)
+        fprintf(out, "    0x%016llx-0x%016llx %s\n", (unsigned long long)c->run[i].start,
+                (unsigned long long)c->run[i].end - 1, memattr_prot_name(c->run[i].prot));
+    if (c->more)
+        fprintf(out, "    ... (more than %u runs)\n", MEMATTR_MAX_RUNS);
+    fprintf(out, "memattr-check: %s\n", c->ok ? "ok: its read-only pages are executable, the rest writable"
+                                             : "MISMATCH: a page of the kernel is not present, or read-only and not executable");
+}
+
+static void on_run_start(void *ctx)
+{
+    struct stop_summary *s = ctx;
+    s->memattr_taken = false;
+}
+
+/* The page tables as the stub left them, after the call that ended boot
+ * services (ExitBootServices, or the return of its last notify function):
+ * the stop makes them no-execute after this (vmm/kvm/run.c). */
+static void on_after_call(void *ctx, struct vcpu *c, unsigned id, const struct fw_call *call, uint64_t status)
+{
+    (void)c, (void)id, (void)call, (void)status;
+    struct stop_summary *s = ctx;
+    if (s->memattr_taken || s->vm->fw.phase != FW_PHASE_RUNTIME)
+        return;
+    memattr_check(&s->vm->mem, &s->vm->fw.map, &s->memattr);
+    s->memattr_taken = true;
+}
+
 /* Where the run stopped, on stdout or the run's own log (a sweep cell's). */
 static void on_kernel(void *ctx, uint64_t boot_params)
 {
     struct stop_summary *s = ctx;
     FILE *log = s->vm->run.opt.log;
     s->verdict = print_boot_params(s->vm, boot_params, log ? log : stdout);
+    print_memattr(s, log ? log : stdout);
     s->printed = true;
 }
 
@@ -107,4 +154,5 @@ static int on_run_end(void *ctx, int status)
     return status == EXIT_OK ? s->verdict : status;
 }
 
-const struct run_hooks stop_summary_hooks = { .name = "stop-summary", .kernel = on_kernel, .run_end = on_run_end };
+const struct run_hooks stop_summary_hooks = { .name = "stop-summary", .after_call = on_after_call,
+                                              .kernel = on_kernel, .run_start = on_run_start, .run_end = on_run_end };

@@ -14,6 +14,7 @@
 
 #include "../../firmware-stub/firmware.h"
 #include "../../guest/guest_text.h"
+#include "../../guest/page_prot.h"
 #include "../verdict/e820_check.h"
 #include "../verdict/milestones.h"
 
@@ -28,6 +29,14 @@ void report_keep_map(struct report_data *r, const struct memmap *m)
         r->map_at_ebs = malloc(sizeof(*r->map_at_ebs));
     if (r->map_at_ebs)
         *r->map_at_ebs = *m;
+}
+
+void report_keep_memattr(struct report_data *r, const struct guest_mem *gm, const struct memmap *m)
+{
+    if (!r->memattr_at_ebs)
+        r->memattr_at_ebs = malloc(sizeof(*r->memattr_at_ebs));
+    if (r->memattr_at_ebs)
+        memattr_check(gm, m, r->memattr_at_ebs);
 }
 
 void report_keep_boot_params(struct report_data *r, const struct boot_params *bp)
@@ -51,9 +60,10 @@ void report_keep_console(struct report_data *r, uint8_t byte)
 void report_data_free(struct report_data *r)
 {
     free(r->map_at_ebs);
+    free(r->memattr_at_ebs);
     free(r->bp_copy);
     free(r->console_log);
-    *r = (struct report_data){ NULL, NULL, NULL, 0 };
+    *r = (struct report_data){ NULL, NULL, NULL, NULL, 0 };
 }
 
 static json_t *hex(uint64_t v)
@@ -261,6 +271,23 @@ static json_t *exec_json(const struct report_facts *f)
     return exec;
 }
 
+/* The memattr check: "ok", "mismatch" or "none" (no kernel found), and
+ * the kernel's pages in runs. */
+static json_t *memattr_json(const struct memattr_check *c)
+{
+    json_t *runs = json_array();
+    for (unsigned i = 0; i < c->nruns; i++) {
+        unsigned p = c->run[i].prot;
+        json_array_append_new(runs, json_pack("{s:o,s:o,s:b,s:b,s:b}", "start", hex(c->run[i].start), "end",
+                                              hex(c->run[i].end - 1), "present", !(p & PAGE_PROT_NOT_PRESENT),
+                                              "read_only", !!(p & PAGE_PROT_READ_ONLY), "executable",
+                                              !(p & PAGE_PROT_NO_EXECUTE)));
+    }
+    return json_pack("{s:s,s:o,s:o,s:o}", "check", !c->found ? "none" : c->ok ? "ok" : "mismatch", "kernel_start",
+                     c->found ? hex(c->start) : json_null(), "kernel_end", c->found ? hex(c->end - 1) : json_null(),
+                     "runs", runs);
+}
+
 /* What was kept at ExitBootServices and at the kernel. */
 static void add_kept(json_t *root, const struct report_data *d, const struct guest_mem *mem)
 {
@@ -269,6 +296,8 @@ static void add_kept(json_t *root, const struct report_data *d, const struct gue
         json_object_set_new(root, "memory_map_at_exit_boot_services", memmap_json(d->map_at_ebs));
         json_object_set_new(root, "e820_from_memory_map", e820_json(want, e820_expected(d->map_at_ebs, want)));
     }
+    if (d->memattr_at_ebs)
+        json_object_set_new(root, "kernel_protection_at_exit_boot_services", memattr_json(d->memattr_at_ebs));
     if (d->bp_copy)
         json_object_set_new(root, "boot_params", boot_params_json(d->bp_copy, mem));
 }

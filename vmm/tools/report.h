@@ -13,11 +13,13 @@
 #include "../../guest/bootparam.h"
 #include "../../guest/guest_mem.h"
 #include "../verdict/ktap.h"
+#include "../verdict/memattr_check.h"
 #include "../verdict/run_counters.h"
 
 /* What a run keeps as it goes; each NULL until kept. */
 struct report_data {
     struct memmap *map_at_ebs;
+    struct memattr_check *memattr_at_ebs;
     struct boot_params *bp_copy;
     char *console_log;                /* the first REPORT_CONSOLE_MAX bytes */
     size_t console_log_len;
@@ -46,9 +48,11 @@ struct report_facts {
     const struct ktap *kunit;         /* --kunit's reader; NULL: no --kunit */
 };
 
-/* At ExitBootServices: the memory map; at the kernel: the zero page; each
- * console byte. A copy that cannot be allocated is left out. */
+/* At ExitBootServices: the memory map and the kernel's protection (the
+ * memattr check of the page tables in gm); at the kernel: the zero page;
+ * each console byte. A copy that cannot be allocated is left out. */
 void report_keep_map(struct report_data *r, const struct memmap *m);
+void report_keep_memattr(struct report_data *r, const struct guest_mem *gm, const struct memmap *m);
 void report_keep_boot_params(struct report_data *r, const struct boot_params *bp);
 void report_keep_console(struct report_data *r, uint8_t byte);
 void report_data_free(struct report_data *r);

@@ -12,8 +12,10 @@ static void keep_boot_params(struct report_run *r, uint64_t addr)
 static void on_milestone(void *ctx, enum milestone m)
 {
     struct report_run *r = ctx;
-    if (m == MILESTONE_EBS)
+    if (m == MILESTONE_EBS) {
         report_keep_map(&r->data, &r->vm->fw.map);
+        report_keep_memattr(&r->data, &r->vm->mem, &r->vm->fw.map);
+    }
 }
 
 static void on_kernel(void *ctx, uint64_t boot_params)

@@ -17,13 +17,15 @@ int x86_setup_page_tables(const struct guest_mem *gm)
     if (gib > GUEST_MAX_PD)
         return -1;
     uint64_t *pml4 = guest_mem_ptr(gm, GUEST_PML4, 4096);
+    uint64_t *alt = guest_mem_ptr(gm, GUEST_PML4_ALT, 4096);
     uint64_t *pdpt = guest_mem_ptr(gm, GUEST_PDPT, 4096);
     uint64_t *pd = guest_mem_ptr(gm, GUEST_PD, 4096ULL * gib);
-    if (!pml4 || !pdpt || !pd)
+    if (!pml4 || !alt || !pdpt || !pd)
         return -1;
     memset(pml4, 0, 4096);
     memset(pdpt, 0, 4096);
     pml4[0] = GUEST_PDPT | PTE_PRESENT | PTE_WRITE;
+    memcpy(alt, pml4, 4096);
     for (unsigned g = 0; g < gib; g++) {
         pdpt[g] = (GUEST_PD + 4096ULL * g) | PTE_PRESENT | PTE_WRITE;
         for (unsigned i = 0; i < 512; i++)

@@ -26,10 +26,15 @@
 
 #include "../../guest/guest_mem.h"
 
-/* Identity-map [0, max(4 GiB, top of RAM)) with 2 MiB pages; returns the
- * number of page directories used, or -1. */
+/* Identity-map [0, max(4 GiB, top of RAM)) with 2 MiB pages, under both
+ * GUEST_PML4 and GUEST_PML4_ALT (the same PDPT: a vCPU moved from one to
+ * the other sees the same map, with its TLB flushed); returns the number
+ * of page directories used, or -1. */
 int x86_setup_page_tables(const struct guest_mem *gm);
-/* Set or clear no-execute on every 2 MiB page outside the given ranges. */
+/* Set no-execute on every 2 MiB page outside the given ranges, and clear
+ * it on those they touch (nx), or clear it everywhere. On a directory
+ * entry that points at a 4 KiB table (a page EFI_MEMORY_ATTRIBUTE_PROTOCOL
+ * split) it covers the whole table; clearing it leaves the table's own. */
 void x86_set_nx_outside(const struct guest_mem *gm, const uint64_t (*keep)[2], unsigned nkeep, bool nx);
 void x86_setup_gdt(const struct guest_mem *gm);
 /* The GDT entry of a segment as KVM_SET_SREGS takes it. */
