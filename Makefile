@@ -109,7 +109,8 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
-test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test
+test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test \
+                  $(BUILD)/vcpu-setup-test $(EXIT_STATUS_DOC)
 	$(TIER) layering -- tests/integration/layering.sh $(BUILD)/obj $(PURE_DIRS)
 	$(TIER) sandbox -- $(BUILD)/sandbox-test
 	$(TIER) kvm-fake -- $(BUILD)/vcpu-setup-test
