@@ -1,8 +1,23 @@
 /* Table layouts from the ACPI 6.4 specification, chapter 5.2; field names
- * as in the kernel's include/acpi/actbl*.h. Hardware-reduced (FADT flag
- * HW_REDUCED_ACPI): no PM1 blocks, no SCI, no PM timer; sleep and reset go
- * through the registers named in the FADT, and Linux then also prefers the
- * EFI ResetSystem service for reboot and power-off. */
+ * as in the kernel's include/acpi/actbl*.h. A PC's FADT: PM1a event and
+ * control blocks (S5 through SLP_TYPx/SLP_EN), an SCI, a FACS, the reset
+ * register; no PM timer, no GPE blocks, no SMI_CMD (always in ACPI mode).
+ *
+ * Not hardware-reduced, so that the guest has its legacy PIC and with it
+ * the ISA IRQs 0-15, whatever its ACPI, PNP or APIC configuration. On a
+ * hardware-reduced platform Linux uses no PIC (arch/x86/kernel/acpi/boot.c,
+ * acpi_generic_reduced_hw_init: legacy_pic = &null_legacy_pic), so
+ * nr_legacy_irqs() is 0, the IOAPIC's pins get dynamic IRQ numbers
+ * (acpi_parse_ioapic: IOAPIC_DOMAIN_DYNAMIC) and no IRQ 4 exists. The 8250
+ * driver's legacy COM1 (arch/x86/include/asm/serial.h, SERIAL_PORT_DFNS:
+ * 0x3f8, IRQ 4), which a kernel keeps when no PNP device replaces it
+ * (no CONFIG_PNP, or a 6.1 kernel without PCI, whose ACPI namespace fails
+ * to load so that acpi_init calls disable_acpi()), then fails
+ * request_irq(4) in serial8250_do_startup: the tty is left with
+ * TTY_IO_ERROR (serial_core.c, uart_startup) and every write to
+ * /dev/console fails, while printk's polled console still prints. With the
+ * PIC, IRQ 4 is ISA IRQ 4 on the PIC and on IOAPIC pin 4
+ * (mp_config_acpi_legacy_irqs), and KVM_IRQ_LINE raises both. */
 #include "acpi.h"
 
 #include <stddef.h>
@@ -67,14 +82,34 @@ struct __attribute__((packed)) acpi_fadt {
     uint64_t hypervisor_id;
 };
 _Static_assert(sizeof(struct acpi_fadt) == 276, "FADT revision 6 is 276 bytes");
+
+/* 5.2.10, FACS: no waking vector (no S3), the global lock free. */
+struct __attribute__((packed)) acpi_facs {
+    char signature[4];
+    uint32_t length;
+    uint32_t hardware_signature;
+    uint32_t firmware_waking_vector;
+    uint32_t global_lock;
+    uint32_t flags;
+    uint64_t xfirmware_waking_vector;
+    uint8_t version;
+    uint8_t reserved[3];
+    uint32_t ospm_flags;
+    uint8_t reserved1[24];
+};
+_Static_assert(sizeof(struct acpi_facs) == 64, "FACS is 64 bytes");
 _Static_assert(sizeof(struct acpi_rsdp) == 36, "RSDP is 36 bytes");
 
+#define ACPI_FADT_WBINVD         (1u << 0)
+#define ACPI_FADT_POWER_BUTTON   (1u << 4)    /* set: no fixed-feature power button */
+#define ACPI_FADT_SLEEP_BUTTON   (1u << 5)    /* set: no fixed-feature sleep button */
 #define ACPI_FADT_RESET_REGISTER (1u << 10)
-#define ACPI_FADT_HW_REDUCED     (1u << 20)
 #define ACPI_FADT_NO_VGA         (1u << 2)   /* IA-PC boot architecture flags */
 #define ACPI_FADT_NO_CMOS_RTC    (1u << 5)
 #define ACPI_GAS_SYSTEM_IO 1
 #define ACPI_GAS_BYTE      1
+#define ACPI_PM1_EVT_LEN   4    /* PM1 status and enable, 2 bytes each */
+#define ACPI_PM1_CNT_LEN   2
 
 /* MADT, ACPI 6.4 section 5.2.12: the header, the local APIC address and
  * flags, then the interrupt controller structures. */
@@ -124,19 +159,21 @@ _Static_assert(sizeof(struct madt_int_override) == 10, "an interrupt source over
 #define MPS_INTI_ACTIVE_HIGH (1u << 0)
 #define MPS_INTI_LEVEL       (3u << 2)
 
-/* The ISA overrides a PC-compatible irqchip has (IRQ 0 on GSI 2; IRQ 9
- * level, active high), as KVM's in-kernel irqchip wires them, and each
- * UART's IRQ on its own GSI: without an override Linux maps no ISA IRQ on
- * a hardware-reduced platform (arch/x86/kernel/acpi/boot.c,
- * mp_config_acpi_legacy_irqs runs over nr_legacy_irqs(), which is 0). */
+/* The ISA overrides: the SCI, level and active high as KVM's IOAPIC takes
+ * it, and each UART's IRQ on its own GSI. Every other ISA IRQ is on the
+ * IOAPIC pin of its number, as KVM's default GSI routing wires the PIC and
+ * the IOAPIC (arch/x86/kvm/irq_comm.c, default_routing): the PIT's IRQ 0
+ * on pin 0, so no override moves it to GSI 2 as on a PC. Linux maps the
+ * ISA IRQs without an override by itself (arch/x86/kernel/acpi/boot.c,
+ * mp_config_acpi_legacy_irqs); the UARTs' are there for OSes that map only
+ * what the MADT names. */
 static const struct {
     uint8_t irq;
     uint32_t gsi;
     uint16_t flags;
     bool com2;             /* only with the second UART */
 } isa_overrides[] = {
-    { 0, 2, 0, false },
-    { 9, 9, MPS_INTI_LEVEL | MPS_INTI_ACTIVE_HIGH, false },
+    { GUEST_IRQ_ACPI_SCI, GUEST_IRQ_ACPI_SCI, MPS_INTI_LEVEL | MPS_INTI_ACTIVE_HIGH, false },
     { GUEST_IRQ_COM1, GUEST_IRQ_COM1, 0, false },
     { GUEST_IRQ_COM2, GUEST_IRQ_COM2, 0, true },
 };
@@ -146,12 +183,9 @@ static const struct {
  *   Scope (\_SB) { Device (COMn) {
  *       Name (_HID, EisaId ("PNP0501")) Name (_UID, uid)
  *       Name (_CRS, ResourceTemplate () { IO (Decode16, port, port, 0, 8) IRQNoFlags () { irq } }) } }
- * uid is ZeroOp or OneOp. On a hardware-reduced platform Linux sets up no
- * legacy PIC and maps no ISA IRQ by itself, so a UART's interrupt exists
- * only where the firmware describes it: here for the kernel's 8250_pnp, and
- * in the MADT (an override of the IRQ) for kernels without PNP. QEMU's
- * microvm (hw/i386/acpi-microvm.c) and Firecracker (src/vmm/src/acpi/)
- * describe their legacy devices in the DSDT the same way. */
+ * uid is ZeroOp or OneOp: the kernel's 8250_pnp takes the UART from here,
+ * as QEMU's microvm (hw/i386/acpi-microvm.c) and Firecracker
+ * (src/vmm/src/acpi/) describe their legacy devices. */
 #define UART_AML(n, uid, port, irq)                                                                              \
     0x10, 0x32, '_', 'S', 'B', '_',  /* ScopeOp, PkgLength 50, "_SB_" */                                        \
     0x5b, 0x82, 0x2b, 'C', 'O', 'M', n,           /* DeviceOp, PkgLength 43, "COMn" */                          \
@@ -183,6 +217,7 @@ _Static_assert(GUEST_IRQ_COM1 < 8 && GUEST_IRQ_COM2 < 8, "the IRQ mask byte abov
 
 #define OFF_RSDP 0x000
 #define OFF_XSDT 0x040
+#define OFF_FACS 0x0c0   /* 64-byte aligned (5.2.10) */
 #define OFF_FADT 0x100
 #define OFF_DSDT 0x280
 #define OFF_MADT 0x300
@@ -254,18 +289,32 @@ static void build_madt(void *at, unsigned ncpus, bool com2)
     header(&m->header, "APIC", (uint32_t)(p - (uint8_t *)m), 5);
 }
 
-static void build_fadt(void *at, uint64_t dsdt)
+static void build_facs(void *at)
+{
+    struct acpi_facs *f = at;
+    memcpy(f->signature, "FACS", 4);
+    f->length = sizeof(*f);
+    f->version = 2;
+}
+
+/* The PM1 blocks by their 32-bit fields, which ACPICA widens into the X_
+ * ones (drivers/acpi/acpica/tbfadt.c, acpi_tb_convert_fadt). */
+static void build_fadt(void *at, uint64_t dsdt, uint64_t facs)
 {
     struct acpi_fadt *f = at;
+    f->facs = (uint32_t)facs;
     f->dsdt = (uint32_t)dsdt;
     f->xdsdt = dsdt;
-    f->flags = ACPI_FADT_HW_REDUCED | ACPI_FADT_RESET_REGISTER;
+    f->sci_interrupt = GUEST_IRQ_ACPI_SCI;
+    f->pm1a_event_block = GUEST_PORT_ACPI_PM1_EVT;
+    f->pm1a_control_block = GUEST_PORT_ACPI_PM1_CNT;
+    f->pm1_event_length = ACPI_PM1_EVT_LEN;
+    f->pm1_control_length = ACPI_PM1_CNT_LEN;
+    f->flags = ACPI_FADT_WBINVD | ACPI_FADT_POWER_BUTTON | ACPI_FADT_SLEEP_BUTTON | ACPI_FADT_RESET_REGISTER;
     f->boot_flags = ACPI_FADT_NO_VGA | ACPI_FADT_NO_CMOS_RTC;
     f->reset_register = io_port(GUEST_PORT_ACPI_RESET);
     f->reset_value = GUEST_ACPI_RESET_VALUE;
     f->minor_revision = 4;
-    f->sleep_control = io_port(GUEST_PORT_ACPI_SLEEP_CONTROL);
-    f->sleep_status = io_port(GUEST_PORT_ACPI_SLEEP_STATUS);
     memcpy(&f->hypervisor_id, "HNDOVR\0\0", 8);
     header(&f->header, "FACP", sizeof(*f), 6);
 }
@@ -296,7 +345,8 @@ static void build_rsdp(void *at, uint64_t xsdt)
     r->extended_checksum = checksum(r, sizeof(*r));
 }
 
-_Static_assert(OFF_XSDT + sizeof(struct acpi_header) + XSDT_MAX_ENTRIES * sizeof(uint64_t) <= OFF_FADT, "XSDT fits");
+_Static_assert(OFF_XSDT + sizeof(struct acpi_header) + XSDT_MAX_ENTRIES * sizeof(uint64_t) <= OFF_FACS, "XSDT fits");
+_Static_assert(OFF_FACS % 64 == 0 && OFF_FACS + sizeof(struct acpi_facs) <= OFF_FADT, "FACS fits, aligned");
 _Static_assert(OFF_FADT + sizeof(struct acpi_fadt) <= OFF_DSDT, "FADT fits");
 _Static_assert(OFF_DSDT + sizeof(struct acpi_header) + sizeof(dsdt_aml) <= OFF_MADT, "DSDT fits");
 _Static_assert(OFF_MADT + sizeof(struct acpi_madt) + ACPI_MAX_CPUS * sizeof(struct madt_local_apic) +
@@ -316,7 +366,8 @@ uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
     if (com2)
         build_aml_table(t + OFF_SSDT, "SSDT", ssdt_aml, sizeof(ssdt_aml));
     build_madt(t + OFF_MADT, ncpus, com2);
-    build_fadt(t + OFF_FADT, base + OFF_DSDT);
+    build_facs(t + OFF_FACS);
+    build_fadt(t + OFF_FADT, base + OFF_DSDT, base + OFF_FACS);
     build_xsdt(t + OFF_XSDT, base, com2);
     build_rsdp(t + OFF_RSDP, base + OFF_XSDT);
     if (fw_install_config_table(fw, &GUID_ACPI_20_TABLE, base + OFF_RSDP) != EFI_SUCCESS)

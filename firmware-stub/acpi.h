@@ -1,7 +1,7 @@
 /* ACPI tables handed over through the EFI configuration table (ACPI 6.x):
- * RSDP -> XSDT -> FADT (hardware-reduced, with a sleep control and a reset
- * register) -> DSDT (\_S5, \_SB.COM1), a MADT listing the vCPUs and the
- * IOAPIC, and with a second UART an SSDT (\_SB.COM2). */
+ * RSDP -> XSDT -> FADT (a PC's: PM1 blocks, SCI, reset register; FACS) ->
+ * DSDT (\_S5, \_SB.COM1), a MADT listing the vCPUs and the IOAPIC, and
+ * with a second UART an SSDT (\_SB.COM2). */
 #ifndef HANDOVER_ACPI_H
 #define HANDOVER_ACPI_H
 

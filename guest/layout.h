@@ -68,11 +68,12 @@ _Static_assert(GUEST_PML4_ALT + 0x1000 <= GUEST_STACK_TOP - GUEST_STACK_SIZE, "p
 #define GUEST_PORT_I8042_CMD          0x64
 #define GUEST_PORT_EXIT               0xf4           /* vmm/devices/exit_port.c */
 
-/* ACPI fixed hardware of the hardware-reduced FADT (firmware-stub/acpi.c),
- * served by vmm/devices/acpi_pm.c. */
-#define GUEST_PORT_ACPI_SLEEP_CONTROL 0x600          /* FADT SLEEP_CONTROL_REG */
-#define GUEST_PORT_ACPI_SLEEP_STATUS  0x601          /* FADT SLEEP_STATUS_REG */
-#define GUEST_PORT_ACPI_RESET         0x602          /* FADT RESET_REG */
+/* ACPI fixed hardware of the FADT (firmware-stub/acpi.c), served by
+ * vmm/devices/acpi_pm.c; the PM1 blocks where QEMU's q35 has them. */
+#define GUEST_PORT_ACPI_PM1_EVT       0x600          /* FADT PM1a_EVT_BLK: status, enable (2 bytes each) */
+#define GUEST_PORT_ACPI_PM1_CNT       0x604          /* FADT PM1a_CNT_BLK (2 bytes) */
+#define GUEST_PORT_ACPI_RESET         0x606          /* FADT RESET_REG */
+#define GUEST_IRQ_ACPI_SCI            9              /* FADT SCI_INT */
 #define GUEST_ACPI_RESET_VALUE        0x06           /* FADT RESET_VALUE */
 #define GUEST_ACPI_SLP_TYP_S5         5              /* the DSDT's \_S5 package value */
 

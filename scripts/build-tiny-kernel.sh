@@ -44,10 +44,16 @@ echo "build-tiny-kernel: configuring $variant in $build" >&2
 make -s -C "$src" O="$build" tinyconfig >&2
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" >&2
 make -s -C "$src" O="$build" olddefconfig >&2
-for f in "${fragments[@]}"; do
-    while IFS= read -r line; do
-        case "$line" in CONFIG_*=*) grep -qxF -- "$line" "$build/.config" || { echo "build-tiny-kernel: $line did not stick (missing dependency?)" >&2; exit 1; } ;; esac
-    done < "$f"
+# Each symbol as the last fragment to name it sets it ("CONFIG_X=v", or
+# "# CONFIG_X is not set" as merge_config.sh reads it) must stick.
+awk '/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s); want[s] = $0; next }
+     /^# CONFIG_[A-Za-z0-9_]+ is not set$/ { want[$2] = $0 }
+     END { for (s in want) print want[s] }' "${fragments[@]}" |
+while IFS= read -r line; do
+    case "$line" in
+    CONFIG_*) grep -qxF -- "$line" "$build/.config" ;;
+    *) sym=${line#\# }; ! grep -q "^${sym%% *}=" "$build/.config" ;;
+    esac || { echo "build-tiny-kernel: $line did not stick (missing dependency?)" >&2; exit 1; }
 done
 echo "build-tiny-kernel: building (a few minutes on 2 cores)" >&2
 # Reproducible: the same fragment and source give the same image, so the

@@ -1,19 +1,20 @@
 /* libFuzzer harness for the port-I/O devices a guest reaches: the io_bus
  * with the 8250 UART at 0x3f8, the i8042, the exit port and the ACPI
- * sleep/reset registers, the devices the init list puts on the bus
+ * PM1/reset registers, the devices the init list puts on the bus
  * (vmm/devices/device_init.h).
  *
  * Input: a flags byte (bit 0: first register up to 8 extra devices, each
  * base u16 and length byte (1 + byte % 32), to fuzz io_bus_register's overlap rule), then
  * records until the input ends: a port selector byte (sel % 4: 0 the UART
- * register sel/4 % 8, 1 i8042 port 0x60 + sel/4 % 5, 2 k = sel/4 % 11: port
+ * register sel/4 % 8, 1 i8042 port 0x60 + sel/4 % 5, 2 k = sel/4 % 15: port
  * 0xf0 + k for k < 8, else ACPI port 0x600 + k - 8, 3 a raw u16 port), a byte (bit 0 out, size 1/2/4 by bits 1-2 mod 3) and
  * for an out the value u32.
  *
  * Checked: unclaimed reads give all ones, only size bytes are touched,
- * the UART's LCR/MCR/SCR/LSR read back what a small shadow model says, a
- * transmitted byte is one written to THR with DLAB and loopback off, IRQ
- * callbacks only report level changes, and a VM stop is final. */
+ * the UART's LCR/MCR/SCR/LSR and the ACPI registers read back what a small
+ * shadow model says, a transmitted byte is one written to THR with DLAB
+ * and loopback off, IRQ callbacks only report level changes, and a VM stop
+ * is final. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,12 +81,18 @@ static void serial_byte_in(const struct shadow *sh, unsigned reg, uint8_t v)
     }
 }
 
+/* The byte an access of sz bytes at port puts on register port reg, or -1. */
+static int acpi_byte(uint16_t port, const uint8_t *buf, unsigned sz, unsigned reg)
+{
+    return reg >= port && reg < port + sz ? buf[reg - port] : -1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fuzz_in in = { data, size };
     struct io_bus bus;
     struct serial uart;
-    struct control_ports ctl = { GUEST_RUNNING, 0 };
+    struct control_ports ctl = { .stop = GUEST_RUNNING };
     struct counters cnt = { 0, 0, 0 };
     memset(&bus, 0, sizeof(bus));
     serial_init(&uart, GUEST_IRQ_COM1, on_tx, on_irq, &cnt);
@@ -119,6 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     struct shadow sh = { 0, 0, 0 };
+    uint8_t pm1_en[2] = { 0, 0 };   /* the PM1 enable register, as written while the VM ran */
     uint64_t expect_tx = 0;
     enum guest_stop stopped = GUEST_RUNNING;
     int status = 0;
@@ -129,8 +137,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 0: port = (uint16_t)(GUEST_PORT_COM1 + (sel >> 2) % 8); break;
         case 1: port = (uint16_t)(GUEST_PORT_I8042_DATA + (sel >> 2) % 5); break;
         case 2: {
-            unsigned k = (sel >> 2) % 11u;
-            port = (uint16_t)(k < 8 ? 0xf0 + k : GUEST_PORT_ACPI_SLEEP_CONTROL + k - 8);
+            unsigned k = (sel >> 2) % 15u;
+            port = (uint16_t)(k < 8 ? 0xf0 + k : GUEST_PORT_ACPI_PM1_EVT + k - 8);
             break;
         }
         default: port = in_u16(&in); break;
@@ -173,9 +181,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 else
                     serial_byte_in(&sh, reg, buf[i]);
             }
-        } else if ((owner == &bus.dev[1] || owner == &bus.dev[2] || owner == &bus.dev[4]) && !out) {   /* i8042 ports, ACPI registers */
+        } else if ((owner == &bus.dev[1] || owner == &bus.dev[2]) && !out) {   /* i8042 ports */
             for (unsigned i = 0; i < sz; i++)
                 CHECK(buf[i] == 0);
+        } else if (owner == &bus.dev[4]) {   /* ACPI registers: PM1_EN as written, PM1_CNT's SCI_EN set, others 0 */
+            for (unsigned i = 0; i < sz; i++) {
+                unsigned reg = port + i, en = reg - (GUEST_PORT_ACPI_PM1_EVT + 2u);
+                if (out && en < 2 && stopped == GUEST_RUNNING)
+                    pm1_en[en] = buf[i];
+                else if (!out)
+                    CHECK(buf[i] == (en < 2 ? pm1_en[en] : reg == GUEST_PORT_ACPI_PM1_CNT ? 1 : 0));
+            }
         }
         CHECK(cnt.tx_bytes == expect_tx);
         CHECK(cnt.level == uart.state.irq_level);
@@ -188,15 +204,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             switch (ctl.stop) {
             case GUEST_RESET:
                 CHECK((port == GUEST_PORT_I8042_CMD && buf[0] == 0xfe) ||
-                      (port == GUEST_PORT_ACPI_RESET && buf[0] == GUEST_ACPI_RESET_VALUE));
+                      (owner == &bus.dev[4] &&
+                       acpi_byte(port, buf, sz, GUEST_PORT_ACPI_RESET) == GUEST_ACPI_RESET_VALUE));
                 break;
             case GUEST_EXIT_PORT:
                 CHECK(port == GUEST_PORT_EXIT && ctl.exit_status == buf[0]);
                 break;
-            case GUEST_POWEROFF:
-                CHECK(port == GUEST_PORT_ACPI_SLEEP_CONTROL && (buf[0] & 0x20) &&   /* SLP_EN, SLP_TYPx: ACPI 6.4, 4.8.3.7 */
-                      (buf[0] & 0x1c) >> 2 == GUEST_ACPI_SLP_TYP_S5);
+            case GUEST_POWEROFF: {   /* PM1_CNT's SLP_EN and SLP_TYPx: ACPI 6.4, 4.8.3.2.1 */
+                int hi = owner == &bus.dev[4] ? acpi_byte(port, buf, sz, GUEST_PORT_ACPI_PM1_CNT + 1) : -1;
+                CHECK(hi >= 0 && (hi & 0x20) && (hi & 0x1c) >> 2 == GUEST_ACPI_SLP_TYP_S5);
                 break;
+            }
             default:
                 CHECK(0);
             }

@@ -308,9 +308,10 @@ def devices_seeds():
     write("devices", "i8042-reset", b"\x00" + inb(i8042(0x64)) + outb(i8042(0x64), 0xfe) + outb(lowport(0xf4), 3))
     write("devices", "exit-port", b"\x00" + outb(uart(0), ord("x")) + outb(lowport(0xf4), 0x2a) +
           inb(lowport(0xf4)) + outb(i8042(0x64), 0xfe))
-    write("devices", "acpi-s5", b"\x00" + inb(lowport(0x601)) + outb(lowport(0x600), 0x14) +
-          outb(lowport(0x600), 0x34) + outb(lowport(0x602), 6))
-    write("devices", "acpi-reset", b"\x00" + outb(lowport(0x602), 6) + outb(lowport(0x600), 0x34))
+    # PM1_CNT at 0x604 (SCI_EN; SLP_TYPx 5 and SLP_EN in its high byte), the reset register at 0x606.
+    write("devices", "acpi-s5", b"\x00" + inb(lowport(0x604)) + inb(lowport(0x600)) + outb(lowport(0x605), 0x14) +
+          lowport(0x604) + u8(1 << 1 | 1) + u32(0x3401) + outb(lowport(0x606), 6))
+    write("devices", "acpi-reset", b"\x00" + outb(lowport(0x606), 6) + outb(lowport(0x605), 0x34))
     # Wide accesses and unclaimed ports; two extra devices first.
     wide = (u8(3) + u16(0x3fe) + u8(4 << 1 | 0) + u8(3) + u16(0x3fd) + u8(2 << 1 | 1) + u32(0x12345678) +
             u8(3) + u16(0x80) + u8(0) + u8(3) + u16(0xcf8) + u8(4 << 1 | 1) + u32(0x80000000) +

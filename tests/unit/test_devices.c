@@ -257,6 +257,52 @@ START_TEST(exit_port_sets_the_exit_status)
 }
 END_TEST
 
+static bool out16(uint16_t port, uint16_t v)
+{
+    uint8_t b[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+    return io_bus_access(&bus, port, true, b, 2);
+}
+
+/* The FADT's fixed hardware as ACPICA drives it (drivers/acpi/acpica/
+ * hwsleep.c, acpi_hw_legacy_sleep): PM1_CNT read, SLP_TYPx written, then
+ * SLP_TYPx with SLP_EN as one 16-bit write, which is S5. */
+START_TEST(acpi_pm1_control_powers_off_on_s5)
+{
+    struct io_device d = acpi_pm_device(&ctl);
+    ck_assert_int_eq(io_bus_register(&bus, &d), 0);
+    uint8_t evt[4] = { 0xaa, 0xaa, 0xaa, 0xaa };
+    ck_assert(io_bus_access(&bus, GUEST_PORT_ACPI_PM1_EVT, false, evt, 4));
+    ck_assert_uint_eq(evt[0] | evt[1] | evt[2] | evt[3], 0);   /* no fixed event, none enabled */
+    ck_assert(out16(GUEST_PORT_ACPI_PM1_EVT + 2, 1 << 5));    /* GBL_EN, as acpi_enable_event sets it */
+    ck_assert(io_bus_access(&bus, GUEST_PORT_ACPI_PM1_EVT, false, evt, 4));
+    ck_assert_uint_eq(evt[0] | evt[1] << 8 | evt[2] << 16 | (uint32_t)evt[3] << 24, 0x00200000u);   /* read back */
+    uint8_t cnt[2] = { 0, 0xaa };
+    ck_assert(io_bus_access(&bus, GUEST_PORT_ACPI_PM1_CNT, false, cnt, 2));
+    ck_assert_uint_eq(cnt[0] | cnt[1] << 8, 0x0001);           /* SCI_EN: always in ACPI mode */
+    ck_assert(out16(GUEST_PORT_ACPI_PM1_CNT, 0x0001 | 5 << 10));   /* SLP_TYPx alone */
+    ck_assert(out16(GUEST_PORT_ACPI_PM1_CNT, 0x0001 | 3 << 10 | 1 << 13));   /* SLP_EN for S3: not supported */
+    out8(GUEST_PORT_ACPI_RESET, GUEST_ACPI_RESET_VALUE - 1);
+    ck_assert_int_eq(ctl.stop, GUEST_RUNNING);
+    ck_assert(out16(GUEST_PORT_ACPI_PM1_CNT, 0x0001 | GUEST_ACPI_SLP_TYP_S5 << 10 | 1 << 13));
+    ck_assert_int_eq(ctl.stop, GUEST_POWEROFF);
+    out8(GUEST_PORT_ACPI_RESET, GUEST_ACPI_RESET_VALUE);       /* the first stop wins */
+    ck_assert_int_eq(ctl.stop, GUEST_POWEROFF);
+}
+END_TEST
+
+/* A byte write of PM1_CNT's high byte is S5 as well; RESET_VALUE resets. */
+START_TEST(acpi_pm1_control_byte_write_and_reset_register)
+{
+    struct io_device d = acpi_pm_device(&ctl);
+    ck_assert_int_eq(io_bus_register(&bus, &d), 0);
+    ck_assert(out8(GUEST_PORT_ACPI_PM1_CNT + 1, GUEST_ACPI_SLP_TYP_S5 << 2 | 1 << 5));
+    ck_assert_int_eq(ctl.stop, GUEST_POWEROFF);
+    memset(&ctl, 0, sizeof(ctl));
+    ck_assert(out8(GUEST_PORT_ACPI_RESET, GUEST_ACPI_RESET_VALUE));
+    ck_assert_int_eq(ctl.stop, GUEST_RESET);
+}
+END_TEST
+
 /* ---- the bus ---------------------------------------------------------------------- */
 
 static void nop_out(void *s, uint16_t off, const uint8_t *d, unsigned n) { (void)s, (void)off, (void)d, (void)n; }
@@ -513,6 +559,8 @@ Suite *devices_suite(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, i8042_reset_command_sets_guest_reset);
     tcase_add_test(tc, exit_port_sets_the_exit_status);
+    tcase_add_test(tc, acpi_pm1_control_powers_off_on_s5);
+    tcase_add_test(tc, acpi_pm1_control_byte_write_and_reset_register);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("io-bus");

@@ -51,11 +51,11 @@ START_TEST(acpi_tables_checksum_and_link)
         memcpy(&len, h + 4, 4);
         ck_assert(!memcmp(h, sigs[i], 4));
         ck_assert_uint_eq(sum(guest_mem_ptr(&gm, t, len), len), 0);
-        if (i == 1) {   /* MADT: 44 bytes, 3 LAPICs, an IOAPIC, 3 overrides */
-            ck_assert_uint_eq(len, 44 + 3 * 8 + 12 + 3 * 10);
+        if (i == 1) {   /* MADT: 44 bytes, 3 LAPICs, an IOAPIC, 2 overrides */
+            ck_assert_uint_eq(len, 44 + 3 * 8 + 12 + 2 * 10);
             ck_assert_uint_eq(h[44], 0);
             ck_assert_uint_eq(h[44 + 2 * 8 + 3], 2);   /* third LAPIC: APIC ID 2 */
-            const uint8_t *uart = h + 44 + 3 * 8 + 12 + 2 * 10;
+            const uint8_t *uart = h + 44 + 3 * 8 + 12 + 1 * 10;
             ck_assert_uint_eq(uart[0], 2);             /* interrupt source override */
             ck_assert_uint_eq(uart[3], GUEST_IRQ_COM1); /* ISA IRQ 4 ... */
             ck_assert_uint_eq(uart[4], GUEST_IRQ_COM1); /* ... on GSI 4 */
@@ -111,6 +111,60 @@ static const uint8_t *acpi_table(const struct guest_mem *gm, uint64_t rsdp, cons
     return NULL;
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* A PC's FADT, not a hardware-reduced one, so that the guest keeps its
+ * 8259 and IRQs 0-15 are the ISA IRQs: PM1a blocks on the ports acpi_pm
+ * serves, the SCI on IRQ 9 with its MADT override, a FACS, no sleep
+ * control registers (ACPI 6.4, 5.2.9 for the offsets). */
+START_TEST(acpi_fadt_is_a_pcs_with_pm1_blocks_and_a_facs)
+{
+    void *buf = calloc(1, MEM);
+    struct guest_mem gm;
+    struct firmware fw;
+    struct fw_config cfg = { .base = 0x100000 };
+    guest_mem_init(&gm, buf, MEM);
+    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+    uint64_t rsdp = firmware_install_acpi(&fw, 1, false);
+    uint32_t len;
+    const uint8_t *f = acpi_table(&gm, rsdp, "FACP", &len);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(len, 276);
+    ck_assert_uint_eq(le32(f + 112) & (1u << 20), 0);          /* not HW_REDUCED_ACPI */
+    ck_assert_uint_ne(le32(f + 112) & (1u << 10), 0);          /* RESET_REG_SUP */
+    ck_assert_uint_eq(f[46] | f[47] << 8, GUEST_IRQ_ACPI_SCI); /* SCI_INT */
+    ck_assert_uint_eq(le32(f + 48), 0);                        /* no SMI_CMD: always in ACPI mode */
+    ck_assert_uint_eq(le32(f + 56), GUEST_PORT_ACPI_PM1_EVT);
+    ck_assert_uint_eq(le32(f + 64), GUEST_PORT_ACPI_PM1_CNT);
+    ck_assert_uint_eq(f[88], 4);                               /* PM1_EVT_LEN */
+    ck_assert_uint_eq(f[89], 2);                               /* PM1_CNT_LEN */
+    ck_assert_uint_eq(le32(f + 76) | f[91], 0);                /* no PM timer */
+    ck_assert_uint_eq(le32(f + 80) | f[92], 0);                /* no GPE0 block */
+    ck_assert_uint_eq(le32(f + 120), GUEST_PORT_ACPI_RESET);   /* RESET_REG's address */
+    ck_assert_uint_eq(f[128], GUEST_ACPI_RESET_VALUE);
+    static const uint8_t zero[24];
+    ck_assert(!memcmp(f + 244, zero, sizeof(zero)));           /* no SLEEP_CONTROL_REG, SLEEP_STATUS_REG */
+    uint32_t facs = le32(f + 36);
+    ck_assert_uint_eq(facs % 64, 0);
+    const uint8_t *fs = guest_mem_ptr(&gm, facs, 64);
+    ck_assert(!memcmp(fs, "FACS", 4));
+    ck_assert_uint_eq(le32(fs + 4), 64);
+    ck_assert_uint_eq(memmap_type_at(&fw.map, facs), EFI_ACPI_RECLAIM_MEMORY);
+    const uint8_t *madt = acpi_table(&gm, rsdp, "APIC", &len);
+    const uint8_t sci[10] = { 2, 10, 0, GUEST_IRQ_ACPI_SCI, GUEST_IRQ_ACPI_SCI, 0, 0, 0, 0x0d, 0 };   /* level, high */
+    ck_assert_ptr_nonnull(memmem(madt, len, sci, sizeof(sci)));
+    const uint8_t irq0[4] = { 2, 10, 0, 0 };                   /* IRQ 0 stays on pin 0, where KVM routes it */
+    ck_assert_ptr_null(memmem(madt, len, irq0, sizeof(irq0)));
+    firmware_free(&fw);
+    free(buf);
+}
+END_TEST
+
 /* --exec-output: COM2 in an SSDT of its own and IRQ 3 in the MADT; the
  * DSDT is the same bytes as without it. */
 START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
@@ -142,7 +196,7 @@ START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
     ck_assert_ptr_nonnull(memmem(ssdt, len, io, sizeof(io)));
     ck_assert_ptr_nonnull(memmem(ssdt, len, irq, sizeof(irq)));
     ck_assert_uint_eq(ssdt[len - 1], 0x00);
-    /* MADT: one override more, IRQ 3 on GSI 3, after the three there were. */
+    /* MADT: one override more, IRQ 3 on GSI 3, after the two there were. */
     const uint8_t *madt0 = acpi_table(&gm[0], rsdp[0], "APIC", &len0);
     const uint8_t *madt = acpi_table(&gm[1], rsdp[1], "APIC", &len);
     ck_assert_uint_eq(len, len0 + 10);
@@ -166,27 +220,26 @@ START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
 }
 END_TEST
 
-/* The tables as the builder wrote them before it was split into one
- * builder per table: each configuration's two pages, by CRC-32, and the
- * MADT with COM2 byte for byte (ACPI 6.4, 5.2.12). */
+/* The tables' bytes, pinned so that no change to them goes unnoticed:
+ * each configuration's two pages by CRC-32, and the MADT with COM2 byte
+ * for byte (ACPI 6.4, 5.2.12). */
 START_TEST(acpi_tables_keep_their_bytes)
 {
     static const struct {
         unsigned ncpus;
         bool com2;
         unsigned long crc;
-    } pinned[] = { { 1, false, 0x8802f504 }, { 3, false, 0x02f9d884 }, { 2, true, 0xc6f1c882 },
-                   { ACPI_MAX_CPUS, true, 0xa4e6fa86 } };
+    } pinned[] = { { 1, false, 0x84010cb2 }, { 3, false, 0xa51ced23 }, { 2, true, 0xefd348b0 },
+                   { ACPI_MAX_CPUS, true, 0xb1a5a12d } };
     static const uint8_t madt_2_com2[] = {
-        'A', 'P', 'I', 'C', 0x70, 0x00, 0x00, 0x00, 0x05, 0xfc, 'H', 'N', 'D', 'O', 'V', 'R',   /* header */
+        'A', 'P', 'I', 'C', 0x66, 0x00, 0x00, 0x00, 0x05, 0x14, 'H', 'N', 'D', 'O', 'V', 'R',   /* header */
         'H', 'A', 'N', 'D', 'O', 'V', 'E', 'R', 0x01, 0x00, 0x00, 0x00, 'H', 'N', 'D', 'O',
         0x01, 0x00, 0x00, 0x00,
         0x00, 0x00, 0xe0, 0xfe, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC address, PCAT_COMPAT */
         0x00, 0x08, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC 0, enabled */
         0x00, 0x08, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00,                 /* LAPIC 1 */
         0x01, 0x0c, 0x02, 0x00, 0x00, 0x00, 0xc0, 0xfe, 0x00, 0x00, 0x00, 0x00,   /* IOAPIC 2, GSI base 0 */
-        0x02, 0x0a, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00,     /* IRQ 0 on GSI 2 */
-        0x02, 0x0a, 0x00, 0x09, 0x09, 0x00, 0x00, 0x00, 0x0d, 0x00,     /* IRQ 9, level, active high */
+        0x02, 0x0a, 0x00, 0x09, 0x09, 0x00, 0x00, 0x00, 0x0d, 0x00,     /* the SCI, IRQ 9, level, active high */
         0x02, 0x0a, 0x00, 0x04, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,     /* COM1 */
         0x02, 0x0a, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,     /* COM2 */
     };
@@ -217,6 +270,7 @@ Suite *fw_acpi_suite(void)
     Suite *s = suite_create("fw-acpi");
     TCase *t = tcase_create("acpi");
     tcase_add_test(t, acpi_tables_checksum_and_link);
+    tcase_add_test(t, acpi_fadt_is_a_pcs_with_pm1_blocks_and_a_facs);
     tcase_add_test(t, acpi_com2_in_an_ssdt_and_the_madt);
     tcase_add_test(t, acpi_tables_keep_their_bytes);
     suite_add_tcase(s, t);
