@@ -222,6 +222,18 @@ START_TEST(report_refuses_a_command_line_that_is_not_utf8)
 }
 END_TEST
 
+/* A report that cannot be written whole is a failure, however stdio
+ * buffered it: a small one fits the buffer and fails only at its flush. */
+START_TEST(report_to_a_full_device_fails)
+{
+    FILE *out = fopen("/dev/full", "w");
+    ck_assert_ptr_nonnull(out);
+    const struct report_facts f = refused();
+    ck_assert_int_eq(report_write(out, &f, &data), -1);
+    fclose(out);
+}
+END_TEST
+
 /* A run that never entered the guest is an ERROR case of the root group,
  * never a pass; a finished run lists its suites and cases. */
 START_TEST(kunit_json_says_why_a_run_has_no_result)
@@ -272,6 +284,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, report_keeps_the_last_zero_page_and_a_bounded_console);
     tcase_add_test(tc, report_of_exec_and_kunit);
     tcase_add_test(tc, report_refuses_a_command_line_that_is_not_utf8);
+    tcase_add_test(tc, report_to_a_full_device_fails);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("kunit-json");

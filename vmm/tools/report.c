@@ -337,8 +337,9 @@ int report_write(FILE *out, const struct report_facts *f, const struct report_da
     if (f->kunit)
         json_object_set_new(root, "kunit", kunit_json(f->kunit));
     json_object_set_new(root, "console", json_stringn(d->console_log ? d->console_log : "", d->console_log_len));
-    int rc = json_dumpf(root, out, JSON_INDENT(2)) || fputc('\n', out) == EOF ? -1 : 0;
+    /* The flush's result counts: stdio may drop what a failed flush could
+     * not write, and the fclose after it then succeeds (/dev/full). */
+    int rc = json_dumpf(root, out, JSON_INDENT(2)) || fputc('\n', out) == EOF || fflush(out) || ferror(out) ? -1 : 0;
     json_decref(root);
-    fflush(out);
     return rc;
 }
