@@ -22,6 +22,7 @@ step "initramfs" "$top/scripts/build-initramfs.sh"
 if tiny=$("$top/scripts/build-tiny-kernel.sh" 2>/dev/null); then
     step "GRUB (golden)" "$top/examples/make-grub.sh" --cmdline "$GOLDEN_CMDLINE" "$tiny"
     step "GRUB" "$top/examples/make-grub.sh" "$tiny"
+    step "GRUB (menu)" "$top/examples/make-grub.sh" --menu --cmdline "$GOLDEN_CMDLINE" "$tiny"
     uki_dir=$(mktemp -d)
     step "UKI (golden)" golden_uki "$tiny" "$uki_dir"
     rm -rf "$uki_dir"

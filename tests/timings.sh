@@ -19,11 +19,11 @@ table() {
         case " $seen " in *" $f "*) continue ;; esac
         seen="$seen $f"
         # shellcheck disable=SC2034
-        local tier wall passed failed skipped status
-        eval "$(tr ' ' '\n' < "$f" | grep -E '^(tier|wall|passed|failed|skipped|status)=[A-Za-z0-9_.-]*$')"
+        local tier wall passed failed skipped status retried=
+        eval "$(tr ' ' '\n' < "$f" | grep -E '^(tier|wall|passed|failed|skipped|status|retried)=[A-Za-z0-9_.-]*$')"
         # A tier without a summary line (the fuzzers) has no counts.
         [ "$passed$failed$skipped" = 000 ] && passed=- failed=- skipped=-
-        echo "| $tier | $wall | $passed | $failed | $skipped | $([ "$status" = 0 ] && echo ok || echo "FAILED ($status)") |"
+        echo "| $tier | $wall | $passed | $failed | $skipped | $([ "$status" = 0 ] && echo ok || echo "FAILED ($status)")${retried:+, in a second L1} |"
     done
     echo
     echo "Total: ${total} s wall ($((total / 60)) min $((total % 60)) s) on $(nproc) cores;" \
@@ -34,8 +34,13 @@ table() {
 # CI page shows first, names the cause.
 why() {
     local f name
+    for f in "$dir"/*.first-l1.log; do
+        [ -e "$f" ] || continue
+        echo "Tier $(basename "$f" .first-l1.log)'s first L1 failed (from $f):"
+        grep -E '^kvm-host: |STALL|^ *kvm-host: running ' "$f" | head -n 10 | sed 's/^/    /'
+    done
     for f in "$dir"/*.tier; do
-        grep -q ' status=0$' "$f" && continue
+        grep -q ' status=0\( \|$\)' "$f" && continue
         name=$(basename "$f" .tier)
         echo "Why tier $name failed (from $dir/$name.log):"
         grep -E '^(not ok - |kvm-host: |Failures: |[0-9]+%: Checks: )|STALL|timed out|^ *kvm-host: running ' "$dir/$name.log" 2>/dev/null \
