@@ -23,7 +23,7 @@ FUZZERS      := bzimage pe firmware devices emulate ktap devpath events elf
 
 # UB aborts (counts as a crash) instead of printing and going on.
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra $(FUZZ_SAN)
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(FUZZ_SAN)
 
 # The pure libraries, as the top-level Makefile finds them (PURE_DIRS).
 FUZZ_LIB_SRC := $(foreach d,$(PURE_DIRS),$(wildcard $(d)/*.c))

@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (unsigned i = 0; i < n; i++) {
             uint16_t base = in_u16(&in);
             uint16_t len = (uint16_t)(1 + in_u8(&in) % 32);
-            struct io_device d = { "extra", base, len, (i & 1) ? extra_in : NULL, NULL, NULL };
+            struct io_device d = { .name = "extra", .base = base, .len = len, .in = (i & 1) ? extra_in : NULL };
             /* Two ranges overlap when they share a port. */
             bool overlaps = false;
             for (unsigned k = 0; k < bus.n; k++) {
