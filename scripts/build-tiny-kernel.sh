@@ -5,6 +5,9 @@
 # package version, so it is rebuilt only when one of them changes.
 #
 # usage: scripts/build-tiny-kernel.sh [VARIANT]   (VARIANT: tiny, default)
+# VARIANT names fragments tests/kernel/NAME.config, joined with '+'
+# (kunit+i386: the KUnit suites in an i386 kernel), merged in that order
+# after tiny.config. With the i386 fragment the build is ARCH=i386.
 # prints the path of the bzImage on stdout.
 set -euo pipefail
 
@@ -14,15 +17,22 @@ cache=${HANDOVER_CACHE:-$HOME/.cache/handover}
 tarball=/usr/src/linux-source-6.1.tar.xz
 
 [ -r "$tarball" ] || { echo "build-tiny-kernel: $tarball missing; apt-get install linux-source-6.1" >&2; exit 1; }
-fragments=("$top/tests/kernel/tiny.config")
-[ "$variant" = tiny ] || fragments+=("$top/tests/kernel/$variant.config")
+case $variant in ''|+*|*+|*++*|*[!a-z0-9+]*) echo "build-tiny-kernel: bad variant '$variant'" >&2; exit 1 ;; esac
+IFS=+ read -r -a parts <<< "$variant"
+fragments=("$top/tests/kernel/tiny.config") arch=x86_64
+for p in "${parts[@]}"; do
+    [ "$p" = tiny ] || fragments+=("$top/tests/kernel/$p.config")
+    [ "$p" = i386 ] && arch=i386
+done
 for f in "${fragments[@]}"; do [ -r "$f" ] || { echo "build-tiny-kernel: no fragment $f" >&2; exit 1; }; done
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 key=$( { echo "$srcver"; cat "${fragments[@]}"
-         if [ -d "$top/tests/kernel/$variant" ]; then
-             find "$top/tests/kernel/$variant" -type f -print0 | sort -z | xargs -0 cat
-         fi; } | sha256sum | cut -c1-16)
+         for p in "${parts[@]}"; do
+             if [ -d "$top/tests/kernel/$p" ]; then
+                 find "$top/tests/kernel/$p" -type f -print0 | sort -z | xargs -0 cat
+             fi
+         done; } | sha256sum | cut -c1-16)
 out="$cache/kernels/$variant-$key"
 if [ -s "$out/bzImage" ]; then echo "$out/bzImage"; exit 0; fi
 
@@ -37,13 +47,15 @@ fi
 build="$cache/build/$variant"
 mkdir -p "$build"
 # A project-owned source directory (e.g. a KUnit suite) is linked into the tree.
-if [ -x "$top/tests/kernel/$variant/install.sh" ]; then
-    "$top/tests/kernel/$variant/install.sh" "$src"
-fi
-echo "build-tiny-kernel: configuring $variant in $build" >&2
-make -s -C "$src" O="$build" tinyconfig >&2
-"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" >&2
-make -s -C "$src" O="$build" olddefconfig >&2
+for p in "${parts[@]}"; do
+    if [ -x "$top/tests/kernel/$p/install.sh" ]; then
+        "$top/tests/kernel/$p/install.sh" "$src"
+    fi
+done
+echo "build-tiny-kernel: configuring $variant ($arch) in $build" >&2
+make -s -C "$src" O="$build" ARCH="$arch" tinyconfig >&2
+ARCH=$arch "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" >&2
+make -s -C "$src" O="$build" ARCH="$arch" olddefconfig >&2
 # Each symbol as the last fragment to name it sets it ("CONFIG_X=v", or
 # "# CONFIG_X is not set" as merge_config.sh reads it) must stick.
 awk '/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s); want[s] = $0; next }
@@ -59,7 +71,7 @@ echo "build-tiny-kernel: building (a few minutes on 2 cores)" >&2
 # Reproducible: the same fragment and source give the same image, so the
 # golden traces (tests/golden/) hold on every machine.
 export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00 UTC' KBUILD_BUILD_USER=handover KBUILD_BUILD_HOST=handover
-make -s -C "$src" O="$build" -j"$(nproc)" bzImage >&2
+make -s -C "$src" O="$build" ARCH="$arch" -j"$(nproc)" bzImage >&2
 mkdir -p "$out"
 cp "$build/arch/x86/boot/bzImage" "$out/bzImage"
 cp "$build/.config" "$out/config"

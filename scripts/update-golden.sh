@@ -13,7 +13,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 ho=${HANDOVER:-$top/build/handover}
 # usage: scripts/update-golden.sh [debian]
 #   no argument: the tiny kernel (tests/golden/tiny-*.trace, grub-tiny.trace,
-#   uki-tiny.trace, and the UKI's fault-sweep matrix uki-tiny.sweep.json);
+#   uki-tiny.trace, and the fault-sweep matrices of GRUB and of the UKI,
+#   grub-tiny.sweep.json and uki-tiny.sweep.json);
 #   debian: the stock kernels of scripts/fetch-debian-kernels.sh
 #   (tests/golden/debian-6.1-*.trace, debian-6.12-*.trace); each boot takes
 #   as long as the stub's decompressor: hours on an emulated KVM.
@@ -43,13 +44,17 @@ if [ -z "${1:-}" ]; then
     mv "$out.new" "$out"
     echo "tests/golden/grub-tiny.trace: $(wc -l < "$out") calls"
     work=$(mktemp -d)
+    out="$top/tests/golden/grub-tiny.sweep.json"
+    "$ho" --quiet "${LOADER_SWEEP[@]}" --fault-sweep="$work/grub-sweep.json" "$grub" >/dev/null
+    golden_matrix "$work/grub-sweep.json" > "$out"
+    echo "tests/golden/grub-tiny.sweep.json: $(grep -c '"inject"' "$out") cells"
     uki=$(golden_uki "$kernels" "$work")
     out="$top/tests/golden/uki-tiny.trace"
     "$ho" --quiet --timeout "$timeout" "${APP_SEEDED[@]}" --stop-at ebs --trace-efi="$out.new" "$uki" >/dev/null
     mv "$out.new" "$out"
     echo "tests/golden/uki-tiny.trace: $(wc -l < "$out") calls"
     out="$top/tests/golden/uki-tiny.sweep.json"
-    "$ho" --quiet "${UKI_SWEEP[@]}" --fault-sweep="$work/sweep.json" "$uki" >/dev/null
+    "$ho" --quiet "${LOADER_SWEEP[@]}" --fault-sweep="$work/sweep.json" "$uki" >/dev/null
     golden_matrix "$work/sweep.json" > "$out"
     rm -rf "$work"
     echo "tests/golden/uki-tiny.sweep.json: $(grep -c '"inject"' "$out") cells"

@@ -25,12 +25,16 @@ golden_uki() {
     head -c 65536 /dev/zero > "$2/uki-initrd.bin" &&
         "$(dirname "${BASH_SOURCE[0]}")/../../examples/make-uki.sh" "$1" "$2/uki-initrd.bin" "$GOLDEN_CMDLINE"
 }
-# The UKI's --fault-sweep, whose matrix (inject spec and outcome of every
-# cell) is tests/golden/uki-tiny.sweep.json. systemd-stub halts on a failed
-# AllocatePool (its assert: "... Halting.", then Stall forever), so those
-# cells end as hung at --cell-timeout, which is short for that reason: the
-# cells that do finish take a few seconds in the L1.
-UKI_SWEEP=(--timeout 900 --cell-timeout 15 --fail-on crashed,bad-e820 "${APP_SEEDED[@]}")
+# The --fault-sweep of a boot loader in front of the kernel: the UKI's and
+# GRUB's, whose matrices (inject spec and outcome of every cell) are
+# tests/golden/uki-tiny.sweep.json and grub-tiny.sweep.json. systemd-stub
+# halts on a failed AllocatePool (its assert: "... Halting.", then Stall
+# forever), and GRUB, after a failed early call, polls ReadKeyStroke at
+# "Press any key to exit." or "grub rescue> " (a poll nothing tells apart
+# from a menu's countdown), so those cells end as hung at --cell-timeout,
+# which is short for that reason: the cells that do finish take a few
+# seconds in the L1.
+LOADER_SWEEP=(--timeout 900 --cell-timeout 15 --fail-on crashed,bad-e820 "${APP_SEEDED[@]}")
 # golden_matrix SWEEP.json: the part of a matrix a golden file keeps.
 golden_matrix() {
     python3 -c 'import json, sys
