@@ -7,7 +7,7 @@
  *           table array, FirmwareVendor
  *   +0x2000 BS table, protocols, handles EfiBootServicesData
  *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2,
- *           the memory attribute protocol),
+ *           the memory attribute protocol, TCG2 with --tpm),
  *           event handles, handles made on demand
  *   +0x3000 LoadOptions (UCS-2)          EfiBootServicesData
  */

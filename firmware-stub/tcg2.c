@@ -19,7 +19,19 @@
 #include "tpm2_command.h"
 #include "trace_decode.h"
 
+_Static_assert(FW_EVENTS_OFFSET + 8 * FW_MAX_EVENTS <= FW_TCG2_OFFSET &&
+               FW_TCG2_OFFSET + 8 * TCG2_COUNT <= FW_DYN_HANDLES_OFFSET,
+               "the TCG2 protocol sits between the events and the handles made on demand");
+
 static uint64_t u32_arg(uint64_t a) { return a & 0xffffffffu; }
+
+/* A call through the protocol's thunks: EFI_UNSUPPORTED without --tpm (a
+ * guest that calls the thunks by their IDs), EFI_INVALID_PARAMETER for a
+ * This that is not the protocol. */
+static efi_status_t check_this(const struct firmware *fw, uint64_t this)
+{
+    return !fw->tpm.on ? EFI_UNSUPPORTED : this != fw->tcg2 ? EFI_INVALID_PARAMETER : EFI_SUCCESS;
+}
 
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
 {
@@ -39,7 +51,10 @@ static efi_status_t get_capability(struct firmware *fw, const struct guest_view 
 {
     uint64_t this = a[0], cap = a[1];
     uint8_t size, c[TCG2_CAPABILITY_SIZE] = { 0 };
-    if (this != fw->tcg2 || !cap || !guest_view_read(v, cap, &size, 1))
+    efi_status_t s = check_this(fw, this);
+    if (s != EFI_SUCCESS)
+        return s;
+    if (!cap || !guest_view_read(v, cap, &size, 1))
         return EFI_INVALID_PARAMETER;
     bool v1_0 = size < TCG2_CAPABILITY_SIZE;
     if (v1_0 && size < TCG2_CAPABILITY_1_0_SIZE) {
@@ -65,7 +80,10 @@ static efi_status_t get_capability(struct firmware *fw, const struct guest_view 
 static efi_status_t get_event_log(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t this = a[0], format = u32_arg(a[1]), location = a[2], last_entry = a[3], truncated = a[4];
-    if (this != fw->tcg2 || format != TCG2_LOG_FORMAT_TCG_2 || !fw_writable(v, location, 8) ||
+    efi_status_t s = check_this(fw, this);
+    if (s != EFI_SUCCESS)
+        return s;
+    if (format != TCG2_LOG_FORMAT_TCG_2 || !fw_writable(v, location, 8) ||
         !fw_writable(v, last_entry, 8) || !fw_writable(v, truncated, 1))
         return EFI_INVALID_PARAMETER;
     uint8_t t = fw->tpm.truncated;
@@ -121,7 +139,10 @@ static efi_status_t hash_log_extend_event(struct firmware *fw, const struct gues
 {
     uint64_t this = a[0], flags = a[1], data = a[2], len = a[3], event = a[4];
     uint8_t head[TCG2_EVENT_HEAD_SIZE];
-    if (this != fw->tcg2 || !event || !guest_view_read(v, event, head, sizeof(head)))
+    efi_status_t s = check_this(fw, this);
+    if (s != EFI_SUCCESS)
+        return s;
+    if (!event || !guest_view_read(v, event, head, sizeof(head)))
         return EFI_INVALID_PARAMETER;
     uint32_t size = get_le32(head), header_size = get_le32(head + 4);
     uint16_t version = (uint16_t)(head[8] | head[9] << 8);
@@ -159,7 +180,10 @@ static efi_status_t submit_command(struct firmware *fw, const struct guest_view 
 {
     uint64_t this = a[0], in_size = u32_arg(a[1]), in = a[2], out_size = u32_arg(a[3]), out = a[4];
     uint8_t command[TCG2_MAX_COMMAND_SIZE], response[TPM2_RESPONSE_MAX];
-    if (this != fw->tcg2 || !in || !in_size || in_size > sizeof(command) || !out || !out_size ||
+    efi_status_t s = check_this(fw, this);
+    if (s != EFI_SUCCESS)
+        return s;
+    if (!in || !in_size || in_size > sizeof(command) || !out || !out_size ||
         !guest_view_read(v, in, command, in_size))
         return EFI_INVALID_PARAMETER;
     size_t n = tpm2_answer(command, in_size, (const uint8_t (*)[TCG_SHA256_SIZE])fw->tpm.pcr, fw->tpm.update_counter,
@@ -173,7 +197,10 @@ static efi_status_t get_active_pcr_banks(struct firmware *fw, const struct guest
 {
     uint8_t banks[4];
     put_le(banks, TCG2_BOOT_HASH_ALG_SHA256, 4);
-    if (a[0] != fw->tcg2 || !fw_writable(v, a[1], 4))
+    efi_status_t s = check_this(fw, a[0]);
+    if (s != EFI_SUCCESS)
+        return s;
+    if (!fw_writable(v, a[1], 4))
         return EFI_INVALID_PARAMETER;
     guest_view_write(v, a[1], banks, 4);
     return EFI_SUCCESS;
@@ -263,7 +290,7 @@ const struct fw_service fw_tcg2_services[TCG2_COUNT] = {
     TCG2(TCG2_GET_EVENT_LOG, .name = "Tcg2.GetEventLog", .nargs = 5, .fn = get_event_log,
          .decode = decode_get_event_log),
     TCG2(TCG2_HASH_LOG_EXTEND_EVENT, .name = "Tcg2.HashLogExtendEvent", .nargs = 5, .fn = hash_log_extend_event,
-         .decode = decode_hash_log_extend_event),
+         .decode = decode_hash_log_extend_event, .faults = FW_FAULT(TPM_EXTEND_FAIL)),
     TCG2(TCG2_SUBMIT_COMMAND, .name = "Tcg2.SubmitCommand", .nargs = 5, .fn = submit_command,
          .decode = decode_submit_command),
     TCG2(TCG2_GET_ACTIVE_PCR_BANKS, .name = "Tcg2.GetActivePcrBanks", .nargs = 2, .fn = get_active_pcr_banks),

@@ -126,6 +126,11 @@ START_TEST(the_protocol_is_offered_only_once_installed)
 {
     uint64_t iface_p = put_u64(0);
     ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_TCG2_PROTOCOL), 0, iface_p), EFI_NOT_FOUND);
+    /* Its thunks called by ID, without --tpm: This NULL as fw.tcg2 is. */
+    ck_assert_uint_eq(CALL(TCG2(GET_CAPABILITY), 0, put((uint8_t[36]){ 36 }, 36)), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(measure(9, "x", "x"), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(TCG2(GET_ACTIVE_PCR_BANKS), 0, iface_p), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(fw.tpm.extended, 0);
     install();
     ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), put_guid(GUID_TCG2_PROTOCOL), 0, iface_p), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(iface_p), fw.tcg2);
@@ -357,6 +362,31 @@ START_TEST(pcr_banks_are_sha256_and_fixed)
 }
 END_TEST
 
+/* --inject no-tpm and tpm-extend-fail: only with the protocol there, so
+ * that a run without --tpm (and its sweep matrix) never sees them. */
+START_TEST(injected_faults_apply_only_with_tpm)
+{
+    char err[128];
+    ck_assert_int_eq(inject_parse(&fw.cfg.inject, "no-tpm", err, sizeof(err)), 0);
+    ck_assert_int_eq(inject_parse(&fw.cfg.inject, "tpm-extend-fail@2", err, sizeof(err)), 0);
+    uint64_t iface_p = put_u64(0), guid = put_guid(GUID_TCG2_PROTOCOL);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), guid, 0, iface_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(fw.cfg.inject.seen[INJECT_NO_TPM], 0);
+    install();
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), guid, 0, iface_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(iface_p), 0);
+    ck_assert_uint_eq(fw.cfg.inject.count[INJECT_NO_TPM], 1);
+    ck_assert_uint_eq(measure(9, "one", "1"), EFI_SUCCESS);
+    uint8_t before[32];
+    memcpy(before, fw.tpm.pcr[9], 32);
+    ck_assert_uint_eq(measure(9, "two", "2"), EFI_DEVICE_ERROR);
+    ck_assert_mem_eq(fw.tpm.pcr[9], before, 32);
+    ck_assert_uint_eq(fw.tpm.update_counter, 1);
+    ck_assert_msg(strstr(log_text(), "injected fault tpm-extend-fail: Tcg2.HashLogExtendEvent returns EFI_DEVICE_ERROR"),
+                  "%s", log_text());
+}
+END_TEST
+
 Suite *fw_tcg2_suite(void)
 {
     Suite *s = suite_create("fw-tcg2");
@@ -366,6 +396,6 @@ Suite *fw_tcg2_suite(void)
         get_capability_answers_each_structure_size,
         get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table, a_full_log_still_extends_and_says_truncated,
         hash_log_extend_event_refuses_hostile_arguments, submit_command_reads_pcrs_and_refuses_other_commands,
-        pcr_banks_are_sha256_and_fixed, NULL });
+        pcr_banks_are_sha256_and_fixed, injected_faults_apply_only_with_tpm, NULL });
     return s;
 }
