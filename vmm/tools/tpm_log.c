@@ -32,10 +32,9 @@ int tpm_log_finish(const struct tpm_log_run *r)
     if (!r->written)
         write_log(r->vm);
     bool failed = ferror(f);
-    if (fclose(f) || failed) {
-        if (!errno)
-            errno = EIO;
+    if (fclose(f))
         return -1;
-    }
-    return 0;
+    if (failed)
+        errno = EIO;   /* a write failed, and its errno is gone */
+    return failed ? -1 : 0;
 }
