@@ -19,6 +19,7 @@
 #include "rng.h"
 #include "runtime_services.h"
 #include "simple_fs.h"
+#include "tcg2.h"
 #include "trace_decode.h"
 
 const struct fw_service *fw_service_of(unsigned id)
@@ -39,6 +40,8 @@ const struct fw_service *fw_service_of(unsigned id)
         return &fw_loadfile2_service;
     if (id == FW_ID_START_IMAGE_RETURN)
         return &fw_start_image_return_service;
+    if (id >= FW_ID_TCG2(0) && id < FW_ID_TCG2(TCG2_COUNT))
+        return &fw_tcg2_services[id - FW_ID_TCG2(0)];
     if (id == FW_ID_NOTIFY_RETURN)
         return &fw_notify_return_service;
     if (id == FW_ID_FILE_SYSTEM)
@@ -56,9 +59,10 @@ const char *firmware_service_name(unsigned id)
 
 static bool is_boot_service(unsigned id)
 {
-    /* Protocol methods (ConOut, ConIn, RNG, memory attributes, the --esp
-     * volume's) and returns from StartImage are boot-time only, too. */
+    /* Protocol methods (ConOut, ConIn, RNG, memory attributes, TCG2, the
+     * --esp volume's) and returns from StartImage are boot-time only, too. */
     return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_START_IMAGE_RETURN) ||
+           (id >= FW_ID_TCG2(0) && id < FW_ID_TCG2(TCG2_COUNT)) ||
            (id >= FW_ID_FILE_SYSTEM && id < FW_ID_FILE(FILE_COUNT));
 }
 

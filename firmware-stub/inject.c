@@ -46,6 +46,14 @@ static bool asks_for_rng(const struct firmware *fw, enum inject_kind k, const st
     return asks_for(s, v, a, &GUID_RNG_PROTOCOL);
 }
 
+/* Only with --tpm: without it the protocol is missing anyway. */
+static bool asks_for_tcg2(const struct firmware *fw, enum inject_kind k, const struct fw_service *s,
+                          const struct guest_view *v, const uint64_t *a)
+{
+    (void)k;
+    return fw->tpm.on && asks_for(s, v, a, &GUID_TCG2_PROTOCOL);
+}
+
 /* The stub's LocateDevicePath asks for LoadFile2 on the initrd's vendor
  * media path: only meaningful when an initrd is offered. */
 static bool asks_for_initrd(const struct firmware *fw, enum inject_kind k, const struct fw_service *s,
@@ -230,6 +238,12 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
     [INJECT_MEMATTR_FAIL] = { .name = "memattr-fail", .takes_from = true,
                               .help = "Set/ClearMemoryAttributes fail with EFI_OUT_OF_RESOURCES",
                               .before = out_of_resources },
+    [INJECT_NO_TPM] = { .name = "no-tpm", .takes_from = true,
+                        .help = "with --tpm: no EFI_TCG2_PROTOCOL (nothing is measured)",
+                        .scope = INJECT_ON_LOOKUPS, .applies = asks_for_tcg2, .before = protocol_missing },
+    [INJECT_TPM_EXTEND_FAIL] = { .name = "tpm-extend-fail", .takes_from = true,
+                                 .help = "with --tpm: Tcg2.HashLogExtendEvent fails with EFI_DEVICE_ERROR",
+                                 .before = device_error },
 };
 
 /* ---- specs -------------------------------------------------------------- */

@@ -11,7 +11,8 @@
  *                                    its device path, RNG, the initrd's
  *                                    LoadFile2 and device path, the memory
  *                                    attribute protocol, events, the
- *                                    handles made on demand
+ *                                    TCG2 protocol, the handles made on
+ *                                    demand
  *   3     EfiBootServicesData        LoadOptions (UCS-2)
  *
  * Runtime data sits in pages of its own so that SetVirtualAddressMap moves
@@ -47,6 +48,8 @@ enum fw_region_offset {
      * addresses of 16-byte slots here, never reused: a stale handle stays
      * invalid. */
     FW_DYN_HANDLES_OFFSET = FW_BS_DATA_OFFSET + 0x800,
+    /* EFI_TCG2_PROTOCOL (--tpm), after the events */
+    FW_TCG2_OFFSET = FW_BS_DATA_OFFSET + 0x780,
 
     FW_LOAD_OPTIONS_OFFSET = 0x3000,
     FW_REGION_SIZE = 0x4000,

@@ -54,4 +54,12 @@ enum efi_file_service {
 /* EFI_MEMORY_ATTRIBUTE_PROTOCOL's functions (UEFI 2.10 section 37.7). */
 enum efi_memattr_service { MEMATTR_GET, MEMATTR_SET, MEMATTR_CLEAR, MEMATTR_COUNT };
 
+/* EFI_TCG2_PROTOCOL's functions (TCG EFI Protocol Specification, family
+ * 2.0, section 6.3). */
+enum efi_tcg2_service {
+    TCG2_GET_CAPABILITY, TCG2_GET_EVENT_LOG, TCG2_HASH_LOG_EXTEND_EVENT, TCG2_SUBMIT_COMMAND,
+    TCG2_GET_ACTIVE_PCR_BANKS, TCG2_SET_ACTIVE_PCR_BANKS, TCG2_GET_RESULT_OF_SET_ACTIVE_PCR_BANKS,
+    TCG2_COUNT
+};
+
 #endif

@@ -7,7 +7,7 @@
  *           table array, FirmwareVendor
  *   +0x2000 BS table, protocols, handles EfiBootServicesData
  *           (ConOut, ConIn, LoadedImage, RNG, the initrd's LoadFile2,
- *           the memory attribute protocol),
+ *           the memory attribute protocol, TCG2 with --tpm),
  *           event handles, handles made on demand
  *   +0x3000 LoadOptions (UCS-2)          EfiBootServicesData
  */
@@ -42,6 +42,7 @@
 /* Return address of an entry point StartImage calls: its thunk pushes RAX
  * (the image's status) before the OUT, and has no RET. */
 #define FW_ID_START_IMAGE_RETURN 137
+#define FW_ID_TCG2(i)      (140 + (i))    /* EFI_TCG2_PROTOCOL (--tpm), enum efi_tcg2_service */
 _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_CONOUT(0) &&
                FW_ID_CONOUT(CONOUT_COUNT) <= FW_ID_CONIN(0) && FW_ID_CONIN(CONIN_COUNT) <= FW_ID_RNG(0) &&
                FW_ID_RNG(RNG_COUNT) <= FW_ID_MEMATTR(0) && FW_ID_MEMATTR(MEMATTR_COUNT) <= FW_ID_LOADFILE2,
@@ -50,6 +51,8 @@ _Static_assert(FW_ID_BS(BS_COUNT) <= FW_ID_RT(0) && FW_ID_RT(RT_COUNT) <= FW_ID_
  * then EFI_FILE_PROTOCOL's functions (enum efi_file_service). */
 #define FW_ID_FILE_SYSTEM  160
 #define FW_ID_FILE(i)      (161 + (i))
+_Static_assert(FW_ID_START_IMAGE_RETURN < FW_ID_TCG2(0) && FW_ID_TCG2(TCG2_COUNT) <= FW_ID_FILE_SYSTEM,
+               "the TCG2 services' IDs sit between StartImage's return and the file services");
 _Static_assert(FW_ID_START_IMAGE_RETURN < FW_ID_FILE_SYSTEM && FW_ID_FILE(FILE_COUNT) <= 256,
                "the file services' IDs sit between StartImage's return and the exceptions");
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
@@ -137,6 +140,25 @@ struct fw_handle_protocol {
 #define FW_MAX_UNSERVED  32
 
 struct fw_pool { uint64_t addr, pages; };
+
+#define FW_TPM_PCRS       24   /* PCRs 0-23 (TCG PC Client Platform Firmware Profile, section 3.3.4) */
+#define FW_TPM_DIGEST     32   /* the one bank served: SHA-256 */
+
+/* --tpm: the PCRs' SHA-256 bank and the event log in guest memory
+ * (tcg2.c). The log is a TCG2 crypto-agile log at log, its last entry at
+ * last_entry; once GetEventLog has handed it out, each later event goes
+ * to the final-events table at final_table too (TCG EFI Protocol
+ * Specification, section 7). */
+struct fw_tpm {
+    bool on;
+    uint8_t pcr[FW_TPM_PCRS][FW_TPM_DIGEST];
+    uint32_t extended;           /* bit i: PCR i extended at least once */
+    uint32_t update_counter;     /* extends so far: TPM2_PCR_Read's pcrUpdateCounter */
+    uint64_t log, log_size, log_capacity, last_entry;
+    uint64_t final_table, final_size, final_capacity, final_events;
+    bool log_handed_out;         /* GetEventLog(EFI_TCG2_EVENT_LOG_FORMAT_TCG_2) called */
+    bool truncated;              /* an event did not fit in the log */
+};
 
 /* An event CreateEvent made. Times are host CLOCK_MONOTONIC nanoseconds. */
 struct fw_event {
@@ -255,6 +277,8 @@ struct firmware {
     uint64_t rng, rng_handle;    /* EFI_RNG_PROTOCOL */
     uint64_t initrd_handle, initrd_lf2, initrd_dp;  /* LoadFile2 initrd */
     uint64_t memattr, memattr_handle;   /* EFI_MEMORY_ATTRIBUTE_PROTOCOL */
+    uint64_t tcg2, tcg2_handle;  /* EFI_TCG2_PROTOCOL (--tpm) */
+    struct fw_tpm tpm;
     /* This call changed the firmware's page tables (memattr.c): the vCPU
      * must not return on translations it cached before (vmm/kvm/run.c). */
     bool tables_changed;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../firmware-stub/acpi.h"
+#include "../firmware-stub/tcg2.h"
 #include "../loader/cpio.h"
 #include "../loader/dtb.h"
 #include "../loader/place.h"
@@ -317,6 +318,10 @@ static int build_firmware(struct vmm *vm)
     }
     if (!vm->opt.no_acpi && !firmware_install_acpi(&vm->fw, vm->opt.cpus, vm->opt.exec_output != NULL)) {
         vmm_log("cannot build the ACPI tables");
+        return EXIT_HOST;
+    }
+    if (vm->opt.tpm && firmware_install_tcg2(&vm->fw)) {
+        vmm_log("--tpm: cannot build EFI_TCG2_PROTOCOL (no guest memory or handle left, or OpenSSL failed)");
         return EXIT_HOST;
     }
     if (vm->opt.esp &&

@@ -20,6 +20,7 @@
 #include "tools/kunit.h"
 #include "tools/progress.h"
 #include "tools/report_hooks.h"
+#include "tools/tpm_log.h"
 #include "vmm.h"
 
 static void *read_image(const char *path, size_t *size)
@@ -215,6 +216,8 @@ static int open_outputs(struct vmm *vm)
         return EXIT_USAGE;
     if (vm->opt.exec_output && !(vm->files.exec_output = vmm_open_output("--exec-output", vm->opt.exec_output)))
         return EXIT_USAGE;
+    if (vm->opt.tpm_log && !(vm->files.tpm_log = vmm_open_output("--tpm-log", vm->opt.tpm_log)))
+        return EXIT_USAGE;
     if (vm->opt.sweep_json && !(vm->files.sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
         return EXIT_USAGE;
     if (vm->opt.sweep_baseline &&
@@ -298,7 +301,8 @@ static int enter_sandbox(const struct vmm *vm)
     const struct run_files *f = &vm->files;
     const struct sandbox_plan plan = {
         .outputs = { 1, 2, f->trace ? fileno(f->trace) : 2, f->report ? fileno(f->report) : 2,
-                     f->kunit_json ? fileno(f->kunit_json) : 2, f->exec_output ? fileno(f->exec_output) : 2 },
+                     f->kunit_json ? fileno(f->kunit_json) : 2, f->exec_output ? fileno(f->exec_output) : 2,
+                     f->tpm_log ? fileno(f->tpm_log) : 2 },
         .output_allowance = vm->opt.console_limit + vm->opt.trace_limit,
         .kvm_fd = vm->kvm_fd, .vm_fd = vm->vm_fd, .vcpu_fds = vcpu_fds, .ncpus = vm->opt.cpus,
         .sweep_matrix_fd = f->sweep_matrix ? fileno(f->sweep_matrix) : -1,
@@ -315,6 +319,7 @@ struct tools {
     struct ktap ktap;
     struct stop_summary stop;
     struct fault_sweep *sweep;
+    struct tpm_log_run tpm_log;
 };
 
 /* Registered once the options are read, refused or not: the progress
@@ -333,6 +338,7 @@ static int watch(struct vmm *vm, struct tools *t)
         { vm->opt.kunit, &kunit_hooks, &t->ktap },
         { vm->opt.stop_at == STOP_AT_EBS, &stop_summary_hooks, &t->stop },
         { vm->opt.fault_sweep, &fault_sweep_hooks, t->sweep },
+        { vm->opt.tpm_log != NULL, &tpm_log_hooks, &t->tpm_log },
     };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (all[i].wanted && vmm_observe(vm, all[i].hooks, all[i].ctx))
@@ -428,6 +434,10 @@ static int write_results(struct vmm *vm, const struct tools *t, int rc)
     }
     if (vm->files.exec_output_failed)
         rc = output_failed(vm, rc);
+    if (vm->files.tpm_log && tpm_log_finish(&t->tpm_log)) {
+        vmm_log("--tpm-log %s: write failed: %s", vm->opt.tpm_log, strerror(errno));
+        rc = output_failed(vm, rc);
+    }
     if (vm->files.report &&
         (report_finish(&t->report, rc, why_ended(vm, t, rc), &t->ktap) || fclose(vm->files.report))) {
         vmm_log("--report %s: write failed: %s", vm->opt.report_path, strerror(errno));
@@ -462,7 +472,8 @@ static void release(struct vmm *vm, struct tools *t)
 int main(int argc, char **argv)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    static struct tools tools = { .progress = { .vm = &vm }, .report = { .vm = &vm }, .stop = { .vm = &vm } };
+    static struct tools tools = { .progress = { .vm = &vm }, .report = { .vm = &vm }, .stop = { .vm = &vm },
+                                  .tpm_log = { .vm = &vm } };
     clock_start();
     vmm_milestone(&vm, MILESTONE_START);
     /* Descriptors inherited from the caller are not the VMM's to use (nor a

@@ -364,6 +364,13 @@ static const struct option_def options[] = {
     OPT_BOOLEAN("no-emulation-fallbacks", no_emulation_fallbacks,
                 "do not adapt to the host: no automatic noxsave, no\n"
                 "instructions performed for the host (vmm/x86/emulate.c)"),
+    OPT_BOOLEAN("tpm", tpm,
+                "serve EFI_TCG2_PROTOCOL: measurements extend SHA-256 PCRs kept\n"
+                "in the VMM and go to a TCG2 event log (no TPM device after\n"
+                "ExitBootServices); --report gives the PCRs"),
+    OPT_STRING("tpm-log", tpm_log, "FILE",
+               "with --tpm: write the binary event log to FILE as it stood\n"
+               "at ExitBootServices (or at the run's end)"),
     OPT_CALLBACK("seed", required_argument, "N", "make EFI_RNG_PROTOCOL deterministic (reproducible traces)", set_seed),
     OPT_CALLBACK("keys", required_argument, "STRING",
                  "keys for ConIn.ReadKeyStroke, one a call, in order, then no\n"
@@ -704,6 +711,10 @@ int validate_options(struct vmm_options *o)
             vmm_log("--fault-sweep cannot be combined with %s", bad);
             return EXIT_USAGE;
         }
+    }
+    if (o->tpm_log && (!o->tpm || o->fault_sweep)) {
+        vmm_log("--tpm-log needs --tpm%s", o->tpm ? ", and cannot be combined with --fault-sweep" : "");
+        return EXIT_USAGE;
     }
     if (o->nadds && !o->initrd && !o->exec) {
         vmm_log("--add packs files into the initramfs: it needs --exec or --initrd");

@@ -57,6 +57,8 @@ struct vmm_options {
     uint64_t trace_limit;     /* bytes of --trace-efi output */
     struct inject inject;     /* --inject */
     const char *keys;         /* --keys STRING: ConIn's keys (firmware-stub/keys.h) */
+    bool tpm;                 /* --tpm: EFI_TCG2_PROTOCOL (firmware-stub/tcg2.c) */
+    const char *tpm_log;      /* --tpm-log FILE: its event log, written at the run's end */
     bool seeded;              /* --seed N */
     uint64_t seed;
     bool fault_sweep;         /* --fault-sweep[=FILE] */

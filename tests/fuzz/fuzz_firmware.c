@@ -5,7 +5,8 @@
  * A fresh firmware_init per input on 32 MiB of guest RAM laid out as
  * vmm/boot.c does (firmware at 1 MiB, the VMM's reservations and page
  * tables, ACPI tables for 2 CPUs, an image at 16 MiB, an --esp volume
- * of a few files and directories that the image lies on). Guest RAM is an anonymous mapping between two PROT_NONE guard
+ * of a few files and directories that the image lies on, --tpm's
+ * EFI_TCG2_PROTOCOL and its event log). Guest RAM is an anonymous mapping between two PROT_NONE guard
  * pages, reset to zeros per input with madvise(MADV_DONTNEED): a host
  * access past either end of guest RAM faults and counts as a crash.
  *
@@ -62,6 +63,7 @@
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
 #include "../../firmware-stub/simple_fs.h"
+#include "../../firmware-stub/tcg2.h"
 #include "../../firmware-stub/volume.h"
 #include "../../guest/guest_mem.h"
 #include "../../guest/layout.h"
@@ -96,7 +98,7 @@ static void setup_once(void)
     fuzz_host_once(&ram, RAM_SIZE, &devnull, &verbose, "FUZZ_FIRMWARE_TRACE");
 }
 
-#define NGUIDS 15
+#define NGUIDS 16
 
 static const efi_guid_t *known_guid(unsigned i)
 {
@@ -118,6 +120,7 @@ static const efi_guid_t *known_guid(unsigned i)
         g[12] = GUID_FILE_INFO;
         g[13] = GUID_FILE_SYSTEM_INFO;
         g[14] = GUID_FILE_SYSTEM_VOLUME_LABEL;
+        g[15] = GUID_TCG2_PROTOCOL;
         done = true;
     }
     return &g[i % NGUIDS];
@@ -566,6 +569,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(memmap_reserve(&fw.map, IMAGE_BASE, IMAGE_SIZE / PAGE, EFI_LOADER_CODE) == EFI_SUCCESS);
     firmware_set_image(&fw, IMAGE_BASE, IMAGE_SIZE);
     CHECK(firmware_attach_esp(&fw, esp_volume(), "EFI/BOOT/BOOTX64.EFI") == 0);
+    CHECK(firmware_install_tcg2(&fw) == 0);
     ram_pages = RAM_SIZE / PAGE;
     check_map(&fw);
     for (unsigned i = 0; i < NGUIDS; i++)

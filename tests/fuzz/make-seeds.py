@@ -60,6 +60,7 @@ class A:
     def guid(i): return u8(12 | i << 4)         # 0 LoadedImage 1 LI devpath 2 devpath 3 ConOut 4 ConIn 5 global var 6 ACPI
     #                                             7 RNG 8 LoadFile2 9 initrd media 10 RNG raw algorithm
     #                                             11 SimpleFileSystem 12 FileInfo 13 FileSystemInfo 14 VolumeLabel
+    #                                             15 TCG2
     @staticmethod
     def from_scratch(off): return b"\x0d" + u16(off)
     @staticmethod
@@ -229,6 +230,20 @@ def firmware_seeds():
           fw_call(ID.RNG_GET_RNG, [A.from_scratch(0), A.guid(10), A.small(32), A.scratch(0x100)]) +
           fw_call(ID.RNG_GET_RNG, [A.from_scratch(0), A.zero, A.raw(0x100000), A.raw(0x400000)]) +
           fw_call(ID.RNG_GET_RNG, [A.from_scratch(0), A.guid(0), A.small(8), A.scratch(0x100)]))
+    # --tpm: TCG2 found; GetCapability with a Size too small; an event into
+    # PCR 9; the log handed out, so the next event goes to the final-events
+    # table too; TPM2_PCR_Read of SHA-256 PCR 9 through SubmitCommand.
+    event = u32(18 + 4) + u32(14) + u16(1) + u32(9) + u32(6) + b"evnt"
+    pcr_read = bytes([0x80, 0x01, 0, 0, 0, 20, 0, 0, 0x01, 0x7e, 0, 0, 0, 1, 0, 0x0b, 3, 0, 2, 0])
+    extend = fw_call(ID.TCG2_HASH_LOG_EXTEND_EVENT, [A.from_scratch(0), A.zero, A.scratch(0x300), A.small(20)],
+                     [A.scratch(0x200)])
+    write("firmware", "tcg2", b"\x08" + fw_call(ID.BS_LOCATE_PROTOCOL, [A.guid(15), A.zero, A.scratch(0)]) +
+          fw_write(0, 0x200, event) + fw_write(0, 0x300, pcr_read) +
+          fw_call(ID.TCG2_GET_CAPABILITY, [A.from_scratch(0), A.scratch(0x100)]) + extend +
+          fw_call(ID.TCG2_GET_EVENT_LOG, [A.from_scratch(0), A.small(2), A.scratch(8), A.scratch(16)], [A.scratch(24)]) +
+          extend +
+          fw_call(ID.TCG2_SUBMIT_COMMAND, [A.from_scratch(0), A.small(20), A.scratch(0x300), A.small(200)],
+                  [A.scratch(0x400)]))
     # Fault injection (specs through inject_parse), trace with a limit.
     specs = b"gmm-too-small:2\0ebs-stale-key\0alloc-pool-fail:1\0"
     write("firmware", "inject", u8(0x10 | 0x08 | 0x20) + u8(3) + specs + GET_MAP + GET_MAP + EBS_WITH_KEY +

@@ -20,12 +20,12 @@ FOLDER_RANKS=(guest firmware-stub loader vmm)
 # The firmware-stub's files, bottom first (a .c and its .h share a rank).
 FIRMWARE_RANKS=(
     "services efi guids names ucs2 region"                       # the spec's types, names and strings; the region's layout
-    "memmap pe keys inject_kind volume"                          # libraries on them
+    "memmap pe keys inject_kind volume tcg_log tpm2_command"     # libraries on them
     "state service"                                              # the firmware's state, a service's row
     "log"                                                        # its diagnostics
     "trace_decode handles pool system_table variables"           # what the services use
     "simple_fs"                                                  # the --esp volume's protocols, which LoadImage reads through
-    "memory protocols events image console rng loadfile2 acpi memattr"   # the services
+    "memory protocols events image console rng loadfile2 acpi memattr tcg2"   # the services
     "boot_services runtime_services inject"                      # tables of several files' services; the faults
     "dispatch tables firmware"                                   # the dispatch, the building, the interface
 )

@@ -181,6 +181,9 @@ expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout
 expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
 expect add-needs-initramfs 2 '--add packs files into the initramfs: it needs --exec or --initrd' \
     -- "$HO" --add "$PAYLOAD" "$PAYLOAD"
+expect tpm-log-needs-tpm 2 '--tpm-log needs --tpm$' -- "$HO" --tpm-log "$OUT/no.tpmlog" "$PAYLOAD"
+expect tpm-log-not-in-sweep 2 '--tpm-log needs --tpm, and cannot be combined with --fault-sweep' \
+    -- "$HO" --tpm --tpm-log "$OUT/no.tpmlog" --fault-sweep "$PAYLOAD"
 # --add reads what a program names only from the standard directories, and
 # all of it before /dev/kvm is opened: an interpreter by
 # its file name from the loader directories, a library only by a bare name;

@@ -115,12 +115,56 @@ esp_boots() {
     fi
 }
 
+# Measured boot (--tpm, docs/measured-boot.md), to ExitBootServices. The
+# kernel's stub measures the initrd it gets through LoadFile2 into PCR 9
+# (6.1's efi_load_initrd); systemd-stub measures the UKI's sections into
+# PCR 11, which systemd-measure computes from the same files. tpm2_eventlog
+# (tpm2-tools) replays each log; measured-boot-check.py compares. KERNEL
+measured_boots() {
+    local K=$1 uki dir=$OUT/measured
+    mkdir -p "$dir"
+    head -c 65536 /dev/urandom > "$dir/initrd.bin"
+    expect tpm-stub-initrd 0 'end: stop-at-ebs, exit status 0' \
+        -- "$HO" --timeout 600 --tpm --tpm-log "$dir/stub.tpmlog" --report "$dir/stub.json" --initrd "$dir/initrd.bin" \
+           --initrd-via loadfile2 --stop-at ebs --trace-efi="$dir/stub.trace" "$K"
+    expect tpm-stub-initrd-pcr9 0 '^measured boot ok: 2 events; PCRs 9 replayed' \
+        -- "$TOP/tests/integration/measured-boot-check.py" "$dir/stub.tpmlog" "$dir/stub.json" 9=file:"$dir/initrd.bin"
+    expect tpm-stub-event-log-table 0 '"guid":"LINUX_EFI_TPM_EVENT_LOG"' -- cat "$dir/stub.trace"
+    # The faults: the stub warns about a failed measurement and boots on;
+    # without the protocol it measures nothing (and asks again for the log:
+    # retried).
+    expect tpm-inject-extend-fail 0 'injected fault tpm-extend-fail: Tcg2.HashLogExtendEvent returns EFI_DEVICE_ERROR' \
+        'Failed to measure data for event 0: 0x8000000000000007' 'fault outcome: tpm-extend-fail: fell-back' \
+        -- "$HO" --timeout 600 --tpm --inject tpm-extend-fail --initrd "$dir/initrd.bin" --initrd-via loadfile2 \
+           --stop-at ebs "$K"
+    expect tpm-inject-no-tpm 0 'injected fault no-tpm: LocateProtocol returns EFI_NOT_FOUND' \
+        'fault outcome: no-tpm: retried' '!Tcg2\.' \
+        -- "$HO" --timeout 600 --tpm --inject no-tpm --initrd "$dir/initrd.bin" --initrd-via loadfile2 --stop-at ebs \
+           --trace-efi "$K"
+    if ! uki=$(golden_uki "$K" "$dir" 2>"$dir/make-uki.log"); then
+        skip tpm-uki "could not build the UKI: $(tail -n 1 "$dir/make-uki.log")"
+        return
+    fi
+    # make-uki.sh's .osrel and .cmdline, byte for byte.
+    printf 'ID=handover\nPRETTY_NAME="handover UKI"\n' > "$dir/os-release"
+    printf '%s\n' "$GOLDEN_CMDLINE" > "$dir/cmdline.txt"
+    local pcr11
+    pcr11=$(/usr/lib/systemd/systemd-measure calculate --linux="$K" --osrel="$dir/os-release" \
+            --cmdline="$dir/cmdline.txt" --initrd="$dir/uki-initrd.bin" --bank=sha256 --phase= 2>"$dir/measure.log" |
+            sed -n 's/^11:sha256=//p')
+    expect tpm-uki 0 'end: stop-at-ebs, exit status 0' \
+        -- "$HO" --timeout 600 --tpm --tpm-log "$dir/uki.tpmlog" --report "$dir/uki.json" --stop-at ebs "$uki"
+    expect tpm-uki-pcr11 0 '^measured boot ok: .*PCRs 9, 11 replayed' \
+        -- "$TOP/tests/integration/measured-boot-check.py" "$dir/uki.tpmlog" "$dir/uki.json" 11="${pcr11:-none}"
+}
+
 if ! INITRAMFS=$("$TOP/scripts/build-initramfs.sh" 2>"$OUT/initramfs.log"); then
     skip realkvm-exec "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
 fi
 
 # The tiny kernel: to user space, on 1, 2 and 4 vCPUs counted by the guest.
 if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
+    measured_boots "$K"
     [ -n "${INITRAMFS:-}" ] && exec_boots tiny "$K" --initrd "$INITRAMFS"
     if [ -n "${INITRAMFS:-}" ]; then
         exec_output tiny "$K" --initrd "$INITRAMFS"

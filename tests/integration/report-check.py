@@ -15,6 +15,10 @@ if got != want:
     sys.exit(f"e820 {got} != memory map {want}")
 if r["boot_params"]["efi_loader_signature"] != "EL64":
     sys.exit("boot_params efi_info lacks EL64")
+# --tpm: each PCR a number 0-23, its value 32 bytes of lowercase hex.
+for pcr, value in r.get("pcrs", {}).get("sha256", {}).items():
+    if not (pcr.isdigit() and int(pcr) < 24 and len(value) == 64 and set(value) <= set("0123456789abcdef")):
+        sys.exit(f"pcrs.sha256: PCR {pcr!r} = {value!r} is not a PCR number and a SHA-256 digest in hex")
 if r["firmware_calls"]["by_name"].get("ExitBootServices", 0) < 1:
     sys.exit("no ExitBootServices call counted")
 # The firmware phase (entry to ExitBootServices): every VM exit is a

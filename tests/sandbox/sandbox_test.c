@@ -33,7 +33,7 @@
 
 #define NOPE "/nonexistent-handover-sandbox-test"
 
-static struct sandbox_plan plan = { .outputs = { 1, 2, 2, 2, 2, 2 }, .sweep_matrix_fd = -1, .sweep_baseline_fd = -1 };
+static struct sandbox_plan plan = { .outputs = { 1, 2, 2, 2, 2, 2, 2 }, .sweep_matrix_fd = -1, .sweep_baseline_fd = -1 };
 static int vcpu_fd;
 static int other_fd;   /* open before the filter, not one the VMM writes or reads */
 static char buf[64];

@@ -19,6 +19,7 @@ Suite *fw_exit_boot_services_suite(void); /* test_fw_exit_boot_services.c: ExitB
 Suite *fw_variables_suite(void);  /* test_fw_variables.c: the variable services */
 Suite *fw_protocols_suite(void);  /* test_fw_protocols.c: protocol lookups, the handle database */
 Suite *fw_rng_suite(void);     /* test_fw_rng.c: EFI_RNG_PROTOCOL */
+Suite *fw_tcg2_suite(void);    /* test_fw_tcg2.c: EFI_TCG2_PROTOCOL, its event log and PCRs */
 Suite *fw_memattr_suite(void); /* test_fw_memattr.c: EFI_MEMORY_ATTRIBUTE_PROTOCOL on the identity map */
 Suite *fw_image_suite(void);   /* test_fw_image.c: LoadedImage, LoadImage, StartImage, Exit */
 Suite *fw_events_suite(void);  /* test_fw_events.c: events, timers, TPLs, notify functions */

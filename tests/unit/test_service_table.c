@@ -15,6 +15,7 @@
 #include "../../firmware-stub/memattr.h"
 #include "../../firmware-stub/rng.h"
 #include "../../firmware-stub/runtime_services.h"
+#include "../../firmware-stub/tcg2.h"
 
 #define STACK 0x3f0000ULL
 
@@ -34,10 +35,10 @@ START_TEST(every_slot_has_its_row)
 {
     unsigned ids[FW_MAX_THUNKS];
     unsigned n = service_ids(ids);
-    /* ... the memory attribute functions, SimpleFileSystem.OpenVolume, the File functions, and LoadFile2.LoadFile,
-     * StartImage.Return and NotifyFunction.Return */
-    ck_assert_uint_eq(n, BS_COUNT + RT_COUNT + CONOUT_COUNT + CONIN_COUNT + RNG_COUNT + MEMATTR_COUNT + 1 + FILE_COUNT +
-                             3);
+    /* ... the memory attribute functions, the TCG2 functions, SimpleFileSystem.OpenVolume, the File functions, and
+     * LoadFile2.LoadFile, StartImage.Return and NotifyFunction.Return */
+    ck_assert_uint_eq(n, BS_COUNT + RT_COUNT + CONOUT_COUNT + CONIN_COUNT + RNG_COUNT + MEMATTR_COUNT + TCG2_COUNT + 1 +
+                             FILE_COUNT + 3);
     for (unsigned i = 0; i < n; i++) {
         const struct fw_service *s = fw_service_of(ids[i]);
         /* A slot the designated initializers missed has id 0 and no name. */
@@ -57,6 +58,7 @@ START_TEST(every_slot_has_its_row)
     ck_assert_str_eq(fw_conout_services[CONOUT_ENABLE_CURSOR].name, "ConOut.EnableCursor");
     ck_assert_str_eq(fw_rng_services[RNG_GET_RNG].name, "Rng.GetRNG");
     ck_assert_str_eq(fw_memattr_services[MEMATTR_CLEAR].name, "MemoryAttribute.ClearMemoryAttributes");
+    ck_assert_str_eq(fw_tcg2_services[TCG2_HASH_LOG_EXTEND_EVENT].name, "Tcg2.HashLogExtendEvent");
 }
 END_TEST
 

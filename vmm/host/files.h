@@ -17,6 +17,7 @@ struct run_files {
     FILE *sweep_matrix;       /* --fault-sweep=FILE, opened before the sweep starts */
     FILE *sweep_baseline;     /* --sweep-baseline FILE */
     FILE *exec_output;        /* --exec-output: what COM2 sends */
+    FILE *tpm_log;            /* --tpm-log */
     uint64_t exec_output_bytes;
     bool exec_output_failed;  /* a write to it failed: the run exits 3 */
     bool write_failed;        /* an output's failed write made a success EXIT_HOST */

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 /* The descriptors the VMM writes: stdout, stderr, the --trace-efi file,
- * --report, --kunit-json and --exec-output (2 stands in for each absent
- * one). */
-#define SANDBOX_OUTPUTS 6
+ * --report, --kunit-json, --exec-output and --tpm-log (2 stands in for
+ * each absent one). */
+#define SANDBOX_OUTPUTS 7
 
 /* What the filters let through, and the limits set before them. */
 struct sandbox_plan {

@@ -288,6 +288,22 @@ static json_t *memattr_json(const struct memattr_check *c)
                      "runs", runs);
 }
 
+/* --tpm: the SHA-256 bank's PCRs that were extended, by number. */
+static json_t *pcrs_json(const struct fw_tpm *t)
+{
+    json_t *bank = json_object();
+    for (unsigned i = 0; i < FW_TPM_PCRS; i++) {
+        if (!(t->extended >> i & 1))
+            continue;
+        char key[4], value[2 * FW_TPM_DIGEST + 1];
+        snprintf(key, sizeof(key), "%u", i);
+        for (unsigned b = 0; b < FW_TPM_DIGEST; b++)
+            snprintf(value + 2 * b, 3, "%02x", t->pcr[i][b]);
+        json_object_set_new(bank, key, json_string(value));
+    }
+    return json_pack("{s:o}", "sha256", bank);
+}
+
 /* What was kept at ExitBootServices and at the kernel. */
 static void add_kept(json_t *root, const struct report_data *d, const struct guest_mem *mem)
 {
@@ -336,6 +352,8 @@ int report_write(FILE *out, const struct report_facts *f, const struct report_da
         json_object_set_new(root, "exec", exec_json(f));
     if (f->kunit)
         json_object_set_new(root, "kunit", kunit_json(f->kunit));
+    if (f->tpm)
+        json_object_set_new(root, "pcrs", pcrs_json(f->tpm));
     json_object_set_new(root, "console", json_stringn(d->console_log ? d->console_log : "", d->console_log_len));
     /* The flush's result counts: stdio may drop what a failed flush could
      * not write, and the fclose after it then succeeds (/dev/full). */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../../firmware-stub/memmap.h"
+#include "../../firmware-stub/state.h"
 #include "../../guest/bootparam.h"
 #include "../../guest/guest_mem.h"
 #include "../verdict/ktap.h"
@@ -46,6 +47,7 @@ struct report_facts {
     int exec_status;
     const char *exec_output;          /* --exec-output FILE; NULL: none */
     const struct ktap *kunit;         /* --kunit's reader; NULL: no --kunit */
+    const struct fw_tpm *tpm;         /* --tpm's PCRs; NULL: no --tpm */
 };
 
 /* At ExitBootServices: the memory map and the kernel's protection (the

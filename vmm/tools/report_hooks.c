@@ -55,6 +55,7 @@ int report_finish(const struct report_run *r, int status, const char *end_reason
         .exec = vm->opt.exec, .exec_status_known = vm->ctl.stop == GUEST_EXIT_PORT,
         .exec_status = vm->ctl.exit_status, .exec_output = vm->opt.exec_output,
         .kunit = vm->opt.kunit ? kunit : NULL,
+        .tpm = vm->fw.tpm.on ? &vm->fw.tpm : NULL,
     };
     return report_write(vm->files.report, &f, &r->data);
 }

@@ -1,0 +1,36 @@
+/* EFI_TCG2_PROTOCOL (TCG EFI Protocol Specification, family 2.0, rev
+ * 1.22), offered with --tpm: a TPM's measurements kept in the VMM. Its
+ * service table, the building of the protocol, its event log and the
+ * final-events table, and the results a run reports. */
+#ifndef HANDOVER_FW_TCG2_H
+#define HANDOVER_FW_TCG2_H
+
+#include "service.h"
+
+/* EFI_TCG2_BOOT_SERVICE_CAPABILITY (section 6.4), naturally aligned: its
+ * size in protocol 1.1, and in 1.0 (up to ManufacturerID). */
+#define TCG2_CAPABILITY_SIZE     36
+#define TCG2_CAPABILITY_1_0_SIZE 28
+/* EFI_TCG2_EVENT (section 6.6): Size, then the packed
+ * EFI_TCG2_EVENT_HEADER (HeaderSize, HeaderVersion, PCRIndex, EventType). */
+#define TCG2_EVENT_HEADER_SIZE   14
+#define TCG2_EVENT_HEAD_SIZE     (4 + TCG2_EVENT_HEADER_SIZE)
+#define TCG2_EVENT_HEADER_VERSION 1
+#define TCG2_EXTEND_ONLY         0x1ull
+#define TCG2_PE_COFF_IMAGE       0x10ull
+#define TCG2_LOG_FORMAT_TCG_2    0x2
+#define TCG2_BOOT_HASH_ALG_SHA256 0x2
+#define TCG2_MAX_COMMAND_SIZE    4096      /* MaxCommandSize, MaxResponseSize */
+#define TCG2_LOG_PAGES           16        /* the event log, EfiBootServicesData */
+#define TCG2_FINAL_PAGES         4         /* the final-events table, EfiACPIMemoryNVS */
+#define TCG2_FINAL_HEADER_SIZE   16        /* EFI_TCG2_FINAL_EVENTS_TABLE: Version, NumberOfEvents */
+
+extern const struct fw_service fw_tcg2_services[TCG2_COUNT];
+
+/* Build the protocol on a handle of its own, its event log (the Spec ID
+ * event first) and the final-events table, a configuration table; the
+ * memory map must already hold what the VMM keeps. -1 when guest memory
+ * or the handle database is full, or OpenSSL fails. */
+int firmware_install_tcg2(struct firmware *fw);
+
+#endif
