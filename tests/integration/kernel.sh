@@ -40,6 +40,7 @@ stop_at_ebs() {
 
 # golden_diff NAME GOLDEN TRACE: the trace is the golden one, byte for byte.
 golden_diff() {
+    selected "$1" || return 0
     if [ ! -s "$2" ]; then skip "$1" "no $2 recorded (scripts/update-golden.sh [debian])"; return; fi
     if diff -u "$2" "$3" > "$3.diff"; then pass "$1"
     else fail "$1" "trace differs from $2 (if intended: scripts/update-golden.sh [debian])" "$3.diff"; fi
@@ -48,6 +49,7 @@ golden_diff() {
 # e820_reaches_kernel NAME STOPLOG BOOTLOG: every e820 range of the
 # stop-at summary is in the kernel's own "BIOS-e820" listing.
 e820_reaches_kernel() {
+    selected "$1" || return 0
     local n=0 bad=""
     while read -r _ range type; do
         case $type in RAM) t=usable ;; reserved) t=reserved ;; ACPI) t="ACPI data" ;; *) t=$type ;; esac
