@@ -12,26 +12,32 @@
 # its EFI stub; `linuxefi` hands over to the stub through the EFI handover
 # protocol (research notes: efi-clients.md section 3.2).
 #
+# With --linux, `linux` and `initrd` instead, as grub-mkconfig writes them:
+# GRUB then calls ExitBootServices itself and enters the kernel through the
+# 32-bit boot protocol (Documentation/arch/x86/boot.rst), past its stub.
+#
 # With --menu, a menu of two entries instead, which waits 30 s for a key
 # (handover --keys: '\n' boots the first, '\D\n' the second); each adds
 # handover_menu=first or handover_menu=second to the command line.
 #
-# usage: examples/make-grub.sh [--cmdline STR] [--initrd FILE] [--menu] KERNEL
+# usage: examples/make-grub.sh [--cmdline STR] [--initrd FILE] [--menu] [--linux] KERNEL
 #   --cmdline STR  the kernel's command line (default: "console=ttyS0 earlyprintk=serial")
 #   --initrd FILE  an initramfs for initrdefi (none by default; handover's own
 #                  --initrd and --exec reach the kernel through LoadFile2 instead)
 #   --menu         the two-entry menu above
+#   --linux        `linux` and `initrd`, not `linuxefi` and `initrdefi`
 # Output: ~/.cache/handover/grub/KEY/grubx64.efi (printed), KEY a hash of
 # this script, the GRUB modules, the kernel, the initrd and the command line.
 # Needs grub-efi-amd64-bin and grub-common (scripts/packages.txt).
 set -euo pipefail
 
-cmdline="console=ttyS0 earlyprintk=serial" initrd= menu=
+cmdline="console=ttyS0 earlyprintk=serial" initrd= menu= linux=
 while [ $# -gt 1 ]; do
     case $1 in
     --cmdline) cmdline=$2; shift 2 ;;
     --initrd) initrd=$2; shift 2 ;;
     --menu) menu=1; shift ;;
+    --linux) linux=1; shift ;;
     *) break ;;
     esac
 done
@@ -44,7 +50,9 @@ mods=/usr/lib/grub/x86_64-efi
 command -v grub-mkstandalone >/dev/null && [ -f "$mods/linuxefi.mod" ] ||
     { echo "make-grub: need grub-mkstandalone and $mods: apt-get install grub-common grub-efi-amd64-bin" >&2; exit 1; }
 
-key=$( { sha256sum "$0" "$mods/kernel.img" "$mods/linuxefi.mod" "$kernel" ${initrd:+"$initrd"};
+loader=linuxefi
+[ -z "$linux" ] || loader=linux
+key=$( { sha256sum "$0" "$mods/kernel.img" "$mods/$loader.mod" "$kernel" ${initrd:+"$initrd"};
          printf '%s\n' "$cmdline" "${initrd:+with-initrd}" "${menu:+with-menu}"; } | sha256sum | cut -c1-16)
 out=${HANDOVER_CACHE:-$HOME/.cache/handover}/grub/$key
 if [ -s "$out/grubx64.efi" ]; then echo "$out/grubx64.efi"; exit 0; fi
@@ -52,8 +60,8 @@ if [ -s "$out/grubx64.efi" ]; then echo "$out/grubx64.efi"; exit 0; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 boot_lines() {   # boot_lines EXTRA: load the kernel (and initrd) with EXTRA on its command line
-    echo "linuxefi /vmlinuz $cmdline${1:+ $1}"
-    [ -z "$initrd" ] || echo "initrdefi /initrd.img"
+    echo "$loader /vmlinuz $cmdline${1:+ $1}"
+    [ -z "$initrd" ] || echo "${loader/linux/initrd} /initrd.img"
 }
 if [ -n "$menu" ]; then
     {
@@ -69,7 +77,7 @@ else
 fi
 files=("boot/grub/grub.cfg=$work/grub.cfg" "vmlinuz=$kernel")
 [ -z "$initrd" ] || files+=("initrd.img=$initrd")
-grub-mkstandalone -O x86_64-efi -o "$work/grubx64.efi" --install-modules="normal linuxefi" \
+grub-mkstandalone -O x86_64-efi -o "$work/grubx64.efi" --install-modules="normal $loader" \
     --locales= --fonts= --themes= "${files[@]}" >&2
 mkdir -p "$out"
 cp "$work/grub.cfg" "$out/grub.cfg"

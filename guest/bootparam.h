@@ -30,6 +30,7 @@
 #define E820_TYPE_NVS      4
 #define E820_TYPE_UNUSABLE 5
 #define E820_TYPE_PMEM     7
+#define E820_TYPE_PRAM     12
 #define E820_TYPE_SOFT_RESERVED 0xefffffff
 
 #define EFI64_LOADER_SIGNATURE 0x34364c45 /* "EL64" */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../firmware-stub/firmware.h"
+#include "../loader/kernel_entry.h"
 #include "verdict/exit_status.h"
 #include "verdict/end_reason.h"
 #include "verdict/fault_outcome.h"
@@ -66,6 +67,8 @@ struct run_state {
     bool timed_out;           /* the timeout ran out, or a wait would outlast it */
     int stopped_by_signal;    /* the signal that ended the run, 0: none */
     bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
+    bool stop_unreached;      /* --stop-at ebs: the run ended otherwise, a success turned failure */
+    struct kernel_entry entry_trap;   /* --stop-at ebs behind a loader that enters the kernel itself */
 };
 
 struct vmm {

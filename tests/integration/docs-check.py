@@ -20,6 +20,7 @@ top, handover = sys.argv[1], sys.argv[2]
 OTHER = {
     "--kind": "scripts/kvm-host",
     "--menu": "examples/make-grub.sh",
+    "--linux": "examples/make-grub.sh",
     "--json": None,   # the kernel's tools/testing/kunit/kunit.py
 }
 errors = []

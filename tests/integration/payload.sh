@@ -382,6 +382,21 @@ print(*(x for j in r for x in (j["efi_status"], j["exit_status"])))' "$OUT/app-e
 expect stop-at-ebs-unreached 5 'the image ended with EFI_SUCCESS before any ExitBootServices' \
     'end: efi-exit, exit status 5, efi_status EFI_SUCCESS$' \
     -- "$HO" --timeout 60 --stop-at ebs --cmdline payload=efi-exit-success "$PAYLOAD"
+# Nor is any other end that would have been a success: the guest's 0 on
+# the exit port, with no ExitBootServices or after one with no jump to
+# the kernel.
+expect stop-at-ebs-unreached-no-ebs 10 '--stop-at ebs: the run ended before its stop point: no ExitBootServices' \
+    'end: stop-unreached, exit status 10$' -- "$HO" --timeout 60 --stop-at ebs --cmdline payload=exit=0 "$PAYLOAD"
+expect stop-at-ebs-unreached-no-jump 10 'payload: done, 0 failures' \
+    'the run ended before its stop point: ExitBootServices succeeded, but no jump to the kernel was seen' \
+    'end: stop-unreached, exit status 10$' -- "$HO" --timeout 60 --stop-at ebs --cmdline payload=services "$PAYLOAD"
+# A boot loader that calls ExitBootServices itself and enters the kernel
+# (payload.loader: as GRUB's `linux`): the stop is at the kernel's entry,
+# code32_start in the boot_params the loader built, whose e820 is checked.
+expect stop-at-ebs-loader 0 'the application called ExitBootServices itself, not a kernel.s stub' \
+    'the boot loader entered the kernel at 0x3000000 \(code32_start, in 64-bit mode, paging on\)' \
+    'type_of_loader +0x21' 'e820-check: ok' 'end: stop-at-ebs, exit status 0$' \
+    -- "$HO" --timeout 60 --stop-at ebs --cmdline 'payload=stop-at-ebs payload.loader' "$APP"
 # Events: a timer waited for (the call made again until due) and --keys through ConIn.
 expect events 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - wait_for_key_index' \
     -- "$HO" --timeout 60 --keys 'x\n' --trace-efi="$OUT/events.trace" --cmdline payload=events "$PAYLOAD"

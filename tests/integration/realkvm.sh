@@ -189,6 +189,21 @@ if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
     elif [ -n "${INITRAMFS:-}" ]; then
         skip tiny-grub-exec "could not build GRUB: $(tail -n 1 "$OUT/grub.log")"
     fi
+    # GRUB's `linux` (make-grub.sh --linux), as grub-mkconfig writes it:
+    # GRUB calls ExitBootServices itself and enters the kernel through the
+    # 32-bit boot protocol, past its stub. --stop-at ebs stops at that
+    # entry and checks the e820 table GRUB built.
+    if ! selected tiny-grub-linux-stop-at-ebs; then :
+    elif GL=$("$TOP/examples/make-grub.sh" --linux --cmdline "console=ttyS0 nokaslr" "$K" 2>"$OUT/grub-linux.log"); then
+        expect tiny-grub-linux-stop-at-ebs 0 'Welcome to GRUB!' 'ExitBootServices succeeded' \
+            'the application called ExitBootServices itself, not a kernel.s stub' \
+            'the boot loader entered the kernel at 0x[0-9a-f]+ \(code32_start, in 32-bit mode, paging off\)' \
+            'type_of_loader +0x72' 'cmdline +"BOOT_IMAGE=/vmlinuz console=ttyS0 nokaslr"' 'signature EL64' \
+            'e820-check: ok' 'end: stop-at-ebs, exit status 0$' \
+            -- "$HO" --timeout 600 --stop-at ebs "$GL"
+    else
+        skip tiny-grub-linux-stop-at-ebs "could not build GRUB: $(tail -n 1 "$OUT/grub-linux.log")"
+    fi
     # A UKI to user space: the command rides in the UKI's own .initrd (the
     # initramfs with /handover/cmd appended as a second archive), which the
     # kernel gets through systemd-stub's LoadFile2; handover's --exec would

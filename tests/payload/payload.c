@@ -38,7 +38,10 @@
 #define BP_E820_ENTRIES      0x1e8
 #define BP_HDR_ROOT_FLAGS    0x1f2
 #define BP_HDR_VID_MODE      0x1fa
+#define BP_HDR_MAGIC         0x202
+#define BP_HDR_VERSION       0x206
 #define BP_HDR_TYPE_OF_LOADER 0x210
+#define BP_HDR_CODE32_START  0x214
 #define BP_HDR_CMD_LINE_PTR  0x228
 #define BP_HDR_INITRD_ADDR_MAX 0x22c
 #define BP_E820_TABLE        0x2d0
@@ -1208,6 +1211,14 @@ static NORETURN void mode_stop_at_ebs(void)
         stop_fail();
     static const uint8_t hlt_loop[3] = { 0xf4, 0xeb, 0xfd };   /* hlt; jmp .-3 */
     memcpy((void *)(uintptr_t)k, hlt_loop, sizeof(hlt_loop));
+    /* payload.loader: a boot loader's setup header, as GRUB's `linux`
+     * builds it before its own ExitBootServices (boot.rst): the kernel's
+     * entry is code32_start. */
+    if (cmdline_option("payload.loader")) {
+        put_u32(g.bp + BP_HDR_MAGIC, 0x53726448);   /* "HdrS" */
+        put_u16(g.bp + BP_HDR_VERSION, 0x020f);
+        put_u32(g.bp + BP_HDR_CODE32_START, (uint32_t)FAKE_KERNEL_ADDR);
+    }
 
     uint64_t size = 0, key = 0, dsize = 0;
     uint32_t dver = 0;

@@ -9,6 +9,7 @@ Suite *bzimage_suite(void);    /* test_bzimage.c: parsing, placing, loading, boo
 Suite *pe_suite(void);         /* test_pe.c: PE32+ parsing, mapping, base relocations */
 Suite *dtb_suite(void);        /* test_dtb.c: the device tree, read back with libfdt */
 Suite *cpio_suite(void);       /* test_cpio.c: the newc archive and the names it refuses */
+Suite *kernel_entry_suite(void); /* test_kernel_entry.c: the entry of a kernel another loader placed */
 Suite *elf_deps_suite(void);   /* test_elf_deps.c: what an --add program needs */
 Suite *memmap_suite(void);     /* test_memmap.c: the EFI memory map and page allocator */
 Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks */

@@ -172,6 +172,10 @@ START_TEST(fault_outcome_each_outcome)
     ck_assert_int_eq(outcome(1, 1, 1, ebs), FAULT_FELL_BACK);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_FIRMWARE_EXIT }), FAULT_FAILED_CLEANLY);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_OK }), FAULT_FAILED_CLEANLY);
+    /* --stop-at ebs with --inject: a success but for the stop point is judged as one. */
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_STOP_UNREACHED }), FAULT_FAILED_CLEANLY);
+    ck_assert_int_eq(outcome(1, 1, 2, (struct fault_run){ .exit_status = EXIT_STOP_UNREACHED, .reached_ebs = true }),
+                     FAULT_RETRIED);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = 3, .guest_stopped = true }),
                      FAULT_FAILED_CLEANLY);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_GUEST_CRASH }), FAULT_CRASHED);
@@ -292,6 +296,29 @@ START_TEST(e820_read_follows_the_setup_data_chain)
     bp.e820_entries = 200;
     bp.hdr.setup_data = 0;
     ck_assert_uint_eq(e820_read(&gm, &bp, got), E820_MAX_ENTRIES_ZEROPAGE);
+}
+END_TEST
+
+/* GRUB's `linux` writes type 20 (GRUB_MEMORY_CODE) for
+ * EfiRuntimeServicesCode: read as the kernel reads it, that is reserved,
+ * one range with its reserved neighbours; the types it knows stay. */
+START_TEST(e820_as_kernel_reads_makes_unknown_types_reserved)
+{
+    struct boot_e820_entry e[6] = {
+        { 0, 0xa0000, E820_TYPE_RAM },          { 0xa0000, 0x60000, E820_TYPE_RESERVED },
+        { 0x100000, 0x1000, 20 },               { 0x101000, 0x1000, E820_TYPE_RESERVED },
+        { 0x102000, 0x1000, E820_TYPE_PRAM },   { 0x103000, 0x1000, E820_TYPE_SOFT_RESERVED },
+    };
+    const struct boot_e820_entry want[4] = {
+        { 0, 0xa0000, E820_TYPE_RAM }, { 0xa0000, 0x62000, E820_TYPE_RESERVED },
+        { 0x102000, 0x1000, E820_TYPE_PRAM }, { 0x103000, 0x1000, E820_TYPE_SOFT_RESERVED },
+    };
+    unsigned n = e820_as_kernel_reads(e, 6);
+    ck_assert(e820_equal(e, n, want, 4));
+    /* Neighbours that do not touch stay two ranges. */
+    struct boot_e820_entry gap[2] = { { 0, 0x1000, 20 }, { 0x2000, 0x1000, E820_TYPE_RESERVED } };
+    ck_assert_uint_eq(e820_as_kernel_reads(gap, 2), 2);
+    ck_assert_uint_eq(gap[0].type, E820_TYPE_RESERVED);
 }
 END_TEST
 
@@ -422,6 +449,8 @@ START_TEST(end_reason_each_reason)
         { RUN(.fault_sweep = true, .exit_status = EXIT_OK), "sweep-done" },
         { RUN(.fault_sweep = true, .exit_status = EXIT_SWEEP_FAILED), "sweep-cells-failed" },
         { RUN(.timed_out = true, .exit_status = EXIT_TIMEOUT), "timeout" },
+        { RUN(.stop_at_ebs = true, .reached_runtime = true, .stop_unreached = true, .exit_status = EXIT_STOP_UNREACHED),
+          "stop-unreached" },
         { RUN(.exit_port = true, .exit_status = 3), "guest-status" },
         { RUN(.panic = true, .exit_status = EXIT_PANIC), "kernel-panic" },
         { RUN(.efi_exit = true, .exit_status = EXIT_FIRMWARE_EXIT), "efi-exit" },
@@ -463,6 +492,11 @@ START_TEST(end_reason_precedence)
     ck_assert_str_eq(end_reason(STARTED(.exec = false, .exit_status = EXIT_EXEC_NO_STATUS)), "ended");
     ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .reached_runtime = false, .exit_status = EXIT_OK)),
                      "ended");
+    /* A stop never reached outranks how the guest ended: its reset, its 0. */
+    ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .stop_unreached = true, .reset = true,
+                                        .exit_status = EXIT_STOP_UNREACHED)), "stop-unreached");
+    ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .stop_unreached = true, .exit_port = true,
+                                        .exit_status = EXIT_STOP_UNREACHED)), "stop-unreached");
 }
 END_TEST
 
@@ -599,6 +633,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, e820_expected_merges_neighbours_of_one_type);
     tcase_add_test(tc, e820_expected_converts_types_and_skips_unknown_ones);
     tcase_add_test(tc, e820_read_follows_the_setup_data_chain);
+    tcase_add_test(tc, e820_as_kernel_reads_makes_unknown_types_reserved);
     tcase_add_test(tc, e820_mismatch_in_type_size_or_count);
     suite_add_tcase(s, tc);
 

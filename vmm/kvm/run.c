@@ -117,6 +117,62 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret)
     return 0;
 }
 
+/* ExitBootServices called from the application handover loaded, not from
+ * a kernel's stub: a boot loader that will enter the kernel itself (GRUB's
+ * `linux`). A stub behind a loader runs from the kernel the loader placed
+ * or loaded as an image of its own, outside the application's image. */
+static bool called_by_application(const struct vmm *vm, uint64_t ret)
+{
+    return vm->placed.app && ret - vm->placed.image_start < vm->placed.image_size;
+}
+
+/* Behind such a loader the stop moves to the kernel's entry, trapped
+ * (loader/kernel_entry.h): the loader runs on after ExitBootServices, with
+ * paging off by the time it enters a 32-bit kernel, so no no-execute page
+ * stops it. Debug registers (KVM_SET_GUEST_DEBUG) would leave guest memory
+ * alone, but a nested KVM under QEMU TCG before 9.1 never arms them (its
+ * VMRUN loads DR7 without inserting the breakpoints). No boot_params
+ * found: no stop, and the run ends as it will. */
+static void arm_kernel_entry(struct vmm *vm)
+{
+    struct kernel_entry *e = &vm->run.entry_trap;
+    if (!kernel_entry_find(&vm->mem, &vm->fw.map, e) || !kernel_entry_arm(&vm->mem, e)) {
+        e->n = 0;
+        vmm_log("stop-at ebs: the application called ExitBootServices itself, and no boot_params it built for a "
+                "kernel are in its memory: no kernel entry to stop at");
+        return;
+    }
+    vmm_log("stop-at ebs: the application called ExitBootServices itself, not a kernel's stub: the stop moves to "
+            "the kernel's entry at 0x%llx (code32_start of the boot_params it built, found at 0x%llx)",
+            (unsigned long long)e->at[0], (unsigned long long)e->boot_params);
+}
+
+/* The trap over the entry of a kernel a loader placed: --stop-at ebs's stop
+ * behind that loader, the boot_params in ESI (32-bit entry) or RSI (64-bit).
+ * Another one-byte OUT to the port goes to the devices (RUN_CONTINUE). */
+static int kernel_entered(struct vcpu *c)
+{
+    struct vmm *vm = c->vm;
+    struct kvm_regs r;
+    struct kvm_sregs s;
+    if (ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0) {
+        vmm_log("KVM_GET_REGS: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    bool bits64 = s.cs.l;
+    uint64_t rip = bits64 ? r.rip : (uint32_t)(s.cs.base + r.rip);
+    int i = kernel_entry_index(&vm->run.entry_trap, rip);
+    if (i < 0)
+        return RUN_CONTINUE;
+    uint64_t boot_params = bits64 ? r.rsi : (uint32_t)r.rsi;
+    fflush(stdout);
+    vmm_log("stop-at ebs: the boot loader entered the kernel at 0x%llx (%s, in %s mode, paging %s), boot_params "
+            "at 0x%llx", (unsigned long long)rip, i ? "code32_start + 0x200" : "code32_start",
+            bits64 ? "64-bit" : "32-bit", (s.cr0 & CR0_PG) ? "on" : "off", (unsigned long long)boot_params);
+    run_hooks_kernel(vm, boot_params);
+    return EXIT_OK;
+}
+
 static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, struct kvm_sregs *s)
 {
     struct vmm *vm = c->vm;
@@ -354,7 +410,9 @@ static int hypercall(struct vcpu *c, uint32_t id)
              * notify functions ran, the call returns through the RSP it had. */
             uint64_t ret = 0;
             guest_view_read(&call.view, vm->fw.transfer.pending ? vm->fw.transfer.rsp : call.rsp, &ret, 8);
-            if (arm_stop_at_ebs(c, &s, ret))
+            if (called_by_application(vm, ret))
+                arm_kernel_entry(vm);
+            else if (arm_stop_at_ebs(c, &s, ret))
                 return EXIT_HOST;
         }
     }
@@ -370,6 +428,11 @@ static int handle_io(struct vcpu *c)
     bool call = run->io.port == GUEST_PORT_HYPERCALL && out && run->io.size == 4;
     if (call && vm->fw.phase == FW_PHASE_BOOT)
         vm->counters.firmware_phase.firmware_calls++;
+    if (run->io.port == GUEST_PORT_HYPERCALL && out && run->io.size == 1 && vm->run.entry_trap.n) {
+        int rc = kernel_entered(c);
+        if (rc != RUN_CONTINUE)
+            return rc;
+    }
     for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
         if (call) {
             uint32_t id;
@@ -651,6 +714,7 @@ struct run_end vmm_run_end(const struct vmm *vm, int rc)
         .timed_out = vm->run.timed_out, .exit_port = vm->ctl.stop == GUEST_EXIT_PORT,
         .panic = vm->console.panic.ended, .efi_exit = vm->fw.stop == FW_STOP_EXIT, .kunit = vm->opt.kunit,
         .exec = vm->opt.exec != NULL, .stop_at_ebs = vm->opt.stop_at == STOP_AT_EBS,
+        .stop_unreached = vm->run.stop_unreached,
         .reached_runtime = vm->fw.phase == FW_PHASE_RUNTIME, .poweroff = vm->ctl.stop == GUEST_POWEROFF,
         .reset = vm->ctl.stop == GUEST_RESET || vm->fw.stop == FW_STOP_RESET,
     };

@@ -1,6 +1,8 @@
 /* The --stop-at ebs summary (bootinfo.h). */
 #include "bootinfo.h"
 
+#include <string.h>
+
 #include "../../guest/guest_text.h"
 #include "../verdict/e820_check.h"
 #include "../vmm.h"
@@ -73,13 +75,23 @@ static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
     for (unsigned i = 0; i < ngot; i++)
         fprintf(out, "    e820 0x%016llx-0x%016llx %s\n", (unsigned long long)got[i].addr,
                 (unsigned long long)(got[i].addr + got[i].size - 1), e820_type_name(got[i].type));
-    if (e820_equal(got, ngot, want, nwant) && e->efi_loader_signature == EFI64_LOADER_SIGNATURE) {
-        fprintf(out, "e820-check: ok: %u entries agree with the firmware memory map (%u descriptors)\n", ngot,
+    /* A boot loader's table is judged as the kernel reads it; the stub's
+     * must be what setup_e820 makes, entry for entry. */
+    static struct boot_e820_entry read[MAX_E820];
+    unsigned nread = ngot;
+    memcpy(read, got, ngot * sizeof(*got));
+    bool loader = vm->run.entry_trap.n != 0;
+    if (loader && !e820_equal(read, nread = e820_as_kernel_reads(read, ngot), got, ngot))
+        fprintf(out, "  e820 as read      %u entries (a type the kernel does not know is reserved, neighbours of one "
+                "type one range)\n", nread);
+    if (e820_equal(read, nread, want, nwant) && e->efi_loader_signature == EFI64_LOADER_SIGNATURE) {
+        fprintf(out, "e820-check: ok: %u entries agree with the firmware memory map (%u descriptors)\n", nread,
                 vm->fw.map.n);
         return EXIT_OK;
     }
-    fprintf(out, "e820-check: MISMATCH: the stub's e820 (%u entries) is not what the memory map (%u descriptors) gives%s\n",
-            ngot, vm->fw.map.n, e->efi_loader_signature == EFI64_LOADER_SIGNATURE ? "" : "; efi_info lacks EL64");
+    fprintf(out, "e820-check: MISMATCH: the %s e820 (%u entries) is not what the memory map (%u descriptors) gives%s\n",
+            loader ? "boot loader's" : "stub's", nread, vm->fw.map.n,
+            e->efi_loader_signature == EFI64_LOADER_SIGNATURE ? "" : "; efi_info lacks EL64");
     for (unsigned i = 0; i < nwant; i++)
         fprintf(out, "    expected 0x%016llx-0x%016llx %s\n", (unsigned long long)want[i].addr,
                 (unsigned long long)(want[i].addr + want[i].size - 1), e820_type_name(want[i].type));
@@ -143,13 +155,32 @@ static void on_kernel(void *ctx, uint64_t boot_params)
     s->printed = true;
 }
 
+/* A success that never reached the stop (the guest reset, powered off or
+ * wrote 0 to the exit port, the image ended after ExitBootServices, or a
+ * loader's kernel booted on past its trapped entry) is no success. A sweep
+ * cell keeps its status: its fault outcome judges it. */
+static int unreached(struct stop_summary *s, int status)
+{
+    struct vmm *vm = s->vm;
+    if (status != EXIT_OK || vm->opt.fault_sweep)
+        return status;
+    fflush(stdout);
+    vmm_log("--stop-at ebs: the run ended before its stop point: %s",
+            vm->fw.phase != FW_PHASE_RUNTIME ? "no ExitBootServices succeeded"
+            : vm->run.entry_trap.n ? "ExitBootServices succeeded, but the boot loader never entered the kernel at "
+                                     "its entry"
+                                   : "ExitBootServices succeeded, but no jump to the kernel was seen");
+    vm->run.stop_unreached = true;
+    return EXIT_STOP_UNREACHED;
+}
+
 /* The run loop ended the run at the kernel with success: the summary's
  * verdict stands for it. */
 static int on_run_end(void *ctx, int status)
 {
     struct stop_summary *s = ctx;
     if (!s->printed)
-        return status;
+        return unreached(s, status);
     s->printed = false;
     return status == EXIT_OK ? s->verdict : status;
 }

@@ -58,6 +58,39 @@ unsigned e820_expected(const struct memmap *m, struct boot_e820_entry *out)
     return n;
 }
 
+static bool kernel_knows(uint32_t t)
+{
+    switch (t) {
+    case E820_TYPE_RAM:
+    case E820_TYPE_RESERVED:
+    case E820_TYPE_ACPI:
+    case E820_TYPE_NVS:
+    case E820_TYPE_UNUSABLE:
+    case E820_TYPE_PMEM:
+    case E820_TYPE_PRAM:
+    case E820_TYPE_SOFT_RESERVED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+unsigned e820_as_kernel_reads(struct boot_e820_entry *e, unsigned n)
+{
+    unsigned out = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct boot_e820_entry r = e[i];
+        if (!kernel_knows(r.type))
+            r.type = E820_TYPE_RESERVED;
+        if (out && e[out - 1].type == r.type && e[out - 1].addr + e[out - 1].size == r.addr) {
+            e[out - 1].size += r.size;
+            continue;
+        }
+        e[out++] = r;
+    }
+    return out;
+}
+
 bool e820_equal(const struct boot_e820_entry *a, unsigned na, const struct boot_e820_entry *b, unsigned nb)
 {
     bool same = na == nb;

@@ -19,6 +19,13 @@
 unsigned e820_read(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out);
 /* What setup_e820 makes of the memory map m (out: MEMMAP_MAX_ENTRIES). */
 unsigned e820_expected(const struct memmap *m, struct boot_e820_entry *out);
+/* A boot loader's table as the kernel reads it, in place: a type it does
+ * not know (GRUB writes its own GRUB_MEMORY_CODE, 20, for
+ * EfiRuntimeServicesCode) is memory it leaves alone, reserved
+ * (arch/x86/kernel/e820.c uses only the types of asm/e820/types.h), and
+ * neighbours of one type are one range (e820__update_table). Returns the
+ * number of entries left. */
+unsigned e820_as_kernel_reads(struct boot_e820_entry *e, unsigned n);
 /* The same entries in the same order. */
 bool e820_equal(const struct boot_e820_entry *a, unsigned na, const struct boot_e820_entry *b, unsigned nb);
 const char *e820_type_name(uint32_t type);

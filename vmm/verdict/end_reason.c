@@ -25,6 +25,8 @@ const char *end_reason(const struct run_end *e)
         return named(e->exit_status == EXIT_OK ? END_SWEEP_DONE : END_SWEEP_CELLS_FAILED);
     if (e->timed_out)
         return named(END_TIMEOUT);
+    if (e->stop_unreached)
+        return named(END_STOP_UNREACHED);
     if (e->exit_port)
         return named(END_GUEST_STATUS);
     if (e->panic)

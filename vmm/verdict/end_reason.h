@@ -26,6 +26,9 @@
       "--fault-sweep: cells failed by --fail-on or --sweep-baseline (stderr only)") \
     X(END_TIMEOUT, "timeout", (EXIT_TIMEOUT), \
       "--timeout ran out, or the guest asked for a wait (Stall) that would outlast it") \
+    X(END_STOP_UNREACHED, "stop-unreached", (EXIT_STOP_UNREACHED), \
+      "--stop-at ebs: the run would have succeeded (the guest reset, powered off or wrote 0 to the exit port, or " \
+      "the image ended) but never reached the kernel's entry after a successful ExitBootServices") \
     X(END_GUEST_STATUS, "guest-status", (EXIT_GUEST_BYTE), \
       "the guest wrote N to the exit port " EXIT_STATUS_STR(GUEST_PORT_EXIT) ", or --exec's command reported N") \
     X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), "the console showed \"Kernel panic - not syncing\"") \
@@ -43,7 +46,8 @@
     X(END_EXEC_STATUS_UNKNOWN, "exec-status-unknown", (EXIT_EXEC_NO_STATUS), \
       "--exec: the guest ended without reporting the command's status") \
     X(END_STOP_AT_EBS, "stop-at-ebs", (EXIT_OK, EXIT_E820_MISMATCH), \
-      "--stop-at ebs: the stub jumped to the kernel, with an e820 that matches the memory map or not") \
+      "--stop-at ebs: the stub jumped to the kernel, or a boot loader that called ExitBootServices itself entered " \
+      "it, with an e820 that matches the memory map or not") \
     X(END_GUEST_POWEROFF, "guest-poweroff", (EXIT_OK), "ACPI S5") \
     X(END_GUEST_RESET, "guest-reset", (EXIT_OK), "the i8042 reset, or ResetSystem") \
     X(END_ENDED, "ended", (END_ANY_STATUS), "none of the above (a KVM system event, for one)")
@@ -75,6 +79,7 @@ struct run_end {
     bool kunit, kunit_complete;   /* --kunit, and its KTAP reader saw every suite */
     bool exec;                /* --exec */
     bool stop_at_ebs, reached_runtime;   /* --stop-at ebs, and ExitBootServices succeeded */
+    bool stop_unreached;      /* --stop-at ebs: a success that never reached the stop */
     bool poweroff, reset;     /* the guest powered off, or reset (i8042 or ResetSystem) */
 };
 

@@ -32,6 +32,8 @@
     STATUS(EXIT_KUNIT_INCOMPLETE, 7, "--kunit: the run did not finish") \
     STATUS(EXIT_EXEC_NO_STATUS, 8, "--exec: the guest ended without reporting the command's status") \
     STATUS(EXIT_SWEEP_FAILED, 9, "--fault-sweep: a cell failed (--fail-on, --sweep-baseline)") \
+    STATUS(EXIT_STOP_UNREACHED, 10, "--stop-at ebs: the run ended otherwise, before it reached the kernel's entry " \
+                                    "after ExitBootServices") \
     STATUS(EXIT_TIMEOUT, 124, "timeout") \
     RANGE(EXIT_BY_SIGNAL, EXIT_STATUS_STR(EXIT_SIGNAL_BASE) "+N", "stopped by signal N")
 

@@ -21,6 +21,7 @@ enum fault_outcome fault_outcome(const struct inject *in, enum inject_kind k, co
     case EXIT_FIRMWARE_EXIT:
         return FAULT_FAILED_CLEANLY;
     case EXIT_OK:
+    case EXIT_STOP_UNREACHED:   /* a success but for --stop-at */
         if (!run->reached_ebs)
             return FAULT_FAILED_CLEANLY;   /* ResetSystem */
         return in->seen[k] > in->first_seen[k] ? FAULT_RETRIED : FAULT_FELL_BACK;

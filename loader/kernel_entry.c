@@ -1,0 +1,63 @@
+/* The entry of a kernel another boot loader placed (kernel_entry.h). */
+#include "kernel_entry.h"
+
+#include <stddef.h>
+
+#include "../guest/bootparam.h"
+#include "../guest/layout.h"
+
+const uint8_t kernel_entry_trap[KERNEL_ENTRY_TRAP_LEN] = { 0xe6, GUEST_PORT_HYPERCALL };
+
+static bool loader_memory(const struct memmap *map, uint64_t addr)
+{
+    int type = memmap_type_at(map, addr);
+    return type == EFI_LOADER_CODE || type == EFI_LOADER_DATA;
+}
+
+static bool built_by_loader(const struct guest_mem *gm, const struct memmap *map, uint64_t page,
+                            struct setup_header *h)
+{
+    if (!guest_mem_read(gm, page + offsetof(struct boot_params, hdr), h, sizeof(*h)))
+        return false;
+    return h->header == SETUP_HDRS_MAGIC && h->version >= 0x0200 && h->type_of_loader &&
+           loader_memory(map, h->code32_start);
+}
+
+bool kernel_entry_find(const struct guest_mem *gm, const struct memmap *map, struct kernel_entry *out)
+{
+    *out = (struct kernel_entry){ 0 };
+    for (unsigned i = 0; i < map->n; i++) {
+        const struct memmap_entry *d = &map->e[i];
+        if (d->type != EFI_LOADER_CODE && d->type != EFI_LOADER_DATA)
+            continue;
+        for (uint64_t p = 0; p < d->pages; p++) {
+            struct setup_header h;
+            uint64_t page = d->start + (p << 12);
+            if (!built_by_loader(gm, map, page, &h))
+                continue;
+            out->boot_params = page;
+            out->at[out->n++] = h.code32_start;
+            /* xloadflags: protocol 2.12 */
+            if (h.version >= 0x020c && (h.xloadflags & XLF_KERNEL_64))
+                out->at[out->n++] = (uint64_t)h.code32_start + KERNEL_ENTRY_64_OFFSET;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool kernel_entry_arm(const struct guest_mem *gm, const struct kernel_entry *e)
+{
+    for (unsigned i = 0; i < e->n; i++)
+        if (!guest_mem_write(gm, e->at[i], kernel_entry_trap, sizeof(kernel_entry_trap)))
+            return false;
+    return true;
+}
+
+int kernel_entry_index(const struct kernel_entry *e, uint64_t rip)
+{
+    for (unsigned i = 0; i < e->n; i++)
+        if (e->at[i] == rip)
+            return (int)i;
+    return -1;
+}
