@@ -58,7 +58,7 @@ $(BUILD)/gen/handover_init.h: scripts/handover-init.sh
 # freestanding guest program, compiled in as bytes.
 $(BUILD)/gen/handover-reseed: scripts/handover-reseed.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 $(WARN) -static -nostdlib -ffreestanding -fno-stack-protector -fno-pie -no-pie -s -Wl,--build-id=none -o $@ $<
+	$(CC) -O2 $(WARN) -static -nostdlib -ffreestanding -fno-stack-protector -fno-pie -s -Wl,--build-id=none -o $@ $<
 $(BUILD)/gen/handover_reseed.h: $(BUILD)/gen/handover-reseed
 	{ echo 'static const unsigned char handover_reseed[] = {'; od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '};'; } > $@

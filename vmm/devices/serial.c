@@ -74,7 +74,7 @@ static uint8_t serial_read(struct serial *s, uint16_t reg)
         return (s->state.lcr & UART_LCR_DLAB) ? s->state.dlm : s->state.ier;
     case UART_IIR: {
         uint8_t fifo = (s->state.fcr & UART_FCR_ENABLE_FIFO) ? UART_IIR_FIFO : 0;
-        /* Received data ranks above THRE (16550A datasheet, table 4). */
+        /* The 16550A's priorities: line status, received data, THRE, modem status. */
         if ((s->state.ier & UART_IER_RDI) && rx_ready(s))
             return fifo | UART_IIR_RDI;
         if ((s->state.ier & UART_IER_THRI) && s->state.thri_pending) {
@@ -89,7 +89,7 @@ static uint8_t serial_read(struct serial *s, uint16_t reg)
     case UART_MCR:
         return s->state.mcr;
     case UART_LSR:
-        /* transmitter always empty */
+        /* the transmitter always empty; DR while bytes wait */
         return UART_LSR_TEMT | UART_LSR_THRE | (rx_ready(s) ? UART_LSR_DR : 0);
     case UART_MSR:
         if (s->state.mcr & UART_MCR_LOOP)   /* loopback: DTR->DSR, RTS->CTS, OUT1->RI, OUT2->DCD */
