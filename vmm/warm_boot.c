@@ -14,6 +14,7 @@
 #include "devices/persist.h"
 #include "devices/serial.h"
 #include "host/clock.h"
+#include "host/ram_file.h"
 #include "kvm/snapshot.h"
 #include "vmm.h"
 
@@ -21,8 +22,6 @@
 #define SEED_BYTES 32
 #define COMMAND_HEAD_MAX (2 * SEED_BYTES + 24)   /* "SEED LEN\n" */
 #define MSRS_MAX 4096
-#define PAGE 4096u
-#define RAM_RUN_MAX (8u << 20)   /* bytes per pwrite */
 
 /* Options whose value does not shape the VM: left out of the inputs.
  * --exec-output's FILE does not, but whether there is one does (COM2). */
@@ -306,52 +305,6 @@ int warm_boot_restore(struct vmm *vm)
     return queue_command(vm);
 }
 
-static bool page_zero(const uint8_t *p, size_t len)
-{
-    const uint64_t *q = (const uint64_t *)(const void *)p;
-    for (size_t i = 0; i < len / 8; i++)
-        if (q[i])
-            return false;
-    return true;
-}
-
-static int pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t at)
-{
-    while (len) {
-        ssize_t n = pwrite(fd, p, len, (off_t)at);
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-        at += (uint64_t)n;
-    }
-    return 0;
-}
-
-/* Guest RAM as a sparse file: its size set first, so each page of zeros
- * left out is a hole (reads as zeros, takes no disk). */
-static int write_ram(int fd, const uint8_t *ram, uint64_t size, uint64_t *written)
-{
-    if (ftruncate(fd, (off_t)size))
-        return -1;
-    *written = 0;
-    for (uint64_t at = 0; at < size;) {
-        size_t len = size - at < PAGE ? (size_t)(size - at) : PAGE;
-        if (page_zero(ram + at, len)) {
-            at += len;
-            continue;
-        }
-        uint64_t end = at + len;
-        while (end < size && end - at < RAM_RUN_MAX && size - end >= PAGE && !page_zero(ram + end, PAGE))
-            end += PAGE;
-        if (pwrite_all(fd, ram + at, (size_t)(end - at), at))
-            return -1;
-        *written += end - at;
-        at = end;
-    }
-    return 0;
-}
-
 /* The vCPU, irqchips, devices, firmware and clock, in the order
  * warm_boot_restore takes them. */
 static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor *out)
@@ -398,9 +351,9 @@ static int save(struct vmm *vm, struct vcpu *c)
         return EXIT_HOST;
     }
     snapshot_seal(&h, &w->inputs, payload.buf, payload.at, vm->opt.mem);
-    int rc = write_ram(w->ram_fd, vm->mem.host, vm->opt.mem, &written) ||
-             pwrite_all(w->state_fd, (const uint8_t *)&h, sizeof(h), 0) ||
-             pwrite_all(w->state_fd, payload.buf, payload.at, sizeof(h)) ||
+    int rc = ram_file_write(w->ram_fd, vm->mem.host, vm->opt.mem, &written) ||
+             file_pwrite_all(w->state_fd, (const uint8_t *)&h, sizeof(h), 0) ||
+             file_pwrite_all(w->state_fd, payload.buf, payload.at, sizeof(h)) ||
              renameat(w->dir_fd, "ram.tmp", w->dir_fd, "ram") || renameat(w->dir_fd, "state.tmp", w->dir_fd, "state");
     free(payload.buf);
     if (rc) {
