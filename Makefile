@@ -36,7 +36,7 @@ UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
 .PHONY: all test test-full test-fuzz test-fast test-clang test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
-        install man docs clean help kernels boot bench bench-sweep bench-realkvm
+        install man docs clean help kernels boot bench bench-sweep bench-realkvm bench-warm
 all: $(BUILD)/handover
 
 $(BUILD)/obj/%.o: %.c
@@ -54,7 +54,16 @@ $(BUILD)/gen/handover_init.h: scripts/handover-init.sh
 	@mkdir -p $(dir $@)
 	{ echo 'static const char handover_init_sh[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
-$(call obj,obj,vmm/host/add_files.c) $(call obj,san,vmm/host/add_files.c): $(BUILD)/gen/handover_init.h
+# --snapshot's /handover/reseed (scripts/handover-reseed.c): a static,
+# freestanding guest program, compiled in as bytes.
+$(BUILD)/gen/handover-reseed: scripts/handover-reseed.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) -static -nostdlib -ffreestanding -fno-stack-protector -fno-pie -s -Wl,--build-id=none -o $@ $<
+$(BUILD)/gen/handover_reseed.h: $(BUILD)/gen/handover-reseed
+	{ echo 'static const unsigned char handover_reseed[] = {'; od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; } > $@
+$(call obj,obj,vmm/host/add_files.c) $(call obj,san,vmm/host/add_files.c): $(BUILD)/gen/handover_init.h \
+    $(BUILD)/gen/handover_reseed.h
 
 $(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
@@ -63,11 +72,12 @@ $(BUILD)/handover-san: $(VMM_OBJ_SAN) $(LIB_OBJ_SAN)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
 
 # The unit tests link the pure libraries, the tools' pure parts, and the
-# --esp folder reader (host/esp_dir.c, which reads a folder the tests make).
-$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,$(TOOL_LIB_SRC) vmm/host/esp_dir.c)
+# --esp folder reader (host/esp_dir.c, which reads a folder the tests make)
+# and --snapshot's state file checks and RAM file (host/snapshot_file.c, ram_file.c).
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,$(TOOL_LIB_SRC) vmm/host/esp_dir.c vmm/host/snapshot_file.c vmm/host/ram_file.c)
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 
-$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,$(TOOL_LIB_SRC) vmm/host/esp_dir.c)
+$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,$(TOOL_LIB_SRC) vmm/host/esp_dir.c vmm/host/snapshot_file.c vmm/host/ram_file.c)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 
 # Both seccomp filters entered for real, a call of each family issued
@@ -177,8 +187,13 @@ boot: $(BUILD)/handover
 	scripts/kvm-host $(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
 
 # handover against QEMU on this host (about 25 minutes): bench/results.json and a table.
-bench: $(BUILD)/handover $(PAYLOAD_IMAGE) bench-realkvm
+bench: $(BUILD)/handover $(PAYLOAD_IMAGE) bench-realkvm bench-warm
 	bench/run.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
+
+# Warm boots (--snapshot) against cold ones, 5 runs each of --exec true on
+# the tiny kernel, in scripts/kvm-host (bench/warm.sh, a few minutes).
+bench-warm: $(BUILD)/handover
+	scripts/kvm-host bench/warm.sh $(BUILD)/handover
 
 # On a KVM with hardware semantics (scripts/kvm-host): handover (both
 # entries, and behind systemd-stub and GRUB) against QEMU q35, microvm and
@@ -243,9 +258,10 @@ help:
 	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"
 	@echo "make fuzz-regress   replay the fuzz corpora and regressions (part of test-fast)"
 	@echo "make fuzz-smoke     each harness for FUZZ_SMOKE_SECONDS (10) seconds (part of test-fast)"
-	@echo "make bench          bench-realkvm, then handover against QEMU on this host's own KVM (bench/run.sh)"
+	@echo "make bench          bench-realkvm, bench-warm, then handover against QEMU on this host's own KVM (bench/run.sh)"
 	@echo "make bench-realkvm  on a hardware KVM: handover vs QEMU q35, microvm, OVMF to user space (bench/realkvm.sh)"
 	@echo "make bench-sweep    --fault-sweep against one boot per fault (bench/sweep.sh)"
+	@echo "make bench-warm     --snapshot: warm boots against cold ones, in the L1 (bench/warm.sh)"
 	@echo "make kernels        build the tiny kernel and fetch the Debian kernels into ~/.cache/handover"
 	@echo "make man            build/handover.1, the man page (help2man from --help)"
 	@echo "make docs           write docs/exit-status.md from the exit-status and end-reason tables"

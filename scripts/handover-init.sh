@@ -8,6 +8,23 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 cmd=$(cat /handover/cmd 2>/dev/null)
+# --snapshot (docs/guest-abi.md): no command in the archive. The ready line
+# is where handover saves the VM (and where a restored one resumes); then
+# handover sends "SEED LEN\n" and LEN bytes of command on the console.
+# Raw and without echo, so the bytes come as sent and are not printed.
+# SEED reseeds the kernel's CRNG, or every restored guest would draw the
+# same random numbers.
+if [ -e /handover/snapshot-wait ]; then
+    modes=$(stty -g 2>/dev/null)
+    stty raw -echo 2>/dev/null
+    line="handover-init: ready for a command"
+    if [ -c /dev/kmsg ]; then echo "$line" > /dev/kmsg; else echo "$line"; fi
+    read -r seed len
+    cmd=$(head -c "$len")
+    stty "$modes" 2>/dev/null
+    printf %s "$seed" | /handover/reseed ||
+        echo "handover-init: could not reseed the random number generator: restored guests may repeat its numbers"
+fi
 # --exec-output: the command's output on a UART of its own (ttyS1), byte
 # for byte: -opost, or the tty would turn each \n into \r\n. The shell
 # would exit on a failed `exec 3<>`, so stty tries the tty first.

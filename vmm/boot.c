@@ -156,8 +156,9 @@ int vmm_read_inputs(struct vmm *vm)
 {
     if (vm->opt.esp && read_esp(vm))
         return -1;
-    const struct add_files_request add = { vm->opt.exec, vm->opt.exec_output != NULL, !vm->opt.initrd, vm->opt.adds,
-                                           vm->opt.nadds };
+    const struct add_files_request add = { .exec = vm->opt.exec, .exec_output = vm->opt.exec_output != NULL,
+                                           .snapshot = vm->opt.snapshot != NULL, .whole_initrd = !vm->opt.initrd,
+                                           .adds = vm->opt.adds, .nadds = vm->opt.nadds };
     if ((vm->opt.exec || vm->opt.nadds) && add_files_archive(&add, &vm->placed.added))
         return -1;
     if (vm->opt.initrd ? read_initrd(vm) : vm->opt.exec && take_built_initrd(vm))

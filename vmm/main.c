@@ -258,7 +258,7 @@ static int make_vm(struct vmm *vm)
 static int attach_devices(struct vmm *vm)
 {
     const struct device_host host = { .bus = &vm->bus, .ctl = &vm->ctl, .irq = vmm_serial_irq,
-                                      .console_tx = vmm_console_tx,
+                                      .console_tx = vmm_console_tx, .console_uart = &vm->warm.uart,
                                       .exec_output_tx = vm->files.exec_output ? vmm_exec_output_tx : NULL, .ctx = vm };
     struct io_device refused;
     if (devices_init(&host, &refused)) {
@@ -308,6 +308,8 @@ static int enter_sandbox(const struct vmm *vm)
         .sweep_matrix_fd = f->sweep_matrix ? fileno(f->sweep_matrix) : -1,
         .sweep_baseline_fd = f->sweep_baseline ? fileno(f->sweep_baseline) : -1,
         .quiet = vm->opt.quiet,
+        .snapshot = vm->warm.ram_fd > 2, .snapshot_dir_fd = vm->warm.dir_fd, .snapshot_ram_fd = vm->warm.ram_fd,
+        .snapshot_state_fd = vm->warm.state_fd, .snapshot_bytes = vm->opt.mem,
     };
     return vm->opt.fault_sweep ? sandbox_enter_sweep(&plan) : sandbox_enter(&plan);
 }
@@ -355,7 +357,7 @@ static int run(struct vmm *vm, const struct tools *t)
 }
 
 /* Each step says how far the boot got (--report's not_started_at). */
-static int boot(struct vmm *vm, const struct tools *t)
+static int boot(struct vmm *vm, const struct tools *t, int argc, char **argv)
 {
     vm->step = STEP_OUTPUTS;
     int rc = open_outputs(vm);
@@ -367,8 +369,12 @@ static int boot(struct vmm *vm, const struct tools *t)
     vm->step = STEP_FILES;
     if (vmm_read_inputs(vm))
         return EXIT_USAGE;
+    if (vm->opt.snapshot && (rc = warm_boot_prepare(vm, argc, argv)))
+        return rc;
     vm->step = STEP_HOST;
     if ((rc = make_vm(vm)) || (rc = attach_devices(vm)) || (rc = load(vm)))
+        return rc;
+    if (vm->warm.restoring && (rc = warm_boot_restore(vm)))
         return rc;
     if (enter_sandbox(vm))
         return EXIT_HOST;
@@ -467,6 +473,7 @@ static void release(struct vmm *vm, struct tools *t)
     free(vm->placed.dtb);
     volume_free(&vm->placed.esp);
     cpio_free(&vm->placed.added);
+    warm_boot_free(&vm->warm);
 }
 
 int main(int argc, char **argv)
@@ -494,7 +501,7 @@ int main(int argc, char **argv)
     if (rc)
         open_result_files(&vm);
     else
-        rc = boot(&vm, &tools);
+        rc = boot(&vm, &tools, argc, argv);
     fflush(stdout);
     vmm_milestone(&vm, MILESTONE_END);
     print_fault_outcomes(&vm, rc);

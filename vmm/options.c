@@ -337,6 +337,10 @@ static const struct option_def options[] = {
     OPT_STRING("exec-output", exec_output, "FILE",
                "write the command's stdout and stderr to FILE, apart from the\n"
                "kernel's console: the guest gets a second UART (ttyS1)"),
+    OPT_STRING("snapshot", snapshot, "DIR",
+               "warm boots for --exec: the first run saves the VM in DIR\n"
+               "when /init is ready for a command, later runs with the same\n"
+               "kernel, initrd and options restore it and run their own"),
     OPT_CALLBACK("add", required_argument, "HOST[:GUEST]",
                  "put a host file into the initramfs (repeatable), at GUEST or\n"
                  "in / by its name; an ELF program brings its interpreter and\n"
@@ -670,6 +674,11 @@ static const char *conflict(const struct vmm_options *o)
         return "--exec-output needs --exec: it takes the output of the command --exec runs";
     if (o->kunit_json && !o->kunit)
         return "--kunit-json needs --kunit";
+    if (o->snapshot && !o->exec)
+        return "--snapshot needs --exec: the snapshot is of a guest whose /init waits for the command";
+    if (o->snapshot && (o->cpus > 1 || o->esp || o->fault_sweep))
+        return "--snapshot cannot be combined with --cpus above 1, --esp or --fault-sweep (the snapshot keeps one "
+               "vCPU, and the inputs it records are the kernel, the initrd and the options)";
     if (o->sweep_fail_on_given && !o->fault_sweep)
         return "--fail-on needs --fault-sweep: it names the sweep cells' outcomes that fail the run";
     if (o->exec && !o->exec[0])

@@ -23,6 +23,7 @@
 #include "../guest/guest_mem.h"
 #include "devices/io_bus.h"
 #include "verdict/run_counters.h"
+#include "warm_boot.h"
 
 struct vmm;
 
@@ -85,6 +86,7 @@ struct vmm {
     struct placement placed;  /* what was placed where */
     struct run_files files;
     struct run_counters counters;
+    struct warm_boot warm;    /* --snapshot */
     struct run_observers observers;   /* the tools watching the runs (run_hooks.h) */
     double milestone_at[MILESTONE_COUNT];   /* seconds since start when first reached; 0: not yet */
 
@@ -114,6 +116,11 @@ void vmm_serial_irq(void *ctx, unsigned line, int level);
  * "app" (an EFI application, through its PE entry). */
 const char *vmm_entry_name(const struct vmm *vm);
 
+/* run.c: complete the exit vCPU c is in (the port I/O it did, its RIP
+ * past the instruction) without running it on: KVM_RUN with
+ * immediate_exit (Documentation/virt/kvm/api.rst, KVM_EXIT_IO), before
+ * its state is saved. -1, logged, if it fails. */
+int vmm_complete_exit(struct vcpu *c);
 /* run.c: the run the options ask for (run_options's fields from them). */
 struct run_options vmm_run_options(const struct vmm_options *o);
 /* Run until the guest stops; returns the exit status. */

@@ -295,6 +295,44 @@ if [ "$WHICH" = tiny ]; then
         skip tiny-exec-status "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
     fi
 
+    # --snapshot (docs/snapshots.md): the first run saves the VM when /init
+    # is ready for a command, the next ones restore it and run their own;
+    # restored guests draw different random numbers; other inputs (a
+    # command line, the RAM size) make a new snapshot.
+    if ! selected 'tiny-snapshot-*'; then :
+    elif INITRAMFS=$("$TOP/scripts/build-initramfs.sh" 2>"$OUT/initramfs.log"); then
+        snap() { local log=$1; shift; "$HO" --timeout 900 --initrd "$INITRAMFS" --snapshot "$OUT/snap" "$@" "$K" >"$OUT/$log" 2>&1; }
+        announce tiny-snapshot-cold
+        snap snap-cold.log --mem 256M --exec 'exit 3'
+        rc=$?
+        if [ $rc = 3 ] && grep -q -- '--snapshot .*: saved the VM' "$OUT/snap-cold.log" && [ -s "$OUT/snap/state" ]; then
+            pass tiny-snapshot-cold
+        else fail tiny-snapshot-cold "exit status $rc, or no snapshot saved" "$OUT/snap-cold.log"; fi
+        announce tiny-snapshot-warm
+        snap snap-warm.log --mem 256M --exec 'exit 3'
+        rc=$?
+        if [ $rc = 3 ] && grep -q -- '--snapshot .*: restored the VM' "$OUT/snap-warm.log" &&
+           ! grep -q 'saved the VM' "$OUT/snap-warm.log"; then pass tiny-snapshot-warm
+        else fail tiny-snapshot-warm "exit status $rc, or not restored" "$OUT/snap-warm.log"; fi
+        announce tiny-snapshot-urandom-differs
+        for i in 1 2; do snap "snap-rand$i.log" --mem 256M --exec 'head -c 16 /dev/urandom | od -x'; done
+        r1=$(grep -E '^0000000( [0-9a-f]{4}){8}' "$OUT/snap-rand1.log") r2=$(grep -E '^0000000( [0-9a-f]{4}){8}' "$OUT/snap-rand2.log")
+        if [ -n "$r1" ] && [ -n "$r2" ] && [ "$r1" != "$r2" ] && grep -q 'restored the VM' "$OUT/snap-rand2.log"; then
+            pass tiny-snapshot-urandom-differs
+        else fail tiny-snapshot-urandom-differs "the two restored runs read '$r1' and '$r2'" "$OUT/snap-rand2.log"; fi
+        announce tiny-snapshot-new-inputs
+        snap snap-new1.log --mem 256M --cmdline-append handover.snapshot=2 --exec 'exit 3'
+        rc1=$?
+        snap snap-new2.log --mem 192M --cmdline-append handover.snapshot=2 --exec 'exit 3'
+        rc2=$?
+        if [ $rc1 = 3 ] && [ $rc2 = 3 ] && grep -q 'made from other inputs' "$OUT/snap-new1.log" &&
+           grep -q 'saved the VM' "$OUT/snap-new1.log" && grep -q 'made from other inputs' "$OUT/snap-new2.log" &&
+           grep -q 'saved the VM' "$OUT/snap-new2.log"; then pass tiny-snapshot-new-inputs
+        else fail tiny-snapshot-new-inputs "exit statuses $rc1 and $rc2, or no new snapshot" "$OUT/snap-new2.log"; fi
+    else
+        skip tiny-snapshot "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
+    fi
+
     # KUnit in CI without QEMU: all suites pass, or the project's suite is
     # told to fail and the summary names the failing test.
     if ! KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); then

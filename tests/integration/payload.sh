@@ -98,6 +98,19 @@ expect kunit-with-stop-at-ebs 2 '^handover: --kunit and --stop-at ebs cannot be 
     -- "$HO" --kunit --stop-at ebs "$PAYLOAD"
 expect fail-on-needs-sweep 2 '^handover: --fail-on needs --fault-sweep' -- "$HO" --fail-on none "$PAYLOAD"
 expect exec-empty 2 "^handover: --exec '': give the command" -- "$HO" --exec '' "$PAYLOAD"
+# --snapshot: its state file is checked before /dev/kvm is opened; a
+# corrupt or truncated one is refused, exit 2, naming the file and what
+# is wrong (the header's checks: tests/unit/test_snapshot_file.c).
+expect snapshot-needs-exec 2 '^handover: --snapshot needs --exec' -- "$HO" --snapshot "$OUT/snap" "$PAYLOAD"
+expect snapshot-one-vcpu 2 '^handover: --snapshot cannot be combined with --cpus above 1' \
+    -- "$HO" --snapshot "$OUT/snap" --cpus 2 --exec true "$PAYLOAD"
+mkdir -p "$OUT/snap-bad" "$OUT/snap-short"
+printf 'not a snapshot, but long enough to hold the header of one: %080d' 0 > "$OUT/snap-bad/state"
+head -c 40 /dev/zero > "$OUT/snap-short/state"
+expect snapshot-corrupt-refused 2 "snap-bad/state: not a handover snapshot \\(bad magic\\): refused" \
+    -- "$HO" --snapshot "$OUT/snap-bad" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
+expect snapshot-truncated-refused 2 'snap-short/state: truncated: 40 bytes' \
+    -- "$HO" --snapshot "$OUT/snap-short" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
 # --cmdline without console= is kept, and said; with one, nothing is said.
 expect cmdline-without-console 2 '--cmdline has no console=: console=ttyS0 was not added' \
     -- "$HO" --cmdline nokaslr --dtb no/such.dtb "$PAYLOAD"

@@ -14,6 +14,7 @@ int main(void)
         fw_rng_suite, fw_tcg2_suite, fw_memattr_suite, fw_image_suite, fw_events_suite, fw_console_suite, fw_runtime_suite, fw_misc_services_suite,
         fw_dispatch_suite, fw_inject_suite, fw_acpi_suite, x86_setup_suite, cpuid_suite, emulate_suite,
         devices_suite, inject_suite, service_table_suite, simple_fs_suite, verdict_suite, report_suite, sweep_suite,
+        snapshot_file_suite, ram_file_suite,
     };
     SRunner *sr = srunner_create(suites[0]());
     for (size_t i = 1; i < sizeof(suites) / sizeof(suites[0]); i++)

@@ -40,5 +40,7 @@ Suite *service_table_suite(void); /* test_service_table.c: service rows and faul
 Suite *report_suite(void);     /* test_report.c: --report's and --kunit-json's JSON */
 Suite *sweep_suite(void);      /* test_sweep.c: the --fault-sweep matrix, its cells and verdict */
 Suite *simple_fs_suite(void);  /* test_simple_fs.c: --esp, its volume, file protocols and host folder */
+Suite *snapshot_file_suite(void);   /* test_snapshot_file.c: --snapshot's state file, its checks and inputs */
+Suite *ram_file_suite(void);        /* test_ram_file.c: --snapshot's RAM file, written sparse */
 
 #endif

@@ -539,6 +539,43 @@ START_TEST(devices_restore_refuses_another_bus)
 }
 END_TEST
 
+/* --snapshot's command: queued bytes raise DR in LSR and, with RDI
+ * enabled, the interrupt, which ranks above THRE in IIR; reading RBR
+ * takes them in order, and the line drops with the last one
+ * (serial8250_handle_irq, serial8250_rx_chars). */
+START_TEST(uart_received_bytes_are_read_in_order_with_their_interrupt)
+{
+    out8(COM1 + LCR, 0x03);
+    out8(COM1 + IER, 0x03);                            /* RDI and THRI */
+    ck_assert_uint_eq(in8(COM1 + IIR) & 0x0f, 0x02);   /* THRE first: nothing received yet */
+    ck_assert_uint_eq(in8(COM1 + LSR) & 0x01, 0);
+    ck_assert(serial_receive(&uart, "ok\n", 3));
+    ck_assert_int_eq(irq_level, 1);
+    out8(COM1 + RBR, 'a');                             /* THRE pending again */
+    ck_assert_uint_eq(in8(COM1 + IIR) & 0x0f, 0x04);   /* received data ranks above THRE */
+    char got[4] = { 0 };
+    for (int i = 0; in8(COM1 + LSR) & 0x01; i++)
+        got[i] = (char)in8(COM1 + RBR);
+    ck_assert_str_eq(got, "ok\n");
+    ck_assert_uint_eq(in8(COM1 + IIR) & 0x0f, 0x02);
+    ck_assert_int_eq(irq_level, 0);
+    ck_assert_uint_eq(in8(COM1 + RBR), 0);             /* nothing left */
+}
+END_TEST
+
+START_TEST(uart_receive_refuses_what_does_not_fit)
+{
+    static uint8_t big[SERIAL_RX_MAX];
+    out8(COM1 + IER, 0);
+    ck_assert(serial_receive(&uart, big, sizeof(big) - 1));
+    ck_assert_int_eq(irq_level, 0);                    /* RDI masked */
+    ck_assert(!serial_receive(&uart, "xy", 2));
+    ck_assert(serial_receive(&uart, "x", 1));
+    out8(COM1 + IER, 0x01);
+    ck_assert_int_eq(irq_level, 1);
+}
+END_TEST
+
 Suite *devices_suite(void)
 {
     Suite *s = suite_create("devices");
@@ -553,6 +590,8 @@ Suite *devices_suite(void)
     tcase_add_test(tc, uart_thre_interrupt_raised_when_enabled_and_cleared_by_iir);
     tcase_add_test(tc, uart_without_thri_never_interrupts);
     tcase_add_test(tc, uart_com2_is_a_second_instance_with_its_own_irq_line);
+    tcase_add_test(tc, uart_received_bytes_are_read_in_order_with_their_interrupt);
+    tcase_add_test(tc, uart_receive_refuses_what_does_not_fit);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("control-ports");

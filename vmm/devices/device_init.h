@@ -10,6 +10,7 @@
 #include "io_bus.h"
 
 struct control_ports;
+struct serial;
 
 /* What the VMM wires the devices to. */
 struct device_host {
@@ -19,6 +20,7 @@ struct device_host {
     void (*console_tx)(void *ctx, uint8_t byte);        /* COM1's bytes: the console */
     void (*exec_output_tx)(void *ctx, uint8_t byte);    /* COM2's: --exec-output; NULL: no COM2 */
     void *ctx;                                          /* given to the three callbacks */
+    struct serial **console_uart;                       /* set to COM1, for the host to queue input; NULL: not needed */
 };
 
 #define DEVICE_MAX_RANGES 4

@@ -18,15 +18,18 @@
 #define UART_MSR  6
 #define UART_SCR  7
 
+#define UART_IER_RDI     0x01
 #define UART_IER_THRI    0x02
 #define UART_IIR_NO_INT  0x01
 #define UART_IIR_THRI    0x02
+#define UART_IIR_RDI     0x04
 #define UART_IIR_FIFO    0xc0
 #define UART_FCR_ENABLE_FIFO 0x01
 #define UART_LCR_DLAB    0x80
 #define UART_MCR_LOOP    0x10
 #define UART_LSR_TEMT    0x40
 #define UART_LSR_THRE    0x20
+#define UART_LSR_DR      0x01
 
 void serial_init(struct serial *s, unsigned irq_line, void (*tx)(void *, uint8_t),
                  void (*irq)(void *, unsigned, int), void *ctx)
@@ -38,9 +41,15 @@ void serial_init(struct serial *s, unsigned irq_line, void (*tx)(void *, uint8_t
     s->ctx = ctx;
 }
 
+static bool rx_ready(const struct serial *s)
+{
+    return s->rx_at < s->rx_len;
+}
+
 static void update_irq(struct serial *s)
 {
-    bool level = (s->state.ier & UART_IER_THRI) && s->state.thri_pending;
+    bool level = ((s->state.ier & UART_IER_THRI) && s->state.thri_pending) ||
+                 ((s->state.ier & UART_IER_RDI) && rx_ready(s));
     if (level != s->state.irq_level && s->irq) {
         s->state.irq_level = level;
         s->irq(s->ctx, s->irq_line, level);
@@ -50,12 +59,24 @@ static void update_irq(struct serial *s)
 static uint8_t serial_read(struct serial *s, uint16_t reg)
 {
     switch (reg) {
-    case UART_RX:
-        return (s->state.lcr & UART_LCR_DLAB) ? s->state.dll : 0;
+    case UART_RX: {
+        if (s->state.lcr & UART_LCR_DLAB)
+            return s->state.dll;
+        if (!rx_ready(s))
+            return 0;
+        uint8_t byte = s->rx[s->rx_at++];
+        if (!rx_ready(s))
+            s->rx_at = s->rx_len = 0;
+        update_irq(s);
+        return byte;
+    }
     case UART_IER:
         return (s->state.lcr & UART_LCR_DLAB) ? s->state.dlm : s->state.ier;
     case UART_IIR: {
         uint8_t fifo = (s->state.fcr & UART_FCR_ENABLE_FIFO) ? UART_IIR_FIFO : 0;
+        /* The 16550A's priorities: line status, received data, THRE, modem status. */
+        if ((s->state.ier & UART_IER_RDI) && rx_ready(s))
+            return fifo | UART_IIR_RDI;
         if ((s->state.ier & UART_IER_THRI) && s->state.thri_pending) {
             s->state.thri_pending = false;   /* reading IIR clears a THRE interrupt */
             update_irq(s);
@@ -68,7 +89,8 @@ static uint8_t serial_read(struct serial *s, uint16_t reg)
     case UART_MCR:
         return s->state.mcr;
     case UART_LSR:
-        return UART_LSR_TEMT | UART_LSR_THRE;   /* transmitter always empty */
+        /* the transmitter always empty; DR while bytes wait */
+        return UART_LSR_TEMT | UART_LSR_THRE | (rx_ready(s) ? UART_LSR_DR : 0);
     case UART_MSR:
         if (s->state.mcr & UART_MCR_LOOP)   /* loopback: DTR->DSR, RTS->CTS, OUT1->RI, OUT2->DCD */
             return (uint8_t)(((s->state.mcr & 0x02) << 3) | ((s->state.mcr & 0x01) << 5) | ((s->state.mcr & 0x04) << 4) |
@@ -130,6 +152,16 @@ static void serial_out(void *state, uint16_t off, const uint8_t *data, unsigned 
         serial_write(state, (uint16_t)((off + i) & 7), data[i]);
 }
 
+bool serial_receive(struct serial *s, const void *data, size_t len)
+{
+    if (len > SERIAL_RX_MAX - s->rx_len)
+        return false;
+    memcpy(s->rx + s->rx_len, data, len);
+    s->rx_len += len;
+    update_irq(s);
+    return true;
+}
+
 struct io_device serial_device(struct serial *s, uint16_t base)
 {
     return (struct io_device){ .name = "serial", .base = base, .len = 8, .in = serial_in, .out = serial_out,
@@ -144,6 +176,8 @@ static struct serial com1, com2;
 static unsigned serial_attach(const struct device_host *host, struct io_device *ranges)
 {
     serial_init(&com1, GUEST_IRQ_COM1, host->console_tx, host->irq, host->ctx);
+    if (host->console_uart)
+        *host->console_uart = &com1;
     ranges[0] = serial_device(&com1, GUEST_PORT_COM1);
     if (!host->exec_output_tx)
         return 1;

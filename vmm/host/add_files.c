@@ -9,6 +9,7 @@
 #include "../../loader/elf_deps.h"
 #include "files.h"
 #include "handover_init.h"   /* generated from scripts/handover-init.sh (Makefile) */
+#include "handover_reseed.h" /* compiled from scripts/handover-reseed.c (Makefile) */
 #include "log.h"
 
 /* Where the dynamic linker looks by default on Debian (ld.so(8), and
@@ -188,8 +189,12 @@ static int add_init_base(struct add_state *st)
 int add_files_archive(const struct add_files_request *r, struct cpio_builder *b)
 {
     cpio_begin(b, ADD_MAX_BYTES);
-    if (r->exec) {
+    if (r->exec)
         cpio_add_dir(b, "handover");
+    if (r->exec && r->snapshot) {
+        cpio_add_file(b, "handover/snapshot-wait", 0644, "", 0);
+        cpio_add_file(b, "handover/reseed", 0755, handover_reseed, sizeof(handover_reseed));
+    } else if (r->exec) {
         cpio_add_file(b, "handover/cmd", 0644, r->exec, strlen(r->exec));
     }
     if (r->exec_output)

@@ -1,6 +1,7 @@
 /* The archive handover appends to the initrd (or, for --exec without
  * --initrd, the whole initrd, with /init from scripts/handover-init.sh and
- * the host's busybox): the --exec command as handover/cmd (/init runs it), with
+ * the host's busybox): the --exec command as handover/cmd (/init runs it;
+ * with --snapshot the command comes later, vmm/warm_boot.h), with
  * --exec-output the tty for its output as handover/output, and the
  * --add files; a dynamically linked program brings its interpreter (the
  * host's of that file name in the loader directories, at the path the
@@ -29,6 +30,8 @@
 struct add_files_request {
     const char *exec;          /* --exec CMD; NULL: none */
     bool exec_output;          /* --exec-output: the command's output goes to EXEC_OUTPUT_TTY */
+    bool snapshot;             /* --snapshot: no handover/cmd (it comes on the console) but
+                                  handover/snapshot-wait and the reseed program */
     bool whole_initrd;         /* no --initrd: /init and busybox come too */
     const char *const *adds;   /* --add HOST[:GUEST] */
     unsigned nadds;

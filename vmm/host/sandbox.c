@@ -82,6 +82,8 @@ static int set_limits(const struct sandbox_plan *p)
             biggest = st.st_size;
     }
     rlim_t fsize = (rlim_t)biggest + (rlim_t)(p->output_allowance + SANDBOX_REPORT_MAX);
+    if (p->snapshot && (rlim_t)p->snapshot_bytes > fsize)
+        fsize = (rlim_t)p->snapshot_bytes;
     struct rlimit fs = { fsize, fsize };
     if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_NOFILE, &nofile) || setrlimit(RLIMIT_FSIZE, &fs)) {
         vmm_log("setrlimit: %s", strerror(errno));
@@ -161,6 +163,38 @@ static bool sanitizer_skips(const struct sandbox_plan *p)
     return SANITIZER_BUILD;
 }
 
+/* What --snapshot's save asks (vmm/warm_boot.c, vmm/kvm/snapshot.c):
+ * the state's KVM requests on the run's own fds, and its two files. */
+static const unsigned long snapshot_vcpu_ioctls[] = {
+    KVM_GET_LAPIC, KVM_GET_MSRS, KVM_GET_XSAVE, KVM_GET_XCRS, KVM_GET_DEBUGREGS,
+};
+static const unsigned long snapshot_vm_ioctls[] = { KVM_GET_IRQCHIP, KVM_GET_PIT2, KVM_GET_CLOCK };
+
+static int allow_snapshot_save(scmp_filter_ctx ctx, const struct sandbox_plan *p)
+{
+    int rc = 0;
+    for (unsigned c = 0; c < p->ncpus; c++)
+        for (size_t i = 0; i < sizeof(snapshot_vcpu_ioctls) / sizeof(snapshot_vcpu_ioctls[0]); i++)
+            rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, p->vcpu_fds[c]),
+                                   arg_eq(1, snapshot_vcpu_ioctls[i]));
+    for (size_t i = 0; i < sizeof(snapshot_vm_ioctls) / sizeof(snapshot_vm_ioctls[0]); i++)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, p->vm_fd),
+                               arg_eq(1, snapshot_vm_ioctls[i]));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, p->kvm_fd),
+                           arg_eq(1, KVM_GET_MSR_INDEX_LIST));
+    const int files[] = { p->snapshot_ram_fd, p->snapshot_state_fd };
+    for (size_t i = 0; i < 2; i++) {
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(pwrite64), 1, arg_eq(0, files[i]));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ftruncate), 1, arg_eq(0, files[i]));
+    }
+    /* Renames within DIR only (the names are pointers the filter cannot read). */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat), 2, arg_eq(0, p->snapshot_dir_fd),
+                           arg_eq(2, p->snapshot_dir_fd));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat2), 2, arg_eq(0, p->snapshot_dir_fd),
+                           arg_eq(2, p->snapshot_dir_fd));
+    return rc;
+}
+
 int sandbox_enter(const struct sandbox_plan *p)
 {
     if (sanitizer_skips(p))
@@ -176,6 +210,8 @@ int sandbox_enter(const struct sandbox_plan *p)
                                    arg_eq(1, vcpu_ioctls[i]));
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, arg_eq(0, p->vm_fd),
                            arg_eq(1, KVM_IRQ_LINE));
+    if (p->snapshot)
+        rc |= allow_snapshot_save(ctx, p);
     /* vCPU threads are started after the filter: they inherit it. */
     return load_filter(ctx, rc, "the seccomp filter");
 }

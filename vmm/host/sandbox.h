@@ -20,6 +20,11 @@ struct sandbox_plan {
     unsigned ncpus;
     int sweep_matrix_fd, sweep_baseline_fd;   /* --fault-sweep=FILE, --sweep-baseline; -1: none */
     bool quiet;                  /* a sanitizer build does not say it runs without the filter */
+    /* --snapshot's first run saves the VM from the run loop: its KVM
+     * requests, the writes of the two files and their renames in DIR. */
+    bool snapshot;
+    int snapshot_dir_fd, snapshot_ram_fd, snapshot_state_fd;
+    uint64_t snapshot_bytes;     /* the RAM file's size (RLIMIT_FSIZE) */
 };
 
 /* 0 on success; -1 (with a message) if the filter could not be loaded. */

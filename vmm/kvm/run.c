@@ -444,6 +444,11 @@ static int handle_io(struct vcpu *c)
         }
         io_bus_access(&vm->bus, run->io.port, out, data, run->io.size);
     }
+    if (vm->warm.ready) {
+        int rc = warm_boot_ready(vm, c);
+        if (rc >= 0)
+            return rc;
+    }
     if (run_hooks_done(vm)) {
         fflush(stdout);
         return RUN_OBSERVER_DONE;
@@ -477,6 +482,19 @@ static int handle_io(struct vcpu *c)
     default:
         return RUN_CONTINUE;
     }
+}
+
+int vmm_complete_exit(struct vcpu *c)
+{
+    c->run->immediate_exit = 1;
+    int rc = ioctl(c->fd, KVM_RUN, 0);
+    int err = errno;
+    c->run->immediate_exit = timed_out || stop_signal;
+    if (rc == 0 || err != EINTR) {
+        vmm_log("KVM_RUN to complete vCPU %u's exit: %s", c->id, rc == 0 ? "it ran on" : strerror(err));
+        return -1;
+    }
+    return 0;
 }
 
 /* Stop every vCPU: the first caller's status wins. Called with vm->lock

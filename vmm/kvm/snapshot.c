@@ -134,3 +134,21 @@ int vm_state_load(int vm_fd, const struct vm_state *st, const char **what)
     }
     return 0;
 }
+
+int vm_clock_save(int vm_fd, uint64_t *ns)
+{
+    struct kvm_clock_data d;
+    memset(&d, 0, sizeof(d));
+    if (ioctl(vm_fd, KVM_GET_CLOCK, &d) < 0)
+        return -1;
+    *ns = d.clock;
+    return 0;
+}
+
+int vm_clock_load(int vm_fd, uint64_t ns)
+{
+    struct kvm_clock_data d;
+    memset(&d, 0, sizeof(d));
+    d.clock = ns;
+    return ioctl(vm_fd, KVM_SET_CLOCK, &d) < 0 ? -1 : 0;
+}

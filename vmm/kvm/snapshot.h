@@ -1,4 +1,4 @@
-/* Snapshots of a running VM, for --fault-sweep: the vCPU's registers,
+/* Snapshots of a running VM, for --fault-sweep and --snapshot: the vCPU's registers,
  * FPU/XSAVE, MSRs, LAPIC and pending events, the irqchip and PIT (guest
  * memory is guest/mem_delta.h's).
  * Documentation/virt/kvm/api.rst (KVM_GET_* / KVM_SET_*). */
@@ -39,5 +39,9 @@ int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
 void vcpu_state_free(struct vcpu_state *st);
 int vm_state_save(int vm_fd, struct vm_state *st, const char **what);
 int vm_state_load(int vm_fd, const struct vm_state *st, const char **what);
+/* kvm-clock's nanoseconds (KVM_GET_CLOCK), and setting them (KVM_SET_CLOCK):
+ * 0, or -1 with errno. */
+int vm_clock_save(int vm_fd, uint64_t *ns);
+int vm_clock_load(int vm_fd, uint64_t ns);
 
 #endif

@@ -1,0 +1,41 @@
+#!/bin/bash
+# Warm boots against cold ones (--snapshot, docs/snapshots.md): `--exec true`
+# on the tiny kernel with the busybox initramfs, BENCH_RUNS (default 5) runs
+# each of: no --snapshot; --snapshot into an empty directory (boot, save,
+# run); --snapshot restoring the saved VM. Prints each run's wall time, the
+# medians and the cold/warm ratio. Needs a KVM: make bench-warm runs it in
+# scripts/kvm-host.
+# usage: bench/warm.sh [HANDOVER]
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+HO=${1:-$TOP/build/handover}
+RUNS=${BENCH_RUNS:-5}
+K=$("$TOP/scripts/build-tiny-kernel.sh") || { echo "bench/warm.sh: no tiny kernel"; exit 1; }
+INITRAMFS=$("$TOP/scripts/build-initramfs.sh") || { echo "bench/warm.sh: no initramfs"; exit 1; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# One run's wall time in seconds; a run that fails ends the bench.
+timed() {
+    local t0 t1 rc
+    t0=$(date +%s.%N)
+    "$HO" --quiet --timeout 900 --mem 256M --initrd "$INITRAMFS" --exec true "$@" "$K" >"$WORK/run.log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    if [ $rc != 0 ]; then echo "bench/warm.sh: run failed with status $rc:"; tail -n 20 "$WORK/run.log"; exit 1; fi
+    echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+for i in $(seq "$RUNS"); do
+    timed >> "$WORK/plain"
+    rm -rf "$WORK/snap"
+    timed --snapshot "$WORK/snap" >> "$WORK/cold"
+done
+du -k --apparent-size "$WORK/snap/ram" | awk '{ printf "snapshot RAM file: %d KiB apparent, ", $1 }'
+du -k "$WORK/snap/ram" | awk '{ printf "%d KiB on disk (sparse)\n", $1 }'
+for i in $(seq "$RUNS"); do timed --snapshot "$WORK/snap" >> "$WORK/warm"; done
+for c in plain cold warm; do printf '%-6s %s s, median %s s\n' "$c" "$(paste -sd' ' "$WORK/$c")" "$(median < "$WORK/$c")"; done
+awk -v c="$(median < "$WORK/cold")" -v p="$(median < "$WORK/plain")" -v w="$(median < "$WORK/warm")" \
+    'BEGIN { printf "cold (with the save) / warm: %.1fx; no snapshot / warm: %.1fx\n", c / w, p / w }'

@@ -1,0 +1,145 @@
+/* vmm/host/snapshot_file.c: --snapshot's state file is restored only
+ * when its header and payload are whole and unchanged, and made again
+ * when its inputs differ. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "../../vmm/host/snapshot_file.h"
+
+static const struct snapshot_inputs inputs = { .kernel_size = 8u << 20, .initrd_size = 1234, .options_size = 40,
+                                               .kernel_crc = 0x1111, .initrd_crc = 0x2222, .options_crc = 0x3333,
+                                               .layout = 0x4444 };
+static uint8_t file[sizeof(struct snapshot_header) + 100];
+
+static void make_file(void)
+{
+    uint8_t payload[100];
+    for (size_t i = 0; i < sizeof(payload); i++)
+        payload[i] = (uint8_t)(i * 7);
+    struct snapshot_header h;
+    snapshot_seal(&h, &inputs, payload, sizeof(payload), 256u << 20);
+    memcpy(file, &h, sizeof(h));
+    memcpy(file + sizeof(h), payload, sizeof(payload));
+}
+
+START_TEST(sealed_file_checks_out_with_its_header)
+{
+    struct snapshot_header h;
+    ck_assert_ptr_null(snapshot_check(file, sizeof(file), &h));
+    ck_assert_uint_eq(h.version, SNAPSHOT_VERSION);
+    ck_assert_uint_eq(h.payload_size, 100);
+    ck_assert_uint_eq(h.ram_size, 256u << 20);
+    ck_assert(snapshot_inputs_equal(&h.inputs, &inputs));
+}
+END_TEST
+
+START_TEST(truncated_files_are_refused)
+{
+    struct snapshot_header h;
+    const char *why = snapshot_check(file, sizeof(file) - 1, &h);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_ptr_nonnull(strstr(why, "truncated"));
+    why = snapshot_check(file, 10, &h);
+    ck_assert_ptr_nonnull(strstr(why, "truncated"));
+    ck_assert_ptr_nonnull(snapshot_check(file, 0, &h));
+}
+END_TEST
+
+START_TEST(a_flipped_bit_anywhere_is_refused)
+{
+    struct snapshot_header h;
+    for (size_t i = 0; i < sizeof(file); i++) {
+        file[i] ^= 0x10;
+        ck_assert_msg(snapshot_check(file, sizeof(file), &h) != NULL, "byte %zu flipped and accepted", i);
+        file[i] ^= 0x10;
+    }
+    ck_assert_ptr_null(snapshot_check(file, sizeof(file), &h));
+}
+END_TEST
+
+START_TEST(magic_version_and_payload_are_named)
+{
+    struct snapshot_header h;
+    file[0] = 'X';
+    ck_assert_ptr_nonnull(strstr(snapshot_check(file, sizeof(file), &h), "magic"));
+    make_file();
+    file[sizeof(struct snapshot_header) + 5] ^= 1;
+    ck_assert_ptr_nonnull(strstr(snapshot_check(file, sizeof(file), &h), "payload corrupt"));
+    make_file();
+    struct snapshot_header *hp = (struct snapshot_header *)(void *)file;
+    hp->version = 2;
+    ck_assert_ptr_nonnull(strstr(snapshot_check(file, sizeof(file), &h), "version 2"));
+}
+END_TEST
+
+START_TEST(trailing_bytes_are_refused)
+{
+    uint8_t longer[sizeof(file) + 1];
+    memcpy(longer, file, sizeof(file));
+    longer[sizeof(file)] = 0;
+    struct snapshot_header h;
+    ck_assert_ptr_nonnull(strstr(snapshot_check(longer, sizeof(longer), &h), "trailing"));
+}
+END_TEST
+
+START_TEST(any_other_input_is_another_snapshot)
+{
+    struct snapshot_inputs other = inputs;
+    ck_assert(snapshot_inputs_equal(&other, &inputs));
+    other.options_crc++;
+    ck_assert(!snapshot_inputs_equal(&other, &inputs));
+    other = inputs;
+    other.initrd_size++;
+    ck_assert(!snapshot_inputs_equal(&other, &inputs));
+    other = inputs;
+    other.layout++;
+    ck_assert(!snapshot_inputs_equal(&other, &inputs));
+}
+END_TEST
+
+START_TEST(cursor_takes_what_was_put_and_no_more)
+{
+    struct snapshot_cursor c = { 0 };
+    const uint32_t a = 0xdeadbeef;
+    const char b[] = "payload";
+    snapshot_put(&c, &a, sizeof(a));
+    snapshot_put(&c, b, sizeof(b));
+    ck_assert(!c.failed);
+    struct snapshot_cursor r = { c.buf, c.at, 0, false };
+    uint32_t a2;
+    char b2[sizeof(b)];
+    ck_assert(snapshot_take(&r, &a2, sizeof(a2)));
+    ck_assert(snapshot_take(&r, b2, sizeof(b2)));
+    ck_assert_uint_eq(a2, a);
+    ck_assert_str_eq(b2, b);
+    ck_assert(!snapshot_take(&r, &a2, 1));
+    ck_assert(r.failed);
+    free(c.buf);
+}
+END_TEST
+
+START_TEST(crc_goes_on_across_pieces)
+{
+    const char s[] = "123456789";
+    ck_assert_uint_eq(snapshot_crc(s, 9), 0xcbf43926);   /* the CRC-32 check value */
+    ck_assert_uint_eq(snapshot_crc_more(snapshot_crc(s, 4), s + 4, 5), 0xcbf43926);
+}
+END_TEST
+
+Suite *snapshot_file_suite(void)
+{
+    Suite *s = suite_create("snapshot_file");
+    TCase *tc = tcase_create("state-file");
+    tcase_add_checked_fixture(tc, make_file, NULL);
+    tcase_add_test(tc, sealed_file_checks_out_with_its_header);
+    tcase_add_test(tc, truncated_files_are_refused);
+    tcase_add_test(tc, a_flipped_bit_anywhere_is_refused);
+    tcase_add_test(tc, magic_version_and_payload_are_named);
+    tcase_add_test(tc, trailing_bytes_are_refused);
+    tcase_add_test(tc, any_other_input_is_another_snapshot);
+    tcase_add_test(tc, cursor_takes_what_was_put_and_no_more);
+    tcase_add_test(tc, crc_goes_on_across_pieces);
+    suite_add_tcase(s, tc);
+    return s;
+}

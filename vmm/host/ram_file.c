@@ -1,0 +1,57 @@
+#include "ram_file.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#define PAGE 4096u
+#define RUN_MAX (8u << 20)   /* bytes per pwrite */
+
+static bool page_zero(const uint8_t *p, size_t len)
+{
+    const uint64_t *q = (const uint64_t *)(const void *)p;
+    for (size_t i = 0; i < len / 8; i++)
+        if (q[i])
+            return false;
+    for (size_t i = len & ~(size_t)7; i < len; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+int file_pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t at)
+{
+    while (len) {
+        ssize_t n = pwrite(fd, p, len, (off_t)at);
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+        at += (uint64_t)n;
+    }
+    return 0;
+}
+
+int ram_file_write(int fd, const uint8_t *ram, uint64_t size, uint64_t *written)
+{
+    if (ftruncate(fd, (off_t)size))
+        return -1;
+    *written = 0;
+    for (uint64_t at = 0; at < size;) {
+        size_t len = size - at < PAGE ? (size_t)(size - at) : PAGE;
+        if (page_zero(ram + at, len)) {
+            at += len;
+            continue;
+        }
+        uint64_t end = at + len;
+        while (end < size && end - at < RUN_MAX && size - end >= PAGE && !page_zero(ram + end, PAGE))
+            end += PAGE;
+        if (file_pwrite_all(fd, ram + at, (size_t)(end - at), at))
+            return -1;
+        *written += end - at;
+        at = end;
+    }
+    return 0;
+}

@@ -1,0 +1,16 @@
+/* --snapshot's RAM file (vmm/warm_boot.h): guest RAM written sparse. */
+#ifndef HANDOVER_RAM_FILE_H
+#define HANDOVER_RAM_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* size bytes of ram into fd from offset 0: the file's size is set first,
+ * and each 4 KiB page of zeros is left out, a hole that reads as zeros and
+ * takes no disk. *written: the bytes written. 0, or -1 with errno. */
+int ram_file_write(int fd, const uint8_t *ram, uint64_t size, uint64_t *written);
+/* All len bytes at offset at, however many pwrites it takes: 0, or -1 with errno. */
+int file_pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t at);
+
+#endif

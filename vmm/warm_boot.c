@@ -1,0 +1,396 @@
+#include "warm_boot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devices/persist.h"
+#include "devices/serial.h"
+#include "host/clock.h"
+#include "host/ram_file.h"
+#include "kvm/snapshot.h"
+#include "vmm.h"
+
+#define READY_LINE "handover-init: ready for a command"
+#define SEED_BYTES 32
+#define COMMAND_HEAD_MAX (2 * SEED_BYTES + 24)   /* "SEED LEN\n" */
+#define MSRS_MAX 4096
+
+/* Options whose value does not shape the VM: left out of the inputs.
+ * --exec-output's FILE does not, but whether there is one does (COM2). */
+static const struct {
+    const char *name;
+    bool presence;   /* the option's name is an input, its value not */
+} not_inputs[] = {
+    { "--exec", false }, { "--snapshot", false }, { "--timeout", false }, { "--report", false },
+    { "--console-limit", false }, { "--exec-output", true },
+};
+
+static void put_options(struct snapshot_cursor *c, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;   /* the command after -- */
+        if (!strcmp(argv[i], "--quiet"))
+            continue;
+        size_t k = 0, n = 0;
+        for (; k < sizeof(not_inputs) / sizeof(not_inputs[0]); k++) {
+            n = strlen(not_inputs[k].name);
+            if (!strncmp(argv[i], not_inputs[k].name, n) && (argv[i][n] == 0 || argv[i][n] == '='))
+                break;
+        }
+        if (k == sizeof(not_inputs) / sizeof(not_inputs[0])) {
+            snapshot_put(c, argv[i], strlen(argv[i]) + 1);
+            continue;
+        }
+        if (not_inputs[k].presence)
+            snapshot_put(c, not_inputs[k].name, n + 1);
+        if (argv[i][n] == 0)
+            i++;   /* its value, the next word */
+    }
+}
+
+/* The sizes of what the state file holds as this build lays it out. */
+static uint32_t layout_crc(void)
+{
+    const uint64_t sizes[] = { sizeof(struct snapshot_header), sizeof(struct vcpu_state), sizeof(struct kvm_msr_entry),
+                               sizeof(struct vm_state), sizeof(struct device_snapshot) };
+    return snapshot_crc(sizes, sizeof(sizes));
+}
+
+static int inputs_of(struct vmm *vm, int argc, char **argv, struct snapshot_inputs *in)
+{
+    struct snapshot_cursor opts = { 0 };
+    put_options(&opts, argc, argv);
+    if (opts.failed) {
+        free(opts.buf);
+        vmm_log("--snapshot: out of memory");
+        return -1;
+    }
+    *in = (struct snapshot_inputs){
+        .kernel_size = vm->placed.image_file_size, .initrd_size = vm->placed.initrd_size, .options_size = opts.at,
+        .kernel_crc = snapshot_crc(vm->placed.image_file, vm->placed.image_file_size),
+        .initrd_crc = snapshot_crc(vm->placed.initrd_data, vm->placed.initrd_size),
+        .options_crc = snapshot_crc(opts.buf, opts.at), .layout = layout_crc(),
+    };
+    /* --dtb FILE is placed in guest RAM too. */
+    if (vm->placed.dtb)
+        in->options_crc = snapshot_crc_more(in->options_crc, vm->placed.dtb, vm->placed.dtb_len);
+    free(opts.buf);
+    return 0;
+}
+
+static int path_in(char *out, size_t len, const char *dir, const char *name)
+{
+    if ((size_t)snprintf(out, len, "%s/%s", dir, name) >= len) {
+        vmm_log("--snapshot %s: the path is too long", dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* The state file whole, at most SNAPSHOT_STATE_MAX bytes: 0, 1 if there
+ * is none, or an exit status (logged). */
+static int read_state(const char *path, uint8_t **buf, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT)
+        return 1;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        vmm_log("%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return EXIT_USAGE;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > SNAPSHOT_STATE_MAX) {
+        vmm_log("%s: not a snapshot: not a regular file of at most %u bytes: refused", path, SNAPSHOT_STATE_MAX);
+        close(fd);
+        return EXIT_USAGE;
+    }
+    *len = (size_t)st.st_size;
+    *buf = malloc(*len ? *len : 1);
+    size_t got = 0;
+    ssize_t n = 1;
+    while (*buf && got < *len && (n = read(fd, *buf + got, *len - got)) > 0)
+        got += (size_t)n;
+    int err = errno;
+    close(fd);
+    if (!*buf || n < 0 || got != *len) {
+        vmm_log("%s: read failed: %s", path, !*buf ? "out of memory" : n < 0 ? strerror(err) : "the file shrank");
+        free(*buf);
+        *buf = NULL;
+        return EXIT_HOST;
+    }
+    return 0;
+}
+
+/* A new snapshot's files, opened before the sandbox: the old state goes
+ * first, so that a run stopped before it saved leaves no snapshot. */
+static int open_new(struct warm_boot *w, const char *dir)
+{
+    w->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (w->dir_fd < 0 || (unlinkat(w->dir_fd, "state", 0) && errno != ENOENT) ||
+        (w->ram_fd = openat(w->dir_fd, "ram.tmp", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
+        (w->state_fd = openat(w->dir_fd, "state.tmp", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+        vmm_log("--snapshot %s: %s", dir, strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int warm_boot_prepare(struct vmm *vm, int argc, char **argv)
+{
+    struct warm_boot *w = &vm->warm;
+    const char *dir = vm->opt.snapshot;
+    w->dir_fd = w->ram_fd = w->state_fd = -1;
+    if (strlen(vm->opt.exec) > SERIAL_RX_MAX - COMMAND_HEAD_MAX) {
+        vmm_log("--snapshot: the command is sent on the console after the restore: at most %d bytes",
+                SERIAL_RX_MAX - COMMAND_HEAD_MAX);
+        return EXIT_USAGE;
+    }
+    if (inputs_of(vm, argc, argv, &w->inputs))
+        return EXIT_HOST;
+    if (mkdir(dir, 0755) && errno != EEXIST) {
+        vmm_log("--snapshot %s: cannot make the directory: %s", dir, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char path[PATH_MAX];
+    if (path_in(path, sizeof(path), dir, "state"))
+        return EXIT_USAGE;
+    int rc = read_state(path, &w->state, &w->state_len);
+    if (rc > 1)
+        return rc;
+    if (rc == 0) {
+        struct snapshot_header h;
+        const char *why = snapshot_check(w->state, w->state_len, &h);
+        if (why) {
+            vmm_log("%s: %s: refused (remove it to make a new snapshot)", path, why);
+            return EXIT_USAGE;
+        }
+        if (snapshot_inputs_equal(&h.inputs, &w->inputs) && h.ram_size == vm->opt.mem) {
+            w->restoring = true;
+            return 0;
+        }
+        if (!vm->opt.quiet)
+            vmm_log("--snapshot %s: its snapshot was made from other inputs (kernel, initrd or options): making a "
+                    "new one", dir);
+        free(w->state);
+        w->state = NULL;
+    }
+    return open_new(w, dir);
+}
+
+/* "SEED LEN\n" and the command on COM1, which /init reads (raw, no echo):
+ * SEED is fresh for each run, so that no two guests restored from one
+ * snapshot share the CRNG's state (scripts/handover-reseed.c). */
+static int queue_command(struct vmm *vm)
+{
+    uint8_t seed[SEED_BYTES];
+    if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
+        vmm_log("--snapshot: getrandom: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    char head[COMMAND_HEAD_MAX];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(seed); i++)
+        n += (size_t)snprintf(head + n, sizeof(head) - n, "%02x", seed[i]);
+    n += (size_t)snprintf(head + n, sizeof(head) - n, " %zu\n", strlen(vm->opt.exec));
+    if (!vm->warm.uart || !serial_receive(vm->warm.uart, head, n) ||
+        !serial_receive(vm->warm.uart, vm->opt.exec, strlen(vm->opt.exec))) {
+        vmm_log("--snapshot: the command does not fit in the console's input");
+        return EXIT_HOST;
+    }
+    return 0;
+}
+
+/* What the firmware must keep for the kernel's runtime services after a
+ * restore; the rest of its state (the memory map, the variables the boot
+ * did not change) is rebuilt as the cold boot built it. */
+struct firmware_runtime {
+    uint32_t phase;
+    uint32_t virtual_mode;
+    uint64_t monotonic;
+};
+
+struct clock_state {
+    uint64_t kvmclock_ns;    /* KVM_GET_CLOCK at the save */
+    uint64_t realtime_ns;    /* the host's CLOCK_REALTIME then */
+};
+
+static uint64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int warm_boot_restore(struct vmm *vm)
+{
+    struct warm_boot *w = &vm->warm;
+    char path[PATH_MAX];
+    if (path_in(path, sizeof(path), vm->opt.snapshot, "ram"))
+        return EXIT_USAGE;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        vmm_log("%s: %s: the snapshot cannot be restored without it", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return EXIT_USAGE;
+    }
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != vm->opt.mem) {
+        vmm_log("%s: %lld bytes, where the snapshot's RAM is %llu: refused", path, (long long)st.st_size,
+                (unsigned long long)vm->opt.mem);
+        close(fd);
+        return EXIT_USAGE;
+    }
+    /* Over the RAM the cold boot's loading wrote, copy-on-write: the file
+     * is never written, and only the pages the guest touches are read. */
+    void *ram = mmap(vm->mem.host, vm->opt.mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    int err = errno;
+    close(fd);
+    if (ram == MAP_FAILED) {
+        vmm_log("%s: mmap: %s", path, strerror(err));
+        return EXIT_HOST;
+    }
+    struct snapshot_cursor cur = { w->state + sizeof(struct snapshot_header), w->state_len - sizeof(struct snapshot_header), 0,
+                                   false };
+    struct vcpu_state cpu;
+    struct vm_state chips;
+    struct device_snapshot dev;
+    struct firmware_runtime fw;
+    struct clock_state clock;
+    snapshot_take(&cur, &cpu, sizeof(cpu));
+    cpu.msrs = NULL;
+    if (!cur.failed && cpu.nmsrs <= MSRS_MAX && (cpu.msrs = calloc(cpu.nmsrs + 1, sizeof(*cpu.msrs))))
+        snapshot_take(&cur, cpu.msrs, cpu.nmsrs * sizeof(*cpu.msrs));
+    snapshot_take(&cur, &chips, sizeof(chips));
+    snapshot_take(&cur, &dev, sizeof(dev));
+    snapshot_take(&cur, &fw, sizeof(fw));
+    snapshot_take(&cur, &clock, sizeof(clock));
+    path_in(path, sizeof(path), vm->opt.snapshot, "state");
+    if (!cpu.msrs || cur.failed || cur.at != cur.len || dev.len > sizeof(dev.bytes)) {
+        vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
+        vcpu_state_free(&cpu);
+        return EXIT_USAGE;
+    }
+    const char *what = "the devices";
+    int rc = vm_state_load(vm->vm_fd, &chips, &what) || vcpu_state_load(vm->vcpus[0].fd, &cpu, &what) ||
+             devices_restore(&vm->bus, &dev);
+    vcpu_state_free(&cpu);
+    if (rc) {
+        vmm_log("%s: restoring %s failed: %s", path, what, strerror(errno));
+        return EXIT_HOST;
+    }
+    vm->fw.phase = (enum fw_phase)fw.phase;
+    vm->fw.virtual_mode = fw.virtual_mode != 0;
+    vm->fw.monotonic = fw.monotonic;
+    /* kvm-clock goes on from the save by the time since: the guest's
+     * monotonic clock and, from it, its wall clock move on as the host's did. */
+    uint64_t now = realtime_ns(), since = now > clock.realtime_ns ? now - clock.realtime_ns : 0;
+    if (vm_clock_load(vm->vm_fd, clock.kvmclock_ns + since)) {
+        vmm_log("KVM_SET_CLOCK: %s", strerror(errno));
+        return EXIT_HOST;
+    }
+    if (!vm->opt.quiet)
+        vmm_log("--snapshot %s: restored the VM saved %.1f s ago", vm->opt.snapshot, (double)since / 1e9);
+    return queue_command(vm);
+}
+
+/* The vCPU, irqchips, devices, firmware and clock, in the order
+ * warm_boot_restore takes them. */
+static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor *out)
+{
+    struct vcpu_state cpu;
+    struct vm_state chips;
+    struct device_snapshot dev;
+    struct clock_state clock;
+    const char *what = "KVM_GET_CLOCK";
+    memset(&chips, 0, sizeof(chips));
+    memset(&dev, 0, sizeof(dev));
+    if (vcpu_state_save(vm->kvm_fd, c->fd, &cpu, &what) || vm_state_save(vm->vm_fd, &chips, &what) ||
+        (what = "KVM_GET_CLOCK", vm_clock_save(vm->vm_fd, &clock.kvmclock_ns))) {
+        vmm_log("--snapshot: %s: %s", what, strerror(errno));
+        vcpu_state_free(&cpu);
+        return -1;
+    }
+    clock.realtime_ns = realtime_ns();
+    devices_save(&vm->bus, &dev);
+    const struct firmware_runtime fw = { (uint32_t)vm->fw.phase, vm->fw.virtual_mode, vm->fw.monotonic };
+    struct vcpu_state kept = cpu;
+    kept.msrs = NULL;   /* the pointer means nothing in a file */
+    snapshot_put(out, &kept, sizeof(kept));
+    snapshot_put(out, cpu.msrs, cpu.nmsrs * sizeof(*cpu.msrs));
+    snapshot_put(out, &chips, sizeof(chips));
+    snapshot_put(out, &dev, sizeof(dev));
+    snapshot_put(out, &fw, sizeof(fw));
+    snapshot_put(out, &clock, sizeof(clock));
+    vcpu_state_free(&cpu);
+    if (out->failed)
+        vmm_log("--snapshot: out of memory");
+    return out->failed ? -1 : 0;
+}
+
+static int save(struct vmm *vm, struct vcpu *c)
+{
+    struct warm_boot *w = &vm->warm;
+    double started = clock_since_start();
+    struct snapshot_cursor payload = { 0 };
+    struct snapshot_header h;
+    uint64_t written = 0;
+    if (vmm_complete_exit(c) || build_payload(vm, c, &payload)) {
+        free(payload.buf);
+        return EXIT_HOST;
+    }
+    snapshot_seal(&h, &w->inputs, payload.buf, payload.at, vm->opt.mem);
+    int rc = ram_file_write(w->ram_fd, vm->mem.host, vm->opt.mem, &written) ||
+             file_pwrite_all(w->state_fd, (const uint8_t *)&h, sizeof(h), 0) ||
+             file_pwrite_all(w->state_fd, payload.buf, payload.at, sizeof(h)) ||
+             renameat(w->dir_fd, "ram.tmp", w->dir_fd, "ram") || renameat(w->dir_fd, "state.tmp", w->dir_fd, "state");
+    free(payload.buf);
+    if (rc) {
+        vmm_log("--snapshot %s: saving failed: %s", vm->opt.snapshot, strerror(errno));
+        return EXIT_HOST;
+    }
+    w->saved = true;
+    if (!vm->opt.quiet)
+        vmm_log("--snapshot %s: saved the VM (%llu of %llu MiB of RAM in use) in %.2f s", vm->opt.snapshot,
+                (unsigned long long)(written >> 20), (unsigned long long)(vm->opt.mem >> 20),
+                clock_since_start() - started);
+    return 0;
+}
+
+int warm_boot_ready(struct vmm *vm, struct vcpu *c)
+{
+    vm->warm.ready = false;
+    int rc = save(vm, c);
+    if (!rc)
+        rc = queue_command(vm);
+    return rc ? rc : RUN_CONTINUE;
+}
+
+void warm_boot_line(void *ctx, const char *line)
+{
+    struct vmm *vm = ctx;
+    if (!vm->warm.restoring && !vm->warm.saved && vm->warm.ram_fd >= 0 && strstr(line, READY_LINE))
+        vm->warm.ready = true;
+}
+
+void warm_boot_free(struct warm_boot *w)
+{
+    free(w->state);
+    w->state = NULL;
+    const int fds[] = { w->dir_fd, w->ram_fd, w->state_fd };
+    for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+        if (fds[i] > 2)
+            close(fds[i]);
+    w->dir_fd = w->ram_fd = w->state_fd = -1;
+}
