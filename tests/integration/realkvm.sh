@@ -238,6 +238,16 @@ else
     skip ipxe-no-network "no $IPXE (apt-get install ipxe)"
 fi
 
+# efitools' HelloWorld draws its box with ConOut's cursor calls, waits for
+# a key (WaitForEvent on WaitForKey) and returns.
+HELLO=/usr/lib/efitools/x86_64-linux-gnu/HelloWorld.efi
+if [ -f "$HELLO" ]; then
+    expect efitools-helloworld 0 'This file is used to prove you have managed' \
+        'the image returned from its entry point with EFI_SUCCESS' -- "$HO" --timeout 300 --keys '\n' "$HELLO"
+else
+    skip efitools-helloworld "no $HELLO (apt-get install efitools)"
+fi
+
 # KUnit: all pass, or the project's suite told to fail and named.
 if KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); then
     expect realkvm-kunit-pass 0 'kunit: handover_selftest +ok' 'kunit: 4 suites \(0 failed\)' "${NATIVE[@]}" \
