@@ -161,6 +161,14 @@ static void poll_timers(struct firmware *fw, bool notify_only)
         key->signaled = key_pending(fw);
 }
 
+bool fw_timer_armed(const struct firmware *fw)
+{
+    for (unsigned i = 0; i < fw->events.n; i++)
+        if (fw->events.slot[i].open && fw->events.slot[i].armed)
+            return true;
+    return false;
+}
+
 static void poll(struct firmware *fw)
 {
     poll_timers(fw, false);

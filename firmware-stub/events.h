@@ -20,6 +20,9 @@ fw_decoder fw_decode_wait_for_event;
 fw_decoder fw_decode_event;
 /* Make ConIn.WaitForKey, the first event (fw->events.wait_for_key). */
 void fw_events_init(struct firmware *fw);
+/* Whether some open event has a timer set (a notify function's or one
+ * CheckEvent or WaitForEvent would find signaled once due). */
+bool fw_timer_armed(const struct firmware *fw);
 /* Signal every event of the group (ExitBootServices', SetVirtualAddressMap's). */
 void fw_signal_event_group(struct firmware *fw, const efi_guid_t *group);
 /* At the end of a call (fw->call) with this status: if a queued notify

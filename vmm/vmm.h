@@ -41,6 +41,7 @@ struct vcpu {
     bool exited;              /* its thread has stopped for good (under vm->lock): no more signals to it */
     bool dumped;              /* registers reported at a timeout */
     uint64_t sleep_ns;        /* the last call's firmware sleep, taken with vm->lock released */
+    bool sleeping;            /* in that sleep (under vm->lock) */
 };
 
 /* What the run loop's exit handlers return, and vm->run.stop_rc holds,

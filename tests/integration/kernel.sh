@@ -333,6 +333,19 @@ if [ "$WHICH" = tiny ]; then
         skip tiny-snapshot "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
     fi
 
+    # A kernel built without the handover protocol (tests/kernel/nohandover.config,
+    # no XLF_EFI_HANDOVER_64): with no --entry, handover enters it through
+    # its PE entry, as a boot manager would, and says so.
+    if ! KH=$("$TOP/scripts/build-tiny-kernel.sh" nohandover 2>"$OUT/build-nohandover.log"); then
+        skip tiny-nohandover-default-entry \
+            "could not build the kernel without the handover entry: $(tail -n 1 "$OUT/build-nohandover.log")"
+    else
+        expect tiny-nohandover-default-entry 0 \
+            'no EFI handover entry \(xloadflags 0x[0-9a-f]+ lacks XLF_EFI_HANDOVER_64\): booting through the PE entry' \
+            'ExitBootServices succeeded' 'e820-check: ok' 'type_of_loader +0x21' \
+            -- "$HO" --timeout 600 --stop-at ebs "$KH"
+    fi
+
     # KUnit in CI without QEMU: all suites pass, or the project's suite is
     # told to fail and the summary names the failing test.
     if ! KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); then

@@ -262,6 +262,51 @@ elif [ -n "${INITRAMFS:-}" ]; then
         -- "$HO" --timeout 300 --initrd "$INITRAMFS" --exec 'echo exec-out: hello; grep ttyS0 /proc/interrupts' "$KN"
 fi
 
+# The tiny kernel without the handover entry (tests/kernel/nohandover.config)
+# to user space, through the PE entry handover takes for it by default.
+if ! KH=$("$TOP/scripts/build-tiny-kernel.sh" nohandover 2>"$OUT/build-nohandover.log"); then
+    skip tiny-nohandover-exec "could not build the kernel without the handover entry: $(tail -n 1 "$OUT/build-nohandover.log")"
+elif [ -n "${INITRAMFS:-}" ]; then
+    expect tiny-nohandover-exec 0 '^exec-out: hello' 'booting through the PE entry' \
+        'Loaded initrd from LINUX_EFI_INITRD_MEDIA_GUID device path' "${NATIVE[@]}" \
+        -- "$HO" --timeout 300 --initrd "$INITRAMFS" --exec 'echo exec-out: hello' "$KH"
+fi
+
+# Real EFI applications of Debian's packages (docs/efi-applications.md).
+# memtest86+ is a bzImage that cannot be relocated and an EFI application:
+# it runs as the application, at its ImageBase 0x200000, asks for the GOP
+# handover does not serve, says it cannot set up its screen and halts.
+MEMTEST=/boot/memtest86+x64.efi
+if [ -f "$MEMTEST" ]; then
+    expect memtest86-starts 4 'EFI application, entry at 0x[0-9a-f]+, image at 0x200000 ' \
+        'the guest asked for EFI_GRAPHICS_OUTPUT_PROTOCOL, which handover does not serve' '^set_screen_info\(\) failed' \
+        'HLT in the firmware phase with no timer armed' -- "$HO" --timeout 300 "$MEMTEST"
+else
+    skip memtest86-starts "no $MEMTEST (apt-get install memtest86+)"
+fi
+# iPXE waits for Ctrl-B on its timer tick (a notify function; HLT in
+# between), finds no network device (no PCI device here) and returns.
+IPXE=/usr/lib/ipxe/ipxe.efi
+if [ -f "$IPXE" ]; then
+    expect ipxe-no-network 5 'iPXE initialising devices' 'the application halts the CPU \(HLT\) to wait for its timer' \
+        'No more network devices' 'the image returned from its entry point with EFI_DEVICE_ERROR' \
+        -- "$HO" --timeout 300 --trace-efi="$OUT/ipxe.trace" "$IPXE"
+    expect ipxe-no-network-events 0 '"call":"CreateEvent".*"type":"EVT_SIGNAL_EXIT_BOOT_SERVICES"' \
+        '"call":"NotifyFunction.Return"' -- cat "$OUT/ipxe.trace"
+else
+    skip ipxe-no-network "no $IPXE (apt-get install ipxe)"
+fi
+
+# efitools' HelloWorld draws its box with ConOut's cursor calls, waits for
+# a key (WaitForEvent on WaitForKey) and returns.
+HELLO=/usr/lib/efitools/x86_64-linux-gnu/HelloWorld.efi
+if [ -f "$HELLO" ]; then
+    expect efitools-helloworld 0 'This file is used to prove you have managed' \
+        'the image returned from its entry point with EFI_SUCCESS' -- "$HO" --timeout 300 --keys '\n' "$HELLO"
+else
+    skip efitools-helloworld "no $HELLO (apt-get install efitools)"
+fi
+
 # KUnit: all pass, or the project's suite told to fail and named.
 if KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); then
     expect realkvm-kunit-pass 0 'kunit: handover_selftest +ok' 'kunit: 4 suites \(0 failed\)' "${NATIVE[@]}" \

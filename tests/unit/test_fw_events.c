@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "fw_fixture.h"
+#include "../../firmware-stub/events.h"
 
 #define EVT(x) BS(x##_EVENT)
 #define NOTIFY_FN 0x1234560ULL   /* a guest notify function's address */
@@ -104,6 +105,26 @@ START_TEST(check_event_after_relative_timers_of_zero_and_of_an_hour)
     ck_assert_uint_eq(CALL(BS(SET_TIMER), new_event(0), EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(CALL(BS(SET_TIMER), now, 3, 0), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(CALL(BS(SET_TIMER), wait_for_key(), EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+/* What the run loop asks of a vCPU halted in the firmware phase
+ * (vmm/kvm/halt_wake.c): whether any timer could still wake it. */
+START_TEST(a_timer_is_armed_from_set_timer_until_it_fires_once_or_is_cancelled_or_closed)
+{
+    ck_assert(!fw_timer_armed(&fw));
+    uint64_t once = new_event(EVT_TIMER), every = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), once, EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert(fw_timer_armed(&fw));
+    ck_assert_uint_eq(CALL(EVT(CHECK), once), EFI_SUCCESS);   /* fired: a relative timer is spent */
+    ck_assert(!fw_timer_armed(&fw));
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, MS_100NS(10)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_CANCEL, 0), EFI_SUCCESS);
+    ck_assert(!fw_timer_armed(&fw));
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, MS_100NS(10)), EFI_SUCCESS);
+    ck_assert(fw_timer_armed(&fw));
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), every), EFI_SUCCESS);
+    ck_assert(!fw_timer_armed(&fw));
 }
 END_TEST
 
@@ -543,6 +564,7 @@ Suite *fw_events_suite(void)
     fw_add_tcase(s, "events", (const TTest *const[]){
         create_event_makes_handles_in_the_firmware_region_and_wait_for_key_is_one,
         create_event_refuses_bad_types_tpls_and_pointers, check_event_after_relative_timers_of_zero_and_of_an_hour,
+        a_timer_is_armed_from_set_timer_until_it_fires_once_or_is_cancelled_or_closed,
         periodic_timers_signal_once_per_period, signal_check_and_close_and_stale_or_wild_handles,
         event_handles_are_spent_once_and_said_once, event_groups_signal_together,
         wait_for_event_returns_the_index_of_the_signaled_event, wait_for_event_refuses_hostile_lists,

@@ -43,7 +43,7 @@
 
 static const unsigned long vcpu_ioctls[] = {
     KVM_RUN, KVM_GET_REGS, KVM_SET_REGS, KVM_GET_SREGS, KVM_SET_SREGS, KVM_GET_FPU, KVM_SET_FPU,
-    KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS,
+    KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS, KVM_GET_MP_STATE, KVM_SET_MP_STATE,
 };
 
 static const int plain_syscalls[] = {
@@ -228,6 +228,7 @@ static const unsigned long sweep_vcpu_ioctls[] = {
     KVM_RUN, KVM_GET_REGS, KVM_SET_REGS, KVM_GET_SREGS, KVM_SET_SREGS, KVM_GET_FPU, KVM_SET_FPU,
     KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS, KVM_SET_CPUID2, KVM_GET_LAPIC, KVM_SET_LAPIC, KVM_GET_MSRS,
     KVM_SET_MSRS, KVM_GET_XSAVE, KVM_SET_XSAVE, KVM_GET_XCRS, KVM_SET_XCRS, KVM_GET_DEBUGREGS, KVM_SET_DEBUGREGS,
+    KVM_GET_MP_STATE, KVM_SET_MP_STATE,
 };
 /* On /dev/kvm itself, whose fd stays. */
 static const unsigned long sweep_system_ioctls[] = {

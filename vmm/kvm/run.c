@@ -12,6 +12,7 @@
 #include "../../guest/layout.h"
 #include "../vmm.h"
 #include "../x86/x86_setup.h"
+#include "halt_wake.h"
 
 static volatile sig_atomic_t timed_out;
 static volatile sig_atomic_t stop_signal;   /* SIGINT, SIGTERM, SIGQUIT or SIGHUP received */
@@ -561,9 +562,23 @@ static void firmware_sleep(struct vcpu *c)
     nanosleep(&ts, NULL);
 }
 
+/* A kick out of KVM_RUN in the firmware phase (halt_wake.c): a HLT with
+ * nothing armed to end it ends the run as KVM_EXIT_HLT does. */
+static int after_kick(struct halt_waker *w, struct vcpu *c)
+{
+    switch (halt_wake_resume(w, c)) {
+    case HALT_FOR_GOOD:
+        return guest_crash(c, "HLT in the firmware phase with no timer armed (the application halted for good)");
+    case HALT_HOST_ERROR:
+        return EXIT_HOST;
+    default:
+        return RUN_CONTINUE;
+    }
+}
+
 /* One vCPU until it or another stops the VM. Exits are handled one at a
  * time under vm->lock; a firmware call's sleep is taken after it. */
-static int run_loop(struct vcpu *c)
+static int run_loop(struct vcpu *c, struct halt_waker *w)
 {
     struct vmm *vm = c->vm;
     for (;;) {
@@ -598,6 +613,8 @@ static int run_loop(struct vcpu *c)
                 report_exits(vm);
                 stopped = EXIT_TIMEOUT;
             }
+            if (stopped == RUN_CONTINUE && w)
+                stopped = after_kick(w, c);
             pthread_mutex_unlock(&vm->lock);
             if (stopped != RUN_CONTINUE)
                 return stopped;
@@ -605,18 +622,23 @@ static int run_loop(struct vcpu *c)
         }
         pthread_mutex_lock(&vm->lock);
         int rc = vm->run.stop_rc != RUN_CONTINUE ? vm->run.stop_rc : handle_exit(c);
+        c->sleeping = c->sleep_ns != 0;
         pthread_mutex_unlock(&vm->lock);
         if (rc >= 0 || rc == RUN_OBSERVER_DONE)
             return rc;
-        if (c->sleep_ns)
+        if (c->sleeping) {
             firmware_sleep(c);
+            pthread_mutex_lock(&vm->lock);
+            c->sleeping = false;
+            pthread_mutex_unlock(&vm->lock);
+        }
     }
 }
 
 static void *vcpu_thread(void *arg)
 {
     struct vcpu *c = arg;
-    int rc = run_loop(c);
+    int rc = run_loop(c, NULL);
     pthread_mutex_lock(&c->vm->lock);
     stop_all(c->vm, rc);
     c->exited = true;
@@ -673,12 +695,15 @@ static int run_vcpus(struct vmm *vm)
     run_hooks_run_start(vm);
     if (vm->run.opt.timeout)
         alarm(vm->run.opt.timeout);
-    int rc = run_loop(&vm->vcpus[0]);
+    struct halt_waker waker;
+    halt_waker_start(&waker, vm);
+    int rc = run_loop(&vm->vcpus[0], &waker);
     alarm(0);
     pthread_mutex_lock(&vm->lock);
     stop_all(vm, rc);
     rc = vm->run.stop_rc;
     pthread_mutex_unlock(&vm->lock);
+    halt_waker_stop(&waker);
     for (unsigned i = 1; i < vm->opt.cpus; i++)
         pthread_join(vm->vcpus[i].thread, NULL);
     return rc;
