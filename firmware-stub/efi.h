@@ -225,6 +225,12 @@ static inline uint32_t efi_status32(efi_status_t s)
     return (uint32_t)(s | s >> 32);
 }
 
+/* And back: an IA-32 EFI_STATUS (Exit's ExitStatus, an image's return). */
+static inline efi_status_t efi_status_from32(uint32_t s)
+{
+    return (s & 0x7fffffffu) | (efi_status_t)(s >> 31) << 63;
+}
+
 /* SIMPLE_TEXT_OUTPUT_MODE */
 struct efi_simple_text_output_mode {
     int32_t max_mode;

@@ -272,7 +272,8 @@ static struct fw_image *running_image(struct firmware *fw)
  * (UEFI 2.10 section 7.4.5). */
 efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t image_handle = a[0], exit_status = a[1], exit_data_size = a[2], exit_data = a[3];
+    uint64_t image_handle = a[0], exit_data_size = a[2], exit_data = a[3];
+    efi_status_t exit_status = fw_ia32(fw) ? efi_status_from32((uint32_t)a[1]) : a[1];
     struct fw_image *img = fw_image_of(fw, image_handle);
     if (img && !img->started) {
         unload(fw, img);
@@ -304,7 +305,7 @@ void fw_decode_exit(struct fw_trace_out *o, const struct fw_service *s, const st
 {
     (void)s, (void)v, (void)status;
     fw_trace_hex(o, "image", a[0]);
-    fw_trace_str(o, "exit_status", efi_status_name(a[1]));
+    fw_trace_status(o, "exit_status", a[1]);
 }
 
 /* The entry point returned (to the thunk FW_ID_START_IMAGE_RETURN, which

@@ -77,6 +77,11 @@ void fw_trace_ptr_uintn(struct fw_trace_out *o, const char *key, const struct gu
         as_hex ? fw_trace_hex(o, key, val) : fw_trace_u64(o, key, val);
 }
 
+void fw_trace_status(struct fw_trace_out *o, const char *key, uint64_t val)
+{
+    fw_trace_str(o, key, efi_status_name(o->uintn == 4 ? efi_status_from32((uint32_t)val) : val));
+}
+
 void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t addr)
 {
     uint16_t w[64];

@@ -20,6 +20,8 @@ void fw_trace_ptr_u64(struct fw_trace_out *o, const char *key, const struct gues
  * IA-32 firmware). */
 void fw_trace_ptr_uintn(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr,
                         bool as_hex);
+/* An EFI_STATUS argument by name (an IA-32 one has its error bit at 31). */
+void fw_trace_status(struct fw_trace_out *o, const char *key, uint64_t val);
 /* The EFI_GUID at addr, by name where known. */
 void fw_trace_guid(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr);
 /* "memory_type": an EFI_MEMORY_TYPE by name. */

@@ -226,6 +226,21 @@ START_TEST(ia32_status_and_trace_name_the_width)
 }
 END_TEST
 
+/* Exit's ExitStatus is an IA-32 EFI_STATUS: its error bit is bit 31
+ * (the kernel's efi64_convert_status). */
+START_TEST(ia32_exit_status_has_its_error_bit_at_31)
+{
+    trace_to_memory();
+    ck_assert_uint_eq(CALL32(BS(EXIT), 0, fw.image_handle, 0x80000005, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+    ck_assert_uint_eq(fw.stop_status, EFI_BUFFER_TOO_SMALL);
+    ck_assert_ptr_nonnull(strstr(log_text(), "the image called Exit(EFI_BUFFER_TOO_SMALL)"));
+    char got[512];
+    decoded_tails(got, sizeof(got));
+    ck_assert_msg(strstr(got, "\"exit_status\":\"EFI_BUFFER_TOO_SMALL\""), "%s", got);
+}
+END_TEST
+
 /* A stack the arguments cannot be read from is the guest's bug. */
 START_TEST(ia32_unreadable_stack_arguments_are_refused)
 {
@@ -262,7 +277,8 @@ Suite *fw_ia32_suite(void)
     fw_add_tcase_ia32(s, "calls", (const TTest *const[]){
         ia32_get_memory_map_writes_4_byte_sizes_and_key, ia32_free_pages_takes_a_64_bit_address,
         ia32_allocate_pool_writes_a_4_byte_pointer, ia32_lookups_write_4_byte_interfaces_and_handles,
-        ia32_status_and_trace_name_the_width, ia32_unreadable_stack_arguments_are_refused,
+        ia32_status_and_trace_name_the_width, ia32_exit_status_has_its_error_bit_at_31,
+        ia32_unreadable_stack_arguments_are_refused,
         ia32_outputs_above_4_gib_are_refused, NULL });
     return s;
 }

@@ -314,7 +314,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
         if (vm->opt.firmware_bits == 32) {
             uint32_t eax = 0;   /* EAX, pushed by the thunk: bit 31 the error bit */
             guest_view_read(&v, (uint32_t)r.rsp, &eax, 4);
-            status = (eax & 0x7fffffffu) | (uint64_t)(eax >> 31) << 63;
+            status = efi_status_from32(eax);
         } else {
             guest_view_read_u64(&v, r.rsp, &status);   /* RAX, pushed by the thunk */
         }
