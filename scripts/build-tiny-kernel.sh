@@ -4,7 +4,8 @@
 # $HOME/.cache/handover/kernels/ keyed by the fragments and the source
 # package version, so it is rebuilt only when one of them changes.
 #
-# usage: scripts/build-tiny-kernel.sh [VARIANT]   (VARIANT: tiny, default)
+# usage: scripts/build-tiny-kernel.sh [VARIANT]   (VARIANT: tiny, default; kunit,
+# nopci, mixed: tests/kernel/VARIANT.config merged after tiny.config)
 # prints the path of the bzImage on stdout.
 set -euo pipefail
 

@@ -289,7 +289,8 @@ static int load(struct vmm *vm)
     else if (!vm->opt.quiet)
         vmm_log("%s: Linux boot protocol %u.%02u, %s entry at 0x%llx, image at 0x%llx (0x%llx bytes), %llu MiB RAM",
                 vm->opt.kernel, vm->placed.bz.hdr.version >> 8, vm->placed.bz.hdr.version & 0xff,
-                vm->opt.entry == ENTRY_PE ? "PE" : "handover", (unsigned long long)vm->placed.entry_rip,
+                vm->opt.entry == ENTRY_PE ? "PE" : vm->opt.firmware_bits == 32 ? "32-bit handover" : "handover",
+                (unsigned long long)vm->placed.entry_rip,
                 (unsigned long long)vm->placed.image_start, (unsigned long long)vm->placed.image_size,
                 (unsigned long long)(vm->opt.mem >> 20));
     return 0;

@@ -310,6 +310,12 @@ if [ "$WHICH" = tiny ]; then
             -- "$HO" --timeout 600 --firmware-bits 32 --entry handover --stop-at ebs --trace-efi="$OUT/mixed.trace" "$KM"
         expect tiny-mixed-trace 0 '"bits":32,"call":"ExitBootServices".*"status":"EFI_SUCCESS"' \
             '!"call":"unknown"' -- cat "$OUT/mixed.trace"
+        # On to the kernel's end without an init: it reads the IA-32 system
+        # and configuration tables, and runs without runtime services, for
+        # a 32-bit firmware's SetVirtualAddressMap is not served.
+        expect tiny-mixed-boot 6 'efi: EFI v2\.100 by handover' 'efi: ACPI 2\.0=0x' \
+            'Unable to switch EFI into virtual mode' 'No working init found' \
+            -- "$HO" --timeout 900 --firmware-bits 32 "$KM"
     fi
 elif [ "$WHICH" = debian ]; then
     if ! KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
