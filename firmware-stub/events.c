@@ -196,13 +196,19 @@ static efi_status_t create(struct firmware *fw, const struct guest_view *v, cons
     unsigned t = 0;
     while (t < NTYPES && event_types[t].type != type)
         t++;
-    if (!event_ptr || !guest_view_accessible(v, event_ptr, 8) || t == NTYPES)
+    if (!event_ptr || !guest_view_accessible(v, event_ptr, fw_uintn_size(fw)) || t == NTYPES)
         return EFI_INVALID_PARAMETER;
     if (group_ptr && (!guest_view_read(v, group_ptr, &group, sizeof(group)) ||
                       type == EVT_SIGNAL_EXIT_BOOT_SERVICES || type == EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE))
         return EFI_INVALID_PARAMETER;   /* those two are groups already (EDK2 CoreCreateEventEx) */
     bool grouped = group_ptr || group_of_type(type, &group);
     bool notify = type & (EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL);
+    if (notify && fw_ia32(fw)) {
+        /* The notify trampoline is x64 code (state.h FW_ID_NOTIFY_RETURN). */
+        fw_log(fw, "CreateEvent with a notify function is not served by a 32-bit firmware (--firmware-bits 32): "
+               "EFI_UNSUPPORTED");
+        return EFI_UNSUPPORTED;
+    }
     if (notify && (!notify_function || notify_tpl <= FW_TPL_APPLICATION || notify_tpl >= FW_TPL_HIGH_LEVEL))
         return EFI_INVALID_PARAMETER;
     uint64_t handle = new_event(fw, type, grouped ? &group : NULL);

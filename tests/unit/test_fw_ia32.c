@@ -241,6 +241,20 @@ START_TEST(ia32_exit_status_has_its_error_bit_at_31)
 }
 END_TEST
 
+/* CreateEvent writes a 4-byte EFI_EVENT; a notify function would run
+ * through the x64 trampoline, so it is refused with a line saying so. */
+START_TEST(ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions)
+{
+    uint64_t ev_p = out_slot();
+    ck_assert_uint_eq(CALL32(BS(CREATE_EVENT), 0, EVT_TIMER, 0, 0, 0, ev_p), EFI_SUCCESS);
+    ck_assert_uint_ne(low(ev_p), 0);
+    ck_assert(upper_kept(ev_p));
+    ck_assert_uint_eq(CALL32(BS(CLOSE_EVENT), 0, low(ev_p)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL32(BS(CREATE_EVENT), 0, EVT_NOTIFY_SIGNAL, 8, 0x1234, 0, out_slot()), EFI_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(log_text(), "CreateEvent with a notify function is not served by a 32-bit firmware"));
+}
+END_TEST
+
 /* A stack the arguments cannot be read from is the guest's bug. */
 START_TEST(ia32_unreadable_stack_arguments_are_refused)
 {
@@ -278,6 +292,7 @@ Suite *fw_ia32_suite(void)
         ia32_get_memory_map_writes_4_byte_sizes_and_key, ia32_free_pages_takes_a_64_bit_address,
         ia32_allocate_pool_writes_a_4_byte_pointer, ia32_lookups_write_4_byte_interfaces_and_handles,
         ia32_status_and_trace_name_the_width, ia32_exit_status_has_its_error_bit_at_31,
+        ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions,
         ia32_unreadable_stack_arguments_are_refused,
         ia32_outputs_above_4_gib_are_refused, NULL });
     return s;
