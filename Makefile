@@ -214,6 +214,7 @@ bench-sweep: $(BUILD)/handover
 kernels:
 	scripts/build-tiny-kernel.sh
 	scripts/build-tiny-kernel.sh kunit
+	scripts/build-tiny-kernel.sh mixed
 	scripts/fetch-debian-kernels.sh
 
 # The man page is --help itself, run through help2man: the two cannot drift.

@@ -7,6 +7,7 @@
 
 #include "keys.h"
 #include "log.h"
+#include "width.h"
 
 #define OUTPUT_STRING_MAX 65536  /* characters per OutputString call */
 
@@ -93,12 +94,11 @@ static efi_status_t conout_success(struct firmware *fw, const struct guest_view 
 
 static efi_status_t query_mode(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    (void)fw;
     uint64_t mode_number = a[1], columns_ptr = a[2], rows_ptr = a[3];
     uint64_t cols = 80, rows = 25;
     if (mode_number != 0)
         return EFI_UNSUPPORTED;
-    if (!guest_view_write_u64(v, columns_ptr, cols) || !guest_view_write_u64(v, rows_ptr, rows))
+    if (!fw_write_uintn(fw, v, columns_ptr, cols) || !fw_write_uintn(fw, v, rows_ptr, rows))
         return EFI_INVALID_PARAMETER;
     return EFI_SUCCESS;
 }

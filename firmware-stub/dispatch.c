@@ -21,6 +21,7 @@
 #include "simple_fs.h"
 #include "tcg2.h"
 #include "trace_decode.h"
+#include "width.h"
 
 const struct fw_service *fw_service_of(unsigned id)
 {
@@ -70,9 +71,9 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
                        const uint64_t *a, unsigned nargs, efi_status_t status, const char *injected)
 {
     char line[1024];
-    int n = snprintf(line, sizeof(line), "{\"seq\":%llu,\"phase\":\"%s\",\"call\":\"%s\",\"args\":[",
+    int n = snprintf(line, sizeof(line), "{\"seq\":%llu,\"phase\":\"%s\",%s\"call\":\"%s\",\"args\":[",
                      (unsigned long long)fw->seq, fw->phase == FW_PHASE_BOOT ? "boot" : "runtime",
-                     s ? s->name : "unknown");
+                     fw_ia32(fw) ? "\"bits\":32," : "", s ? s->name : "unknown");
     for (unsigned i = 0; i < nargs; i++)
         n += snprintf(line + n, sizeof(line) - (size_t)n, "%s\"0x%llx\"", i ? "," : "", (unsigned long long)a[i]);
     n += snprintf(line + n, sizeof(line) - (size_t)n, "],\"status\":\"%s\",\"map_key\":%llu",
@@ -81,7 +82,7 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"id\":%u", id);
     if (injected)
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"injected\":\"%s\"", injected);
-    n += (int)fw_trace_decode(s, v, a, status, line + n, sizeof(line) - (size_t)n - 4);
+    n += (int)fw_trace_decode(s, v, a, status, fw_uintn_size(fw), line + n, sizeof(line) - (size_t)n - 4);
     n += snprintf(line + n, sizeof(line) - (size_t)n, "}\n");
     if (fw->trace_bytes + (uint64_t)n > fw->cfg.trace_limit) {
         if (fw->trace_bytes <= fw->cfg.trace_limit)
@@ -103,11 +104,39 @@ static void register_args(const struct fw_call *call, uint64_t *a)
     a[3] = call->r9;
 }
 
-uint64_t firmware_protocol_arg(unsigned id, const struct fw_call *call)
+/* An IA-32 firmware's call (cdecl, UEFI 2.10 section 2.3.2): every
+ * argument on the stack above the 4-byte return address, 4 bytes each but
+ * the service's wide ones (a UINT64 takes 8, low half first). ESP is the
+ * low half of RSP. Returns the number read: nargs, or the index of the
+ * first argument not readable. */
+unsigned fw_stack_args32(const struct fw_service *s, const struct fw_call *call, uint64_t *a, unsigned nargs)
 {
-    uint64_t a[4];
-    register_args(call, a);
-    return fw_protocol_arg(fw_service_of(id), a);
+    uint64_t at = (uint32_t)call->rsp + 4;
+    for (unsigned i = 0; i < nargs; i++) {
+        unsigned len = s && (s->wide & FW_WIDE(i)) ? 8 : 4;
+        a[i] = 0;
+        if (!guest_view_read(&call->view, at, &a[i], len))
+            return i;
+        at += len;
+    }
+    return nargs;
+}
+
+/* The arguments a call's service takes, as far as readable (the rest 0). */
+static void call_args(const struct firmware *fw, const struct fw_service *s, const struct fw_call *call, uint64_t *a)
+{
+    if (fw_ia32(fw))
+        fw_stack_args32(s, call, a, 4);
+    else
+        register_args(call, a);
+}
+
+uint64_t firmware_protocol_arg(const struct firmware *fw, unsigned id, const struct fw_call *call)
+{
+    uint64_t a[4] = { 0 };
+    const struct fw_service *s = fw_service_of(id);
+    call_args(fw, s, call, a);
+    return fw_protocol_arg(s, a);
 }
 
 bool firmware_saves_context(unsigned id)
@@ -115,10 +144,10 @@ bool firmware_saves_context(unsigned id)
     return id == FW_ID_BS(BS_START_IMAGE);
 }
 
-uint64_t firmware_allocated(unsigned id, const struct fw_call *call, uint64_t status)
+uint64_t firmware_allocated(const struct firmware *fw, unsigned id, const struct fw_call *call, uint64_t status)
 {
-    uint64_t a[4], addr;
-    register_args(call, a);
+    uint64_t a[4] = { 0 }, addr;
+    call_args(fw, fw_service_of(id), call, a);
     if (id != FW_ID_BS(BS_ALLOCATE_PAGES) || status != EFI_SUCCESS || !fw_allocated_pages(&call->view, a, &addr))
         return 0;
     return addr;
@@ -136,9 +165,9 @@ static bool in_scope(const struct firmware *fw, const struct fw_service *s, enum
 unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const struct fw_call *call)
 {
     const struct fw_service *s = fw_service_of(id);
-    uint64_t a[4];
+    uint64_t a[4] = { 0 };
     unsigned m = 0;
-    register_args(call, a);
+    call_args(fw, s, call, a);
     /* After ExitBootServices a boot service only fails: nothing to inject. */
     if (fw->phase != FW_PHASE_BOOT && is_boot_service(id))
         return 0;
@@ -211,7 +240,6 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     const char *injected = NULL;
     struct inject *in = &fw->cfg.inject;
     unsigned applies = firmware_inject_applies(fw, id, call);
-    register_args(call, a);
     for (unsigned k = 0; k < INJECT_KINDS; k++)
         in->seen[k] += (applies >> k) & 1;
 
@@ -225,9 +253,20 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     if (id < FW_MAX_THUNKS)
         fw->calls_by_id[id]++;
 
+    if (fw_ia32(fw)) {
+        unsigned got = fw_stack_args32(s, call, a, nargs);
+        if (got < nargs) {
+            fw_log(fw, "guest bug: %s: stack argument %u above ESP 0x%llx is not readable", s ? s->name : "call",
+                   got + 1, (unsigned long long)(uint32_t)call->rsp);
+            status = EFI_INVALID_PARAMETER;
+            goto out;
+        }
+    } else {
+        register_args(call, a);
+    }
     /* Arguments 5 and up sit above the 32-byte shadow space and the return
      * address: RSP+0x28, RSP+0x30, ... (Microsoft x64 calling convention). */
-    for (unsigned i = 4; i < nargs; i++) {
+    for (unsigned i = 4; i < nargs && !fw_ia32(fw); i++) {
         if (!guest_view_read_u64(&call->view, call->rsp + 0x28 + 8 * (i - 4), &a[i])) {
             fw_log(fw, "guest bug: %s: stack argument %u at RSP 0x%llx is not readable", s->name, i + 1,
                    (unsigned long long)call->rsp);

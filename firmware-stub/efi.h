@@ -167,6 +167,70 @@ struct efi_loaded_image {
 _Static_assert(sizeof(struct efi_loaded_image) == 96, "EFI_LOADED_IMAGE_PROTOCOL is 96 bytes");
 #define EFI_LOADED_IMAGE_PROTOCOL_REVISION 0x1000
 
+/* The IA-32 binding's layouts (UEFI 2.10 section 2.3.2: pointers and
+ * UINTN are 4 bytes, every field at its natural alignment), which a
+ * 32-bit firmware builds and a mixed-mode kernel's stub reads
+ * (include/linux/efi.h efi_system_table_32_t, efi_loaded_image_32_t). */
+struct efi_system_table32 {
+    struct efi_table_header hdr;
+    uint32_t firmware_vendor;
+    uint32_t firmware_revision;
+    uint32_t console_in_handle;
+    uint32_t con_in;
+    uint32_t console_out_handle;
+    uint32_t con_out;
+    uint32_t standard_error_handle;
+    uint32_t std_err;
+    uint32_t runtime_services;
+    uint32_t boot_services;
+    uint32_t number_of_table_entries;
+    uint32_t configuration_table;
+};
+_Static_assert(sizeof(struct efi_system_table32) == 72, "EFI_SYSTEM_TABLE is 72 bytes on IA-32");
+
+struct efi_configuration_table32 {
+    efi_guid_t vendor_guid;
+    uint32_t vendor_table;
+};
+_Static_assert(sizeof(struct efi_configuration_table32) == 20, "EFI_CONFIGURATION_TABLE is 20 bytes on IA-32");
+
+#define EFI_BOOT_SERVICES32_SIZE    (24 + 4 * EFI_BOOT_SERVICES_COUNT)
+#define EFI_RUNTIME_SERVICES32_SIZE (24 + 4 * EFI_RUNTIME_SERVICES_COUNT)
+_Static_assert(EFI_BOOT_SERVICES32_SIZE == 200, "EFI_BOOT_SERVICES is 200 bytes on IA-32");
+_Static_assert(EFI_RUNTIME_SERVICES32_SIZE == 80, "EFI_RUNTIME_SERVICES is 80 bytes on IA-32");
+
+struct efi_loaded_image32 {
+    uint32_t revision;
+    uint32_t parent_handle;
+    uint32_t system_table;
+    uint32_t device_handle;
+    uint32_t file_path;
+    uint32_t reserved;
+    uint32_t load_options_size;
+    uint32_t load_options;
+    uint32_t image_base;
+    uint32_t pad0;
+    uint64_t image_size;          /* UINT64: 8-aligned */
+    uint32_t image_code_type;
+    uint32_t image_data_type;
+    uint32_t unload;
+    uint32_t pad1;
+};
+_Static_assert(sizeof(struct efi_loaded_image32) == 64, "EFI_LOADED_IMAGE_PROTOCOL is 64 bytes on IA-32");
+
+/* An EFI_STATUS as an IA-32 firmware returns it in EAX: the error bit is
+ * bit 31 (the kernel's efi64_convert_status does the same). */
+static inline uint32_t efi_status32(efi_status_t s)
+{
+    return (uint32_t)(s | s >> 32);
+}
+
+/* And back: an IA-32 EFI_STATUS (Exit's ExitStatus, an image's return). */
+static inline efi_status_t efi_status_from32(uint32_t s)
+{
+    return (s & 0x7fffffffu) | (efi_status_t)(s >> 31) << 63;
+}
+
 /* SIMPLE_TEXT_OUTPUT_MODE */
 struct efi_simple_text_output_mode {
     int32_t max_mode;

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "system_table.h"
 #include "trace_decode.h"
+#include "width.h"
 
 #define CREATE_EVENT_HANDLE   4   /* CreateEvent's EFI_EVENT *Event; CreateEventEx's EventGroup is before it */
 #define CREATE_EVENT_EX_GROUP 4
@@ -203,13 +204,19 @@ static efi_status_t create(struct firmware *fw, const struct guest_view *v, cons
     unsigned t = 0;
     while (t < NTYPES && event_types[t].type != type)
         t++;
-    if (!event_ptr || !guest_view_accessible(v, event_ptr, 8) || t == NTYPES)
+    if (!event_ptr || !guest_view_accessible(v, event_ptr, fw_uintn_size(fw)) || t == NTYPES)
         return EFI_INVALID_PARAMETER;
     if (group_ptr && (!guest_view_read(v, group_ptr, &group, sizeof(group)) ||
                       type == EVT_SIGNAL_EXIT_BOOT_SERVICES || type == EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE))
         return EFI_INVALID_PARAMETER;   /* those two are groups already (EDK2 CoreCreateEventEx) */
     bool grouped = group_ptr || group_of_type(type, &group);
     bool notify = type & (EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL);
+    if (notify && fw_ia32(fw)) {
+        /* The notify trampoline is x64 code (state.h FW_ID_NOTIFY_RETURN). */
+        fw_log(fw, "CreateEvent with a notify function is not served by a 32-bit firmware (--firmware-bits 32): "
+               "EFI_UNSUPPORTED");
+        return EFI_UNSUPPORTED;
+    }
     if (notify && (!notify_function || notify_tpl <= FW_TPL_APPLICATION || notify_tpl >= FW_TPL_HIGH_LEVEL))
         return EFI_INVALID_PARAMETER;
     uint64_t handle = new_event(fw, type, grouped ? &group : NULL);
@@ -221,7 +228,7 @@ static efi_status_t create(struct firmware *fw, const struct guest_view *v, cons
         e->notify_context = notify_context;
         e->notify_tpl = notify_tpl;
     }
-    guest_view_write_u64(v, event_ptr, handle);
+    fw_write_uintn(fw, v, event_ptr, handle);
     return EFI_SUCCESS;
 }
 
@@ -311,7 +318,7 @@ static efi_status_t check_list(struct firmware *fw, const struct guest_view *v, 
     poll(fw);
     for (uint64_t i = 0; i < n; i++) {
         uint64_t handle = 0;   /* another vCPU may unmap the list: then no event */
-        guest_view_read_u64(v, list + 8 * i, &handle);
+        fw_read_uintn(fw, v, list + fw_uintn_size(fw) * i, &handle);
         efi_status_t s = check(fw, handle);
         if (s != EFI_NOT_READY) {
             *index = i;
@@ -343,7 +350,7 @@ static bool next_due(struct firmware *fw, const struct guest_view *v, uint64_t n
     *wait = FW_WAIT_MAX_NS;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t handle = 0;
-        guest_view_read_u64(v, list + 8 * i, &handle);
+        fw_read_uintn(fw, v, list + fw_uintn_size(fw) * i, &handle);
         any |= timer_sooner(event_of(fw, handle), now, wait);   /* another vCPU may have changed the list */
     }
     for (unsigned i = 0; i < fw->events.n; i++) {
@@ -360,7 +367,7 @@ static void queue_wait_notifies(struct firmware *fw, const struct guest_view *v,
 {
     for (uint64_t i = 0; i < n; i++) {
         uint64_t handle = 0;
-        guest_view_read_u64(v, list + 8 * i, &handle);
+        fw_read_uintn(fw, v, list + fw_uintn_size(fw) * i, &handle);
         struct fw_event *e = event_of(fw, handle);
         if (e && (e->type & EVT_NOTIFY_WAIT) && !e->signaled)
             queue_notify(fw, e);
@@ -377,12 +384,12 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
     uint64_t n = a[0], list = a[1], index_ptr = a[2], index;
     if (fw->tpl != FW_TPL_APPLICATION)
         return EFI_UNSUPPORTED;
-    if (!n || n > WAIT_MAX_EVENTS || !list || !guest_view_accessible(v, list, 8 * n) || !index_ptr ||
-        !guest_view_accessible(v, index_ptr, 8))
+    if (!n || n > WAIT_MAX_EVENTS || !list || !guest_view_accessible(v, list, fw_uintn_size(fw) * n) || !index_ptr ||
+        !guest_view_accessible(v, index_ptr, fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
     efi_status_t s = check_list(fw, v, n, list, &index);
     if (s != EFI_NOT_READY) {
-        guest_view_write_u64(v, index_ptr, index);
+        fw_write_uintn(fw, v, index_ptr, index);
         return s;
     }
     queue_wait_notifies(fw, v, n, list);
@@ -544,7 +551,7 @@ void fw_decode_create_event(struct fw_trace_out *o, const struct fw_service *s, 
     if (ex)
         fw_trace_guid(o, "group", v, a[CREATE_EVENT_EX_GROUP]);
     if (status == EFI_SUCCESS)
-        fw_trace_ptr_u64(o, "event", v, a[ex ? CREATE_EVENT_EX_HANDLE : CREATE_EVENT_HANDLE], true);
+        fw_trace_ptr_uintn(o, "event", v, a[ex ? CREATE_EVENT_EX_HANDLE : CREATE_EVENT_HANDLE], true);
 }
 
 void fw_decode_set_timer(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
@@ -565,7 +572,7 @@ void fw_decode_wait_for_event(struct fw_trace_out *o, const struct fw_service *s
     if (status == EFI_NOT_READY)
         fw_trace_str(o, "wait", "none signaled: the call is made again");
     else if (status == EFI_SUCCESS)
-        fw_trace_ptr_u64(o, "index", v, a[2], false);
+        fw_trace_ptr_uintn(o, "index", v, a[2], false);
 }
 
 /* SignalEvent, CloseEvent, CheckEvent: the event. */

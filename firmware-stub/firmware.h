@@ -33,7 +33,8 @@ void firmware_free(struct firmware *fw);
 size_t firmware_load_options(const char *s, uint16_t *out, size_t max);
 /* Describe the loaded image in its LoadedImage protocol, once placed. */
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size);
-/* Serve one call; returns the EFI_STATUS for RAX. If fw->transfer.pending
+/* Serve one call; returns the EFI_STATUS for RAX (an IA-32 firmware's
+ * caller gets efi_status32 of it in EAX). If fw->transfer.pending
  * afterwards, the vCPU continues with those registers instead. */
 uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call);
 /* Does the service save the caller's context (StartImage), so that the
@@ -44,10 +45,10 @@ bool firmware_saves_context(unsigned id);
  * OpenProtocol, LocateProtocol, LocateDevicePath, LocateHandle(Buffer)
  * ByProtocol) is given; 0 for any other call. UEFI 2.10 sections
  * 7.3.7-7.3.16. */
-uint64_t firmware_protocol_arg(unsigned id, const struct fw_call *call);
+uint64_t firmware_protocol_arg(const struct firmware *fw, unsigned id, const struct fw_call *call);
 /* The address a successful AllocatePages got (its *Memory, read after the
  * call); 0 for any other call. */
-uint64_t firmware_allocated(unsigned id, const struct fw_call *call, uint64_t status);
+uint64_t firmware_allocated(const struct firmware *fw, unsigned id, const struct fw_call *call, uint64_t status);
 /* The inject kinds (bit k: enum inject_kind k) that apply to this call,
  * made now; the memory-map faults apply to the boot's first call. */
 unsigned firmware_inject_applies(const struct firmware *fw, unsigned id, const struct fw_call *call);

@@ -19,6 +19,7 @@
 #include "simple_fs.h"
 #include "trace_decode.h"
 #include "ucs2.h"
+#include "width.h"
 #include "../guest/guest_text.h"
 
 #define PE_MACHINE_X64   0x8664
@@ -143,6 +144,12 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
     long dp_len = 0;
     uint8_t path[FW_DEVICE_PATH_SIZE];
     bool parent_ok = parent == fw->image_handle || fw_image_of(fw, parent);
+    if (fw_ia32(fw)) {
+        /* An image started from here would need the IA-32 entry and
+         * LoadedImage; a mixed-mode kernel's stub loads none. */
+        fw_log(fw, "LoadImage is not served by a 32-bit firmware (--firmware-bits 32): EFI_UNSUPPORTED");
+        return EFI_UNSUPPORTED;
+    }
     if (!accessible(v, handle_ptr, 8) || !parent_ok ||
         (device_path && (dp_len = fw_device_path_copy(v, device_path, path)) < 0))
         return EFI_INVALID_PARAMETER;
@@ -202,7 +209,7 @@ void fw_decode_load_image(struct fw_trace_out *o, const struct fw_service *s, co
     fw_trace_hex(o, "source", a[3]);
     fw_trace_u64(o, "size", a[4]);
     if (status == EFI_SUCCESS)
-        fw_trace_ptr_u64(o, "image", v, a[5], true);
+        fw_trace_ptr_uintn(o, "image", v, a[5], true);
 }
 
 /* UEFI 2.10 section 7.4.2: the entry point (ImageHandle, SystemTable)
@@ -265,7 +272,8 @@ static struct fw_image *running_image(struct firmware *fw)
  * (UEFI 2.10 section 7.4.5). */
 efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t image_handle = a[0], exit_status = a[1], exit_data_size = a[2], exit_data = a[3];
+    uint64_t image_handle = a[0], exit_data_size = a[2], exit_data = a[3];
+    efi_status_t exit_status = fw_ia32(fw) ? efi_status_from32((uint32_t)a[1]) : a[1];
     struct fw_image *img = fw_image_of(fw, image_handle);
     if (img && !img->started) {
         unload(fw, img);
@@ -297,7 +305,7 @@ void fw_decode_exit(struct fw_trace_out *o, const struct fw_service *s, const st
 {
     (void)s, (void)v, (void)status;
     fw_trace_hex(o, "image", a[0]);
-    fw_trace_str(o, "exit_status", efi_status_name(a[1]));
+    fw_trace_status(o, "exit_status", a[1]);
 }
 
 /* The entry point returned (to the thunk FW_ID_START_IMAGE_RETURN, which

@@ -11,6 +11,7 @@
 #include "guids.h"
 #include "memory.h"
 #include "service.h"
+#include "width.h"
 
 /* ---- applies ------------------------------------------------------------ */
 
@@ -19,9 +20,9 @@
 static bool map_buffer_given(const struct firmware *fw, enum inject_kind k, const struct fw_service *s,
                              const struct guest_view *v, const uint64_t *a)
 {
-    (void)fw, (void)k, (void)s;
+    (void)k, (void)s;
     uint64_t size_ptr = a[0], size;
-    return guest_view_read_u64(v, size_ptr, &size) && size > 0;
+    return fw_read_uintn(fw, v, size_ptr, &size) && size > 0;
 }
 
 static bool asks_for(const struct fw_service *s, const struct guest_view *v, const uint64_t *a,
@@ -74,7 +75,7 @@ static bool map_too_small(struct firmware *fw, enum inject_kind k, const struct 
     if (in->count[k] >= in->value[k])
         return false;
     /* As the spec says: MapSize returns the size needed. */
-    guest_view_write_u64(v, size_ptr, (uint64_t)fw->map.n * FW_MEMORY_DESCRIPTOR_SIZE);
+    fw_write_uintn(fw, v, size_ptr, (uint64_t)fw->map.n * FW_MEMORY_DESCRIPTOR_SIZE);
     *status = EFI_BUFFER_TOO_SMALL;
     return true;
 }
@@ -106,10 +107,10 @@ static bool nth_call_fails(struct firmware *fw, enum inject_kind k, const struct
 static bool protocol_missing(struct firmware *fw, enum inject_kind k, const struct fw_service *s,
                              const struct guest_view *v, const uint64_t *a, efi_status_t *status)
 {
-    (void)fw, (void)k;
+    (void)k;
     uint64_t interface_ptr = a[2];
     if (s->lookup.clears_interface && interface_ptr)
-        guest_view_write_u64(v, interface_ptr, 0);
+        fw_write_uintn(fw, v, interface_ptr, 0);
     *status = s->lookup.not_found;
     return true;
 }

@@ -5,22 +5,23 @@
 #include "loadfile2.h"
 
 #include "trace_decode.h"
+#include "width.h"
 
 static efi_status_t load_file(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t this = a[0], boot_policy = a[2], size_ptr = a[3], buffer = a[4];
     uint64_t size;
-    if (this != fw->initrd_lf2 || !size_ptr || !guest_view_read_u64(v, size_ptr, &size))
+    if (this != fw->initrd_lf2 || !size_ptr || !fw_read_uintn(fw, v, size_ptr, &size))
         return EFI_INVALID_PARAMETER;
     if (boot_policy)
         return EFI_UNSUPPORTED;
     if (!buffer || size < fw->cfg.initrd_size) {
-        guest_view_write_u64(v, size_ptr, fw->cfg.initrd_size);
+        fw_write_uintn(fw, v, size_ptr, fw->cfg.initrd_size);
         return EFI_BUFFER_TOO_SMALL;
     }
     if (!guest_view_write(v, buffer, fw->cfg.initrd, fw->cfg.initrd_size))
         return EFI_INVALID_PARAMETER;
-    guest_view_write_u64(v, size_ptr, fw->cfg.initrd_size);
+    fw_write_uintn(fw, v, size_ptr, fw->cfg.initrd_size);
     return EFI_SUCCESS;
 }
 
@@ -28,7 +29,7 @@ static void decode_load_file(struct fw_trace_out *o, const struct fw_service *s,
                              const uint64_t *a, efi_status_t status)
 {
     (void)s, (void)status;
-    fw_trace_ptr_u64(o, "buffer_size", v, a[3], false);
+    fw_trace_ptr_uintn(o, "buffer_size", v, a[3], false);
 }
 
 const struct fw_service fw_loadfile2_service = {

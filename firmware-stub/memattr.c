@@ -163,10 +163,13 @@ static void decode_change(struct fw_trace_out *o, const struct fw_service *s, co
 #define MEMATTR(i, ...) [i] = { .id = FW_ID_MEMATTR(i), __VA_ARGS__ }   /* i: enum efi_memattr_service */
 
 const struct fw_service fw_memattr_services[MEMATTR_COUNT] = {
-    MEMATTR(MEMATTR_GET, .name = "MemoryAttribute.GetMemoryAttributes", .nargs = 4, .fn = get_memory_attributes,
+    MEMATTR(MEMATTR_GET, .name = "MemoryAttribute.GetMemoryAttributes", .nargs = 4,
+            .wide = FW_WIDE(1) | FW_WIDE(2), .fn = get_memory_attributes,
             .decode = decode_get),
-    MEMATTR(MEMATTR_SET, .name = "MemoryAttribute.SetMemoryAttributes", .nargs = 4, .fn = set_memory_attributes,
+    MEMATTR(MEMATTR_SET, .name = "MemoryAttribute.SetMemoryAttributes", .nargs = 4,
+            .wide = FW_WIDE(1) | FW_WIDE(2) | FW_WIDE(3), .fn = set_memory_attributes,
             .decode = decode_change, .faults = FW_FAULT(MEMATTR_FAIL)),
     MEMATTR(MEMATTR_CLEAR, .name = "MemoryAttribute.ClearMemoryAttributes", .nargs = 4,
+            .wide = FW_WIDE(1) | FW_WIDE(2) | FW_WIDE(3),
             .fn = clear_memory_attributes, .decode = decode_change, .faults = FW_FAULT(MEMATTR_FAIL)),
 };

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "pool.h"
 #include "trace_decode.h"
+#include "width.h"
 
 #define MEMORY_DESCRIPTOR_SIZE FW_MEMORY_DESCRIPTOR_SIZE
 #define ALLOCATE_PAGES_MEMORY 3  /* AllocatePages' EFI_PHYSICAL_ADDRESS *Memory */
@@ -21,6 +22,10 @@ efi_status_t fw_allocate_pages(struct firmware *fw, const struct guest_view *v, 
         return EFI_INVALID_PARAMETER;
     if (type > UINT32_MAX || memory_type > UINT32_MAX)
         return EFI_INVALID_PARAMETER;
+    if (fw_ia32(fw) && (type == EFI_ALLOCATE_ANY_PAGES || (type == EFI_ALLOCATE_MAX_ADDRESS && addr > FW_IA32_MAX_ADDRESS))) {
+        type = EFI_ALLOCATE_MAX_ADDRESS;
+        addr = FW_IA32_MAX_ADDRESS;
+    }
     efi_status_t s = memmap_allocate(&fw->map, (uint32_t)type, (uint32_t)memory_type, pages, &addr);
     if (s == EFI_SUCCESS)
         guest_view_write_u64(v, memory_ptr, addr);
@@ -95,9 +100,10 @@ efi_status_t fw_get_memory_map(struct firmware *fw, const struct guest_view *v, 
 {
     uint64_t size_ptr = a[0], map = a[1], key_ptr = a[2], dsize_ptr = a[3], dver_ptr = a[4];
     uint64_t size;
-    if (!guest_view_read_u64(v, size_ptr, &size) || !fw_writable(v, size_ptr, 8))
+    unsigned w = fw_uintn_size(fw);
+    if (!fw_read_uintn(fw, v, size_ptr, &size) || !fw_writable(v, size_ptr, w))
         return EFI_INVALID_PARAMETER;
-    if ((dsize_ptr && !fw_writable(v, dsize_ptr, 8)) || (dver_ptr && !fw_writable(v, dver_ptr, 4)))
+    if ((dsize_ptr && !fw_writable(v, dsize_ptr, w)) || (dver_ptr && !fw_writable(v, dver_ptr, 4)))
         return EFI_INVALID_PARAMETER;
     uint64_t needed = (uint64_t)fw->map.n * MEMORY_DESCRIPTOR_SIZE;
     uint32_t version = EFI_MEMORY_DESCRIPTOR_VERSION;
@@ -105,14 +111,14 @@ efi_status_t fw_get_memory_map(struct firmware *fw, const struct guest_view *v, 
      * (drivers/firmware/efi/libstub/mem.c efi_get_memory_map: the first call
      * passes a zero MapSize and sizes its buffer from both). */
     if (dsize_ptr)
-        guest_view_write_u64(v, dsize_ptr, MEMORY_DESCRIPTOR_SIZE);
+        fw_write_uintn(fw, v, dsize_ptr, MEMORY_DESCRIPTOR_SIZE);
     if (dver_ptr)
         guest_view_write(v, dver_ptr, &version, 4);
     if (size < needed) {
-        guest_view_write_u64(v, size_ptr, needed);
+        fw_write_uintn(fw, v, size_ptr, needed);
         return EFI_BUFFER_TOO_SMALL;
     }
-    if (!fw_writable(v, map, needed) || (key_ptr && !fw_writable(v, key_ptr, 8)))
+    if (!fw_writable(v, map, needed) || (key_ptr && !fw_writable(v, key_ptr, w)))
         return EFI_INVALID_PARAMETER;
     for (unsigned i = 0; i < fw->map.n; i++) {
         const struct memmap_entry *e = &fw->map.e[i];
@@ -121,9 +127,9 @@ efi_status_t fw_get_memory_map(struct firmware *fw, const struct guest_view *v, 
         memcpy(d, &md, sizeof(md));
         guest_view_write(v, map + (uint64_t)i * MEMORY_DESCRIPTOR_SIZE, d, sizeof(d));
     }
-    guest_view_write_u64(v, size_ptr, needed);
+    fw_write_uintn(fw, v, size_ptr, needed);
     if (key_ptr)
-        guest_view_write_u64(v, key_ptr, fw->map.key);
+        fw_write_uintn(fw, v, key_ptr, fw->map.key);
     return EFI_SUCCESS;
 }
 
@@ -131,22 +137,22 @@ void fw_decode_get_memory_map(struct fw_trace_out *o, const struct fw_service *s
                               const uint64_t *a, efi_status_t status)
 {
     (void)s;
-    fw_trace_ptr_u64(o, "map_size", v, a[0], false);
+    fw_trace_ptr_uintn(o, "map_size", v, a[0], false);
     /* Only a successful call sets *MapKey: otherwise it is whatever the
      * caller's stack held. */
     if (status == EFI_SUCCESS)
-        fw_trace_ptr_u64(o, "map_key", v, a[2], false);
+        fw_trace_ptr_uintn(o, "map_key", v, a[2], false);
 }
 
 efi_status_t fw_allocate_pool(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t pool_type = a[0], size = a[1], buffer_ptr = a[2];
     uint64_t addr;
-    if (!fw_writable(v, buffer_ptr, 8) || pool_type > UINT32_MAX || !memmap_type_allocatable((uint32_t)pool_type))
+    if (!fw_writable(v, buffer_ptr, fw_uintn_size(fw)) || pool_type > UINT32_MAX || !memmap_type_allocatable((uint32_t)pool_type))
         return EFI_INVALID_PARAMETER;
     efi_status_t s = fw_pool_alloc(fw, (uint32_t)pool_type, size, &addr);
     if (s == EFI_SUCCESS)
-        guest_view_write_u64(v, buffer_ptr, addr);
+        fw_write_uintn(fw, v, buffer_ptr, addr);
     return s;
 }
 
@@ -156,7 +162,7 @@ void fw_decode_allocate_pool(struct fw_trace_out *o, const struct fw_service *s,
     (void)s, (void)status;
     fw_trace_memory_type(o, a[0]);
     fw_trace_u64(o, "size", a[1]);
-    fw_trace_ptr_u64(o, "buffer", v, a[2], true);
+    fw_trace_ptr_uintn(o, "buffer", v, a[2], true);
 }
 
 efi_status_t fw_free_pool(struct firmware *fw, const struct guest_view *v, const uint64_t *a)

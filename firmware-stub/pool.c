@@ -1,6 +1,8 @@
 /* Pool allocations (pool.h). */
 #include "pool.h"
 
+#include "width.h"
+
 efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, uint64_t *addr)
 {
     if (fw->npools >= FW_MAX_POOLS)
@@ -12,8 +14,9 @@ efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, ui
     uint64_t pages = (size + 0xfff) >> 12;
     if (!pages)
         pages = 1;
-    uint64_t a = 0;
-    efi_status_t s = memmap_allocate(&fw->map, EFI_ALLOCATE_ANY_PAGES, type, pages, &a);
+    uint64_t a = fw_ia32(fw) ? FW_IA32_MAX_ADDRESS : 0;
+    efi_status_t s = memmap_allocate(&fw->map, fw_ia32(fw) ? EFI_ALLOCATE_MAX_ADDRESS : EFI_ALLOCATE_ANY_PAGES, type,
+                                     pages, &a);
     if (s != EFI_SUCCESS)
         return s;
     fw->pools[fw->npools++] = (struct fw_pool){ a, pages };

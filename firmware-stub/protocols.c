@@ -10,6 +10,7 @@
 #include "handles.h"
 #include "pool.h"
 #include "trace_decode.h"
+#include "width.h"
 
 /* One GUID/interface pair of the Install/Uninstall services. */
 struct protocol_pair {
@@ -39,7 +40,7 @@ static efi_status_t install(struct firmware *fw, const struct guest_view *v, uin
                             const struct protocol_pair *p, unsigned n, bool multiple)
 {
     uint64_t handle;
-    if (!guest_view_read_u64(v, handle_ptr, &handle) || !fw_writable(v, handle_ptr, 8))
+    if (!fw_read_uintn(fw, v, handle_ptr, &handle) || !fw_writable(v, handle_ptr, fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
     if (handle && !fw_handle_known(fw, handle))
         return EFI_INVALID_PARAMETER;
@@ -64,7 +65,7 @@ static efi_status_t install(struct firmware *fw, const struct guest_view *v, uin
         return EFI_OUT_OF_RESOURCES;
     for (unsigned i = 0; i < n; i++)
         fw_add_protocol(fw, handle, &p[i].guid, p[i].interface);
-    guest_view_write_u64(v, handle_ptr, handle);
+    fw_write_uintn(fw, v, handle_ptr, handle);
     return EFI_SUCCESS;
 }
 
@@ -100,7 +101,7 @@ void fw_decode_install_protocol_interface(struct fw_trace_out *o, const struct f
     (void)s, (void)status;
     fw_trace_guid(o, "protocol", v, a[1]);
     fw_trace_hex(o, "interface", a[3]);
-    fw_trace_ptr_u64(o, "handle", v, a[0], true);
+    fw_trace_ptr_uintn(o, "handle", v, a[0], true);
 }
 
 efi_status_t fw_uninstall_protocol_interface(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -141,6 +142,8 @@ efi_status_t fw_reinstall_protocol_interface(struct firmware *fw, const struct g
 static bool variadic_arg(const struct firmware *fw, const struct guest_view *v, const uint64_t *a, unsigned i,
                          uint64_t *val)
 {
+    if (fw_ia32(fw))   /* cdecl: all on the stack, above the return address */
+        return fw_read_uintn(fw, v, (uint32_t)fw->call->rsp + 4 + 4ULL * i, val);
     if (i < 4) {
         *val = a[i];
         return true;
@@ -202,7 +205,7 @@ void fw_decode_install_multiple(struct fw_trace_out *o, const struct fw_service 
 {
     (void)s, (void)status;
     decode_multiple(o, v, a);
-    fw_trace_ptr_u64(o, "handle", v, a[0], true);
+    fw_trace_ptr_uintn(o, "handle", v, a[0], true);
 }
 
 void fw_decode_uninstall_multiple(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
@@ -218,24 +221,24 @@ void fw_decode_uninstall_multiple(struct fw_trace_out *o, const struct fw_servic
 efi_status_t fw_protocols_per_handle(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t handle = a[0], buffer_ptr = a[1], count_ptr = a[2];
-    uint64_t buf, n = 0;
-    if (!fw_handle_known(fw, handle) || !fw_writable(v, buffer_ptr, 8) || !fw_writable(v, count_ptr, 8))
+    uint64_t buf, n = 0, w = fw_uintn_size(fw);
+    if (!fw_handle_known(fw, handle) || !fw_writable(v, buffer_ptr, w) || !fw_writable(v, count_ptr, w))
         return EFI_INVALID_PARAMETER;
     for (unsigned i = 0; i < fw->nprotocols; i++)
         n += fw->protocols[i].handle == handle;
-    efi_status_t s = fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, n * (8 + sizeof(efi_guid_t)), &buf);
+    efi_status_t s = fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, n * (w + sizeof(efi_guid_t)), &buf);
     if (s != EFI_SUCCESS)
         return s;
     for (unsigned i = 0, k = 0; i < fw->nprotocols; i++) {
         if (fw->protocols[i].handle != handle)
             continue;
-        uint64_t guid_at = buf + n * 8 + k * sizeof(efi_guid_t);
-        guest_view_write_u64(v, buf + 8ULL * k, guid_at);
+        uint64_t guid_at = buf + n * w + k * sizeof(efi_guid_t);
+        fw_write_uintn(fw, v, buf + w * k, guid_at);
         guest_view_write(v, guid_at, &fw->protocols[i].guid, sizeof(efi_guid_t));
         k++;
     }
-    guest_view_write_u64(v, buffer_ptr, buf);
-    guest_view_write_u64(v, count_ptr, n);
+    fw_write_uintn(fw, v, buffer_ptr, buf);
+    fw_write_uintn(fw, v, count_ptr, n);
     return EFI_SUCCESS;
 }
 
@@ -244,7 +247,7 @@ void fw_decode_protocols_per_handle(struct fw_trace_out *o, const struct fw_serv
 {
     (void)s, (void)status;
     fw_trace_hex(o, "handle", a[0]);
-    fw_trace_ptr_u64(o, "count", v, a[2], false);
+    fw_trace_ptr_uintn(o, "count", v, a[2], false);
 }
 
 static efi_status_t open_interface(struct firmware *fw, const struct guest_view *v, uint64_t handle,
@@ -253,13 +256,13 @@ static efi_status_t open_interface(struct firmware *fw, const struct guest_view 
     efi_guid_t g;
     if (!fw_read_guid(v, guid_ptr, &g))
         return EFI_INVALID_PARAMETER;
-    if (iface_ptr && !fw_writable(v, iface_ptr, 8))
+    if (iface_ptr && !fw_writable(v, iface_ptr, fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
     if (!iface_ptr && !iface_optional)
         return EFI_INVALID_PARAMETER;
     const struct fw_handle_protocol *p = fw_handle_known(fw, handle) ? fw_find_protocol(fw, handle, &g) : NULL;
     if (iface_ptr)
-        guest_view_write_u64(v, iface_ptr, p ? p->interface : 0);
+        fw_write_uintn(fw, v, iface_ptr, p ? p->interface : 0);
     if (!fw_handle_known(fw, handle))
         return EFI_INVALID_PARAMETER;
     return p ? EFI_SUCCESS : EFI_UNSUPPORTED;
@@ -323,23 +326,23 @@ static efi_status_t locate(struct firmware *fw, const struct guest_view *v, uint
 efi_status_t fw_locate_handle(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t search_type = a[0], protocol = a[1], size_ptr = a[3], buffer = a[4];
-    uint64_t handles[FW_MAX_PROTOCOLS], size;
+    uint64_t handles[FW_MAX_PROTOCOLS], size, w = fw_uintn_size(fw);
     unsigned n;
     efi_status_t s = locate(fw, v, search_type, protocol, handles, &n);
     if (s != EFI_SUCCESS)
         return s;
-    if (!guest_view_read_u64(v, size_ptr, &size) || !fw_writable(v, size_ptr, 8))
+    if (!fw_read_uintn(fw, v, size_ptr, &size) || !fw_writable(v, size_ptr, w))
         return EFI_INVALID_PARAMETER;
     if (!n)
         return EFI_NOT_FOUND;
-    if (size < n * 8ULL) {
-        guest_view_write_u64(v, size_ptr, n * 8ULL);
+    if (size < n * w) {
+        fw_write_uintn(fw, v, size_ptr, n * w);
         return EFI_BUFFER_TOO_SMALL;
     }
-    if (!fw_writable(v, buffer, n * 8ULL))
+    if (!fw_writable(v, buffer, n * w))
         return EFI_INVALID_PARAMETER;
-    guest_view_write(v, buffer, handles, n * 8ULL);
-    guest_view_write_u64(v, size_ptr, n * 8ULL);
+    fw_write_uintn_array(fw, v, buffer, handles, n);
+    fw_write_uintn(fw, v, size_ptr, n * w);
     return EFI_SUCCESS;
 }
 
@@ -351,16 +354,17 @@ efi_status_t fw_locate_handle_buffer(struct firmware *fw, const struct guest_vie
     efi_status_t s = locate(fw, v, search_type, protocol, handles, &n);
     if (s != EFI_SUCCESS)
         return s;
-    if (!fw_writable(v, count_ptr, 8) || !fw_writable(v, buffer_ptr, 8))
+    uint64_t w = fw_uintn_size(fw);
+    if (!fw_writable(v, count_ptr, w) || !fw_writable(v, buffer_ptr, w))
         return EFI_INVALID_PARAMETER;
     if (!n)
         return EFI_NOT_FOUND;
-    s = fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, n * 8ULL, &buf);
+    s = fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, n * w, &buf);
     if (s != EFI_SUCCESS)
         return s;
-    guest_view_write(v, buf, handles, n * 8ULL);
-    guest_view_write_u64(v, count_ptr, n);
-    guest_view_write_u64(v, buffer_ptr, buf);
+    fw_write_uintn_array(fw, v, buf, handles, n);
+    fw_write_uintn(fw, v, count_ptr, n);
+    fw_write_uintn(fw, v, buffer_ptr, buf);
     return EFI_SUCCESS;
 }
 
@@ -377,16 +381,16 @@ efi_status_t fw_locate_protocol(struct firmware *fw, const struct guest_view *v,
 {
     uint64_t protocol = a[0], interface_ptr = a[2];
     efi_guid_t g;
-    if (!fw_writable(v, interface_ptr, 8))
+    if (!fw_writable(v, interface_ptr, fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
     /* *Interface is NULL on failure: the stub ignores the status for the
      * memory-attribute, TCG2 and CC protocols (section 7 item 3). */
-    guest_view_write_u64(v, interface_ptr, 0);
+    fw_write_uintn(fw, v, interface_ptr, 0);
     if (!fw_read_guid(v, protocol, &g))
         return EFI_INVALID_PARAMETER;
     for (unsigned i = 0; i < fw->nprotocols; i++)
         if (guid_equal(&fw->protocols[i].guid, &g)) {
-            guest_view_write_u64(v, interface_ptr, fw->protocols[i].interface);
+            fw_write_uintn(fw, v, interface_ptr, fw->protocols[i].interface);
             return EFI_SUCCESS;
         }
     return EFI_NOT_FOUND;
@@ -396,7 +400,7 @@ void fw_decode_locate_protocol(struct fw_trace_out *o, const struct fw_service *
                                const uint64_t *a, efi_status_t status)
 {
     fw_decode_protocol(o, s, v, a, status);
-    fw_trace_ptr_u64(o, "interface", v, a[2], true);
+    fw_trace_ptr_uintn(o, "interface", v, a[2], true);
 }
 
 efi_status_t fw_locate_device_path(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -406,13 +410,13 @@ efi_status_t fw_locate_device_path(struct firmware *fw, const struct guest_view 
     uint64_t dp, handle = 0;
     uint8_t path[FW_DEVICE_PATH_SIZE];
     long want;
-    if (!fw_read_guid(v, protocol, &g) || !guest_view_read_u64(v, device_path_ptr, &dp) || !dp ||
-        !fw_writable(v, device_ptr, 8) || (want = fw_device_path_copy(v, dp, path)) < 0)
+    if (!fw_read_guid(v, protocol, &g) || !fw_read_uintn(fw, v, device_path_ptr, &dp) || !dp ||
+        !fw_writable(v, device_ptr, fw_uintn_size(fw)) || (want = fw_device_path_copy(v, dp, path)) < 0)
         return EFI_INVALID_PARAMETER;
     long matched = fw_match_device_path(fw, v, &g, path, want, &handle);
     if (matched < 0)
         return EFI_NOT_FOUND;
-    guest_view_write_u64(v, device_ptr, handle);
-    guest_view_write_u64(v, device_path_ptr, dp + (uint64_t)matched);
+    fw_write_uintn(fw, v, device_ptr, handle);
+    fw_write_uintn(fw, v, device_path_ptr, dp + (uint64_t)matched);
     return EFI_SUCCESS;
 }

@@ -9,6 +9,7 @@
 
 #include "guids.h"
 #include "trace_decode.h"
+#include "width.h"
 
 #define RNG_MAX_REQUEST (1u << 20)
 
@@ -41,13 +42,12 @@ static int fill_random(struct firmware *fw, uint8_t *buf, size_t len)
 
 static efi_status_t get_info(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    (void)fw;
     uint64_t list_size_ptr = a[1], list = a[2];
     uint64_t size;
     efi_guid_t raw = GUID_RNG_ALGORITHM_RAW;
-    if (!list_size_ptr || !guest_view_read_u64(v, list_size_ptr, &size))
+    if (!list_size_ptr || !fw_read_uintn(fw, v, list_size_ptr, &size))
         return EFI_INVALID_PARAMETER;
-    guest_view_write_u64(v, list_size_ptr, sizeof(raw));
+    fw_write_uintn(fw, v, list_size_ptr, sizeof(raw));
     if (size < sizeof(raw))
         return EFI_BUFFER_TOO_SMALL;
     return guest_view_write(v, list, &raw, sizeof(raw)) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;

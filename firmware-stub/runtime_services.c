@@ -12,6 +12,7 @@
 #include "system_table.h"
 #include "trace_decode.h"
 #include "variables.h"
+#include "width.h"
 
 struct efi_time {
     uint16_t year;
@@ -60,6 +61,12 @@ static efi_status_t set_virtual_address_map(struct firmware *fw, const struct gu
     uint64_t map_size = a[0], desc_size = a[1], desc_version = a[2], map = a[3];
     if (fw->phase != FW_PHASE_RUNTIME || fw->virtual_mode)
         return EFI_UNSUPPORTED;
+    if (fw_ia32(fw)) {
+        /* Not served: the kernel then runs without runtime services
+         * (arch/x86/platform/efi/efi.c "Unable to switch EFI into virtual mode"). */
+        fw_log(fw, "SetVirtualAddressMap is not served by a 32-bit firmware (--firmware-bits 32): EFI_UNSUPPORTED");
+        return EFI_UNSUPPORTED;
+    }
     if (desc_version != EFI_MEMORY_DESCRIPTOR_VERSION || desc_size < sizeof(struct efi_memory_descriptor) ||
         map_size % desc_size || map_size / desc_size > MEMMAP_MAX_ENTRIES)
         return EFI_INVALID_PARAMETER;
@@ -127,7 +134,7 @@ static void decode_get_variable(struct fw_trace_out *o, const struct fw_service 
 {
     (void)s, (void)status;
     decode_variable_name(o, v, a);
-    fw_trace_ptr_u64(o, "size", v, a[3], false);
+    fw_trace_ptr_uintn(o, "size", v, a[3], false);
 }
 
 static efi_status_t get_next_variable_name(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -192,7 +199,7 @@ const struct fw_service fw_runtime_services[RT_COUNT] = {
     RT(RT_GET_NEXT_HIGH_MONOTONIC_COUNT, .name = "GetNextHighMonotonicCount", .nargs = 1,
        .fn = get_next_high_monotonic_count),
     RT(RT_RESET_SYSTEM, .name = "ResetSystem", .nargs = 4, .fn = reset_system),
-    RT(RT_UPDATE_CAPSULE, .name = "UpdateCapsule", .nargs = 3),
+    RT(RT_UPDATE_CAPSULE, .name = "UpdateCapsule", .nargs = 3, .wide = FW_WIDE(2)),
     RT(RT_QUERY_CAPSULE_CAPABILITIES, .name = "QueryCapsuleCapabilities", .nargs = 4),
     RT(RT_QUERY_VARIABLE_INFO, .name = "QueryVariableInfo", .nargs = 4, .fn = query_variable_info),
 };

@@ -14,8 +14,8 @@
 struct fw_service;
 struct fw_trace_out;   /* trace_decode.h */
 
-/* A service's host code: a[] holds its arguments (Microsoft x64 ABI),
- * read through the guest view v. */
+/* A service's host code: a[] holds its arguments (Microsoft x64 ABI, or
+ * an IA-32 firmware's cdecl stack: width.h), read through the guest view v. */
 typedef efi_status_t fw_handler(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
 /* Adds the service's fields to a trace line's "decoded" object, read after
  * the call through the same guest view (trace_decode.h). */
@@ -40,7 +40,10 @@ struct fw_service {
     fw_decoder *decode;      /* NULL: no "decoded" in its trace lines */
     struct fw_lookup lookup;
     unsigned faults;         /* bit k: inject kind k can apply to it (inject.c says when) */
+    unsigned wide;           /* bit i: argument i is a UINT64 or EFI_PHYSICAL_ADDRESS, 8 bytes on an IA-32 stack too */
 };
+
+#define FW_WIDE(i) (1u << (i))
 
 #define FW_FAULT(kind) (1u << INJECT_##kind)
 

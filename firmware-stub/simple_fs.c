@@ -681,7 +681,7 @@ static void decode_open_volume(struct fw_trace_out *o, const struct fw_service *
 {
     (void)s;
     if (status == EFI_SUCCESS)
-        fw_trace_ptr_u64(o, "file", v, a[1], true);
+        fw_trace_ptr_uintn(o, "file", v, a[1], true);
 }
 
 /* "path": the name Open was given, printable ASCII, '\' escaped for JSON. */
@@ -704,14 +704,14 @@ static void decode_open(struct fw_trace_out *o, const struct fw_service *s, cons
     }
     fw_trace_hex(o, "mode", a[3]);
     if (status == EFI_SUCCESS)
-        fw_trace_ptr_u64(o, "file", v, a[1], true);
+        fw_trace_ptr_uintn(o, "file", v, a[1], true);
 }
 
 static void decode_buffer_size(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
                                const uint64_t *a, efi_status_t status)
 {
     (void)s, (void)status;
-    fw_trace_ptr_u64(o, "buffer_size", v, a[1], false);
+    fw_trace_ptr_uintn(o, "buffer_size", v, a[1], false);
 }
 
 static void decode_set_position(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
@@ -727,7 +727,7 @@ static void decode_info(struct fw_trace_out *o, const struct fw_service *s, cons
     (void)status;
     fw_trace_guid(o, "info", v, a[1]);
     if (s->id == FW_ID_FILE(FILE_GET_INFO))
-        fw_trace_ptr_u64(o, "buffer_size", v, a[2], false);
+        fw_trace_ptr_uintn(o, "buffer_size", v, a[2], false);
     else
         fw_trace_u64(o, "buffer_size", a[2]);
 }
@@ -747,7 +747,7 @@ const struct fw_service fw_file_services[FILE_COUNT] = {
          .faults = FW_FAULT(FILE_READ_ERROR)),
     FILE_ROW(FILE_WRITE, .name = "File.Write", .nargs = 3, .fn = file_write, .decode = decode_buffer_size),
     FILE_ROW(FILE_GET_POSITION, .name = "File.GetPosition", .nargs = 2, .fn = file_get_position),
-    FILE_ROW(FILE_SET_POSITION, .name = "File.SetPosition", .nargs = 2, .fn = file_set_position,
+    FILE_ROW(FILE_SET_POSITION, .name = "File.SetPosition", .nargs = 2, .wide = FW_WIDE(1), .fn = file_set_position,
          .decode = decode_set_position),
     FILE_ROW(FILE_GET_INFO, .name = "File.GetInfo", .nargs = 4, .fn = file_get_info, .decode = decode_info),
     FILE_ROW(FILE_SET_INFO, .name = "File.SetInfo", .nargs = 4, .fn = file_set_info, .decode = decode_info),

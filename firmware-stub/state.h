@@ -106,6 +106,7 @@ struct fw_config {
     bool seeded;                 /* --seed: deterministic EFI_RNG_PROTOCOL */
     uint64_t seed;
     const char *keys;            /* --keys: what ConIn.ReadKeyStroke returns (keys.h); NULL: none */
+    unsigned bits;               /* 32: an IA-32 firmware (--firmware-bits 32, width.h); otherwise x64 */
 };
 
 struct fw_variable;

@@ -1,6 +1,8 @@
 /* Build the firmware in guest memory: thunks, EFI_SYSTEM_TABLE, the boot
  * and runtime service tables, the configuration-table array, ConIn/ConOut
- * and the image's LoadedImage protocol (UEFI 2.10 chapter 4). */
+ * and the image's LoadedImage protocol (UEFI 2.10 chapter 4), in the x64
+ * binding's layouts or, for an IA-32 firmware (width.h), the IA-32 one's:
+ * the same places, 4-byte pointers. */
 #include <stddef.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 #include "system_table.h"
 #include "ucs2.h"
 #include "variables.h"
+#include "width.h"
 
 _Static_assert(FW_RT_OFFSET >= FW_SYSTAB_OFFSET + sizeof(struct efi_system_table), "systab fits");
 _Static_assert(FW_VENDOR_OFFSET >= FW_RT_OFFSET + EFI_RUNTIME_SERVICES_SIZE, "RT table fits");
@@ -99,10 +102,21 @@ _Static_assert(17 + 6 <= FW_NOTIFY_TRAMPOLINE_SLOTS * FW_THUNK_SIZE &&
                (FW_ID_NOTIFY_RETURN + FW_NOTIFY_TRAMPOLINE_SLOTS) * FW_THUNK_SIZE <= 0x1000,
                "the notify trampoline fits its slots in the thunk page");
 
-static void fill_service_table(struct firmware *fw, uint64_t *ptrs, unsigned first_id, unsigned n)
+/* A pointer-sized field at the region's offset off (the region lies below
+ * 4 GiB, so its addresses fit an IA-32 pointer). */
+static void put_pointer(struct firmware *fw, uint64_t off, uint64_t addr)
+{
+    if (fw_ia32(fw))
+        *(uint32_t *)at(fw, off, 4) = (uint32_t)addr;
+    else
+        *(uint64_t *)at(fw, off, 8) = addr;
+}
+
+/* n function pointers at off: the thunks of IDs first_id.. */
+static void fill_service_table(struct firmware *fw, uint64_t off, unsigned first_id, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        ptrs[i] = firmware_thunk(fw, first_id + i);
+        put_pointer(fw, off + (uint64_t)i * fw_uintn_size(fw), firmware_thunk(fw, first_id + i));
 }
 
 size_t firmware_load_options(const char *s, uint16_t *out, size_t max)
@@ -169,14 +183,14 @@ static void build_service_tables(struct firmware *fw)
 {
     memcpy(at(fw, FW_VENDOR_OFFSET, sizeof(FIRMWARE_VENDOR)), FIRMWARE_VENDOR, sizeof(FIRMWARE_VENDOR));
 
-    uint8_t *rt = at(fw, FW_RT_OFFSET, EFI_RUNTIME_SERVICES_SIZE);
-    table_header((struct efi_table_header *)rt, EFI_RUNTIME_SERVICES_SIGNATURE, EFI_RUNTIME_SERVICES_SIZE);
-    fill_service_table(fw, (uint64_t *)(rt + 24), FW_ID_RT(0), EFI_RUNTIME_SERVICES_COUNT);
+    uint32_t rt_size = fw_ia32(fw) ? EFI_RUNTIME_SERVICES32_SIZE : EFI_RUNTIME_SERVICES_SIZE;
+    table_header(at(fw, FW_RT_OFFSET, rt_size), EFI_RUNTIME_SERVICES_SIGNATURE, rt_size);
+    fill_service_table(fw, FW_RT_OFFSET + 24, FW_ID_RT(0), EFI_RUNTIME_SERVICES_COUNT);
     fw_update_crc(fw, fw->rt);
 
-    uint8_t *bs = at(fw, FW_BS_OFFSET, EFI_BOOT_SERVICES_SIZE);
-    table_header((struct efi_table_header *)bs, EFI_BOOT_SERVICES_SIGNATURE, EFI_BOOT_SERVICES_SIZE);
-    fill_service_table(fw, (uint64_t *)(bs + 24), FW_ID_BS(0), EFI_BOOT_SERVICES_COUNT);
+    uint32_t bs_size = fw_ia32(fw) ? EFI_BOOT_SERVICES32_SIZE : EFI_BOOT_SERVICES_SIZE;
+    table_header(at(fw, FW_BS_OFFSET, bs_size), EFI_BOOT_SERVICES_SIGNATURE, bs_size);
+    fill_service_table(fw, FW_BS_OFFSET + 24, FW_ID_BS(0), EFI_BOOT_SERVICES_COUNT);
     fw_update_crc(fw, fw->bs);
 }
 
@@ -185,18 +199,17 @@ static void build_service_tables(struct firmware *fw)
 static void build_console(struct firmware *fw)
 {
     /* EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL: its functions, then Mode. */
-    uint64_t *conout = at(fw, FW_CONOUT_OFFSET, (CONOUT_COUNT + 1) * 8);
-    fill_service_table(fw, conout, FW_ID_CONOUT(0), CONOUT_COUNT);
-    conout[CONOUT_COUNT] = fw->cfg.base + FW_CONOUT_MODE_OFFSET;
+    unsigned w = fw_uintn_size(fw);
+    fill_service_table(fw, FW_CONOUT_OFFSET, FW_ID_CONOUT(0), CONOUT_COUNT);
+    put_pointer(fw, FW_CONOUT_OFFSET + CONOUT_COUNT * w, fw->cfg.base + FW_CONOUT_MODE_OFFSET);
     struct efi_simple_text_output_mode *mode = at(fw, FW_CONOUT_MODE_OFFSET, sizeof(*mode));
     mode->max_mode = 1;
     mode->attribute = 0x07;   /* EFI_LIGHTGRAY on EFI_BLACK */
     mode->cursor_visible = 1;
     /* EFI_SIMPLE_TEXT_INPUT_PROTOCOL: Reset, ReadKeyStroke, WaitForKey. */
-    uint64_t *conin = at(fw, FW_CONIN_OFFSET, (CONIN_COUNT + 1) * 8);
-    fill_service_table(fw, conin, FW_ID_CONIN(0), CONIN_COUNT);
+    fill_service_table(fw, FW_CONIN_OFFSET, FW_ID_CONIN(0), CONIN_COUNT);
     fw_events_init(fw);
-    conin[CONIN_COUNT] = fw->events.wait_for_key;
+    put_pointer(fw, FW_CONIN_OFFSET + CONIN_COUNT * w, fw->events.wait_for_key);
 }
 
 /* The top-level image's LoadedImage protocol: its base and size, and the
@@ -208,19 +221,33 @@ static void build_loaded_image(struct firmware *fw)
     struct efi_device_path_header *dp = at(fw, FW_IMAGE_DP_OFFSET, sizeof(*dp));
     *dp = (struct efi_device_path_header){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, { 4, 0 } };
 
-    struct efi_loaded_image *li = at(fw, FW_LOADED_IMAGE_OFFSET, sizeof(*li));
-    li->revision = EFI_LOADED_IMAGE_PROTOCOL_REVISION;
-    li->system_table = fw->systab;
-    li->file_path = fw->image_device_path;
-    li->image_base = cfg->image_base;
-    li->image_size = cfg->image_size;
-    li->image_code_type = EFI_LOADER_CODE;
-    li->image_data_type = EFI_LOADER_DATA;
+    uint64_t options = 0;
+    uint32_t options_size = 0;
     if (cfg->cmdline && cfg->cmdline[0]) {
         uint16_t *opts = at(fw, FW_LOAD_OPTIONS_OFFSET, 2 * FW_CMDLINE_MAX);
-        li->load_options = cfg->base + FW_LOAD_OPTIONS_OFFSET;
-        li->load_options_size = (uint32_t)firmware_load_options(cfg->cmdline, opts, FW_CMDLINE_MAX);
+        options = cfg->base + FW_LOAD_OPTIONS_OFFSET;
+        options_size = (uint32_t)firmware_load_options(cfg->cmdline, opts, FW_CMDLINE_MAX);
     }
+    if (fw_ia32(fw)) {
+        struct efi_loaded_image32 *li = at(fw, FW_LOADED_IMAGE_OFFSET, sizeof(*li));
+        li->revision = EFI_LOADED_IMAGE_PROTOCOL_REVISION;
+        li->system_table = (uint32_t)fw->systab;
+        li->file_path = (uint32_t)fw->image_device_path;
+        li->load_options_size = options_size;
+        li->load_options = (uint32_t)options;
+        li->image_code_type = EFI_LOADER_CODE;
+        li->image_data_type = EFI_LOADER_DATA;
+    } else {
+        struct efi_loaded_image *li = at(fw, FW_LOADED_IMAGE_OFFSET, sizeof(*li));
+        li->revision = EFI_LOADED_IMAGE_PROTOCOL_REVISION;
+        li->system_table = fw->systab;
+        li->file_path = fw->image_device_path;
+        li->load_options_size = options_size;
+        li->load_options = options;
+        li->image_code_type = EFI_LOADER_CODE;
+        li->image_data_type = EFI_LOADER_DATA;
+    }
+    firmware_set_image(fw, cfg->image_base, cfg->image_size);
 }
 
 /* The initrd as the kernel's stub finds it since 5.8: a handle with the
@@ -232,7 +259,7 @@ static void install_initrd(struct firmware *fw)
     fw->initrd_handle = fixed_handle(fw, FW_HANDLE_INITRD);
     fw->initrd_lf2 = b + FW_INITRD_LF2_OFFSET;
     fw->initrd_dp = b + FW_INITRD_DP_OFFSET;
-    *(uint64_t *)at(fw, FW_INITRD_LF2_OFFSET, 8) = firmware_thunk(fw, FW_ID_LOADFILE2);
+    put_pointer(fw, FW_INITRD_LF2_OFFSET, firmware_thunk(fw, FW_ID_LOADFILE2));
     uint8_t *dp = at(fw, FW_INITRD_DP_OFFSET, 24);
     dp[0] = EFI_DEV_MEDIA;
     dp[1] = EFI_DEV_MEDIA_VENDOR;
@@ -255,15 +282,32 @@ static void install_protocols(struct firmware *fw)
     if (fw->cfg.initrd)
         install_initrd(fw);
     /* no-rng hides it at lookup (dispatch.c), so a sweep can arm it late. */
-    fill_service_table(fw, at(fw, FW_RNG_OFFSET, 8 * RNG_COUNT), FW_ID_RNG(0), RNG_COUNT);
+    fill_service_table(fw, FW_RNG_OFFSET, FW_ID_RNG(0), RNG_COUNT);
     fw_add_protocol(fw, fw->rng_handle, &GUID_RNG_PROTOCOL, fw->rng);
-    fill_service_table(fw, at(fw, FW_MEMATTR_OFFSET, 8 * MEMATTR_COUNT), FW_ID_MEMATTR(0), MEMATTR_COUNT);
+    fill_service_table(fw, FW_MEMATTR_OFFSET, FW_ID_MEMATTR(0), MEMATTR_COUNT);
     fw_add_protocol(fw, fw->memattr_handle, &GUID_MEMORY_ATTRIBUTE_PROTOCOL, fw->memattr);
 }
 
 /* EFI_SYSTEM_TABLE, last: it names everything above. */
 static void build_system_table(struct firmware *fw)
 {
+    if (fw_ia32(fw)) {
+        struct efi_system_table32 *st = at(fw, FW_SYSTAB_OFFSET, sizeof(*st));
+        table_header(&st->hdr, EFI_SYSTEM_TABLE_SIGNATURE, sizeof(*st));
+        st->firmware_vendor = (uint32_t)fw->vendor;
+        st->firmware_revision = FIRMWARE_REVISION;
+        st->console_in_handle = (uint32_t)fw->con_in_handle;
+        st->con_in = (uint32_t)fw->con_in;
+        st->console_out_handle = (uint32_t)fw->con_out_handle;
+        st->con_out = (uint32_t)fw->con_out;
+        st->standard_error_handle = (uint32_t)fw->con_out_handle;
+        st->std_err = (uint32_t)fw->con_out;
+        st->runtime_services = (uint32_t)fw->rt;
+        st->boot_services = (uint32_t)fw->bs;
+        st->configuration_table = (uint32_t)fw->config_tables;
+        fw_update_crc(fw, fw->systab);
+        return;
+    }
     struct efi_system_table *st = at(fw, FW_SYSTAB_OFFSET, sizeof(*st));
     table_header(&st->hdr, EFI_SYSTEM_TABLE_SIGNATURE, sizeof(*st));
     st->firmware_vendor = fw->vendor;
@@ -289,6 +333,9 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     fw->monotonic = 1;
     fw->tpl = FW_TPL_APPLICATION;
     fw->rng_state = cfg->seed;
+    /* An IA-32 firmware's tables name each other with 4-byte pointers. */
+    if (fw_ia32(fw) && cfg->base + FW_REGION_SIZE > (1ULL << 32))
+        return -1;
     if (map_memory(fw))
         return -1;
     place_structures(fw);
@@ -306,6 +353,12 @@ void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size)
 {
     fw->cfg.image_base = base;   /* kept host-side too: FreePages refuses it */
     fw->cfg.image_size = size;
+    if (fw_ia32(fw)) {
+        struct efi_loaded_image32 *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
+        li->image_base = (uint32_t)base;
+        li->image_size = size;
+        return;
+    }
     struct efi_loaded_image *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
     li->image_base = base;
     li->image_size = size;

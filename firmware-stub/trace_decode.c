@@ -15,6 +15,7 @@
 struct fw_trace_out {
     char *buf;
     size_t cap, len;
+    unsigned uintn;     /* sizeof(UINTN) for the firmware's width: 8, or 4 on IA-32 */
 };
 
 static void put(struct fw_trace_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -68,6 +69,19 @@ void fw_trace_ptr_u64(struct fw_trace_out *o, const char *key, const struct gues
         as_hex ? fw_trace_hex(o, key, val) : fw_trace_u64(o, key, val);
 }
 
+void fw_trace_ptr_uintn(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr,
+                        bool as_hex)
+{
+    uint64_t val = 0;
+    if (addr && guest_view_read(v, addr, &val, o->uintn))
+        as_hex ? fw_trace_hex(o, key, val) : fw_trace_u64(o, key, val);
+}
+
+void fw_trace_status(struct fw_trace_out *o, const char *key, uint64_t val)
+{
+    fw_trace_str(o, key, efi_status_name(o->uintn == 4 ? efi_status_from32((uint32_t)val) : val));
+}
+
 void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t addr)
 {
     uint16_t w[64];
@@ -94,9 +108,9 @@ void fw_decode_protocol(struct fw_trace_out *o, const struct fw_service *s, cons
 
 /* Writes ,"decoded":{...} for the services that have one; nothing else. */
 size_t fw_trace_decode(const struct fw_service *s, const struct guest_view *v, const uint64_t *a,
-                       efi_status_t status, char *buf, size_t cap)
+                       efi_status_t status, unsigned uintn, char *buf, size_t cap)
 {
-    struct fw_trace_out o = { buf, cap, 0 };
+    struct fw_trace_out o = { buf, cap, 0, uintn };
     if (cap < 64 || !s || !s->decode)
         return 0;
     put(&o, ",\"decoded\":{");

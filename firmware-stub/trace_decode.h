@@ -16,6 +16,12 @@ void fw_trace_str(struct fw_trace_out *o, const char *key, const char *s);
 /* *addr, a UINT64 the call read or wrote. */
 void fw_trace_ptr_u64(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr,
                       bool as_hex);
+/* *addr, a UINTN or pointer the call read or wrote (8 bytes, or 4 for an
+ * IA-32 firmware). */
+void fw_trace_ptr_uintn(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr,
+                        bool as_hex);
+/* An EFI_STATUS argument by name (an IA-32 one has its error bit at 31). */
+void fw_trace_status(struct fw_trace_out *o, const char *key, uint64_t val);
 /* The EFI_GUID at addr, by name where known. */
 void fw_trace_guid(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr);
 /* "memory_type": an EFI_MEMORY_TYPE by name. */
@@ -26,8 +32,8 @@ void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t 
  * (struct fw_lookup); the other lookups' decoders start with it. */
 fw_decoder fw_decode_protocol;
 
-/* ,"decoded":{...} for a trace line, or 0 bytes. */
+/* ,"decoded":{...} for a trace line, or 0 bytes; uintn: sizeof(UINTN). */
 size_t fw_trace_decode(const struct fw_service *s, const struct guest_view *v, const uint64_t *a,
-                       efi_status_t status, char *buf, size_t cap);
+                       efi_status_t status, unsigned uintn, char *buf, size_t cap);
 
 #endif

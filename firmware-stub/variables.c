@@ -9,6 +9,7 @@
 
 #include "guids.h"
 #include "ucs2.h"
+#include "width.h"
 
 #define VAR_NAME_MAX   512            /* characters, with the NUL */
 #define VAR_DATA_MAX   (64u << 10)    /* bytes per variable */
@@ -59,14 +60,14 @@ efi_status_t fw_get_variable(struct firmware *fw, const struct guest_view *v, ui
     efi_guid_t g;
     long len;
     uint64_t size;
-    if (!size_ptr || !read_name_guid(v, name, guid, buf, &len, &g) || !guest_view_read_u64(v, size_ptr, &size))
+    if (!size_ptr || !read_name_guid(v, name, guid, buf, &len, &g) || !fw_read_uintn(fw, v, size_ptr, &size))
         return EFI_INVALID_PARAMETER;
     struct fw_variable **p = find(fw, buf, (size_t)len, &g);
     if (!p || !visible(fw, *p))
         return EFI_NOT_FOUND;
     struct fw_variable *var = *p;
     if (size < var->size) {
-        if (!guest_view_write_u64(v, size_ptr, var->size))
+        if (!fw_write_uintn(fw, v, size_ptr, var->size))
             return EFI_INVALID_PARAMETER;
         return EFI_BUFFER_TOO_SMALL;
     }
@@ -74,7 +75,7 @@ efi_status_t fw_get_variable(struct firmware *fw, const struct guest_view *v, ui
     if (!data || !guest_view_accessible(v, data, size) || (attrs && !guest_view_accessible(v, attrs, 4)))
         return EFI_INVALID_PARAMETER;
     guest_view_write(v, data, var->data, var->size);
-    guest_view_write_u64(v, size_ptr, var->size);
+    fw_write_uintn(fw, v, size_ptr, var->size);
     if (attrs)
         guest_view_write(v, attrs, &var->attrs, 4);
     return EFI_SUCCESS;
@@ -87,7 +88,7 @@ efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_v
     efi_guid_t g;
     long len;
     uint64_t size;
-    if (!size_ptr || !guest_view_read_u64(v, size_ptr, &size) || !read_name_guid(v, name, guid, buf, &len, &g))
+    if (!size_ptr || !fw_read_uintn(fw, v, size_ptr, &size) || !read_name_guid(v, name, guid, buf, &len, &g))
         return EFI_INVALID_PARAMETER;
     struct fw_variable *var = fw->variables;
     if (len > 0) {
@@ -102,7 +103,7 @@ efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_v
         return EFI_NOT_FOUND;
     uint64_t need = 2 * (var->name_len + 1);
     if (size < need) {
-        guest_view_write_u64(v, size_ptr, need);
+        fw_write_uintn(fw, v, size_ptr, need);
         return EFI_BUFFER_TOO_SMALL;
     }
     if (!guest_view_accessible(v, name, need) || !guest_view_accessible(v, guid, sizeof(efi_guid_t)))
@@ -110,7 +111,7 @@ efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_v
     guest_view_write(v, name, var->name, 2 * var->name_len);
     guest_view_write(v, name + 2 * var->name_len, &(uint16_t){ 0 }, 2);
     guest_view_write(v, guid, &var->guid, sizeof(var->guid));
-    guest_view_write_u64(v, size_ptr, need);
+    fw_write_uintn(fw, v, size_ptr, need);
     return EFI_SUCCESS;
 }
 

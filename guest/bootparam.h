@@ -34,6 +34,7 @@
 #define E820_TYPE_SOFT_RESERVED 0xefffffff
 
 #define EFI64_LOADER_SIGNATURE 0x34364c45 /* "EL64" */
+#define EFI32_LOADER_SIGNATURE 0x32334c45 /* "EL32": a mixed-mode stub on an IA-32 firmware */
 
 struct __attribute__((packed)) setup_header {
     uint8_t  setup_sects;

@@ -54,6 +54,13 @@ _Static_assert(GUEST_PML4_ALT + 0x1000 <= GUEST_STACK_TOP - GUEST_STACK_SIZE, "p
 /* Selectors of the firmware GDT. */
 #define GUEST_SEL_CODE64              0x08
 #define GUEST_SEL_DATA                0x10
+/* An IA-32 firmware's (--firmware-bits 32): flat 32-bit code and data at
+ * the selectors boot.rst's 32-bit boot protocol names, __BOOT_CS and
+ * __BOOT_DS. Its IDT's gates name 0x10 too: they serve the stub's long
+ * mode, which runs on the kernel's own GDT, where 0x10 is the 64-bit
+ * __KERNEL_CS (arch/x86/boot/compressed/head_64.S). */
+#define GUEST_SEL_CODE32              0x10
+#define GUEST_SEL_DATA32              0x18
 
 /* I/O ports and IRQs (docs/guest-abi.md). */
 /* firmware thunks: mov eax, ID; out GUEST_PORT_HYPERCALL, eax (firmware-stub/firmware.h) */

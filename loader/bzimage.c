@@ -124,6 +124,18 @@ int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *e
     return 0;
 }
 
+int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen)
+{
+    const struct setup_header *h = &bz->hdr;
+    if (!(h->xloadflags & XLF_EFI_HANDOVER_32))
+        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_32: no 32-bit EFI handover entry, which "
+                    "--firmware-bits 32 needs (a 64-bit kernel has it when built with CONFIG_EFI_MIXED)", h->xloadflags);
+    if (h->handover_offset >= bz->pm_size)
+        return fail(err, errlen, "handover_offset: 0x%x points outside the 0x%llx-byte protected-mode kernel",
+                    h->handover_offset, (unsigned long long)bz->pm_size);
+    return 0;
+}
+
 uint64_t bzimage_load_size(const struct bzimage *bz)
 {
     uint64_t n = bz->hdr.init_size > bz->pm_size ? bz->hdr.init_size : bz->pm_size;
@@ -158,6 +170,11 @@ int bzimage_load_pe(const struct bzimage *bz, const struct guest_mem *gm, uint64
 uint64_t bzimage_handover_entry(const struct bzimage *bz, uint64_t addr)
 {
     return addr + 0x200 + bz->hdr.handover_offset;
+}
+
+uint64_t bzimage_handover32_entry(const struct bzimage *bz, uint64_t addr)
+{
+    return addr + bz->hdr.handover_offset;
 }
 
 int bootparams_build(const struct bzimage *bz, const struct guest_mem *gm, uint64_t bp_addr,

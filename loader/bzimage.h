@@ -36,6 +36,9 @@ enum boot_entry { ENTRY_HANDOVER, ENTRY_PE };
 int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, size_t errlen);
 /* Check the image offers the entry; -1 with a message if not. */
 int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *err, size_t errlen);
+/* Check it offers the 32-bit handover entry (XLF_EFI_HANDOVER_32, boot
+ * protocol 2.11), which an IA-32 firmware enters; -1 with a message if not. */
+int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen);
 
 /* Bytes the protected-mode kernel needs at its load address (init_size,
  * at least the file's protected-mode part). */
@@ -51,6 +54,9 @@ int bzimage_load_pe(const struct bzimage *bz, const struct guest_mem *gm, uint64
 
 /* The 64-bit handover entry for a kernel loaded flat at addr. */
 uint64_t bzimage_handover_entry(const struct bzimage *bz, uint64_t addr);
+/* The 32-bit one: startup_32 + handover_offset (efi32_stub_entry,
+ * arch/x86/boot/compressed/efi_mixed.S). */
+uint64_t bzimage_handover32_entry(const struct bzimage *bz, uint64_t addr);
 
 struct boot_placement {
     uint64_t code32_start;     /* where the protected-mode kernel sits */

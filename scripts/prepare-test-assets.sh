@@ -18,6 +18,7 @@ step "tiny kernel" "$top/scripts/build-tiny-kernel.sh"
 step "KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit
 step "no-PCI kernel" "$top/scripts/build-tiny-kernel.sh" nopci
 step "no-handover kernel" "$top/scripts/build-tiny-kernel.sh" nohandover
+step "mixed-mode kernel" "$top/scripts/build-tiny-kernel.sh" mixed
 step "initramfs" "$top/scripts/build-initramfs.sh"
 # The kernel tier's (the golden trace's command line) and the real-KVM tier's.
 . "$top/tests/integration/seeded.sh"

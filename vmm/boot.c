@@ -4,7 +4,10 @@
  *    startup_32 + 0x200 + handover_offset (Documentation/arch/x86/boot.rst,
  *    "EFI Handover Protocol");
  *  - pe: the PE image mapped at its base, efi_pe_entry(handle, systab) in
- *    RCX/RDX (Microsoft x64 ABI) at base + AddressOfEntryPoint. */
+ *    RCX/RDX (Microsoft x64 ABI) at base + AddressOfEntryPoint;
+ *  - handover with an IA-32 firmware (--firmware-bits 32): the same zero
+ *    page, efi_main(handle, systab, bp) on the 32-bit stack (cdecl) at
+ *    startup_32 + handover_offset, in 32-bit protected mode. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -216,8 +219,24 @@ static void inject_memmap(struct vmm *vm)
         vmm_log("injected memory-map fault: the map now has %u descriptors", vm->fw.map.n);
 }
 
+/* The 32-bit handover entry (boot.rst, "EFI Handover Protocol"), as if
+ * called: ESP at the return address (the thunk that reports the image
+ * returned), then handle, systab and boot_params; interrupts off. */
+static int set_entry_registers32(struct vmm *vm)
+{
+    uint64_t esp = GUEST_STACK_TOP - 0x40;
+    const uint32_t frame[4] = { (uint32_t)firmware_thunk(&vm->fw, FW_ID_IMAGE_RETURN), (uint32_t)vm->fw.image_handle,
+                                (uint32_t)vm->fw.systab, (uint32_t)vm->placed.boot_params };
+    if (vm->placed.boot_params >> 32 || !guest_mem_write(&vm->mem, esp, frame, sizeof(frame)))
+        return -1;
+    struct kvm_regs r = { .rip = vm->placed.entry_rip, .rsp = esp, .rflags = 0x2 };
+    return vmm_set_regs(&vm->vcpus[0], &r);
+}
+
 static int set_entry_registers(struct vmm *vm)
 {
+    if (vm->opt.firmware_bits == 32)
+        return set_entry_registers32(vm);
     /* As if called: the return address (a thunk that reports the image
      * returned) at RSP, RSP = 8 mod 16, 32 bytes of shadow space above. */
     uint64_t rsp = GUEST_STACK_TOP - 0x48;
@@ -293,7 +312,7 @@ static struct fw_config firmware_config(struct vmm *vm)
                                .seeded = vm->opt.seeded, .seed = vm->opt.seed, .keys = vm->opt.keys,
                                .initrd = loadfile2 ? vm->placed.initrd_data : NULL,
                                .initrd_size = loadfile2 ? vm->placed.initrd_size : 0,
-                               .cmdline = load_options ? vm->placed.cmdline : NULL };
+                               .cmdline = load_options ? vm->placed.cmdline : NULL, .bits = vm->opt.firmware_bits };
 }
 
 /* What every entry needs in guest memory before the image: the firmware,
@@ -330,8 +349,13 @@ static int build_firmware(struct vmm *vm)
         vmm_log("--esp %s: cannot serve it (no guest or host memory left)", vm->opt.esp);
         return EXIT_HOST;
     }
-    x86_setup_gdt(&vm->mem);
-    x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);
+    if (vm->opt.firmware_bits == 32) {
+        x86_setup_gdt32(&vm->mem);
+        x86_setup_idt_mixed(&vm->mem, exception_thunk, &vm->fw);
+    } else {
+        x86_setup_gdt(&vm->mem);
+        x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);
+    }
     return 0;
 }
 
@@ -423,7 +447,8 @@ static int load_kernel_handover(struct vmm *vm, size_t cmdlen)
     int rc = build_boot_params(vm, cmdlen);
     if (rc)
         return rc;
-    vm->placed.entry_rip = bzimage_handover_entry(bz, vm->placed.image_start);
+    vm->placed.entry_rip = vm->opt.firmware_bits == 32 ? bzimage_handover32_entry(bz, vm->placed.image_start)
+                                                        : bzimage_handover_entry(bz, vm->placed.image_start);
     return 0;
 }
 

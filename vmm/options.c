@@ -145,6 +145,16 @@ static int set_cmdline(struct vmm_options *o, const char *a)
     return 0;
 }
 
+static int set_firmware_bits(struct vmm_options *o, const char *a)
+{
+    if (strcmp(a, "32") && strcmp(a, "64")) {
+        vmm_log("--firmware-bits %s: expected 32 or 64", a);
+        return -1;
+    }
+    o->firmware_bits = (unsigned)atoi(a);
+    return 0;
+}
+
 static int set_stop_at(struct vmm_options *o, const char *a)
 {
     if (strcmp(a, "ebs")) {
@@ -323,6 +333,11 @@ static const struct option_def options[] = {
                  "ABI, so the stub builds boot_params itself (default handover,\n"
                  "pe for a kernel without the handover entry); an APP.efi is\n"
                  "always entered as pe", set_entry),
+    OPT_CALLBACK("firmware-bits", required_argument, "32|64",
+                 "the firmware's width (default 64); 32: an IA-32 firmware,\n"
+                 "its tables and calls 32-bit, entering a mixed-mode kernel\n"
+                 "(CONFIG_EFI_MIXED) at startup_32 + handover_offset in\n"
+                 "32-bit protected mode", set_firmware_bits),
     OPT_CALLBACK("stop-at", required_argument, "ebs",
                  "stop when the stub, after a successful ExitBootServices,\n"
                  "jumps to the kernel; print the boot_params it built and\n"
@@ -625,7 +640,7 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
         if (options[i].short_name)
             shortopts[nshort++] = options[i].short_name;
     }
-    *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = 512ULL << 20, .entry = ENTRY_HANDOVER,
+    *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = 512ULL << 20, .entry = ENTRY_HANDOVER, .firmware_bits = 64,
                                .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30,
                                .sweep_fail_on = 1u << FAULT_CRASHED | 1u << FAULT_HUNG | 1u << FAULT_BAD_E820, .cpus = 1 };
     char **given = malloc((size_t)argc * sizeof(*given));
@@ -694,6 +709,14 @@ static const char *conflict(const struct vmm_options *o)
         return "--dtb needs the handover entry: with --entry pe the stub builds boot_params itself";
     if (o->initrd_via == INITRD_VIA_BOOTPARAMS && o->entry == ENTRY_PE)
         return "--initrd-via bootparams needs --entry handover: through the PE entry the stub builds boot_params";
+    if (o->firmware_bits == 32 && o->entry == ENTRY_PE)
+        return "--firmware-bits 32 needs the handover entry: a 32-bit firmware enters the kernel only at its 32-bit "
+               "handover entry";
+    if (o->firmware_bits == 32 && o->esp)
+        return "--firmware-bits 32 and --esp cannot be combined: the volume's protocols are served in the x64 "
+               "layout only";
+    if (o->firmware_bits == 32 && o->fault_sweep)
+        return "--firmware-bits 32 and --fault-sweep cannot be combined: the sweep replays x64 calls only";
     return NULL;
 }
 

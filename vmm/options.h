@@ -35,6 +35,7 @@ struct vmm_options {
     uint64_t mem;
     enum boot_entry entry;
     bool entry_given;         /* --entry was on the command line */
+    unsigned firmware_bits;   /* --firmware-bits: 64, or 32 (an IA-32 firmware, a mixed-mode kernel) */
     enum stop_at stop_at;
     unsigned timeout;         /* seconds, 0: none */
     unsigned cell_timeout;    /* --cell-timeout: seconds per sweep cell, 0: see fault_sweep.c */

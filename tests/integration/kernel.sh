@@ -357,6 +357,28 @@ if [ "$WHICH" = tiny ]; then
             'kunit: 4 suites \(1 failed\)' \
             -- "$HO" --kunit --timeout 900 --cmdline "console=ttyS0 handover_selftest.fail=1" "$KK"
     fi
+
+    # EFI mixed mode: a 32-bit firmware (--firmware-bits 32) enters the
+    # tiny kernel built with CONFIG_EFI_MIXED at its 32-bit handover entry;
+    # its stub calls back in 32-bit protected mode, reads the IA-32 tables
+    # and names the width in efi_info (EL32). The plain tiny kernel lacks
+    # that entry and is refused.
+    expect tiny-mixed-refused 2 'lacks XLF_EFI_HANDOVER_32' -- "$HO" --firmware-bits 32 --stop-at ebs "$K"
+    if ! selected 'tiny-mixed-*'; then :
+    elif ! KM=$("$TOP/scripts/build-tiny-kernel.sh" mixed 2>"$OUT/build-mixed.log"); then
+        skip tiny-mixed "could not build the mixed-mode kernel: $(tail -n 1 "$OUT/build-mixed.log")"
+    else
+        expect tiny-mixed-stop-at-ebs 0 'ExitBootServices succeeded' 'signature EL32' 'e820-check: ok' \
+            -- "$HO" --timeout 600 --firmware-bits 32 --entry handover --stop-at ebs --trace-efi="$OUT/mixed.trace" "$KM"
+        expect tiny-mixed-trace 0 '"bits":32,"call":"ExitBootServices".*"status":"EFI_SUCCESS"' \
+            '!"call":"unknown"' -- cat "$OUT/mixed.trace"
+        # On to the kernel's end without an init: it reads the IA-32 system
+        # and configuration tables, and runs without runtime services, for
+        # a 32-bit firmware's SetVirtualAddressMap is not served.
+        expect tiny-mixed-boot 6 'efi: EFI v2\.100 by handover' 'efi: ACPI 2\.0=0x' \
+            'Unable to switch EFI into virtual mode' 'No working init found' \
+            -- "$HO" --timeout 900 --firmware-bits 32 "$KM"
+    fi
 elif [ "$WHICH" = debian ]; then
     if ! KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
         skip debian-kernels "could not fetch the Debian kernels: $(tail -n 1 "$OUT/fetch.log")"

@@ -21,7 +21,7 @@ FOLDER_RANKS=(guest firmware-stub loader vmm)
 FIRMWARE_RANKS=(
     "services efi guids names ucs2 region"                       # the spec's types, names and strings; the region's layout
     "memmap pe keys inject_kind volume tcg_log tpm2_command"     # libraries on them
-    "state service"                                              # the firmware's state, a service's row
+    "state service width"                                        # the firmware's state, a service's row, its width
     "log"                                                        # its diagnostics
     "trace_decode handles pool system_table variables"           # what the services use
     "simple_fs"                                                  # the --esp volume's protocols, which LoadImage reads through

@@ -342,6 +342,12 @@ expect image-no-handover-entry-handover 2 'lacks XLF_EFI_HANDOVER_64: no 64-bit 
     -- "$HO" --entry handover "$NOHAND"
 expect image-no-handover-dtb 2 'lacks XLF_EFI_HANDOVER_64, so it boots through the PE entry, and --dtb needs the handover entry' \
     -- "$HO" --dtb auto "$NOHAND"
+# A 32-bit firmware enters only the 32-bit handover entry, which the
+# payload (like a kernel without CONFIG_EFI_MIXED) does not have.
+expect image-no-handover32 2 'lacks XLF_EFI_HANDOVER_32: no 32-bit EFI handover entry, which --firmware-bits 32 needs' \
+    -- "$HO" --firmware-bits 32 "$PAYLOAD"
+expect firmware-bits-pe 2 '^handover: --firmware-bits 32 needs the handover entry' -- "$HO" --firmware-bits 32 --entry pe "$PAYLOAD"
+expect firmware-bits-bad 2 '^handover: --firmware-bits 16: expected 32 or 64' -- "$HO" --firmware-bits 16 "$PAYLOAD"
 expect image-no-64bit 2 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
 expect image-handover-offset 2 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
 expect image-pe-machine 2 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"

@@ -15,6 +15,7 @@ struct guest_view cur_view;
 uint64_t cur_rsp;
 struct fw_callee_saved cur_saved;
 
+static unsigned fixture_bits;   /* the next firmware's cfg.bits */
 static char *con_buf;
 static size_t con_len;
 static uint64_t scratch_next;
@@ -30,7 +31,7 @@ static void fw_setup(void)
     log_file = open_memstream(&log_buf, &log_len);
     ck_assert(con && log_file);
     struct fw_config cfg = { .base = FW_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE,
-                             .cmdline = CMDLINE, .console = con, .log = log_file };
+                             .cmdline = CMDLINE, .console = con, .log = log_file, .bits = fixture_bits };
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
     ck_assert_uint_eq(memmap_reserve(&fw.map, SCRATCH, SCRATCH_SIZE >> 12, EFI_LOADER_DATA), EFI_SUCCESS);
     scratch_next = SCRATCH;
@@ -50,14 +51,31 @@ static void fw_teardown(void)
     ram = NULL;
 }
 
-void fw_add_tcase(Suite *s, const char *name, const TTest *const tests[])
+static void fw_setup_ia32(void)
+{
+    fixture_bits = 32;
+    fw_setup();
+    fixture_bits = 0;
+}
+
+static void add_tcase(Suite *s, const char *name, const TTest *const tests[], void (*setup)(void))
 {
     TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, fw_setup, fw_teardown);
+    tcase_add_checked_fixture(tc, setup, fw_teardown);
     tcase_set_timeout(tc, 30);
     for (unsigned i = 0; tests[i]; i++)
         tcase_add_test(tc, tests[i]);
     suite_add_tcase(s, tc);
+}
+
+void fw_add_tcase(Suite *s, const char *name, const TTest *const tests[])
+{
+    add_tcase(s, name, tests, fw_setup);
+}
+
+void fw_add_tcase_ia32(Suite *s, const char *name, const TTest *const tests[])
+{
+    add_tcase(s, name, tests, fw_setup_ia32);
 }
 
 /* ---- guest memory ---------------------------------------------------------------------- */
@@ -113,6 +131,21 @@ efi_status_t call_args(unsigned id, const uint64_t *a, unsigned n)
         *regs[i] = i < n ? a[i] : 0xdead0000 + i;   /* unused registers hold junk */
     for (unsigned i = 4; i < n; i++)
         ck_assert(guest_view_write_u64(&cur_view, cur_rsp + 0x28 + 8 * (i - 4), a[i]));
+    return firmware_call(&fw, id, &c);
+}
+
+efi_status_t call_args32(unsigned id, const uint64_t *a, unsigned n, unsigned wide)
+{
+    struct fw_call c = { 0xdead0000, 0xdead0001, 0xdead0002, 0xdead0003, cur_rsp, cur_view, cur_saved };
+    uint64_t at = cur_rsp;
+    ck_assert(guest_view_write(&cur_view, at, &(uint32_t){ 0xfeedf00d }, 4));   /* the return address */
+    at += 4;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned len = wide & (1u << i) ? 8 : 4;
+        ck_assert(len == 8 || a[i] <= UINT32_MAX);
+        ck_assert(guest_view_write(&cur_view, at, &a[i], len));
+        at += len;
+    }
     return firmware_call(&fw, id, &c);
 }
 
@@ -198,6 +231,16 @@ void trace_to_memory(void)
     fw.cfg.trace = open_memstream(&trace_buf, &trace_len);
     ck_assert_ptr_nonnull(fw.cfg.trace);
     fw.cfg.trace_limit = 1 << 20;
+}
+
+void trace_lines(char *got, size_t cap)
+{
+    fclose(fw.cfg.trace);
+    fw.cfg.trace = NULL;
+    ck_assert_uint_lt(trace_len, cap);
+    memcpy(got, trace_buf ? trace_buf : "", trace_len + 1);
+    free(trace_buf);
+    trace_buf = NULL;
 }
 
 void decoded_tails(char *got, size_t cap)

@@ -64,6 +64,8 @@ extern struct fw_callee_saved cur_saved;   /* and the caller's callee-saved regi
 /* A test case of a firmware suite: each test on a fresh firmware. tests
  * ends with NULL. */
 void fw_add_tcase(Suite *s, const char *name, const TTest *const tests[]);
+/* The same on an IA-32 firmware (cfg.bits 32): call it with CALL32. */
+void fw_add_tcase_ia32(Suite *s, const char *name, const TTest *const tests[]);
 
 /* ---- guest memory ---------------------------------------------------------------------- */
 
@@ -90,6 +92,13 @@ efi_status_t call_args(unsigned id, const uint64_t *a, unsigned n);
 #define CALL(id, ...) call_args((id), (const uint64_t[]){ __VA_ARGS__ }, \
                                 (unsigned)(sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)))
 
+/* A call to an IA-32 firmware, as a mixed-mode stub makes it (cdecl): a
+ * return address at RSP, then each argument, 4 bytes, or 8 where bit i of
+ * wide is set (a UINT64 argument). */
+efi_status_t call_args32(unsigned id, const uint64_t *a, unsigned n, unsigned wide);
+#define CALL32(id, wide, ...) call_args32((id), (const uint64_t[]){ __VA_ARGS__ }, \
+                                          (unsigned)(sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)), (wide))
+
 /* GetMemoryMap as the stub does it: probe, then fetch; returns the key. */
 uint64_t map_key_with(uint64_t *map_out, uint64_t *size_out);
 uint64_t map_key(void);
@@ -111,6 +120,8 @@ const char *console_text(void);
 /* The trace of the calls made between trace_to_memory and decoded_tails:
  * each line's tail from its "decoded" on (or just its newline), into got. */
 void trace_to_memory(void);
+/* The whole trace written since trace_to_memory, into got. */
+void trace_lines(char *got, size_t cap);
 void decoded_tails(char *got, size_t cap);
 
 #endif

@@ -29,6 +29,7 @@ Suite *fw_runtime_suite(void); /* test_fw_runtime.c: SetVirtualAddressMap, GetTi
 Suite *fw_misc_services_suite(void); /* test_fw_misc_services.c: CRC32, CopyMem, SetMem, Stall... */
 Suite *fw_dispatch_suite(void);   /* test_fw_dispatch.c: hostile arguments, unknown IDs, log, trace */
 Suite *fw_inject_suite(void);  /* test_fw_inject.c: injected faults met through the services */
+Suite *fw_ia32_suite(void);    /* test_fw_ia32.c: an IA-32 firmware's layouts, arguments and outputs */
 Suite *fw_acpi_suite(void);    /* test_fw_acpi.c: the ACPI tables */
 Suite *x86_setup_suite(void);  /* test_x86_setup.c: page tables, GDT, IDT, sregs */
 Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */

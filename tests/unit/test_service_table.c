@@ -67,6 +67,7 @@ END_TEST
  * LocateProtocol (7.3.16) take a protocol GUID; nothing else does. */
 START_TEST(protocol_lookups_are_where_the_spec_puts_them)
 {
+    static const struct firmware x64;   /* cfg.bits 0: the x64 binding */
     static const struct { unsigned bs, guid; bool by_protocol; efi_status_t not_found; } want[] = {
         { BS_HANDLE_PROTOCOL, 1, false, EFI_UNSUPPORTED }, { BS_LOCATE_HANDLE, 1, true, EFI_NOT_FOUND },
         { BS_LOCATE_DEVICE_PATH, 0, false, EFI_NOT_FOUND }, { BS_OPEN_PROTOCOL, 1, false, EFI_UNSUPPORTED },
@@ -90,14 +91,14 @@ START_TEST(protocol_lookups_are_where_the_spec_puts_them)
         /* The row resolves to the argument, through the public call too. */
         struct fw_call c = { EFI_BY_PROTOCOL, 0x1111, 0x2222, 0x3333, STACK, { NULL, 0, false }, { 0 } };
         const uint64_t regs[4] = { c.rcx, c.rdx, c.r8, c.r9 };
-        ck_assert_uint_eq(firmware_protocol_arg(s->id, &c), regs[want[i].guid]);
+        ck_assert_uint_eq(firmware_protocol_arg(&x64, s->id, &c), regs[want[i].guid]);
         c.rcx = EFI_ALL_HANDLES;
-        ck_assert_uint_eq(firmware_protocol_arg(s->id, &c),
+        ck_assert_uint_eq(firmware_protocol_arg(&x64, s->id, &c),
                           want[i].by_protocol ? 0 : want[i].guid ? 0x1111 : EFI_ALL_HANDLES);
     }
     struct fw_call c = { 0x1111, 0x2222, 0x3333, 0x4444, STACK, { NULL, 0, false }, { 0 } };
-    ck_assert_uint_eq(firmware_protocol_arg(FW_ID_BS(BS_CLOSE_PROTOCOL), &c), 0);
-    ck_assert_uint_eq(firmware_protocol_arg(FW_ID_BS(BS_COUNT), &c), 0);
+    ck_assert_uint_eq(firmware_protocol_arg(&x64, FW_ID_BS(BS_CLOSE_PROTOCOL), &c), 0);
+    ck_assert_uint_eq(firmware_protocol_arg(&x64, FW_ID_BS(BS_COUNT), &c), 0);
 }
 END_TEST
 

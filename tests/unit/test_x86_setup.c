@@ -201,6 +201,60 @@ START_TEST(sregs_segments_agree_with_the_gdt)
 }
 END_TEST
 
+/* An IA-32 firmware's: flat 32-bit code and data at __BOOT_CS and
+ * __BOOT_DS (boot.rst, 32-bit boot protocol), which the mixed-mode kernel
+ * saves and reloads for its calls (efi_mixed.S). */
+START_TEST(gdt32_holds_flat_32_bit_code_and_data_at_the_boot_selectors)
+{
+    x86_setup_gdt32(&gm);
+    uint64_t d[4];
+    memcpy(d, ram + GUEST_GDT, sizeof(d));
+    ck_assert_uint_eq(GUEST_SEL_CODE32, 0x10);
+    ck_assert_uint_eq(GUEST_SEL_DATA32, 0x18);
+    ck_assert_uint_eq(d[0] | d[1], 0);
+    /* The kernel's GDT_ENTRY(0xc09b, 0, 0xfffff) and GDT_ENTRY(0xc093, 0, 0xfffff). */
+    ck_assert_uint_eq(d[GUEST_SEL_CODE32 / 8], 0x00cf9b000000ffffULL);
+    ck_assert_uint_eq(d[GUEST_SEL_DATA32 / 8], 0x00cf93000000ffffULL);
+}
+END_TEST
+
+START_TEST(sregs32_enter_protected_mode_without_paging)
+{
+    struct kvm_sregs s;
+    memset(&s, 0xff, sizeof(s));
+    x86_setup_sregs32(&s);
+    x86_setup_gdt32(&gm);
+    ck_assert_uint_eq(s.cr0 & 0x80000001u, 1);              /* PE, not PG */
+    ck_assert_uint_eq(s.cr4 & (1u << 5), 0);                 /* not PAE: the kernel sets it */
+    ck_assert_uint_eq(s.efer, 1u << 11);                     /* NXE only: no long mode */
+    ck_assert_uint_eq(s.cs.selector, GUEST_SEL_CODE32);
+    ck_assert_uint_eq(s.cs.l, 0);
+    ck_assert_uint_eq(s.cs.db, 1);
+    ck_assert_uint_eq(s.ss.selector, GUEST_SEL_DATA32);
+    ck_assert_uint_eq(s.ds.selector, GUEST_SEL_DATA32);
+    ck_assert_uint_eq(s.gdt.limit, GUEST_SEL_DATA32 + 7);
+    uint64_t code;
+    memcpy(&code, ram + GUEST_GDT + GUEST_SEL_CODE32, 8);
+    ck_assert_uint_eq(s.cs.type, (code >> 40) & 0xf);
+    ck_assert_uint_eq(s.cs.db, (code >> 54) & 1);
+}
+END_TEST
+
+/* Its IDT serves the stub's long mode on the kernel's GDT: 64-bit gates
+ * on 0x10, the kernel's __KERNEL_CS. */
+START_TEST(idt_mixed_gates_name_the_kernels_code_selector)
+{
+    const uint64_t base = 0x100800;
+    x86_setup_idt_mixed(&gm, handler_for, &base);
+    for (unsigned v = 0; v < 32; v++) {
+        const uint8_t *g = ram + GUEST_IDT + 16 * v;
+        ck_assert_uint_eq(g[0] | g[1] << 8 | g[6] << 16 | (uint32_t)g[7] << 24, base + 16 * v);
+        ck_assert_uint_eq(g[2] | g[3] << 8, 0x10);
+        ck_assert_uint_eq(g[5], 0x8e);
+    }
+}
+END_TEST
+
 Suite *x86_setup_suite(void)
 {
     Suite *s = suite_create("x86_setup");
@@ -215,6 +269,9 @@ Suite *x86_setup_suite(void)
     tcase_add_test(tc, idt_gates_point_at_the_handlers);
     tcase_add_test(tc, sregs_enter_long_mode_with_paging);
     tcase_add_test(tc, sregs_segments_agree_with_the_gdt);
+    tcase_add_test(tc, gdt32_holds_flat_32_bit_code_and_data_at_the_boot_selectors);
+    tcase_add_test(tc, sregs32_enter_protected_mode_without_paging);
+    tcase_add_test(tc, idt_mixed_gates_name_the_kernels_code_selector);
     suite_add_tcase(s, tc);
     return s;
 }

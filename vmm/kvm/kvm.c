@@ -207,7 +207,10 @@ int vmm_setup_vcpu(struct vmm *vm, unsigned id)
         vmm_log("KVM_GET_SREGS: %s", strerror(errno));
         return -1;
     }
-    x86_setup_sregs(&sregs);
+    if (vm->opt.firmware_bits == 32)
+        x86_setup_sregs32(&sregs);
+    else
+        x86_setup_sregs(&sregs);
     if (ioctl(c->fd, KVM_SET_SREGS, &sregs) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));
         return -1;

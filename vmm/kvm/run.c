@@ -110,8 +110,15 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret)
     const uint64_t keep[3][2] = { { 0, GUEST_VMM_END }, { vm->placed.image_start, vm->placed.image_start + vm->placed.image_size },
                                   { caller ? caller->start : 0, caller ? caller->start + (caller->pages << 12) : 0 } };
     x86_set_nx_outside(&vm->mem, keep, 3, true);
-    /* The stub still runs on the firmware's tables. */
-    if (switch_pml4(s) && ioctl(c->fd, KVM_SET_SREGS, s) < 0) {
+    /* The stub still runs on the firmware's tables. A mixed-mode stub
+     * calls with paging off and turns it on again from CR3 as it finds it
+     * (efi_mixed.S efi_enter32): it goes on on the firmware's tables. */
+    bool moved = switch_pml4(s);
+    if (!moved && vm->opt.firmware_bits == 32 && !(s->cr0 & CR0_PG)) {
+        s->cr3 = GUEST_PML4;
+        moved = true;
+    }
+    if (moved && ioctl(c->fd, KVM_SET_SREGS, s) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));
         return -1;
     }
@@ -361,7 +368,13 @@ static int hypercall(struct vcpu *c, uint32_t id)
     if (id == FW_ID_IMAGE_RETURN) {
         struct guest_view v = view_of(vm, &s);
         uint64_t status = 0;
-        guest_view_read_u64(&v, r.rsp, &status);   /* RAX, pushed by the thunk */
+        if (vm->opt.firmware_bits == 32) {
+            uint32_t eax = 0;   /* EAX, pushed by the thunk: bit 31 the error bit */
+            guest_view_read(&v, (uint32_t)r.rsp, &eax, 4);
+            status = efi_status_from32(eax);
+        } else {
+            guest_view_read_u64(&v, r.rsp, &status);   /* RAX, pushed by the thunk */
+        }
         fflush(stdout);
         vmm_log("the image returned from its entry point with %s", efi_status_name(status));
         vm->fw.stop = FW_STOP_EXIT;
@@ -382,6 +395,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
     run_hooks_after_call(vm, c, id, &call, r.rax);
     if (vm->fw.transfer.pending && load_transfer(c, &vm->fw.transfer, &r))
         return EXIT_HOST;
+    if (vm->opt.firmware_bits == 32)
+        r.rax = efi_status32(r.rax);
     if (ioctl(c->fd, KVM_SET_REGS, &r) < 0) {
         vmm_log("KVM_SET_REGS: %s", strerror(errno));
         return EXIT_HOST;
@@ -410,7 +425,10 @@ static int hypercall(struct vcpu *c, uint32_t id)
              * (0, inside the firmware's kept range, if unreadable). After its
              * notify functions ran, the call returns through the RSP it had. */
             uint64_t ret = 0;
-            guest_view_read(&call.view, vm->fw.transfer.pending ? vm->fw.transfer.rsp : call.rsp, &ret, 8);
+            if (vm->opt.firmware_bits == 32)
+                guest_view_read(&call.view, (uint32_t)call.rsp, &ret, 4);
+            else
+                guest_view_read(&call.view, vm->fw.transfer.pending ? vm->fw.transfer.rsp : call.rsp, &ret, 8);
             if (called_by_application(vm, ret))
                 arm_kernel_entry(vm);
             else if (arm_stop_at_ebs(c, &s, ret))

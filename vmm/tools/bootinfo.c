@@ -68,6 +68,8 @@ static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
             (unsigned long long)(e->efi_memmap | (uint64_t)e->efi_memmap_hi << 32), e->efi_memmap_size,
             e->efi_memdesc_size, e->efi_memdesc_version);
 
+    /* The stub names the firmware's width (x86-stub.c exit_boot_func). */
+    uint32_t signature = vm->opt.firmware_bits == 32 ? EFI32_LOADER_SIGNATURE : EFI64_LOADER_SIGNATURE;
     static struct boot_e820_entry got[MAX_E820], want[MEMMAP_MAX_ENTRIES];
     unsigned ngot = e820_read(&vm->mem, bp, got);
     unsigned nwant = e820_expected(&vm->fw.map, want);
@@ -84,14 +86,14 @@ static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
     if (loader && !e820_equal(read, nread = e820_as_kernel_reads(read, ngot), got, ngot))
         fprintf(out, "  e820 as read      %u entries (a type the kernel does not know is reserved, neighbours of one "
                 "type one range)\n", nread);
-    if (e820_equal(read, nread, want, nwant) && e->efi_loader_signature == EFI64_LOADER_SIGNATURE) {
+    if (e820_equal(read, nread, want, nwant) && e->efi_loader_signature == signature) {
         fprintf(out, "e820-check: ok: %u entries agree with the firmware memory map (%u descriptors)\n", nread,
                 vm->fw.map.n);
         return EXIT_OK;
     }
     fprintf(out, "e820-check: MISMATCH: the %s e820 (%u entries) is not what the memory map (%u descriptors) gives%s\n",
-            loader ? "boot loader's" : "stub's", nread, vm->fw.map.n,
-            e->efi_loader_signature == EFI64_LOADER_SIGNATURE ? "" : "; efi_info lacks EL64");
+            loader ? "boot loader's" : "stub's", nread, vm->fw.map.n, e->efi_loader_signature == signature ? "" :
+            signature == EFI64_LOADER_SIGNATURE ? "; efi_info lacks EL64" : "; efi_info lacks EL32");
     for (unsigned i = 0; i < nwant; i++)
         fprintf(out, "    expected 0x%016llx-0x%016llx %s\n", (unsigned long long)want[i].addr,
                 (unsigned long long)(want[i].addr + want[i].size - 1), e820_type_name(want[i].type));

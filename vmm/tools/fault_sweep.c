@@ -68,10 +68,10 @@ static int restore_host_state(struct vmm *vm, const struct sweep_snapshot *s, ui
     return 0;
 }
 
-static void describe_call(unsigned id, const struct fw_call *call, char *buf, size_t len)
+static void describe_call(const struct firmware *fw, unsigned id, const struct fw_call *call, char *buf, size_t len)
 {
     const char *name = firmware_service_name(id);
-    uint64_t gp = firmware_protocol_arg(id, call);
+    uint64_t gp = firmware_protocol_arg(fw, id, call);
     efi_guid_t g;
     if (gp && guest_view_read(&call->view, gp, &g, sizeof(g)) && guid_name(&g))
         snprintf(buf, len, "%s(%s)", name, guid_name(&g));
@@ -167,7 +167,7 @@ static int on_call(void *ctx, struct vcpu *c, unsigned id, const struct fw_call 
     struct sweep_call *rec = &sw->calls[sw->n];
     *rec = (struct sweep_call){ .seq = vm->fw.seq + 1, .id = id, .applies = applies,
                                 .time = t0 - sw->start - sw->overhead };
-    describe_call(id, call, rec->name, sizeof(rec->name));
+    describe_call(&vm->fw, id, call, rec->name, sizeof(rec->name));
     save_host_state(vm, s);
     /* The restored VM makes this call again, and its exit is counted then. */
     run_counters_uncount_call(&s->counters);
@@ -182,7 +182,7 @@ static void after_call(void *ctx, struct vcpu *c, unsigned id, const struct fw_c
     struct fault_sweep *sw = ctx;
     struct sweep_call *rec = sw->n ? &sw->calls[sw->n - 1] : NULL;
     if (sw->baseline && rec && rec->seq == c->vm->fw.seq)
-        rec->allocated = firmware_allocated(id, call, status);
+        rec->allocated = firmware_allocated(&c->vm->fw, id, call, status);
 }
 
 const struct run_hooks fault_sweep_hooks = { .name = "fault-sweep", .before_call = on_call, .after_call = after_call };

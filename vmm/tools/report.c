@@ -98,7 +98,8 @@ static json_t *boot_params_json(const struct boot_params *bp, const struct guest
     const struct setup_header *h = &bp->hdr;
     unsigned n = e820_read(mem, bp, e820);
     return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:o,s:o,s:o}",
-                     "efi_loader_signature", bp->efi_info.efi_loader_signature == EFI64_LOADER_SIGNATURE ? "EL64" : "",
+                     "efi_loader_signature", bp->efi_info.efi_loader_signature == EFI64_LOADER_SIGNATURE ? "EL64"
+                     : bp->efi_info.efi_loader_signature == EFI32_LOADER_SIGNATURE ? "EL32" : "",
                      "efi_systab", hex(bp->efi_info.efi_systab | (uint64_t)bp->efi_info.efi_systab_hi << 32),
                      "efi_memmap", hex(bp->efi_info.efi_memmap | (uint64_t)bp->efi_info.efi_memmap_hi << 32),
                      "version", hex(h->version), "type_of_loader", hex(h->type_of_loader),

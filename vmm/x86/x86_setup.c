@@ -62,6 +62,16 @@ static struct kvm_segment flat_segment(uint16_t sel, uint8_t type, bool code)
 static struct kvm_segment code_segment(void) { return flat_segment(GUEST_SEL_CODE64, 0xb, true); }   /* execute/read, accessed */
 static struct kvm_segment data_segment(void) { return flat_segment(GUEST_SEL_DATA, 0x3, false); }    /* read/write, accessed */
 
+/* The IA-32 firmware's: 32-bit code (D set, L clear) and data. */
+static struct kvm_segment code32_segment(void)
+{
+    struct kvm_segment s = flat_segment(GUEST_SEL_CODE32, 0xb, true);
+    s.l = 0;
+    s.db = 1;
+    return s;
+}
+static struct kvm_segment data32_segment(void) { return flat_segment(GUEST_SEL_DATA32, 0x3, false); }
+
 /* A segment descriptor (Intel SDM vol. 3A, 3.4.5): the limit in 4 KiB
  * units when G is set. */
 uint64_t x86_gdt_entry(const struct kvm_segment *s)
@@ -82,8 +92,17 @@ void x86_setup_gdt(const struct guest_mem *gm)
     gdt[GUEST_SEL_DATA / 8] = x86_gdt_entry(&data);
 }
 
-void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
-                   const void *ctx)
+void x86_setup_gdt32(const struct guest_mem *gm)
+{
+    uint64_t *gdt = guest_mem_ptr(gm, GUEST_GDT, 4096);
+    struct kvm_segment code = code32_segment(), data = data32_segment();
+    memset(gdt, 0, 4096);
+    gdt[GUEST_SEL_CODE32 / 8] = x86_gdt_entry(&code);
+    gdt[GUEST_SEL_DATA32 / 8] = x86_gdt_entry(&data);
+}
+
+static void fill_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
+                     const void *ctx, uint8_t selector)
 {
     uint8_t *idt = guest_mem_ptr(gm, GUEST_IDT, 4096);
     memset(idt, 0, 4096);
@@ -93,7 +112,7 @@ void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vect
         /* 64-bit interrupt gate (Intel SDM vol. 3A, 6.14.1). */
         g[0] = (uint8_t)h;
         g[1] = (uint8_t)(h >> 8);
-        g[2] = GUEST_SEL_CODE64;
+        g[2] = selector;
         g[3] = 0;
         g[4] = 0;             /* IST */
         g[5] = 0x8e;          /* present, DPL 0, interrupt gate */
@@ -101,6 +120,33 @@ void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vect
         g[7] = (uint8_t)(h >> 24);
         memcpy(g + 8, (uint32_t[]){ (uint32_t)(h >> 32) }, 4);
     }
+}
+
+void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
+                   const void *ctx)
+{
+    fill_idt(gm, handler, ctx, GUEST_SEL_CODE64);
+}
+
+void x86_setup_idt_mixed(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
+                         const void *ctx)
+{
+    fill_idt(gm, handler, ctx, GUEST_SEL_CODE32);
+}
+
+void x86_setup_sregs32(struct kvm_sregs *s)
+{
+    s->cs = code32_segment();
+    s->ds = data32_segment();
+    s->es = s->fs = s->gs = s->ss = s->ds;
+    s->gdt.base = GUEST_GDT;
+    s->gdt.limit = 4 * 8 - 1;
+    s->idt.base = GUEST_IDT;
+    s->idt.limit = 32 * 16 - 1;
+    s->cr0 = CR0_PE | CR0_MP | CR0_ET | CR0_NE;
+    s->cr3 = 0;
+    s->cr4 = CR4_OSFXSR | CR4_OSXMMEXCPT;
+    s->efer = EFER_NXE;
 }
 
 void x86_setup_sregs(struct kvm_sregs *s)

@@ -44,4 +44,22 @@ void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vect
                    const void *ctx);
 void x86_setup_sregs(struct kvm_sregs *s);
 
+/* An IA-32 firmware's CPU state, for a mixed-mode kernel's 32-bit handover
+ * entry (boot.rst "EFI Handover Protocol"; efi_mixed.S efi32_stub_entry):
+ * 32-bit protected mode with paging off, as the kernel's own calls back
+ * into the firmware run (efi_enter32 turns paging off), so the firmware's
+ * addresses are physical throughout; flat segments at GUEST_SEL_CODE32 and
+ * GUEST_SEL_DATA32, which the kernel saves and reloads for those calls.
+ * EFER.NXE is set, and the kernel keeps it when it enables long mode:
+ * --stop-at ebs's no-execute pages need it. */
+void x86_setup_gdt32(const struct guest_mem *gm);
+/* The IDT in the 64-bit format with gates on the kernel's __KERNEL_CS
+ * (GUEST_SEL_CODE32, layout.h): the stub's long-mode code runs with it
+ * (the kernel loads no IDT of its own before its entry), so its faults
+ * reach the VMM. A fault in 32-bit mode, inside a thunk, finds no valid
+ * gate and ends as a triple fault. */
+void x86_setup_idt_mixed(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
+                         const void *ctx);
+void x86_setup_sregs32(struct kvm_sregs *s);
+
 #endif

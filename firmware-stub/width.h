@@ -1,0 +1,66 @@
+/* The firmware's width: an x64 firmware (the default) or an IA-32 one
+ * (--firmware-bits 32), which a mixed-mode kernel calls back in 32-bit
+ * protected mode (arch/x86/boot/compressed/efi_mixed.S). Each call's
+ * arguments come from the stack (cdecl, dispatch.c), and its UINTN and
+ * pointer outputs are 4 bytes wide (UEFI 2.10 section 2.3.2); a UINT64 or
+ * EFI_PHYSICAL_ADDRESS stays 8 bytes in both. The services are the same:
+ * they read and write through these helpers. */
+#ifndef HANDOVER_FW_WIDTH_H
+#define HANDOVER_FW_WIDTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "state.h"
+#include "../guest/guest_mem.h"
+
+static inline bool fw_ia32(const struct firmware *fw)
+{
+    return fw->cfg.bits == 32;
+}
+
+/* sizeof(UINTN), and of a pointer, EFI_HANDLE or EFI_EVENT. */
+static inline unsigned fw_uintn_size(const struct firmware *fw)
+{
+    return fw_ia32(fw) ? 4 : 8;
+}
+
+/* A UINTN or pointer the guest passes by reference, zero-extended. */
+static inline bool fw_read_uintn(const struct firmware *fw, const struct guest_view *v, uint64_t addr, uint64_t *out)
+{
+    uint32_t w;
+    if (!fw_ia32(fw))
+        return guest_view_read_u64(v, addr, out);
+    if (!guest_view_read(v, addr, &w, 4))
+        return false;
+    *out = w;
+    return true;
+}
+
+/* A UINTN or pointer output. On IA-32 a value above 4 GiB is a firmware
+ * bug (everything it hands out lies below), so it is never truncated
+ * silently: the write fails. */
+static inline bool fw_write_uintn(const struct firmware *fw, const struct guest_view *v, uint64_t addr, uint64_t val)
+{
+    if (!fw_ia32(fw))
+        return guest_view_write_u64(v, addr, val);
+    uint32_t w = (uint32_t)val;
+    return w == val && guest_view_write(v, addr, &w, 4);
+}
+
+/* n UINTNs or pointers (handles, GUID pointers) at addr, an array. */
+static inline bool fw_write_uintn_array(const struct firmware *fw, const struct guest_view *v, uint64_t addr,
+                                        const uint64_t *vals, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (!fw_write_uintn(fw, v, addr + (uint64_t)i * fw_uintn_size(fw), vals[i]))
+            return false;
+    return true;
+}
+
+/* What AllocatePages and the pool hand out lies below 4 GiB on IA-32,
+ * where a pointer is 4 bytes: an AllocateAnyPages or AllocateMaxAddress
+ * becomes an AllocateMaxAddress at most this. */
+#define FW_IA32_MAX_ADDRESS 0xffffffffULL
+
+#endif

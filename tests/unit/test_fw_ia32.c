@@ -1,0 +1,299 @@
+/* An IA-32 firmware (--firmware-bits 32): the IA-32 binding's table
+ * layouts (UEFI 2.10 sections 2.3.2, 4.3-4.6, 9.1), the cdecl arguments of
+ * each call (wide UINT64 ones included) and the 4-byte UINTN and pointer
+ * outputs, as a mixed-mode kernel's stub reads them (include/linux/efi.h
+ * efi_system_table_32_t and friends, arch/x86/include/asm/efi.h's argmaps). */
+#include <stddef.h>
+
+#include "fw_fixture.h"
+#include "../../firmware-stub/dispatch.h"
+#include "../../firmware-stub/width.h"
+
+/* A UINTN output slot whose upper half holds a sentinel: a 4-byte write
+ * leaves it, an 8-byte one would not. */
+#define SENTINEL 0xa5a5a5a500000000ULL
+static uint64_t out_slot(void) { return put_u64(SENTINEL); }
+static uint32_t low(uint64_t gpa) { return rd32(gpa); }
+static bool upper_kept(uint64_t gpa) { return rd32(gpa + 4) == (uint32_t)(SENTINEL >> 32); }
+
+/* ---- layouts ----------------------------------------------------------- */
+
+START_TEST(ia32_system_table_fields_sit_where_the_spec_puts_them)
+{
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, firmware_vendor), 24);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, firmware_revision), 28);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, console_in_handle), 32);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, con_in), 36);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, console_out_handle), 40);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, con_out), 44);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, standard_error_handle), 48);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, std_err), 52);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, runtime_services), 56);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, boot_services), 60);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, number_of_table_entries), 64);
+    ck_assert_uint_eq(offsetof(struct efi_system_table32, configuration_table), 68);
+    ck_assert_uint_eq(offsetof(struct efi_loaded_image32, load_options_size), 24);
+    ck_assert_uint_eq(offsetof(struct efi_loaded_image32, load_options), 28);
+    ck_assert_uint_eq(offsetof(struct efi_loaded_image32, image_base), 32);
+    ck_assert_uint_eq(offsetof(struct efi_loaded_image32, image_size), 40);   /* UINT64, 8-aligned */
+    ck_assert_uint_eq(offsetof(struct efi_loaded_image32, image_code_type), 48);
+    ck_assert_uint_eq(offsetof(struct efi_loaded_image32, unload), 56);
+}
+END_TEST
+
+START_TEST(ia32_system_table_is_built_in_its_layout)
+{
+    uint64_t st = fw.systab;
+    ck_assert_uint_eq(rd64(st), EFI_SYSTEM_TABLE_SIGNATURE);
+    ck_assert_uint_eq(rd32(st + 12), 72);                 /* HeaderSize */
+    ck_assert(crc_ok(st));
+    ck_assert_uint_eq(rd32(st + 24), fw.vendor);
+    ck_assert_uint_eq(rd32(st + 32), fw.con_in_handle);
+    ck_assert_uint_eq(rd32(st + 36), fw.con_in);
+    ck_assert_uint_eq(rd32(st + 40), fw.con_out_handle);
+    ck_assert_uint_eq(rd32(st + 44), fw.con_out);
+    ck_assert_uint_eq(rd32(st + 52), fw.con_out);
+    ck_assert_uint_eq(rd32(st + 56), fw.rt);
+    ck_assert_uint_eq(rd32(st + 60), fw.bs);
+    ck_assert_uint_eq(rd32(st + 68), fw.config_tables);
+}
+END_TEST
+
+/* EFI_BOOT_SERVICES: a header, then 44 4-byte pointers in the spec's order. */
+START_TEST(ia32_service_tables_hold_4_byte_thunk_pointers)
+{
+    ck_assert_uint_eq(rd64(fw.bs), EFI_BOOT_SERVICES_SIGNATURE);
+    ck_assert_uint_eq(rd32(fw.bs + 12), 200);
+    ck_assert(crc_ok(fw.bs));
+    ck_assert_uint_eq(rd32(fw.bs + 32), firmware_thunk(&fw, BS(ALLOCATE_PAGES)));      /* 3rd */
+    ck_assert_uint_eq(rd32(fw.bs + 40), firmware_thunk(&fw, BS(GET_MEMORY_MAP)));      /* 5th */
+    ck_assert_uint_eq(rd32(fw.bs + 88), firmware_thunk(&fw, BS(HANDLE_PROTOCOL)));     /* 17th */
+    ck_assert_uint_eq(rd32(fw.bs + 128), firmware_thunk(&fw, BS(EXIT_BOOT_SERVICES))); /* 27th */
+    ck_assert_uint_eq(rd32(fw.bs + 172), firmware_thunk(&fw, BS(LOCATE_PROTOCOL)));    /* 38th */
+    ck_assert_uint_eq(rd32(fw.bs + 196), firmware_thunk(&fw, BS(CREATE_EVENT_EX)));    /* 44th, the last */
+    ck_assert_uint_eq(rd64(fw.rt), EFI_RUNTIME_SERVICES_SIGNATURE);
+    ck_assert_uint_eq(rd32(fw.rt + 12), 80);
+    ck_assert(crc_ok(fw.rt));
+    ck_assert_uint_eq(rd32(fw.rt + 48), firmware_thunk(&fw, RT(GET_VARIABLE)));        /* 7th */
+    ck_assert_uint_eq(rd32(fw.rt + 76), firmware_thunk(&fw, RT(QUERY_VARIABLE_INFO))); /* 14th, the last */
+}
+END_TEST
+
+START_TEST(ia32_protocols_hold_4_byte_pointers)
+{
+    /* ConOut: Reset, OutputString, ..., then Mode; ConIn: Reset,
+     * ReadKeyStroke, WaitForKey. */
+    ck_assert_uint_eq(rd32(fw.con_out + 4), firmware_thunk(&fw, FW_ID_CONOUT(CONOUT_OUTPUT_STRING)));
+    ck_assert_uint_eq(rd32(fw.con_out + 4 * CONOUT_COUNT), FW_BASE + FW_CONOUT_MODE_OFFSET);
+    ck_assert_uint_eq(rd32(fw.con_in + 4), firmware_thunk(&fw, FW_ID_CONIN(CONIN_READ_KEY_STROKE)));
+    ck_assert_uint_eq(rd32(fw.con_in + 8), fw.events.wait_for_key);
+    ck_assert_uint_eq(rd32(fw.rng + 4), firmware_thunk(&fw, FW_ID_RNG(RNG_GET_RNG)));
+    ck_assert_uint_eq(rd32(fw.memattr + 8), firmware_thunk(&fw, FW_ID_MEMATTR(MEMATTR_CLEAR)));
+    const struct efi_loaded_image32 *li = hp(fw.loaded_image);
+    ck_assert_uint_eq(li->revision, EFI_LOADED_IMAGE_PROTOCOL_REVISION);
+    ck_assert_uint_eq(li->system_table, fw.systab);
+    ck_assert_uint_eq(li->image_base, IMAGE_BASE);
+    ck_assert_uint_eq(li->image_size, IMAGE_SIZE);
+    ck_assert_uint_eq(li->image_code_type, EFI_LOADER_CODE);
+    ck_assert(ucs2_equals(li->load_options, CMDLINE));
+    ck_assert_uint_eq(li->load_options_size, 2 * (sizeof(CMDLINE)));
+}
+END_TEST
+
+/* EFI_CONFIGURATION_TABLE entries are 20 bytes: the GUID, a 4-byte pointer. */
+START_TEST(ia32_configuration_tables_are_20_bytes_each)
+{
+    uint64_t g1 = put_guid(GUID_TEST), g2 = put_guid(GUID_RANDOM_SEED);
+    ck_assert_uint_eq(CALL32(BS(INSTALL_CONFIGURATION_TABLE), 0, g1, 0x123000), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL32(BS(INSTALL_CONFIGURATION_TABLE), 0, g2, 0x456000), EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(fw.systab + 64), 2);
+    ck_assert(crc_ok(fw.systab));
+    ck_assert_mem_eq(hp(fw.config_tables), hp(g1), 16);
+    ck_assert_uint_eq(rd32(fw.config_tables + 16), 0x123000);
+    ck_assert_mem_eq(hp(fw.config_tables + 20), hp(g2), 16);
+    ck_assert_uint_eq(rd32(fw.config_tables + 36), 0x456000);
+    ck_assert_uint_eq(CALL32(BS(INSTALL_CONFIGURATION_TABLE), 0, g1, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(fw.systab + 64), 1);
+    ck_assert_mem_eq(hp(fw.config_tables), hp(g2), 16);
+    ck_assert_uint_eq(rd32(fw.config_tables + 16), 0x456000);
+}
+END_TEST
+
+START_TEST(ia32_exit_boot_services_clears_the_boot_time_fields)
+{
+    uint64_t size_p = out_slot(), key_p = out_slot(), dsize_p = out_slot(), dver_p = put_u64(0);
+    ck_assert_uint_eq(CALL32(BS(GET_MEMORY_MAP), 0, size_p, 0, key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+    uint64_t map = scratch(low(size_p) + 2 * DESC_SIZE);
+    wr64(size_p, low(size_p) + 2 * DESC_SIZE);
+    ck_assert_uint_eq(CALL32(BS(GET_MEMORY_MAP), 0, size_p, map, key_p, dsize_p, dver_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL32(BS(EXIT_BOOT_SERVICES), 0, fw.image_handle, low(key_p)), EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(fw.systab + 44), 0);   /* ConOut */
+    ck_assert_uint_eq(rd32(fw.systab + 60), 0);   /* BootServices */
+    ck_assert_uint_eq(rd32(fw.systab + 56), fw.rt);
+    ck_assert(crc_ok(fw.systab));
+}
+END_TEST
+
+/* ---- arguments and outputs --------------------------------------------- */
+
+/* GetMemoryMap: MemoryMapSize, MapKey and DescriptorSize are UINTN, 4
+ * bytes; the descriptors are the same 48-byte stride as on x64. */
+START_TEST(ia32_get_memory_map_writes_4_byte_sizes_and_key)
+{
+    uint64_t size_p = out_slot(), key_p = out_slot(), dsize_p = out_slot(), dver_p = put_u64(0);
+    ck_assert_uint_eq(CALL32(BS(GET_MEMORY_MAP), 0, size_p, 0, key_p, dsize_p, dver_p), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(low(size_p), fw.map.n * DESC_SIZE);
+    ck_assert(upper_kept(size_p));
+    ck_assert_uint_eq(low(dsize_p), DESC_SIZE);
+    ck_assert(upper_kept(dsize_p));
+    uint64_t want = low(size_p) + 2 * DESC_SIZE, map = scratch(want);
+    wr64(size_p, SENTINEL | want);
+    ck_assert_uint_eq(CALL32(BS(GET_MEMORY_MAP), 0, size_p, map, key_p, dsize_p, dver_p), EFI_SUCCESS);
+    ck_assert_uint_eq(low(key_p), fw.map.key);
+    ck_assert(upper_kept(key_p));
+    ck_assert(upper_kept(size_p));
+    const struct efi_memory_descriptor *d = hp(map + DESC_SIZE);
+    ck_assert_uint_eq(d->physical_start, fw.map.e[1].start);
+}
+END_TEST
+
+/* AllocatePages' *Memory is an EFI_PHYSICAL_ADDRESS, 8 bytes in both
+ * bindings; FreePages' Memory is one too, 8 bytes on the stack, then the
+ * UINTN Pages. */
+START_TEST(ia32_free_pages_takes_a_64_bit_address)
+{
+    uint64_t mem_p = put_u64(0);
+    ck_assert_uint_eq(CALL32(BS(ALLOCATE_PAGES), 0, EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_DATA, 3, mem_p), EFI_SUCCESS);
+    uint64_t addr = rd64(mem_p);
+    ck_assert_uint_ne(addr, 0);
+    ck_assert_uint_lt(addr + 3 * 4096, 1ULL << 32);
+    trace_to_memory();
+    ck_assert_uint_eq(CALL32(BS(FREE_PAGES), FW_WIDE(0), addr, 3), EFI_SUCCESS);
+    /* The same call read as 4-byte arguments frees at the wrong place. */
+    ck_assert_uint_eq(CALL32(BS(FREE_PAGES), 0, addr, 3), EFI_NOT_FOUND);
+    char got[1024];
+    decoded_tails(got, sizeof(got));
+    ck_assert_msg(strstr(got, "\"pages\":3"), "%s", got);
+}
+END_TEST
+
+/* What the pool hands out, and the pointer to it, fit 4 bytes. */
+START_TEST(ia32_allocate_pool_writes_a_4_byte_pointer)
+{
+    uint64_t buf_p = out_slot();
+    ck_assert_uint_eq(CALL32(BS(ALLOCATE_POOL), 0, EFI_LOADER_DATA, 100, buf_p), EFI_SUCCESS);
+    ck_assert_uint_ne(low(buf_p), 0);
+    ck_assert(upper_kept(buf_p));
+    ck_assert_uint_eq(CALL32(BS(FREE_POOL), 0, low(buf_p)), EFI_SUCCESS);
+}
+END_TEST
+
+START_TEST(ia32_lookups_write_4_byte_interfaces_and_handles)
+{
+    uint64_t iface_p = out_slot();
+    ck_assert_uint_eq(CALL32(BS(HANDLE_PROTOCOL), 0, fw.image_handle, put_guid(GUID_LOADED_IMAGE), iface_p),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(low(iface_p), fw.loaded_image);
+    ck_assert(upper_kept(iface_p));
+    iface_p = out_slot();
+    ck_assert_uint_eq(CALL32(BS(LOCATE_PROTOCOL), 0, put_guid(GUID_RNG_PROTOCOL), 0, iface_p), EFI_SUCCESS);
+    ck_assert_uint_eq(low(iface_p), fw.rng);
+    ck_assert(upper_kept(iface_p));
+    /* LocateHandleBuffer: a count and a pool array of 4-byte handles. */
+    uint64_t count_p = out_slot(), buf_p = out_slot();
+    ck_assert_uint_eq(CALL32(BS(LOCATE_HANDLE_BUFFER), 0, EFI_ALL_HANDLES, 0, 0, count_p, buf_p), EFI_SUCCESS);
+    ck_assert_uint_ge(low(count_p), 4);
+    ck_assert(upper_kept(count_p) && upper_kept(buf_p));
+    ck_assert_uint_eq(rd32(low(buf_p)), fw.image_handle);
+    ck_assert_uint_eq(rd32(low(buf_p) + 4), fw.con_out_handle);
+    /* LocateHandle: BufferSize counts 4 bytes a handle. */
+    uint64_t size_p = out_slot();
+    ck_assert_uint_eq(CALL32(BS(LOCATE_HANDLE), 0, EFI_ALL_HANDLES, 0, 0, size_p, 0), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(low(size_p), 4 * low(count_p));
+}
+END_TEST
+
+START_TEST(ia32_status_and_trace_name_the_width)
+{
+    ck_assert_uint_eq(efi_status32(EFI_INVALID_PARAMETER), 0x80000002u);
+    ck_assert_uint_eq(efi_status32(EFI_SUCCESS), 0);
+    trace_to_memory();
+    ck_assert_uint_eq(CALL32(BS(FREE_PAGES), FW_WIDE(0), 0x1234000, 2), EFI_NOT_FOUND);
+    char got[512];
+    trace_lines(got, sizeof(got));
+    ck_assert_msg(strstr(got, "\"phase\":\"boot\",\"bits\":32,\"call\":\"FreePages\",\"args\":[\"0x1234000\",\"0x2\"]"),
+                  "%s", got);
+}
+END_TEST
+
+/* Exit's ExitStatus is an IA-32 EFI_STATUS: its error bit is bit 31
+ * (the kernel's efi64_convert_status). */
+START_TEST(ia32_exit_status_has_its_error_bit_at_31)
+{
+    trace_to_memory();
+    ck_assert_uint_eq(CALL32(BS(EXIT), 0, fw.image_handle, 0x80000005, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+    ck_assert_uint_eq(fw.stop_status, EFI_BUFFER_TOO_SMALL);
+    ck_assert_ptr_nonnull(strstr(log_text(), "the image called Exit(EFI_BUFFER_TOO_SMALL)"));
+    char got[512];
+    decoded_tails(got, sizeof(got));
+    ck_assert_msg(strstr(got, "\"exit_status\":\"EFI_BUFFER_TOO_SMALL\""), "%s", got);
+}
+END_TEST
+
+/* CreateEvent writes a 4-byte EFI_EVENT; a notify function would run
+ * through the x64 trampoline, so it is refused with a line saying so. */
+START_TEST(ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions)
+{
+    uint64_t ev_p = out_slot();
+    ck_assert_uint_eq(CALL32(BS(CREATE_EVENT), 0, EVT_TIMER, 0, 0, 0, ev_p), EFI_SUCCESS);
+    ck_assert_uint_ne(low(ev_p), 0);
+    ck_assert(upper_kept(ev_p));
+    ck_assert_uint_eq(CALL32(BS(CLOSE_EVENT), 0, low(ev_p)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL32(BS(CREATE_EVENT), 0, EVT_NOTIFY_SIGNAL, 8, 0x1234, 0, out_slot()), EFI_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(log_text(), "CreateEvent with a notify function is not served by a 32-bit firmware"));
+}
+END_TEST
+
+/* A stack the arguments cannot be read from is the guest's bug. */
+START_TEST(ia32_unreadable_stack_arguments_are_refused)
+{
+    cur_rsp = RAM_SIZE - 8;   /* the return address and one argument fit, not the second */
+    ck_assert_uint_eq(CALL32(BS(HANDLE_PROTOCOL), 0, 1), EFI_INVALID_PARAMETER);
+    ck_assert_ptr_nonnull(strstr(log_text(), "HandleProtocol: stack argument 2 above ESP"));
+    /* The stack pointer is ESP: RSP's upper half does not count. */
+    cur_rsp = STACK_TOP;
+    uint64_t a[2] = { 0 };
+    ck_assert(guest_view_write(&cur_view, STACK_TOP + 4, &(uint32_t){ 0x4000 }, 4));
+    struct fw_call c = { .rsp = (1ULL << 32) | STACK_TOP, .view = cur_view };
+    ck_assert_uint_eq(fw_stack_args32(fw_service_of(BS(FREE_POOL)), &c, a, 1), 1);
+    ck_assert_uint_eq(a[0], 0x4000);
+}
+END_TEST
+
+START_TEST(ia32_outputs_above_4_gib_are_refused)
+{
+    uint64_t p = out_slot();
+    ck_assert(!fw_write_uintn(&fw, &cur_view, p, 1ULL << 32));
+    ck_assert_uint_eq(rd64(p), SENTINEL);
+    ck_assert(fw_write_uintn(&fw, &cur_view, p, 0x1234));
+    ck_assert_uint_eq(rd64(p), SENTINEL | 0x1234);
+}
+END_TEST
+
+Suite *fw_ia32_suite(void)
+{
+    Suite *s = suite_create("fw-ia32");
+    fw_add_tcase_ia32(s, "layouts", (const TTest *const[]){
+        ia32_system_table_fields_sit_where_the_spec_puts_them, ia32_system_table_is_built_in_its_layout,
+        ia32_service_tables_hold_4_byte_thunk_pointers, ia32_protocols_hold_4_byte_pointers,
+        ia32_configuration_tables_are_20_bytes_each, ia32_exit_boot_services_clears_the_boot_time_fields, NULL });
+    fw_add_tcase_ia32(s, "calls", (const TTest *const[]){
+        ia32_get_memory_map_writes_4_byte_sizes_and_key, ia32_free_pages_takes_a_64_bit_address,
+        ia32_allocate_pool_writes_a_4_byte_pointer, ia32_lookups_write_4_byte_interfaces_and_handles,
+        ia32_status_and_trace_name_the_width, ia32_exit_status_has_its_error_bit_at_31,
+        ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions,
+        ia32_unreadable_stack_arguments_are_refused,
+        ia32_outputs_above_4_gib_are_refused, NULL });
+    return s;
+}
