@@ -347,6 +347,9 @@ expect image-no-handover-dtb 2 'lacks XLF_EFI_HANDOVER_64, so it boots through t
 expect image-no-handover32 2 'lacks XLF_EFI_HANDOVER_32: no 32-bit EFI handover entry, which --firmware-bits 32 needs' \
     -- "$HO" --firmware-bits 32 "$PAYLOAD"
 expect firmware-bits-pe 2 '^handover: --firmware-bits 32 needs the handover entry' -- "$HO" --firmware-bits 32 --entry pe "$PAYLOAD"
+expect firmware-bits-tpm 2 '^handover: --firmware-bits 32 and --tpm cannot be combined' -- "$HO" --firmware-bits 32 --tpm "$PAYLOAD"
+expect firmware-bits-snapshot 2 '^handover: --firmware-bits 32 and --snapshot cannot be combined' \
+    -- "$HO" --firmware-bits 32 --snapshot "$OUT/snap32" --exec true "$PAYLOAD"
 expect firmware-bits-bad 2 '^handover: --firmware-bits 16: expected 32 or 64' -- "$HO" --firmware-bits 16 "$PAYLOAD"
 expect image-no-64bit 2 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
 expect image-handover-offset 2 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
