@@ -74,7 +74,9 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
     if (!(h->loadflags & LOADED_HIGH))
         return fail(err, errlen, "loadflags: 0x%02x lacks LOADED_HIGH: not a bzImage", h->loadflags);
     if (!(h->xloadflags & XLF_KERNEL_64))
-        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_KERNEL_64: no 64-bit entry", h->xloadflags);
+        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_KERNEL_64: no 64-bit entry, as in a 32-bit (i386) "
+                    "kernel, which handover does not boot (it boots x86-64 kernels, through the 32-bit entry with "
+                    "--firmware-bits 32 those built with CONFIG_EFI_MIXED)", h->xloadflags);
     if (!is_pow2(h->kernel_alignment) || h->kernel_alignment < 4096)
         return fail(err, errlen, "kernel_alignment: 0x%x is not a power of two >= 4 KiB", h->kernel_alignment);
     if (h->pref_address & 0xfff)
