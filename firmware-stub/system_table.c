@@ -1,6 +1,7 @@
 /* The system table kept up to date (system_table.h). */
 #include "system_table.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -25,71 +26,40 @@ void fw_update_crc(struct firmware *fw, uint64_t table)
     h->crc32 = (uint32_t)crc32(0, (const uint8_t *)h, size);
 }
 
-/* The IA-32 layouts' array (20-byte entries) and count. */
-static efi_status_t install_config_table32(struct firmware *fw, const efi_guid_t *guid, uint64_t table)
-{
-    struct efi_system_table32 *st = guest_mem_ptr(fw->gm, fw->systab, sizeof(*st));
-    struct efi_configuration_table32 *ct =
-        guest_mem_ptr(fw->gm, fw->config_tables, FW_MAX_CONFIG_TABLES * sizeof(*ct));
-    uint64_t n = fw->nconfig;
-
-    if (table >> 32)
-        return EFI_INVALID_PARAMETER;   /* no IA-32 pointer */
-    for (uint64_t i = 0; i < n; i++) {
-        if (!guid_equal(&ct[i].vendor_guid, guid))
-            continue;
-        if (table) {
-            ct[i].vendor_table = (uint32_t)table;
-        } else {
-            memmove(&ct[i], &ct[i + 1], (n - i - 1) * sizeof(*ct));
-            fw->nconfig = n - 1;
-            st->number_of_table_entries = (uint32_t)fw->nconfig;
-        }
-        fw_update_crc(fw, fw->systab);
-        return EFI_SUCCESS;
-    }
-    if (!table)
-        return EFI_NOT_FOUND;
-    if (n >= FW_MAX_CONFIG_TABLES)
-        return EFI_OUT_OF_RESOURCES;
-    ct[n].vendor_guid = *guid;
-    ct[n].vendor_table = (uint32_t)table;
-    fw->nconfig = n + 1;
-    st->number_of_table_entries = (uint32_t)fw->nconfig;
-    fw_update_crc(fw, fw->systab);
-    return EFI_SUCCESS;
-}
-
+/* The configuration table (UEFI 2.10 section 4.6): entries of a GUID and a
+ * pointer, 24 bytes on x64 and 20 on IA-32, and their count, a UINTN in
+ * the system table; written byte by byte in the firmware's width. */
 efi_status_t fw_install_config_table(struct firmware *fw, const efi_guid_t *guid, uint64_t table)
 {
-    if (fw_ia32(fw))
-        return install_config_table32(fw, guid, table);
-    struct efi_system_table *st = guest_mem_ptr(fw->gm, fw->systab, sizeof(*st));
-    struct efi_configuration_table *ct =
-        guest_mem_ptr(fw->gm, fw->config_tables, FW_MAX_CONFIG_TABLES * sizeof(*ct));
+    unsigned w = fw_uintn_size(fw), es = (unsigned)sizeof(*guid) + w;
+    size_t count_at = fw_ia32(fw) ? offsetof(struct efi_system_table32, number_of_table_entries)
+                                  : offsetof(struct efi_system_table, number_of_table_entries);
+    uint8_t *count = guest_mem_ptr(fw->gm, fw->systab + count_at, w);
+    uint8_t *ct = guest_mem_ptr(fw->gm, fw->config_tables, (uint64_t)FW_MAX_CONFIG_TABLES * es);
     /* The count is the firmware's own: the copy in the system table is
      * guest memory and may have been overwritten. */
     uint64_t n = fw->nconfig;
 
-    for (uint64_t i = 0; i < n; i++) {
-        if (!guid_equal(&ct[i].vendor_guid, guid))
-            continue;
-        if (table) {
-            ct[i].vendor_table = table;
-        } else {
-            memmove(&ct[i], &ct[i + 1], (n - i - 1) * sizeof(*ct));
-            st->number_of_table_entries = fw->nconfig = n - 1;
-        }
-        fw_update_crc(fw, fw->systab);
-        return EFI_SUCCESS;
-    }
-    if (!table)
+    if (fw_ia32(fw) && table >> 32)
+        return EFI_INVALID_PARAMETER;   /* no IA-32 pointer */
+    uint64_t i = 0;
+    while (i < n && memcmp(ct + i * es, guid, sizeof(*guid)))
+        i++;
+    if (i < n && table) {
+        memcpy(ct + i * es + sizeof(*guid), &table, w);
+    } else if (i < n) {
+        memmove(ct + i * es, ct + (i + 1) * es, (n - i - 1) * es);
+        fw->nconfig = n - 1;
+    } else if (!table) {
         return EFI_NOT_FOUND;
-    if (n >= FW_MAX_CONFIG_TABLES)
+    } else if (n >= FW_MAX_CONFIG_TABLES) {
         return EFI_OUT_OF_RESOURCES;
-    ct[n].vendor_guid = *guid;
-    ct[n].vendor_table = table;
-    st->number_of_table_entries = fw->nconfig = n + 1;
+    } else {
+        memcpy(ct + n * es, guid, sizeof(*guid));
+        memcpy(ct + n * es + sizeof(*guid), &table, w);
+        fw->nconfig = n + 1;
+    }
+    memcpy(count, &fw->nconfig, w);
     fw_update_crc(fw, fw->systab);
     return EFI_SUCCESS;
 }

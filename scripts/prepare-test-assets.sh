@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Build or fetch, on this machine, everything the KVM tests boot: the tiny,
-# KUnit, no-PCI, no-handover, mixed-mode and i386 kernels, the --exec
-# initramfs, the GRUBs in front of the tiny kernel (examples/make-grub.sh)
-# and its UKI (examples/make-uki.sh), the stock Debian kernels, and the L1
-# of scripts/kvm-host. The KVM tests may run in that L1, which has no
-# network and throws its writes away, so they find all of it in the cache.
-# A step that fails is reported and the tests that need it say SKIP with
-# the reason; this script itself always succeeds.
+# KUnit, no-PCI, no-handover, mixed-mode (plain and KUnit) and i386
+# kernels, the --exec initramfs, the GRUBs in front of the tiny kernel
+# (examples/make-grub.sh) and its UKI (examples/make-uki.sh), the stock
+# Debian kernels, and the L1 of scripts/kvm-host. The KVM tests may run in
+# that L1, which has no network and throws its writes away, so they find
+# all of it in the cache. A step that fails is reported and the tests that
+# need it say SKIP with the reason; this script itself always succeeds.
 top=$(cd "$(dirname "$0")/.." && pwd)
 step() {   # step NAME COMMAND...
     local log; log=$(mktemp)
@@ -19,6 +19,7 @@ step "KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit
 step "no-PCI kernel" "$top/scripts/build-tiny-kernel.sh" nopci
 step "no-handover kernel" "$top/scripts/build-tiny-kernel.sh" nohandover
 step "mixed-mode kernel" "$top/scripts/build-tiny-kernel.sh" mixed
+step "mixed-mode KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit+mixed
 step "i386 kernel" "$top/scripts/build-tiny-kernel.sh" i386
 step "initramfs" "$top/scripts/build-initramfs.sh"
 # The kernel tier's (the golden trace's command line) and the real-KVM tier's.

@@ -390,6 +390,13 @@ if [ "$WHICH" = tiny ]; then
         expect tiny-mixed-boot 6 'efi: EFI v2\.100 by handover' 'efi: ACPI 2\.0=0x' \
             'Unable to switch EFI into virtual mode' 'No working init found' \
             -- "$HO" --timeout 900 --firmware-bits 32 "$KM"
+        # The KUnit suites in the mixed-mode kernel, run to the end.
+        if ! KKM=$("$TOP/scripts/build-tiny-kernel.sh" kunit+mixed 2>"$OUT/build-kunit-mixed.log"); then
+            skip tiny-mixed-kunit "could not build the mixed-mode KUnit kernel: $(tail -n 1 "$OUT/build-kunit-mixed.log")"
+        else
+            expect tiny-mixed-kunit 0 'kunit: handover_selftest +ok' 'kunit: 4 suites \(0 failed\)' \
+                -- "$HO" --kunit --timeout 900 --firmware-bits 32 "$KKM"
+        fi
     fi
 elif [ "$WHICH" = debian ]; then
     if ! KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
