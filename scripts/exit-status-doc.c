@@ -72,7 +72,7 @@ int main(void)
                         r->name, *s);
                 return 1;
             }
-            printf("%s%s", s == r->statuses ? "" : " or ", shown(*s));
+            printf("%s%s", s == r->statuses ? "" : s[1] == END_STATUS_LIST_END ? " or " : ", ", shown(*s));
         }
         fputs(" | ", stdout);
         cell(r->meaning);

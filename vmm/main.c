@@ -116,7 +116,7 @@ static int parse_image(struct vmm *vm)
         const char *why = app_conflict(&vm->opt);
         if (efi_app_parse(&vm->placed.app_pe, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err))) {
             vmm_log("%s: %s", vm->opt.kernel, err);
-            return EXIT_USAGE;
+            return EXIT_BAD_IMAGE;
         }
         if (why) {
             vmm_log("%s", why);
@@ -127,8 +127,13 @@ static int parse_image(struct vmm *vm)
         vm->opt.initrd_via = INITRD_VIA_LOADFILE2;
         return 0;
     }
+    /* A bzImage no option could make bootable is a bad image; one that
+     * lacks the entry an option asked for (--firmware-bits 32, --entry) is
+     * refused as that option's usage error. */
+    int refusal = EXIT_BAD_IMAGE;
     if (bzimage_parse(&vm->placed.bz, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err)))
         goto refused;
+    refusal = EXIT_USAGE;
     if (vm->opt.firmware_bits == 32) {
         if (bzimage_check_handover32(&vm->placed.bz, err, sizeof(err)))
             goto refused;
@@ -137,12 +142,14 @@ static int parse_image(struct vmm *vm)
     if (!vm->opt.entry_given && !(vm->placed.bz.hdr.xloadflags & XLF_EFI_HANDOVER_64) &&
         !bzimage_check_entry(&vm->placed.bz, ENTRY_PE, err, sizeof(err)))
         return default_to_pe(vm);
+    if (!vm->opt.entry_given)
+        refusal = EXIT_BAD_IMAGE;
     if (bzimage_check_entry(&vm->placed.bz, vm->opt.entry, err, sizeof(err)))
         goto refused;
     return 0;
 refused:
     vmm_log("%s: %s", vm->opt.kernel, err);
-    return EXIT_USAGE;
+    return refusal;
 }
 
 /* --cmdline replaces the default command line, console=ttyS0 with it:
@@ -239,7 +246,7 @@ static int take_image(struct vmm *vm)
 {
     vm->placed.image_file = read_image(vm->opt.kernel, &vm->placed.image_file_size);
     if (!vm->placed.image_file)
-        return EXIT_USAGE;
+        return EXIT_BAD_IMAGE;
     int rc = parse_image(vm);
     if (rc)
         return rc;

@@ -350,13 +350,13 @@ if [ "$WHICH" = tiny ]; then
 
     # An i386 kernel (tests/kernel/i386.config: its 32-bit handover entry,
     # no 64-bit one) is refused in one line that says what it is, with the
-    # 64-bit firmware and with the 32-bit one.
+    # 64-bit firmware and with the 32-bit one: a bad image (exit status 11).
     if ! KI=$("$TOP/scripts/build-tiny-kernel.sh" i386 2>"$OUT/build-i386.log"); then
         skip tiny-i386-refused "could not build the i386 kernel: $(tail -n 1 "$OUT/build-i386.log")"
     else
         for bits in 64 32; do
-            expect "tiny-i386-refused-$bits" 2 'xloadflags: 0x0004 lacks XLF_KERNEL_64: .* a 32-bit \(i386\) kernel' \
-                'end: not-started, exit status 2' -- "$HO" --firmware-bits $bits --stop-at ebs "$KI"
+            expect "tiny-i386-refused-$bits" 11 'xloadflags: 0x0004 lacks XLF_KERNEL_64: .* a 32-bit \(i386\) kernel' \
+                'end: not-started, exit status 11' -- "$HO" --firmware-bits $bits --stop-at ebs "$KI"
         done
     fi
 

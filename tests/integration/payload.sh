@@ -56,7 +56,9 @@ expect sweep-with-cpus 2 '--fault-sweep cannot be combined with --cpus above 1' 
 expect bad-timeout 2 '--timeout soon' -- "$HO" --timeout soon "$PAYLOAD"
 expect bad-keys-escape 2 '--keys: \\q at offset 2 names no key \(the escapes are ' -- "$HO" --keys 'ab\q' "$PAYLOAD"
 expect bad-keys-backslash 2 '--keys: ends in a lone backslash' -- "$HO" --keys 'ab\' "$PAYLOAD"
-expect missing-image 2 'no/such/file: No such file' -- "$HO" no/such/file
+# A usage error is exit status 2; an image that cannot be read, or is not
+# one handover can boot, is 11 (docs/exit-status.md): a CI step tells them apart.
+expect missing-image 11 'no/such/file: No such file' 'end: not-started, exit status 11' -- "$HO" no/such/file
 # A run that never started is not a KUnit pass: its end
 # reason is not-started, --report says where it stopped and that the KTAP
 # reader saw nothing, and --kunit-json has an ERROR case for the run.
@@ -66,7 +68,7 @@ r, k = (json.load(open(p)) for p in sys.argv[1:3])
 print(r["end_reason"], r["not_started_at"], r["kunit"]["complete"], r["kunit"]["passed"],
       " ".join(c["name"] + ":" + c["status"] for c in k["test_cases"]))
 PY
-expect kunit-missing-image 2 'end: not-started, exit status 2' \
+expect kunit-missing-image 11 'end: not-started, exit status 11' \
     -- "$HO" --kunit --report "$OUT/kunit-missing.json" --kunit-json "$OUT/kunit-missing-kunit.json" no/such/file
 expect kunit-missing-image-results 0 '^not-started image False False run-not-started:ERROR$' -- python3 "$OUT/not-started.py" "$OUT/kunit-missing.json" "$OUT/kunit-missing-kunit.json"
 if ! selected kunit-no-dev-kvm; then :
@@ -172,9 +174,9 @@ if selected installed-examples; then
         -- env -C "$OUT" HANDOVER_CACHE="$OUT/cache" "$INST/usr/bin/handover-initramfs"
 fi
 # A refused image still writes --report with its end reason.
-expect report-of-refused-image 2 'boot_flag: 0x0000' \
+expect report-of-refused-image 11 'boot_flag: 0x0000' \
     -- "$HO" --report "$OUT/refused-image.json" "$(img refused 'b[0x1fe:0x200] = b"\0\0"')"
-expect report-of-refused-image-says 0 '^not-started image 2$' \
+expect report-of-refused-image-says 0 '^not-started image 11$' \
     -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"], r["exit_status"])' \
     "$OUT/refused-image.json"
 # Refused options still write the report, saying so.
@@ -186,7 +188,7 @@ expect report-of-refused-options-says 0 '^not-started options$' \
 # handover's stderr is its own voice: a control byte in what it reports
 # (a file name here, a guest console line in a run) is printed escaped.
 ESC=$(printf '\033')
-expect log-escapes-control-bytes 2 'no-such-\\x1b\]0;owned\\x07: No such file' "!$ESC" \
+expect log-escapes-control-bytes 11 'no-such-\\x1b\]0;owned\\x07: No such file' "!$ESC" \
     -- "$HO" "$OUT/no-such-$ESC]0;owned$(printf '\a')"
 expect help-short 0 '^Usage: handover' -- "$HO" -h
 expect missing-value 2 '--cmdline needs a value' -- "$HO" "$PAYLOAD" --cmdline
@@ -236,7 +238,7 @@ expect add-guest-dotdot 2 "the guest path /bin/../../x has an empty, '.' or '..'
 mkfifo "$OUT/add-fifo"
 ( : > "$OUT/add-fifo"; touch "$OUT/add-fifo-opened" ) & writer=$!
 expect add-fifo 2 'add-fifo: not a regular file' -- timeout 20 "$HO" --initrd "$PAYLOAD" --add "$OUT/add-fifo" "$PAYLOAD"
-expect add-fifo-as-image 2 'add-fifo: not a regular file' -- timeout 20 "$HO" "$OUT/add-fifo"
+expect add-fifo-as-image 11 'add-fifo: not a regular file' -- timeout 20 "$HO" "$OUT/add-fifo"
 sleep 0.3
 expect add-fifo-never-opened 0 '^still blocked$' -- bash -c '[ -e "$1" ] || echo still blocked' _ "$OUT/add-fifo-opened"
 kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
@@ -277,9 +279,9 @@ expect app-load-addr 2 '--load-addr places a bzImage' -- "$HO" --load-addr 0x400
 expect app-cmdline-append 2 '--cmdline-append: an EFI application gets no default command line' \
     -- "$HO" --cmdline-append quiet "$APP"
 DRIVER=$(img driver.efi 'b[0x1fe:0x206] = bytes(8); o = struct.unpack_from("<I", b, 0x3c)[0] + 24; struct.pack_into("<H", b, o + 68, 11)')
-expect app-driver 2 'PE: Subsystem 11 is an EFI boot service driver, not an application \(10\)' -- "$HO" "$DRIVER"
+expect app-driver 11 'PE: Subsystem 11 is an EFI boot service driver, not an application \(10\)' -- "$HO" "$DRIVER"
 head -c 1024 "$APP" > "$OUT/app-truncated.efi"
-expect app-truncated 2 'app-truncated.efi: PE: ' -- "$HO" "$OUT/app-truncated.efi"
+expect app-truncated 11 'app-truncated.efi: PE: ' -- "$HO" "$OUT/app-truncated.efi"
 head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"
 expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skipping' \
     -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$OUT/unbootable.img" "$PAYLOAD"
@@ -323,17 +325,17 @@ expect docs-agree-with-tree 0 '^docs agree with the tree' \
 # Inputs that are not regular files, and an output FIFO nobody reads, are
 # refused at once (open() would block before --timeout is armed).
 mkfifo "$OUT/fifo"
-expect fifo-image 2 'BZIMAGE .*/fifo: not a regular file' -- timeout 20 "$HO" "$OUT/fifo"
+expect fifo-image 11 'BZIMAGE .*/fifo: not a regular file' -- timeout 20 "$HO" "$OUT/fifo"
 expect fifo-report 2 '--report .*/fifo: .*a FIFO with no reader' -- timeout 20 "$HO" --report "$OUT/fifo" "$PAYLOAD"
 expect fifo-trace 2 '--trace-efi .*/fifo: .*a FIFO with no reader' -- timeout 20 "$HO" --trace-efi="$OUT/fifo" "$PAYLOAD"
 expect fifo-exec-output 2 '--exec-output .*/fifo: .*a FIFO with no reader' \
     -- timeout 20 "$HO" --initrd "$PAYLOAD" --exec true --exec-output "$OUT/fifo" "$PAYLOAD"
 
-expect image-truncated 2 'truncated' -- "$HO" "$(img trunc 'b = b[:0x100]')"
-expect image-truncated-setup 2 'setup_sects' -- "$HO" "$(img trunc2 'b = b[:0x800]')"
-expect image-boot-flag 2 'boot_flag: 0x0000' -- "$HO" "$(img flag 'b[0x1fe:0x200] = b"\0\0"')"
-expect image-hdrs 2 'header: magic' -- "$HO" "$(img hdrs 'b[0x202:0x206] = b"XXXX"')"
-expect image-old-protocol 2 'version: boot protocol 2.10' -- "$HO" "$(img old 'b[0x206:0x208] = struct.pack("<H", 0x20a)')"
+expect image-truncated 11 'truncated' -- "$HO" "$(img trunc 'b = b[:0x100]')"
+expect image-truncated-setup 11 'setup_sects' -- "$HO" "$(img trunc2 'b = b[:0x800]')"
+expect image-boot-flag 11 'boot_flag: 0x0000' -- "$HO" "$(img flag 'b[0x1fe:0x200] = b"\0\0"')"
+expect image-hdrs 11 'header: magic' -- "$HO" "$(img hdrs 'b[0x202:0x206] = b"XXXX"')"
+expect image-old-protocol 11 'version: boot protocol 2.10' -- "$HO" "$(img old 'b[0x206:0x208] = struct.pack("<H", 0x20a)')"
 # A kernel without XLF_EFI_HANDOVER_64 boots through its PE entry by default
 # (the kvm part); asked for the handover entry, or for what needs it, it is
 # refused with the reason.
@@ -351,9 +353,9 @@ expect firmware-bits-tpm 2 '^handover: --firmware-bits 32 and --tpm cannot be co
 expect firmware-bits-snapshot 2 '^handover: --firmware-bits 32 and --snapshot cannot be combined' \
     -- "$HO" --firmware-bits 32 --snapshot "$OUT/snap32" --exec true "$PAYLOAD"
 expect firmware-bits-bad 2 '^handover: --firmware-bits 16: expected 32 or 64' -- "$HO" --firmware-bits 16 "$PAYLOAD"
-expect image-no-64bit 2 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
-expect image-handover-offset 2 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
-expect image-pe-machine 2 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
+expect image-no-64bit 11 'XLF_KERNEL_64' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
+expect image-handover-offset 11 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
+expect image-pe-machine 11 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
 # Every key of a report is documented, and so is every end reason:
 # the reports of the runs refused above.
 expect reports-documented 0 'reports documented' \

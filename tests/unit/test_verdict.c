@@ -445,6 +445,7 @@ START_TEST(end_reason_each_reason)
     } cases[] = {
         { RUN(.write_failed = true, .exit_status = EXIT_OK), "output-write-failed" },
         { { .exit_status = EXIT_USAGE }, "not-started" },
+        { { .exit_status = EXIT_BAD_IMAGE }, "not-started" },
         { RUN(.stopped_by_signal = 15, .exit_status = 143), "signal" },
         { RUN(.fault_sweep = true, .exit_status = EXIT_OK), "sweep-done" },
         { RUN(.fault_sweep = true, .exit_status = EXIT_SWEEP_FAILED), "sweep-cells-failed" },

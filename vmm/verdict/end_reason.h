@@ -16,7 +16,7 @@
     X(END_OUTPUT_WRITE_FAILED, "output-write-failed", (EXIT_HOST), \
       "the run succeeded but --report, --trace-efi, --kunit-json, --exec-output or the sweep matrix could not be " \
       "written whole") \
-    X(END_NOT_STARTED, "not-started", (EXIT_USAGE, EXIT_HOST), \
+    X(END_NOT_STARTED, "not-started", (EXIT_USAGE, EXIT_HOST, EXIT_BAD_IMAGE), \
       "the guest was never entered: refused options, an output that cannot be opened, a bad image, a missing input " \
       "file, no /dev/kvm or a KVM error before the entry (the report's not_started_at says which)") \
     X(END_SIGNAL, "signal", (EXIT_BY_SIGNAL), "SIGINT, SIGTERM, SIGQUIT or SIGHUP stopped the run") \
@@ -60,7 +60,7 @@ enum end_reason_id { END_REASONS(END_REASON_CONSTANT) END_REASON_COUNT };
 
 struct end_reason_row {
     const char *name;
-    int statuses[3];       /* up to END_STATUS_LIST_END */
+    int statuses[4];       /* up to END_STATUS_LIST_END */
     const char *meaning;   /* one line */
 };
 extern const struct end_reason_row end_reasons[END_REASON_COUNT];

@@ -23,7 +23,7 @@
     RANGE(EXIT_GUEST_BYTE, "N", "the byte the guest wrote to the exit port " EXIT_STATUS_STR(GUEST_PORT_EXIT) \
                                 ", or --exec's command's status") \
     STATUS(EXIT_KUNIT_FAILED, 1, "a KUnit test failed, or the --stop-at e820 check failed") \
-    STATUS(EXIT_USAGE, 2, "bad usage or bad image") \
+    STATUS(EXIT_USAGE, 2, "bad usage: refused options, or a file an option names that cannot be used") \
     STATUS(EXIT_HOST, 3, "host problem (no /dev/kvm, KVM error, an output not written whole)") \
     STATUS(EXIT_GUEST_CRASH, 4, "guest crashed (triple fault, exception, emulation failure)") \
     STATUS(EXIT_FIRMWARE_EXIT, 5, "the image gave up: EFI Exit, or returned from its entry, with a status other " \
@@ -34,6 +34,8 @@
     STATUS(EXIT_SWEEP_FAILED, 9, "--fault-sweep: a cell failed (--fail-on, --sweep-baseline)") \
     STATUS(EXIT_STOP_UNREACHED, 10, "--stop-at ebs: the run ended otherwise, before it reached the kernel's entry " \
                                     "after ExitBootServices") \
+    STATUS(EXIT_BAD_IMAGE, 11, "bad image: the image file cannot be read, or is not an x86-64 bzImage or EFI " \
+                               "application that handover can boot") \
     STATUS(EXIT_TIMEOUT, 124, "timeout") \
     RANGE(EXIT_BY_SIGNAL, EXIT_STATUS_STR(EXIT_SIGNAL_BASE) "+N", "stopped by signal N")
 
