@@ -249,19 +249,6 @@ else
     skip tiny-realkvm "could not build the tiny kernel: $(tail -n 1 "$OUT/build.log")"
 fi
 
-# The tiny kernel without PCI (tests/kernel/nopci.config): 6.1's ACPICA
-# cannot load the namespace, acpi_init disables ACPI, and the 8250 keeps
-# its legacy COM1 on IRQ 4 with no PNP device to describe it. The
-# command's tty output still reaches the console: IRQ 4 is the PIC's and
-# IOAPIC pin 4's whatever the kernel's ACPI did (firmware-stub/acpi.c).
-if ! KN=$("$TOP/scripts/build-tiny-kernel.sh" nopci 2>"$OUT/build-nopci.log"); then
-    skip tiny-nopci-exec "could not build the no-PCI kernel: $(tail -n 1 "$OUT/build-nopci.log")"
-elif [ -n "${INITRAMFS:-}" ]; then
-    expect tiny-nopci-exec 0 '^exec-out: hello' 'AE_BAD_PARAMETER, During Region initialization' \
-        'IO-APIC +4-edge +ttyS0' '!ACPI: Interpreter enabled' "${NATIVE[@]}" \
-        -- "$HO" --timeout 300 --initrd "$INITRAMFS" --exec 'echo exec-out: hello; grep ttyS0 /proc/interrupts' "$KN"
-fi
-
 # The tiny kernel without the handover entry (tests/kernel/nohandover.config)
 # to user space, through the PE entry handover takes for it by default.
 if ! KH=$("$TOP/scripts/build-tiny-kernel.sh" nohandover 2>"$OUT/build-nohandover.log"); then
