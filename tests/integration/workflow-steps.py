@@ -8,9 +8,9 @@ Jobs run in file order, each matrix entry in turn; a job that `needs` one
 not yet run is an error, as is any `${{ }}` expression other than
 `matrix.NAME` in a step that runs (`hashFiles` in a cache key is left alone:
 a cache step does nothing here). For step N it writes OUTDIR/N.meta (lines:
-job, matrix label, kind, name, if) and OUTDIR/N.body (a run step's script,
-or a `uses` step's `with` as KEY=VALUE lines). Exit status 2 on a workflow
-it cannot run, with the reason.
+job, matrix label, kind, name, if, the shell's `set` options) and
+OUTDIR/N.body (a run step's script, or a `uses` step's `with` as KEY=VALUE
+lines). Exit status 2 on a workflow it cannot run, with the reason.
 """
 import itertools
 import os
@@ -38,6 +38,20 @@ def yaml_text(v):
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
+# The options a runner's shell runs a step's script with (GitHub's workflow
+# syntax, jobs.<job_id>.steps[*].shell): `bash -e {0}` when none is named,
+# `bash --noprofile --norc -eo pipefail {0}` for `bash`, `sh -e {0}` for `sh`.
+SHELL_OPTIONS = {None: "-e", "bash": "-eo pipefail", "sh": "-e"}
+
+
+def shell_options(wf, job, step, where):
+    shell = step.get("shell") or ((job.get("defaults") or {}).get("run") or {}).get("shell") or \
+        ((wf.get("defaults") or {}).get("run") or {}).get("shell")
+    if shell not in SHELL_OPTIONS:
+        fail(f"{where}: shell {shell} is not one this runner knows")
+    return SHELL_OPTIONS[shell]
+
+
 def matrix_entries(job, name):
     m = (job.get("strategy") or {}).get("matrix")
     if not m:
@@ -63,8 +77,10 @@ def main(path, outdir):
             label = ",".join(f"{k}={v}" for k, v in matrix.items()) or "-"
             for i, step in enumerate(job.get("steps") or []):
                 where = f"job {name} step {i + 1}"
+                options = "-e"
                 if "run" in step:
                     kind, body = "run", expand(step["run"], matrix, where)
+                    options = shell_options(wf, job, step, where)
                     title = step.get("name") or step["run"].splitlines()[0]
                 elif "uses" in step:
                     kind = step["uses"].split("@")[0]
@@ -82,7 +98,7 @@ def main(path, outdir):
                 cond = str(step.get("if", "success()"))
                 n += 1
                 with open(os.path.join(outdir, f"{n:03d}.meta"), "w") as f:
-                    f.write(f"{name}\n{label}\n{kind}\n{title}\n{cond}\n")
+                    f.write(f"{name}\n{label}\n{kind}\n{title}\n{cond}\n{options}\n")
                 with open(os.path.join(outdir, f"{n:03d}.body"), "w") as f:
                     f.write(body)
         done.add(name)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # examples/github-actions.yml, run here as a runner would: its jobs in order,
 # each matrix entry in turn, each step's commands as written, in a fresh copy
-# of this tree per job. What differs from a hosted runner, and why:
+# of this tree per job and matrix entry (each is a machine of its own on a
+# runner). What differs from a hosted runner, and why:
 # - apt-get: `update` is skipped and `install` is simulated (apt-get -s)
 #   against this machine's lists, which proves every package name exists
 #   in Debian 12 (.ci/run has installed them; the test needs no network);
@@ -21,6 +22,9 @@ TOP=$PWD
 . tests/integration/lib.sh
 WF=${1:-examples/github-actions.yml}
 echo "# the example workflow: $WF"
+# This runner's own semantics first, on a workflow that needs no KVM.
+[ $# -gt 0 ] || expect workflow-runner 0 '^12 passed, 0 failed' \
+    -- env -u TESTS_ONLY "$0" tests/integration/workflow-runner.yml
 
 steps=$OUT/steps art=$OUT/artifacts shim=$OUT/shim
 export PREFIX=$OUT/prefix
@@ -47,10 +51,11 @@ checkout() {
         tar -C "$TOP" --null -T - -cf - | tar -C "$ws" -xf -
 }
 
-# run_step BODY LOG: the step's script under bash -eo pipefail, as the runner
-# runs it, with what earlier steps put in $GITHUB_ENV.
+# run_step BODY LOG OPTIONS: the step's script under bash with the `set`
+# OPTIONS its shell has on a runner (workflow-steps.py), with what earlier
+# steps put in $GITHUB_ENV.
 run_step() {
-    local body=$1 log=$2 script=$ws/.workflow-step.sh
+    local body=$1 log=$2 options=$3 script=$ws/.workflow-step.sh
     {
         echo "export PREFIX=$(printf '%q' "$PREFIX") GITHUB_ENV=$(printf '%q' "$ws/.github-env") GITHUB_WORKSPACE=$(printf '%q' "$ws") CI=true"
         echo "export PATH=$(printf '%q' "$shim:$PREFIX/bin:$PATH")"
@@ -58,7 +63,7 @@ run_step() {
             [ -n "$line" ] && echo "export $(printf '%q' "$line")"
         done < "$ws/.github-env"
         echo "cd $(printf '%q' "$ws")"
-        echo "( set -eo pipefail"
+        echo "( set $options"
         cat "$body"
         echo ")"
         echo "rc=\$?"
@@ -102,14 +107,17 @@ download() {
     [ $n -gt 0 ]
 }
 
-last_job= last_run= failed_run=
+last_run= failed_run=
 for meta in "$steps"/*.meta; do
     body=${meta%.meta}.body
-    { read -r job; read -r label; read -r kind; read -r title; read -r cond; } < "$meta"
+    { read -r job; read -r label; read -r kind; read -r title; read -r cond; read -r options; } < "$meta"
     name="workflow $job${label:+ [$label]}: $title"
     [ "$label" = - ] && name="workflow $job: $title"
-    if [ "$job" != "$last_job" ]; then ws=$OUT/ws-$job; checkout; last_job=$job; fi
-    if [ "$job/$label" != "$last_run" ]; then : > "$ws/.github-env"; failed_run=; last_run=$job/$label; fi
+    if [ "$job/$label" != "$last_run" ]; then
+        ws=$OUT/ws-$job
+        [ "$label" = - ] || ws=$ws-${label//[^a-z0-9]/_}
+        checkout; : > "$ws/.github-env"; failed_run=; last_run=$job/$label
+    fi
     case $cond in
         'always()') ;;
         'success()') if [ -n "$failed_run" ]; then fail "$name" "not run: an earlier step of the job failed"; continue; fi ;;
@@ -123,7 +131,7 @@ for meta in "$steps"/*.meta; do
         actions/cache) echo "# $name: nothing to do (this machine's ~/.cache/handover)"; T0=; continue ;;
         actions/upload-artifact) upload >"$log" 2>&1 ;;
         actions/download-artifact) download >"$log" 2>&1 ;;
-        run) run_step "$body" "$log" ;;
+        run) run_step "$body" "$log" "$options" ;;
         *) echo "no such action here: $kind" >"$log"; false ;;
     esac
     rc=$?
