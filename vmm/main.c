@@ -171,12 +171,20 @@ static void build_cmdline(struct vmm *vm)
     snprintf(vm->placed.cmdline, sizeof(vm->placed.cmdline), "%s", vm->opt.cmdline);
     if (vm->opt.cmdline_append)
         append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), vm->opt.cmdline_append);
-    if (!vm->opt.no_emulation_fallbacks && !has_word(vm->placed.cmdline, "noxsave") && host_needs_noxsave(vm->kvm_fd)) {
+    /* A restore builds the VM as the saved boot did, without the XRSTOR
+     * probe (a throwaway VM): the snapshot says whether it added noxsave. */
+    if (vm->warm.restoring) {
+        if (vm->warm.noxsave_added)
+            append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "noxsave");
+        vm->placed.noxsave_added = vm->warm.noxsave_added;
+    } else if (!vm->opt.no_emulation_fallbacks && !has_word(vm->placed.cmdline, "noxsave") &&
+               host_needs_noxsave(vm->kvm_fd)) {
         if (vm->placed.app) {
             vmm_log("this host's KVM cannot run XRSTOR for the guest: the kernel the EFI application starts needs "
                     "noxsave on its command line");
         } else {
             append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "noxsave");
+            vm->placed.noxsave_added = true;
             vmm_log("this host's KVM cannot run XRSTOR for the guest: added noxsave to the command line");
         }
     }

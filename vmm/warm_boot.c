@@ -22,6 +22,7 @@
 #define SEED_BYTES 32
 #define COMMAND_HEAD_MAX (2 * SEED_BYTES + 24)   /* "SEED LEN\n" */
 #define MSRS_MAX 4096
+#define MSR_IA32_TSC 0x10   /* the time-stamp counter (SDM vol. 4, table 2-2) */
 
 /* Options whose value does not shape the VM: left out of the inputs.
  * --exec-output's FILE does not, but whether there is one does (COM2). */
@@ -57,11 +58,37 @@ static void put_options(struct snapshot_cursor *c, int argc, char **argv)
     }
 }
 
+/* How the saved guest was booted, first in the payload: read before the
+ * VM is built, so that a restore builds it as the cold boot did without
+ * asking the host again. */
+struct boot_record {
+    uint32_t noxsave_added;  /* the XRSTOR probe added noxsave to the command line (main.c) */
+    uint32_t reserved;
+};
+
+/* What the firmware must keep for the kernel's runtime services after a
+ * restore; the rest of its state (the memory map, the variables the boot
+ * did not change) is rebuilt as the cold boot built it. */
+struct firmware_runtime {
+    uint32_t phase;
+    uint32_t virtual_mode;
+    uint64_t monotonic;
+};
+
+struct clock_state {
+    uint64_t kvmclock_ns;      /* KVM_GET_CLOCK at the save */
+    uint64_t kvm_realtime_ns;  /* the host's CLOCK_REALTIME KVM read with it; 0: KVM gave none */
+    uint64_t realtime_ns;      /* the host's CLOCK_REALTIME, read by handover after it */
+    uint32_t tsc_khz;          /* the guest's TSC frequency (KVM_GET_TSC_KHZ); 0: unknown */
+    uint32_t reserved;
+};
+
 /* The sizes of what the state file holds as this build lays it out. */
 static uint32_t layout_crc(void)
 {
-    const uint64_t sizes[] = { sizeof(struct snapshot_header), sizeof(struct vcpu_state), sizeof(struct kvm_msr_entry),
-                               sizeof(struct vm_state), sizeof(struct device_snapshot) };
+    const uint64_t sizes[] = { sizeof(struct snapshot_header), sizeof(struct boot_record), sizeof(struct vcpu_state),
+                               sizeof(struct kvm_msr_entry), sizeof(struct vm_state), sizeof(struct device_snapshot),
+                               sizeof(struct firmware_runtime), sizeof(struct clock_state) };
     return snapshot_crc(sizes, sizeof(sizes));
 }
 
@@ -146,6 +173,13 @@ static int open_new(struct warm_boot *w, const char *dir)
     return 0;
 }
 
+/* The state file's payload, after its header (snapshot_check passed). */
+static struct snapshot_cursor payload_of(const struct warm_boot *w)
+{
+    return (struct snapshot_cursor){ w->state + sizeof(struct snapshot_header),
+                                     w->state_len - sizeof(struct snapshot_header), 0, false };
+}
+
 int warm_boot_prepare(struct vmm *vm, int argc, char **argv)
 {
     struct warm_boot *w = &vm->warm;
@@ -176,6 +210,13 @@ int warm_boot_prepare(struct vmm *vm, int argc, char **argv)
             return EXIT_USAGE;
         }
         if (snapshot_inputs_equal(&h.inputs, &w->inputs) && h.ram_size == vm->opt.mem) {
+            struct boot_record boot;
+            struct snapshot_cursor cur = payload_of(w);
+            if (!snapshot_take(&cur, &boot, sizeof(boot))) {
+                vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
+                return EXIT_USAGE;
+            }
+            w->noxsave_added = boot.noxsave_added != 0;
             w->restoring = true;
             return 0;
         }
@@ -211,25 +252,38 @@ static int queue_command(struct vmm *vm)
     return 0;
 }
 
-/* What the firmware must keep for the kernel's runtime services after a
- * restore; the rest of its state (the memory map, the variables the boot
- * did not change) is rebuilt as the cold boot built it. */
-struct firmware_runtime {
-    uint32_t phase;
-    uint32_t virtual_mode;
-    uint64_t monotonic;
-};
-
-struct clock_state {
-    uint64_t kvmclock_ns;    /* KVM_GET_CLOCK at the save */
-    uint64_t realtime_ns;    /* the host's CLOCK_REALTIME then */
-};
-
 static uint64_t realtime_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The guest calibrated its TSC at boot: a restore on a host whose TSC
+ * runs at another rate asks KVM to scale it to the saved one (as
+ * Firecracker does), and says so where KVM cannot. */
+static void keep_tsc_rate(struct vmm *vm, uint32_t saved_khz)
+{
+    int khz = vcpu_tsc_khz(vm->vcpus[0].fd);
+    if (!saved_khz || khz < 0 || (uint32_t)khz == saved_khz)
+        return;
+    if (vcpu_set_tsc_khz(vm->vcpus[0].fd, saved_khz))
+        vmm_log("--snapshot: the guest's TSC ran at %u kHz, this host's runs at %d kHz and KVM cannot scale it (%s): "
+                "the restored guest's TSC clock runs off",
+                saved_khz, khz, strerror(errno));
+}
+
+/* The saved MSR_IA32_TSC moved on by the host's real time since the save,
+ * at the guest's rate, so that the TSC and kvm-clock agree after a restore
+ * (a guest that reads the TSC sees the time pass). KVM takes a
+ * host-initiated write of the TSC as the vCPU's new offset. */
+static void advance_tsc(struct vcpu_state *cpu, uint64_t since_ns, uint32_t khz)
+{
+    /* kHz is cycles per millisecond: whole ms, then the rest, without overflow. */
+    uint64_t cycles = since_ns / 1000000 * khz + since_ns % 1000000 * khz / 1000000;
+    for (unsigned i = 0; i < cpu->nmsrs; i++)
+        if (cpu->msrs[i].index == MSR_IA32_TSC)
+            cpu->msrs[i].data += cycles;
 }
 
 int warm_boot_restore(struct vmm *vm)
@@ -261,13 +315,14 @@ int warm_boot_restore(struct vmm *vm)
         vmm_log("%s: mmap: %s", path, strerror(err));
         return EXIT_HOST;
     }
-    struct snapshot_cursor cur = { w->state + sizeof(struct snapshot_header), w->state_len - sizeof(struct snapshot_header), 0,
-                                   false };
+    struct snapshot_cursor cur = payload_of(w);
+    struct boot_record boot;
     struct vcpu_state cpu;
     struct vm_state chips;
     struct device_snapshot dev;
     struct firmware_runtime fw;
     struct clock_state clock;
+    snapshot_take(&cur, &boot, sizeof(boot));
     snapshot_take(&cur, &cpu, sizeof(cpu));
     cpu.msrs = NULL;
     if (!cur.failed && cpu.nmsrs <= MSRS_MAX && (cpu.msrs = calloc(cpu.nmsrs + 1, sizeof(*cpu.msrs))))
@@ -282,6 +337,9 @@ int warm_boot_restore(struct vmm *vm)
         vcpu_state_free(&cpu);
         return EXIT_USAGE;
     }
+    uint64_t now = realtime_ns(), since = now > clock.realtime_ns ? now - clock.realtime_ns : 0;
+    keep_tsc_rate(vm, clock.tsc_khz);
+    advance_tsc(&cpu, since, clock.tsc_khz);
     const char *what = "the devices";
     int rc = vm_state_load(vm->vm_fd, &chips, &what) || vcpu_state_load(vm->vcpus[0].fd, &cpu, &what) ||
              devices_restore(&vm->bus, &dev);
@@ -293,10 +351,13 @@ int warm_boot_restore(struct vmm *vm)
     vm->fw.phase = (enum fw_phase)fw.phase;
     vm->fw.virtual_mode = fw.virtual_mode != 0;
     vm->fw.monotonic = fw.monotonic;
-    /* kvm-clock goes on from the save by the time since: the guest's
-     * monotonic clock and, from it, its wall clock move on as the host's did. */
-    uint64_t now = realtime_ns(), since = now > clock.realtime_ns ? now - clock.realtime_ns : 0;
-    if (vm_clock_load(vm->vm_fd, clock.kvmclock_ns + since)) {
+    /* kvm-clock goes on from the save by the host's real time since, as
+     * the TSC did above (after it: KVM computes the guest's kvm-clock
+     * page from the TSC): the guest's monotonic clock and, from it, its
+     * wall clock move on as the host's did. KVM adds the time since
+     * itself where it gave the save's real time (KVM_CLOCK_REALTIME). */
+    if ((!clock.kvm_realtime_ns || vm_clock_load(vm->vm_fd, clock.kvmclock_ns, clock.kvm_realtime_ns)) &&
+        vm_clock_load(vm->vm_fd, clock.kvmclock_ns + since, 0)) {
         vmm_log("KVM_SET_CLOCK: %s", strerror(errno));
         return EXIT_HOST;
     }
@@ -305,8 +366,8 @@ int warm_boot_restore(struct vmm *vm)
     return queue_command(vm);
 }
 
-/* The vCPU, irqchips, devices, firmware and clock, in the order
- * warm_boot_restore takes them. */
+/* How it booted, the vCPU, irqchips, devices, firmware and clock, in the
+ * order warm_boot_prepare and warm_boot_restore take them. */
 static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor *out)
 {
     struct vcpu_state cpu;
@@ -316,17 +377,29 @@ static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor 
     const char *what = "KVM_GET_CLOCK";
     memset(&chips, 0, sizeof(chips));
     memset(&dev, 0, sizeof(dev));
+    memset(&clock, 0, sizeof(clock));
     if (vcpu_state_save(vm->kvm_fd, c->fd, &cpu, &what) || vm_state_save(vm->vm_fd, &chips, &what) ||
-        (what = "KVM_GET_CLOCK", vm_clock_save(vm->vm_fd, &clock.kvmclock_ns))) {
+        (what = "KVM_GET_CLOCK", vm_clock_save(vm->vm_fd, &clock.kvmclock_ns, &clock.kvm_realtime_ns))) {
         vmm_log("--snapshot: %s: %s", what, strerror(errno));
         vcpu_state_free(&cpu);
         return -1;
     }
+    /* The TSC once more, beside the clocks: the MSRs were read one by one
+     * before, and a restore advances the TSC by the real time since. */
+    uint64_t tsc;
+    if (!vcpu_read_msr(c->fd, MSR_IA32_TSC, &tsc))
+        for (unsigned i = 0; i < cpu.nmsrs; i++)
+            if (cpu.msrs[i].index == MSR_IA32_TSC)
+                cpu.msrs[i].data = tsc;
     clock.realtime_ns = realtime_ns();
+    int khz = vcpu_tsc_khz(c->fd);
+    clock.tsc_khz = khz > 0 ? (uint32_t)khz : 0;
+    const struct boot_record boot = { vm->placed.noxsave_added, 0 };
     devices_save(&vm->bus, &dev);
     const struct firmware_runtime fw = { (uint32_t)vm->fw.phase, vm->fw.virtual_mode, vm->fw.monotonic };
     struct vcpu_state kept = cpu;
     kept.msrs = NULL;   /* the pointer means nothing in a file */
+    snapshot_put(out, &boot, sizeof(boot));
     snapshot_put(out, &kept, sizeof(kept));
     snapshot_put(out, cpu.msrs, cpu.nmsrs * sizeof(*cpu.msrs));
     snapshot_put(out, &chips, sizeof(chips));

@@ -23,6 +23,7 @@ struct warm_boot {
     bool restoring;            /* DIR holds a snapshot of these inputs */
     bool ready;                /* the ready line was seen: the run loop calls warm_boot_ready */
     bool saved;                /* this run saved one */
+    bool noxsave_added;        /* restoring: the saved guest's command line got noxsave from the XRSTOR probe */
     struct snapshot_inputs inputs;
     uint8_t *state;            /* the state file as read (restoring) */
     size_t state_len;

@@ -335,6 +335,32 @@ if [ "$WHICH" = tiny ]; then
            grep -q 'restored the VM' "$OUT/snap-clock.log"; then pass tiny-snapshot-clock
         else fail tiny-snapshot-clock "the guest read '$g', the run lasted $t0..$t1, the snapshot was made at $made" \
             "$OUT/snap-clock.log"; fi
+        # A restored guest's monotonic clock moves on by the time since the
+        # save: two restores 4 s apart read uptimes 4 s apart (at least the
+        # host's time between the runs, at most the time across both), on
+        # kvm-clock (the default) and on the TSC (clocksource=tsc, its own
+        # snapshot: the TSC is advanced on restore, not only kvm-clock).
+        uptime_of() { tr -d '\r' < "$OUT/$1" | sed -n 's/^uptime: \([0-9.]*\) \([a-z-]*\)$/\1 \2/p' | tail -n 1; }
+        for cs in kvm-clock tsc; do
+            announce "tiny-snapshot-uptime-$cs"
+            args=(--mem 256M --exec 'echo uptime: $(cut -d" " -f1 /proc/uptime) $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)')
+            [ $cs = tsc ] && args+=(--cmdline-append "clocksource=tsc tsc=reliable")
+            t0=$(date +%s.%N)
+            snap "snap-up-$cs-1.log" "${args[@]}"
+            ta=$(date +%s.%N)
+            sleep 4
+            tb=$(date +%s.%N)
+            snap "snap-up-$cs-2.log" "${args[@]}"
+            tc=$(date +%s.%N)
+            read -r u1 c1 <<<"$(uptime_of "snap-up-$cs-1.log")"
+            read -r u2 c2 <<<"$(uptime_of "snap-up-$cs-2.log")"
+            if [ -n "${u1:-}" ] && [ -n "${u2:-}" ] && [ "${c2:-}" = $cs ] && grep -q 'restored the VM' "$OUT/snap-up-$cs-2.log" &&
+               awk -v u1="$u1" -v u2="$u2" -v gap="$(echo "$tb $ta" | awk '{ print $1 - $2 }')" \
+                   -v most="$(echo "$tc $t0" | awk '{ print $1 - $2 }')" \
+                   'BEGIN { d = u2 - u1; exit !(d >= gap - 1 && d <= most + 1) }'; then pass "tiny-snapshot-uptime-$cs"
+            else fail "tiny-snapshot-uptime-$cs" "uptimes '${u1:-}' ($c1) then '${u2:-}' (${c2:-}) across a $(echo "$tb $ta" | awk '{ print $1 - $2 }') s gap" \
+                "$OUT/snap-up-$cs-2.log"; fi
+        done
         announce tiny-snapshot-new-inputs
         snap snap-new1.log --mem 256M --cmdline-append handover.snapshot=2 --exec 'exit 3'
         rc1=$?

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+/* KVM takes fewer than MAX_IO_MSRS (256) entries per call (arch/x86/kvm/x86.c, msr_io). */
+#define MSRS_PER_BATCH 255
 
 /* Read every MSR KVM lists that this vCPU lets us read, one at a time:
  * a batch stops at the first it cannot. */
@@ -66,6 +68,24 @@ int vcpu_state_save(int kvm_fd, int vcpu_fd, struct vcpu_state *st, const char *
     return 0;
 }
 
+/* In batches: KVM refuses a few MSRs it listed (read-only ones), and a
+ * batch stops at the first refusal (KVM_SET_MSRS returns how many it set),
+ * so the next batch starts past it. One ioctl per refusal, not per MSR. */
+static void set_msrs(int vcpu_fd, const struct vcpu_state *st)
+{
+    KVM_MSRS_WITH(MSRS_PER_BATCH) batch;
+    for (unsigned i = 0; i < st->nmsrs;) {
+        unsigned n = st->nmsrs - i < MSRS_PER_BATCH ? st->nmsrs - i : MSRS_PER_BATCH;
+        memset(&batch, 0, sizeof(batch));
+        batch.hdr.nmsrs = n;
+        memcpy(batch.hdr.entries, st->msrs + i, n * sizeof(*st->msrs));
+        int set = ioctl(vcpu_fd, KVM_SET_MSRS, &batch);
+        i += set > 0 ? (unsigned)set : 0;
+        if (set < (int)n)
+            i++;   /* the one refused (or, on an error, the first of the batch) */
+    }
+}
+
 int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
 {
 #define SET(req, field)                                                                                           \
@@ -82,15 +102,7 @@ int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
     }
     if (st->has_xcrs)
         SET(KVM_SET_XCRS, &st->xcrs);
-    /* One at a time: KVM refuses a few it listed (read-only ones), and a
-     * batch stops at the first refusal. */
-    KVM_MSRS_WITH(1) one;
-    for (unsigned i = 0; i < st->nmsrs; i++) {
-        memset(&one, 0, sizeof(one));
-        one.hdr.nmsrs = 1;
-        one.hdr.entries[0] = st->msrs[i];
-        (void)ioctl(vcpu_fd, KVM_SET_MSRS, &one);
-    }
+    set_msrs(vcpu_fd, st);
     SET(KVM_SET_VCPU_EVENTS, &st->events);
     SET(KVM_SET_LAPIC, &st->lapic);
     SET(KVM_SET_DEBUGREGS, &st->debugregs);
@@ -135,20 +147,47 @@ int vm_state_load(int vm_fd, const struct vm_state *st, const char **what)
     return 0;
 }
 
-int vm_clock_save(int vm_fd, uint64_t *ns)
+int vm_clock_save(int vm_fd, uint64_t *ns, uint64_t *realtime_ns)
 {
     struct kvm_clock_data d;
     memset(&d, 0, sizeof(d));
     if (ioctl(vm_fd, KVM_GET_CLOCK, &d) < 0)
         return -1;
     *ns = d.clock;
+    *realtime_ns = (d.flags & KVM_CLOCK_REALTIME) ? d.realtime : 0;
     return 0;
 }
 
-int vm_clock_load(int vm_fd, uint64_t ns)
+int vm_clock_load(int vm_fd, uint64_t ns, uint64_t realtime_ns)
 {
     struct kvm_clock_data d;
     memset(&d, 0, sizeof(d));
     d.clock = ns;
+    if (realtime_ns) {
+        d.flags = KVM_CLOCK_REALTIME;
+        d.realtime = realtime_ns;
+    }
     return ioctl(vm_fd, KVM_SET_CLOCK, &d) < 0 ? -1 : 0;
+}
+
+int vcpu_read_msr(int vcpu_fd, uint32_t index, uint64_t *value)
+{
+    KVM_MSRS_WITH(1) one;
+    memset(&one, 0, sizeof(one));
+    one.hdr.nmsrs = 1;
+    one.hdr.entries[0].index = index;
+    if (ioctl(vcpu_fd, KVM_GET_MSRS, &one) != 1)
+        return -1;
+    *value = one.hdr.entries[0].data;
+    return 0;
+}
+
+int vcpu_tsc_khz(int vcpu_fd)
+{
+    return ioctl(vcpu_fd, KVM_GET_TSC_KHZ, 0);
+}
+
+int vcpu_set_tsc_khz(int vcpu_fd, uint32_t khz)
+{
+    return ioctl(vcpu_fd, KVM_SET_TSC_KHZ, (unsigned long)khz) < 0 ? -1 : 0;
 }

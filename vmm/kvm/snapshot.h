@@ -39,9 +39,18 @@ int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
 void vcpu_state_free(struct vcpu_state *st);
 int vm_state_save(int vm_fd, struct vm_state *st, const char **what);
 int vm_state_load(int vm_fd, const struct vm_state *st, const char **what);
-/* kvm-clock's nanoseconds (KVM_GET_CLOCK), and setting them (KVM_SET_CLOCK):
- * 0, or -1 with errno. */
-int vm_clock_save(int vm_fd, uint64_t *ns);
-int vm_clock_load(int vm_fd, uint64_t ns);
+/* kvm-clock's nanoseconds (KVM_GET_CLOCK) with the host's CLOCK_REALTIME
+ * KVM read with them (0 where it gives none), and setting them
+ * (KVM_SET_CLOCK): with a realtime_ns, KVM_CLOCK_REALTIME, so that KVM
+ * adds the host's real time since (Documentation/virt/kvm/api.rst). 0, or
+ * -1 with errno. */
+int vm_clock_save(int vm_fd, uint64_t *ns, uint64_t *realtime_ns);
+int vm_clock_load(int vm_fd, uint64_t ns, uint64_t realtime_ns);
+/* One MSR of the vCPU (KVM_GET_MSRS): 0, or -1. */
+int vcpu_read_msr(int vcpu_fd, uint32_t index, uint64_t *value);
+/* The vCPU's TSC frequency in kHz (KVM_GET_TSC_KHZ: -1 with errno), and
+ * setting it (KVM_SET_TSC_KHZ, which needs the CPU's TSC scaling): 0 or -1. */
+int vcpu_tsc_khz(int vcpu_fd);
+int vcpu_set_tsc_khz(int vcpu_fd, uint32_t khz);
 
 #endif
