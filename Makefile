@@ -106,6 +106,18 @@ docs: $(EXIT_STATUS_DOC)
 include tests/payload/payload.mk
 include tests/fuzz/fuzz.mk
 
+# The Secure Boot suite's keys and signed images, made with the standard
+# tools (tests/secure-boot-fixtures.sh) over the synthetic payload (here,
+# after payload.mk, which names it).
+SECURE_BOOT_DIR := $(BUILD)/secure-boot
+$(SECURE_BOOT_DIR)/stamp: tests/secure-boot-fixtures.sh scripts/make-secure-boot-keys.sh $(PAYLOAD_IMAGE)
+	tests/secure-boot-fixtures.sh $(SECURE_BOOT_DIR) $(PAYLOAD_IMAGE)
+	touch $@
+$(call obj,obj,tests/unit/test_secure_boot.c) $(call obj,san,tests/unit/test_secure_boot.c): \
+    CFLAGS += -DSECURE_BOOT_DIR='"$(SECURE_BOOT_DIR)"'
+$(BUILD)/unit-tests $(BUILD)/unit-tests-san: | $(SECURE_BOOT_DIR)/stamp
+
+
 # Each tier of make test runs through tests/tier.sh, which keeps its log,
 # wall time and counts in $(TIERS) for the timing table (tests/timings.sh).
 TIERS := $(BUILD)/tiers

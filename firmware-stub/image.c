@@ -19,6 +19,7 @@
 #include "simple_fs.h"
 #include "trace_decode.h"
 #include "ucs2.h"
+#include "variables.h"
 #include "width.h"
 #include "../guest/guest_text.h"
 
@@ -178,6 +179,12 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
     if (pe_parse(&pe, file, source_size, err, sizeof(err))) {
         fw_log(fw, "LoadImage: %s", err);
         s = refused(file, source_size);
+        goto out;
+    }
+    char why[400];
+    if (!fw_secure_boot_allows(fw, file, source_size, why, sizeof(why))) {
+        fw_log(fw, "LoadImage: Secure Boot refused the image (EFI_SECURITY_VIOLATION): %s", why);
+        s = EFI_SECURITY_VIOLATION;
         goto out;
     }
     if ((s = map_image(fw, &pe, &img, code_type_of(pe.subsystem))) != EFI_SUCCESS)

@@ -11,6 +11,8 @@
 #include "guids.h"
 #include "memory.h"
 #include "service.h"
+#include "tcg2.h"
+#include "variables.h"
 #include "width.h"
 
 /* ---- applies ------------------------------------------------------------ */
@@ -53,6 +55,21 @@ static bool asks_for_tcg2(const struct firmware *fw, enum inject_kind k, const s
 {
     (void)k;
     return fw->tpm.on && asks_for(s, v, a, &GUID_TCG2_PROTOCOL);
+}
+
+static bool tpm_on(const struct firmware *fw, enum inject_kind k, const struct fw_service *s,
+                   const struct guest_view *v, const uint64_t *a)
+{
+    (void)k, (void)s, (void)v, (void)a;
+    return fw->tpm.on;
+}
+
+/* Image verification happens only in User Mode (variables.h). */
+static bool secure_boot_enforced(const struct firmware *fw, enum inject_kind k, const struct fw_service *s,
+                                 const struct guest_view *v, const uint64_t *a)
+{
+    (void)k, (void)s, (void)v, (void)a;
+    return fw_secure_boot_state(fw) == FW_SECURE_BOOT_USER_MODE;
 }
 
 /* The stub's LocateDevicePath asks for LoadFile2 on the initrd's vendor
@@ -120,6 +137,24 @@ static bool device_error(struct firmware *fw, enum inject_kind k, const struct f
 {
     (void)fw, (void)k, (void)s, (void)v, (void)a;
     *status = EFI_DEVICE_ERROR;
+    return true;
+}
+
+/* LoadImage as when the image's verification failed (image.c). */
+static bool security_violation(struct firmware *fw, enum inject_kind k, const struct fw_service *s,
+                               const struct guest_view *v, const uint64_t *a, efi_status_t *status)
+{
+    (void)fw, (void)k, (void)s, (void)v, (void)a;
+    *status = EFI_SECURITY_VIOLATION;
+    return true;
+}
+
+/* HashLogExtendEvent as with no room left in the log (tcg2.c). */
+static bool log_full(struct firmware *fw, enum inject_kind k, const struct fw_service *s,
+                     const struct guest_view *v, const uint64_t *a, efi_status_t *status)
+{
+    (void)k, (void)s;
+    *status = fw_tcg2_extend_log_full(fw, v, a);
     return true;
 }
 
@@ -245,6 +280,14 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
     [INJECT_TPM_EXTEND_FAIL] = { .name = "tpm-extend-fail", .takes_from = true,
                                  .help = "with --tpm: Tcg2.HashLogExtendEvent fails with EFI_DEVICE_ERROR",
                                  .before = device_error },
+    [INJECT_TPM_LOG_FULL] = { .name = "tpm-log-full", .takes_from = true,
+                              .help = "with --tpm: the event log is full for Tcg2.HashLogExtendEvent (the PCR "
+                                      "extended, the event dropped, EFI_VOLUME_FULL)",
+                              .applies = tpm_on, .before = log_full },
+    [INJECT_SECURE_BOOT_REFUSE] = { .name = "secure-boot-refuse", .takes_from = true,
+                                    .help = "with --secure-boot in User Mode: LoadImage refuses the image "
+                                            "(EFI_SECURITY_VIOLATION), as if its signature did not verify",
+                                    .applies = secure_boot_enforced, .before = security_violation },
 };
 
 /* ---- specs -------------------------------------------------------------- */

@@ -346,7 +346,7 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     build_loaded_image(fw);
     install_protocols(fw);
     build_system_table(fw);
-    return 0;
+    return cfg->secure_boot ? fw_secure_boot_init(fw) : 0;
 }
 
 void firmware_set_image(struct firmware *fw, uint64_t base, uint64_t size)

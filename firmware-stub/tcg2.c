@@ -94,38 +94,48 @@ static efi_status_t get_event_log(struct firmware *fw, const struct guest_view *
     return EFI_SUCCESS;
 }
 
-/* A TCG_PCR_EVENT2 at gpa: its header, then event_size bytes of the
- * guest's event data from the view. */
-static bool write_event2(struct firmware *fw, const struct guest_view *v, uint64_t gpa, const uint32_t head[2],
-                         const uint8_t *digest, uint64_t data, uint32_t event_size)
+/* An event's data: the guest's (data in the view), or the firmware's own
+ * (host: its bytes). */
+struct event_data {
+    const struct guest_view *v;
+    uint64_t data;
+    const uint8_t *host;
+    uint32_t size;
+};
+
+/* A TCG_PCR_EVENT2 at gpa: its header, then the event's data. */
+static bool write_event2(struct firmware *fw, uint64_t gpa, const uint32_t head[2], const uint8_t *digest,
+                         const struct event_data *e)
 {
-    uint8_t *p = guest_mem_ptr(fw->gm, gpa, TCG_EVENT2_HEADER_SIZE + (uint64_t)event_size);
+    uint8_t *p = guest_mem_ptr(fw->gm, gpa, TCG_EVENT2_HEADER_SIZE + (uint64_t)e->size);
     if (!p)
         return false;
-    tcg_event2_header(p, head[0], head[1], digest, event_size);
-    return !event_size || guest_view_read(v, data, p + TCG_EVENT2_HEADER_SIZE, event_size);
+    tcg_event2_header(p, head[0], head[1], digest, e->size);
+    if (e->host) {
+        memcpy(p + TCG_EVENT2_HEADER_SIZE, e->host, e->size);
+        return true;
+    }
+    return !e->size || guest_view_read(e->v, e->data, p + TCG_EVENT2_HEADER_SIZE, e->size);
 }
 
 /* Log the event: in the log, and once the log is handed out in the
  * final-events table too. false if it did not fit (the log is then
  * truncated) or its data could not be read. */
-static bool log_event(struct firmware *fw, const struct guest_view *v, const uint32_t head[2], const uint8_t *digest,
-                      uint64_t data, uint32_t event_size)
+static bool log_event(struct firmware *fw, const uint32_t head[2], const uint8_t *digest, const struct event_data *e)
 {
     struct fw_tpm *t = &fw->tpm;
-    uint64_t n = TCG_EVENT2_HEADER_SIZE + (uint64_t)event_size;
+    uint64_t n = TCG_EVENT2_HEADER_SIZE + (uint64_t)e->size;
     if (n > t->log_capacity - t->log_size || (t->log_handed_out && n > t->final_capacity - t->final_size)) {
         t->truncated = true;
         return false;
     }
-    if (!write_event2(fw, v, t->log + t->log_size, head, digest, data, event_size))
+    if (!write_event2(fw, t->log + t->log_size, head, digest, e))
         return false;
     t->last_entry = t->log + t->log_size;
     t->log_size += n;
     if (t->log_handed_out) {
         uint8_t *count = guest_mem_ptr(fw->gm, t->final_table + 8, 8);
-        if (!count || !write_event2(fw, v, t->final_table + TCG2_FINAL_HEADER_SIZE + t->final_size, head, digest,
-                                    data, event_size))
+        if (!count || !write_event2(fw, t->final_table + TCG2_FINAL_HEADER_SIZE + t->final_size, head, digest, e))
             return false;
         t->final_size += n;
         put_le(count, ++t->final_events, 8);
@@ -134,8 +144,9 @@ static bool log_event(struct firmware *fw, const struct guest_view *v, const uin
 }
 
 /* Section 6.6: the digest of DataToHash (a physical address) extends
- * PCRIndex; EfiTcgEvent's header and data become the log's record. */
-static efi_status_t hash_log_extend_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+ * PCRIndex; EfiTcgEvent's header and data become the log's record.
+ * log_full: as if the log had no room left (--inject tpm-log-full). */
+static efi_status_t extend_and_log(struct firmware *fw, const struct guest_view *v, const uint64_t *a, bool log_full)
 {
     uint64_t this = a[0], flags = a[1], data = a[2], len = a[3], event = a[4];
     uint8_t head[TCG2_EVENT_HEAD_SIZE];
@@ -167,12 +178,37 @@ static efi_status_t hash_log_extend_event(struct firmware *fw, const struct gues
     fw->tpm.update_counter++;
     if (flags & TCG2_EXTEND_ONLY)
         return EFI_SUCCESS;
-    if (!log_event(fw, v, pcr_type, digest, event + TCG2_EVENT_HEAD_SIZE, size - TCG2_EVENT_HEAD_SIZE)) {
+    const struct event_data e = { v, event + TCG2_EVENT_HEAD_SIZE, NULL, size - TCG2_EVENT_HEAD_SIZE };
+    if (log_full)
+        fw->tpm.truncated = true;
+    if (log_full || !log_event(fw, pcr_type, digest, &e)) {
         fw_log(fw, "Tcg2.HashLogExtendEvent: PCR %u extended, its %u-byte event not logged (the log is full): "
                "EFI_VOLUME_FULL", pcr_type[0], size - TCG2_EVENT_HEAD_SIZE);
         return EFI_VOLUME_FULL;
     }
     return EFI_SUCCESS;
+}
+
+static efi_status_t hash_log_extend_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    return extend_and_log(fw, v, a, false);
+}
+
+efi_status_t fw_tcg2_extend_log_full(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+{
+    return extend_and_log(fw, v, a, true);
+}
+
+int fw_tcg2_measure(struct firmware *fw, unsigned pcr, uint32_t type, const uint8_t digest[TCG_SHA256_SIZE],
+                    const void *event, uint32_t size)
+{
+    const uint32_t head[2] = { pcr, type };
+    const struct event_data e = { NULL, 0, event, size };
+    if (!fw->tpm.on || pcr >= FW_TPM_PCRS || !tcg_extend(fw->tpm.pcr[pcr], digest))
+        return -1;
+    fw->tpm.extended |= 1u << pcr;
+    fw->tpm.update_counter++;
+    return log_event(fw, head, digest, &e) ? 0 : -1;
 }
 
 /* Section 6.7: the command's bytes in, the TPM's response out. */
@@ -290,7 +326,7 @@ const struct fw_service fw_tcg2_services[TCG2_COUNT] = {
     TCG2(TCG2_GET_EVENT_LOG, .name = "Tcg2.GetEventLog", .nargs = 5, .fn = get_event_log,
          .decode = decode_get_event_log),
     TCG2(TCG2_HASH_LOG_EXTEND_EVENT, .name = "Tcg2.HashLogExtendEvent", .nargs = 5, .fn = hash_log_extend_event,
-         .decode = decode_hash_log_extend_event, .faults = FW_FAULT(TPM_EXTEND_FAIL)),
+         .decode = decode_hash_log_extend_event, .faults = FW_FAULT(TPM_EXTEND_FAIL) | FW_FAULT(TPM_LOG_FULL)),
     TCG2(TCG2_SUBMIT_COMMAND, .name = "Tcg2.SubmitCommand", .nargs = 5, .fn = submit_command,
          .decode = decode_submit_command),
     TCG2(TCG2_GET_ACTIVE_PCR_BANKS, .name = "Tcg2.GetActivePcrBanks", .nargs = 2, .fn = get_active_pcr_banks),

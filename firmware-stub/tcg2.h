@@ -6,6 +6,7 @@
 #define HANDOVER_FW_TCG2_H
 
 #include "service.h"
+#include "tcg_log.h"
 
 /* EFI_TCG2_BOOT_SERVICE_CAPABILITY (section 6.4), naturally aligned: its
  * size in protocol 1.1, and in 1.0 (up to ManufacturerID). */
@@ -32,5 +33,14 @@ extern const struct fw_service fw_tcg2_services[TCG2_COUNT];
  * memory map must already hold what the VMM keeps. -1 when guest memory
  * or the handle database is full, or OpenSSL fails. */
 int firmware_install_tcg2(struct firmware *fw);
+
+/* The firmware's own measurement: digest extends pcr and the event (its
+ * type and size bytes of data) is logged. -1 without --tpm, or if the log
+ * is full (the PCR is extended then, and the log marked truncated). */
+int fw_tcg2_measure(struct firmware *fw, unsigned pcr, uint32_t type, const uint8_t digest[TCG_SHA256_SIZE],
+                    const void *event, uint32_t size);
+/* HashLogExtendEvent (a: its arguments) as with a full log: the PCR
+ * extended, the event dropped, the log marked truncated, EFI_VOLUME_FULL. */
+efi_status_t fw_tcg2_extend_log_full(struct firmware *fw, const struct guest_view *v, const uint64_t *a);
 
 #endif

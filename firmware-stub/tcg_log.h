@@ -16,6 +16,10 @@
 #define TCG_EV_NO_ACTION  0x00000003
 #define TCG_EV_EVENT_TAG  0x00000006
 #define TCG_EV_IPL        0x0000000d
+#define TCG_EV_SEPARATOR  0x00000004
+#define TCG_EV_EFI_VARIABLE_DRIVER_CONFIG    0x80000001
+#define TCG_EV_EFI_BOOT_SERVICES_APPLICATION 0x80000003
+#define TCG_EV_EFI_ACTION 0x80000007
 
 /* TCG_PCR_EVENT (PCRIndex, EventType, a 20-byte Digest, EventSize) with the
  * 33-byte TCG_EfiSpecIDEvent of one algorithm and no vendor data. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../firmware-stub/acpi.h"
+#include "../firmware-stub/boot_measurements.h"
 #include "../firmware-stub/tcg2.h"
 #include "../loader/cpio.h"
 #include "../loader/dtb.h"
@@ -157,7 +158,7 @@ static int read_esp(struct vmm *vm)
 
 int vmm_read_inputs(struct vmm *vm)
 {
-    if (vm->opt.esp && read_esp(vm))
+    if ((vm->opt.esp && read_esp(vm)) || secure_boot_read_keys(vm))
         return -1;
     const struct add_files_request add = { .exec = vm->opt.exec, .exec_output = vm->opt.exec_output != NULL,
                                            .snapshot = vm->opt.snapshot != NULL, .whole_initrd = !vm->opt.initrd,
@@ -312,7 +313,8 @@ static struct fw_config firmware_config(struct vmm *vm)
                                .seeded = vm->opt.seeded, .seed = vm->opt.seed, .keys = vm->opt.keys,
                                .initrd = loadfile2 ? vm->placed.initrd_data : NULL,
                                .initrd_size = loadfile2 ? vm->placed.initrd_size : 0,
-                               .cmdline = load_options ? vm->placed.cmdline : NULL, .bits = vm->opt.firmware_bits };
+                               .cmdline = load_options ? vm->placed.cmdline : NULL, .bits = vm->opt.firmware_bits,
+                               .secure_boot = vm->opt.secure_boot != NULL };
 }
 
 /* What every entry needs in guest memory before the image: the firmware,
@@ -460,15 +462,28 @@ static int load_kernel(struct vmm *vm, size_t cmdlen)
     return vm->opt.entry == ENTRY_PE ? load_kernel_pe(vm, cmdlen) : load_kernel_handover(vm, cmdlen);
 }
 
+/* --tpm: the firmware's own measurements, before the image starts. One
+ * that fails leaves the log marked truncated and the boot goes on, as on a
+ * machine whose firmware could not log. */
+static void measure_boot(struct vmm *vm)
+{
+    char err[300];
+    if (firmware_measure_boot(&vm->fw, vm->placed.image_file, vm->placed.image_file_size, vm->placed.image_start,
+                              vm->placed.image_size, err, sizeof(err)))
+        vmm_log("--tpm: the firmware's own measurements stopped: %s", err);
+}
+
 int vmm_load(struct vmm *vm)
 {
     size_t cmdlen = strlen(vm->placed.cmdline);
     int rc = build_firmware(vm);
-    if (rc)
+    if (rc || (rc = secure_boot_setup(vm)))
         return rc;
     rc = vm->placed.app ? load_app(vm, cmdlen) : load_kernel(vm, cmdlen);
     if (rc)
         return rc;
+    if (vm->opt.tpm)
+        measure_boot(vm);
     /* Every entry ends the same way: the memory-map faults once all is
      * placed, then the vCPU at the entry point. */
     inject_memmap(vm);

@@ -12,6 +12,7 @@
 #include "../loader/cpio.h"
 #include "../firmware-stub/simple_fs.h"
 #include "../firmware-stub/volume.h"
+#include "secure_boot.h"
 
 struct vmm;
 
@@ -33,10 +34,12 @@ struct placement {
     struct volume esp;                  /* --esp DIR as read (the firmware serves a copy) */
     bool image_on_esp;                  /* the image lies in DIR, at esp_image_path */
     char esp_image_path[FW_ESP_IMAGE_PATH_MAX + 1];
+    struct secure_boot_keys secure_boot_keys;   /* --secure-boot KEYDIR's files, until enrolled */
 };
 
 /* The files the boot reads besides the image: the --exec/--add archive,
- * the --initrd (with that archive appended), --dtb FILE and the --esp folder. Read before
+ * the --initrd (with that archive appended), --dtb FILE, the --esp folder
+ * and the --secure-boot keys. Read before
  * /dev/kvm is opened, so that a typo is a usage error naming the file, not
  * a KVM error. -1 with the reason logged. */
 int vmm_read_inputs(struct vmm *vm);

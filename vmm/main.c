@@ -496,6 +496,7 @@ static void release(struct vmm *vm, struct tools *t)
     free(vm->placed.initrd_data);
     free(vm->placed.dtb);
     volume_free(&vm->placed.esp);
+    secure_boot_keys_free(&vm->placed.secure_boot_keys);
     cpio_free(&vm->placed.added);
     warm_boot_free(&vm->warm);
 }

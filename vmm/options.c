@@ -390,6 +390,11 @@ static const struct option_def options[] = {
     OPT_STRING("tpm-log", tpm_log, "FILE",
                "with --tpm: write the binary event log to FILE as it stood\n"
                "at ExitBootServices (or at the run's end)"),
+    OPT_STRING("secure-boot", secure_boot, "KEYDIR",
+               "Secure Boot: enrol KEYDIR's db.auth, dbx.auth, KEK.auth and\n"
+               "PK.auth (sign-efi-sig-list's files; those present), then\n"
+               "LoadImage and the image itself must be signed by a db key\n"
+               "(Authenticode) or have their hash in db, and not in dbx"),
     OPT_CALLBACK("seed", required_argument, "N", "make EFI_RNG_PROTOCOL deterministic (reproducible traces)", set_seed),
     OPT_CALLBACK("keys", required_argument, "STRING",
                  "keys for ConIn.ReadKeyStroke, one a call, in order, then no\n"

@@ -60,6 +60,7 @@ struct vmm_options {
     struct inject inject;     /* --inject */
     const char *keys;         /* --keys STRING: ConIn's keys (firmware-stub/keys.h) */
     bool tpm;                 /* --tpm: EFI_TCG2_PROTOCOL (firmware-stub/tcg2.c) */
+    const char *secure_boot;  /* --secure-boot KEYDIR (secure_boot.c) */
     const char *tpm_log;      /* --tpm-log FILE: its event log, written at the run's end */
     bool seeded;              /* --seed N */
     uint64_t seed;

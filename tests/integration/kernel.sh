@@ -213,6 +213,25 @@ if [ "$WHICH" = tiny ]; then
         fail tiny-runtime-services "no successful SetVirtualAddressMap and runtime SetVariable in the trace" "$OUT/tiny-boot.trace"
     fi
 
+    # Secure Boot (docs/secure-boot.md): the kernel sbsign'd with keys made
+    # now (tests/secure-boot-fixtures.sh). The stub reads SecureBoot and
+    # SetupMode (libstub/secureboot.c efi_get_secureboot) and says so; the
+    # kernel tells the same from boot_params.secure_boot (arch/x86/kernel/
+    # setup.c). The unsigned and the tampered kernel are refused.
+    if ! selected 'tiny-secure-boot*'; then :
+    elif ! "$TOP/tests/secure-boot-fixtures.sh" "$OUT/secure-boot" "$K" > "$OUT/secure-boot-fixtures.log" 2>&1; then
+        fail tiny-secure-boot-fixtures "tests/secure-boot-fixtures.sh failed" "$OUT/secure-boot-fixtures.log"
+    else
+        expect tiny-secure-boot 6 'enrolled db, KEK, PK: user-mode' 'UEFI Secure Boot is enabled' \
+            'Secure boot enabled' 'Kernel panic - not syncing' \
+            -- "$HO" --timeout 900 --secure-boot "$OUT/secure-boot/keys" --cmdline "console=ttyS0 earlyprintk=serial" \
+               "$OUT/secure-boot/db-signed.efi"
+        expect tiny-secure-boot-unsigned 2 'Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): not signed' \
+            -- "$HO" --timeout 600 --secure-boot "$OUT/secure-boot/keys" --stop-at ebs "$OUT/secure-boot/unsigned.efi"
+        expect tiny-secure-boot-tampered 2 'Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): its signature is for another image' \
+            -- "$HO" --timeout 600 --secure-boot "$OUT/secure-boot/keys" --stop-at ebs "$OUT/secure-boot/tampered.efi"
+    fi
+
     # What the 6.1 stub does about each injected fault (drivers/firmware/efi/libstub/
     # x86-stub.c exit_boot, mem.c efi_get_memory_map, efi-stub-helper.c):
     # ExitBootServices is retried once after EFI_INVALID_PARAMETER;

@@ -21,12 +21,16 @@ FOLDER_RANKS=(guest firmware-stub loader vmm)
 FIRMWARE_RANKS=(
     "services efi guids names ucs2 region"                       # the spec's types, names and strings; the region's layout
     "memmap pe keys inject_kind volume tcg_log tpm2_command"     # libraries on them
+    "signature_list"                                             # Secure Boot's signature lists,
+    "signed_data"                                                # its PKCS#7 on them,
+    "authenticode auth_variable"                                 # its image and variable checks
     "state service width"                                        # the firmware's state, a service's row, its width
     "log"                                                        # its diagnostics
     "trace_decode handles pool system_table variables"           # what the services use
     "simple_fs"                                                  # the --esp volume's protocols, which LoadImage reads through
     "memory protocols events image console rng loadfile2 acpi memattr tcg2"   # the services
-    "boot_services runtime_services inject"                      # tables of several files' services; the faults
+    "boot_services runtime_services inject boot_measurements"    # tables of several files' services; the faults;
+                                                                 # the firmware's own measurements
     "dispatch tables firmware"                                   # the dispatch, the building, the interface
 )
 

@@ -196,6 +196,9 @@ expect timeout-no-suffix 2 '--timeout 1k: give whole seconds' -- "$HO" --timeout
 expect cpus-no-suffix 2 '--cpus 2k: give a number' -- "$HO" --cpus 2k "$PAYLOAD"
 expect add-needs-initramfs 2 '--add packs files into the initramfs: it needs --exec or --initrd' \
     -- "$HO" --add "$PAYLOAD" "$PAYLOAD"
+expect secure-boot-missing-dir 2 '^handover: --secure-boot no/such/dir: No such file or directory' \
+    'end: not-started, exit status 2' -- "$HO" --secure-boot no/such/dir "$PAYLOAD"
+expect secure-boot-not-a-dir 2 "^handover: --secure-boot $PAYLOAD: not a folder" -- "$HO" --secure-boot "$PAYLOAD" "$PAYLOAD"
 expect tpm-log-needs-tpm 2 '--tpm-log needs --tpm$' -- "$HO" --tpm-log "$OUT/no.tpmlog" "$PAYLOAD"
 expect tpm-log-not-in-sweep 2 '--tpm-log needs --tpm, and cannot be combined with --fault-sweep' \
     -- "$HO" --tpm --tpm-log "$OUT/no.tpmlog" --fault-sweep "$PAYLOAD"
@@ -443,6 +446,84 @@ expect memattr-xp 4 '!not ok' 'ok [0-9]+ - memattr_get_what_was_cleared' \
     -- "$HO" --timeout 60 --cmdline payload=memattr-xp "$PAYLOAD"
 expect memattr-traced 0 '"call":"MemoryAttribute.SetMemoryAttributes".*"attributes":"EFI_MEMORY_RO\|EFI_MEMORY_XP"' \
     -- cat "$OUT/memattr.trace"
+
+# Secure Boot (--secure-boot, docs/secure-boot.md): keys made now with
+# openssl and efitools, the payload sbsign'd with them
+# (tests/secure-boot-fixtures.sh). The payload is the image, and LoadImage
+# is handed the --initrd (boot_params' ramdisk) as another image.
+SB=$OUT/secure-boot
+SB_MODE="payload=secure-boot payload.secureboot=1"
+if ! selected 'secure-boot-*'; then :
+elif ! command -v sbsign >/dev/null || ! command -v sign-efi-sig-list >/dev/null || ! command -v openssl >/dev/null; then
+    skip secure-boot "needs openssl, efitools and sbsigntool (scripts/install-packages.sh)"
+elif ! "$TOP/tests/secure-boot-fixtures.sh" "$SB" "$PAYLOAD" > "$OUT/secure-boot-fixtures.log" 2>&1; then
+    fail secure-boot-fixtures "tests/secure-boot-fixtures.sh failed" "$OUT/secure-boot-fixtures.log"
+else
+    expect secure-boot-user-mode 0 'secure-boot .*: enrolled db, KEK, PK: user-mode' 'ok [0-9]+ - secure_boot_modes' \
+        'ok [0-9]+ - secure_boot_read_only' 'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
+        -- "$HO" --timeout 60 --secure-boot "$SB/keys" --report "$OUT/secure-boot.json" --initrd "$SB/db-signed.efi" \
+           --cmdline "$SB_MODE payload.load=success" "$SB/db-signed.efi"
+    expect secure-boot-report 0 '^user-mode$' \
+        -- python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["secure_boot"])' "$OUT/secure-boot.json"
+    for refused in unsigned:'not signed, and its SHA-256 [0-9a-f]{64} is not in db' \
+                   other-signed:'its signature is not anchored in db' \
+                   tampered:'its signature is for another image'; do
+        name=${refused%%:*} why=${refused#*:}
+        expect "secure-boot-load-$name" 0 "LoadImage: Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): $why" \
+            'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
+            -- "$HO" --timeout 60 --secure-boot "$SB/keys" --initrd "$SB/$name.efi" \
+               --cmdline "$SB_MODE payload.load=security-violation" "$SB/db-signed.efi"
+        # The image itself, as a boot manager's LoadImage checks a boot option.
+        expect "secure-boot-image-$name" 2 "$name.efi: Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): $why" \
+            'end: not-started, exit status 2' -- "$HO" --timeout 60 --secure-boot "$SB/keys" "$SB/$name.efi"
+    done
+    expect secure-boot-image-in-dbx 2 'enrolled db, dbx, KEK, PK: user-mode' \
+        'Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): its SHA-256 [0-9a-f]{64} is in dbx' \
+        -- "$HO" --timeout 60 --secure-boot "$SB/dbx-keys" "$SB/db-signed.efi"
+    # Without PK.auth the platform stays in Setup Mode: nothing is checked.
+    mkdir -p "$SB/setup-mode" "$SB/bad-db"
+    cp "$SB/keys/db.auth" "$SB/keys/KEK.auth" "$SB/setup-mode/"
+    expect secure-boot-setup-mode 0 'enrolled db, KEK: setup-mode' 'ok [0-9]+ - secure_boot_modes' \
+        'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
+        -- "$HO" --timeout 60 --secure-boot "$SB/setup-mode" --initrd "$SB/other-signed.efi" \
+           --cmdline "payload=secure-boot payload.secureboot=0 payload.load=success" "$PAYLOAD"
+    # A file that is not EFI_VARIABLE_AUTHENTICATION_2 is refused, and says why.
+    head -c 100 /dev/zero > "$SB/bad-db/db.auth"
+    expect secure-boot-bad-auth-file 2 \
+        "db.auth: refused: EFI_SECURITY_VIOLATION, EFI_VARIABLE_AUTHENTICATION_2: AuthInfo's dwLength 0 does not fit" \
+        -- "$HO" --timeout 60 --secure-boot "$SB/bad-db" "$PAYLOAD"
+    # A verification failure injected: LoadImage of a signed image refused.
+    expect secure-boot-inject-refuse 1 \
+        'injected fault secure-boot-refuse: LoadImage returns EFI_SECURITY_VIOLATION' \
+        'not ok [0-9]+ - secure_boot_load_image: status 0x800000000000001a' \
+        -- "$HO" --timeout 60 --secure-boot "$SB/keys" --inject secure-boot-refuse --initrd "$SB/db-signed.efi" \
+           --cmdline "$SB_MODE payload.load=success" "$SB/db-signed.efi"
+    # --tpm: the firmware's own measurements (PCR 7's Secure Boot variables,
+    # PCR 4's EV_EFI_ACTION and image, the separators), which tpm2_eventlog
+    # replays to --report's PCRs (16 events: the Spec ID event, then the
+    # firmware's 15); PCR 4 and PCR 0 computed here.
+    pcrs=$(python3 - "$SB/dbx.esl" <<'PY'
+import hashlib, sys
+h = lambda b: hashlib.sha256(b).digest()
+extend = lambda pcr, d: h(pcr + d)
+image = open(sys.argv[1], 'rb').read()[-32:]   # hash-to-efi-sig-list's digest of the payload
+sep = h(bytes(4))
+pcr4 = extend(extend(extend(bytes(32), h(b"Calling EFI Application from Boot Option")), sep), image)
+print(f"0={extend(bytes(32), sep).hex()} 4={pcr4.hex()}")
+PY
+)
+    expect secure-boot-tpm 0 'payload: done, 0 failures' \
+        -- "$HO" --timeout 60 --tpm --tpm-log "$OUT/secure-boot.tpmlog" --report "$OUT/secure-boot-tpm.json" \
+           --secure-boot "$SB/keys" --cmdline "$SB_MODE" "$SB/db-signed.efi"
+    # shellcheck disable=SC2086
+    expect secure-boot-tpm-replayed 0 '^measured boot ok: 16 events; PCRs 0, 1, 2, 3, 4, 5, 6, 7 replayed' \
+        -- "$TOP/tests/integration/measured-boot-check.py" "$OUT/secure-boot.tpmlog" "$OUT/secure-boot-tpm.json" $pcrs
+    expect secure-boot-tpm-events 0 'EV_EFI_VARIABLE_DRIVER_CONFIG' 'UnicodeName: SecureBoot' 'UnicodeName: dbx' \
+        'EV_EFI_ACTION' 'EV_SEPARATOR' 'EV_EFI_BOOT_SERVICES_APPLICATION' -- tpm2_eventlog "$OUT/secure-boot.tpmlog"
+    expect secure-boot-sweep 0 'fault sweep: .* cells' ' secure-boot-refuse ' \
+        -- "$HO" --timeout 60 --fault-sweep="$OUT/secure-boot-sweep.json" --secure-boot "$SB/keys" \
+           --initrd "$SB/db-signed.efi" --cmdline "$SB_MODE payload.load=success" "$SB/db-signed.efi"
+fi
 expect cmdline-append 0 'payload: cmdline "payload=services handover.extra=1( noxsave)?"' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=services --cmdline-append handover.extra=1 "$PAYLOAD"
 expect stub-bisect-same 0 'the two stubs made the same firmware calls' \

@@ -127,15 +127,20 @@ measured_boots() {
     expect tpm-stub-initrd 0 'end: stop-at-ebs, exit status 0' \
         -- "$HO" --timeout 600 --tpm --tpm-log "$dir/stub.tpmlog" --report "$dir/stub.json" --initrd "$dir/initrd.bin" \
            --initrd-via loadfile2 --stop-at ebs --trace-efi="$dir/stub.trace" "$K"
-    expect tpm-stub-initrd-pcr9 0 '^measured boot ok: 2 events; PCRs 9 replayed' \
+    expect tpm-stub-initrd-pcr9 0 '^measured boot ok: 17 events; PCRs 0, 1, 2, 3, 4, 5, 6, 7, 9 replayed' \
         -- "$TOP/tests/integration/measured-boot-check.py" "$dir/stub.tpmlog" "$dir/stub.json" 9=file:"$dir/initrd.bin"
     expect tpm-stub-event-log-table 0 '"guid":"LINUX_EFI_TPM_EVENT_LOG"' -- cat "$dir/stub.trace"
-    # The faults: the stub warns about a failed measurement and boots on;
+    # The faults: the stub warns about a failed measurement (or a full log)
+    # and boots on;
     # without the protocol it measures nothing (and asks again for the log:
     # retried).
     expect tpm-inject-extend-fail 0 'injected fault tpm-extend-fail: Tcg2.HashLogExtendEvent returns EFI_DEVICE_ERROR' \
         'Failed to measure data for event 0: 0x8000000000000007' 'fault outcome: tpm-extend-fail: fell-back' \
         -- "$HO" --timeout 600 --tpm --inject tpm-extend-fail --initrd "$dir/initrd.bin" --initrd-via loadfile2 \
+           --stop-at ebs "$K"
+    expect tpm-inject-log-full 0 'injected fault tpm-log-full: Tcg2.HashLogExtendEvent returns EFI_VOLUME_FULL' \
+        'Failed to measure data for event 0: 0x800000000000000b' 'fault outcome: tpm-log-full: fell-back' \
+        -- "$HO" --timeout 600 --tpm --inject tpm-log-full --initrd "$dir/initrd.bin" --initrd-via loadfile2 \
            --stop-at ebs "$K"
     expect tpm-inject-no-tpm 0 'injected fault no-tpm: LocateProtocol returns EFI_NOT_FOUND' \
         'fault outcome: no-tpm: retried' '!Tcg2\.' \
@@ -154,7 +159,7 @@ measured_boots() {
             sed -n 's/^11:sha256=//p')
     expect tpm-uki 0 'end: stop-at-ebs, exit status 0' \
         -- "$HO" --timeout 600 --tpm --tpm-log "$dir/uki.tpmlog" --report "$dir/uki.json" --stop-at ebs "$uki"
-    expect tpm-uki-pcr11 0 '^measured boot ok: .*PCRs 9, 11 replayed' \
+    expect tpm-uki-pcr11 0 '^measured boot ok: .*PCRs 0, 1, 2, 3, 4, 5, 6, 7, 9, 11 replayed' \
         -- "$TOP/tests/integration/measured-boot-check.py" "$dir/uki.tpmlog" "$dir/uki.json" 11="${pcr11:-none}"
 }
 

@@ -32,10 +32,12 @@ typedef uint64_t efi_physical_addr_t;
 #define EFI_UNSUPPORTED           EFI_ERR(3)
 #define EFI_BUFFER_TOO_SMALL      EFI_ERR(5)
 #define EFI_NOT_READY             EFI_ERR(6)
+#define EFI_WRITE_PROTECTED       EFI_ERR(8)
 #define EFI_OUT_OF_RESOURCES      EFI_ERR(9)
 #define EFI_NOT_FOUND             EFI_ERR(14)
 #define EFI_ACCESS_DENIED         EFI_ERR(15)
 #define EFI_NO_MAPPING            EFI_ERR(17)
+#define EFI_SECURITY_VIOLATION    EFI_ERR(26)
 #define EFI_IS_ERROR(s)           (((s) & EFI_ERROR_BIT) != 0)
 
 typedef struct {
@@ -220,11 +222,12 @@ typedef struct {
                                               efi_handle_t *device);
     efi_status_t (EFIAPI *install_configuration_table)(const efi_guid_t *guid, void *table);
     /* image services */
-    void *load_image;
+    efi_status_t (EFIAPI *load_image)(uint8_t boot_policy, efi_handle_t parent, void *device_path,
+                                      void *source, uint64_t source_size, efi_handle_t *image);
     void *start_image;
     efi_status_t (EFIAPI *exit)(efi_handle_t image, efi_status_t status, uint64_t data_size,
                                 efi_char16_t *data);
-    void *unload_image;
+    efi_status_t (EFIAPI *unload_image)(efi_handle_t image);
     efi_status_t (EFIAPI *exit_boot_services)(efi_handle_t image, uint64_t map_key);
     /* miscellaneous */
     void *get_next_monotonic_count;

@@ -1737,6 +1737,64 @@ static NORETURN void mode_exit(const char *arg)
 
 /* Exit with EFI_LOAD_ERROR, as a stub giving up; with success, as an
  * application done. */
+/* secure-boot mode: what --secure-boot serves, as the kernel stub and a
+ * boot loader meet it                                                 */
+
+#define BP_RAMDISK_IMAGE     0x218
+#define BP_RAMDISK_SIZE      0x21c
+#define BP_EXT_RAMDISK_IMAGE 0x0c0
+#define BP_EXT_RAMDISK_SIZE  0x0c4
+
+static int variable_byte(const efi_char16_t *name)
+{
+    uint8_t data[8] = { 0 };
+    uint64_t size = sizeof(data);
+    efi_status_t s = g.rt->get_variable(name, &global_variable_guid, NULL, &size, data);
+    return s == EFI_SUCCESS && size == 1 ? data[0] : -1;
+}
+
+/* The modes payload.secureboot=N expects (the kernel stub reads SecureBoot
+ * and SetupMode: efi_get_secureboot), that they are read-only, then
+ * LoadImage of the initrd (boot_params' ramdisk: the handover entry) with
+ * the status payload.load= names: success or security-violation; then
+ * ExitBootServices. */
+static NORETURN void mode_secure_boot(void)
+{
+    int secure_boot = variable_byte(u"SecureBoot"), setup_mode = variable_byte(u"SetupMode");
+    print("payload: SecureBoot %d, SetupMode %d\n", secure_boot, setup_mode);
+    const char *want = cmdline_option("payload.secureboot=");
+    int expect = want && *want == '1' ? 1 : 0;
+    checkf(secure_boot == expect && setup_mode == !expect, "secure_boot_modes", "SecureBoot %d, SetupMode %d",
+           secure_boot, setup_mode);
+    uint8_t one = 1;
+    efi_status_t s = g.rt->set_variable(u"SecureBoot", &global_variable_guid,
+                                        EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS, 1, &one);
+    check_status(s, EFI_WRITE_PROTECTED, "secure_boot_read_only");
+    const char *load = cmdline_option("payload.load=");
+    if (load && g.bp) {
+        uint32_t lo, size, hi = 0, size_hi = 0;
+        memcpy(&lo, (uint8_t *)g.bp + BP_RAMDISK_IMAGE, 4);
+        memcpy(&size, (uint8_t *)g.bp + BP_RAMDISK_SIZE, 4);
+        memcpy(&hi, (uint8_t *)g.bp + BP_EXT_RAMDISK_IMAGE, 4);
+        memcpy(&size_hi, (uint8_t *)g.bp + BP_EXT_RAMDISK_SIZE, 4);
+        void *image = (void *)(uintptr_t)(lo | (uint64_t)hi << 32);
+        uint64_t bytes = size | (uint64_t)size_hi << 32;
+        efi_handle_t h = NULL;
+        s = g.bs->load_image(0, g.image, NULL, image, bytes, &h);
+        print("payload: LoadImage of the initrd (%lu bytes): 0x%lx\n", bytes, s);
+        bool success = word_is(load, "success");
+        checkf(success ? s == EFI_SUCCESS && h : s == EFI_SECURITY_VIOLATION && !h, "secure_boot_load_image",
+               "status 0x%lx, handle %p (want %s)", s, h, success ? "success" : "security-violation");
+        if (s == EFI_SUCCESS)
+            check_status(g.bs->unload_image(h), EFI_SUCCESS, "secure_boot_unload_image");
+    }
+    /* ExitBootServices last: --fault-sweep compares its cells with a boot
+     * that reached it. */
+    s = get_map();
+    check_status(s == EFI_SUCCESS ? exit_boot_services_with_retry() : s, EFI_SUCCESS, "secure_boot_exit_boot_services");
+    finish();
+}
+
 static NORETURN void mode_efi_exit(bool success)
 {
     print("payload: calling BS->Exit(%s)\n", success ? "EFI_SUCCESS" : "EFI_LOAD_ERROR");
@@ -2178,6 +2236,8 @@ static NORETURN void payload_main(void)
         mode_memattr(false);
     if (word_is(mode, "memattr-xp"))
         mode_memattr(true);
+    if (word_is(mode, "secure-boot"))
+        mode_secure_boot();
 
     size_t n = 0;
     while (mode[n] && !is_space(mode[n]))

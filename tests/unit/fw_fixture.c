@@ -16,6 +16,7 @@ uint64_t cur_rsp;
 struct fw_callee_saved cur_saved;
 
 static unsigned fixture_bits;   /* the next firmware's cfg.bits */
+static bool fixture_secure_boot; /* and its cfg.secure_boot */
 static char *con_buf;
 static size_t con_len;
 static uint64_t scratch_next;
@@ -31,7 +32,8 @@ static void fw_setup(void)
     log_file = open_memstream(&log_buf, &log_len);
     ck_assert(con && log_file);
     struct fw_config cfg = { .base = FW_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE,
-                             .cmdline = CMDLINE, .console = con, .log = log_file, .bits = fixture_bits };
+                             .cmdline = CMDLINE, .console = con, .log = log_file, .bits = fixture_bits,
+                             .secure_boot = fixture_secure_boot };
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
     ck_assert_uint_eq(memmap_reserve(&fw.map, SCRATCH, SCRATCH_SIZE >> 12, EFI_LOADER_DATA), EFI_SUCCESS);
     scratch_next = SCRATCH;
@@ -76,6 +78,18 @@ void fw_add_tcase(Suite *s, const char *name, const TTest *const tests[])
 void fw_add_tcase_ia32(Suite *s, const char *name, const TTest *const tests[])
 {
     add_tcase(s, name, tests, fw_setup_ia32);
+}
+
+static void fw_setup_secure_boot(void)
+{
+    fixture_secure_boot = true;
+    fw_setup();
+    fixture_secure_boot = false;
+}
+
+void fw_add_tcase_secure_boot(Suite *s, const char *name, const TTest *const tests[])
+{
+    add_tcase(s, name, tests, fw_setup_secure_boot);
 }
 
 /* ---- guest memory ---------------------------------------------------------------------- */

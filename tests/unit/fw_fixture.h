@@ -66,6 +66,8 @@ extern struct fw_callee_saved cur_saved;   /* and the caller's callee-saved regi
 void fw_add_tcase(Suite *s, const char *name, const TTest *const tests[]);
 /* The same on an IA-32 firmware (cfg.bits 32): call it with CALL32. */
 void fw_add_tcase_ia32(Suite *s, const char *name, const TTest *const tests[]);
+/* The same with Secure Boot on (cfg.secure_boot), in Setup Mode. */
+void fw_add_tcase_secure_boot(Suite *s, const char *name, const TTest *const tests[]);
 
 /* ---- guest memory ---------------------------------------------------------------------- */
 

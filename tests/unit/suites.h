@@ -31,6 +31,7 @@ Suite *fw_dispatch_suite(void);   /* test_fw_dispatch.c: hostile arguments, unkn
 Suite *fw_inject_suite(void);  /* test_fw_inject.c: injected faults met through the services */
 Suite *fw_ia32_suite(void);    /* test_fw_ia32.c: an IA-32 firmware's layouts, arguments and outputs */
 Suite *fw_acpi_suite(void);    /* test_fw_acpi.c: the ACPI tables */
+Suite *secure_boot_suite(void); /* test_secure_boot.c: signature lists, Authenticode, PK/KEK/db/dbx, LoadImage */
 Suite *x86_setup_suite(void);  /* test_x86_setup.c: page tables, GDT, IDT, sregs */
 Suite *cpuid_suite(void);      /* test_cpuid.c: guest CPUID normalization */
 Suite *emulate_suite(void);    /* test_emulate.c: the emulation fallbacks */

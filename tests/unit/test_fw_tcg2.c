@@ -5,6 +5,7 @@
 
 #include <openssl/evp.h>
 
+#include "../../firmware-stub/boot_measurements.h"
 #include "../../firmware-stub/tcg2.h"
 #include "../../firmware-stub/tcg_log.h"
 #include "../../firmware-stub/tpm2_command.h"
@@ -387,6 +388,43 @@ START_TEST(injected_faults_apply_only_with_tpm)
 }
 END_TEST
 
+/* --inject tpm-log-full: the PCR extended, the event not logged, the log
+ * marked truncated, EFI_VOLUME_FULL; without --tpm it never applies. */
+START_TEST(an_injected_full_log_extends_and_drops_the_event)
+{
+    char err[128];
+    ck_assert_int_eq(inject_parse(&fw.cfg.inject, "tpm-log-full@2", err, sizeof(err)), 0);
+    install();
+    ck_assert_uint_eq(measure(9, "one", "1"), EFI_SUCCESS);
+    uint64_t size = fw.tpm.log_size;
+    uint8_t before[32];
+    memcpy(before, fw.tpm.pcr[9], 32);
+    ck_assert_uint_eq(measure(9, "two", "2"), EFI_VOLUME_FULL);
+    ck_assert_mem_ne(fw.tpm.pcr[9], before, 32);
+    ck_assert_uint_eq(fw.tpm.log_size, size);
+    ck_assert(fw.tpm.truncated);
+    ck_assert_msg(strstr(log_text(), "injected fault tpm-log-full: Tcg2.HashLogExtendEvent returns EFI_VOLUME_FULL"),
+                  "%s", log_text());
+}
+END_TEST
+
+/* The firmware's own measurements: PCR 7's variables, PCR 4's action
+ * and image, a separator in each of PCRs 0-7 (boot_measurements.h). */
+START_TEST(the_firmware_measures_the_boot_option)
+{
+    static uint8_t image[0x400];
+    char err[200];
+    install();
+    ck_assert_int_eq(firmware_measure_boot(&fw, image, sizeof(image), IMAGE_BASE, IMAGE_SIZE, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "Authenticode: no MS-DOS header");   /* all but the image measured */
+    ck_assert_uint_eq(fw.tpm.extended, 0xff);
+    uint8_t pcr[32] = { 0 }, digest[32];
+    ck_assert(tcg_sha256((const uint8_t[4]){ 0 }, 4, digest) && tcg_extend(pcr, digest));
+    ck_assert_mem_eq(fw.tpm.pcr[0], pcr, 32);
+    ck_assert_uint_eq(fw.tpm.update_counter, 5 + 1 + 8);
+}
+END_TEST
+
 Suite *fw_tcg2_suite(void)
 {
     Suite *s = suite_create("fw-tcg2");
@@ -396,6 +434,7 @@ Suite *fw_tcg2_suite(void)
         get_capability_answers_each_structure_size,
         get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table, a_full_log_still_extends_and_says_truncated,
         hash_log_extend_event_refuses_hostile_arguments, submit_command_reads_pcrs_and_refuses_other_commands,
-        pcr_banks_are_sha256_and_fixed, injected_faults_apply_only_with_tpm, NULL });
+        pcr_banks_are_sha256_and_fixed, injected_faults_apply_only_with_tpm,
+        an_injected_full_log_extends_and_drops_the_event, the_firmware_measures_the_boot_option, NULL });
     return s;
 }

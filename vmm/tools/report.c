@@ -355,6 +355,8 @@ int report_write(FILE *out, const struct report_facts *f, const struct report_da
         json_object_set_new(root, "kunit", kunit_json(f->kunit));
     if (f->tpm)
         json_object_set_new(root, "pcrs", pcrs_json(f->tpm));
+    if (f->secure_boot)
+        json_object_set_new(root, "secure_boot", json_string(f->secure_boot));
     json_object_set_new(root, "console", json_stringn(d->console_log ? d->console_log : "", d->console_log_len));
     /* The flush's result counts: stdio may drop what a failed flush could
      * not write, and the fclose after it then succeeds (/dev/full). */

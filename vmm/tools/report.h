@@ -48,6 +48,7 @@ struct report_facts {
     const char *exec_output;          /* --exec-output FILE; NULL: none */
     const struct ktap *kunit;         /* --kunit's reader; NULL: no --kunit */
     const struct fw_tpm *tpm;         /* --tpm's PCRs; NULL: no --tpm */
+    const char *secure_boot;          /* --secure-boot's mode at the end; NULL: no --secure-boot */
 };
 
 /* At ExitBootServices: the memory map and the kernel's protection (the

@@ -1,5 +1,6 @@
 #include "report_hooks.h"
 
+#include "../secure_boot.h"
 #include "../vmm.h"
 
 static void keep_boot_params(struct report_run *r, uint64_t addr)
@@ -56,6 +57,7 @@ int report_finish(const struct report_run *r, int status, const char *end_reason
         .exec_status = vm->ctl.exit_status, .exec_output = vm->opt.exec_output,
         .kunit = vm->opt.kunit ? kunit : NULL,
         .tpm = vm->fw.tpm.on ? &vm->fw.tpm : NULL,
+        .secure_boot = secure_boot_mode_name(vm),
     };
     return report_write(vm->files.report, &f, &r->data);
 }

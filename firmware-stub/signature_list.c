@@ -1,0 +1,59 @@
+/* EFI_SIGNATURE_LIST sequences (signature_list.h). */
+#include "signature_list.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "guids.h"
+
+#define SHA256_SIZE 32
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int siglist_walk(const uint8_t *d, size_t n, siglist_fn *fn, void *ctx, char *err, size_t errlen)
+{
+    for (size_t at = 0; at < n;) {
+        efi_guid_t type;
+        if (n - at < SIGLIST_HEADER_SIZE) {
+            snprintf(err, errlen, "signature list at offset %zu: %zu bytes left, its header takes %d", at, n - at,
+                     SIGLIST_HEADER_SIZE);
+            return -1;
+        }
+        memcpy(&type, d + at, sizeof(type));
+        uint32_t list_size = le32(d + at + 16), header_size = le32(d + at + 20), sig_size = le32(d + at + 24);
+        if (list_size > n - at || list_size < SIGLIST_HEADER_SIZE ||
+            header_size > list_size - SIGLIST_HEADER_SIZE) {
+            snprintf(err, errlen, "signature list at offset %zu: SignatureListSize %u and SignatureHeaderSize %u "
+                     "do not fit the %zu bytes left", at, list_size, header_size, n - at);
+            return -1;
+        }
+        uint32_t body = list_size - SIGLIST_HEADER_SIZE - header_size;
+        bool sha256 = guid_equal(&type, &GUID_CERT_SHA256);
+        if (sig_size <= SIGLIST_OWNER_SIZE || body == 0 || body % sig_size ||
+            (sha256 && sig_size != SIGLIST_OWNER_SIZE + SHA256_SIZE)) {
+            snprintf(err, errlen, "signature list at offset %zu: SignatureSize %u does not divide its %u bytes of "
+                     "signatures%s", at, sig_size, body, sha256 ? " (a SHA-256 signature is 48 bytes)" : "");
+            return -1;
+        }
+        const uint8_t *sig = d + at + SIGLIST_HEADER_SIZE + header_size;
+        for (uint32_t off = 0; fn && off < body; off += sig_size)
+            if (fn(&type, sig + off + SIGLIST_OWNER_SIZE, sig_size - SIGLIST_OWNER_SIZE, ctx))
+                return 1;
+        at += list_size;
+    }
+    return 0;
+}
+
+static bool same_sha256(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
+{
+    return guid_equal(type, &GUID_CERT_SHA256) && size == SHA256_SIZE && !memcmp(data, ctx, SHA256_SIZE);
+}
+
+bool siglist_has_sha256(const uint8_t *d, size_t n, const uint8_t digest[32])
+{
+    char err[1];
+    return siglist_walk(d, n, same_sha256, (void *)digest, err, sizeof(err)) == 1;
+}

@@ -1,0 +1,205 @@
+/* PKCS#7 SignedData through libcrypto (signed_data.h). The checks follow
+ * EDK2's CryptoPkg (Pkcs7Verify, AuthenticodeVerify): the content type of
+ * an Authenticode signature is SPC_INDIRECT_DATA_OBJID, the data signed is
+ * the SpcIndirectDataContent without its SEQUENCE header, and the chain may
+ * end at any certificate of the trusted lists. */
+#include "signed_data.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/asn1.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/objects.h>
+#include <openssl/pkcs7.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+
+#include "guids.h"
+#include "signature_list.h"
+
+#define SPC_INDIRECT_DATA_OBJID "1.3.6.1.4.1.311.2.1.4"
+#define SHA256_SIZE 32
+
+struct signed_data {
+    PKCS7 *p7;
+};
+
+/* libcrypto's last error as text, its queue emptied. */
+static void crypto_error(char *err, size_t errlen, const char *what)
+{
+    unsigned long e = ERR_peek_last_error();
+    char text[160] = "no reason given";
+    if (e)
+        ERR_error_string_n(e, text, sizeof(text));
+    ERR_clear_error();
+    snprintf(err, errlen, "%s (%s)", what, text);
+}
+
+struct signed_data *signed_data_parse(const uint8_t *der, size_t n, bool bare, char *err, size_t errlen)
+{
+    const unsigned char *p = der;
+    PKCS7 *p7 = NULL;
+    if (n > LONG_MAX / 2) {
+        snprintf(err, errlen, "PKCS#7: %zu bytes is too large", n);
+        return NULL;
+    }
+    if (bare) {
+        PKCS7_SIGNED *signed_data = d2i_PKCS7_SIGNED(NULL, &p, (long)n);
+        if (signed_data && (p7 = PKCS7_new()) && PKCS7_set_type(p7, NID_pkcs7_signed)) {
+            PKCS7_SIGNED_free(p7->d.sign);
+            p7->d.sign = signed_data;
+        } else {
+            PKCS7_SIGNED_free(signed_data);
+            PKCS7_free(p7);
+            p7 = NULL;
+        }
+    } else {
+        p7 = d2i_PKCS7(NULL, &p, (long)n);
+    }
+    if (!p7 || !PKCS7_type_is_signed(p7) || !p7->d.sign || !p7->d.sign->contents) {
+        PKCS7_free(p7);
+        crypto_error(err, errlen, bare ? "PKCS#7: not a DER SignedData" : "PKCS#7: not a DER ContentInfo of SignedData");
+        return NULL;
+    }
+    struct signed_data *sd = OPENSSL_zalloc(sizeof(*sd));
+    if (!sd) {
+        PKCS7_free(p7);
+        snprintf(err, errlen, "PKCS#7: out of memory");
+        return NULL;
+    }
+    sd->p7 = p7;
+    return sd;
+}
+
+void signed_data_free(struct signed_data *sd)
+{
+    if (!sd)
+        return;
+    PKCS7_free(sd->p7);
+    OPENSSL_free(sd);
+}
+
+int signed_data_authenticode(const struct signed_data *sd, const uint8_t **content, size_t *content_size,
+                             uint8_t digest[32], char *err, size_t errlen)
+{
+    const PKCS7 *inner = sd->p7->d.sign->contents;
+    char oid[64] = "";
+    if (inner->type)
+        OBJ_obj2txt(oid, sizeof(oid), inner->type, 1);
+    if (strcmp(oid, SPC_INDIRECT_DATA_OBJID) || !inner->d.other || inner->d.other->type != V_ASN1_SEQUENCE) {
+        snprintf(err, errlen, "PKCS#7: content type %s is not Authenticode's SpcIndirectDataContent (%s)",
+                 *oid ? oid : "(none)", SPC_INDIRECT_DATA_OBJID);
+        return -1;
+    }
+    const ASN1_STRING *seq = inner->d.other->value.sequence;
+    const unsigned char *p = seq->data, *end = seq->data + seq->length;
+    long len, first_len;
+    int tag, cls;
+    /* SpcIndirectDataContent ::= SEQUENCE { data SpcAttributeTypeAndOptionalValue,
+     * messageDigest DigestInfo } (Authenticode PE specification) */
+    if ((ASN1_get_object(&p, &len, &tag, &cls, end - p) & 0x80) || tag != V_ASN1_SEQUENCE || len != end - p) {
+        ERR_clear_error();
+        snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent is not a DER SEQUENCE");
+        return -1;
+    }
+    *content = p;
+    *content_size = (size_t)len;
+    const unsigned char *digest_info = p;
+    if ((ASN1_get_object(&digest_info, &first_len, &tag, &cls, end - p) & 0x80) || first_len > end - digest_info) {
+        ERR_clear_error();
+        snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent's data is not DER");
+        return -1;
+    }
+    digest_info += first_len;
+    X509_SIG *sig = d2i_X509_SIG(NULL, &digest_info, end - digest_info);
+    const X509_ALGOR *alg;
+    const ASN1_OCTET_STRING *md;
+    if (!sig) {
+        ERR_clear_error();
+        snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo");
+        return -1;
+    }
+    X509_SIG_get0(sig, &alg, &md);
+    int nid = OBJ_obj2nid(alg->algorithm);
+    int ok = nid == NID_sha256 && ASN1_STRING_length(md) == SHA256_SIZE;
+    if (ok)
+        memcpy(digest, ASN1_STRING_get0_data(md), SHA256_SIZE);
+    else
+        snprintf(err, errlen, "PKCS#7: the image digest is %s, not SHA-256 (the one served)",
+                 nid == NID_undef ? "of an unknown algorithm" : OBJ_nid2sn(nid));
+    X509_SIG_free(sig);
+    return ok ? 0 : -1;
+}
+
+static bool add_anchor(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
+{
+    if (!guid_equal(type, &GUID_CERT_X509) || size > LONG_MAX)
+        return false;
+    const unsigned char *p = data;
+    X509 *cert = d2i_X509(NULL, &p, (long)size);
+    if (cert) {
+        X509_STORE_add_cert(ctx, cert);
+        X509_free(cert);
+    }
+    ERR_clear_error();
+    return false;
+}
+
+int signed_data_verify(const struct signed_data *sd, const uint8_t *content, size_t content_size,
+                       const struct signed_data_anchors *anchors, char *err, size_t errlen)
+{
+    X509_STORE *store = X509_STORE_new();
+    BIO *in = content_size <= INT_MAX ? BIO_new_mem_buf(content, (int)content_size) : NULL;
+    int rc = -1;
+    if (!store || !in) {
+        snprintf(err, errlen, "PKCS#7: out of memory");
+        goto out;
+    }
+    char list_err[1];
+    for (unsigned i = 0; i < SIGNED_DATA_MAX_ANCHORS; i++)
+        if (anchors->list[i])
+            siglist_walk(anchors->list[i], anchors->size[i], add_anchor, store, list_err, sizeof(list_err));
+    STACK_OF(X509_OBJECT) *objects = X509_STORE_get0_objects(store);
+    if (!objects || sk_X509_OBJECT_num(objects) == 0) {
+        snprintf(err, errlen, "no X.509 certificate to anchor it");
+        goto out;
+    }
+    X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME);
+    X509_STORE_set_purpose(store, X509_PURPOSE_ANY);
+    if (PKCS7_verify(sd->p7, NULL, store, in, NULL, PKCS7_BINARY) == 1)
+        rc = 0;
+    else
+        crypto_error(err, errlen, "no signer verifies with an anchored certificate");
+out:
+    BIO_free(in);
+    X509_STORE_free(store);
+    return rc;
+}
+
+struct listed { const uint8_t *der; int size; };
+
+static bool same_certificate(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
+{
+    const struct listed *c = ctx;
+    return guid_equal(type, &GUID_CERT_X509) && size == (size_t)c->size && !memcmp(data, c->der, size);
+}
+
+bool signed_data_carries_listed(const struct signed_data *sd, const uint8_t *lists, size_t size)
+{
+    STACK_OF(X509) *certs = sd->p7->d.sign->cert;
+    char err[1];
+    for (int i = 0; lists && i < sk_X509_num(certs); i++) {
+        unsigned char *der = NULL;
+        int n = i2d_X509(sk_X509_value(certs, i), &der);
+        struct listed c = { der, n };
+        bool found = n > 0 && siglist_walk(lists, size, same_certificate, &c, err, sizeof(err)) == 1;
+        OPENSSL_free(der);
+        if (found)
+            return true;
+    }
+    return false;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# What the Secure Boot tests use, made at test time with the standard
+# tools: a key set (scripts/make-secure-boot-keys.sh) in DIR/keys, and in
+# DIR the EFI image IMAGE signed (sbsign) by db's key (db-signed.efi) and
+# by a key no list holds (other-signed.efi), IMAGE unsigned
+# (unsigned.efi), the db-signed file with a byte of its code changed
+# (tampered.efi); the keys again with IMAGE's SHA-256 in a dbx signed by
+# KEK (DIR/dbx-keys); db.auth written with a TimeStamp older than the
+# enrolled one's (old-db.auth, a replay) and db.auth signed by the
+# unenrolled key (other-db.auth).
+# usage: tests/secure-boot-fixtures.sh DIR IMAGE
+set -euo pipefail
+dir=${1:?usage: $0 DIR IMAGE} image=${2:?usage: $0 DIR IMAGE}
+top=$(cd "$(dirname "$0")/.." && pwd)
+rm -rf "$dir"
+mkdir -p "$dir"
+"$top/scripts/make-secure-boot-keys.sh" "$dir/keys"
+k=$dir/keys
+cp "$image" "$dir/unsigned.efi"
+sbsign --key "$k/db.key" --cert "$k/db.crt" --output "$dir/db-signed.efi" "$image" 2>/dev/null
+sbsign --key "$k/other.key" --cert "$k/other.crt" --output "$dir/other-signed.efi" "$image" 2>/dev/null
+# The last byte of the first section's raw data (PointerToRawData + SizeOfRawData - 1) flipped.
+python3 - "$dir/db-signed.efi" "$dir/tampered.efi" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+section = pe + 24 + struct.unpack_from('<H', b, pe + 20)[0]
+size, offset = struct.unpack_from('<II', b, section + 16)
+b[offset + size - 1] ^= 0xff
+open(sys.argv[2], 'wb').write(b)
+PY
+mkdir -p "$dir/dbx-keys"
+cp "$k"/*.auth "$dir/dbx-keys/"
+hash-to-efi-sig-list "$image" "$dir/dbx.esl" >/dev/null
+sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" dbx "$dir/dbx.esl" "$dir/dbx-keys/dbx.auth" >/dev/null
+sign-efi-sig-list -t "2001-01-01 00:00:00" -k "$k/KEK.key" -c "$k/KEK.crt" db "$k/db.esl" "$dir/old-db.auth" \
+    >/dev/null
+sign-efi-sig-list -k "$k/other.key" -c "$k/other.crt" db "$k/db.esl" "$dir/other-db.auth" >/dev/null

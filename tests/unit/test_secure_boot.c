@@ -1,0 +1,295 @@
+/* Secure Boot: the signature lists, the EFI_VARIABLE_AUTHENTICATION_2
+ * descriptor and the Authenticode digest refusing what is malformed, then
+ * the firmware with Secure Boot on: PK, KEK, db and dbx enrolled from the
+ * files sign-efi-sig-list makes, the modes derived from PK, key writes
+ * that need a signature, and LoadImage admitting what db allows and dbx
+ * does not forbid. The keys and signed images are made at build time by
+ * tests/secure-boot-fixtures.sh in SECURE_BOOT_DIR (openssl, efitools,
+ * sbsign over the synthetic payload). */
+#include <stdlib.h>
+
+#include "fw_fixture.h"
+#include "../../firmware-stub/auth_variable.h"
+#include "../../firmware-stub/authenticode.h"
+#include "../../firmware-stub/signature_list.h"
+#include "../../firmware-stub/signed_data.h"
+#include "../../firmware-stub/variables.h"
+
+#define TIME_BASED EFI_VARIABLE_TIME_BASED_AUTHENTICATED_WRITE_ACCESS
+#define KEY_ATTRS  (ATTR_NV_BS_RT | TIME_BASED)
+
+struct file { uint8_t *data; size_t size; };
+
+static struct file fixture(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", SECURE_BOOT_DIR, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f, "%s: missing (made by tests/secure-boot-fixtures.sh)", path);
+    struct file out = { malloc(1 << 20), 0 };
+    ck_assert_ptr_nonnull(out.data);
+    out.size = fread(out.data, 1, 1 << 20, f);
+    fclose(f);
+    ck_assert_uint_gt(out.size, 0);
+    return out;
+}
+
+/* A list of n SHA-256 signatures, each filled with its index. */
+static size_t sha256_list(uint8_t *d, unsigned n)
+{
+    efi_guid_t type = GUID_CERT_SHA256;
+    uint32_t size = SIGLIST_HEADER_SIZE + 48 * n;
+    memset(d, 0, size);
+    memcpy(d, &type, 16);
+    memcpy(d + 16, &size, 4);
+    memcpy(d + 24, &(uint32_t){ 48 }, 4);
+    for (unsigned i = 0; i < n; i++)
+        memset(d + SIGLIST_HEADER_SIZE + 48 * i + 16, (int)i + 1, 32);
+    return size;
+}
+
+static bool count(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
+{
+    (void)type, (void)data, (void)size;
+    ++*(unsigned *)ctx;
+    return false;
+}
+
+START_TEST(signature_lists_are_walked_and_malformed_ones_refused)
+{
+    uint8_t d[256], digest[32];
+    char err[200];
+    unsigned n = 0;
+    size_t size = sha256_list(d, 2);
+    ck_assert_int_eq(siglist_walk(d, size, count, &n, err, sizeof(err)), 0);
+    ck_assert_uint_eq(n, 2);
+    memset(digest, 2, 32);
+    ck_assert(siglist_has_sha256(d, size, digest));
+    memset(digest, 3, 32);
+    ck_assert(!siglist_has_sha256(d, size, digest));
+    ck_assert_int_eq(siglist_walk(d, 10, NULL, NULL, err, sizeof(err)), -1);          /* a header cut short */
+    ck_assert_str_eq(err, "signature list at offset 0: 10 bytes left, its header takes 28");
+    ck_assert_int_eq(siglist_walk(d, size - 1, NULL, NULL, err, sizeof(err)), -1);    /* SignatureListSize past the end */
+    memcpy(d + 24, &(uint32_t){ 40 }, 4);                                               /* SHA-256 in 24-byte signatures */
+    ck_assert_int_eq(siglist_walk(d, size, NULL, NULL, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "a SHA-256 signature is 48 bytes"));
+    memcpy(d + 24, &(uint32_t){ 0 }, 4);                                                /* SignatureSize 0 */
+    ck_assert_int_eq(siglist_walk(d, size, NULL, NULL, err, sizeof(err)), -1);
+    sha256_list(d, 2);
+    memcpy(d + 20, &(uint32_t){ 0xfffffff0 }, 4);                                       /* SignatureHeaderSize huge */
+    ck_assert_int_eq(siglist_walk(d, size, NULL, NULL, err, sizeof(err)), -1);
+    ck_assert_int_eq(siglist_walk(d, 0, NULL, NULL, err, sizeof(err)), 0);              /* no lists */
+}
+END_TEST
+
+START_TEST(authentication_descriptors_are_split_and_malformed_ones_refused)
+{
+    struct file auth = fixture("keys/db.auth"), esl = fixture("keys/db.esl");
+    struct auth2 a;
+    char err[200];
+    ck_assert_int_eq(auth2_parse(auth.data, auth.size, &a, err, sizeof(err)), 0);
+    ck_assert_uint_eq(a.payload_size, esl.size);
+    ck_assert_mem_eq(a.payload, esl.data, esl.size);
+    ck_assert_int_eq(auth2_parse(auth.data, 39, &a, err, sizeof(err)), -1);
+    auth.data[15] = 1;   /* Pad2 */
+    ck_assert_int_eq(auth2_parse(auth.data, auth.size, &a, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "Pad2"));
+    auth.data[15] = 0;
+    auth.data[16 + 6] = 0x02;   /* wCertificateType WIN_CERT_TYPE_PKCS_SIGNED_DATA, not the GUID kind */
+    ck_assert_int_eq(auth2_parse(auth.data, auth.size, &a, err, sizeof(err)), -1);
+    auth.data[16 + 6] = 0xf1;
+    memcpy(auth.data + 16, &(uint32_t){ 0x7fffffff }, 4);   /* dwLength past the data */
+    ck_assert_int_eq(auth2_parse(auth.data, auth.size, &a, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "dwLength"));
+    ck_assert_ptr_null(signed_data_parse(esl.data, esl.size, true, err, sizeof(err)));   /* not PKCS#7 */
+    ck_assert_ptr_nonnull(strstr(err, "PKCS#7: not a DER SignedData"));
+    free(auth.data);
+    free(esl.data);
+}
+END_TEST
+
+START_TEST(the_authenticode_digest_is_efitools_and_malformed_images_are_refused)
+{
+    struct file unsigned_image = fixture("unsigned.efi"), signed_image = fixture("db-signed.efi"),
+                dbx = fixture("dbx.esl");
+    uint8_t a[32], b[32];
+    size_t at, size;
+    char err[200];
+    ck_assert_int_eq(authenticode_digest(unsigned_image.data, unsigned_image.size, a, &at, &size, err, sizeof(err)), 0);
+    ck_assert_uint_eq(size, 0);
+    ck_assert_int_eq(authenticode_digest(signed_image.data, signed_image.size, b, &at, &size, err, sizeof(err)), 0);
+    ck_assert_uint_gt(size, 0);
+    ck_assert_uint_eq(at + size, signed_image.size);
+    ck_assert_mem_eq(a, b, 32);                                /* the signature is not hashed */
+    ck_assert_mem_eq(a, dbx.data + dbx.size - 32, 32);         /* hash-to-efi-sig-list's digest */
+    ck_assert_int_eq(authenticode_digest(signed_image.data, 0x30, a, &at, &size, err, sizeof(err)), -1);
+    ck_assert_int_eq(authenticode_digest(signed_image.data, at + 8, a, &at, &size, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "Authenticode: the certificate table goes past the file");
+    memset(signed_image.data + 0x3c, 0xff, 4);                 /* e_lfanew far past the end */
+    ck_assert_int_eq(authenticode_digest(signed_image.data, signed_image.size, a, &at, &size, err, sizeof(err)), -1);
+    free(unsigned_image.data);
+    free(signed_image.data);
+    free(dbx.data);
+}
+END_TEST
+
+/* ---- the firmware with Secure Boot on ------------------------------------------------------ */
+
+static void enrol(const char *dir, const char *key)
+{
+    char name[256], err[512];
+    snprintf(name, sizeof(name), "%s/%s.auth", dir, key);
+    struct file f = fixture(name);
+    ck_assert_msg(!fw_secure_boot_enroll(&fw, key, f.data, f.size, err, sizeof(err)), "%s: %s", name, err);
+    free(f.data);
+}
+
+static void enrol_all(const char *dir)
+{
+    enrol(dir, "db");
+    if (!strcmp(dir, "dbx-keys"))
+        enrol(dir, "dbx");
+    enrol(dir, "KEK");
+    enrol(dir, "PK");
+}
+
+static int mode(const char *name)
+{
+    uint64_t size_p = put_u64(8), attr_p = put_u64(0), data = scratch(8);
+    if (CALL(RT(GET_VARIABLE), put_ucs2(name), put_guid(GUID_GLOBAL_VARIABLE), attr_p, size_p, data) != EFI_SUCCESS)
+        return -1;
+    ck_assert_uint_eq(rd64(size_p), 1);
+    ck_assert_uint_eq(rd32(attr_p), ATTR_BS_RT);
+    return *(uint8_t *)hp(data);
+}
+
+static efi_status_t load(const char *image)
+{
+    struct file f = fixture(image);
+    uint64_t h_p = put_u64(0);
+    efi_status_t s = CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put(f.data, f.size), f.size, h_p);
+    ck_assert(s == EFI_SUCCESS ? rd64(h_p) != 0 : rd64(h_p) == 0);
+    free(f.data);
+    return s;
+}
+
+START_TEST(setup_mode_until_pk_then_user_mode)
+{
+    ck_assert_int_eq(fw_secure_boot_state(&fw), FW_SECURE_BOOT_SETUP_MODE);
+    ck_assert_int_eq(mode("SetupMode"), 1);
+    ck_assert_int_eq(mode("SecureBoot"), 0);
+    ck_assert_int_eq(mode("AuditMode"), 0);
+    ck_assert_int_eq(mode("DeployedMode"), 0);
+    enrol("keys", "db");
+    enrol("keys", "KEK");
+    ck_assert_int_eq(mode("SetupMode"), 1);
+    enrol("keys", "PK");
+    ck_assert_int_eq(fw_secure_boot_state(&fw), FW_SECURE_BOOT_USER_MODE);
+    ck_assert_int_eq(mode("SetupMode"), 0);
+    ck_assert_int_eq(mode("SecureBoot"), 1);
+    uint64_t size_p = put_u64(4096), attr_p = put_u64(0), data = scratch(4096);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("PK"), put_guid(GUID_GLOBAL_VARIABLE), attr_p, size_p, data),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(attr_p), KEY_ATTRS);
+    struct file esl = fixture("keys/PK.esl");
+    ck_assert_uint_eq(rd64(size_p), esl.size);
+    ck_assert_mem_eq(hp(data), esl.data, esl.size);
+    free(esl.data);
+}
+END_TEST
+
+START_TEST(the_modes_are_read_only)
+{
+    ck_assert_uint_eq(set_var("SecureBoot", GUID_GLOBAL_VARIABLE, ATTR_BS_RT, "\1", 1), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("SetupMode", GUID_GLOBAL_VARIABLE, ATTR_BS_RT, "\0", 1), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("DeployedMode", GUID_GLOBAL_VARIABLE, 0, NULL, 0), EFI_WRITE_PROTECTED);
+    ck_assert_int_eq(mode("SetupMode"), 1);
+}
+END_TEST
+
+START_TEST(key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp)
+{
+    enrol_all("keys");
+    struct file other = fixture("other-db.auth"), old = fixture("old-db.auth"), again = fixture("keys/db.auth");
+    const efi_guid_t db = GUID_IMAGE_SECURITY_DATABASE;
+    ck_assert_uint_eq(set_var("db", db, KEY_ATTRS, other.data, other.size), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "SetVariable(db): EFI_SECURITY_VIOLATION: its signature: "));
+    ck_assert_uint_eq(set_var("db", db, KEY_ATTRS, old.data, old.size), EFI_SECURITY_VIOLATION);
+    ck_assert_uint_eq(set_var("db", db, KEY_ATTRS, again.data, again.size), EFI_SECURITY_VIOLATION);   /* a replay */
+    ck_assert_ptr_nonnull(strstr(log_text(), "its TimeStamp is not later than the one db was written with"));
+    ck_assert_uint_eq(set_var("db", db, ATTR_NV_BS_RT, again.data, again.size), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("db", db, KEY_ATTRS, "not a descriptor", 16), EFI_SECURITY_VIOLATION);
+    ck_assert_uint_eq(set_var("PK", GUID_GLOBAL_VARIABLE, KEY_ATTRS, other.data, other.size), EFI_SECURITY_VIOLATION);
+    /* Outside the key variables the authenticated attribute is not served. */
+    ck_assert_uint_eq(set_var("Other", GUID_TEST, KEY_ATTRS, again.data, again.size), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("db"), put_guid(db), KEY_ATTRS, 100, 0x7fffffffffffULL),
+                      EFI_INVALID_PARAMETER);   /* data outside guest RAM */
+    ck_assert_int_eq(fw_secure_boot_state(&fw), FW_SECURE_BOOT_USER_MODE);
+    free(other.data);
+    free(old.data);
+    free(again.data);
+}
+END_TEST
+
+START_TEST(load_image_admits_only_what_db_signed)
+{
+    enrol_all("keys");
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SUCCESS);
+    ck_assert_uint_eq(load("unsigned.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "LoadImage: Secure Boot refused the image (EFI_SECURITY_VIOLATION): "
+                                             "not signed, and its SHA-256 "));
+    ck_assert_uint_eq(load("other-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "its signature is not anchored in db"));
+    ck_assert_uint_eq(load("tampered.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "its signature is for another image"));
+}
+END_TEST
+
+START_TEST(load_image_refuses_what_dbx_lists)
+{
+    enrol_all("dbx-keys");
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "is in dbx"));
+}
+END_TEST
+
+START_TEST(setup_mode_admits_any_image)
+{
+    enrol("keys", "db");
+    ck_assert_uint_eq(load("unsigned.efi"), EFI_SUCCESS);
+    ck_assert_uint_eq(load("other-signed.efi"), EFI_SUCCESS);
+}
+END_TEST
+
+/* --inject secure-boot-refuse: LoadImage refused as if the signature
+ * failed, and only where images are checked (User Mode). */
+START_TEST(an_injected_refusal_applies_in_user_mode_only)
+{
+    char err[200];
+    ck_assert_int_eq(inject_parse(&fw.cfg.inject, "secure-boot-refuse", err, sizeof(err)), 0);
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.cfg.inject.seen[INJECT_SECURE_BOOT_REFUSE], 0);
+    enrol_all("keys");
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_uint_eq(fw.cfg.inject.count[INJECT_SECURE_BOOT_REFUSE], 1);
+    ck_assert_ptr_nonnull(strstr(log_text(), "injected fault secure-boot-refuse: LoadImage returns EFI_SECURITY_VIOLATION"));
+}
+END_TEST
+
+Suite *secure_boot_suite(void)
+{
+    Suite *s = suite_create("secure_boot");
+    TCase *tc = tcase_create("checks");
+    tcase_add_test(tc, signature_lists_are_walked_and_malformed_ones_refused);
+    tcase_add_test(tc, authentication_descriptors_are_split_and_malformed_ones_refused);
+    tcase_add_test(tc, the_authenticode_digest_is_efitools_and_malformed_images_are_refused);
+    suite_add_tcase(s, tc);
+    const TTest *const firmware[] = {
+        setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
+        key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp, load_image_admits_only_what_db_signed,
+        load_image_refuses_what_dbx_lists, setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
+        NULL,
+    };
+    fw_add_tcase_secure_boot(s, "firmware", firmware);
+    return s;
+}
