@@ -285,7 +285,9 @@ mixed_boots() {
         [ "$e" = pe ] && loader=0x21
         expect "realkvm-$n-mixed-stop-at-ebs-$e" 0 'ExitBootServices succeeded' 'signature EL32' \
             "type_of_loader +$loader" 'e820-check: ok' 'memattr-check: ok' "${NATIVE[@]}" \
-            -- "$HO" --timeout 300 --firmware-bits 32 --entry "$e" --stop-at ebs "$K"
+            -- "$HO" --timeout 300 --firmware-bits 32 --entry "$e" --stop-at ebs --report "$OUT/$n-mixed-$e.json" "$K"
+        expect "realkvm-$n-mixed-report-e820-$e" 0 'report ok' \
+            -- "$TOP/tests/integration/report-check.py" "$OUT/$n-mixed-$e.json" EL32
         expect "realkvm-$n-mixed-exec-$e" 3 '^exec-out: mixed' 'efi: EFI v2\.[0-9]+ by handover' \
             'efi: Unable to switch EFI into virtual mode' 'handover-init: command exited with status 3' \
             'end: guest-status, exit status 3' "${NATIVE[@]}" \
