@@ -342,7 +342,7 @@ expect image-no-handover-entry-handover 2 'lacks XLF_EFI_HANDOVER_64: no 64-bit 
     -- "$HO" --entry handover "$NOHAND"
 expect image-no-handover-dtb 2 'lacks XLF_EFI_HANDOVER_64, so it boots through the PE entry, and --dtb needs the handover entry' \
     -- "$HO" --dtb auto "$NOHAND"
-# A 32-bit firmware enters only the 32-bit handover entry, which the
+# A 32-bit firmware enters the 32-bit handover entry by default, which the
 # payload (like a kernel without CONFIG_EFI_MIXED) does not have.
 expect image-no-handover32 2 'lacks XLF_EFI_HANDOVER_32: no 32-bit EFI handover entry, which --firmware-bits 32 needs' \
     -- "$HO" --firmware-bits 32 "$PAYLOAD"

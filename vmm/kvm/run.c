@@ -113,12 +113,14 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret, ui
     /* The stub still runs on the firmware's tables. A mixed-mode stub
      * calls with paging off and turns it on again from CR3 as it finds it
      * (efi_mixed.S efi_enter32): it goes on on the firmware's tables, and
-     * with the firmware's IDT, whatever IDT the kernel loaded. */
+     * (a 64-bit kernel's, which calls through that thunk) with the
+     * firmware's IDT, whatever IDT the kernel loaded. */
     bool moved = switch_pml4(s);
     if (!moved && vm->opt.firmware_bits == 32 && !(s->cr0 & CR0_PG)) {
         s->cr3 = GUEST_PML4;
         moved = true;
-        if (x86_mixed_thunk_keep_firmware_idt(&vm->mem, (uint32_t)rbx))
+        if ((vm->placed.bz.hdr.xloadflags & XLF_KERNEL_64) &&
+            x86_mixed_thunk_keep_firmware_idt(&vm->mem, (uint32_t)rbx))
             vmm_log("stop-at ebs: the mixed-mode stub's saved IDTR at EBX + 16 (0x%llx) is outside guest RAM: its "
                     "jump to the kernel may fault through an IDT of its own", (unsigned long long)(uint32_t)rbx + 16);
     }
