@@ -7,7 +7,10 @@
  *    RCX/RDX (Microsoft x64 ABI) at base + AddressOfEntryPoint;
  *  - handover with an IA-32 firmware (--firmware-bits 32): the same zero
  *    page, efi_main(handle, systab, bp) on the 32-bit stack (cdecl) at
- *    startup_32 + handover_offset, in 32-bit protected mode. */
+ *    startup_32 + handover_offset, in 32-bit protected mode;
+ *  - pe with an IA-32 firmware: the same PE image, efi32_pe_entry(handle,
+ *    systab) on the 32-bit stack at the entry its .compat section lists
+ *    (loader/pe_compat.h), as a 32-bit firmware's StartImage enters it. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -222,13 +225,16 @@ static void inject_memmap(struct vmm *vm)
 
 /* The 32-bit handover entry (boot.rst, "EFI Handover Protocol"), as if
  * called: ESP at the return address (the thunk that reports the image
- * returned), then handle, systab and boot_params; interrupts off. */
+ * returned), then handle, systab and boot_params; interrupts off. The PE
+ * compat entry takes the first two alone (UEFI 2.10 section 2.3.2: the
+ * image's entry point, cdecl). */
 static int set_entry_registers32(struct vmm *vm)
 {
     uint64_t esp = GUEST_STACK_TOP - 0x40;
     const uint32_t frame[4] = { (uint32_t)firmware_thunk(&vm->fw, FW_ID_IMAGE_RETURN), (uint32_t)vm->fw.image_handle,
                                 (uint32_t)vm->fw.systab, (uint32_t)vm->placed.boot_params };
-    if (vm->placed.boot_params >> 32 || !guest_mem_write(&vm->mem, esp, frame, sizeof(frame)))
+    size_t args = vm->opt.entry == ENTRY_PE ? 3 : 4;
+    if (vm->placed.boot_params >> 32 || !guest_mem_write(&vm->mem, esp, frame, args * sizeof(frame[0])))
         return -1;
     struct kvm_regs r = { .rip = vm->placed.entry_rip, .rsp = esp, .rflags = 0x2 };
     return vmm_set_regs(&vm->vcpus[0], &r);
@@ -393,8 +399,9 @@ static int place_kernel(struct vmm *vm)
     return 0;
 }
 
-/* The PE entry: the image mapped section by section at its place; the
- * command line reaches it as LoadOptions (build_firmware). */
+/* The PE entry: the image mapped section by section at its place, entered
+ * at AddressOfEntryPoint, or by an IA-32 firmware at its .compat entry;
+ * the command line reaches it as LoadOptions (build_firmware). */
 static int load_kernel_pe(struct vmm *vm, size_t cmdlen)
 {
     const struct bzimage *bz = &vm->placed.bz;
@@ -404,7 +411,8 @@ static int load_kernel_pe(struct vmm *vm, size_t cmdlen)
     }
     if (bzimage_load_pe(bz, &vm->mem, vm->placed.image_start))
         return image_outside_ram(vm);
-    vm->placed.entry_rip = vm->placed.image_start + bz->pe.entry;
+    uint32_t entry = vm->opt.firmware_bits == 32 ? vm->placed.compat_entry : bz->pe.entry;
+    vm->placed.entry_rip = vm->placed.image_start + entry;
     return 0;
 }
 

@@ -24,6 +24,7 @@ struct placement {
     size_t image_file_size;
     uint64_t image_start, image_size;   /* the loaded image (LoaderCode) */
     uint64_t entry_rip, boot_params;
+    uint32_t compat_entry;              /* --firmware-bits 32 --entry pe: the IA-32 entry's RVA (.compat) */
     struct cpio_builder added;          /* the --exec/--add archive, built before /dev/kvm is opened */
     uint8_t *initrd_data;               /* the initrd (and that archive) */
     uint64_t initrd_size;

@@ -8,6 +8,7 @@
 
 #include "../firmware-stub/firmware.h"
 #include "../loader/efi_app.h"
+#include "../loader/pe_compat.h"
 #include "devices/device_init.h"
 #include "verdict/fault_outcome.h"
 #include "verdict/ktap.h"
@@ -69,7 +70,7 @@ static const char *app_conflict(const struct vmm_options *o)
 {
     if (o->firmware_bits == 32)
         return "--firmware-bits 32: the image is an EFI application, not a bzImage: a 32-bit firmware serves only a "
-               "mixed-mode kernel's 32-bit handover entry";
+               "mixed-mode kernel's 32-bit handover entry or PE compat entry";
     if (o->entry_given && o->entry == ENTRY_HANDOVER)
         return "--entry handover: the image is an EFI application, not a bzImage: it has no handover entry and "
                "is started at its PE entry point, as a boot manager starts it (--entry is for bzImages)";
@@ -134,6 +135,12 @@ static int parse_image(struct vmm *vm)
     if (bzimage_parse(&vm->placed.bz, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err)))
         goto refused;
     refusal = EXIT_USAGE;
+    if (vm->opt.firmware_bits == 32 && vm->opt.entry == ENTRY_PE) {
+        if (bzimage_check_entry(&vm->placed.bz, ENTRY_PE, err, sizeof(err)) ||
+            pe_compat_entry(&vm->placed.bz.pe, PE_MACHINE_I386, &vm->placed.compat_entry, err, sizeof(err)))
+            goto refused;
+        return 0;
+    }
     if (vm->opt.firmware_bits == 32) {
         if (bzimage_check_handover32(&vm->placed.bz, err, sizeof(err)))
             goto refused;
@@ -307,7 +314,8 @@ static int load(struct vmm *vm)
     else if (!vm->opt.quiet)
         vmm_log("%s: Linux boot protocol %u.%02u, %s entry at 0x%llx, image at 0x%llx (0x%llx bytes), %llu MiB RAM",
                 vm->opt.kernel, vm->placed.bz.hdr.version >> 8, vm->placed.bz.hdr.version & 0xff,
-                vm->opt.entry == ENTRY_PE ? "PE" : vm->opt.firmware_bits == 32 ? "32-bit handover" : "handover",
+                vm->opt.entry == ENTRY_PE ? vm->opt.firmware_bits == 32 ? "PE compat (IA-32)" : "PE"
+                : vm->opt.firmware_bits == 32 ? "32-bit handover" : "handover",
                 (unsigned long long)vm->placed.entry_rip,
                 (unsigned long long)vm->placed.image_start, (unsigned long long)vm->placed.image_size,
                 (unsigned long long)(vm->opt.mem >> 20));

@@ -337,7 +337,8 @@ static const struct option_def options[] = {
                  "the firmware's width (default 64); 32: an IA-32 firmware,\n"
                  "its tables and calls 32-bit, entering a mixed-mode kernel\n"
                  "(CONFIG_EFI_MIXED) at startup_32 + handover_offset in\n"
-                 "32-bit protected mode", set_firmware_bits),
+                 "32-bit protected mode (with --entry pe at the IA-32 entry\n"
+                 "its .compat section lists)", set_firmware_bits),
     OPT_CALLBACK("stop-at", required_argument, "ebs",
                  "stop when the stub, after a successful ExitBootServices,\n"
                  "jumps to the kernel; print the boot_params it built and\n"
@@ -714,9 +715,6 @@ static const char *conflict(const struct vmm_options *o)
         return "--dtb needs the handover entry: with --entry pe the stub builds boot_params itself";
     if (o->initrd_via == INITRD_VIA_BOOTPARAMS && o->entry == ENTRY_PE)
         return "--initrd-via bootparams needs --entry handover: through the PE entry the stub builds boot_params";
-    if (o->firmware_bits == 32 && o->entry == ENTRY_PE)
-        return "--firmware-bits 32 needs the handover entry: a 32-bit firmware enters the kernel only at its 32-bit "
-               "handover entry";
     if (o->firmware_bits == 32 && o->esp)
         return "--firmware-bits 32 and --esp cannot be combined: the volume's protocols are served in the x64 "
                "layout only";

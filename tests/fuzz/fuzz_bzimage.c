@@ -1,7 +1,7 @@
 /* libFuzzer harness for the bzImage/PE parser and loaders.
  * Input: the bytes of an image file, as `handover BZIMAGE` would read it.
- * bzimage_parse, bzimage_check_entry for both entries and, when the image
- * parses, bzimage_load_flat / bzimage_load_pe / bootparams_build into a
+ * bzimage_parse, bzimage_check_entry for both entries, pe_compat_entry
+ * (the IA-32 entry of .compat) and, when the image parses, bzimage_load_flat / bzimage_load_pe / bootparams_build into a
  * 64 MiB guest buffer. Loads are placed flush with the end of the buffer,
  * so an overrun leaves it and ASan reports it. The checks below are the
  * contract bzimage.h states; a broken one aborts (counts as a crash). */
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../loader/bzimage.h"
+#include "../../loader/pe_compat.h"
 #include "../../guest/guest_text.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
@@ -138,6 +139,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK((uint64_t)bz.hdr.handover_offset + 0x200 < bz.pm_size);
         else
             CHECK(bz.has_pe && !(bz.pe.file_characteristics & PE_FILE_RELOCS_STRIPPED));
+    }
+    if (bz.has_pe) {
+        uint32_t rva;
+        memset(err, 'x', sizeof(err));
+        if (pe_compat_entry(&bz.pe, PE_MACHINE_I386, &rva, err, sizeof(err)))
+            check_err(err, sizeof(err));
+        else
+            CHECK(rva < bz.pe.size_of_image);
     }
     load_flat(&bz, &gm, data);
     load_pe(&bz, &gm, data);

@@ -403,7 +403,15 @@ def ktap_seeds():
 def bzimage_seeds(payload, tiny):
     if payload and os.path.isfile(payload):
         with open(payload, "rb") as f:
-            write("bzimage", "payload.bzImage", f.read())
+            b = bytearray(f.read())
+        write("bzimage", "payload.bzImage", bytes(b))
+        # Its .data as a mixed-mode kernel's .compat section: one IA-32
+        # entry (type 1, size 8, machine 0x14c) into .text, then the end.
+        i = b.index(b".data\0\0\0", 0, 0x1000)
+        b[i:i + 8] = b".compat\0"
+        raw = struct.unpack_from("<I", b, i + 20)[0]
+        b[raw:raw + 9] = u8(1) + u8(8) + u16(0x14c) + u32(0x1000) + u8(0)
+        write("bzimage", "payload-compat.bzImage", bytes(b))
     if tiny and os.path.isfile(tiny):
         with open(tiny, "rb") as f:
             write("bzimage", "tiny-header-16k", f.read(16384))

@@ -450,11 +450,13 @@ if [ "$WHICH" = tiny ]; then
     fi
 
     # EFI mixed mode: a 32-bit firmware (--firmware-bits 32) enters the
-    # tiny kernel built with CONFIG_EFI_MIXED at its 32-bit handover entry;
+    # tiny kernel built with CONFIG_EFI_MIXED at its 32-bit handover entry,
+    # or at the IA-32 PE entry its .compat section lists (efi32_pe_entry);
     # its stub calls back in 32-bit protected mode, reads the IA-32 tables
     # and names the width in efi_info (EL32). The plain tiny kernel lacks
-    # that entry and is refused.
+    # both and is refused.
     expect tiny-mixed-refused 2 'lacks XLF_EFI_HANDOVER_32' -- "$HO" --firmware-bits 32 --stop-at ebs "$K"
+    expect tiny-mixed-pe-refused 2 'PE: no .compat section' -- "$HO" --firmware-bits 32 --entry pe --stop-at ebs "$K"
     if ! selected 'tiny-mixed-*'; then :
     elif ! KM=$("$TOP/scripts/build-tiny-kernel.sh" mixed 2>"$OUT/build-mixed.log"); then
         skip tiny-mixed "could not build the mixed-mode kernel: $(tail -n 1 "$OUT/build-mixed.log")"
@@ -463,6 +465,13 @@ if [ "$WHICH" = tiny ]; then
             -- "$HO" --timeout 600 --firmware-bits 32 --entry handover --stop-at ebs --trace-efi="$OUT/mixed.trace" "$KM"
         expect tiny-mixed-trace 0 '"bits":32,"call":"ExitBootServices".*"status":"EFI_SUCCESS"' \
             '!"call":"unknown"' -- cat "$OUT/mixed.trace"
+        # The PE compat entry: efi_main(handle, systab) cdecl, the stub
+        # builds boot_params itself from the IA-32 LoadedImage.
+        expect tiny-mixed-pe-stop-at-ebs 0 'PE compat \(IA-32\) entry at' 'ExitBootServices succeeded' \
+            'signature EL32' 'type_of_loader +0x21' 'cmdline +"console=ttyS0' 'e820-check: ok' \
+            -- "$HO" --timeout 600 --firmware-bits 32 --entry pe --stop-at ebs --trace-efi="$OUT/mixed-pe.trace" "$KM"
+        expect tiny-mixed-pe-trace 0 '"bits":32,"call":"HandleProtocol".*"protocol":"EFI_LOADED_IMAGE_PROTOCOL"' \
+            '"bits":32,"call":"ExitBootServices".*"status":"EFI_SUCCESS"' '!"call":"unknown"' -- cat "$OUT/mixed-pe.trace"
         # On to the kernel's end without an init: it reads the IA-32 system
         # and configuration tables, and runs without runtime services, for
         # a 32-bit firmware's SetVirtualAddressMap is not served.

@@ -347,11 +347,18 @@ expect image-no-handover-entry-handover 2 'lacks XLF_EFI_HANDOVER_64: no 64-bit 
     -- "$HO" --entry handover "$NOHAND"
 expect image-no-handover-dtb 2 'lacks XLF_EFI_HANDOVER_64, so it boots through the PE entry, and --dtb needs the handover entry' \
     -- "$HO" --dtb auto "$NOHAND"
-# A 32-bit firmware enters only the 32-bit handover entry, which the
+# A 32-bit firmware enters the 32-bit handover entry by default, which the
 # payload (like a kernel without CONFIG_EFI_MIXED) does not have.
 expect image-no-handover32 2 'lacks XLF_EFI_HANDOVER_32: no 32-bit EFI handover entry, which --firmware-bits 32 needs' \
     -- "$HO" --firmware-bits 32 "$PAYLOAD"
-expect firmware-bits-pe 2 '^handover: --firmware-bits 32 needs the handover entry' -- "$HO" --firmware-bits 32 --entry pe "$PAYLOAD"
+# Through the PE entry it enters the IA-32 entry a .compat section lists
+# (a mixed-mode kernel's efi32_pe_entry): the payload has none, and a
+# .compat whose entry is not code is refused in one line.
+expect firmware-bits-pe 2 'PE: no .compat section: the image lists no entry for machine 0x14c' \
+    -- "$HO" --firmware-bits 32 --entry pe "$PAYLOAD"
+expect image-compat-not-code 2 'PE: .compat entry for machine 0x14c: entry point RVA 0xa000 is not in an executable section' \
+    -- "$HO" --firmware-bits 32 --entry pe "$(img compat 'i = b.index(b".data\0\0\0", 0, 0x1000); b[i:i+8] = b".compat\0"
+o = struct.unpack_from("<I", b, i + 20)[0]; b[o:o+9] = bytes([1, 8, 0x4c, 1]) + struct.pack("<I", 0xa000) + bytes(1)')"
 expect firmware-bits-tpm 2 '^handover: --firmware-bits 32 and --tpm cannot be combined' -- "$HO" --firmware-bits 32 --tpm "$PAYLOAD"
 expect firmware-bits-snapshot 2 '^handover: --firmware-bits 32 and --snapshot cannot be combined' \
     -- "$HO" --firmware-bits 32 --snapshot "$OUT/snap32" --exec true "$PAYLOAD"

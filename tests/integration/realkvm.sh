@@ -264,6 +264,29 @@ elif [ -n "${INITRAMFS:-}" ]; then
         -- "$HO" --timeout 300 --initrd "$INITRAMFS" --exec 'echo exec-out: hello' "$KH"
 fi
 
+# EFI mixed mode on a stock kernel (--firmware-bits 32): through the 32-bit
+# handover entry and through the PE compat entry (.compat) to
+# ExitBootServices, with the e820 table the stub built agreeing with the
+# firmware's map, and to user space with --exec. The kernel boots on
+# without runtime services: a 32-bit firmware's SetVirtualAddressMap is
+# EFI_UNSUPPORTED, and the kernel says so and carries on. NAME KERNEL
+mixed_boots() {
+    local n=$1 K=$2 e loader
+    for e in handover pe; do
+        loader=0xff
+        [ "$e" = pe ] && loader=0x21
+        expect "realkvm-$n-mixed-stop-at-ebs-$e" 0 'ExitBootServices succeeded' 'signature EL32' \
+            "type_of_loader +$loader" 'e820-check: ok' 'memattr-check: ok' "${NATIVE[@]}" \
+            -- "$HO" --timeout 300 --firmware-bits 32 --entry "$e" --stop-at ebs --report "$OUT/$n-mixed-$e.json" "$K"
+        expect "realkvm-$n-mixed-report-e820-$e" 0 'report ok' \
+            -- "$TOP/tests/integration/report-check.py" "$OUT/$n-mixed-$e.json" EL32
+        expect "realkvm-$n-mixed-exec-$e" 3 '^exec-out: mixed' 'efi: EFI v2\.[0-9]+ by handover' \
+            'efi: Unable to switch EFI into virtual mode' 'handover-init: command exited with status 3' \
+            'end: guest-status, exit status 3' "${NATIVE[@]}" \
+            -- "$HO" --timeout 300 --firmware-bits 32 --entry "$e" --exec 'echo exec-out: mixed; exit 3' "$K"
+    done
+}
+
 # Real EFI applications of Debian's packages (docs/efi-applications.md).
 # memtest86+ is a bzImage that cannot be relocated and an EFI application:
 # it runs as the application, at its ImageBase 0x200000, asks for the GOP
@@ -338,6 +361,7 @@ if KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
             expect "$v-no-fallbacks-$e" 0 '"emulation_fallbacks": 0' -- cat "$OUT/$v-$e.json"
         done
         [ -n "${INITRAMFS:-}" ] && exec_boots "$v" "$K" --trace-efi="$OUT/$v-exec.trace"
+        mixed_boots "${v#debian-}" "$K"
         # After SetVirtualAddressMap the kernel calls the runtime services
         # through its own mapping: the VMM translates its pointers.
         if ! selected "$v-runtime-services"; then :

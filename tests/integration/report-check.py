@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Check a --report FILE: well-formed, and the e820 table in boot_params is
-exactly what the memory map at ExitBootServices gives (types converted,
-neighbours merged, as the kernel's setup_e820 does)."""
+"""Check a --report FILE [SIGNATURE]: well-formed, and the e820 table in
+boot_params is exactly what the memory map at ExitBootServices gives (types
+converted, neighbours merged, as the kernel's setup_e820 does); efi_info
+signed SIGNATURE (default EL64; EL32 behind --firmware-bits 32)."""
 import json
 import sys
 
@@ -13,8 +14,9 @@ for key in ("kernel", "entry", "firmware_calls", "vm_exits", "vm_exits_by_phase"
 got, want = r["boot_params"]["e820"], r["e820_from_memory_map"]
 if got != want:
     sys.exit(f"e820 {got} != memory map {want}")
-if r["boot_params"]["efi_loader_signature"] != "EL64":
-    sys.exit("boot_params efi_info lacks EL64")
+signature = sys.argv[2] if len(sys.argv) > 2 else "EL64"
+if r["boot_params"]["efi_loader_signature"] != signature:
+    sys.exit(f"boot_params efi_info lacks {signature}")
 # --tpm: each PCR a number 0-23, its value 32 bytes of lowercase hex.
 for pcr, value in r.get("pcrs", {}).get("sha256", {}).items():
     if not (pcr.isdigit() and int(pcr) < 24 and len(value) == 64 and set(value) <= set("0123456789abcdef")):

@@ -3,7 +3,8 @@
  * HIGHLOW and ABSOLUTE entries, as the PE/COFF specification lays them
  * out) loaded at its ImageBase and elsewhere, then broken one field at a
  * time; the synthetic payload's real EFI stub header mapped as the old
- * loader mapped it. */
+ * loader mapped it; the .compat section of a mixed-mode kernel read and
+ * broken. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "suites.h"
 #include "../../loader/bzimage.h"
 #include "../../loader/efi_app.h"
+#include "../../loader/pe_compat.h"
 #include "../../firmware-stub/pe.h"
 
 /* ---- a synthetic image ---------------------------------------------------- */
@@ -521,6 +523,105 @@ START_TEST(efi_drivers_are_refused_as_applications_naming_the_subsystem)
 }
 END_TEST
 
+/* ---- .compat: a mixed-mode kernel's IA-32 entry ---------------------------- */
+
+#define COMPAT_ENTRY (TEXT_VA + 0x40)
+
+/* The synthetic image with a .compat section in .reloc's place (and no
+ * relocations): VirtualSize vsize, 0x200 bytes in the file, the first n
+ * of them entries, the rest zero. */
+static void build_compat(const uint8_t *entries, size_t n, uint32_t vsize)
+{
+    build_pe(file);
+    reloc_dir(file, 0, 0);
+    section(file, 2, ".compat", RELOC_VA, vsize, RELOC_RAW, 0x200, SCN_RELOC);
+    memset(file + RELOC_RAW, 0, 0x200);
+    memcpy(file + RELOC_RAW, entries, n);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+}
+
+/* header.S's entry: Version 1, Size 8, IMAGE_FILE_MACHINE_I386, the RVA. */
+#define I386_ENTRY(rva) 1, 8, 0x4c, 0x01, (rva) & 0xff, ((rva) >> 8) & 0xff, ((rva) >> 16) & 0xff, (rva) >> 24
+
+START_TEST(kernel_style_compat_lists_the_ia32_entry)
+{
+    const uint8_t e[] = { I386_ENTRY(COMPAT_ENTRY), 0 };
+    build_compat(e, sizeof(e), 0x200);
+    uint32_t rva = 0;
+    ck_assert_msg(pe_compat_entry(&pe, PE_MACHINE_I386, &rva, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(rva, COMPAT_ENTRY);
+}
+END_TEST
+
+START_TEST(compat_skips_other_machines_and_unknown_types)
+{
+    const uint8_t e[] = { 1, 8, 0x64, 0xaa, 0, 0x10, 0, 0,   /* AArch64 */
+                          7, 4, 0xff, 0xff,                  /* a later type, skipped by its size */
+                          I386_ENTRY(COMPAT_ENTRY + 4), 0 };
+    build_compat(e, sizeof(e), 0x200);
+    uint32_t rva = 0;
+    ck_assert_msg(pe_compat_entry(&pe, PE_MACHINE_I386, &rva, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(rva, COMPAT_ENTRY + 4);
+}
+END_TEST
+
+START_TEST(image_without_compat_is_refused_naming_the_section)
+{
+    build_pe(file);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    uint32_t rva = 0;
+    ck_assert_int_eq(pe_compat_entry(&pe, PE_MACHINE_I386, &rva, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "PE: no .compat section"), "message \"%s\"", err);
+}
+END_TEST
+
+static const struct compat_variant {
+    const char *what;
+    uint8_t bytes[16];
+    size_t n;
+    uint32_t vsize;      /* the section's VirtualSize */
+    const char *field;   /* what the message must say */
+} compat_variants[] = {
+    { "no IA-32 entry", { 1, 8, 0x64, 0xaa, 0, 0x10, 0, 0 }, 8, 0x200, "lists no entry for machine 0x14c" },
+    { "empty section", { 0 }, 1, 0x200, "lists no entry for machine 0x14c" },
+    { "size 0", { 1, 0 }, 2, 0x200, "size 0 is below 2" },
+    { "size 1", { 5, 1 }, 2, 0x200, "size 1 is below 2" },
+    { "entry of 4 bytes", { 1, 4, 0x4c, 0x01 }, 4, 0x200, "an entry point needs 8" },
+    { "entry past VirtualSize", { I386_ENTRY(COMPAT_ENTRY) }, 8, 6, "runs past the section's 0x6 bytes" },
+    { "size byte past VirtualSize", { I386_ENTRY(COMPAT_ENTRY) }, 8, 1, "size byte is past" },
+    { "entry in .data", { I386_ENTRY(DATA_VA) }, 8, 0x200, "RVA 0x2000 is not in an executable section" },
+    { "entry past SizeOfImage", { I386_ENTRY(0xfffffff0u) }, 8, 0x200, "not in an executable section" },
+};
+#define NCOMPAT ((int)(sizeof(compat_variants) / sizeof(compat_variants[0])))
+
+START_TEST(malformed_compat_is_refused_naming_the_fault)
+{
+    const struct compat_variant *v = &compat_variants[_i];
+    build_compat(v->bytes, v->n, v->vsize);
+    uint32_t rva = 0x1234;
+    err[0] = 0;
+    ck_assert_msg(pe_compat_entry(&pe, PE_MACHINE_I386, &rva, err, sizeof(err)) == -1, "%s: accepted", v->what);
+    ck_assert_msg(strstr(err, v->field) != NULL, "%s: message \"%s\" does not say \"%s\"", v->what, err, v->field);
+    ck_assert_uint_eq(rva, 0x1234);
+}
+END_TEST
+
+/* A section whose every byte is an entry's size: each walk ends inside
+ * the section (ASan sees an overrun of the file copy). */
+START_TEST(compat_of_any_bytes_stays_in_the_section)
+{
+    uint8_t e[32];
+    for (unsigned seed = 0; seed < 256; seed++) {
+        for (size_t i = 0; i < sizeof(e); i++)
+            e[i] = (uint8_t)(seed * 31 + i * 7);
+        build_compat(e, sizeof(e), sizeof(e));
+        uint32_t rva;
+        if (pe_compat_entry(&pe, PE_MACHINE_I386, &rva, err, sizeof(err)) == 0)
+            ck_assert_uint_lt(rva, SIZE_OF_IMAGE);
+    }
+}
+END_TEST
+
 Suite *pe_suite(void)
 {
     Suite *s = suite_create("pe");
@@ -548,5 +649,13 @@ Suite *pe_suite(void)
     tcase_add_loop_test(bad, malformed_pe_is_refused_naming_the_field, 0, NVARIANTS);
     tcase_add_test(bad, every_truncation_is_refused);
     suite_add_tcase(s, bad);
+
+    TCase *compat = tcase_create("compat");
+    tcase_add_test(compat, kernel_style_compat_lists_the_ia32_entry);
+    tcase_add_test(compat, compat_skips_other_machines_and_unknown_types);
+    tcase_add_test(compat, image_without_compat_is_refused_naming_the_section);
+    tcase_add_loop_test(compat, malformed_compat_is_refused_naming_the_fault, 0, NCOMPAT);
+    tcase_add_test(compat, compat_of_any_bytes_stays_in_the_section);
+    suite_add_tcase(s, compat);
     return s;
 }

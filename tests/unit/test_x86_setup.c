@@ -255,6 +255,29 @@ START_TEST(idt_mixed_gates_name_the_kernels_code_selector)
 }
 END_TEST
 
+/* With --stop-at ebs the IDTR a mixed-mode thunk saved at 16(%ebx) becomes
+ * the firmware's (SIDT's 10 bytes, the same as sregs32's), the rest of the
+ * thunk's frame untouched; a frame outside RAM is refused. */
+START_TEST(mixed_thunk_keeps_the_firmware_idt)
+{
+    const uint32_t ebx = 0x200000;
+    memset(ram + ebx, 0xcc, 32);
+    ck_assert_int_eq(x86_mixed_thunk_keep_firmware_idt(&gm, ebx), 0);
+    struct kvm_sregs s;
+    x86_setup_sregs32(&s);
+    uint16_t limit;
+    uint64_t base;
+    memcpy(&limit, ram + ebx + 16, 2);
+    memcpy(&base, ram + ebx + 18, 8);
+    ck_assert_uint_eq(limit, s.idt.limit);
+    ck_assert_uint_eq(base, s.idt.base);
+    ck_assert_uint_eq(ram[ebx + 15], 0xcc);   /* the saved GDTR's side */
+    ck_assert_uint_eq(ram[ebx + 26], 0xcc);
+    ck_assert_int_eq(x86_mixed_thunk_keep_firmware_idt(&gm, (uint32_t)RAM_SIZE - 20), -1);
+    ck_assert_int_eq(x86_mixed_thunk_keep_firmware_idt(&gm, 0xfffffff8u), -1);
+}
+END_TEST
+
 Suite *x86_setup_suite(void)
 {
     Suite *s = suite_create("x86_setup");
@@ -272,6 +295,7 @@ Suite *x86_setup_suite(void)
     tcase_add_test(tc, gdt32_holds_flat_32_bit_code_and_data_at_the_boot_selectors);
     tcase_add_test(tc, sregs32_enter_protected_mode_without_paging);
     tcase_add_test(tc, idt_mixed_gates_name_the_kernels_code_selector);
+    tcase_add_test(tc, mixed_thunk_keeps_the_firmware_idt);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -103,7 +103,7 @@ static bool switch_pml4(struct kvm_sregs *s)
  * the image's own stub, or, behind a boot loader, the kernel the loader
  * placed, whose stub makes the call. So the stub's jump to the
  * decompressed kernel faults into the firmware's #PF gate. */
-static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret)
+static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret, uint64_t rbx)
 {
     struct vmm *vm = c->vm;
     const struct memmap_entry *caller = memmap_entry_at(&vm->fw.map, ret);
@@ -112,11 +112,17 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret)
     x86_set_nx_outside(&vm->mem, keep, 3, true);
     /* The stub still runs on the firmware's tables. A mixed-mode stub
      * calls with paging off and turns it on again from CR3 as it finds it
-     * (efi_mixed.S efi_enter32): it goes on on the firmware's tables. */
+     * (efi_mixed.S efi_enter32): it goes on on the firmware's tables, and
+     * (a 64-bit kernel's, which calls through that thunk) with the
+     * firmware's IDT, whatever IDT the kernel loaded. */
     bool moved = switch_pml4(s);
     if (!moved && vm->opt.firmware_bits == 32 && !(s->cr0 & CR0_PG)) {
         s->cr3 = GUEST_PML4;
         moved = true;
+        if ((vm->placed.bz.hdr.xloadflags & XLF_KERNEL_64) &&
+            x86_mixed_thunk_keep_firmware_idt(&vm->mem, (uint32_t)rbx))
+            vmm_log("stop-at ebs: the mixed-mode stub's saved IDTR at EBX + 16 (0x%llx) is outside guest RAM: its "
+                    "jump to the kernel may fault through an IDT of its own", (unsigned long long)(uint32_t)rbx + 16);
     }
     if (moved && ioctl(c->fd, KVM_SET_SREGS, s) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));
@@ -431,7 +437,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
                 guest_view_read(&call.view, vm->fw.transfer.pending ? vm->fw.transfer.rsp : call.rsp, &ret, 8);
             if (called_by_application(vm, ret))
                 arm_kernel_entry(vm);
-            else if (arm_stop_at_ebs(c, &s, ret))
+            else if (arm_stop_at_ebs(c, &s, ret, call.saved.rbx))
                 return EXIT_HOST;
         }
     }

@@ -4,6 +4,8 @@
 
 #include "../../guest/layout.h"
 
+#define IDT_LIMIT (32 * 16 - 1)   /* 32 gates of 16 bytes */
+
 static unsigned identity_gib(const struct guest_mem *gm)
 {
     uint64_t top = guest_mem_top(gm);
@@ -134,6 +136,16 @@ void x86_setup_idt_mixed(const struct guest_mem *gm, uint64_t (*handler)(unsigne
     fill_idt(gm, handler, ctx, GUEST_SEL_CODE32);
 }
 
+int x86_mixed_thunk_keep_firmware_idt(const struct guest_mem *gm, uint32_t ebx)
+{
+    uint8_t desc[10];   /* SIDT's in long mode: the limit, then an 8-byte base */
+    const uint16_t limit = IDT_LIMIT;
+    const uint64_t base = GUEST_IDT;
+    memcpy(desc, &limit, 2);
+    memcpy(desc + 2, &base, 8);
+    return guest_mem_write(gm, (uint64_t)ebx + 16, desc, sizeof(desc)) ? 0 : -1;
+}
+
 void x86_setup_sregs32(struct kvm_sregs *s)
 {
     s->cs = code32_segment();
@@ -142,7 +154,7 @@ void x86_setup_sregs32(struct kvm_sregs *s)
     s->gdt.base = GUEST_GDT;
     s->gdt.limit = 4 * 8 - 1;
     s->idt.base = GUEST_IDT;
-    s->idt.limit = 32 * 16 - 1;
+    s->idt.limit = IDT_LIMIT;
     s->cr0 = CR0_PE | CR0_MP | CR0_ET | CR0_NE;
     s->cr3 = 0;
     s->cr4 = CR4_OSFXSR | CR4_OSXMMEXCPT;
@@ -157,7 +169,7 @@ void x86_setup_sregs(struct kvm_sregs *s)
     s->gdt.base = GUEST_GDT;
     s->gdt.limit = 3 * 8 - 1;
     s->idt.base = GUEST_IDT;
-    s->idt.limit = 32 * 16 - 1;
+    s->idt.limit = IDT_LIMIT;
     s->cr0 = CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_PG;
     s->cr3 = GUEST_PML4;
     s->cr4 = CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT;

@@ -60,6 +60,16 @@ void x86_setup_gdt32(const struct guest_mem *gm);
  * gate and ends as a triple fault. */
 void x86_setup_idt_mixed(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
                          const void *ctx);
+/* A mixed-mode stub's firmware call returns with the IDTR its thunk saved
+ * before the call: __efi64_thunk stores its long mode's at 16(%rbx) and
+ * efi_enter32 reloads it from 16(%ebx) after the call
+ * (arch/x86/boot/compressed/efi_mixed.S). Make that saved IDTR this
+ * IDT's, so that the stub goes on with the VMM's gates even when the
+ * kernel loaded an IDT of its own (startup32_load_idt, for SEV-ES:
+ * CONFIG_AMD_MEM_ENCRYPT, as Debian's kernels have it). ebx is the
+ * call's EBX, physical (paging is off in the call). -1 if that lies
+ * outside guest RAM. */
+int x86_mixed_thunk_keep_firmware_idt(const struct guest_mem *gm, uint32_t ebx);
 void x86_setup_sregs32(struct kvm_sregs *s);
 
 #endif
