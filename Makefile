@@ -36,7 +36,7 @@ UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
 .PHONY: all test test-full test-fuzz test-fast test-clang test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
-        install man docs clean help kernels boot bench bench-sweep bench-realkvm bench-warm
+        install man docs clean help kernels boot bench bench-sweep bench-realkvm bench-warm bench-mixed
 all: $(BUILD)/handover
 
 $(BUILD)/obj/%.o: %.c
@@ -199,7 +199,7 @@ boot: $(BUILD)/handover
 	scripts/kvm-host $(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
 
 # handover against QEMU on this host (about 25 minutes): bench/results.json and a table.
-bench: $(BUILD)/handover $(PAYLOAD_IMAGE) bench-realkvm bench-warm
+bench: $(BUILD)/handover $(PAYLOAD_IMAGE) bench-realkvm bench-warm bench-mixed
 	bench/run.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
 
 # Warm boots (--snapshot) against cold ones, 5 runs each of --exec true on
@@ -218,6 +218,15 @@ bench-realkvm: $(BUILD)/handover test-assets
 	    || echo "the KVM host ended early (status $$?): $$(grep -m1 -E 'ERROR|assert' $(BENCH_RK)/l1.err)" >> $(BENCH_RK)/notes
 	python3 bench/summarize_realkvm.py bench/realkvm-results.json "$$(cat $(BENCH_RK)/main/qemu-common-args 2>/dev/null)" \
 	    $(BENCH_RK)/notes $(BENCH_RK)/main/runs.jsonl
+
+# EFI mixed mode's firmware phase against the 64-bit one on the same kernel
+# (tiny, CONFIG_EFI_MIXED): calls, exits and time from --report, in
+# scripts/kvm-host (bench/mixed.sh, a few minutes): bench/mixed-results.json.
+BENCH_MIXED := $(BUILD)/bench-mixed
+bench-mixed: $(BUILD)/handover
+	rm -rf $(BENCH_MIXED)
+	KVM_HOST_SAVE=$(BENCH_MIXED) scripts/kvm-host bench/mixed.sh $(BUILD)/handover
+	cp $(BENCH_MIXED)/mixed-results.json bench/mixed-results.json
 
 # --fault-sweep against one boot per fault on the tiny kernel (about 10 minutes).
 bench-sweep: $(BUILD)/handover
@@ -271,10 +280,11 @@ help:
 	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"
 	@echo "make fuzz-regress   replay the fuzz corpora and regressions (part of test-fast)"
 	@echo "make fuzz-smoke     each harness for FUZZ_SMOKE_SECONDS (10) seconds (part of test-fast)"
-	@echo "make bench          bench-realkvm, bench-warm, then handover against QEMU on this host's own KVM (bench/run.sh)"
+	@echo "make bench          bench-realkvm, bench-warm, bench-mixed, then handover against QEMU on this host's own KVM (bench/run.sh)"
 	@echo "make bench-realkvm  on a hardware KVM: handover vs QEMU q35, microvm, OVMF to user space (bench/realkvm.sh)"
 	@echo "make bench-sweep    --fault-sweep against one boot per fault (bench/sweep.sh)"
 	@echo "make bench-warm     --snapshot: warm boots against cold ones, in the L1 (bench/warm.sh)"
+	@echo "make bench-mixed    EFI mixed mode's firmware phase against the 64-bit one, in the L1 (bench/mixed.sh)"
 	@echo "make kernels        build the tiny kernel and fetch the Debian kernels into ~/.cache/handover"
 	@echo "make man            build/handover.1, the man page (help2man from --help)"
 	@echo "make docs           write docs/exit-status.md from the exit-status and end-reason tables"

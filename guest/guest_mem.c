@@ -71,8 +71,10 @@ bool guest_view_translate(const struct guest_view *v, uint64_t va, uint64_t *pa)
         *pa = va;
         return true;
     }
-    int levels = v->la57 ? 5 : 4;
-    uint64_t table = v->cr3 & PTE_ADDR;
+    int levels = v->pae32 ? 3 : v->la57 ? 5 : 4;
+    uint64_t table = v->pae32 ? (v->cr3 & 0xffffffe0) : (v->cr3 & PTE_ADDR);
+    if (v->pae32 && va >> 32)
+        return false;
     for (int level = levels; level >= 1; level--) {
         unsigned shift = 12 + 9 * (level - 1);
         uint64_t entry;
@@ -80,8 +82,8 @@ bool guest_view_translate(const struct guest_view *v, uint64_t va, uint64_t *pa)
             return false;
         if (!(entry & PTE_PRESENT))
             return false;
-        /* 1 GiB (level 3) and 2 MiB (level 2) pages. */
-        if (level <= 3 && level >= 2 && (entry & PTE_LARGE)) {
+        /* 1 GiB (level 3, not in PAE's PDPT) and 2 MiB (level 2) pages. */
+        if (level <= (v->pae32 ? 2 : 3) && level >= 2 && (entry & PTE_LARGE)) {
             uint64_t mask = (1ULL << shift) - 1;
             *pa = ((entry & PTE_ADDR) & ~mask) | (va & mask);
             return true;

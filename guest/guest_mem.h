@@ -45,11 +45,15 @@ bool guest_mem_write(const struct guest_mem *gm, uint64_t gpa, const void *src, 
 
 /* A view of guest memory through the guest's paging, as a guest pointer
  * means it: with paging off (cr3 == 0) addresses are physical; otherwise
- * they are translated through the 4- or 5-level tables at cr3. */
+ * they are translated through the 4- or 5-level tables at cr3, or the
+ * 3-level ones of 32-bit PAE paging. */
 struct guest_view {
     const struct guest_mem *gm;
     uint64_t cr3;   /* 0: no translation */
     bool la57;      /* CR4.LA57: 5-level paging */
+    bool pae32;     /* CR4.PAE outside long mode: a PDPT of 4 entries at cr3
+                     * (32-byte aligned, SDM vol. 3A 4.4), then directories
+                     * and tables as in 4-level paging */
 };
 
 /* Translate a guest-virtual address; false if not mapped or a table is

@@ -12,6 +12,7 @@
  *   0x00107000               PDPT
  *   0x00108000 - 0x00147fff  page directories, one per GiB identity-mapped (2 MiB pages)
  *   0x00148000               a second PML4, same tables (see run.c, --stop-at ebs)
+ *   0x00149000               a PAE PDPT over the first four page directories (an i386 kernel's --stop-at ebs)
  *   ...        - 0x001fffff  firmware stack (grows down from 2 MiB)
  *   0x00200000 -             conventional RAM; the kernel image goes at pref_address
  */
@@ -28,6 +29,7 @@
 #define GUEST_PD                      0x00108000ULL
 #define GUEST_MAX_PD                  64             /* identity map up to 64 GiB */
 #define GUEST_PML4_ALT                0x00148000ULL  /* a second PML4: switching CR3 to it flushes the TLB */
+#define GUEST_PDPT_PAE                0x00149000ULL  /* 32-bit PAE paging on the same page directories */
 #define GUEST_STACK_TOP               0x00200000ULL
 #define GUEST_STACK_SIZE              0x00040000ULL  /* 256 KiB */
 #define GUEST_VMM_END                 0x00200000ULL  /* end of the boot-services data the VMM owns */
@@ -49,7 +51,8 @@
 #define GUEST_MAX_MEM                 (32ULL << 30)
 
 _Static_assert(GUEST_PD + GUEST_MAX_PD * 0x1000 <= GUEST_PML4_ALT, "page directories below the second PML4");
-_Static_assert(GUEST_PML4_ALT + 0x1000 <= GUEST_STACK_TOP - GUEST_STACK_SIZE, "page tables below the stack");
+_Static_assert(GUEST_PML4_ALT + 0x1000 <= GUEST_PDPT_PAE, "the PAE PDPT above the second PML4");
+_Static_assert(GUEST_PDPT_PAE + 0x1000 <= GUEST_STACK_TOP - GUEST_STACK_SIZE, "page tables below the stack");
 
 /* Selectors of the firmware GDT. */
 #define GUEST_SEL_CODE64              0x08

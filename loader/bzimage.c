@@ -73,10 +73,7 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
                     h->syssize, (unsigned long long)h->syssize * 16, (unsigned long long)bz->pm_size);
     if (!(h->loadflags & LOADED_HIGH))
         return fail(err, errlen, "loadflags: 0x%02x lacks LOADED_HIGH: not a bzImage", h->loadflags);
-    if (!(h->xloadflags & XLF_KERNEL_64))
-        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_KERNEL_64: no 64-bit entry, as in a 32-bit (i386) "
-                    "kernel, which handover does not boot (it boots x86-64 kernels, through the 32-bit entry with "
-                    "--firmware-bits 32 those built with CONFIG_EFI_MIXED)", h->xloadflags);
+    bz->kernel_64 = (h->xloadflags & XLF_KERNEL_64) != 0;
     if (!is_pow2(h->kernel_alignment) || h->kernel_alignment < 4096)
         return fail(err, errlen, "kernel_alignment: 0x%x is not a power of two >= 4 KiB", h->kernel_alignment);
     if (h->pref_address & 0xfff)
@@ -96,7 +93,9 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
     if (h->initrd_addr_max < 0x100000)
         return fail(err, errlen, "initrd_addr_max: 0x%x is below 1 MiB", h->initrd_addr_max);
     read_kernel_version(bz);
-    if (!pe_is_mz(data, size))
+    /* An i386 kernel's PE header is IA-32's (Machine 0x14c): only its
+     * 32-bit handover entry is used, so it is not read. */
+    if (!bz->kernel_64 || !pe_is_mz(data, size))
         return 0;   /* no PE header: only the handover entry can be used */
     if (pe_parse(&bz->pe, data, size, err, errlen))
         return -1;
@@ -106,6 +105,10 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
 
 int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *err, size_t errlen)
 {
+    if (!bz->kernel_64)
+        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_KERNEL_64: no 64-bit entry, as in a 32-bit (i386) "
+                    "kernel, which a 64-bit firmware cannot enter (--firmware-bits 32 enters it at its 32-bit "
+                    "handover entry)", bz->hdr.xloadflags);
     if (entry == ENTRY_PE) {
         if (!bz->has_pe)
             return fail(err, errlen, "PE: no MZ/PE header: the image has no EFI stub PE entry (try --entry handover)");

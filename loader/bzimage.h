@@ -24,6 +24,7 @@ struct bzimage {
     uint32_t setup_size;       /* (setup_sects + 1) * 512: real-mode part */
     uint64_t pm_size;          /* bytes of the protected-mode part in the file */
     char kernel_version[128];  /* from hdr.kernel_version, or "" */
+    bool kernel_64;            /* XLF_KERNEL_64; without it an i386 kernel, entered only at handover_offset */
 
     bool has_pe;               /* an MZ header: pe is the EFI stub's PE image */
     struct pe_image pe;
@@ -34,7 +35,8 @@ enum boot_entry { ENTRY_HANDOVER, ENTRY_PE };
 /* Parse and validate. On failure returns -1 with a one-line message naming
  * the offending field in err. data must outlive bz. */
 int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, size_t errlen);
-/* Check the image offers the entry; -1 with a message if not. */
+/* Check the image offers the entry to a 64-bit firmware (an i386 kernel
+ * offers none); -1 with a message if not. */
 int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *err, size_t errlen);
 /* Check it offers the 32-bit handover entry (XLF_EFI_HANDOVER_32, boot
  * protocol 2.11), which an IA-32 firmware enters; -1 with a message if not. */

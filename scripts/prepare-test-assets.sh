@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build or fetch, on this machine, everything the KVM tests boot: the tiny,
-# KUnit, no-PCI, no-handover, mixed-mode (plain and KUnit) and i386
+# KUnit, no-PCI, no-handover, mixed-mode and i386 (plain and KUnit each)
 # kernels, the --exec initramfs, the GRUBs in front of the tiny kernel
 # (examples/make-grub.sh) and its UKI (examples/make-uki.sh), the stock
 # Debian kernels, and the L1 of scripts/kvm-host. The KVM tests may run in
@@ -21,6 +21,7 @@ step "no-handover kernel" "$top/scripts/build-tiny-kernel.sh" nohandover
 step "mixed-mode kernel" "$top/scripts/build-tiny-kernel.sh" mixed
 step "mixed-mode KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit+mixed
 step "i386 kernel" "$top/scripts/build-tiny-kernel.sh" i386
+step "i386 KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit+i386
 step "initramfs" "$top/scripts/build-initramfs.sh"
 # The kernel tier's (the golden trace's command line) and the real-KVM tier's.
 . "$top/tests/integration/seeded.sh"

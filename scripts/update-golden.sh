@@ -14,7 +14,9 @@ ho=${HANDOVER:-$top/build/handover}
 # usage: scripts/update-golden.sh [debian]
 #   no argument: the tiny kernel (tests/golden/tiny-*.trace, grub-tiny.trace,
 #   uki-tiny.trace, and the fault-sweep matrices of GRUB and of the UKI,
-#   grub-tiny.sweep.json and uki-tiny.sweep.json);
+#   grub-tiny.sweep.json and uki-tiny.sweep.json; the i386 kernel's
+#   tiny-i386.trace and the mixed-mode kernel's mixed-tiny.sweep.json, both
+#   with --firmware-bits 32);
 #   debian: the stock kernels of scripts/fetch-debian-kernels.sh
 #   (tests/golden/debian-6.1-*.trace, debian-6.12-*.trace); each boot takes
 #   as long as the stub's decompressor: hours on an emulated KVM.
@@ -58,4 +60,18 @@ if [ -z "${1:-}" ]; then
     golden_matrix "$work/sweep.json" > "$out"
     rm -rf "$work"
     echo "tests/golden/uki-tiny.sweep.json: $(grep -c '"inject"' "$out") cells"
+    # The i386 kernel with an IA-32 firmware, and the mixed-mode kernel's
+    # fault sweep with one.
+    out="$top/tests/golden/tiny-i386.trace"
+    "$ho" --quiet --timeout "$timeout" "${SEEDED[@]}" --firmware-bits 32 --stop-at ebs --trace-efi="$out.new" \
+        "$("$top/scripts/build-tiny-kernel.sh" i386)" >/dev/null
+    mv "$out.new" "$out"
+    echo "tests/golden/tiny-i386.trace: $(wc -l < "$out") calls"
+    work=$(mktemp -d)
+    out="$top/tests/golden/mixed-tiny.sweep.json"
+    "$ho" --quiet "${MIXED_SWEEP[@]}" --fault-sweep="$work/sweep.json" "$("$top/scripts/build-tiny-kernel.sh" mixed)" \
+        >/dev/null
+    golden_matrix "$work/sweep.json" > "$out"
+    rm -rf "$work"
+    echo "tests/golden/mixed-tiny.sweep.json: $(grep -c '"inject"' "$out") cells"
 fi

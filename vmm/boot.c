@@ -7,7 +7,8 @@
  *    RCX/RDX (Microsoft x64 ABI) at base + AddressOfEntryPoint;
  *  - handover with an IA-32 firmware (--firmware-bits 32): the same zero
  *    page, efi_main(handle, systab, bp) on the 32-bit stack (cdecl) at
- *    startup_32 + handover_offset, in 32-bit protected mode;
+ *    startup_32 + handover_offset, in 32-bit protected mode, for a
+ *    mixed-mode kernel or an i386 one;
  *  - pe with an IA-32 firmware: the same PE image, efi32_pe_entry(handle,
  *    systab) on the 32-bit stack at the entry its .compat section lists
  *    (loader/pe_compat.h), as a 32-bit firmware's StartImage enters it. */
@@ -305,6 +306,11 @@ const char *vmm_entry_name(const struct vmm *vm)
     return vm->placed.app ? "app" : vm->opt.entry == ENTRY_PE ? "pe" : "handover";
 }
 
+bool vmm_kernel_i386(const struct vmm *vm)
+{
+    return !vm->placed.app && !vm->placed.bz.kernel_64;
+}
+
 /* The firmware's inputs: its console and logs, the faults to inject, the
  * initrd it serves through LoadFile2, the command line as LoadOptions. */
 static struct fw_config firmware_config(struct vmm *vm)
@@ -359,7 +365,10 @@ static int build_firmware(struct vmm *vm)
     }
     if (vm->opt.firmware_bits == 32) {
         x86_setup_gdt32(&vm->mem);
-        x86_setup_idt_mixed(&vm->mem, exception_thunk, &vm->fw);
+        if (vmm_kernel_i386(vm))
+            x86_setup_idt32(&vm->mem, exception_thunk, &vm->fw);
+        else
+            x86_setup_idt_mixed(&vm->mem, exception_thunk, &vm->fw);
     } else {
         x86_setup_gdt(&vm->mem);
         x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);

@@ -144,12 +144,18 @@ static int parse_image(struct vmm *vm)
     if (vm->opt.firmware_bits == 32) {
         if (bzimage_check_handover32(&vm->placed.bz, err, sizeof(err)))
             goto refused;
+        if (!vm->placed.bz.kernel_64 && vm->opt.exec && !vm->opt.initrd) {
+            vmm_log("%s: an i386 kernel: --exec's own initramfs holds the host's x86-64 busybox, which it cannot run "
+                    "(give --initrd with a 32-bit one)", vm->opt.kernel);
+            return EXIT_USAGE;
+        }
         return 0;
     }
     if (!vm->opt.entry_given && !(vm->placed.bz.hdr.xloadflags & XLF_EFI_HANDOVER_64) &&
         !bzimage_check_entry(&vm->placed.bz, ENTRY_PE, err, sizeof(err)))
         return default_to_pe(vm);
-    if (!vm->opt.entry_given)
+    /* An i386 kernel is fine: --firmware-bits 32 boots it. */
+    if (!vm->opt.entry_given && vm->placed.bz.kernel_64)
         refusal = EXIT_BAD_IMAGE;
     if (bzimage_check_entry(&vm->placed.bz, vm->opt.entry, err, sizeof(err)))
         goto refused;

@@ -718,8 +718,6 @@ static const char *conflict(const struct vmm_options *o)
     if (o->firmware_bits == 32 && o->esp)
         return "--firmware-bits 32 and --esp cannot be combined: the volume's protocols are served in the x64 "
                "layout only";
-    if (o->firmware_bits == 32 && o->fault_sweep)
-        return "--firmware-bits 32 and --fault-sweep cannot be combined: the sweep replays x64 calls only";
     if (o->firmware_bits == 32 && o->tpm)
         return "--firmware-bits 32 and --tpm cannot be combined: EFI_TCG2_PROTOCOL is served in the x64 layout only";
     if (o->firmware_bits == 32 && o->snapshot)

@@ -116,6 +116,10 @@ void vmm_serial_irq(void *ctx, unsigned line, int level);
 /* How the image was entered, as reports name it: "handover", "pe", or
  * "app" (an EFI application, through its PE entry). */
 const char *vmm_entry_name(const struct vmm *vm);
+/* An i386 kernel: a bzImage without XLF_KERNEL_64, which only
+ * --firmware-bits 32 enters, and whose stub runs in 32-bit protected mode
+ * to its end. */
+bool vmm_kernel_i386(const struct vmm *vm);
 
 /* run.c: complete the exit vCPU c is in (the port I/O it did, its RIP
  * past the instruction) without running it on: KVM_RUN with

@@ -577,7 +577,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fragments = 0;
     frozen_valid = false;
-    struct guest_view view = { &gm, 0, false };
+    struct guest_view view = { &gm, 0, false, false };
     if (mode & 1) {
         view.la57 = mode & 2;
         view.cr3 = build_page_tables(&in, view.la57);

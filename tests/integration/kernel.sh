@@ -394,15 +394,37 @@ if [ "$WHICH" = tiny ]; then
     fi
 
     # An i386 kernel (tests/kernel/i386.config: its 32-bit handover entry,
-    # no 64-bit one) is refused in one line that says what it is, with the
-    # 64-bit firmware and with the 32-bit one: a bad image (exit status 11).
+    # no 64-bit one): the 64-bit firmware refuses it in one line that says
+    # what it is. With --firmware-bits 32 its stub runs in 32-bit protected
+    # mode to ExitBootServices (golden trace, e820 checked), then the kernel
+    # runs to its end without an init and without runtime services, and its
+    # KUnit suites run (kunit+i386). --exec without --initrd is refused: its
+    # initramfs holds the host's x86-64 busybox.
     if ! KI=$("$TOP/scripts/build-tiny-kernel.sh" i386 2>"$OUT/build-i386.log"); then
-        skip tiny-i386-refused "could not build the i386 kernel: $(tail -n 1 "$OUT/build-i386.log")"
+        skip tiny-i386 "could not build the i386 kernel: $(tail -n 1 "$OUT/build-i386.log")"
     else
-        for bits in 64 32; do
-            expect "tiny-i386-refused-$bits" 11 'xloadflags: 0x0004 lacks XLF_KERNEL_64: .* a 32-bit \(i386\) kernel' \
-                'end: not-started, exit status 11' -- "$HO" --firmware-bits $bits --stop-at ebs "$KI"
-        done
+        expect tiny-i386-refused-64 2 'xloadflags: 0x0004 lacks XLF_KERNEL_64: .* a 32-bit \(i386\) kernel' \
+            'end: not-started, exit status 2' -- "$HO" --stop-at ebs "$KI"
+        expect tiny-i386-stop-at-ebs 0 'ExitBootServices succeeded' 'stub jumped to the kernel' 'signature EL32' \
+            'e820-check: ok' -- "$HO" --timeout 600 --firmware-bits 32 --stop-at ebs "$KI"
+        if selected tiny-golden-i386; then
+            announce tiny-golden-i386
+            "$HO" --quiet --timeout 600 "${SEEDED[@]}" --firmware-bits 32 --stop-at ebs \
+                --trace-efi="$OUT/golden-i386.trace" "$KI" >/dev/null 2>&1
+            golden_diff tiny-golden-i386 "$TOP/tests/golden/tiny-i386.trace" "$OUT/golden-i386.trace"
+        fi
+        expect tiny-i386-boot 6 'efi: EFI v2\.100 by handover' 'efi: ACPI 2\.0=0x' \
+            'Unable to switch EFI into virtual mode' 'No working init found' \
+            -- "$HO" --timeout 900 --firmware-bits 32 "$KI"
+        expect tiny-i386-exec-refused 2 "an i386 kernel: --exec's own initramfs holds the host's x86-64 busybox" \
+            -- "$HO" --firmware-bits 32 --exec true "$KI"
+        if ! selected tiny-i386-kunit; then :
+        elif ! KKI=$("$TOP/scripts/build-tiny-kernel.sh" kunit+i386 2>"$OUT/build-kunit-i386.log"); then
+            skip tiny-i386-kunit "could not build the i386 KUnit kernel: $(tail -n 1 "$OUT/build-kunit-i386.log")"
+        else
+            expect tiny-i386-kunit 0 'kunit: handover_selftest +ok' 'kunit: 4 suites \(0 failed\)' \
+                -- "$HO" --kunit --timeout 900 --firmware-bits 32 "$KKI"
+        fi
     fi
 
     # A console whose interrupt the kernel's ACPI never describes, with
@@ -485,6 +507,18 @@ if [ "$WHICH" = tiny ]; then
             expect tiny-mixed-kunit 0 'kunit: handover_selftest +ok' 'kunit: 4 suites \(0 failed\)' \
                 -- "$HO" --kunit --timeout 900 --firmware-bits 32 "$KKM"
         fi
+        # The mixed-mode fault sweep: every fault at every call of the stub,
+        # made in 32-bit protected mode, its matrix equal to the golden one
+        # cell for cell (tests/golden/mixed-tiny.sweep.json), no cell crashed
+        # or got a bad e820, and cells of each outcome agree with single runs.
+        expect tiny-mixed-fault-sweep 0 'fault sweep: .* cells' ' ebs-stale-key +retried ' \
+            '!differ from the baseline' 'end: sweep-done, exit status 0' \
+            -- "$HO" "${MIXED_SWEEP[@]}" --sweep-baseline "$TOP/tests/golden/mixed-tiny.sweep.json" \
+               --fault-sweep="$OUT/mixed-sweep.json" "$KM"
+        expect tiny-mixed-fault-sweep-agrees 0 'sweep ok' \
+            -- "$TOP/tests/integration/sweep-check.py" "$OUT/mixed-sweep.json" --singles 4 \
+               --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pool-fail,no-rng \
+               -- "$HO" --timeout 600 "${SEEDED[@]}" --firmware-bits 32 "$KM"
     fi
 elif [ "$WHICH" = debian ]; then
     if ! KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then

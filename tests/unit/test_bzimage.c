@@ -284,7 +284,8 @@ static const struct variant variants[] = {
     { "syssize zero", m_syssize_zero, "syssize", AT_PARSE },
     { "syssize larger than the file", m_syssize_big, "syssize", AT_PARSE },
     { "not LOADED_HIGH", m_loadflags, "loadflags", AT_PARSE },
-    { "no XLF_KERNEL_64", m_xlf_kernel64, "xloadflags", AT_PARSE },
+    { "no XLF_KERNEL_64, handover entry", m_xlf_kernel64, "lacks XLF_KERNEL_64", AT_HANDOVER_ENTRY },
+    { "no XLF_KERNEL_64, PE entry", m_xlf_kernel64, "lacks XLF_KERNEL_64", AT_PE_ENTRY },
     { "kernel_alignment not a power of two", m_align_not_pow2, "kernel_alignment", AT_PARSE },
     { "kernel_alignment below 4 KiB", m_align_small, "kernel_alignment", AT_PARSE },
     { "pref_address unaligned", m_pref_address, "pref_address", AT_PARSE },
@@ -332,6 +333,26 @@ START_TEST(malformed_image_is_refused_naming_the_field)
     }
     ck_assert_msg(rc == -1, "%s: accepted", v->what);
     ck_assert_msg(strstr(err, v->field) != NULL, "%s: message \"%s\" does not name \"%s\"", v->what, err, v->field);
+}
+END_TEST
+
+/* An i386 kernel (boot.rst: no XLF_KERNEL_64, XLF_EFI_HANDOVER_32): parsed,
+ * its IA-32 PE header (Machine 0x14c) left unread, entered only at its
+ * 32-bit handover entry. */
+START_TEST(i386_kernel_parses_and_offers_only_the_32_bit_handover_entry)
+{
+    build_image(image, true);
+    struct setup_header *h = hdr_of(image);
+    h->xloadflags = XLF_EFI_HANDOVER_32;
+    m_machine(image);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert(!bz.kernel_64);
+    ck_assert(!bz.has_pe);
+    ck_assert_int_eq(bzimage_check_handover32(&bz, err, sizeof(err)), 0);
+    ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_HANDOVER, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "a 32-bit (i386) kernel"));
+    ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_PE, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "lacks XLF_KERNEL_64"));
 }
 END_TEST
 
@@ -627,6 +648,7 @@ Suite *bzimage_suite(void)
     tcase_add_test(tc, load_size_is_init_size_rounded_to_pages_and_at_least_the_file);
     tcase_add_loop_test(tc, malformed_image_is_refused_naming_the_field, 0, NVARIANTS);
     tcase_add_test(tc, truncation_message_names_truncation);
+    tcase_add_test(tc, i386_kernel_parses_and_offers_only_the_32_bit_handover_entry);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("truncation");

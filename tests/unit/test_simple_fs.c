@@ -120,7 +120,7 @@ static bool ucs2_equals(uint64_t gpa, const char *s)
 
 static efi_status_t call_args(unsigned id, const uint64_t *a, unsigned n)
 {
-    struct fw_call c = { .rsp = STACK_TOP, .view = { &gm, 0, false } };
+    struct fw_call c = { .rsp = STACK_TOP, .view = { &gm, 0, false, false } };
     uint64_t *regs[4] = { &c.rcx, &c.rdx, &c.r8, &c.r9 };
     for (unsigned i = 0; i < 4; i++)
         *regs[i] = i < n ? a[i] : 0xdead0000 + i;

@@ -32,7 +32,7 @@ static void teardown(void)
 
 static bool identity(const struct guest_mem *m, uint64_t va)
 {
-    struct guest_view v = { m, GUEST_PML4, false };
+    struct guest_view v = { m, GUEST_PML4, false, false };
     uint64_t pa = ~0ULL;
     return guest_view_translate(&v, va, &pa) && pa == va;
 }
@@ -51,14 +51,14 @@ START_TEST(page_tables_identity_map_4g_with_2m_pages)
                                 GiB(3) - 1, 0xfee00000, GiB(4) - 1 };
     for (unsigned i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
         ck_assert_msg(identity(&gm, probes[i]), "0x%llx is not identity-mapped", (unsigned long long)probes[i]);
-    struct guest_view v = { &gm, GUEST_PML4, false };
+    struct guest_view v = { &gm, GUEST_PML4, false, false };
     uint64_t pa;
     ck_assert(!guest_view_translate(&v, GiB(4), &pa));
     ck_assert(!guest_view_translate(&v, 0xffff800000000000ULL, &pa));
     ck_assert_uint_eq(pde(0x200000), 0x200000 | 0x83);   /* present, writable, 2 MiB */
     /* The second PML4 holds the same map (switching to it flushes the TLB). */
     ck_assert_mem_eq(ram + GUEST_PML4_ALT, ram + GUEST_PML4, 4096);
-    struct guest_view alt = { &gm, GUEST_PML4_ALT, false };
+    struct guest_view alt = { &gm, GUEST_PML4_ALT, false, false };
     ck_assert(guest_view_translate(&alt, GiB(3) - 1, &pa) && pa == GiB(3) - 1);
 }
 END_TEST
@@ -278,6 +278,50 @@ START_TEST(mixed_thunk_keeps_the_firmware_idt)
 }
 END_TEST
 
+/* An i386 kernel's: 8-byte 32-bit interrupt gates on GUEST_SEL_CODE32
+ * (SDM vol. 3A, 6.11), within X86_IDT32_LIMIT. */
+START_TEST(idt32_gates_are_8_byte_32_bit_interrupt_gates)
+{
+    const uint64_t base = 0x100800;
+    memset(ram + GUEST_IDT, 0xff, 4096);
+    x86_setup_idt32(&gm, handler_for, &base);
+    ck_assert_uint_eq(X86_IDT32_LIMIT, 32 * 8 - 1);
+    for (unsigned v = 0; v < 32; v++) {
+        const uint8_t *g = ram + GUEST_IDT + 8 * v;
+        ck_assert_uint_eq(g[0] | g[1] << 8 | g[6] << 16 | (uint32_t)g[7] << 24, base + 16 * v);
+        ck_assert_uint_eq(g[2] | g[3] << 8, GUEST_SEL_CODE32);
+        ck_assert_uint_eq(g[4], 0);
+        ck_assert_uint_eq(g[5], 0x8e);
+    }
+    for (unsigned i = 8 * 32; i < 4096; i++)
+        ck_assert_uint_eq(ram[GUEST_IDT + i], 0);
+}
+END_TEST
+
+/* 32-bit PAE paging over the same directories: the same identity map of
+ * 4 GiB and its no-execute bits; PDPTEs with only P set (R/W and U/S are
+ * reserved there, SDM vol. 3A 4.4.1). */
+START_TEST(pae_root_maps_the_same_4g_through_the_same_directories)
+{
+    ck_assert_int_eq(x86_setup_page_tables(&gm), 4);
+    ck_assert_uint_eq(x86_setup_pae_root(&gm), GUEST_PDPT_PAE);
+    uint64_t pdpte[4];
+    memcpy(pdpte, ram + GUEST_PDPT_PAE, sizeof(pdpte));
+    for (unsigned g = 0; g < 4; g++)
+        ck_assert_uint_eq(pdpte[g], (GUEST_PD + 4096 * g) | 1);
+    struct guest_view v = { &gm, GUEST_PDPT_PAE, false, true };
+    const uint64_t probes[] = { 0, 0x1000, 0x123456, RAM_SIZE - 1, GiB(1) + 0x1234, GiB(3) - 1, GiB(4) - 1 };
+    uint64_t pa;
+    for (unsigned i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+        ck_assert(guest_view_translate(&v, probes[i], &pa) && pa == probes[i]);
+    ck_assert(!guest_view_translate(&v, GiB(4), &pa));
+    const uint64_t keep[1][2] = { { 0, MiB(2) } };
+    x86_set_nx_outside(&gm, keep, 1, true);
+    ck_assert_uint_eq(pde(MiB(4)) & PTE_NX, PTE_NX);
+    ck_assert(guest_view_translate(&v, MiB(4) + 0x10, &pa) && pa == MiB(4) + 0x10);
+}
+END_TEST
+
 Suite *x86_setup_suite(void)
 {
     Suite *s = suite_create("x86_setup");
@@ -296,6 +340,8 @@ Suite *x86_setup_suite(void)
     tcase_add_test(tc, sregs32_enter_protected_mode_without_paging);
     tcase_add_test(tc, idt_mixed_gates_name_the_kernels_code_selector);
     tcase_add_test(tc, mixed_thunk_keeps_the_firmware_idt);
+    tcase_add_test(tc, idt32_gates_are_8_byte_32_bit_interrupt_gates);
+    tcase_add_test(tc, pae_root_maps_the_same_4g_through_the_same_directories);
     suite_add_tcase(s, tc);
     return s;
 }

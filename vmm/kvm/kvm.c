@@ -207,9 +207,11 @@ int vmm_setup_vcpu(struct vmm *vm, unsigned id)
         vmm_log("KVM_GET_SREGS: %s", strerror(errno));
         return -1;
     }
-    if (vm->opt.firmware_bits == 32)
+    if (vm->opt.firmware_bits == 32) {
         x86_setup_sregs32(&sregs);
-    else
+        if (vmm_kernel_i386(vm))
+            sregs.idt.limit = X86_IDT32_LIMIT;
+    } else
         x86_setup_sregs(&sregs);
     if (ioctl(c->fd, KVM_SET_SREGS, &sregs) < 0) {
         vmm_log("KVM_SET_SREGS: %s", strerror(errno));

@@ -49,7 +49,8 @@ static void report_exits(struct vmm *vm)
 
 static struct guest_view view_of(struct vmm *vm, const struct kvm_sregs *s)
 {
-    return (struct guest_view){ &vm->mem, (s->cr0 & CR0_PG) ? s->cr3 : 0, (s->cr4 & CR4_LA57) != 0 };
+    bool pae32 = (s->cr4 & CR4_PAE) && !(s->efer & EFER_LMA);
+    return (struct guest_view){ &vm->mem, (s->cr0 & CR0_PG) ? s->cr3 : 0, (s->cr4 & CR4_LA57) != 0, pae32 };
 }
 
 static void report_code_bytes(struct vcpu *c, uint64_t rip)
@@ -116,7 +117,18 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret, ui
      * (a 64-bit kernel's, which calls through that thunk) with the
      * firmware's IDT, whatever IDT the kernel loaded. */
     bool moved = switch_pml4(s);
-    if (!moved && vm->opt.firmware_bits == 32 && !(s->cr0 & CR0_PG)) {
+    if (!moved && vmm_kernel_i386(vm) && !(s->cr0 & CR0_PG)) {
+        /* An i386 stub runs on with paging off to the kernel's entry: it
+         * returns from this call with PAE paging on the same identity
+         * map, which it never sees, and the jump faults. */
+        if (!(s->cr3 = x86_setup_pae_root(&vm->mem))) {
+            vmm_log("stop-at ebs: no guest RAM for the PAE page tables at 0x%llx", (unsigned long long)GUEST_PDPT_PAE);
+            return -1;
+        }
+        s->cr4 |= CR4_PAE;
+        s->cr0 |= CR0_PG;
+        moved = true;
+    } else if (!moved && vm->opt.firmware_bits == 32 && !(s->cr0 & CR0_PG)) {
         s->cr3 = GUEST_PML4;
         moved = true;
         if ((vm->placed.bz.hdr.xloadflags & XLF_KERNEL_64) &&
@@ -192,7 +204,15 @@ static int guest_exception(struct vcpu *c, unsigned vector, struct kvm_regs *r, 
     struct vmm *vm = c->vm;
     struct guest_view v = view_of(vm, s);
     uint64_t frame[2] = { 0, 0 };
-    guest_view_read(&v, r->rsp, frame, sizeof(frame));
+    if (s->efer & EFER_LMA) {
+        guest_view_read(&v, r->rsp, frame, sizeof(frame));
+    } else {
+        /* Outside long mode the CPU pushes 4-byte words (SDM vol. 3A, 6.12.1). */
+        uint32_t f[2] = { 0, 0 };
+        guest_view_read(&v, (uint32_t)r->rsp, f, sizeof(f));
+        frame[0] = f[0];
+        frame[1] = f[1];
+    }
     uint64_t error = has_error_code(vector) ? frame[0] : 0;
     uint64_t rip = has_error_code(vector) ? frame[1] : frame[0];
 

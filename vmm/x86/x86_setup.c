@@ -52,6 +52,18 @@ void x86_set_nx_outside(const struct guest_mem *gm, const uint64_t (*keep)[2], u
     }
 }
 
+uint64_t x86_setup_pae_root(const struct guest_mem *gm)
+{
+    uint64_t *pdpt = guest_mem_ptr(gm, GUEST_PDPT_PAE, 4 * 8);
+    if (!pdpt)
+        return 0;
+    /* SDM vol. 3A, 4.4.1: a PDPTE holds P and the address; its R/W and U/S
+     * bits are reserved. */
+    for (unsigned g = 0; g < 4; g++)
+        pdpt[g] = (GUEST_PD + 4096ULL * g) | PTE_PRESENT;
+    return GUEST_PDPT_PAE;
+}
+
 /* The firmware's two flat segments, each written once: the kvm_segment
  * KVM_SET_SREGS loads and the GDT entry are both derived from it
  * (Firecracker's arch/x86_64/gdt.rs does the same). */
@@ -144,6 +156,26 @@ int x86_mixed_thunk_keep_firmware_idt(const struct guest_mem *gm, uint32_t ebx)
     memcpy(desc, &limit, 2);
     memcpy(desc + 2, &base, 8);
     return guest_mem_write(gm, (uint64_t)ebx + 16, desc, sizeof(desc)) ? 0 : -1;
+}
+
+void x86_setup_idt32(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
+                     const void *ctx)
+{
+    uint8_t *idt = guest_mem_ptr(gm, GUEST_IDT, 4096);
+    memset(idt, 0, 4096);
+    for (unsigned v = 0; v < 32; v++) {
+        uint32_t h = (uint32_t)handler(v, ctx);
+        uint8_t *g = idt + 8 * v;
+        /* 32-bit interrupt gate (Intel SDM vol. 3A, 6.11). */
+        g[0] = (uint8_t)h;
+        g[1] = (uint8_t)(h >> 8);
+        g[2] = GUEST_SEL_CODE32;
+        g[3] = 0;
+        g[4] = 0;
+        g[5] = 0x8e;          /* present, DPL 0, 32-bit interrupt gate */
+        g[6] = (uint8_t)(h >> 16);
+        g[7] = (uint8_t)(h >> 24);
+    }
 }
 
 void x86_setup_sregs32(struct kvm_sregs *s)

@@ -70,6 +70,19 @@ void x86_setup_idt_mixed(const struct guest_mem *gm, uint64_t (*handler)(unsigne
  * call's EBX, physical (paging is off in the call). -1 if that lies
  * outside guest RAM. */
 int x86_mixed_thunk_keep_firmware_idt(const struct guest_mem *gm, uint32_t ebx);
+
+/* An i386 kernel's: 32 gates in the 32-bit format (8 bytes each) on
+ * GUEST_SEL_CODE32, for its stub runs in 32-bit protected mode to its
+ * end; IDTR's limit is then X86_IDT32_LIMIT. */
+void x86_setup_idt32(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
+                     const void *ctx);
+#define X86_IDT32_LIMIT (32 * 8 - 1)
 void x86_setup_sregs32(struct kvm_sregs *s);
+/* PAE paging for an i386 kernel's stub after ExitBootServices, under
+ * --stop-at ebs: a four-entry PDPT at GUEST_PDPT_PAE over the first four
+ * page directories, the same identity map of 4 GiB and its no-execute
+ * bits (x86_set_nx_outside). Returns the CR3 to load, 0 if it is not in
+ * guest RAM. */
+uint64_t x86_setup_pae_root(const struct guest_mem *gm);
 
 #endif
