@@ -21,6 +21,7 @@
 #include "tools/progress.h"
 #include "tools/report_hooks.h"
 #include "tools/tpm_log.h"
+#include "tools/warm_boot.h"
 #include "vmm.h"
 
 static void *read_image(const char *path, size_t *size)
@@ -263,10 +264,10 @@ static int make_vm(struct vmm *vm)
 
 /* The devices of the init list on the bus, wired to the console, the
  * --exec-output file, the interrupt lines and the guest's stop request. */
-static int attach_devices(struct vmm *vm)
+static int attach_devices(struct vmm *vm, struct warm_boot *warm)
 {
     const struct device_host host = { .bus = &vm->bus, .ctl = &vm->ctl, .irq = vmm_serial_irq,
-                                      .console_tx = vmm_console_tx, .console_uart = &vm->warm.uart,
+                                      .console_tx = vmm_console_tx, .console_uart = &warm->uart,
                                       .exec_output_tx = vm->files.exec_output ? vmm_exec_output_tx : NULL, .ctx = vm };
     struct io_device refused;
     if (devices_init(&host, &refused)) {
@@ -302,7 +303,7 @@ static int load(struct vmm *vm)
 /* From here on the process may only do what the run needs (sandbox.c). A
  * sweep creates VMs as it goes: its filter allows the KVM requests that
  * takes on any fd. */
-static int enter_sandbox(const struct vmm *vm)
+static int enter_sandbox(const struct vmm *vm, const struct warm_boot *warm)
 {
     int vcpu_fds[VMM_MAX_CPUS];
     for (unsigned i = 0; i < vm->opt.cpus; i++)
@@ -317,8 +318,8 @@ static int enter_sandbox(const struct vmm *vm)
         .sweep_matrix_fd = f->sweep_matrix ? fileno(f->sweep_matrix) : -1,
         .sweep_baseline_fd = f->sweep_baseline ? fileno(f->sweep_baseline) : -1,
         .quiet = vm->opt.quiet,
-        .snapshot = vm->warm.ram_fd > 2, .snapshot_dir_fd = vm->warm.dir_fd, .snapshot_ram_fd = vm->warm.ram_fd,
-        .snapshot_state_fd = vm->warm.state_fd, .snapshot_bytes = vm->opt.mem,
+        .snapshot = warm->ram_fd > 2, .snapshot_dir_fd = warm->dir_fd, .snapshot_ram_fd = warm->ram_fd,
+        .snapshot_state_fd = warm->state_fd, .snapshot_bytes = vm->opt.mem,
     };
     return vm->opt.fault_sweep ? sandbox_enter_sweep(&plan) : sandbox_enter(&plan);
 }
@@ -331,6 +332,7 @@ struct tools {
     struct stop_summary stop;
     struct fault_sweep *sweep;
     struct tpm_log_run tpm_log;
+    struct warm_boot warm;
 };
 
 /* Registered once the options are read, refused or not: the progress
@@ -350,6 +352,7 @@ static int watch(struct vmm *vm, struct tools *t)
         { vm->opt.stop_at == STOP_AT_EBS, &stop_summary_hooks, &t->stop },
         { vm->opt.fault_sweep, &fault_sweep_hooks, t->sweep },
         { vm->opt.tpm_log != NULL, &tpm_log_hooks, &t->tpm_log },
+        { vm->opt.snapshot != NULL, &warm_boot_hooks, &t->warm },
     };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (all[i].wanted && vmm_observe(vm, all[i].hooks, all[i].ctx))
@@ -366,7 +369,7 @@ static int run(struct vmm *vm, const struct tools *t)
 }
 
 /* Each step says how far the boot got (--report's not_started_at). */
-static int boot(struct vmm *vm, const struct tools *t, int argc, char **argv)
+static int boot(struct vmm *vm, struct tools *t, int argc, char **argv)
 {
     vm->step = STEP_OUTPUTS;
     int rc = open_outputs(vm);
@@ -378,14 +381,14 @@ static int boot(struct vmm *vm, const struct tools *t, int argc, char **argv)
     vm->step = STEP_FILES;
     if (vmm_read_inputs(vm))
         return EXIT_USAGE;
-    if (vm->opt.snapshot && (rc = warm_boot_prepare(vm, argc, argv)))
+    if (vm->opt.snapshot && (rc = warm_boot_prepare(&t->warm, argc, argv)))
         return rc;
     vm->step = STEP_HOST;
-    if ((rc = make_vm(vm)) || (rc = attach_devices(vm)) || (rc = load(vm)))
+    if ((rc = make_vm(vm)) || (rc = attach_devices(vm, &t->warm)) || (rc = load(vm)))
         return rc;
-    if (vm->warm.restoring && (rc = warm_boot_restore(vm)))
+    if (t->warm.restoring && (rc = warm_boot_restore(&t->warm)))
         return rc;
-    if (enter_sandbox(vm))
+    if (enter_sandbox(vm, &t->warm))
         return EXIT_HOST;
     vm->step = STEP_GUEST;
     vmm_milestone(vm, MILESTONE_ENTRY);
@@ -482,14 +485,14 @@ static void release(struct vmm *vm, struct tools *t)
     free(vm->placed.dtb);
     volume_free(&vm->placed.esp);
     cpio_free(&vm->placed.added);
-    warm_boot_free(&vm->warm);
+    warm_boot_free(&t->warm);
 }
 
 int main(int argc, char **argv)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
     static struct tools tools = { .progress = { .vm = &vm }, .report = { .vm = &vm }, .stop = { .vm = &vm },
-                                  .tpm_log = { .vm = &vm } };
+                                  .tpm_log = { .vm = &vm }, .warm = { .vm = &vm } };
     clock_start();
     vmm_milestone(&vm, MILESTONE_START);
     /* Descriptors inherited from the caller are not the VMM's to use (nor a

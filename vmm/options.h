@@ -47,7 +47,7 @@ struct vmm_options {
     unsigned cpus;            /* --cpus */
     const char *exec;         /* --exec CMD */
     const char *exec_output;  /* --exec-output FILE: the command's output, through COM2 */
-    const char *snapshot;     /* --snapshot DIR: warm boots (vmm/warm_boot.h) */
+    const char *snapshot;     /* --snapshot DIR: warm boots (vmm/tools/warm_boot.h) */
     const char *adds[ADD_MAX_SPECS];   /* --add HOST[:GUEST] */
     unsigned nadds;
     const char *dtb;          /* --dtb auto|FILE */

@@ -463,11 +463,9 @@ static int handle_io(struct vcpu *c)
         }
         io_bus_access(&vm->bus, run->io.port, out, data, run->io.size);
     }
-    if (vm->warm.ready) {
-        int rc = warm_boot_ready(vm, c);
-        if (rc >= 0)
-            return rc;
-    }
+    int rc = run_hooks_io_exit(vm, c);
+    if (rc != RUN_CONTINUE)
+        return rc;
     if (run_hooks_done(vm)) {
         fflush(stdout);
         return RUN_OBSERVER_DONE;
