@@ -642,7 +642,7 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
     }
     *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = 512ULL << 20, .entry = ENTRY_HANDOVER, .firmware_bits = 64,
                                .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30,
-                               .sweep_fail_on = 1u << FAULT_CRASHED | 1u << FAULT_HUNG | 1u << FAULT_BAD_E820, .cpus = 1 };
+                               .sweep_fail_on = FAULT_FAIL_ON_DEFAULT, .cpus = 1 };
     char **given = malloc((size_t)argc * sizeof(*given));
     if (!given) {
         vmm_log("out of memory");
