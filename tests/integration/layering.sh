@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The tree keeps to its ranks (docs/architecture.md): a folder includes only
 # itself and the folders below it, and inside vmm/ and firmware-stub/ a
-# folder or file only looks down too; the pure folders (the Makefile's PURE_DIRS, which the
-# unit tests and fuzzers link alone) include only pure folders, and only
-# vmm/kvm/ calls ioctl. One ok/not ok line per rule, with the lines that
-# break it.
+# folder or file only looks down too; the pure folders (the Makefile's
+# PURE_DIRS, which the unit tests and fuzzers link alone) include only pure
+# folders; only vmm/kvm/ calls ioctl; and no object outside firmware-stub/
+# uses its internal fw_* names. One ok/not ok line per rule, with the lines
+# that break it.
 # usage: tests/integration/layering.sh OBJ_DIR PURE_DIR...
 #   OBJ_DIR: the build's objects ($(BUILD)/obj), for the firmware-stub's calls
 set -u
@@ -128,5 +129,17 @@ else
     above call "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
 fi
 report firmware-stub-files-use-only-lower-ranks "the ranks: FIRMWARE_RANKS in $0"
+
+# 7. The firmware's interface is its firmware_* functions (and its
+# libraries' own prefixes): fw_* names are its internals, which no object
+# outside firmware-stub/ uses.
+if ! ls "$OBJ"/vmm/*.o > /dev/null 2>&1; then
+    echo "no objects in $OBJ/vmm: build first" > "$OUT/bad"
+else
+    find "$OBJ"/vmm "$OBJ"/loader "$OBJ"/guest -name '*.o' | sort | while read -r o; do
+        nm --undefined-only "$o" | awk -v o="${o#"$OBJ"/}" '$2 ~ /^fw_/ { print o, "uses", $2 }'
+    done > "$OUT/bad"
+fi
+report only-firmware-stub-uses-fw-names "fw_* is the firmware's internal prefix: call a firmware_* function"
 
 summary
