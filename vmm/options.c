@@ -196,8 +196,8 @@ static int set_shard(struct vmm_options *o, const char *a)
     unsigned long k = strtoul(a, &end, 10), n = 0;
     if (!errno && end != a && *end == '/' && end[1] >= '0' && end[1] <= '9')
         n = strtoul(end + 1, &end, 10);
-    if (errno || *end || !n || n > 1024 || !k || k > n) {
-        vmm_log("--shard %s: give K/N with 1 <= K <= N <= 1024, e.g. 1/4", a);
+    if (errno || *end || !n || n > SWEEP_MAX_SHARDS || !k || k > n) {
+        vmm_log("--shard %s: give K/N with 1 <= K <= N <= %d, e.g. 1/4", a, SWEEP_MAX_SHARDS);
         return -1;
     }
     o->shard = (unsigned)k;

@@ -18,6 +18,8 @@
  * between them: the snapshots a --fault-sweep keeps are bounded, by
  * --sweep-memory and by this count. */
 #define SWEEP_MAX_SNAPSHOTS 1024
+/* --shard K/N: at most this many runs share a sweep. */
+#define SWEEP_MAX_SHARDS 1024
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
 /* How the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA LoadFile2
