@@ -71,13 +71,15 @@ $(BUILD)/handover: $(VMM_OBJ) $(LIB_OBJ)
 $(BUILD)/handover-san: $(VMM_OBJ_SAN) $(LIB_OBJ_SAN)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(VMM_LIBS)
 
-# The unit tests link the pure libraries, the tools' pure parts, and the
-# --esp folder reader (host/esp_dir.c, which reads a folder the tests make)
-# and --snapshot's state file checks and RAM file (host/snapshot_file.c, ram_file.c).
-$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,$(TOOL_LIB_SRC) vmm/host/esp_dir.c vmm/host/snapshot_file.c vmm/host/ram_file.c)
+# The unit tests link the pure libraries, the tools' pure parts, the
+# --esp folder reader (host/esp_dir.c, which reads a folder the tests make),
+# --snapshot's state file checks and RAM file (host/snapshot_file.c,
+# ram_file.c), and the option table (options.c: --help against the tables).
+UNIT_HOST_SRC := vmm/host/esp_dir.c vmm/host/snapshot_file.c vmm/host/ram_file.c vmm/options.c
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,$(TOOL_LIB_SRC) $(UNIT_HOST_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 
-$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,$(TOOL_LIB_SRC) vmm/host/esp_dir.c vmm/host/snapshot_file.c vmm/host/ram_file.c)
+$(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,$(TOOL_LIB_SRC) $(UNIT_HOST_SRC))
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 
 # Both seccomp filters entered for real, a call of each family issued

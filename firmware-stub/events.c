@@ -162,7 +162,7 @@ static void poll_timers(struct firmware *fw, bool notify_only)
         key->signaled = key_pending(fw);
 }
 
-bool fw_timer_armed(const struct firmware *fw)
+bool firmware_timer_armed(const struct firmware *fw)
 {
     for (unsigned i = 0; i < fw->events.n; i++)
         if (fw->events.slot[i].open && fw->events.slot[i].armed)

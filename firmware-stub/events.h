@@ -22,7 +22,7 @@ fw_decoder fw_decode_event;
 void fw_events_init(struct firmware *fw);
 /* Whether some open event has a timer set (a notify function's or one
  * CheckEvent or WaitForEvent would find signaled once due). */
-bool fw_timer_armed(const struct firmware *fw);
+bool firmware_timer_armed(const struct firmware *fw);
 /* Signal every event of the group (ExitBootServices', SetVirtualAddressMap's). */
 void fw_signal_event_group(struct firmware *fw, const efi_guid_t *group);
 /* At the end of a call (fw->call) with this status: if a queued notify

@@ -182,7 +182,7 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
         goto out;
     }
     char why[400];
-    if (!fw_secure_boot_allows(fw, file, source_size, why, sizeof(why))) {
+    if (!firmware_secure_boot_allows(fw, file, source_size, why, sizeof(why))) {
         fw_log(fw, "LoadImage: Secure Boot refused the image (EFI_SECURITY_VIOLATION): %s", why);
         s = EFI_SECURITY_VIOLATION;
         goto out;

@@ -69,7 +69,7 @@ static bool secure_boot_enforced(const struct firmware *fw, enum inject_kind k, 
                                  const struct guest_view *v, const uint64_t *a)
 {
     (void)k, (void)s, (void)v, (void)a;
-    return fw_secure_boot_state(fw) == FW_SECURE_BOOT_USER_MODE;
+    return firmware_secure_boot_state(fw) == FW_SECURE_BOOT_USER_MODE;
 }
 
 /* The stub's LocateDevicePath asks for LoadFile2 on the initrd's vendor

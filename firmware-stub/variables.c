@@ -354,7 +354,7 @@ int fw_secure_boot_init(struct firmware *fw)
     return derive_modes(fw) ? 0 : -1;
 }
 
-int fw_secure_boot_enroll(struct firmware *fw, const char *key_name, const uint8_t *data, size_t size, char *err,
+int firmware_secure_boot_enroll(struct firmware *fw, const char *key_name, const uint8_t *data, size_t size, char *err,
                           size_t errlen)
 {
     for (enum secure_boot_key key = SB_PK; key <= SB_DBX; key++) {
@@ -374,7 +374,7 @@ int fw_secure_boot_enroll(struct firmware *fw, const char *key_name, const uint8
     return -1;
 }
 
-enum fw_secure_boot_state fw_secure_boot_state(const struct firmware *fw)
+enum firmware_secure_boot_state firmware_secure_boot_state(const struct firmware *fw)
 {
     if (!fw->cfg.secure_boot)
         return FW_SECURE_BOOT_OFF;
@@ -384,9 +384,9 @@ enum fw_secure_boot_state fw_secure_boot_state(const struct firmware *fw)
     return FW_SECURE_BOOT_SETUP_MODE;
 }
 
-bool fw_secure_boot_allows(struct firmware *fw, const uint8_t *file, size_t size, char *why, size_t whylen)
+bool firmware_secure_boot_allows(struct firmware *fw, const uint8_t *file, size_t size, char *why, size_t whylen)
 {
-    if (fw_secure_boot_state(fw) != FW_SECURE_BOOT_USER_MODE) {
+    if (firmware_secure_boot_state(fw) != FW_SECURE_BOOT_USER_MODE) {
         snprintf(why, whylen, "Secure Boot is not enforced");
         return true;
     }

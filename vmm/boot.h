@@ -32,6 +32,7 @@ struct placement {
     size_t dtb_len;
     char cmdline[FW_CMDLINE_MAX + 64];
     bool noxsave_added;                 /* the XRSTOR probe added noxsave to cmdline */
+    bool restoring;                     /* --snapshot restores the VM: no XRSTOR probe, noxsave_added as saved */
     struct volume esp;                  /* --esp DIR as read (the firmware serves a copy) */
     bool image_on_esp;                  /* the image lies in DIR, at esp_image_path */
     char esp_image_path[FW_ESP_IMAGE_PATH_MAX + 1];

@@ -32,9 +32,8 @@ int vmm_console_init(struct vmm *vm)
 {
     const struct line_consumer all[] = { { "panic", panic_watch_line, &vm->console.panic },
                                          { "exec-status", exec_status_consumer, &vm->ctl },
-                                         { "milestones", milestone_consumer, vm },
-                                         { "snapshot-ready", warm_boot_line, vm } };
-    const bool wanted[] = { true, vm->opt.exec != NULL, true, vm->opt.snapshot != NULL };
+                                         { "milestones", milestone_consumer, vm } };
+    const bool wanted[] = { true, vm->opt.exec != NULL, true };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (wanted[i] && line_consumers_add(&vm->console.consumers, &all[i])) {
             vmm_log("console: no room for the line consumer %s", all[i].name);

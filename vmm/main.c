@@ -22,6 +22,7 @@
 #include "tools/progress.h"
 #include "tools/report_hooks.h"
 #include "tools/tpm_log.h"
+#include "tools/warm_boot.h"
 #include "vmm.h"
 
 static void *read_image(const char *path, size_t *size)
@@ -186,10 +187,9 @@ static void build_cmdline(struct vmm *vm)
         append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), vm->opt.cmdline_append);
     /* A restore builds the VM as the saved boot did, without the XRSTOR
      * probe (a throwaway VM): the snapshot says whether it added noxsave. */
-    if (vm->warm.restoring) {
-        if (vm->warm.noxsave_added)
+    if (vm->placed.restoring) {
+        if (vm->placed.noxsave_added)
             append_word(vm->placed.cmdline, sizeof(vm->placed.cmdline), "noxsave");
-        vm->placed.noxsave_added = vm->warm.noxsave_added;
     } else if (!vm->opt.no_emulation_fallbacks && !has_word(vm->placed.cmdline, "noxsave") &&
                host_needs_noxsave(vm->kvm_fd)) {
         if (vm->placed.app) {
@@ -291,10 +291,10 @@ static int make_vm(struct vmm *vm)
 
 /* The devices of the init list on the bus, wired to the console, the
  * --exec-output file, the interrupt lines and the guest's stop request. */
-static int attach_devices(struct vmm *vm)
+static int attach_devices(struct vmm *vm, struct warm_boot *warm)
 {
     const struct device_host host = { .bus = &vm->bus, .ctl = &vm->ctl, .irq = vmm_serial_irq,
-                                      .console_tx = vmm_console_tx, .console_uart = &vm->warm.uart,
+                                      .console_tx = vmm_console_tx, .console_uart = &warm->uart,
                                       .exec_output_tx = vm->files.exec_output ? vmm_exec_output_tx : NULL, .ctx = vm };
     struct io_device refused;
     if (devices_init(&host, &refused)) {
@@ -331,7 +331,7 @@ static int load(struct vmm *vm)
 /* From here on the process may only do what the run needs (sandbox.c). A
  * sweep creates VMs as it goes: its filter allows the KVM requests that
  * takes on any fd. */
-static int enter_sandbox(const struct vmm *vm)
+static int enter_sandbox(const struct vmm *vm, const struct warm_boot *warm)
 {
     int vcpu_fds[VMM_MAX_CPUS];
     for (unsigned i = 0; i < vm->opt.cpus; i++)
@@ -346,8 +346,8 @@ static int enter_sandbox(const struct vmm *vm)
         .sweep_matrix_fd = f->sweep_matrix ? fileno(f->sweep_matrix) : -1,
         .sweep_baseline_fd = f->sweep_baseline ? fileno(f->sweep_baseline) : -1,
         .quiet = vm->opt.quiet,
-        .snapshot = vm->warm.ram_fd > 2, .snapshot_dir_fd = vm->warm.dir_fd, .snapshot_ram_fd = vm->warm.ram_fd,
-        .snapshot_state_fd = vm->warm.state_fd, .snapshot_bytes = vm->opt.mem,
+        .snapshot = warm->ram_fd > 2, .snapshot_dir_fd = warm->dir_fd, .snapshot_ram_fd = warm->ram_fd,
+        .snapshot_state_fd = warm->state_fd, .snapshot_bytes = vm->opt.mem,
     };
     return vm->opt.fault_sweep ? sandbox_enter_sweep(&plan) : sandbox_enter(&plan);
 }
@@ -360,6 +360,7 @@ struct tools {
     struct stop_summary stop;
     struct fault_sweep *sweep;
     struct tpm_log_run tpm_log;
+    struct warm_boot warm;
 };
 
 /* Registered once the options are read, refused or not: the progress
@@ -379,6 +380,7 @@ static int watch(struct vmm *vm, struct tools *t)
         { vm->opt.stop_at == STOP_AT_EBS, &stop_summary_hooks, &t->stop },
         { vm->opt.fault_sweep, &fault_sweep_hooks, t->sweep },
         { vm->opt.tpm_log != NULL, &tpm_log_hooks, &t->tpm_log },
+        { vm->opt.snapshot != NULL, &warm_boot_hooks, &t->warm },
     };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (all[i].wanted && vmm_observe(vm, all[i].hooks, all[i].ctx))
@@ -395,7 +397,7 @@ static int run(struct vmm *vm, const struct tools *t)
 }
 
 /* Each step says how far the boot got (--report's not_started_at). */
-static int boot(struct vmm *vm, const struct tools *t, int argc, char **argv)
+static int boot(struct vmm *vm, struct tools *t, int argc, char **argv)
 {
     vm->step = STEP_OUTPUTS;
     int rc = open_outputs(vm);
@@ -407,14 +409,16 @@ static int boot(struct vmm *vm, const struct tools *t, int argc, char **argv)
     vm->step = STEP_FILES;
     if (vmm_read_inputs(vm))
         return EXIT_USAGE;
-    if (vm->opt.snapshot && (rc = warm_boot_prepare(vm, argc, argv)))
+    if (vm->opt.snapshot && (rc = warm_boot_prepare(&t->warm, argc, argv)))
         return rc;
+    vm->placed.restoring = t->warm.restoring;
+    vm->placed.noxsave_added = t->warm.noxsave_added;
     vm->step = STEP_HOST;
-    if ((rc = make_vm(vm)) || (rc = attach_devices(vm)) || (rc = load(vm)))
+    if ((rc = make_vm(vm)) || (rc = attach_devices(vm, &t->warm)) || (rc = load(vm)))
         return rc;
-    if (vm->warm.restoring && (rc = warm_boot_restore(vm)))
+    if (t->warm.restoring && (rc = warm_boot_restore(&t->warm)))
         return rc;
-    if (enter_sandbox(vm))
+    if (enter_sandbox(vm, &t->warm))
         return EXIT_HOST;
     vm->step = STEP_GUEST;
     vmm_milestone(vm, MILESTONE_ENTRY);
@@ -512,14 +516,14 @@ static void release(struct vmm *vm, struct tools *t)
     volume_free(&vm->placed.esp);
     secure_boot_keys_free(&vm->placed.secure_boot_keys);
     cpio_free(&vm->placed.added);
-    warm_boot_free(&vm->warm);
+    warm_boot_free(&t->warm);
 }
 
 int main(int argc, char **argv)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
     static struct tools tools = { .progress = { .vm = &vm }, .report = { .vm = &vm }, .stop = { .vm = &vm },
-                                  .tpm_log = { .vm = &vm } };
+                                  .tpm_log = { .vm = &vm }, .warm = { .vm = &vm } };
     clock_start();
     vmm_milestone(&vm, MILESTONE_START);
     /* Descriptors inherited from the caller are not the VMM's to use (nor a

@@ -196,8 +196,8 @@ static int set_shard(struct vmm_options *o, const char *a)
     unsigned long k = strtoul(a, &end, 10), n = 0;
     if (!errno && end != a && *end == '/' && end[1] >= '0' && end[1] <= '9')
         n = strtoul(end + 1, &end, 10);
-    if (errno || *end || !n || n > 1024 || !k || k > n) {
-        vmm_log("--shard %s: give K/N with 1 <= K <= N <= 1024, e.g. 1/4", a);
+    if (errno || *end || !n || n > SWEEP_MAX_SHARDS || !k || k > n) {
+        vmm_log("--shard %s: give K/N with 1 <= K <= N <= %d, e.g. 1/4", a, SWEEP_MAX_SHARDS);
         return -1;
     }
     o->shard = (unsigned)k;
@@ -648,7 +648,7 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
     }
     *o = (struct vmm_options){ .cmdline = DEFAULT_CMDLINE, .mem = 512ULL << 20, .entry = ENTRY_HANDOVER, .firmware_bits = 64,
                                .console_limit = 64ULL << 20, .trace_limit = 256ULL << 20, .sweep_memory = 1ULL << 30,
-                               .sweep_fail_on = 1u << FAULT_CRASHED | 1u << FAULT_HUNG | 1u << FAULT_BAD_E820, .cpus = 1 };
+                               .sweep_fail_on = FAULT_FAIL_ON_DEFAULT, .cpus = 1 };
     char **given = malloc((size_t)argc * sizeof(*given));
     if (!given) {
         vmm_log("out of memory");

@@ -18,6 +18,8 @@
  * between them: the snapshots a --fault-sweep keeps are bounded, by
  * --sweep-memory and by this count. */
 #define SWEEP_MAX_SNAPSHOTS 1024
+/* --shard K/N: at most this many runs share a sweep. */
+#define SWEEP_MAX_SHARDS 1024
 
 enum stop_at { STOP_AT_NONE, STOP_AT_EBS };
 /* How the stub gets the initrd: the LINUX_EFI_INITRD_MEDIA LoadFile2
@@ -47,7 +49,7 @@ struct vmm_options {
     unsigned cpus;            /* --cpus */
     const char *exec;         /* --exec CMD */
     const char *exec_output;  /* --exec-output FILE: the command's output, through COM2 */
-    const char *snapshot;     /* --snapshot DIR: warm boots (vmm/warm_boot.h) */
+    const char *snapshot;     /* --snapshot DIR: warm boots (vmm/tools/warm_boot.h) */
     const char *adds[ADD_MAX_SPECS];   /* --add HOST[:GUEST] */
     unsigned nadds;
     const char *dtb;          /* --dtb auto|FILE */

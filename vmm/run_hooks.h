@@ -1,7 +1,8 @@
 /* What a run tells the tools that watch it. main.c registers them (the
  * report, the sweep, the KTAP reader, the progress lines, the --stop-at
- * summary); the run loop and the console only call these hooks, so neither
- * names a tool (the console's line consumers are the model). Every hook is
+ * summary, --snapshot's warm boot); the run loop and the console only
+ * call these hooks, so neither names a tool (the console's line consumers
+ * are the model). Every hook is
  * optional; they run in the order their observers were registered, with
  * vm->lock held while the guest runs. */
 #ifndef HANDOVER_RUN_HOOKS_H
@@ -32,8 +33,11 @@ struct run_hooks {
      * consumer, devices/console_line.h). */
     void (*console_byte)(void *ctx, uint8_t byte);
     void (*console_line)(void *ctx, const char *line);
-    /* Asked after each port I/O exit, where console lines arrive: true ends
-     * the run with RUN_OBSERVER_DONE, which its run_end turns into a status. */
+    /* After each port I/O exit, where console lines arrive, on the vCPU
+     * that made it: RUN_CONTINUE, or the status that ends the run. */
+    int (*io_exit)(void *ctx, struct vcpu *c);
+    /* Asked after each port I/O exit, after io_exit: true ends the run
+     * with RUN_OBSERVER_DONE, which its run_end turns into a status. */
     bool (*done)(void *ctx);
     /* The guest is about to run; and, once every vCPU stopped, the status
      * the run ends with, given the one it has so far. */
@@ -66,6 +70,7 @@ int run_hooks_before_call(struct vmm *vm, struct vcpu *c, unsigned id, const str
 void run_hooks_after_call(struct vmm *vm, struct vcpu *c, unsigned id, const struct fw_call *call, uint64_t status);
 void run_hooks_kernel(struct vmm *vm, uint64_t boot_params);
 void run_hooks_console_byte(struct vmm *vm, uint8_t byte);
+int run_hooks_io_exit(struct vmm *vm, struct vcpu *c);
 bool run_hooks_done(struct vmm *vm);
 void run_hooks_run_start(struct vmm *vm);
 int run_hooks_run_end(struct vmm *vm, int status);

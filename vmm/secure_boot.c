@@ -78,7 +78,7 @@ int secure_boot_setup(struct vmm *vm)
     for (unsigned i = 0; i < SECURE_BOOT_KEYS; i++) {
         if (!k->data[i])
             continue;
-        if (fw_secure_boot_enroll(&vm->fw, keys[i], k->data[i], k->size[i], err, sizeof(err))) {
+        if (firmware_secure_boot_enroll(&vm->fw, keys[i], k->data[i], k->size[i], err, sizeof(err))) {
             vmm_log("--secure-boot %s: %s.auth: refused: %s", vm->opt.secure_boot, keys[i], err);
             return EXIT_USAGE;
         }
@@ -89,7 +89,7 @@ int secure_boot_setup(struct vmm *vm)
     if (!vm->opt.quiet)
         vmm_log("--secure-boot %s: enrolled %s: %s", vm->opt.secure_boot, *enrolled ? enrolled : "nothing",
                 secure_boot_mode_name(vm));
-    if (!fw_secure_boot_allows(&vm->fw, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err))) {
+    if (!firmware_secure_boot_allows(&vm->fw, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err))) {
         vmm_log("%s: Secure Boot refused the image (EFI_SECURITY_VIOLATION): %s", vm->opt.kernel, err);
         return EXIT_USAGE;
     }
@@ -106,7 +106,7 @@ void secure_boot_keys_free(struct secure_boot_keys *k)
 
 const char *secure_boot_mode_name(const struct vmm *vm)
 {
-    switch (fw_secure_boot_state(&vm->fw)) {
+    switch (firmware_secure_boot_state(&vm->fw)) {
     case FW_SECURE_BOOT_SETUP_MODE:
         return "setup-mode";
     case FW_SECURE_BOOT_USER_MODE:

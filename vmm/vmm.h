@@ -23,7 +23,6 @@
 #include "../guest/guest_mem.h"
 #include "devices/io_bus.h"
 #include "verdict/run_counters.h"
-#include "warm_boot.h"
 
 struct vmm;
 
@@ -87,7 +86,6 @@ struct vmm {
     struct placement placed;  /* what was placed where */
     struct run_files files;
     struct run_counters counters;
-    struct warm_boot warm;    /* --snapshot */
     struct run_observers observers;   /* the tools watching the runs (run_hooks.h) */
     double milestone_at[MILESTONE_COUNT];   /* seconds since start when first reached; 0: not yet */
 

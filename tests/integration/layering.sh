@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The tree keeps to its ranks (docs/architecture.md): a folder includes only
-# itself and the folders below it, and inside firmware-stub/ a file only
-# looks down too; the pure folders (the Makefile's PURE_DIRS, which the
-# unit tests and fuzzers link alone) include only pure folders, and only
-# vmm/kvm/ calls ioctl. One ok/not ok line per rule, with the lines that
-# break it.
+# itself and the folders below it, and inside vmm/ and firmware-stub/ a
+# folder or file only looks down too; the pure folders (the Makefile's
+# PURE_DIRS, which the unit tests and fuzzers link alone) include only pure
+# folders; only vmm/kvm/ calls ioctl; and no object outside firmware-stub/
+# uses its internal fw_* names. One ok/not ok line per rule, with the lines
+# that break it.
 # usage: tests/integration/layering.sh OBJ_DIR PURE_DIR...
 #   OBJ_DIR: the build's objects ($(BUILD)/obj), for the firmware-stub's calls
 set -u
@@ -34,6 +35,18 @@ FIRMWARE_RANKS=(
     "dispatch tables firmware"                                   # the dispatch, the building, the interface
 )
 
+# Inside vmm/, bottom first: its folders, and its own files by name (a .c
+# and its .h share a rank). The state and steps of a boot sit below the
+# KVM plumbing that runs them, the tools above the run loop, and main.c,
+# which wires them all, on top.
+VMM_RANKS=(
+    "vmm/host vmm/x86 vmm/devices vmm/verdict"                  # host files and libraries, the pure folders
+    "vmm/vmm vmm/boot vmm/console vmm/options vmm/run_hooks vmm/secure_boot"   # the VMM's state, the steps of a boot (the keys --secure-boot enrols), the hooks
+    "vmm/kvm"                                                   # the VMs, the run loop, snapshots
+    "vmm/tools"                                                 # the hooks' observers, registered by main.c
+    "vmm/main"                                                  # the wiring
+)
+
 # Every #include "..." in the folders given: FILE:LINE TARGET, the target
 # a path from the top of the tree (the generated headers -I$(BUILD)/gen
 # finds are not in the tree, and left out).
@@ -51,8 +64,10 @@ includes() {
 
 # above BY RANKS... < "FROM:LINE TO [WHAT]" lines: those where TO ranks
 # above FROM (calls: at or above, unless the same file), and any FROM
-# without a rank. BY: folder (ranked by top-level folder), include or call
-# (by file name without .c or .h); RANKS: one word list a rank, bottom first.
+# without a rank. BY: folder (ranked by top-level folder), vmm (by vmm/'s
+# folder, or for vmm/'s own files by path without .c or .h), include or
+# call (by file name without .c or .h); RANKS: one word list a rank,
+# bottom first.
 above() {
     local by=$1
     shift
@@ -62,6 +77,8 @@ above() {
         function key(path,   p, n) {
             n = split(path, p, "/")
             if (by == "folder") return p[1]
+            if (by == "vmm" && n > 2) return p[1] "/" p[2]
+            if (by == "vmm") { sub(/\.[cho]$/, "", path); return path }
             sub(/\.[cho]$/, "", p[n]); return p[n]
         }
         { split($1, at, ":"); from = key(at[1]); to = key($2)
@@ -85,18 +102,23 @@ report only-vmm-kvm-calls-ioctl "ioctl called outside vmm/kvm/"
 includes "${FOLDER_RANKS[@]}" | above folder "${FOLDER_RANKS[@]}" > "$OUT/bad"
 report folders-include-only-lower-folders "the folders, bottom first: ${FOLDER_RANKS[*]}"
 
-# 3. The pure folders include only pure folders.
+# 3. Inside vmm/, a folder or file includes only its own rank or lower.
+{ find vmm -name '*.[ch]' | sed 's/.*/&:0 &/'
+  includes vmm | grep ' vmm/'; } | above vmm "${VMM_RANKS[@]}" > "$OUT/bad"
+report vmm-includes-only-lower-ranks "the ranks: VMM_RANKS in $0"
+
+# 4. The pure folders include only pure folders.
 # shellcheck disable=SC2086
 includes $PURE_DIRS | awk -v pure=" $PURE_DIRS " '{ d = $2; sub(/\/[^\/]*$/, "", d)
     if (!index(pure, " " d " ")) print $1, "includes", $2, "(not in a pure folder)" }' > "$OUT/bad"
 report pure-folders-include-only-pure-folders "the pure folders: $PURE_DIRS"
 
-# 4. A firmware-stub file includes only headers of its own rank or lower.
+# 5. A firmware-stub file includes only headers of its own rank or lower.
 { for f in firmware-stub/*.[ch]; do echo "$f:0 $f"; done
   includes firmware-stub | grep ' firmware-stub/'; } | above include "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
 report firmware-stub-files-include-only-lower-ranks "the ranks: FIRMWARE_RANKS in $0"
 
-# 5. A firmware-stub file uses only the functions and tables of lower
+# 6. A firmware-stub file uses only the functions and tables of lower
 # ranks: read from the objects, so that no declaration in the wrong header
 # can hide a call.
 if ! ls "$OBJ"/firmware-stub/*.o > /dev/null 2>&1; then
@@ -111,5 +133,17 @@ else
     above call "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
 fi
 report firmware-stub-files-use-only-lower-ranks "the ranks: FIRMWARE_RANKS in $0"
+
+# 7. The firmware's interface is its firmware_* functions (and its
+# libraries' own prefixes): fw_* names are its internals, which no object
+# outside firmware-stub/ uses.
+if ! ls "$OBJ"/vmm/*.o > /dev/null 2>&1; then
+    echo "no objects in $OBJ/vmm: build first" > "$OUT/bad"
+else
+    find "$OBJ"/vmm "$OBJ"/loader "$OBJ"/guest -name '*.o' | sort | while read -r o; do
+        nm --undefined-only "$o" | awk -v o="${o#"$OBJ"/}" '$2 ~ /^fw_/ { print o, "uses", $2 }'
+    done > "$OUT/bad"
+fi
+report only-firmware-stub-uses-fw-names "fw_* is the firmware's internal prefix: call a firmware_* function"
 
 summary

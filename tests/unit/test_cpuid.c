@@ -85,7 +85,7 @@ START_TEST(cpuid_topology_intel_and_one_cpu)
     ck_assert(!(cpuid_find(c, 1, 0)->edx & CPUID_1_EDX_HTT));
     ck_assert_uint_eq((cpuid_find(c, 1, 0)->ebx >> 16) & 0xff, 1);
     ck_assert_uint_eq(cpuid_find(c, 0xb, 1)->eax, 0);
-    ck_assert_uint_eq(cpuid_find(c, 0x80000001, 0)->ecx & 2, 0);
+    ck_assert_uint_eq(cpuid_find(c, 0x80000001, 0)->ecx & CPUID_80000001_ECX_CMP_LEGACY, 0);
     ck_assert_ptr_null(cpuid_find(c, 0x40000010, 0));
     free(c);
 }

@@ -112,19 +112,19 @@ END_TEST
  * (vmm/kvm/halt_wake.c): whether any timer could still wake it. */
 START_TEST(a_timer_is_armed_from_set_timer_until_it_fires_once_or_is_cancelled_or_closed)
 {
-    ck_assert(!fw_timer_armed(&fw));
+    ck_assert(!firmware_timer_armed(&fw));
     uint64_t once = new_event(EVT_TIMER), every = new_event(EVT_TIMER);
     ck_assert_uint_eq(CALL(BS(SET_TIMER), once, EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
-    ck_assert(fw_timer_armed(&fw));
+    ck_assert(firmware_timer_armed(&fw));
     ck_assert_uint_eq(CALL(EVT(CHECK), once), EFI_SUCCESS);   /* fired: a relative timer is spent */
-    ck_assert(!fw_timer_armed(&fw));
+    ck_assert(!firmware_timer_armed(&fw));
     ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, MS_100NS(10)), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_CANCEL, 0), EFI_SUCCESS);
-    ck_assert(!fw_timer_armed(&fw));
+    ck_assert(!firmware_timer_armed(&fw));
     ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, MS_100NS(10)), EFI_SUCCESS);
-    ck_assert(fw_timer_armed(&fw));
+    ck_assert(firmware_timer_armed(&fw));
     ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), every), EFI_SUCCESS);
-    ck_assert(!fw_timer_armed(&fw));
+    ck_assert(!firmware_timer_armed(&fw));
 }
 END_TEST
 

@@ -140,7 +140,7 @@ static void enrol(const char *dir, const char *key)
     char name[256], err[512];
     snprintf(name, sizeof(name), "%s/%s.auth", dir, key);
     struct file f = fixture(name);
-    ck_assert_msg(!fw_secure_boot_enroll(&fw, key, f.data, f.size, err, sizeof(err)), "%s: %s", name, err);
+    ck_assert_msg(!firmware_secure_boot_enroll(&fw, key, f.data, f.size, err, sizeof(err)), "%s: %s", name, err);
     free(f.data);
 }
 
@@ -175,7 +175,7 @@ static efi_status_t load(const char *image)
 
 START_TEST(setup_mode_until_pk_then_user_mode)
 {
-    ck_assert_int_eq(fw_secure_boot_state(&fw), FW_SECURE_BOOT_SETUP_MODE);
+    ck_assert_int_eq(firmware_secure_boot_state(&fw), FW_SECURE_BOOT_SETUP_MODE);
     ck_assert_int_eq(mode("SetupMode"), 1);
     ck_assert_int_eq(mode("SecureBoot"), 0);
     ck_assert_int_eq(mode("AuditMode"), 0);
@@ -184,7 +184,7 @@ START_TEST(setup_mode_until_pk_then_user_mode)
     enrol("keys", "KEK");
     ck_assert_int_eq(mode("SetupMode"), 1);
     enrol("keys", "PK");
-    ck_assert_int_eq(fw_secure_boot_state(&fw), FW_SECURE_BOOT_USER_MODE);
+    ck_assert_int_eq(firmware_secure_boot_state(&fw), FW_SECURE_BOOT_USER_MODE);
     ck_assert_int_eq(mode("SetupMode"), 0);
     ck_assert_int_eq(mode("SecureBoot"), 1);
     uint64_t size_p = put_u64(4096), attr_p = put_u64(0), data = scratch(4096);
@@ -224,7 +224,7 @@ START_TEST(key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp)
     ck_assert_uint_eq(set_var("Other", GUID_TEST, KEY_ATTRS, again.data, again.size), EFI_UNSUPPORTED);
     ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("db"), put_guid(db), KEY_ATTRS, 100, 0x7fffffffffffULL),
                       EFI_INVALID_PARAMETER);   /* data outside guest RAM */
-    ck_assert_int_eq(fw_secure_boot_state(&fw), FW_SECURE_BOOT_USER_MODE);
+    ck_assert_int_eq(firmware_secure_boot_state(&fw), FW_SECURE_BOOT_USER_MODE);
     free(other.data);
     free(old.data);
     free(again.data);

@@ -1,12 +1,16 @@
 /* vmm/tools/sweep_matrix.c: the --fault-sweep matrix without a VM: which
  * cells a call gets, --shard, how a cell ended, the verdict against
- * --fail-on and a baseline, the table and the JSON. */
+ * --fail-on and a baseline, the table and the JSON; and --help's and
+ * --fail-on's outcome names against the outcome table. */
+#include <ctype.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "suites.h"
 #include "../../vmm/host/log.h"
+#include "../../vmm/options.h"
 #include "../../vmm/tools/sweep_matrix.h"
 #include "../../vmm/verdict/exit_status.h"
 
@@ -204,6 +208,62 @@ START_TEST(sweep_table_and_timing_line)
 }
 END_TEST
 
+/* --help's text with each run of blanks and line breaks made one space. */
+static const char *help_text(void)
+{
+    FILE *out = open_memstream(&text, &text_len);
+    print_usage(out);
+    fclose(out);
+    size_t n = 0;
+    for (size_t i = 0; text[i]; i++)
+        if (!isspace((unsigned char)text[i]) || (n && text[n - 1] != ' '))
+            text[n++] = isspace((unsigned char)text[i]) ? ' ' : text[i];
+    text[n] = 0;
+    return text;
+}
+
+START_TEST(sweep_help_names_every_outcome_and_the_default)
+{
+    char outcomes[256] = "outcome matrix (";
+    for (int k = FAULT_NOT_INJECTED + 1; k < FAULT_OUTCOMES; k++) {
+        strcat(outcomes, fault_outcome_names[k]);
+        strcat(outcomes, k + 1 < FAULT_OUTCOMES ? ", " : ")");
+    }
+    char fail_on[256] = "(default ";
+    for (int k = 0; k < FAULT_OUTCOMES; k++)
+        if (FAULT_FAIL_ON_DEFAULT & 1u << k) {
+            strcat(fail_on, fail_on[strlen(fail_on) - 1] == ' ' ? "" : ",");
+            strcat(fail_on, fault_outcome_names[k]);
+        }
+    strcat(fail_on, ")");
+    const char *help = help_text();
+    ck_assert_msg(strstr(help, outcomes), "--help lacks \"%s\"", outcomes);
+    ck_assert_msg(strstr(help, fail_on), "--help lacks \"%s\"", fail_on);
+}
+END_TEST
+
+static int parse(const char *fail_on, struct vmm_options *o)
+{
+    char *argv[] = { "handover", "--fault-sweep", "--fail-on", (char *)fail_on, "bzImage", NULL };
+    optind = 0;   /* glibc: start getopt afresh */
+    return parse_options(5, argv, o);
+}
+
+START_TEST(sweep_fail_on_takes_the_outcome_names)
+{
+    struct vmm_options o;
+    ck_assert_int_eq(parse("crashed,hung,bad-e820", &o), 0);
+    ck_assert_uint_eq(o.sweep_fail_on, FAULT_FAIL_ON_DEFAULT);
+    ck_assert_int_eq(parse("none", &o), 0);
+    ck_assert_uint_eq(o.sweep_fail_on, 0);
+    ck_assert_int_eq(parse("not-injected,failed-cleanly", &o), 0);
+    ck_assert_uint_eq(o.sweep_fail_on, 1u << FAULT_NOT_INJECTED | 1u << FAULT_FAILED_CLEANLY);
+    ck_assert_int_eq(parse("crashed,broken", &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(logged(), "--fail-on crashed,broken: unknown outcome 'broken' (not-injected, "
+                                           "retried, fell-back, failed-cleanly, crashed, hung, bad-e820, or none)"));
+}
+END_TEST
+
 Suite *sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -217,6 +277,8 @@ Suite *sweep_suite(void)
     tcase_add_test(tc, sweep_verdict_against_a_baseline);
     tcase_add_test(tc, sweep_matrix_as_json);
     tcase_add_test(tc, sweep_table_and_timing_line);
+    tcase_add_test(tc, sweep_help_names_every_outcome_and_the_default);
+    tcase_add_test(tc, sweep_fail_on_takes_the_outcome_names);
     suite_add_tcase(s, tc);
     return s;
 }

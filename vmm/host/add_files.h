@@ -1,7 +1,7 @@
 /* The archive handover appends to the initrd (or, for --exec without
  * --initrd, the whole initrd, with /init from scripts/handover-init.sh and
  * the host's busybox): the --exec command as handover/cmd (/init runs it;
- * with --snapshot the command comes later, vmm/warm_boot.h), with
+ * with --snapshot the command comes later, vmm/tools/warm_boot.h), with
  * --exec-output the tty for its output as handover/output, and the
  * --add files; a dynamically linked program brings its interpreter (the
  * host's of that file name in the loader directories, at the path the

@@ -1,4 +1,4 @@
-/* --snapshot's RAM file (vmm/warm_boot.h): guest RAM written sparse. */
+/* --snapshot's RAM file (vmm/tools/warm_boot.h): guest RAM written sparse. */
 #ifndef HANDOVER_RAM_FILE_H
 #define HANDOVER_RAM_FILE_H
 

@@ -189,7 +189,7 @@ static bool sanitizer_skips(const struct sandbox_plan *p)
     return SANITIZER_BUILD;
 }
 
-/* What --snapshot's save asks (vmm/warm_boot.c, vmm/kvm/snapshot.c):
+/* What --snapshot's save asks (vmm/tools/warm_boot.c, vmm/kvm/snapshot.c):
  * the state's KVM requests on the run's own fds, and its two files. */
 static const unsigned long snapshot_vcpu_ioctls[] = {
     KVM_GET_LAPIC, KVM_GET_MSRS, KVM_GET_XSAVE, KVM_GET_XCRS, KVM_GET_DEBUGREGS, KVM_GET_TSC_KHZ,

@@ -1,4 +1,4 @@
-/* The state file of a --snapshot directory (vmm/warm_boot.h): a header
+/* The state file of a --snapshot directory (vmm/tools/warm_boot.h): a header
  * that says what the file is and what it was made from, then the payload
  * (the vCPU, the irqchips, the devices, the firmware, the clock). Guest
  * RAM is a file of its own, mapped as it is. Nothing here touches KVM or

@@ -69,7 +69,7 @@ enum halt_state halt_wake_resume(struct halt_waker *w, struct vcpu *c)
     }
     if (mp.mp_state != KVM_MP_STATE_HALTED)
         return HALT_NONE;
-    if (!fw_timer_armed(&vm->fw))
+    if (!firmware_timer_armed(&vm->fw))
         return HALT_FOR_GOOD;
     mp.mp_state = KVM_MP_STATE_RUNNABLE;
     if (ioctl(c->fd, KVM_SET_MP_STATE, &mp) < 0) {

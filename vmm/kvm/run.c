@@ -378,6 +378,52 @@ static int image_ended(struct vmm *vm)
     return EXIT_OK;
 }
 
+/* The image returned from its entry point into the thunk the firmware put
+ * there (FW_ID_IMAGE_RETURN), its status in the RAX (EAX) the thunk pushed. */
+static int image_returned(struct vmm *vm, const struct kvm_regs *r, const struct kvm_sregs *s)
+{
+    struct guest_view v = view_of(vm, s);
+    uint64_t status = 0;
+    if (vm->opt.firmware_bits == 32) {
+        uint32_t eax = 0;   /* EAX, pushed by the thunk: bit 31 the error bit */
+        guest_view_read(&v, (uint32_t)r->rsp, &eax, 4);
+        status = efi_status_from32(eax);
+    } else {
+        guest_view_read_u64(&v, r->rsp, &status);   /* RAX, pushed by the thunk */
+    }
+    fflush(stdout);
+    vmm_log("the image returned from its entry point with %s", efi_status_name(status));
+    vm->fw.stop = FW_STOP_EXIT;
+    vm->fw.stop_status = status;
+    return image_ended(vm);
+}
+
+/* The call just served was the first ExitBootServices to succeed: the
+ * milestone, and with --stop-at ebs the trap on the kernel's entry.
+ * RUN_CONTINUE, or EXIT_HOST. */
+static int exit_boot_services_done(struct vcpu *c, const struct fw_call *call, struct kvm_sregs *s)
+{
+    struct vmm *vm = c->vm;
+    vmm_milestone(vm, MILESTONE_EBS);
+    if (!vm->run.opt.quiet)
+        vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
+    if (vm->opt.stop_at != STOP_AT_EBS)
+        return RUN_CONTINUE;
+    /* The thunk's return address, at RSP: the caller of ExitBootServices
+     * (0, inside the firmware's kept range, if unreadable). After its
+     * notify functions ran, the call returns through the RSP it had. */
+    uint64_t ret = 0;
+    if (vm->opt.firmware_bits == 32)
+        guest_view_read(&call->view, (uint32_t)call->rsp, &ret, 4);
+    else
+        guest_view_read(&call->view, vm->fw.transfer.pending ? vm->fw.transfer.rsp : call->rsp, &ret, 8);
+    if (called_by_application(vm, ret))
+        arm_kernel_entry(vm);
+    else if (arm_stop_at_ebs(c, s, ret, call->saved.rbx))
+        return EXIT_HOST;
+    return RUN_CONTINUE;
+}
+
 /* One firmware call. Returns RUN_CONTINUE to go on, or an exit status. */
 static int hypercall(struct vcpu *c, uint32_t id)
 {
@@ -391,22 +437,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
     }
     if (FW_ID_IS_EXCEPTION(id))
         return guest_exception(c, id - FW_ID_EXCEPTION(0), &r, &s);
-    if (id == FW_ID_IMAGE_RETURN) {
-        struct guest_view v = view_of(vm, &s);
-        uint64_t status = 0;
-        if (vm->opt.firmware_bits == 32) {
-            uint32_t eax = 0;   /* EAX, pushed by the thunk: bit 31 the error bit */
-            guest_view_read(&v, (uint32_t)r.rsp, &eax, 4);
-            status = efi_status_from32(eax);
-        } else {
-            guest_view_read_u64(&v, r.rsp, &status);   /* RAX, pushed by the thunk */
-        }
-        fflush(stdout);
-        vmm_log("the image returned from its entry point with %s", efi_status_name(status));
-        vm->fw.stop = FW_STOP_EXIT;
-        vm->fw.stop_status = status;
-        return image_ended(vm);
-    }
+    if (id == FW_ID_IMAGE_RETURN)
+        return image_returned(vm, &r, &s);
     bool ebs_before = vm->fw.phase == FW_PHASE_RUNTIME;
     struct fw_call call = { r.rcx, r.rdx, r.r8, r.r9, r.rsp, view_of(vm, &s),
                             { r.rbx, r.rbp, r.rdi, r.rsi, r.r12, r.r13, r.r14, r.r15, { { 0 } } } };
@@ -442,26 +474,47 @@ static int hypercall(struct vcpu *c, uint32_t id)
     default:
         break;
     }
-    if (vm->fw.phase == FW_PHASE_RUNTIME && !ebs_before) {
-        vmm_milestone(vm, MILESTONE_EBS);
-        if (!vm->run.opt.quiet)
-            vmm_log("ExitBootServices succeeded after %llu firmware calls", (unsigned long long)vm->fw.calls);
-        if (vm->opt.stop_at == STOP_AT_EBS) {
-            /* The thunk's return address, at RSP: the caller of ExitBootServices
-             * (0, inside the firmware's kept range, if unreadable). After its
-             * notify functions ran, the call returns through the RSP it had. */
-            uint64_t ret = 0;
-            if (vm->opt.firmware_bits == 32)
-                guest_view_read(&call.view, (uint32_t)call.rsp, &ret, 4);
-            else
-                guest_view_read(&call.view, vm->fw.transfer.pending ? vm->fw.transfer.rsp : call.rsp, &ret, 8);
-            if (called_by_application(vm, ret))
-                arm_kernel_entry(vm);
-            else if (arm_stop_at_ebs(c, &s, ret, call.saved.rbx))
-                return EXIT_HOST;
-        }
-    }
+    if (vm->fw.phase == FW_PHASE_RUNTIME && !ebs_before)
+        return exit_boot_services_done(c, &call, &s);
     return RUN_CONTINUE;
+}
+
+/* The console showed the kernel's panic line. */
+static int kernel_panicked(struct vmm *vm)
+{
+    fflush(stdout);
+    vmm_log("kernel panic: %s", vm->console.panic.line);
+    if (vm->opt.exec && strstr(vm->console.panic.line, "Attempted to kill init"))
+        vmm_log("init died before it could report a status: if the console shows it killed at its first "
+                "system call (\"segfault at ... error 15\"), this host's KVM cannot run guest user space "
+                "(nested, emulated KVM); --exec needs an ordinary KVM host");
+    report_exits(vm);
+    return EXIT_PANIC;
+}
+
+/* Whether the guest asked to stop (control_ports.h: through a device, or
+ * --exec's status line): the status it ends with, or RUN_CONTINUE. */
+static int guest_stopped(struct vmm *vm)
+{
+    switch (vm->ctl.stop) {
+    case GUEST_RESET:
+        fflush(stdout);
+        if (!vm->run.opt.quiet)
+            vmm_log("guest reset through the i8042 (port 0x64 command 0xfe)");
+        return EXIT_OK;
+    case GUEST_POWEROFF:
+        fflush(stdout);
+        if (!vm->run.opt.quiet)
+            vmm_log("guest powered off (ACPI S5)");
+        return EXIT_OK;
+    case GUEST_EXIT_PORT:
+        fflush(stdout);
+        if (!vm->run.opt.quiet)
+            vmm_log("guest wrote %d to the exit port 0x%x", vm->ctl.exit_status, GUEST_PORT_EXIT);
+        return vm->ctl.exit_status;
+    default:
+        return RUN_CONTINUE;
+    }
 }
 
 static int handle_io(struct vcpu *c)
@@ -489,44 +542,16 @@ static int handle_io(struct vcpu *c)
         }
         io_bus_access(&vm->bus, run->io.port, out, data, run->io.size);
     }
-    if (vm->warm.ready) {
-        int rc = warm_boot_ready(vm, c);
-        if (rc >= 0)
-            return rc;
-    }
+    int rc = run_hooks_io_exit(vm, c);
+    if (rc != RUN_CONTINUE)
+        return rc;
     if (run_hooks_done(vm)) {
         fflush(stdout);
         return RUN_OBSERVER_DONE;
     }
-    if (vm->console.panic.ended) {
-        fflush(stdout);
-        vmm_log("kernel panic: %s", vm->console.panic.line);
-        if (vm->opt.exec && strstr(vm->console.panic.line, "Attempted to kill init"))
-            vmm_log("init died before it could report a status: if the console shows it killed at its first "
-                    "system call (\"segfault at ... error 15\"), this host's KVM cannot run guest user space "
-                    "(nested, emulated KVM); --exec needs an ordinary KVM host");
-        report_exits(vm);
-        return EXIT_PANIC;
-    }
-    switch (vm->ctl.stop) {
-    case GUEST_RESET:
-        fflush(stdout);
-        if (!vm->run.opt.quiet)
-            vmm_log("guest reset through the i8042 (port 0x64 command 0xfe)");
-        return EXIT_OK;
-    case GUEST_POWEROFF:
-        fflush(stdout);
-        if (!vm->run.opt.quiet)
-            vmm_log("guest powered off (ACPI S5)");
-        return EXIT_OK;
-    case GUEST_EXIT_PORT:
-        fflush(stdout);
-        if (!vm->run.opt.quiet)
-            vmm_log("guest wrote %d to the exit port 0x%x", vm->ctl.exit_status, GUEST_PORT_EXIT);
-        return vm->ctl.exit_status;
-    default:
-        return RUN_CONTINUE;
-    }
+    if (vm->console.panic.ended)
+        return kernel_panicked(vm);
+    return guest_stopped(vm);
 }
 
 int vmm_complete_exit(struct vcpu *c)

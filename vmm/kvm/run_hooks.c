@@ -60,6 +60,17 @@ void run_hooks_console_byte(struct vmm *vm, uint8_t byte)
             o->hooks->console_byte(o->ctx, byte);
 }
 
+int run_hooks_io_exit(struct vmm *vm, struct vcpu *c)
+{
+    EACH(vm, o)
+        if (o->hooks->io_exit) {
+            int rc = o->hooks->io_exit(o->ctx, c);
+            if (rc != RUN_CONTINUE)
+                return rc;
+        }
+    return RUN_CONTINUE;
+}
+
 bool run_hooks_done(struct vmm *vm)
 {
     EACH(vm, o)

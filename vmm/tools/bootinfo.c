@@ -21,23 +21,11 @@ static void print_cmdline(const struct guest_mem *gm, uint64_t addr, FILE *out)
     fprintf(out, "  cmdline           \"%s\"\n", buf);
 }
 
-static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
+/* The setup header's fields a boot loader fills (Documentation/arch/x86/boot.rst). */
+static void print_setup_header(const struct guest_mem *gm, const struct boot_params *bp, FILE *out)
 {
-    /* One copy, read once: another vCPU may be changing the page, and the
-     * summary, the e820 list and the verdict must come from the same bytes
-     * (e820_entries checked then used twice would let a racer push the copy
-     * past the checked 4 KiB). */
-    static struct boot_params copy;
-    if (!guest_mem_read(&vm->mem, bp_addr, &copy, sizeof(copy))) {
-        vmm_log("stop-at ebs: RSI 0x%llx does not point at a boot_params page in guest RAM",
-                (unsigned long long)bp_addr);
-        return EXIT_GUEST_CRASH;
-    }
-    const struct boot_params *bp = &copy;
     const struct setup_header *h = &bp->hdr;
     uint64_t cmdline = h->cmd_line_ptr | (uint64_t)bp->ext_cmd_line_ptr << 32;
-    const struct efi_info *e = &bp->efi_info;
-    fprintf(out, "boot_params at 0x%llx:\n", (unsigned long long)bp_addr);
     fprintf(out, "  version           %u.%02u\n", h->version >> 8, h->version & 0xff);
     fprintf(out, "  type_of_loader    0x%02x\n", h->type_of_loader);
     fprintf(out, "  loadflags         0x%02x%s\n", h->loadflags, (h->loadflags & KASLR_FLAG) ? " (KASLR_FLAG)" : "");
@@ -45,29 +33,42 @@ static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
     fprintf(out, "  code32_start      0x%08x\n", h->code32_start);
     fprintf(out, "  cmd_line_ptr      0x%llx\n", (unsigned long long)cmdline);
     if (cmdline)
-        print_cmdline(&vm->mem, cmdline, out);
+        print_cmdline(gm, cmdline, out);
     fprintf(out, "  cmdline_size      %u\n", h->cmdline_size);
     fprintf(out, "  ramdisk_image     0x%llx\n", (unsigned long long)(h->ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32));
     fprintf(out, "  ramdisk_size      0x%llx\n", (unsigned long long)(h->ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32));
     fprintf(out, "  kernel_alignment  0x%x\n", h->kernel_alignment);
     fprintf(out, "  init_size         0x%x\n", h->init_size);
-    fprintf(out, "  secure_boot       %u\n", bp->secure_boot);
-    uint64_t sd = bp->hdr.setup_data;
+}
+
+/* The setup_data list, up to 64 entries (a guest's list may loop). */
+static void print_setup_data(const struct guest_mem *gm, uint64_t sd, FILE *out)
+{
     for (int hops = 0; sd && hops < 64; hops++) {
         struct setup_data_header sh;
-        if (!guest_mem_read(&vm->mem, sd, &sh, sizeof(sh))) {
+        if (!guest_mem_read(gm, sd, &sh, sizeof(sh))) {
             fprintf(out, "  setup_data        0x%llx (not in guest RAM)\n", (unsigned long long)sd);
             break;
         }
         fprintf(out, "  setup_data        0x%llx type %u len %u\n", (unsigned long long)sd, sh.type, sh.len);
         sd = sh.next;
     }
+}
+
+static void print_efi_info(const struct efi_info *e, FILE *out)
+{
     fprintf(out, "  efi_info          signature %.4s systab 0x%llx memmap 0x%llx size %u desc_size %u desc_version %u\n",
             (const char *)&e->efi_loader_signature,
             (unsigned long long)(e->efi_systab | (uint64_t)e->efi_systab_hi << 32),
             (unsigned long long)(e->efi_memmap | (uint64_t)e->efi_memmap_hi << 32), e->efi_memmap_size,
             e->efi_memdesc_size, e->efi_memdesc_version);
+}
 
+/* The e820 table, and the check of it (and of efi_info's signature)
+ * against the firmware's memory map: EXIT_OK or EXIT_E820_MISMATCH. */
+static int check_e820(struct vmm *vm, const struct boot_params *bp, FILE *out)
+{
+    const struct efi_info *e = &bp->efi_info;
     /* The stub names the firmware's width (x86-stub.c exit_boot_func). */
     uint32_t signature = vm->opt.firmware_bits == 32 ? EFI32_LOADER_SIGNATURE : EFI64_LOADER_SIGNATURE;
     static struct boot_e820_entry got[MAX_E820], want[MEMMAP_MAX_ENTRIES];
@@ -99,6 +100,26 @@ static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
                 (unsigned long long)(want[i].addr + want[i].size - 1), e820_type_name(want[i].type));
     vm->run.e820_mismatch = true;
     return EXIT_E820_MISMATCH;
+}
+
+static int print_boot_params(struct vmm *vm, uint64_t bp_addr, FILE *out)
+{
+    /* One copy, read once: another vCPU may be changing the page, and the
+     * summary, the e820 list and the verdict must come from the same bytes
+     * (e820_entries checked then used twice would let a racer push the copy
+     * past the checked 4 KiB). */
+    static struct boot_params copy;
+    if (!guest_mem_read(&vm->mem, bp_addr, &copy, sizeof(copy))) {
+        vmm_log("stop-at ebs: RSI 0x%llx does not point at a boot_params page in guest RAM",
+                (unsigned long long)bp_addr);
+        return EXIT_GUEST_CRASH;
+    }
+    fprintf(out, "boot_params at 0x%llx:\n", (unsigned long long)bp_addr);
+    print_setup_header(&vm->mem, &copy, out);
+    fprintf(out, "  secure_boot       %u\n", copy.secure_boot);
+    print_setup_data(&vm->mem, copy.hdr.setup_data, out);
+    print_efi_info(&copy.efi_info, out);
+    return check_e820(vm, &copy, out);
 }
 
 /* What EFI_MEMORY_ATTRIBUTE_PROTOCOL was asked, and the kernel's pages. */

@@ -20,6 +20,10 @@ enum fault_outcome {
 };
 
 extern const char *const fault_outcome_names[FAULT_OUTCOMES];
+/* The outcomes that fail a sweep unless --fail-on names others: the
+ * stub's bugs, not its ways of coping (--help says so: a unit test checks
+ * its words against this and the names). */
+#define FAULT_FAIL_ON_DEFAULT (1u << FAULT_CRASHED | 1u << FAULT_HUNG | 1u << FAULT_BAD_E820)
 
 /* How a --stop-at ebs run ended, as the rule reads it. */
 struct fault_run {

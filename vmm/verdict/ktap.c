@@ -89,6 +89,62 @@ static bool parse_result(const char *s, bool *ok, char *name, size_t len, bool *
     return true;
 }
 
+/* A line at the top level: the header, the plan, or a suite's result,
+ * which may close the suite being read or be one whose header we did not
+ * see. */
+static void top_level_line(struct ktap *k, const char *t)
+{
+    bool ok, skip;
+    char name[KTAP_NAME];
+    if (!strncmp(t, "KTAP version", 12) || !strncmp(t, "TAP version", 11)) {
+        k->started = true;
+        return;
+    }
+    if (!k->started)
+        return;
+    if (!strncmp(t, "1..", 3) && k->plan < 0) {
+        k->plan = atoi(t + 3);
+        return;
+    }
+    if (!parse_result(t, &ok, name, sizeof(name), &skip))
+        return;
+    struct ktap_suite *su = k->current >= 0 ? &k->suites[k->current] : NULL;
+    if (!su || strcmp(su->name, name))
+        su = new_suite(k, name);
+    k->current = -1;
+    if (!su) {
+        k->suites_dropped++;
+        k->dropped_failed |= !ok;
+        return;
+    }
+    su->done = true;
+    su->ok = ok;
+    k->nsuites++;
+}
+
+/* A test case's result in the suite being read. */
+static void case_result(struct ktap *k, const char *name, bool ok, bool skip)
+{
+    struct ktap_suite *su = &k->suites[k->current];
+    if (grow((void **)&k->cases, &k->cases_cap, k->ncases, sizeof(*k->cases), KTAP_MAX_CASES)) {
+        struct ktap_case *tc = &k->cases[k->ncases++];
+        snprintf(tc->name, sizeof(tc->name), "%s", name);
+        tc->suite = (unsigned)k->current;
+        tc->status = skip ? KTAP_SKIP : ok ? KTAP_PASS : KTAP_FAIL;
+    }
+    if (skip)
+        su->skipped++;
+    else if (ok)
+        su->passed++;
+    else {
+        su->failed++;
+        if (grow((void **)&k->failed, &k->failed_cap, k->nfailed, sizeof(*k->failed), KTAP_MAX_FAILED))
+            snprintf(k->failed[k->nfailed++], sizeof(k->failed[0]), "%s.%s", su->name, name);
+        else
+            k->failed_unnamed++;
+    }
+}
+
 void ktap_line(struct ktap *k, const char *line)
 {
     const char *s = strip_time(line);
@@ -98,32 +154,7 @@ void ktap_line(struct ktap *k, const char *line)
     char name[KTAP_NAME];
 
     if (indent == 0) {
-        if (!strncmp(t, "KTAP version", 12) || !strncmp(t, "TAP version", 11)) {
-            k->started = true;
-            return;
-        }
-        if (!k->started)
-            return;
-        if (!strncmp(t, "1..", 3) && k->plan < 0) {
-            k->plan = atoi(t + 3);
-            return;
-        }
-        if (parse_result(t, &ok, name, sizeof(name), &skip)) {
-            /* A suite's result: it may close the suite being read, or be a
-             * suite whose header we did not see. */
-            struct ktap_suite *su = k->current >= 0 ? &k->suites[k->current] : NULL;
-            if (!su || strcmp(su->name, name))
-                su = new_suite(k, name);
-            k->current = -1;
-            if (!su) {
-                k->suites_dropped++;
-                k->dropped_failed |= !ok;
-                return;
-            }
-            su->done = true;
-            su->ok = ok;
-            k->nsuites++;
-        }
+        top_level_line(k, t);
         return;
     }
     if (!k->started || indent != 4)
@@ -132,26 +163,8 @@ void ktap_line(struct ktap *k, const char *line)
         k->current = new_suite(k, t + 11) ? (int)k->nsuites : -1;
         return;
     }
-    if (k->current >= 0 && parse_result(t, &ok, name, sizeof(name), &skip)) {
-        struct ktap_suite *su = &k->suites[k->current];
-        if (grow((void **)&k->cases, &k->cases_cap, k->ncases, sizeof(*k->cases), KTAP_MAX_CASES)) {
-            struct ktap_case *tc = &k->cases[k->ncases++];
-            snprintf(tc->name, sizeof(tc->name), "%s", name);
-            tc->suite = (unsigned)k->current;
-            tc->status = skip ? KTAP_SKIP : ok ? KTAP_PASS : KTAP_FAIL;
-        }
-        if (skip)
-            su->skipped++;
-        else if (ok)
-            su->passed++;
-        else {
-            su->failed++;
-            if (grow((void **)&k->failed, &k->failed_cap, k->nfailed, sizeof(*k->failed), KTAP_MAX_FAILED))
-                snprintf(k->failed[k->nfailed++], sizeof(k->failed[0]), "%s.%s", su->name, name);
-            else
-                k->failed_unnamed++;
-        }
-    }
+    if (k->current >= 0 && parse_result(t, &ok, name, sizeof(name), &skip))
+        case_result(k, name, ok, skip);
 }
 
 bool ktap_complete(const struct ktap *k)

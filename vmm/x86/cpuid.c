@@ -120,9 +120,9 @@ static void amd_cmp_legacy(struct kvm_cpuid_entry2 *e, unsigned id, unsigned ncp
 {
     (void)id;
     if (ncpus > 1)
-        e->ecx |= 1u << 1;
+        e->ecx |= CPUID_80000001_ECX_CMP_LEGACY;
     else
-        e->ecx &= ~(1u << 1);
+        e->ecx &= ~CPUID_80000001_ECX_CMP_LEGACY;
 }
 
 /* Leaf 0x80000008 (AMD): ECX[7:0] NC = cores - 1, [15:12]

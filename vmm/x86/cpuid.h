@@ -13,6 +13,7 @@
 #define CPUID_1_ECX_MONITOR     (1u << 3)
 #define CPUID_1_EDX_HTT         (1u << 28)
 #define CPUID_7_ECX_LA57        (1u << 16)
+#define CPUID_80000001_ECX_CMP_LEGACY (1u << 1)   /* AMD APM vol. 3, appendix E.4.2 */
 #define CPUID_KVM_SIGNATURE     0x40000000u   /* Documentation/virt/kvm/x86/cpuid.rst */
 #define CPUID_KVM_FEATURES      0x40000001u
 

@@ -13,15 +13,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "host/snapshot_file.h"
+#include "../host/snapshot_file.h"
+#include "../run_hooks.h"
 
 struct vmm;
-struct vcpu;
 struct serial;
 
 struct warm_boot {
+    struct vmm *vm;
     bool restoring;            /* DIR holds a snapshot of these inputs */
-    bool ready;                /* the ready line was seen: the run loop calls warm_boot_ready */
+    bool ready;                /* the ready line was seen: the next port I/O exit saves */
     bool saved;                /* this run saved one */
     bool noxsave_added;        /* restoring: the saved guest's command line got noxsave from the XRSTOR probe */
     struct snapshot_inputs inputs;
@@ -37,18 +38,16 @@ struct warm_boot {
  * naming the file). A new one's files are opened here, before the
  * sandbox. argv: the options, of which those that do not shape the VM
  * (the command, --timeout, ...) are left out of the inputs. */
-int warm_boot_prepare(struct vmm *vm, int argc, char **argv);
+int warm_boot_prepare(struct warm_boot *w, int argc, char **argv);
 /* After the VM is built and loaded as for a cold boot (the firmware's
  * state is built so), before the sandbox: the snapshot's RAM, vCPU,
  * irqchips, devices, firmware and clock replace it, and the command is
  * queued. 0, or an exit status. */
-int warm_boot_restore(struct vmm *vm);
-/* The run loop, once the ready line was seen, on the vCPU that printed
- * it: save the VM (first run), then queue the command. RUN_CONTINUE, or
- * an exit status. */
-int warm_boot_ready(struct vmm *vm, struct vcpu *c);
-/* The console's line consumer: the ready line. */
-void warm_boot_line(void *ctx, const char *line);
+int warm_boot_restore(struct warm_boot *w);
+/* The run's hooks (ctx a struct warm_boot): the console's line, for the
+ * ready line; then, at the port I/O exit that sent it, on the vCPU that
+ * printed it, the VM saved (first run) and the command queued. */
+extern const struct run_hooks warm_boot_hooks;
 void warm_boot_free(struct warm_boot *w);
 
 #endif

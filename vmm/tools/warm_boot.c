@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "devices/persist.h"
-#include "devices/serial.h"
-#include "host/clock.h"
-#include "host/ram_file.h"
-#include "kvm/snapshot.h"
-#include "vmm.h"
+#include "../devices/persist.h"
+#include "../devices/serial.h"
+#include "../host/clock.h"
+#include "../host/ram_file.h"
+#include "../kvm/snapshot.h"
+#include "../vmm.h"
 
 #define READY_LINE "handover-init: ready for a command"
 #define SEED_BYTES 32
@@ -180,9 +180,9 @@ static struct snapshot_cursor payload_of(const struct warm_boot *w)
                                      w->state_len - sizeof(struct snapshot_header), 0, false };
 }
 
-int warm_boot_prepare(struct vmm *vm, int argc, char **argv)
+int warm_boot_prepare(struct warm_boot *w, int argc, char **argv)
 {
-    struct warm_boot *w = &vm->warm;
+    struct vmm *vm = w->vm;
     const char *dir = vm->opt.snapshot;
     w->dir_fd = w->ram_fd = w->state_fd = -1;
     if (strlen(vm->opt.exec) > SERIAL_RX_MAX - COMMAND_HEAD_MAX) {
@@ -232,8 +232,9 @@ int warm_boot_prepare(struct vmm *vm, int argc, char **argv)
 /* "SEED LEN\n" and the command on COM1, which /init reads (raw, no echo):
  * SEED is fresh for each run, so that no two guests restored from one
  * snapshot share the CRNG's state (scripts/handover-reseed.c). */
-static int queue_command(struct vmm *vm)
+static int queue_command(struct warm_boot *w)
 {
+    const struct vmm *vm = w->vm;
     uint8_t seed[SEED_BYTES];
     if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
         vmm_log("--snapshot: getrandom: %s", strerror(errno));
@@ -244,8 +245,7 @@ static int queue_command(struct vmm *vm)
     for (size_t i = 0; i < sizeof(seed); i++)
         n += (size_t)snprintf(head + n, sizeof(head) - n, "%02x", seed[i]);
     n += (size_t)snprintf(head + n, sizeof(head) - n, " %zu\n", strlen(vm->opt.exec));
-    if (!vm->warm.uart || !serial_receive(vm->warm.uart, head, n) ||
-        !serial_receive(vm->warm.uart, vm->opt.exec, strlen(vm->opt.exec))) {
+    if (!w->uart || !serial_receive(w->uart, head, n) || !serial_receive(w->uart, vm->opt.exec, strlen(vm->opt.exec))) {
         vmm_log("--snapshot: the command does not fit in the console's input");
         return EXIT_HOST;
     }
@@ -286,9 +286,9 @@ static void advance_tsc(struct vcpu_state *cpu, uint64_t since_ns, uint32_t khz)
             cpu->msrs[i].data += cycles;
 }
 
-int warm_boot_restore(struct vmm *vm)
+int warm_boot_restore(struct warm_boot *w)
 {
-    struct warm_boot *w = &vm->warm;
+    struct vmm *vm = w->vm;
     char path[PATH_MAX];
     if (path_in(path, sizeof(path), vm->opt.snapshot, "ram"))
         return EXIT_USAGE;
@@ -363,7 +363,7 @@ int warm_boot_restore(struct vmm *vm)
     }
     if (!vm->opt.quiet)
         vmm_log("--snapshot %s: restored the VM saved %.1f s ago", vm->opt.snapshot, (double)since / 1e9);
-    return queue_command(vm);
+    return queue_command(w);
 }
 
 /* How it booted, the vCPU, irqchips, devices, firmware and clock, in the
@@ -412,9 +412,9 @@ static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor 
     return out->failed ? -1 : 0;
 }
 
-static int save(struct vmm *vm, struct vcpu *c)
+static int save(struct warm_boot *w, struct vcpu *c)
 {
-    struct warm_boot *w = &vm->warm;
+    struct vmm *vm = w->vm;
     double started = clock_since_start();
     struct snapshot_cursor payload = { 0 };
     struct snapshot_header h;
@@ -441,21 +441,27 @@ static int save(struct vmm *vm, struct vcpu *c)
     return 0;
 }
 
-int warm_boot_ready(struct vmm *vm, struct vcpu *c)
+static int ready_io_exit(void *ctx, struct vcpu *c)
 {
-    vm->warm.ready = false;
-    int rc = save(vm, c);
+    struct warm_boot *w = ctx;
+    if (!w->ready)
+        return RUN_CONTINUE;
+    w->ready = false;
+    int rc = save(w, c);
     if (!rc)
-        rc = queue_command(vm);
+        rc = queue_command(w);
     return rc ? rc : RUN_CONTINUE;
 }
 
-void warm_boot_line(void *ctx, const char *line)
+static void ready_line(void *ctx, const char *line)
 {
-    struct vmm *vm = ctx;
-    if (!vm->warm.restoring && !vm->warm.saved && vm->warm.ram_fd >= 0 && strstr(line, READY_LINE))
-        vm->warm.ready = true;
+    struct warm_boot *w = ctx;
+    if (!w->restoring && !w->saved && w->ram_fd >= 0 && strstr(line, READY_LINE))
+        w->ready = true;
 }
+
+const struct run_hooks warm_boot_hooks = { .name = "snapshot-ready", .console_line = ready_line,
+                                           .io_exit = ready_io_exit };
 
 void warm_boot_free(struct warm_boot *w)
 {
