@@ -88,6 +88,7 @@ enum fw_stop {
     FW_RUN = 0,
     FW_STOP_EXIT,        /* the top-level image called BS->Exit, or returned from its entry point */
     FW_STOP_RESET,       /* RT->ResetSystem */
+    FW_STOP_REFUSED,     /* Secure Boot refused the top-level image before it started */
 };
 
 struct fw_config {
@@ -306,7 +307,8 @@ struct firmware {
     bool last_line_ended;
 
     enum fw_stop stop;
-    uint64_t stop_status;        /* the image's EFI_STATUS (FW_STOP_EXIT), ResetSystem's type */
+    uint64_t stop_status;        /* the image's EFI_STATUS (FW_STOP_EXIT), the refusal's (FW_STOP_REFUSED),
+                                  * ResetSystem's type */
 };
 
 /* What the VMM hands over on each call: the Microsoft x64 ABI registers and

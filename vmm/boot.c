@@ -311,6 +311,13 @@ bool vmm_kernel_i386(const struct vmm *vm)
     return !vm->placed.app && !vm->placed.bz.kernel_64;
 }
 
+const char *vmm_image_status(const struct vmm *vm)
+{
+    if (vm->fw.stop != FW_STOP_EXIT && vm->fw.stop != FW_STOP_REFUSED)
+        return NULL;
+    return efi_status_name(vm->fw.stop_status);
+}
+
 /* The firmware's inputs: its console and logs, the faults to inject, the
  * initrd it serves through LoadFile2, the command line as LoadOptions. */
 static struct fw_config firmware_config(struct vmm *vm)

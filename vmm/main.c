@@ -553,8 +553,7 @@ int main(int argc, char **argv)
      * never mistaken for one of handover's own (docs/exit-status.md). */
     if (!vm.opt.quiet || rc != EXIT_OK)
         vmm_log("end: %s, exit status %d%s%s", why_ended(&vm, &tools, rc), rc,
-                vm.fw.stop == FW_STOP_EXIT ? ", efi_status " : "",
-                vm.fw.stop == FW_STOP_EXIT ? efi_status_name(vm.fw.stop_status) : "");
+                vmm_image_status(&vm) ? ", efi_status " : "", vmm_image_status(&vm) ? vmm_image_status(&vm) : "");
     release(&vm, &tools);
     vmm_destroy(&vm);
     free(vm.placed.image_file);

@@ -89,9 +89,13 @@ int secure_boot_setup(struct vmm *vm)
     if (!vm->opt.quiet)
         vmm_log("--secure-boot %s: enrolled %s: %s", vm->opt.secure_boot, *enrolled ? enrolled : "nothing",
                 secure_boot_mode_name(vm));
+    /* The firmware refused to start the boot option: an EFI status, as an
+     * image's own error is (UEFI 2.10 section 3.1.2: LoadImage's). */
     if (!firmware_secure_boot_allows(&vm->fw, vm->placed.image_file, vm->placed.image_file_size, err, sizeof(err))) {
         vmm_log("%s: Secure Boot refused the image (EFI_SECURITY_VIOLATION): %s", vm->opt.kernel, err);
-        return EXIT_USAGE;
+        vm->fw.stop = FW_STOP_REFUSED;
+        vm->fw.stop_status = EFI_SECURITY_VIOLATION;
+        return EXIT_FIRMWARE_EXIT;
     }
     return 0;
 }

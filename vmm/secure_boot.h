@@ -21,7 +21,8 @@ struct secure_boot_keys {
  * logged if KEYDIR is not a folder or a file cannot be read. */
 int secure_boot_read_keys(struct vmm *vm);
 /* Enrol the keys read, PK last (it ends Setup Mode), then check the image
- * file: 0, or an exit status with the reason logged. */
+ * file: 0, or an exit status with the reason logged (EXIT_FIRMWARE_EXIT,
+ * the firmware stopped with FW_STOP_REFUSED, for a refused image). */
 int secure_boot_setup(struct vmm *vm);
 void secure_boot_keys_free(struct secure_boot_keys *k);
 

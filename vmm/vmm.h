@@ -119,6 +119,10 @@ const char *vmm_entry_name(const struct vmm *vm);
  * to its end. */
 bool vmm_kernel_i386(const struct vmm *vm);
 
+/* The top-level image's EFI status, named, if it ended by Exit or by
+ * returning, or Secure Boot refused it; else NULL. */
+const char *vmm_image_status(const struct vmm *vm);
+
 /* run.c: complete the exit vCPU c is in (the port I/O it did, its RIP
  * past the instruction) without running it on: KVM_RUN with
  * immediate_exit (Documentation/virt/kvm/api.rst, KVM_EXIT_IO), before

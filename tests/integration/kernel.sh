@@ -226,9 +226,10 @@ if [ "$WHICH" = tiny ]; then
             'Secure boot enabled' 'Kernel panic - not syncing' \
             -- "$HO" --timeout 900 --secure-boot "$OUT/secure-boot/keys" --cmdline "console=ttyS0 earlyprintk=serial" \
                "$OUT/secure-boot/db-signed.efi"
-        expect tiny-secure-boot-unsigned 2 'Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): not signed' \
+        expect tiny-secure-boot-unsigned 5 'Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): not signed' \
+            'end: not-started, exit status 5, efi_status EFI_SECURITY_VIOLATION' \
             -- "$HO" --timeout 600 --secure-boot "$OUT/secure-boot/keys" --stop-at ebs "$OUT/secure-boot/unsigned.efi"
-        expect tiny-secure-boot-tampered 2 'Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): its signature is for another image' \
+        expect tiny-secure-boot-tampered 5 'Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): its signature is for another image' \
             -- "$HO" --timeout 600 --secure-boot "$OUT/secure-boot/keys" --stop-at ebs "$OUT/secure-boot/tampered.efi"
     fi
 

@@ -481,13 +481,18 @@ else
             'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
             -- "$HO" --timeout 60 --secure-boot "$SB/keys" --initrd "$SB/$name.efi" \
                --cmdline "$SB_MODE payload.load=security-violation" "$SB/db-signed.efi"
-        # The image itself, as a boot manager's LoadImage checks a boot option.
-        expect "secure-boot-image-$name" 2 "$name.efi: Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): $why" \
-            'end: not-started, exit status 2' -- "$HO" --timeout 60 --secure-boot "$SB/keys" "$SB/$name.efi"
+        # The image itself, as a boot manager's LoadImage checks a boot
+        # option: the firmware refused to start it, an EFI status (exit 5).
+        expect "secure-boot-image-$name" 5 "$name.efi: Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): $why" \
+            'end: not-started, exit status 5, efi_status EFI_SECURITY_VIOLATION' \
+            -- "$HO" --timeout 60 --secure-boot "$SB/keys" "$SB/$name.efi"
     done
-    expect secure-boot-image-in-dbx 2 'enrolled db, dbx, KEK, PK: user-mode' \
+    expect secure-boot-image-in-dbx 5 'enrolled db, dbx, KEK, PK: user-mode' \
         'Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): its SHA-256 [0-9a-f]{64} is in dbx' \
-        -- "$HO" --timeout 60 --secure-boot "$SB/dbx-keys" "$SB/db-signed.efi"
+        -- "$HO" --timeout 60 --secure-boot "$SB/dbx-keys" --report "$OUT/secure-boot-refused.json" "$SB/db-signed.efi"
+    expect secure-boot-image-refused-report 0 '^EFI_SECURITY_VIOLATION not-started host$' \
+        -- python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+print(r["efi_status"], r["end_reason"], r["not_started_at"])' "$OUT/secure-boot-refused.json"
     # Without PK.auth the platform stays in Setup Mode: nothing is checked.
     mkdir -p "$SB/setup-mode" "$SB/bad-db"
     cp "$SB/keys/db.auth" "$SB/keys/KEK.auth" "$SB/setup-mode/"

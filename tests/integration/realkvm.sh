@@ -287,6 +287,59 @@ mixed_boots() {
     done
 }
 
+# The signed Debian chain under Secure Boot (docs/secure-boot.md): keys
+# made now, shim-unsigned's shimx64.efi signed with their db key (sbsign)
+# as \EFI\BOOT\BOOTX64.EFI, Debian's signed GRUB beside it. The firmware
+# admits shim by db; shim admits GRUB by the vendor certificate it carries
+# (Debian's CA), which no db holds, and refuses a GRUB with one byte
+# changed ("Verification failed"), then looks for MokManager, which is not
+# there: shim returns EFI_NOT_FOUND. GRUB finds no disk (no BlockIo is
+# served), so the chain stops at its prompt; `reboot` typed there ends the run.
+SBC=$OUT/sb-chain SB_SHIM=/usr/lib/shim/shimx64.efi SB_GRUB=/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed
+if ! selected 'realkvm-sb-chain*'; then :
+elif [ ! -f "$SB_SHIM" ] || [ ! -f "$SB_GRUB" ]; then
+    skip realkvm-sb-chain "no $SB_SHIM or $SB_GRUB (apt-get install shim-unsigned grub-efi-amd64-signed)"
+elif ! { mkdir -p "$SBC/esp/EFI/BOOT" "$SBC/tampered/EFI/BOOT" "$SBC/unsigned/EFI/BOOT" &&
+         "$TOP/scripts/make-secure-boot-keys.sh" "$SBC/keys" &&
+         sbsign --key "$SBC/keys/db.key" --cert "$SBC/keys/db.crt" --output "$SBC/esp/EFI/BOOT/BOOTX64.EFI" "$SB_SHIM" &&
+         cp "$SB_GRUB" "$SBC/esp/EFI/BOOT/grubx64.efi" &&
+         cp "$SBC/esp/EFI/BOOT/BOOTX64.EFI" "$SBC/tampered/EFI/BOOT/" &&
+         cp "$SB_SHIM" "$SBC/unsigned/EFI/BOOT/BOOTX64.EFI" &&
+         python3 - "$SB_GRUB" "$SBC/tampered/EFI/BOOT/grubx64.efi" <<'PY'
+import struct, sys
+# The last byte of the first section's raw data flipped.
+b = bytearray(open(sys.argv[1], 'rb').read())
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+section = pe + 24 + struct.unpack_from('<H', b, pe + 20)[0]
+size, offset = struct.unpack_from('<II', b, section + 16)
+b[offset + size - 1] ^= 0xff
+open(sys.argv[2], 'wb').write(b)
+PY
+       } > "$OUT/sb-chain-setup.log" 2>&1; then
+    fail realkvm-sb-chain-setup "the keys, sbsign or the tampered GRUB failed" "$OUT/sb-chain-setup.log"
+else
+    expect realkvm-sb-chain-shim-grub 0 'enrolled db, KEK, PK: user-mode' 'Welcome to GRUB!' 'GNU GRUB +version 2' \
+        '!Verification failed' 'end: guest-reset, exit status 0' \
+        -- "$HO" --timeout 300 --secure-boot "$SBC/keys" --esp "$SBC/esp" --keys 'reboot\n' \
+           --trace-efi="$OUT/sb-chain.trace" "$SBC/esp/EFI/BOOT/BOOTX64.EFI"
+    # shim's own verification path: GRUB read through the volume and
+    # loaded by shim itself (no LoadImage), its shim lock protocol
+    # installed, and GRUB finding it.
+    expect realkvm-sb-chain-shim-lock 0 \
+        '"call":"InstallMultipleProtocolInterfaces","args":\[[^]]*\],"status":"EFI_SUCCESS".*"protocol":"SHIM_LOCK"' \
+        '"call":"LocateProtocol","args":\[[^]]*\],"status":"EFI_SUCCESS".*"protocol":"SHIM_LOCK"' \
+        '"call":"File.Open","args":\[[^]]*\],"status":"EFI_SUCCESS".*"path":"\\\\EFI\\\\BOOT\\\\grubx64.efi"' \
+        -- cat "$OUT/sb-chain.trace"
+    # shim's error box waits for a key (its OK): Enter.
+    expect realkvm-sb-chain-grub-tampered 5 'Verification failed: \(0x1A\) Security Violation' '!Welcome to GRUB!' \
+        'Failed to load image \\EFI\\BOOT\\mmx64.efi: Not Found' 'end: efi-exit, exit status 5, efi_status EFI_NOT_FOUND' \
+        -- "$HO" --timeout 120 --keys '\n' --secure-boot "$SBC/keys" --esp "$SBC/tampered" \
+           "$SBC/tampered/EFI/BOOT/BOOTX64.EFI"
+    expect realkvm-sb-chain-shim-unsigned 5 'BOOTX64.EFI: Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): not signed' \
+        'end: not-started, exit status 5, efi_status EFI_SECURITY_VIOLATION' \
+        -- "$HO" --timeout 120 --secure-boot "$SBC/keys" --esp "$SBC/unsigned" "$SBC/unsigned/EFI/BOOT/BOOTX64.EFI"
+fi
+
 # Real EFI applications of Debian's packages (docs/efi-applications.md).
 # memtest86+ is a bzImage that cannot be relocated and an EFI application:
 # it runs as the application, at its ImageBase 0x200000, asks for the GOP

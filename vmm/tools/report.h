@@ -36,7 +36,8 @@ struct report_facts {
     int exit_status;
     const char *end_reason;           /* verdict/end_reason.h */
     const char *not_started_at;       /* the boot step it stopped at; NULL: the guest was entered */
-    const char *efi_status;           /* the top-level image's, if it ended by Exit or return; else NULL */
+    const char *efi_status;           /* the top-level image's, if it ended by Exit or return or Secure
+                                         * Boot refused it; else NULL */
     uint64_t firmware_calls;
     const uint64_t *calls_by_id;      /* [FW_MAX_THUNKS] */
     const struct run_counters *counters;

@@ -50,7 +50,7 @@ int report_finish(const struct report_run *r, int status, const char *end_reason
         .cmdline = vm->placed.app && !vm->opt.cmdline_given ? "" : vm->placed.cmdline,
         .exit_status = status, .end_reason = end_reason,
         .not_started_at = vm->step == STEP_GUEST ? NULL : boot_step_names[vm->step],
-        .efi_status = vm->fw.stop == FW_STOP_EXIT ? efi_status_name(vm->fw.stop_status) : NULL,
+        .efi_status = vmm_image_status(vm),
         .firmware_calls = vm->fw.calls, .calls_by_id = vm->fw.calls_by_id, .counters = &vm->counters,
         .milestone_at = vm->milestone_at, .mem = &vm->mem,
         .exec = vm->opt.exec, .exec_status_known = vm->ctl.stop == GUEST_EXIT_PORT,

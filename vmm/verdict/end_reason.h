@@ -16,9 +16,10 @@
     X(END_OUTPUT_WRITE_FAILED, "output-write-failed", (EXIT_HOST), \
       "the run succeeded but --report, --trace-efi, --kunit-json, --exec-output or the sweep matrix could not be " \
       "written whole") \
-    X(END_NOT_STARTED, "not-started", (EXIT_USAGE, EXIT_HOST, EXIT_BAD_IMAGE), \
+    X(END_NOT_STARTED, "not-started", (EXIT_USAGE, EXIT_HOST, EXIT_FIRMWARE_EXIT, EXIT_BAD_IMAGE), \
       "the guest was never entered: refused options, an output that cannot be opened, a bad image, a missing input " \
-      "file, no /dev/kvm or a KVM error before the entry (the report's not_started_at says which)") \
+      "file, no /dev/kvm or a KVM error before the entry, an image Secure Boot refused (the report's not_started_at " \
+      "says which)") \
     X(END_SIGNAL, "signal", (EXIT_BY_SIGNAL), "SIGINT, SIGTERM, SIGQUIT or SIGHUP stopped the run") \
     X(END_SWEEP_DONE, "sweep-done", (EXIT_OK), \
       "--fault-sweep: every cell ran, none failed (the sweep takes no --report: stderr only)") \
@@ -60,7 +61,7 @@ enum end_reason_id { END_REASONS(END_REASON_CONSTANT) END_REASON_COUNT };
 
 struct end_reason_row {
     const char *name;
-    int statuses[4];       /* up to END_STATUS_LIST_END */
+    int statuses[5];       /* up to END_STATUS_LIST_END */
     const char *meaning;   /* one line */
 };
 extern const struct end_reason_row end_reasons[END_REASON_COUNT];

@@ -27,7 +27,8 @@
     STATUS(EXIT_HOST, 3, "host problem (no /dev/kvm, KVM error, an output not written whole)") \
     STATUS(EXIT_GUEST_CRASH, 4, "guest crashed (triple fault, exception, emulation failure)") \
     STATUS(EXIT_FIRMWARE_EXIT, 5, "the image gave up: EFI Exit, or returned from its entry, with a status other " \
-                                  "than EFI_SUCCESS (named in the end line)") \
+                                  "than EFI_SUCCESS; or the firmware refused to start it (Secure Boot: " \
+                                  "EFI_SECURITY_VIOLATION); the status is named in the end line") \
     STATUS(EXIT_PANIC, 6, "kernel panic") \
     STATUS(EXIT_KUNIT_INCOMPLETE, 7, "--kunit: the run did not finish") \
     STATUS(EXIT_EXEC_NO_STATUS, 8, "--exec: the guest ended without reporting the command's status") \
