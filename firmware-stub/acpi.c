@@ -215,6 +215,42 @@ static const uint8_t ssdt_aml[] = { UART_AML('2', 0x01, GUEST_PORT_COM2, GUEST_I
 _Static_assert(sizeof(ssdt_aml) == UART_AML_LEN, "the PkgLengths above match the bytes");
 _Static_assert(GUEST_IRQ_COM1 < 8 && GUEST_IRQ_COM2 < 8, "the IRQ mask byte above holds IRQs 0-7");
 
+/* The VM generation ID (Microsoft's "Virtual Machine Generation ID"
+ * specification; Linux's drivers/virt/vmgenid.c binds _HID VMGENCTR or
+ * VM_GEN_COUNTER and reads ADDR), and a Generic Event Device (ACPI 6.4
+ * section 5.6.9, drivers/acpi/evged.c) whose interrupt runs _EVT, which
+ * notifies the driver that the ID changed (Notify 0x80), as Firecracker's
+ * and cloud-hypervisor's GED do: this FADT has no GPE block, so an
+ * interrupt of its own is how an event reaches AML. In ASL:
+ *   Scope (\_SB) {
+ *     Device (VGEN) { Name (_HID, "VMGENCTR") Name (_CID, "VM_GEN_COUNTER")
+ *       Method (ADDR) { Return (Package (2) { low, high }) } }
+ *     Device (GED_) { Name (_HID, "ACPI0013")
+ *       Name (_CRS, ResourceTemplate () { Interrupt (ResourceConsumer, Edge, ActiveHigh, Exclusive) { irq } })
+ *       Method (_EVT, 1) { Notify (\_SB.VGEN, 0x80) } } }
+ * low and high are DWordConsts, patched with the ID's address. */
+#define VMGENID_ADDR_LOW  0x3e   /* offsets in the body below */
+#define VMGENID_ADDR_HIGH 0x43
+static const uint8_t vmgenid_aml[] = {
+    0x10, 0x44, 0x08, '_', 'S', 'B', '_',        /* ScopeOp, PkgLength 132, "_SB_" */
+    0x5b, 0x82, 0x3e, 'V', 'G', 'E', 'N',         /* DeviceOp, PkgLength 62, "VGEN" */
+    0x08, '_', 'H', 'I', 'D', 0x0d, 'V', 'M', 'G', 'E', 'N', 'C', 'T', 'R', 0x00,   /* StringPrefix */
+    0x08, '_', 'C', 'I', 'D', 0x0d, 'V', 'M', '_', 'G', 'E', 'N', '_', 'C', 'O', 'U', 'N', 'T', 'E', 'R', 0x00,
+    0x14, 0x14, 'A', 'D', 'D', 'R', 0x00,         /* MethodOp, PkgLength 20, no arguments */
+    0xa4, 0x12, 0x0c, 0x02,                       /* ReturnOp PackageOp, PkgLength 12, 2 elements */
+    0x0c, 0x00, 0x00, 0x00, 0x00,                 /* DWordPrefix low */
+    0x0c, 0x00, 0x00, 0x00, 0x00,                 /* DWordPrefix high */
+    0x5b, 0x82, 0x3c, 'G', 'E', 'D', '_',         /* DeviceOp, PkgLength 60, "GED_" */
+    0x08, '_', 'H', 'I', 'D', 0x0d, 'A', 'C', 'P', 'I', '0', '0', '1', '3', 0x00,
+    0x08, '_', 'C', 'R', 'S', 0x11, 0x0e, 0x0a, 0x0b,   /* BufferOp, PkgLength 14, size 11 */
+    0x89, 0x06, 0x00, 0x03, 0x01,                 /* Extended Interrupt: length 6, consumer and edge, 1 */
+    GUEST_IRQ_VMGENID_GED, 0x00, 0x00, 0x00,
+    0x79, 0x00,                                   /* end tag */
+    0x14, 0x13, '_', 'E', 'V', 'T', 0x01,         /* MethodOp, PkgLength 19, 1 argument */
+    0x86, 0x5c, 0x2e, '_', 'S', 'B', '_', 'V', 'G', 'E', 'N', 0x0a, 0x80,   /* NotifyOp \_SB.VGEN, 0x80 */
+};
+_Static_assert(sizeof(vmgenid_aml) == 1 + 132, "the PkgLengths above match the bytes");
+
 #define OFF_RSDP 0x000
 #define OFF_XSDT 0x040
 #define OFF_FACS 0x0c0   /* 64-byte aligned (5.2.10) */
@@ -222,6 +258,7 @@ _Static_assert(GUEST_IRQ_COM1 < 8 && GUEST_IRQ_COM2 < 8, "the IRQ mask byte abov
 #define OFF_DSDT 0x280
 #define OFF_MADT 0x300
 #define OFF_SSDT 0x600
+#define OFF_VMGENID_SSDT 0x700
 #define ACPI_PAGES 2
 
 static uint8_t checksum(const void *p, size_t n)
@@ -319,14 +356,19 @@ static void build_fadt(void *at, uint64_t dsdt, uint64_t facs)
     header(&f->header, "FACP", sizeof(*f), 6);
 }
 
-#define XSDT_MAX_ENTRIES 3
+#define XSDT_MAX_ENTRIES 4
 
-/* The FADT, the MADT and with COM2 the SSDT, by address. */
-static void build_xsdt(void *at, uint64_t base, bool com2)
+/* The FADT, the MADT, with COM2 the SSDT and with a VM generation ID its
+ * SSDT, by address. */
+static void build_xsdt(void *at, uint64_t base, bool com2, bool vmgenid)
 {
     struct acpi_header *x = at;
-    const uint64_t entries[XSDT_MAX_ENTRIES] = { base + OFF_FADT, base + OFF_MADT, base + OFF_SSDT };
-    size_t n = com2 ? 3 : 2;
+    uint64_t entries[XSDT_MAX_ENTRIES] = { base + OFF_FADT, base + OFF_MADT };
+    size_t n = 2;
+    if (com2)
+        entries[n++] = base + OFF_SSDT;
+    if (vmgenid)
+        entries[n++] = base + OFF_VMGENID_SSDT;
     memcpy(x + 1, entries, n * sizeof(entries[0]));
     header(x, "XSDT", (uint32_t)(sizeof(*x) + n * sizeof(entries[0])), 1);
 }
@@ -352,9 +394,30 @@ _Static_assert(OFF_DSDT + sizeof(struct acpi_header) + sizeof(dsdt_aml) <= OFF_M
 _Static_assert(OFF_MADT + sizeof(struct acpi_madt) + ACPI_MAX_CPUS * sizeof(struct madt_local_apic) +
                    sizeof(struct madt_io_apic) + ISA_OVERRIDES * sizeof(struct madt_int_override) <=
                OFF_SSDT, "MADT fits");
-_Static_assert(OFF_SSDT + sizeof(struct acpi_header) + sizeof(ssdt_aml) <= ACPI_PAGES * 4096, "SSDT fits");
+_Static_assert(OFF_SSDT + sizeof(struct acpi_header) + sizeof(ssdt_aml) <= OFF_VMGENID_SSDT, "SSDT fits");
+_Static_assert(OFF_VMGENID_SSDT + sizeof(struct acpi_header) + sizeof(vmgenid_aml) <= ACPI_PAGES * 4096,
+               "the VM generation ID's SSDT fits");
 
-uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
+/* The ID's 16 bytes in a page of ACPI NVS memory, which the OS keeps and
+ * maps (the specification asks for memory the OS does not use as RAM),
+ * zero until the VMM writes one; the SSDT's ADDR names it. */
+static int build_vmgenid(struct firmware *fw, void *at)
+{
+    uint64_t id = 0xffffffffULL;
+    if (memmap_allocate(&fw->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_ACPI_MEMORY_NVS, 1, &id) != EFI_SUCCESS)
+        return -1;
+    memset(guest_mem_ptr(fw->gm, id, 4096), 0, 4096);
+    uint8_t aml[sizeof(vmgenid_aml)];
+    memcpy(aml, vmgenid_aml, sizeof(aml));
+    const uint32_t low = (uint32_t)id, high = (uint32_t)(id >> 32);
+    memcpy(aml + VMGENID_ADDR_LOW, &low, 4);
+    memcpy(aml + VMGENID_ADDR_HIGH, &high, 4);
+    build_aml_table(at, "SSDT", aml, sizeof(aml));
+    fw->vmgenid = id;
+    return 0;
+}
+
+uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2, bool vmgenid)
 {
     uint64_t base = 0xffffffffULL;
     if (!ncpus || ncpus > ACPI_MAX_CPUS ||
@@ -365,10 +428,12 @@ uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2)
     build_aml_table(t + OFF_DSDT, "DSDT", dsdt_aml, sizeof(dsdt_aml));
     if (com2)
         build_aml_table(t + OFF_SSDT, "SSDT", ssdt_aml, sizeof(ssdt_aml));
+    if (vmgenid && build_vmgenid(fw, t + OFF_VMGENID_SSDT))
+        return 0;
     build_madt(t + OFF_MADT, ncpus, com2);
     build_facs(t + OFF_FACS);
     build_fadt(t + OFF_FADT, base + OFF_DSDT, base + OFF_FACS);
-    build_xsdt(t + OFF_XSDT, base, com2);
+    build_xsdt(t + OFF_XSDT, base, com2, vmgenid);
     build_rsdp(t + OFF_RSDP, base + OFF_XSDT);
     if (fw_install_config_table(fw, &GUID_ACPI_20_TABLE, base + OFF_RSDP) != EFI_SUCCESS)
         return 0;

@@ -281,6 +281,7 @@ struct firmware {
     uint64_t initrd_handle, initrd_lf2, initrd_dp;  /* LoadFile2 initrd */
     uint64_t memattr, memattr_handle;   /* EFI_MEMORY_ATTRIBUTE_PROTOCOL */
     uint64_t tcg2, tcg2_handle;  /* EFI_TCG2_PROTOCOL (--tpm) */
+    uint64_t vmgenid;            /* the VM generation ID's 16 bytes (ACPI, with --snapshot); 0: none */
     struct fw_tpm tpm;
     /* This call changed the firmware's page tables (memattr.c): the vCPU
      * must not return on translations it cached before (vmm/kvm/run.c). */

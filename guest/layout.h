@@ -86,5 +86,9 @@ _Static_assert(GUEST_PDPT_PAE + 0x1000 <= GUEST_STACK_TOP - GUEST_STACK_SIZE, "p
 #define GUEST_IRQ_ACPI_SCI            9              /* FADT SCI_INT */
 #define GUEST_ACPI_RESET_VALUE        0x06           /* FADT RESET_VALUE */
 #define GUEST_ACPI_SLP_TYP_S5         5              /* the DSDT's \_S5 package value */
+/* The VM generation ID's Generic Event Device (only with --snapshot): an
+ * ISA IRQ no device uses, edge and active high as an ISA IRQ without an
+ * override is; vmm/tools/warm_boot.c raises it on a restore. */
+#define GUEST_IRQ_VMGENID_GED         5
 
 #endif

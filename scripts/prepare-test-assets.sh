@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build or fetch, on this machine, everything the KVM tests boot: the tiny,
-# KUnit, no-PCI, no-handover, mixed-mode and i386 (plain and KUnit each)
-# kernels, the --exec initramfs, the GRUBs in front of the tiny kernel
-# (examples/make-grub.sh) and its UKI (examples/make-uki.sh), the stock
+# KUnit, no-PCI, no-handover, mixed-mode, VM generation ID and i386 (plain
+# and KUnit each) kernels, the --exec initramfs, the GRUBs in front of the
+# tiny kernel (examples/make-grub.sh) and its UKI (examples/make-uki.sh), the stock
 # Debian kernels, and the L1 of scripts/kvm-host. The KVM tests may run in
 # that L1, which has no network and throws its writes away, so they find
 # all of it in the cache. A step that fails is reported and the tests that
@@ -20,6 +20,7 @@ step "no-PCI kernel" "$top/scripts/build-tiny-kernel.sh" nopci
 step "no-handover kernel" "$top/scripts/build-tiny-kernel.sh" nohandover
 step "mixed-mode kernel" "$top/scripts/build-tiny-kernel.sh" mixed
 step "mixed-mode KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit+mixed
+step "VM generation ID kernel" "$top/scripts/build-tiny-kernel.sh" vmgenid
 step "i386 kernel" "$top/scripts/build-tiny-kernel.sh" i386
 step "i386 KUnit kernel" "$top/scripts/build-tiny-kernel.sh" kunit+i386
 step "initramfs" "$top/scripts/build-initramfs.sh"

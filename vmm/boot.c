@@ -357,7 +357,8 @@ static int build_firmware(struct vmm *vm)
         vmm_log("cannot build page tables");
         return EXIT_HOST;
     }
-    if (!vm->opt.no_acpi && !firmware_install_acpi(&vm->fw, vm->opt.cpus, vm->opt.exec_output != NULL)) {
+    if (!vm->opt.no_acpi && !firmware_install_acpi(&vm->fw, vm->opt.cpus, vm->opt.exec_output != NULL,
+                                                      vm->opt.snapshot != NULL)) {
         vmm_log("cannot build the ACPI tables");
         return EXIT_HOST;
     }

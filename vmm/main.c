@@ -416,7 +416,7 @@ static int boot(struct vmm *vm, struct tools *t, int argc, char **argv)
     vm->step = STEP_HOST;
     if ((rc = make_vm(vm)) || (rc = attach_devices(vm, &t->warm)) || (rc = load(vm)))
         return rc;
-    if (t->warm.restoring && (rc = warm_boot_restore(&t->warm)))
+    if (vm->opt.snapshot && (rc = warm_boot_loaded(&t->warm)))
         return rc;
     if (enter_sandbox(vm, &t->warm))
         return EXIT_HOST;

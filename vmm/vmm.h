@@ -108,7 +108,8 @@ void vmm_destroy(struct vmm *vm);
 void vmm_dump_registers(const struct vcpu *c, FILE *out);
 /* KVM_SET_REGS, the error logged. */
 int vmm_set_regs(const struct vcpu *c, const struct kvm_regs *r);
-/* A UART's interrupt line (KVM_IRQ_LINE), as serial_init takes it. */
+/* An interrupt line (KVM_IRQ_LINE): a UART's, as serial_init takes it, or
+ * the VM generation ID's GED. */
 void vmm_serial_irq(void *ctx, unsigned line, int level);
 
 /* How the image was entered, as reports name it: "handover", "pe", or

@@ -565,7 +565,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                          EFI_BOOT_SERVICES_DATA) == EFI_SUCCESS);
     CHECK(x86_setup_page_tables(&gm) == 4);
     if (!(mode & 0x40))
-        CHECK(firmware_install_acpi(&fw, 2, false) != 0);
+        CHECK(firmware_install_acpi(&fw, 2, false, false) != 0);
     CHECK(memmap_reserve(&fw.map, IMAGE_BASE, IMAGE_SIZE / PAGE, EFI_LOADER_CODE) == EFI_SUCCESS);
     firmware_set_image(&fw, IMAGE_BASE, IMAGE_SIZE);
     CHECK(firmware_attach_esp(&fw, esp_volume(), "EFI/BOOT/BOOTX64.EFI") == 0);

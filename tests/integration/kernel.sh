@@ -394,6 +394,45 @@ if [ "$WHICH" = tiny ]; then
         skip tiny-snapshot "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
     fi
 
+    # The VM generation ID (ACPI VMGENID and its GED, with --snapshot): in
+    # a kernel with the driver (tests/kernel/vmgenid.config), each restore
+    # gets a new ID and its interrupt, and the driver reseeds the CRNG
+    # (drivers/char/random.c, add_vmfork_randomness, prints the line below
+    # once the CRNG is ready: random.trust_bootloader credits the EFI RNG
+    # seed, so that it is before the save); two restores get different IDs.
+    if ! selected tiny-snapshot-vmgenid; then :
+    elif ! KV=$("$TOP/scripts/build-tiny-kernel.sh" vmgenid 2>"$OUT/build-vmgenid.log"); then
+        skip tiny-snapshot-vmgenid "the vmgenid kernel cannot be built: $(tail -n 1 "$OUT/build-vmgenid.log")"
+    elif ! INITRAMFS=$("$TOP/scripts/build-initramfs.sh" 2>"$OUT/initramfs.log"); then
+        skip tiny-snapshot-vmgenid "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
+    else
+        announce tiny-snapshot-vmgenid
+        fork='crng reseeded due to virtual machine fork'
+        # The reseed runs in the guest's ACPI notify work: wait for it a little.
+        cmd="for i in 1 2 3 4 5; do dmesg | grep -q '$fork' && break; sleep 1; done"
+        cmd+="; echo vmgenid-reseeds: \$(dmesg | grep -c '$fork')"
+        cmd+='; echo vmgenid-bound: $(ls /sys/bus/acpi/drivers/vmgenid | grep -c VMGENCTR)'
+        cmd+='; grep Ged /proc/interrupts'
+        rm -rf "$OUT/snap-vmgenid"
+        for i in 0 1 2; do
+            "$HO" --timeout 900 --initrd "$INITRAMFS" --snapshot "$OUT/snap-vmgenid" --mem 256M \
+                --cmdline-append random.trust_bootloader=on --exec "$cmd" "$KV" \
+                >"$OUT/snap-vmgenid$i.log" 2>&1
+        done
+        id_of() { sed -n 's/.*: VM generation ID \([0-9a-f]\{32\}\)$/\1/p' "$OUT/$1" | tail -n 1; }
+        id1=$(id_of snap-vmgenid1.log) id2=$(id_of snap-vmgenid2.log)
+        ok=1
+        for i in 1 2; do
+            log=$OUT/snap-vmgenid$i.log
+            grep -q 'restored the VM' "$log" && grep -q '^vmgenid-bound: 1' "$log" &&
+                grep -q '^vmgenid-reseeds: 1' "$log" || ok=
+        done
+        if [ -n "$ok" ] && grep -q 'saved the VM' "$OUT/snap-vmgenid0.log" && [ -n "$id1" ] && [ -n "$id2" ] &&
+           [ "$id1" != "$id2" ]; then pass tiny-snapshot-vmgenid
+        else fail tiny-snapshot-vmgenid "restored IDs '$id1' and '$id2', or the driver did not bind or reseed" \
+            "$OUT/snap-vmgenid2.log"; fi
+    fi
+
     # An i386 kernel (tests/kernel/i386.config: its 32-bit handover entry,
     # no 64-bit one): the 64-bit firmware refuses it in one line that says
     # what it is. With --firmware-bits 32 its stub runs in 32-bit protected

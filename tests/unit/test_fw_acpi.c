@@ -1,7 +1,7 @@
 /* The ACPI tables firmware_install_acpi builds (ACPI 6.4 section 5.2):
  * checksums, the RSDP -> XSDT -> FADT/MADT/DSDT links, COM1 (and with
- * --exec-output COM2) described for the guest, and the RSDP as the ACPI
- * 2.0 configuration table. */
+ * --exec-output COM2, with --snapshot the VM generation ID) described for
+ * the guest, and the RSDP as the ACPI 2.0 configuration table. */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -29,7 +29,7 @@ START_TEST(acpi_tables_checksum_and_link)
     struct fw_config cfg = { .base = 0x100000 };
     guest_mem_init(&gm, buf, MEM);
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
-    uint64_t rsdp = firmware_install_acpi(&fw, 3, false);
+    uint64_t rsdp = firmware_install_acpi(&fw, 3, false, false);
     ck_assert_uint_ne(rsdp, 0);
     const uint8_t *r = guest_mem_ptr(&gm, rsdp, 36);
     ck_assert(!memcmp(r, "RSD PTR ", 8));
@@ -85,8 +85,8 @@ START_TEST(acpi_tables_checksum_and_link)
     ck_assert_uint_eq(st->number_of_table_entries, 1);
     ck_assert(guid_equal(&ct->vendor_guid, &GUID_ACPI_20_TABLE));
     ck_assert_uint_eq(ct->vendor_table, rsdp);
-    ck_assert_uint_eq(firmware_install_acpi(&fw, 0, false), 0);
-    ck_assert_uint_eq(firmware_install_acpi(&fw, ACPI_MAX_CPUS + 1, false), 0);
+    ck_assert_uint_eq(firmware_install_acpi(&fw, 0, false, false), 0);
+    ck_assert_uint_eq(firmware_install_acpi(&fw, ACPI_MAX_CPUS + 1, false, false), 0);
     firmware_free(&fw);
     free(buf);
 }
@@ -130,7 +130,7 @@ START_TEST(acpi_fadt_is_a_pcs_with_pm1_blocks_and_a_facs)
     struct fw_config cfg = { .base = 0x100000 };
     guest_mem_init(&gm, buf, MEM);
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
-    uint64_t rsdp = firmware_install_acpi(&fw, 1, false);
+    uint64_t rsdp = firmware_install_acpi(&fw, 1, false, false);
     uint32_t len;
     const uint8_t *f = acpi_table(&gm, rsdp, "FACP", &len);
     ck_assert_ptr_nonnull(f);
@@ -177,7 +177,7 @@ START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
     for (int i = 0; i < 2; i++) {
         guest_mem_init(&gm[i], buf[i], MEM);
         ck_assert_int_eq(firmware_init(&fw[i], &gm[i], &cfg), 0);
-        rsdp[i] = firmware_install_acpi(&fw[i], 2, i == 1);
+        rsdp[i] = firmware_install_acpi(&fw[i], 2, i == 1, false);
         ck_assert_uint_ne(rsdp[i], 0);
     }
     uint32_t len, len0;
@@ -250,7 +250,7 @@ START_TEST(acpi_tables_keep_their_bytes)
         struct fw_config cfg = { .base = 0x100000 };
         guest_mem_init(&gm, buf, MEM);
         ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
-        uint64_t rsdp = firmware_install_acpi(&fw, pinned[i].ncpus, pinned[i].com2);
+        uint64_t rsdp = firmware_install_acpi(&fw, pinned[i].ncpus, pinned[i].com2, false);
         ck_assert_uint_eq(rsdp, 0x3ffe000);   /* the RSDP opens the two pages */
         ck_assert_uint_eq(crc32(0, guest_mem_ptr(&gm, rsdp, 8192), 8192), pinned[i].crc);
         if (pinned[i].ncpus == 2) {
@@ -265,6 +265,74 @@ START_TEST(acpi_tables_keep_their_bytes)
 }
 END_TEST
 
+/* With a VM generation ID (--snapshot): its SSDT after COM2's, byte for
+ * byte (iasl -d turns these bytes back into the ASL in acpi.c), ADDR
+ * naming 16 zero bytes in ACPI NVS memory; the other tables as without
+ * it. */
+START_TEST(acpi_vmgenid_in_an_ssdt_of_its_own)
+{
+    static const uint8_t body[] = {
+        0x10, 0x44, 0x08, '_', 'S', 'B', '_', 0x5b, 0x82, 0x3e, 'V', 'G', 'E', 'N',
+        0x08, '_', 'H', 'I', 'D', 0x0d, 'V', 'M', 'G', 'E', 'N', 'C', 'T', 'R', 0x00,
+        0x08, '_', 'C', 'I', 'D', 0x0d, 'V', 'M', '_', 'G', 'E', 'N', '_', 'C', 'O', 'U', 'N', 'T', 'E', 'R', 0x00,
+        0x14, 0x14, 'A', 'D', 'D', 'R', 0x00, 0xa4, 0x12, 0x0c, 0x02,
+        0x0c, 0x00, 0xd0, 0xff, 0x03, 0x0c, 0x00, 0x00, 0x00, 0x00,   /* Package (2) { 0x3ffd000, 0 } */
+        0x5b, 0x82, 0x3c, 'G', 'E', 'D', '_',
+        0x08, '_', 'H', 'I', 'D', 0x0d, 'A', 'C', 'P', 'I', '0', '0', '1', '3', 0x00,
+        0x08, '_', 'C', 'R', 'S', 0x11, 0x0e, 0x0a, 0x0b,
+        0x89, 0x06, 0x00, 0x03, 0x01, 0x05, 0x00, 0x00, 0x00, 0x79, 0x00,   /* Interrupt (Edge, ActiveHigh) { 5 } */
+        0x14, 0x13, '_', 'E', 'V', 'T', 0x01, 0x86, 0x5c, 0x2e, '_', 'S', 'B', '_', 'V', 'G', 'E', 'N', 0x0a, 0x80,
+    };
+    void *buf[2] = { calloc(1, MEM), calloc(1, MEM) };
+    struct guest_mem gm[2];
+    struct firmware fw[2];
+    struct fw_config cfg = { .base = 0x100000 };
+    uint64_t rsdp[2];
+    for (int i = 0; i < 2; i++) {
+        guest_mem_init(&gm[i], buf[i], MEM);
+        ck_assert_int_eq(firmware_init(&fw[i], &gm[i], &cfg), 0);
+        rsdp[i] = firmware_install_acpi(&fw[i], 1, false, i == 1);
+        ck_assert_uint_eq(rsdp[i], 0x3ffe000);
+    }
+    ck_assert_uint_eq(fw[0].vmgenid, 0);
+    ck_assert_uint_eq(fw[1].vmgenid, 0x3ffd000);
+    ck_assert_int_eq(memmap_type_at(&fw[1].map, fw[1].vmgenid), EFI_ACPI_MEMORY_NVS);
+    static const uint8_t zero[16];
+    ck_assert(!memcmp(guest_mem_ptr(&gm[1], fw[1].vmgenid, 16), zero, 16));
+    uint32_t len, len0;
+    const uint8_t *ssdt = acpi_table(&gm[1], rsdp[1], "SSDT", &len);
+    ck_assert_ptr_nonnull(ssdt);
+    ck_assert_uint_eq(len, 36 + sizeof(body));
+    ck_assert_uint_eq(sum(ssdt, len), 0);
+    ck_assert(!memcmp(ssdt + 36, body, sizeof(body)));
+    const char *same[] = { "FACP", "APIC" };
+    for (int i = 0; i < 2; i++) {
+        const uint8_t *t0 = acpi_table(&gm[0], rsdp[0], same[i], &len0);
+        const uint8_t *t = acpi_table(&gm[1], rsdp[1], same[i], &len);
+        ck_assert_uint_eq(len, len0);
+        ck_assert(!memcmp(t, t0, len));
+    }
+    /* With COM2 too: both SSDTs, COM2's first, as without a VM generation ID. */
+    firmware_free(&fw[1]);
+    memset(buf[1], 0, MEM);
+    ck_assert_int_eq(firmware_init(&fw[1], &gm[1], &cfg), 0);
+    ck_assert_uint_ne(firmware_install_acpi(&fw[1], 1, true, true), 0);
+    uint64_t xsdt, t;
+    memcpy(&xsdt, guest_mem_ptr(&gm[1], rsdp[1] + 24, 8), 8);
+    const uint8_t *x = guest_mem_ptr(&gm[1], xsdt, 36 + 32);
+    ck_assert_uint_eq(x[4], 36 + 32);
+    ck_assert_uint_eq(sum(x, 36 + 32), 0);
+    memcpy(&t, x + 36 + 16, 8);
+    ck_assert_uint_eq(t, rsdp[1] + 0x600);
+    memcpy(&t, x + 36 + 24, 8);
+    ck_assert_uint_eq(t, rsdp[1] + 0x700);
+    for (int i = 0; i < 2; i++) {
+        firmware_free(&fw[i]);
+        free(buf[i]);
+    }
+}
+END_TEST
+
 Suite *fw_acpi_suite(void)
 {
     Suite *s = suite_create("fw-acpi");
@@ -273,6 +341,7 @@ Suite *fw_acpi_suite(void)
     tcase_add_test(t, acpi_fadt_is_a_pcs_with_pm1_blocks_and_a_facs);
     tcase_add_test(t, acpi_com2_in_an_ssdt_and_the_madt);
     tcase_add_test(t, acpi_tables_keep_their_bytes);
+    tcase_add_test(t, acpi_vmgenid_in_an_ssdt_of_its_own);
     suite_add_tcase(s, t);
     return s;
 }

@@ -23,6 +23,7 @@
 #define COMMAND_HEAD_MAX (2 * SEED_BYTES + 24)   /* "SEED LEN\n" */
 #define MSRS_MAX 4096
 #define MSR_IA32_TSC 0x10   /* the time-stamp counter (SDM vol. 4, table 2-2) */
+#define VMGENID_BYTES 16    /* the VM generation ID, a 128-bit random number */
 
 /* Options whose value does not shape the VM: left out of the inputs.
  * --exec-output's FILE does not, but whether there is one does (COM2). */
@@ -83,12 +84,18 @@ struct clock_state {
     uint32_t reserved;
 };
 
-/* The sizes of what the state file holds as this build lays it out. */
+/* What a snapshot's guest was built with beyond its inputs: 2, the ACPI
+ * tables with the VM generation ID and its page of NVS memory, which a
+ * restore writes to (a snapshot of a guest without them is not restored). */
+#define GUEST_BUILD 2
+
+/* The sizes of what the state file holds as this build lays it out, and
+ * how it builds the guest. */
 static uint32_t layout_crc(void)
 {
     const uint64_t sizes[] = { sizeof(struct snapshot_header), sizeof(struct boot_record), sizeof(struct vcpu_state),
                                sizeof(struct kvm_msr_entry), sizeof(struct vm_state), sizeof(struct device_snapshot),
-                               sizeof(struct firmware_runtime), sizeof(struct clock_state) };
+                               sizeof(struct firmware_runtime), sizeof(struct clock_state), GUEST_BUILD };
     return snapshot_crc(sizes, sizeof(sizes));
 }
 
@@ -286,7 +293,36 @@ static void advance_tsc(struct vcpu_state *cpu, uint64_t since_ns, uint32_t khz)
             cpu->msrs[i].data += cycles;
 }
 
-int warm_boot_restore(struct warm_boot *w)
+/* A fresh VM generation ID where the ACPI tables' ADDR names it (with
+ * ACPI): random, so that no two runs share one. On a restore, the Generic
+ * Event Device's interrupt then tells the guest (its _EVT notifies the
+ * VGEN device), whose driver feeds the new ID to the CRNG and reseeds it
+ * (Linux's drivers/virt/vmgenid.c: add_vmfork_randomness). The edge
+ * waits in the IOAPIC and the LAPIC until the guest takes it. */
+static int new_generation(struct warm_boot *w, bool notify)
+{
+    struct vmm *vm = w->vm;
+    if (!vm->fw.vmgenid)
+        return 0;
+    uint8_t *id = guest_mem_ptr(&vm->mem, vm->fw.vmgenid, VMGENID_BYTES);
+    if (!id || getrandom(id, VMGENID_BYTES, 0) != VMGENID_BYTES) {
+        vmm_log("--snapshot: cannot make a VM generation ID: %s", id ? strerror(errno) : "not in guest RAM");
+        return EXIT_HOST;
+    }
+    if (notify) {
+        vmm_serial_irq(vm, GUEST_IRQ_VMGENID_GED, 1);
+        vmm_serial_irq(vm, GUEST_IRQ_VMGENID_GED, 0);
+    }
+    if (!vm->opt.quiet) {
+        char hex[2 * VMGENID_BYTES + 1];
+        for (size_t i = 0; i < VMGENID_BYTES; i++)
+            snprintf(hex + 2 * i, 3, "%02x", id[i]);
+        vmm_log("--snapshot %s: VM generation ID %s", vm->opt.snapshot, hex);
+    }
+    return 0;
+}
+
+static int restore(struct warm_boot *w)
 {
     struct vmm *vm = w->vm;
     char path[PATH_MAX];
@@ -363,11 +399,16 @@ int warm_boot_restore(struct warm_boot *w)
     }
     if (!vm->opt.quiet)
         vmm_log("--snapshot %s: restored the VM saved %.1f s ago", vm->opt.snapshot, (double)since / 1e9);
-    return queue_command(w);
+    return new_generation(w, true) ? EXIT_HOST : queue_command(w);
+}
+
+int warm_boot_loaded(struct warm_boot *w)
+{
+    return w->restoring ? restore(w) : new_generation(w, false);
 }
 
 /* How it booted, the vCPU, irqchips, devices, firmware and clock, in the
- * order warm_boot_prepare and warm_boot_restore take them. */
+ * order warm_boot_prepare and restore take them. */
 static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor *out)
 {
     struct vcpu_state cpu;

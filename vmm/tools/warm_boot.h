@@ -40,10 +40,12 @@ struct warm_boot {
  * (the command, --timeout, ...) are left out of the inputs. */
 int warm_boot_prepare(struct warm_boot *w, int argc, char **argv);
 /* After the VM is built and loaded as for a cold boot (the firmware's
- * state is built so), before the sandbox: the snapshot's RAM, vCPU,
- * irqchips, devices, firmware and clock replace it, and the command is
- * queued. 0, or an exit status. */
-int warm_boot_restore(struct warm_boot *w);
+ * state is built so), before the sandbox. Restoring: the snapshot's RAM,
+ * vCPU, irqchips, devices, firmware and clock replace it, the VM gets a
+ * new VM generation ID (ACPI VMGENID) and the interrupt that announces it,
+ * and the command is queued. Otherwise the first VM generation ID is
+ * written. 0, or an exit status. */
+int warm_boot_loaded(struct warm_boot *w);
 /* The run's hooks (ctx a struct warm_boot): the console's line, for the
  * ready line; then, at the port I/O exit that sent it, on the vCPU that
  * printed it, the VM saved (first run) and the command queued. */
