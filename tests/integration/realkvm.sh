@@ -233,9 +233,9 @@ if K=$("$TOP/scripts/build-tiny-kernel.sh" 2>"$OUT/build.log"); then
     # --exec from another directory with an empty HOME, nothing prepared
     # (handover packs /init and the host's busybox itself).
     if make -s -C "$TOP" install DESTDIR="$OUT/inst" PREFIX=/usr >"$OUT/install.log" 2>&1; then
-        expect installed-exec 0 '^installed: hello' \
+        expect installed-exec 3 '^installed: hello' 'end: guest-status, exit status 3' \
             -- env -C "$OUT" HOME="$OUT/home" PATH="$OUT/inst/usr/bin:$PATH" \
-               handover --timeout 300 --exec "echo installed: hello" "$K"
+               handover --timeout 300 --exec "echo installed: hello; exit 3" "$K"
     else
         fail installed-exec "make install failed" "$OUT/install.log"
     fi
