@@ -305,16 +305,7 @@ elif ! { mkdir -p "$SBC/esp/EFI/BOOT" "$SBC/tampered/EFI/BOOT" "$SBC/unsigned/EF
          cp "$SB_GRUB" "$SBC/esp/EFI/BOOT/grubx64.efi" &&
          cp "$SBC/esp/EFI/BOOT/BOOTX64.EFI" "$SBC/tampered/EFI/BOOT/" &&
          cp "$SB_SHIM" "$SBC/unsigned/EFI/BOOT/BOOTX64.EFI" &&
-         python3 - "$SB_GRUB" "$SBC/tampered/EFI/BOOT/grubx64.efi" <<'PY'
-import struct, sys
-# The last byte of the first section's raw data flipped.
-b = bytearray(open(sys.argv[1], 'rb').read())
-pe = struct.unpack_from('<I', b, 0x3c)[0]
-section = pe + 24 + struct.unpack_from('<H', b, pe + 20)[0]
-size, offset = struct.unpack_from('<II', b, section + 16)
-b[offset + size - 1] ^= 0xff
-open(sys.argv[2], 'wb').write(b)
-PY
+         "$TOP/tests/tamper-pe.py" "$SB_GRUB" "$SBC/tampered/EFI/BOOT/grubx64.efi"
        } > "$OUT/sb-chain-setup.log" 2>&1; then
     fail realkvm-sb-chain-setup "the keys, sbsign or the tampered GRUB failed" "$OUT/sb-chain-setup.log"
 else
