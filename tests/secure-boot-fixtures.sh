@@ -19,20 +19,13 @@ k=$dir/keys
 cp "$image" "$dir/unsigned.efi"
 sbsign --key "$k/db.key" --cert "$k/db.crt" --output "$dir/db-signed.efi" "$image" 2>/dev/null
 sbsign --key "$k/other.key" --cert "$k/other.crt" --output "$dir/other-signed.efi" "$image" 2>/dev/null
-# The last byte of the first section's raw data (PointerToRawData + SizeOfRawData - 1) flipped.
-python3 - "$dir/db-signed.efi" "$dir/tampered.efi" <<'PY'
-import struct, sys
-b = bytearray(open(sys.argv[1], 'rb').read())
-pe = struct.unpack_from('<I', b, 0x3c)[0]
-section = pe + 24 + struct.unpack_from('<H', b, pe + 20)[0]
-size, offset = struct.unpack_from('<II', b, section + 16)
-b[offset + size - 1] ^= 0xff
-open(sys.argv[2], 'wb').write(b)
-PY
+"$top/tests/tamper-pe.py" "$dir/db-signed.efi" "$dir/tampered.efi"
 mkdir -p "$dir/dbx-keys"
 cp "$k"/*.auth "$dir/dbx-keys/"
 hash-to-efi-sig-list "$image" "$dir/dbx.esl" >/dev/null
 sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" dbx "$dir/dbx.esl" "$dir/dbx-keys/dbx.auth" >/dev/null
 sign-efi-sig-list -t "2001-01-01 00:00:00" -k "$k/KEK.key" -c "$k/KEK.crt" db "$k/db.esl" "$dir/old-db.auth" \
     >/dev/null
-sign-efi-sig-list -k "$k/other.key" -c "$k/other.crt" db "$k/db.esl" "$dir/other-db.auth" >/dev/null
+# Later than keys/db.auth (made in the same second, maybe), so that only its signature is wrong.
+sign-efi-sig-list -t "2099-01-01 00:00:00" -k "$k/other.key" -c "$k/other.crt" db "$k/db.esl" "$dir/other-db.auth" \
+    >/dev/null
