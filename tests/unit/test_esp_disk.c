@@ -323,6 +323,47 @@ START_TEST(grub_reads_the_partition_and_every_file)
 }
 END_TEST
 
+START_TEST(names_at_the_edges_of_fat_pass_the_tools)
+{
+    /* Names a short name cannot hold, long names of exactly one and two
+     * entries (no NUL, no padding), and one outside ASCII; no label. */
+    static const char *const names[] = {
+        "a..b", "...x", "x y z", "plus+comma,semi;eq=br[a]ck", " lead space", "UPPER.txt", "Mixed.Ext.More",
+        "~1", "a.b.c.d.e", "abcdefghijklm", "abcdefghijklmnopqrstuvwxyz", "x.ab", "no_extension_and_long", "trailing.", "trailing space ",
+    };
+    const unsigned count = sizeof(names) / sizeof(names[0]);
+    struct volume odd;
+    ck_assert_int_eq(volume_init(&odd, MTIME), 0);
+    for (unsigned i = 0; i < count; i++)
+        add_path(&odd, names[i], false, i + 1, i, MTIME);
+    ck_assert_int_ge(volume_add(&odd, VOLUME_ROOT, u"\u00fcn\u00efc\u00f6d\u00e9.txt", 11, false, NULL, 0, MTIME), 0);
+    memset(odd.label, 0, sizeof(odd.label));
+    struct esp_disk *d = esp_disk_build(&odd, &partition_guid);
+    ck_assert_ptr_nonnull(d);
+    need_tool("fsck.fat", "dosfstools");
+    need_tool("mdir", "mtools");
+    need_tool("grub-fstest", "grub-common");
+    write_image(d, part_file, PART_OFF, esp_disk_partition_blocks(d) * BLOCK);
+    write_image(d, disk_file, 0, esp_disk_blocks(d) * BLOCK);
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), PATH_SBIN "fsck.fat -n %s", part_file);
+    ck_assert_msg(run(cmd, true, NULL) == 0 && strstr(out, ": 16 files, "), "fsck.fat: %s", out);
+    snprintf(cmd, sizeof(cmd), "mdir -b -i %s@@%llu ::/", disk_file, (unsigned long long)PART_OFF);
+    ck_assert_msg(run(cmd, true, NULL) == 0, "mdir: %s", out);
+    for (unsigned i = 0; i < count; i++) {
+        char want[64];
+        snprintf(want, sizeof(want), "::/%s\n", names[i]);
+        ck_assert_msg(strstr(out, want), "mdir does not list '%s': %s", names[i], out);
+    }
+    snprintf(cmd, sizeof(cmd), "mdir -i %s@@%llu ::/", disk_file, (unsigned long long)PART_OFF);
+    ck_assert_msg(run(cmd, true, NULL) == 0 && strstr(out, "Volume in drive : has no label"), "mdir: %s", out);
+    snprintf(cmd, sizeof(cmd), "grub-fstest %s ls '(loop0,gpt1)/'", disk_file);
+    ck_assert_msg(run(cmd, true, NULL) == 0 && strstr(out, "\u00fcn\u00efc\u00f6d\u00e9.txt "), "grub-fstest: %s", out);
+    esp_disk_free(d);
+    volume_free(&odd);
+}
+END_TEST
+
 /* ---- the reads --------------------------------------------------------------------------- */
 
 /* The byte offset of a file in the disk, found by its first bytes at a
@@ -616,6 +657,7 @@ Suite *esp_disk_suite(void)
     tcase_add_test(t, fsck_fat_finds_nothing_to_fix);
     tcase_add_test(t, mtools_lists_the_names_and_reads_every_file_back);
     tcase_add_test(t, grub_reads_the_partition_and_every_file);
+    tcase_add_test(t, names_at_the_edges_of_fat_pass_the_tools);
     tcase_add_test(t, a_read_across_a_files_end_gives_zeros_to_its_cluster_end);
     tcase_add_test(t, a_read_across_the_partition_start);
     tcase_add_test(t, reads_in_odd_pieces_equal_one_read);
