@@ -419,9 +419,12 @@ START_TEST(a_read_across_the_partition_start)
     ck_assert_uint_eq(boot[510], 0x55);
     ck_assert_uint_eq(boot[511], 0xaa);
     ck_assert_mem_eq(boot + 82, "FAT32   ", 8);
-    uint32_t hidden;
+    uint32_t hidden, serial;
     memcpy(&hidden, boot + 28, 4);
     ck_assert_uint_eq(hidden, ESP_DISK_PARTITION_START);
+    memcpy(&serial, boot + 67, 4);   /* BS_VolID: the partition GUID's CRC-32, the same in every build */
+    ck_assert_uint_eq(serial, (uint32_t)crc32(0, (const uint8_t *)&partition_guid, sizeof(partition_guid)));
+    ck_assert_mem_eq(boot + 71, "HANDOVER TE", 11);
 }
 END_TEST
 
