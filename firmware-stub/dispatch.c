@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "block_io.h"
 #include "boot_services.h"
 #include "console.h"
 #include "events.h"
@@ -49,6 +50,8 @@ const struct fw_service *fw_service_of(unsigned id)
         return &fw_file_system_service;
     if (id >= FW_ID_FILE(0) && id < FW_ID_FILE(FILE_COUNT))
         return &fw_file_services[id - FW_ID_FILE(0)];
+    if (id >= FW_ID_BLOCK_IO(0) && id < FW_ID_BLOCK_IO(BLOCK_IO_COUNT))
+        return &fw_block_io_services[id - FW_ID_BLOCK_IO(0)];
     return NULL;
 }
 
@@ -64,7 +67,8 @@ static bool is_boot_service(unsigned id)
      * --esp volume's) and returns from StartImage are boot-time only, too. */
     return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_START_IMAGE_RETURN) ||
            (id >= FW_ID_TCG2(0) && id < FW_ID_TCG2(TCG2_COUNT)) ||
-           (id >= FW_ID_FILE_SYSTEM && id < FW_ID_FILE(FILE_COUNT));
+           (id >= FW_ID_FILE_SYSTEM && id < FW_ID_FILE(FILE_COUNT)) ||
+           (id >= FW_ID_BLOCK_IO(0) && id < FW_ID_BLOCK_IO(BLOCK_IO_COUNT));
 }
 
 static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const struct guest_view *v,

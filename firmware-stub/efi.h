@@ -23,6 +23,7 @@ typedef uint64_t efi_status_t;
 #define EFI_WRITE_PROTECTED      EFI_ERR(8)
 #define EFI_OUT_OF_RESOURCES     EFI_ERR(9)
 #define EFI_VOLUME_FULL          EFI_ERR(11)
+#define EFI_MEDIA_CHANGED        EFI_ERR(13)
 #define EFI_NOT_FOUND            EFI_ERR(14)
 #define EFI_ACCESS_DENIED        EFI_ERR(15)
 #define EFI_NO_MAPPING           EFI_ERR(17)
@@ -275,6 +276,8 @@ struct efi_device_path_header {
     uint8_t sub_type;
     uint8_t length[2];
 };
+#define EFI_DEV_HARDWARE       0x01
+#define EFI_DEV_HARDWARE_VENDOR  0x04
 #define EFI_DEV_MEDIA          0x04
 #define EFI_DEV_MEDIA_VENDOR   0x03
 #define EFI_DEV_MEDIA_HARD_DRIVE 0x01

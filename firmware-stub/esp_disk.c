@@ -115,7 +115,8 @@ static void write_header(uint8_t *h, const struct esp_disk *d, uint64_t my_lba, 
     put32(h + 16, (uint32_t)crc32(0, h, GPT_HEADER_SIZE));   /* HeaderCRC32, computed with itself 0 */
 }
 
-struct esp_disk *esp_disk_build(const struct volume *vol, const efi_guid_t *partition_guid)
+struct esp_disk *esp_disk_build(const struct volume *vol, const efi_guid_t *partition_guid,
+                                uint64_t min_partition_blocks)
 {
     struct esp_disk *d = calloc(1, sizeof(*d));
     if (!d)
@@ -123,7 +124,7 @@ struct esp_disk *esp_disk_build(const struct volume *vol, const efi_guid_t *part
     /* The volume serial number: the partition GUID's CRC-32, so that it
      * stays when the disk is built again after the guest's writes. */
     uint32_t serial = (uint32_t)crc32(0, (const uint8_t *)partition_guid, sizeof(*partition_guid));
-    d->fat = fat_image_build(vol, serial, ESP_DISK_PARTITION_START);
+    d->fat = fat_image_build(vol, serial, ESP_DISK_PARTITION_START, min_partition_blocks);
     if (!d->fat) {
         free(d);
         return NULL;

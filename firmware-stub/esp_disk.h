@@ -18,11 +18,13 @@ struct esp_disk;
 /* A GPT disk (UEFI 2.10 section 5.3: protective MBR, primary header and 128 entries at LBA 1-33, backup at
  * the end) with one partition, type EFI System Partition (C12A7328-F81F-11D2-BA4B-00A0C93EC93B), unique GUID
  * *partition_guid, from ESP_DISK_PARTITION_START, holding a FAT file system with vol's live tree (deleted
- * nodes left out) and vol->label as its label. NULL if host memory runs out or the tree cannot fit FAT.
+ * nodes left out) and vol->label as its label, at least min_partition_blocks long (a size that stays when
+ * the disk is built again for a tree that fits it). NULL if host memory runs out or the tree cannot fit FAT.
  * The files' bytes are read from their nodes' data on esp_disk_read: vol's data must outlive the disk and
  * keep its sizes (after a write to the volume, build the disk again). The same volume and GUID give the
  * same bytes. */
-struct esp_disk *esp_disk_build(const struct volume *vol, const efi_guid_t *partition_guid);
+struct esp_disk *esp_disk_build(const struct volume *vol, const efi_guid_t *partition_guid,
+                                uint64_t min_partition_blocks);
 uint64_t esp_disk_blocks(const struct esp_disk *d);            /* the whole disk, in ESP_DISK_BLOCK_SIZE blocks */
 uint64_t esp_disk_partition_blocks(const struct esp_disk *d);  /* the partition's */
 /* len bytes at byte offset off of the whole disk into buf; the caller keeps off + len <= blocks * 512. */

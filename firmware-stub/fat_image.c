@@ -68,6 +68,7 @@ struct fat_image {
  * breadth first, and per child its short name and first cluster. */
 struct layout {
     const struct volume *vol;
+    uint64_t min_sectors;     /* the file system's least size */
     unsigned *child_at, *child, *dir_order, dirs;
     uint8_t (*short_name)[FAT_SHORT_NAME];   /* by position in child */
     bool *long_name;
@@ -203,16 +204,23 @@ static int place(struct layout *l)
     for (unsigned i = 0; i < vol->n; i++)
         if (!vol->node[i].dir && vol->node[i].size > FILE_SIZE_MAX)
             return -1;
+    if (l->min_sectors > UINT32_MAX)
+        return -1;
     l->spc = SMALL_CLUSTER;
     uint64_t used = clusters_needed(l, l->spc);
-    if (total_sectors(used > FAT32_MIN_CLUSTERS ? used : FAT32_MIN_CLUSTERS, l->spc) > SMALL_SECTORS) {
+    if (total_sectors(used > FAT32_MIN_CLUSTERS ? used : FAT32_MIN_CLUSTERS, l->spc) > SMALL_SECTORS ||
+        l->min_sectors > SMALL_SECTORS) {
         l->spc = LARGE_CLUSTER;
         used = clusters_needed(l, l->spc);
     }
     uint64_t n = used > FAT32_MIN_CLUSTERS ? used : FAT32_MIN_CLUSTERS;
-    /* A whole number of tracks: the total grows with n (the FAT only now
-     * and then), so a few more clusters reach one. */
-    while (n <= FAT32_MAX_CLUSTERS && total_sectors(n, l->spc) % SECTORS_PER_TRACK)
+    /* At least min_sectors, then a whole number of tracks: the total grows
+     * with n (the FAT only now and then), so a few more clusters reach
+     * one. The same min_sectors and a tree that fits give the same n. */
+    if (total_sectors(n, l->spc) < l->min_sectors)
+        n += (l->min_sectors - total_sectors(n, l->spc)) / l->spc;
+    while (n <= FAT32_MAX_CLUSTERS && (total_sectors(n, l->spc) < l->min_sectors ||
+                                       total_sectors(n, l->spc) % SECTORS_PER_TRACK))
         n++;
     if (n > FAT32_MAX_CLUSTERS || total_sectors(n, l->spc) > UINT32_MAX)
         return -1;
@@ -418,11 +426,12 @@ static void layout_free(struct layout *l)
     free(l->cluster);
 }
 
-struct fat_image *fat_image_build(const struct volume *vol, uint32_t serial, uint32_t hidden_sectors)
+struct fat_image *fat_image_build(const struct volume *vol, uint32_t serial, uint32_t hidden_sectors,
+                                  uint64_t min_sectors)
 {
     uint8_t label[FAT_SHORT_NAME];
     bool has_label = fat_label(vol->label, label);
-    struct layout l = { .vol = vol };
+    struct layout l = { .vol = vol, .min_sectors = min_sectors };
     struct fat_image *img = calloc(1, sizeof(*img));
     int rc = img && vol->n && live_dir(vol, VOLUME_ROOT) ? 0 : -1;
     if (!rc)

@@ -16,11 +16,14 @@ struct fat_image;
 
 /* The file system of vol's live tree (deleted nodes left out), labelled
  * vol->label, with volume serial number serial; hidden_sectors is the
- * sector of the disk it starts at (BPB_HiddSec). The files' data is read
+ * sector of the disk it starts at (BPB_HiddSec); at least min_sectors
+ * long, the same size for the same min_sectors whatever tree that fits
+ * it. The files' data is read
  * through their nodes' data pointers, which must outlive the image and
  * keep their sizes. NULL if host memory runs out or the tree does not fit
  * FAT (a directory of more than 65536 entries, a file of 4 GiB). */
-struct fat_image *fat_image_build(const struct volume *vol, uint32_t serial, uint32_t hidden_sectors);
+struct fat_image *fat_image_build(const struct volume *vol, uint32_t serial, uint32_t hidden_sectors,
+                                  uint64_t min_sectors);
 /* Its size in FAT_IMAGE_SECTOR_SIZE sectors. */
 uint64_t fat_image_sectors(const struct fat_image *img);
 /* len bytes at byte offset off into buf; the caller keeps off + len within

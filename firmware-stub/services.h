@@ -51,6 +51,11 @@ enum efi_file_service {
     FILE_COUNT
 };
 
+/* EFI_BLOCK_IO_PROTOCOL's functions (UEFI 2.10 section 13.9), after its
+ * Revision and Media. */
+enum efi_block_io_service { BLOCK_IO_RESET, BLOCK_IO_READ_BLOCKS, BLOCK_IO_WRITE_BLOCKS, BLOCK_IO_FLUSH_BLOCKS,
+                            BLOCK_IO_COUNT };
+
 /* EFI_MEMORY_ATTRIBUTE_PROTOCOL's functions (UEFI 2.10 section 37.7). */
 enum efi_memattr_service { MEMATTR_GET, MEMATTR_SET, MEMATTR_CLEAR, MEMATTR_COUNT };
 

@@ -1,16 +1,18 @@
 /* --esp: EFI_SIMPLE_FILE_SYSTEM_PROTOCOL and EFI_FILE_PROTOCOL (UEFI 2.10
  * sections 13.4 and 13.5) over a copy of the host folder's volume
  * (volume.h), on a handle of its own whose device path is a hard-drive
- * media node, HD(1,GPT,...)/End, as a firmware gives an ESP partition.
- * The guest's writes land in the copy (the overlay), never in the host
- * folder. Every guest pointer goes through the guest view; a bad one is
- * EFI_INVALID_PARAMETER. */
+ * media node on a disk, VenHw(...)/HD(1,GPT,...)/End, as a firmware gives
+ * an ESP partition. The same volume is that disk (esp_disk.h), which
+ * block_io.c serves, rebuilt after the guest's writes. The guest's writes
+ * land in the copy (the overlay), never in the host folder. Every guest
+ * pointer goes through the guest view; a bad one is EFI_INVALID_PARAMETER. */
 #include "simple_fs.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "esp_disk.h"
 #include "guids.h"
 #include "handles.h"
 #include "log.h"
@@ -23,16 +25,21 @@
 /* The pool pages firmware_attach_esp allocates (EfiBootServicesData). */
 #define ESP_PAGES             4
 #define ESP_SFS               0x000   /* EFI_SIMPLE_FILE_SYSTEM_PROTOCOL: Revision, OpenVolume */
-#define ESP_DEVICE_PATH       0x040   /* the handle's: HD(...)/End */
-#define ESP_IMAGE_FILE_PATH   0x080   /* the top-level image's FilePath: File(...)/End */
-#define ESP_IMAGE_DEVICE_PATH 0x500   /* its EFI_LOADED_IMAGE_DEVICE_PATH_PROTOCOL: HD(...)/File(...)/End */
+#define ESP_DISK_DEVICE_PATH  0x010   /* the disk's: VenHw(...)/End */
+#define ESP_DEVICE_PATH       0x040   /* the partition's, this handle's: VenHw(...)/HD(...)/End */
+#define ESP_IMAGE_FILE_PATH   0x0c0   /* the top-level image's FilePath: File(...)/End */
+#define ESP_IMAGE_DEVICE_PATH 0x500   /* its EFI_LOADED_IMAGE_DEVICE_PATH_PROTOCOL: VenHw(...)/HD(...)/File(...)/End */
 #define ESP_FILES             0x1000  /* an EFI_FILE_PROTOCOL per open file, FILE_SLOT_SIZE bytes each */
 #define FILE_SLOT_SIZE        0x60
 #define ESP_MAX_FILES         ((ESP_PAGES * 0x1000 - ESP_FILES) / FILE_SLOT_SIZE)
 #define END_NODE_SIZE         4
 #define HD_NODE_SIZE          42      /* HARDDRIVE_DEVICE_PATH, UEFI 2.10 section 10.3.5.1 */
-_Static_assert(ESP_IMAGE_FILE_PATH + FW_DEVICE_PATH_SIZE <= ESP_IMAGE_DEVICE_PATH &&
-               ESP_IMAGE_DEVICE_PATH + HD_NODE_SIZE + FW_DEVICE_PATH_SIZE <= ESP_FILES,
+#define VENDOR_NODE_SIZE      20      /* VENDOR_DEVICE_PATH, UEFI 2.10 section 10.3.2.4 */
+#define DISK_PATH_SIZE        (VENDOR_NODE_SIZE + HD_NODE_SIZE)   /* the partition's path before its end */
+_Static_assert(ESP_DISK_DEVICE_PATH + VENDOR_NODE_SIZE + END_NODE_SIZE <= ESP_DEVICE_PATH &&
+               ESP_DEVICE_PATH + DISK_PATH_SIZE + END_NODE_SIZE <= ESP_IMAGE_FILE_PATH &&
+               ESP_IMAGE_FILE_PATH + FW_DEVICE_PATH_SIZE <= ESP_IMAGE_DEVICE_PATH &&
+               ESP_IMAGE_DEVICE_PATH + DISK_PATH_SIZE + FW_DEVICE_PATH_SIZE <= ESP_FILES,
                "the device paths fit before the file slots");
 _Static_assert(8 + 8 * FILE_COUNT <= FILE_SLOT_SIZE, "EFI_FILE_PROTOCOL (revision 1) fits a slot");
 
@@ -45,14 +52,15 @@ _Static_assert(8 + 8 * FILE_COUNT <= FILE_SLOT_SIZE, "EFI_FILE_PROTOCOL (revisio
 #define FILE_SYSTEM_INFO_SIZE 36      /* SIZE_OF_EFI_FILE_SYSTEM_INFO: VolumeLabel's offset */
 #define INFO_MAX              (FILE_INFO_SIZE + 2 * (VOLUME_PATH_MAX + 1))
 #define POSITION_END          UINT64_MAX      /* SetPosition: the end of the file */
-#define BLOCK_SIZE            512
-#define PARTITION_START       2048    /* LBA, as partitioning tools align the first partition */
+#define BLOCK_SIZE            ESP_DISK_BLOCK_SIZE
 #define MBR_TYPE_GPT          0x02
 #define SIGNATURE_TYPE_GUID   0x02
 #define UNSPECIFIED_TIMEZONE  0x07ff
 /* The partition's unique GUID (PartitionSignature), the same for every
  * --esp: what systemd-boot reports as LoaderDevicePartUUID. */
 #define ESP_PARTITION_GUID    EFI_GUID(0x68616e64, 0x6f76, 0x4572, 0x8e, 0x53, 0x50, 0x00, 0x00, 0x00, 0x00, 0x01)
+/* The disk's vendor-defined hardware node: no bus, a disk of handover's own. */
+#define ESP_DISK_GUID         EFI_GUID(0x68616e64, 0x6f76, 0x4572, 0x8e, 0x53, 0x50, 0x00, 0x00, 0x00, 0x00, 0x02)
 
 struct fw_file {
     bool open;
@@ -64,6 +72,10 @@ struct fw_file {
 struct fw_esp {
     struct volume vol;           /* the host folder's copy, with the guest's writes */
     uint64_t page, handle;       /* guest addresses */
+    uint64_t partition_blocks;   /* the partition's size, fixed: the disk is rebuilt to it */
+    bool has_disk;               /* the volume could be a disk when attached */
+    struct esp_disk *disk;       /* the volume as a disk; NULL: to be built */
+    bool disk_stale;             /* the guest wrote since it was built */
     struct fw_file file[ESP_MAX_FILES];   /* EFI_FILE_PROTOCOL at page + ESP_FILES + i * FILE_SLOT_SIZE */
 };
 
@@ -79,7 +91,7 @@ static bool put_guest(struct firmware *fw, uint64_t addr, const void *src, uint6
 static unsigned file_path_node(uint8_t *out, const uint16_t *path, unsigned n)
 {
     unsigned len = END_NODE_SIZE + 2 * (n + 1);
-    if (len >= FW_DEVICE_PATH_MAX)
+    if (DISK_PATH_SIZE + len >= FW_DEVICE_PATH_MAX)
         return 0;
     out[0] = EFI_DEV_MEDIA;
     out[1] = EFI_DEV_MEDIA_FILE_PATH;
@@ -90,21 +102,30 @@ static unsigned file_path_node(uint8_t *out, const uint16_t *path, unsigned n)
     return len;
 }
 
-static void hd_node(uint8_t out[HD_NODE_SIZE], uint64_t blocks)
+/* The partition's path before its end node: the disk's vendor node, then
+ * the hard-drive node GRUB matches against the disk's GPT entry (start
+ * and size) to name the device its image came from. */
+static void disk_path(uint8_t out[DISK_PATH_SIZE], uint64_t blocks)
 {
     const uint32_t partition = 1;
-    const uint64_t start = PARTITION_START;
-    const efi_guid_t signature = ESP_PARTITION_GUID;
-    out[0] = EFI_DEV_MEDIA;
-    out[1] = EFI_DEV_MEDIA_HARD_DRIVE;
-    out[2] = HD_NODE_SIZE;
+    const uint64_t start = ESP_DISK_PARTITION_START;
+    const efi_guid_t disk = ESP_DISK_GUID, signature = ESP_PARTITION_GUID;
+    out[0] = EFI_DEV_HARDWARE;
+    out[1] = EFI_DEV_HARDWARE_VENDOR;
+    out[2] = VENDOR_NODE_SIZE;
     out[3] = 0;
-    memcpy(out + 4, &partition, 4);
-    memcpy(out + 8, &start, 8);
-    memcpy(out + 16, &blocks, 8);
-    memcpy(out + 24, &signature, 16);
-    out[40] = MBR_TYPE_GPT;
-    out[41] = SIGNATURE_TYPE_GUID;
+    memcpy(out + 4, &disk, 16);
+    uint8_t *hd = out + VENDOR_NODE_SIZE;
+    hd[0] = EFI_DEV_MEDIA;
+    hd[1] = EFI_DEV_MEDIA_HARD_DRIVE;
+    hd[2] = HD_NODE_SIZE;
+    hd[3] = 0;
+    memcpy(hd + 4, &partition, 4);
+    memcpy(hd + 8, &start, 8);
+    memcpy(hd + 16, &blocks, 8);
+    memcpy(hd + 24, &signature, 16);
+    hd[40] = MBR_TYPE_GPT;
+    hd[41] = SIGNATURE_TYPE_GUID;
 }
 
 static const uint8_t end_node[END_NODE_SIZE] = { EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, END_NODE_SIZE, 0 };
@@ -138,12 +159,12 @@ static long image_path_ucs2(const char *path, uint16_t *out, unsigned max)
     return n;
 }
 
-int firmware_attach_esp(struct firmware *fw, const struct volume *base, const char *image_path)
+int fw_esp_volume_attach(struct firmware *fw, const struct volume *base, const char *image_path)
 {
     uint64_t page;
     uint16_t path[FW_DEVICE_PATH_MAX / 2];
     long n = image_path ? image_path_ucs2(image_path, path, sizeof(path) / 2) : 0;
-    uint8_t node[FW_DEVICE_PATH_SIZE], hd[HD_NODE_SIZE];
+    uint8_t node[FW_DEVICE_PATH_SIZE], disk[DISK_PATH_SIZE];
     unsigned node_len = image_path && n > 0 ? file_path_node(node, path, (unsigned)n) : 0;
     if (fw->esp || n < 0 || (image_path && !node_len))
         return -1;
@@ -158,11 +179,20 @@ int firmware_attach_esp(struct firmware *fw, const struct volume *base, const ch
     }
     esp->page = page;
     fw->esp = esp;
+    /* The partition as big as the volume may grow (volume_bytes), and
+     * then always that size: its hard-drive node must keep matching the
+     * GPT entry when the disk is built again. */
+    const efi_guid_t signature = ESP_PARTITION_GUID;
+    esp->disk = esp_disk_build(&esp->vol, &signature, volume_bytes(&esp->vol) / BLOCK_SIZE);
+    esp->has_disk = esp->disk;
+    esp->partition_blocks = esp->disk ? esp_disk_partition_blocks(esp->disk) : volume_bytes(&esp->vol) / BLOCK_SIZE;
     uint64_t sfs[2] = { SFS_REVISION, firmware_thunk(fw, FW_ID_FILE_SYSTEM) };
     put_guest(fw, page + ESP_SFS, sfs, sizeof(sfs));
-    hd_node(hd, volume_bytes(&esp->vol) / BLOCK_SIZE);
-    put_guest(fw, page + ESP_DEVICE_PATH, hd, HD_NODE_SIZE);
-    put_guest(fw, page + ESP_DEVICE_PATH + HD_NODE_SIZE, end_node, END_NODE_SIZE);
+    disk_path(disk, esp->partition_blocks);
+    put_guest(fw, page + ESP_DISK_DEVICE_PATH, disk, VENDOR_NODE_SIZE);
+    put_guest(fw, page + ESP_DISK_DEVICE_PATH + VENDOR_NODE_SIZE, end_node, END_NODE_SIZE);
+    put_guest(fw, page + ESP_DEVICE_PATH, disk, DISK_PATH_SIZE);
+    put_guest(fw, page + ESP_DEVICE_PATH + DISK_PATH_SIZE, end_node, END_NODE_SIZE);
     fw_add_protocol(fw, esp->handle, &GUID_DEVICE_PATH, page + ESP_DEVICE_PATH);
     fw_add_protocol(fw, esp->handle, &GUID_SIMPLE_FILE_SYSTEM, page + ESP_SFS);
 
@@ -171,9 +201,9 @@ int firmware_attach_esp(struct firmware *fw, const struct volume *base, const ch
     uint64_t file_path = page + ESP_IMAGE_FILE_PATH, device_path = page + ESP_IMAGE_DEVICE_PATH;
     put_guest(fw, file_path, node, node_len);
     put_guest(fw, file_path + node_len, end_node, END_NODE_SIZE);
-    put_guest(fw, device_path, hd, HD_NODE_SIZE);
-    put_guest(fw, device_path + HD_NODE_SIZE, node, node_len);
-    put_guest(fw, device_path + HD_NODE_SIZE + node_len, end_node, END_NODE_SIZE);
+    put_guest(fw, device_path, disk, DISK_PATH_SIZE);
+    put_guest(fw, device_path + DISK_PATH_SIZE, node, node_len);
+    put_guest(fw, device_path + DISK_PATH_SIZE + node_len, end_node, END_NODE_SIZE);
     struct efi_loaded_image *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
     li->device_handle = esp->handle;
     li->file_path = file_path;
@@ -184,11 +214,45 @@ int firmware_attach_esp(struct firmware *fw, const struct volume *base, const ch
     return 0;
 }
 
+uint64_t fw_esp_handle(const struct firmware *fw)
+{
+    return fw->esp ? fw->esp->handle : 0;
+}
+
+uint64_t fw_esp_disk_device_path(const struct firmware *fw)
+{
+    return fw->esp ? fw->esp->page + ESP_DISK_DEVICE_PATH : 0;
+}
+
+const struct esp_disk *fw_esp_disk(struct firmware *fw)
+{
+    struct fw_esp *esp = fw->esp;
+    if (!esp || !esp->has_disk)
+        return NULL;
+    if (esp->disk && esp->disk_stale) {
+        esp_disk_free(esp->disk);
+        esp->disk = NULL;
+    }
+    if (!esp->disk) {
+        const efi_guid_t signature = ESP_PARTITION_GUID;
+        esp->disk = esp_disk_build(&esp->vol, &signature, esp->partition_blocks);
+        esp->disk_stale = false;
+    }
+    return esp->disk;
+}
+
+/* The guest changed the volume: its disk is built again when next read. */
+static void volume_changed(struct firmware *fw)
+{
+    fw->esp->disk_stale = true;
+}
+
 void fw_esp_free(struct firmware *fw)
 {
     if (!fw->esp)
         return;
     volume_free(&fw->esp->vol);
+    esp_disk_free(fw->esp->disk);
     free(fw->esp);
     fw->esp = NULL;
 }
@@ -202,6 +266,7 @@ int fw_esp_copy(struct firmware *dst, const struct firmware *src)
     if (!esp)
         return -1;
     *esp = *src->esp;
+    esp->disk = NULL;   /* built again from the copy's own volume */
     if (volume_copy(&esp->vol, &src->esp->vol)) {
         free(esp);
         return -1;
@@ -300,6 +365,7 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
         if (node < 0)
             return vol->n >= VOLUME_NODES_MAX ? EFI_VOLUME_FULL : EFI_INVALID_PARAMETER;
         vol->node[node].attribute = (attributes & VOLUME_ATTR_VALID) | (dir ? VOLUME_ATTR_DIRECTORY : 0);
+        volume_changed(fw);
     }
     if (node < 0)
         return EFI_NOT_FOUND;   /* missing, or above the root: nothing on the volume has that name */
@@ -334,6 +400,7 @@ static efi_status_t file_delete(struct firmware *fw, const struct guest_view *v,
     f->open = false;
     if (!(f->mode & FILE_MODE_WRITE) || volume_delete(&fw->esp->vol, f->node))
         return EFI_WARN_DELETE_FAILURE;
+    volume_changed(fw);
     return EFI_SUCCESS;
 }
 
@@ -450,9 +517,10 @@ static efi_status_t file_write(struct firmware *fw, const struct guest_view *v, 
     if (buffer && guest_view_read(v, buffer, data, size))
         s = volume_write(&fw->esp->vol, f->node, f->position, data, size) ? EFI_VOLUME_FULL : EFI_SUCCESS;
     free(data);
-    if (s == EFI_SUCCESS)
+    if (s == EFI_SUCCESS) {
         f->position += size;
-    else
+        volume_changed(fw);
+    } else
         guest_view_write_u64(v, size_ptr, 0);
     return s;
 }
@@ -608,14 +676,17 @@ static efi_status_t file_set_info(struct firmware *fw, const struct guest_view *
     struct volume *vol = &fw->esp->vol;
     if (node_of(fw, f)->deleted)
         return EFI_DEVICE_ERROR;
+    efi_status_t s = EFI_UNSUPPORTED;
     if (guid_equal(&g, &GUID_FILE_INFO))
-        return size < FILE_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE : set_file_info(vol, f, info, size);
-    if (guid_equal(&g, &GUID_FILE_SYSTEM_INFO))
-        return size < FILE_SYSTEM_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE
-               : set_label(vol, info + FILE_SYSTEM_INFO_SIZE, size - FILE_SYSTEM_INFO_SIZE);
-    if (guid_equal(&g, &GUID_FILE_SYSTEM_VOLUME_LABEL))
-        return set_label(vol, info, size);
-    return EFI_UNSUPPORTED;
+        s = size < FILE_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE : set_file_info(vol, f, info, size);
+    else if (guid_equal(&g, &GUID_FILE_SYSTEM_INFO))
+        s = size < FILE_SYSTEM_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE
+            : set_label(vol, info + FILE_SYSTEM_INFO_SIZE, size - FILE_SYSTEM_INFO_SIZE);
+    else if (guid_equal(&g, &GUID_FILE_SYSTEM_VOLUME_LABEL))
+        s = set_label(vol, info, size);
+    if (s == EFI_SUCCESS)
+        volume_changed(fw);
+    return s;
 }
 
 static efi_status_t file_flush(struct firmware *fw, const struct guest_view *v, const uint64_t *a)

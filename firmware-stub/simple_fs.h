@@ -1,22 +1,26 @@
 /* The --esp volume as the guest sees it (simple_fs.c): a handle with the
- * device path HD(1,GPT,...) and EFI_SIMPLE_FILE_SYSTEM_PROTOCOL, whose
- * EFI_FILE_PROTOCOLs read the volume (volume.h) and write to an overlay. */
+ * device path VenHw(...)/HD(1,GPT,...) and EFI_SIMPLE_FILE_SYSTEM_PROTOCOL,
+ * whose EFI_FILE_PROTOCOLs read the volume (volume.h) and write to an
+ * overlay; and the same volume as a disk (esp_disk.h) for block_io.c. */
 #ifndef HANDOVER_SIMPLE_FS_H
 #define HANDOVER_SIMPLE_FS_H
 
 #include "service.h"
 
 struct volume;      /* volume.h */
-/* --esp: serve a copy of the volume base (which must outlive fw) on a
- * handle of its own with the device path HD(1,GPT,...) and
- * EFI_SIMPLE_FILE_SYSTEM_PROTOCOL, in pool pages it allocates now. The
- * top-level image's LoadedImage.DeviceHandle becomes that handle; its
- * FilePath the file path node of image_path (UTF-8, '/'-separated,
- * relative to the volume's root) when the image lies on the volume, an
- * end node otherwise (image_path NULL). -1 if guest memory or host
- * memory runs out, or image_path is too long for a device path. */
-int firmware_attach_esp(struct firmware *fw, const struct volume *base, const char *image_path);
-#define FW_ESP_IMAGE_PATH_MAX 500   /* bytes of image_path: its file path node fits a device path */
+struct esp_disk;    /* esp_disk.h */
+/* firmware_attach_esp's volume (esp.h): the partition's handle with its
+ * device path and EFI_SIMPLE_FILE_SYSTEM_PROTOCOL, in pool pages it
+ * allocates now, and the top-level image's device and file path. */
+int fw_esp_volume_attach(struct firmware *fw, const struct volume *base, const char *image_path);
+/* The partition's handle, and the disk's device path, VenHw(...)/End (a
+ * guest address); 0 without --esp. */
+uint64_t fw_esp_handle(const struct firmware *fw);
+uint64_t fw_esp_disk_device_path(const struct firmware *fw);
+/* The volume as a disk: built when attached and again after the guest's
+ * writes, always to the partition size its device path gives. NULL
+ * without --esp, or if it cannot be built. */
+const struct esp_disk *fw_esp_disk(struct firmware *fw);
 
 extern const struct fw_service fw_file_system_service;
 extern const struct fw_service fw_file_services[FILE_COUNT];

@@ -55,6 +55,11 @@ _Static_assert(FW_ID_START_IMAGE_RETURN < FW_ID_TCG2(0) && FW_ID_TCG2(TCG2_COUNT
                "the TCG2 services' IDs sit between StartImage's return and the file services");
 _Static_assert(FW_ID_START_IMAGE_RETURN < FW_ID_FILE_SYSTEM && FW_ID_FILE(FILE_COUNT) <= 256,
                "the file services' IDs sit between StartImage's return and the exceptions");
+/* The --esp volume as a disk (block_io.c): EFI_BLOCK_IO_PROTOCOL's
+ * functions (enum efi_block_io_service). */
+#define FW_ID_BLOCK_IO(i)  (176 + (i))
+_Static_assert(FW_ID_FILE(FILE_COUNT) <= FW_ID_BLOCK_IO(0) && FW_ID_BLOCK_IO(BLOCK_IO_COUNT) <= 256,
+               "the block I/O services' IDs sit between the file services and the exceptions");
 #define FW_ID_EXCEPTION(v) (256 + (v))    /* IDT vector v, 0..31: handled by the VMM */
 #define FW_ID_IS_EXCEPTION(id) ((id) >= 256 && (id) < 288)
 /* Return address of the top-level image's entry point, handled by the VMM;
@@ -273,6 +278,7 @@ struct firmware {
     uint64_t sleep_ns;
     struct fw_variable *variables;
     struct fw_esp *esp;          /* --esp: the volume served, its handle and open files; NULL: none */
+    uint64_t esp_block_io;       /* --esp: the page of its disk's EFI_BLOCK_IO_PROTOCOLs (block_io.c); 0: none */
     uint64_t variable_bytes;
     uint64_t monotonic;
     uint64_t tpl;                /* current EFI_TPL */

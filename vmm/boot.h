@@ -10,7 +10,7 @@
 #include "../firmware-stub/firmware.h"
 #include "../loader/bzimage.h"
 #include "../loader/cpio.h"
-#include "../firmware-stub/simple_fs.h"
+#include "../firmware-stub/esp.h"
 #include "../firmware-stub/volume.h"
 #include "secure_boot.h"
 

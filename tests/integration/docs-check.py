@@ -22,6 +22,9 @@ OTHER = {
     "--menu": "examples/make-grub.sh",
     "--linux": "examples/make-grub.sh",
     "--json": None,   # the kernel's tools/testing/kunit/kunit.py
+    "--key": None,    # sbsigntool's sbsign
+    "--cert": None,
+    "--output": None,
 }
 errors = []
 

@@ -31,10 +31,11 @@ FIRMWARE_RANKS=(
     "log"                                                        # its diagnostics
     "trace_decode handles pool system_table variables"           # what the services use
     "simple_fs"                                                  # the --esp volume's protocols, which LoadImage reads through
+    "block_io"                                                   # its disk's protocol
     "memory protocols events image console rng loadfile2 acpi memattr tcg2"   # the services
     "boot_services runtime_services inject boot_measurements"    # tables of several files' services; the faults;
                                                                  # the firmware's own measurements
-    "dispatch tables firmware"                                   # the dispatch, the building, the interface
+    "esp dispatch tables firmware"                                   # the dispatch, the building, the interface
 )
 
 # Inside vmm/, bottom first: its folders, and its own files by name (a .c

@@ -289,38 +289,65 @@ mixed_boots() {
 
 # The signed Debian chain under Secure Boot (docs/secure-boot.md): keys
 # made now, shim-unsigned's shimx64.efi signed with their db key (sbsign)
-# as \EFI\BOOT\BOOTX64.EFI, Debian's signed GRUB beside it. The firmware
-# admits shim by db; shim admits GRUB by the vendor certificate it carries
-# (Debian's CA), which no db holds, and refuses a GRUB with one byte
-# changed ("Verification failed"), then looks for MokManager, which is not
-# there: shim returns EFI_NOT_FOUND. GRUB finds no disk (no BlockIo is
-# served), so the chain stops at its prompt; `reboot` typed there ends the run.
+# as \EFI\BOOT\BOOTX64.EFI, Debian's signed GRUB beside it, its grub.cfg
+# where its embedded prefix looks (\EFI\debian) and Debian's signed 6.1
+# kernel at the root. The firmware admits shim by db; shim admits GRUB by
+# the vendor certificate it carries (Debian's CA), which no db holds; GRUB
+# reads grub.cfg and the kernel through EFI_BLOCK_IO (the --esp folder as a
+# GPT disk) and asks shim to verify the kernel, then enters its EFI
+# handover entry; the kernel finds Secure Boot on and locks itself down.
+# A kernel with one byte changed: GRUB says "bad shim signature", no kernel
+# starts, and the run cannot pass (--exec: exit 8). A GRUB with one byte
+# changed: shim refuses it ("Verification failed"), then looks for
+# MokManager, which is not there: shim returns EFI_NOT_FOUND. An unsigned
+# shim: the firmware refuses it. Straight from the firmware, with Debian's
+# CA in db too: the signed kernel boots with Secure Boot on, the tampered
+# one is refused with exit 5 and EFI_SECURITY_VIOLATION.
 SBC=$OUT/sb-chain SB_SHIM=/usr/lib/shim/shimx64.efi SB_GRUB=/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed
-if ! selected 'realkvm-sb-chain*'; then :
-elif [ ! -f "$SB_SHIM" ] || [ ! -f "$SB_GRUB" ]; then
-    skip realkvm-sb-chain "no $SB_SHIM or $SB_GRUB (apt-get install shim-unsigned grub-efi-amd64-signed)"
-elif ! { mkdir -p "$SBC/esp/EFI/BOOT" "$SBC/tampered/EFI/BOOT" "$SBC/unsigned/EFI/BOOT" &&
+SB_CA=/usr/share/shim/debian-uefi-ca.der
+SB_KERNEL=$("$TOP/scripts/fetch-debian-kernels.sh" 2>/dev/null | grep debian-6.1/ || true)
+SB_LOCKDOWN='mount -t securityfs none /sys/kernel/security; cat /sys/kernel/security/lockdown; exit 3'
+if ! selected 'realkvm-sb-*'; then :
+elif [ ! -f "$SB_SHIM" ] || [ ! -f "$SB_GRUB" ] || [ ! -f "$SB_CA" ]; then
+    skip realkvm-sb-chain "no $SB_SHIM, $SB_GRUB or $SB_CA (apt-get install shim-unsigned grub-efi-amd64-signed)"
+elif [ -z "$SB_KERNEL" ]; then
+    skip realkvm-sb-chain "no Debian 6.1 kernel (scripts/fetch-debian-kernels.sh failed)"
+elif ! { mkdir -p "$SBC/esp/EFI/BOOT" "$SBC/esp/EFI/debian" "$SBC/tampered/EFI/BOOT" "$SBC/unsigned/EFI/BOOT" &&
          "$TOP/scripts/make-secure-boot-keys.sh" "$SBC/keys" &&
+         "$TOP/scripts/make-secure-boot-keys.sh" "$SBC/keys-debian" "$SB_CA" &&
          sbsign --key "$SBC/keys/db.key" --cert "$SBC/keys/db.crt" --output "$SBC/esp/EFI/BOOT/BOOTX64.EFI" "$SB_SHIM" &&
          cp "$SB_GRUB" "$SBC/esp/EFI/BOOT/grubx64.efi" &&
+         cp "$SB_KERNEL" "$SBC/esp/vmlinuz" &&
+         printf '%s\n' 'set timeout=0' 'linux /vmlinuz console=ttyS0 panic=-1' 'boot' \
+             'echo "sb-chain: no kernel started"' 'reboot' > "$SBC/esp/EFI/debian/grub.cfg" &&
+         cp -r "$SBC/esp" "$SBC/kernel-tampered" &&
+         "$TOP/tests/tamper-pe.py" "$SB_KERNEL" "$SBC/kernel-tampered/vmlinuz" &&
          cp "$SBC/esp/EFI/BOOT/BOOTX64.EFI" "$SBC/tampered/EFI/BOOT/" &&
          cp "$SB_SHIM" "$SBC/unsigned/EFI/BOOT/BOOTX64.EFI" &&
          "$TOP/tests/tamper-pe.py" "$SB_GRUB" "$SBC/tampered/EFI/BOOT/grubx64.efi"
        } > "$OUT/sb-chain-setup.log" 2>&1; then
-    fail realkvm-sb-chain-setup "the keys, sbsign or the tampered GRUB failed" "$OUT/sb-chain-setup.log"
+    fail realkvm-sb-chain-setup "the keys, sbsign or the tampered images failed" "$OUT/sb-chain-setup.log"
 else
-    expect realkvm-sb-chain-shim-grub 0 'enrolled db, KEK, PK: user-mode' 'Welcome to GRUB!' 'GNU GRUB +version 2' \
-        '!Verification failed' 'end: guest-reset, exit status 0' \
-        -- "$HO" --timeout 300 --secure-boot "$SBC/keys" --esp "$SBC/esp" --keys 'reboot\n' \
+    expect realkvm-sb-chain-kernel 3 'enrolled db, KEK, PK: user-mode' 'Welcome to GRUB!' \
+        'EFI stub: UEFI Secure Boot is enabled' 'secureboot: Secure boot enabled' \
+        'Kernel is locked down from EFI Secure Boot' '^none \[integrity\] confidentiality' \
+        '!Verification failed' 'end: guest-status, exit status 3' \
+        -- "$HO" --timeout 300 --secure-boot "$SBC/keys" --esp "$SBC/esp" --exec "$SB_LOCKDOWN" \
            --trace-efi="$OUT/sb-chain.trace" "$SBC/esp/EFI/BOOT/BOOTX64.EFI"
     # shim's own verification path: GRUB read through the volume and
     # loaded by shim itself (no LoadImage), its shim lock protocol
-    # installed, and GRUB finding it.
+    # installed, and GRUB finding it; GRUB reading the disk.
     expect realkvm-sb-chain-shim-lock 0 \
         '"call":"InstallMultipleProtocolInterfaces","args":\[[^]]*\],"status":"EFI_SUCCESS".*"protocol":"SHIM_LOCK"' \
         '"call":"LocateProtocol","args":\[[^]]*\],"status":"EFI_SUCCESS".*"protocol":"SHIM_LOCK"' \
         '"call":"File.Open","args":\[[^]]*\],"status":"EFI_SUCCESS".*"path":"\\\\EFI\\\\BOOT\\\\grubx64.efi"' \
+        '"call":"BlockIo.ReadBlocks","args":\[[^]]*\],"status":"EFI_SUCCESS"' \
+        '!"call":"BlockIo.ReadBlocks","args":\[[^]]*\],"status":"EFI_[A-Z_]*ERROR' \
         -- cat "$OUT/sb-chain.trace"
+    expect realkvm-sb-chain-kernel-tampered 8 'Welcome to GRUB!' 'error: bad shim signature' \
+        'sb-chain: no kernel started' '!Linux version' 'end: exec-status-unknown, exit status 8' \
+        -- "$HO" --timeout 300 --secure-boot "$SBC/keys" --esp "$SBC/kernel-tampered" --exec 'exit 0' \
+           "$SBC/kernel-tampered/EFI/BOOT/BOOTX64.EFI"
     # shim's error box waits for a key (its OK): Enter.
     expect realkvm-sb-chain-grub-tampered 5 'Verification failed: \(0x1A\) Security Violation' '!Welcome to GRUB!' \
         'Failed to load image \\EFI\\BOOT\\mmx64.efi: Not Found' 'end: efi-exit, exit status 5, efi_status EFI_NOT_FOUND' \
@@ -329,6 +356,13 @@ else
     expect realkvm-sb-chain-shim-unsigned 5 'BOOTX64.EFI: Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): not signed' \
         'end: not-started, exit status 5, efi_status EFI_SECURITY_VIOLATION' \
         -- "$HO" --timeout 120 --secure-boot "$SBC/keys" --esp "$SBC/unsigned" "$SBC/unsigned/EFI/BOOT/BOOTX64.EFI"
+    expect realkvm-sb-kernel-signed 0 'enrolled db, KEK, PK: user-mode' 'EFI stub: UEFI Secure Boot is enabled' \
+        'secure_boot +3' 'end: stop-at-ebs, exit status 0' \
+        -- "$HO" --timeout 300 --secure-boot "$SBC/keys-debian" --stop-at ebs "$SB_KERNEL"
+    expect realkvm-sb-kernel-tampered 5 \
+        'vmlinuz: Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): its signature is for another image' \
+        '!EFI stub' 'end: not-started, exit status 5, efi_status EFI_SECURITY_VIOLATION' \
+        -- "$HO" --timeout 120 --secure-boot "$SBC/keys-debian" "$SBC/kernel-tampered/vmlinuz"
 fi
 
 # Real EFI applications of Debian's packages (docs/efi-applications.md).

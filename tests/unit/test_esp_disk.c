@@ -165,7 +165,7 @@ static void setup(void)
     ck_assert_int_eq(volume_copy(&vol, &base), 0);
     ck_assert_int_eq(volume_delete(&vol, (unsigned)gone), 0);
     memcpy(vol.label, u"handover test", sizeof(u"handover test"));
-    disk = esp_disk_build(&vol, &partition_guid);
+    disk = esp_disk_build(&vol, &partition_guid, 0);
     ck_assert_ptr_nonnull(disk);
 }
 
@@ -338,7 +338,7 @@ START_TEST(names_at_the_edges_of_fat_pass_the_tools)
         add_path(&odd, names[i], false, i + 1, i, MTIME);
     ck_assert_int_ge(volume_add(&odd, VOLUME_ROOT, u"\u00fcn\u00efc\u00f6d\u00e9.txt", 11, false, NULL, 0, MTIME), 0);
     memset(odd.label, 0, sizeof(odd.label));
-    struct esp_disk *d = esp_disk_build(&odd, &partition_guid);
+    struct esp_disk *d = esp_disk_build(&odd, &partition_guid, 0);
     ck_assert_ptr_nonnull(d);
     need_tool("fsck.fat", "dosfstools");
     need_tool("mdir", "mtools");
@@ -504,7 +504,7 @@ END_TEST
 
 START_TEST(the_same_volume_gives_the_same_bytes)
 {
-    struct esp_disk *again = esp_disk_build(&vol, &partition_guid);
+    struct esp_disk *again = esp_disk_build(&vol, &partition_guid, 0);
     ck_assert_ptr_nonnull(again);
     ck_assert_uint_eq(esp_disk_blocks(again), esp_disk_blocks(disk));
     uint64_t size = esp_disk_blocks(disk) * BLOCK;
@@ -606,7 +606,7 @@ START_TEST(a_volume_at_every_bound_builds)
         ck_assert_int_ge(volume_add(&big, dirs[i % (VOLUME_DEPTH_MAX + 1)], name, VOLUME_NAME_MAX, false, one, 1,
                                     MTIME), 0);
     }
-    struct esp_disk *d = esp_disk_build(&big, &partition_guid);
+    struct esp_disk *d = esp_disk_build(&big, &partition_guid, 0);
     ck_assert_ptr_nonnull(d);
     ck_assert_uint_gt(esp_disk_partition_blocks(d), VOLUME_BASE_MAX / BLOCK);
     /* The last byte of the last huge file, then its cluster's slack. */
@@ -635,7 +635,7 @@ START_TEST(what_fat_cannot_hold_is_refused)
         long_name(name, i);
         ck_assert_int_ge(volume_add(&wide, VOLUME_ROOT, name, VOLUME_NAME_MAX, false, NULL, 0, MTIME), 0);
     }
-    ck_assert_ptr_null(esp_disk_build(&wide, &partition_guid));
+    ck_assert_ptr_null(esp_disk_build(&wide, &partition_guid, 0));
     volume_free(&wide);
     /* A file of 4 GiB, which no volume makes (VOLUME_FILE_MAX), but which
      * DIR_FileSize could not say. */
@@ -644,7 +644,7 @@ START_TEST(what_fat_cannot_hold_is_refused)
     long f = volume_add(&four, VOLUME_ROOT, u"four", 4, false, NULL, 0, MTIME);
     ck_assert_int_ge(f, 0);
     four.node[f].size = 1ULL << 32;
-    ck_assert_ptr_null(esp_disk_build(&four, &partition_guid));
+    ck_assert_ptr_null(esp_disk_build(&four, &partition_guid, 0));
     four.node[f].size = 0;
     volume_free(&four);
 }

@@ -5,6 +5,7 @@
 
 #include "fw_fixture.h"
 #include "../../firmware-stub/pe.h"
+#include "../../firmware-stub/esp.h"
 #include "../../firmware-stub/simple_fs.h"
 #include "../../firmware-stub/volume.h"
 
@@ -228,7 +229,7 @@ START_TEST(load_image_refuses_what_it_cannot_load)
 END_TEST
 
 /* With --esp and no buffer, LoadImage reads the file the device path
- * names on the volume (HD(...)/File(\EFI)/File(app.efi), as systemd-boot
+ * names on the volume (VenHw(...)/HD(...)/File(\EFI)/File(app.efi), as systemd-boot
  * and shim build it); the image's DeviceHandle is the volume's. */
 START_TEST(load_image_reads_a_file_of_the_esp_volume)
 {
@@ -242,24 +243,25 @@ START_TEST(load_image_reads_a_file_of_the_esp_volume)
     ck_assert_int_eq(firmware_attach_esp(&fw, &vol, NULL), 0);
     uint64_t device = ((struct efi_loaded_image *)hp(fw.loaded_image))->device_handle, dp_p = put_u64(0);
     ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), device, put_guid(GUID_DEVICE_PATH), dp_p), EFI_SUCCESS);
-    uint8_t path[42 + 12 + 20 + 4];
-    memcpy(path, hp(rd64(dp_p)), 42);
-    memcpy(path + 42, (uint8_t[]){ EFI_DEV_MEDIA, EFI_DEV_MEDIA_FILE_PATH, 12, 0, '\\', 0, 'E', 0, 'F', 0, 'I', 0 }, 12);
-    memcpy(path + 54, (uint8_t[]){ EFI_DEV_MEDIA, EFI_DEV_MEDIA_FILE_PATH, 20, 0, 'A', 0, 'P', 0, 'P', 0, '.', 0,
+    enum { DEV = 20 + 42 };   /* VenHw(...)/HD(...) */
+    uint8_t path[DEV + 12 + 20 + 4];
+    memcpy(path, hp(rd64(dp_p)), DEV);
+    memcpy(path + DEV, (uint8_t[]){ EFI_DEV_MEDIA, EFI_DEV_MEDIA_FILE_PATH, 12, 0, '\\', 0, 'E', 0, 'F', 0, 'I', 0 }, 12);
+    memcpy(path + DEV + 12, (uint8_t[]){ EFI_DEV_MEDIA, EFI_DEV_MEDIA_FILE_PATH, 20, 0, 'A', 0, 'P', 0, 'P', 0, '.', 0,
                                    'e', 0, 'f', 0, 'i', 0, 0, 0 }, 20);
-    memcpy(path + 74, (uint8_t[]){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 }, 4);
+    memcpy(path + DEV + 32, (uint8_t[]){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 }, 4);
     uint64_t h_p = put_u64(0), li_p = put_u64(0);
     ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, sizeof(path)), 0, 0, h_p), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), rd64(h_p), put_guid(GUID_LOADED_IMAGE), li_p), EFI_SUCCESS);
     const struct efi_loaded_image *li = hp(rd64(li_p));
     ck_assert_uint_eq(li->device_handle, device);
-    ck_assert_int_eq(memcmp(hp(li->file_path), path + 42, 36), 0);
+    ck_assert_int_eq(memcmp(hp(li->file_path), path + DEV, 36), 0);
     ck_assert_uint_eq(rd64(li->image_base + APP_TARGET), li->image_base + APP_ENTRY);   /* relocated */
     /* A path to no file, or to a directory, loads nothing. */
-    path[54 + 4] = 'B';
+    path[DEV + 12 + 4] = 'B';
     ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, sizeof(path)), 0, 0, h_p), EFI_NOT_FOUND);
-    memcpy(path + 54, path + 74, 4);
-    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, 58), 0, 0, h_p), EFI_NOT_FOUND);
+    memcpy(path + DEV + 12, path + DEV + 32, 4);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, DEV + 16), 0, 0, h_p), EFI_NOT_FOUND);
     firmware_free(&fw);
     volume_free(&vol);
     struct fw_config cfg = { .base = FW_BASE, .console = con, .log = log_file };

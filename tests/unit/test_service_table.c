@@ -35,10 +35,10 @@ START_TEST(every_slot_has_its_row)
 {
     unsigned ids[FW_MAX_THUNKS];
     unsigned n = service_ids(ids);
-    /* ... the memory attribute functions, the TCG2 functions, SimpleFileSystem.OpenVolume, the File functions, and
-     * LoadFile2.LoadFile, StartImage.Return and NotifyFunction.Return */
+    /* ... the memory attribute functions, the TCG2 functions, SimpleFileSystem.OpenVolume, the File functions, the
+     * BlockIo functions, and LoadFile2.LoadFile, StartImage.Return and NotifyFunction.Return */
     ck_assert_uint_eq(n, BS_COUNT + RT_COUNT + CONOUT_COUNT + CONIN_COUNT + RNG_COUNT + MEMATTR_COUNT + TCG2_COUNT + 1 +
-                             FILE_COUNT + 3);
+                             FILE_COUNT + BLOCK_IO_COUNT + 3);
     for (unsigned i = 0; i < n; i++) {
         const struct fw_service *s = fw_service_of(ids[i]);
         /* A slot the designated initializers missed has id 0 and no name. */

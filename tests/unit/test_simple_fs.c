@@ -13,6 +13,7 @@
 #include "suites.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
+#include "../../firmware-stub/esp.h"
 #include "../../firmware-stub/simple_fs.h"
 #include "../../firmware-stub/volume.h"
 #include "../../vmm/host/esp_dir.h"
@@ -187,24 +188,28 @@ START_TEST(the_image_is_loaded_from_the_volume)
     unsigned len = fp[2] | fp[3] << 8;
     ck_assert_uint_eq(len, 4 + 2 * 22);
     ck_assert_uint_eq(fp[len], EFI_DEV_END_PATH);
-    /* The device: HD(1,GPT,<guid>,0x800,...)/End (UEFI 2.10 section 10.3.5.1). */
+    /* The device: VenHw(<disk>)/HD(1,GPT,<guid>,0x800,...)/End (UEFI 2.10
+     * sections 10.3.2.4 and 10.3.5.1), a partition of the volume's disk. */
     uint64_t dp_p = put_u64(0);
     ck_assert_uint_eq(CALL(FW_ID_BS(BS_HANDLE_PROTOCOL), li->device_handle, put_guid(GUID_DEVICE_PATH), dp_p),
                       EFI_SUCCESS);
-    const uint8_t *hd = hp(rd64(dp_p));
+    const uint8_t *dev = hp(rd64(dp_p)), *hd = dev + 20;
+    ck_assert_uint_eq(dev[0], EFI_DEV_HARDWARE);
+    ck_assert_uint_eq(dev[1], EFI_DEV_HARDWARE_VENDOR);
+    ck_assert_uint_eq(dev[2], 20);
     ck_assert_uint_eq(hd[0], EFI_DEV_MEDIA);
     ck_assert_uint_eq(hd[1], EFI_DEV_MEDIA_HARD_DRIVE);
     ck_assert_uint_eq(hd[2], 42);
     ck_assert_uint_eq(hd[4], 1);                 /* PartitionNumber */
-    ck_assert_uint_eq(rd64(rd64(dp_p) + 8), 2048);   /* PartitionStart */
+    ck_assert_uint_eq(rd64(rd64(dp_p) + 20 + 8), 2048);   /* PartitionStart */
     ck_assert_uint_eq(hd[40], 2);                /* MBRType: GPT */
     ck_assert_uint_eq(hd[41], 2);                /* SignatureType: GUID */
     ck_assert_uint_eq(hd[42], EFI_DEV_END_PATH);
-    /* LoadedImageDevicePath: HD(...)/File(...)/End */
+    /* LoadedImageDevicePath: VenHw(...)/HD(...)/File(...)/End */
     ck_assert_uint_eq(CALL(FW_ID_BS(BS_HANDLE_PROTOCOL), fw.image_handle, put_guid(GUID_LOADED_IMAGE_DEVICE_PATH),
                            dp_p), EFI_SUCCESS);
-    ck_assert_int_eq(memcmp(hp(rd64(dp_p)), hd, 42), 0);
-    ck_assert_int_eq(memcmp(hp(rd64(dp_p) + 42), fp, len + 4), 0);
+    ck_assert_int_eq(memcmp(hp(rd64(dp_p)), dev, 62), 0);
+    ck_assert_int_eq(memcmp(hp(rd64(dp_p) + 62), fp, len + 4), 0);
 }
 END_TEST
 
