@@ -214,13 +214,18 @@ static int place(struct layout *l)
         used = clusters_needed(l, l->spc);
     }
     uint64_t n = used > FAT32_MIN_CLUSTERS ? used : FAT32_MIN_CLUSTERS;
-    /* At least min_sectors, then a whole number of tracks: the total grows
-     * with n (the FAT only now and then), so a few more clusters reach
-     * one. The same min_sectors and a tree that fits give the same n. */
-    if (total_sectors(n, l->spc) < l->min_sectors)
-        n += (l->min_sectors - total_sectors(n, l->spc)) / l->spc;
-    while (n <= FAT32_MAX_CLUSTERS && (total_sectors(n, l->spc) < l->min_sectors ||
-                                       total_sectors(n, l->spc) % SECTORS_PER_TRACK))
+    /* The fewest clusters that make min_sectors (the total only grows with
+     * n), then a whole number of tracks: the total grows with n (the FAT
+     * only now and then), so a few more clusters reach one. A size this
+     * gave, asked for again, gives the same n. */
+    for (uint64_t hi = FAT32_MAX_CLUSTERS + 1; n < hi;) {
+        uint64_t mid = n + (hi - n) / 2;
+        if (total_sectors(mid, l->spc) >= l->min_sectors)
+            hi = mid;
+        else
+            n = mid + 1;
+    }
+    while (n <= FAT32_MAX_CLUSTERS && total_sectors(n, l->spc) % SECTORS_PER_TRACK)
         n++;
     if (n > FAT32_MAX_CLUSTERS || total_sectors(n, l->spc) > UINT32_MAX)
         return -1;

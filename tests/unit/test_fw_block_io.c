@@ -160,7 +160,7 @@ static bool partition_holds(uint64_t bio, const char *text)
 }
 
 /* A file the guest writes through EFI_FILE_PROTOCOL is on the disk at the
- * next read: the disk is built again from the volume. */
+ * next read: the disk is built again from the volume, to the same size. */
 START_TEST(the_disk_shows_the_guests_writes)
 {
     attach();
@@ -176,6 +176,11 @@ START_TEST(the_disk_shows_the_guests_writes)
     ck_assert_uint_eq(CALL(F(OPEN), rd64(root_p), f_p, put_ucs2("new.txt"), MODE_CREATE, 0), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(F(WRITE), rd64(f_p), put_u64(sizeof(text) - 1), put(text, sizeof(text) - 1)), EFI_SUCCESS);
     ck_assert(partition_holds(bio, text));
+    /* Built again to the same size: the GPT entry still ends where the
+     * hard-drive node says. */
+    uint64_t entry = scratch(BLOCK), dp = interface_of(part, GUID_DEVICE_PATH, &s);
+    ck_assert_uint_eq(read_blocks(interface_of(disk, GUID_BLOCK_IO, &s), 2, BLOCK, entry), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(entry + 40), ESP_DISK_PARTITION_START + rd64(dp + 20 + 16) - 1);
     detach();
 }
 END_TEST
