@@ -4,6 +4,7 @@
  * the backup entries and, in the last block, the backup header. */
 #include "esp_disk.h"
 #include "fat_image.h"
+#include "le_bytes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,24 +36,6 @@ struct esp_disk {
     uint8_t head[HEAD_BLOCKS * BLOCK];
     uint8_t tail[TAIL_BLOCKS * BLOCK];
 };
-
-static void put16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, v);
-    put16(p + 2, v >> 16);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)v);
-    put32(p + 4, (uint32_t)(v >> 32));
-}
 
 /* A CHS address of the MBR (head, sector and cylinder's high bits,
  * cylinder), 0xFFFFFF when lba lies beyond what CHS can say. */

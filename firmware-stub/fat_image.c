@@ -5,6 +5,7 @@
  * file, in the same order. */
 #include "fat_image.h"
 #include "fat_name.h"
+#include "le_bytes.h"
 #include "volume.h"
 
 #include <stdbool.h>
@@ -78,18 +79,6 @@ struct layout {
     uint64_t clusters_used;   /* data clusters holding something */
     uint64_t clusters;        /* data clusters of the file system */
 };
-
-static void put16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, v);
-    put16(p + 2, v >> 16);
-}
 
 static bool live_dir(const struct volume *vol, unsigned i)
 {

@@ -20,7 +20,7 @@ FOLDER_RANKS=(guest firmware-stub loader vmm)
 
 # The firmware-stub's files, bottom first (a .c and its .h share a rank).
 FIRMWARE_RANKS=(
-    "services efi guids names ucs2 region"                       # the spec's types, names and strings; the region's layout
+    "services efi guids names ucs2 region le_bytes"              # the spec's types, names and strings; the region's layout
     "memmap pe keys inject_kind volume fat_name tcg_log tpm2_command"   # libraries on them
     "fat_image"                                                  # the --esp volume as a FAT file system,
     "esp_disk"                                                   # and as a GPT disk around it
