@@ -41,6 +41,13 @@ struct fw_variable {
 static uint64_t var_cost_of(uint64_t data_size) { return sizeof(struct fw_variable) + data_size; }
 static uint64_t var_cost(const struct fw_variable *var) { return var_cost_of(var->size); }
 
+/* Can the store hold total bytes of data for the variable at p (NULL: a
+ * new one), within the limits of a variable and of the store? */
+static bool store_fits(const struct firmware *fw, struct fw_variable *const *p, uint64_t total)
+{
+    return total <= VAR_DATA_MAX && fw->variable_bytes - (p ? var_cost(*p) : 0) + var_cost_of(total) <= VAR_STORE_MAX;
+}
+
 static bool visible(const struct firmware *fw, const struct fw_variable *var)
 {
     return fw->phase == FW_PHASE_BOOT || (var->attrs & EFI_VARIABLE_RUNTIME_ACCESS);
@@ -241,11 +248,11 @@ static bool signers(struct firmware *fw, enum secure_boot_key key, const struct 
     return true;
 }
 
-/* A write of PK, KEK, db or dbx: data is EFI_VARIABLE_AUTHENTICATION_2
- * and the new signature lists; why says what refused it. */
-static efi_status_t write_key(struct firmware *fw, enum secure_boot_key key, const uint16_t *name, size_t len,
-                              const efi_guid_t *g, uint64_t attrs, const uint8_t *data, uint64_t size, char *why,
-                              size_t whylen)
+/* A write of key parsed into a: the attributes it takes, its descriptor,
+ * its signature lists (PK's one X.509 certificate); why says what refused
+ * it. */
+static efi_status_t parse_key_write(enum secure_boot_key key, uint64_t attrs, const uint8_t *data, uint64_t size,
+                                    struct auth2 *a, char *why, size_t whylen)
 {
     bool append = attrs & EFI_VARIABLE_APPEND_WRITE;
     if ((attrs & ~(uint64_t)EFI_VARIABLE_APPEND_WRITE) != KEY_ATTRS || (append && key == SB_PK)) {
@@ -253,58 +260,96 @@ static efi_status_t write_key(struct firmware *fw, enum secure_boot_key key, con
                  "(0x%x)%s", (unsigned long long)attrs, key_names[key], KEY_ATTRS, key == SB_PK ? "" : ", and APPEND_WRITE");
         return EFI_INVALID_PARAMETER;
     }
-    struct auth2 a;
     char err[300];
-    if (auth2_parse(data, size, &a, err, sizeof(err))) {
+    if (auth2_parse(data, size, a, err, sizeof(err))) {
         snprintf(why, whylen, "EFI_VARIABLE_AUTHENTICATION_2: %s", err);
         return EFI_SECURITY_VIOLATION;
     }
     unsigned kinds = 0;
-    if (a.payload_size && siglist_walk(a.payload, a.payload_size, one_certificate, &kinds, err, sizeof(err)) < 0) {
+    if (a->payload_size && siglist_walk(a->payload, a->payload_size, one_certificate, &kinds, err, sizeof(err)) < 0) {
         snprintf(why, whylen, "%s", err);
         return EFI_INVALID_PARAMETER;
     }
-    if (key == SB_PK && a.payload_size && kinds != 1) {
+    if (key == SB_PK && a->payload_size && kinds != 1) {
         snprintf(why, whylen, "PK holds one X.509 certificate and nothing else");
         return EFI_INVALID_PARAMETER;
     }
-    struct fw_variable **p = find(fw, name, len, g);
-    if (p && !append && efi_time_compare(a.timestamp, (*p)->timestamp) <= 0) {
+    return EFI_SUCCESS;
+}
+
+/* May a, a write of key over the variable at p (NULL: none yet), be
+ * taken: a TimeStamp later than the last one (but to append), and a
+ * signature by one of signers(). */
+static efi_status_t authorize_key_write(struct firmware *fw, enum secure_boot_key key, const uint16_t *name,
+                                        size_t len, const efi_guid_t *g, uint64_t attrs, const struct auth2 *a,
+                                        struct fw_variable *const *p, char *why, size_t whylen)
+{
+    bool append = attrs & EFI_VARIABLE_APPEND_WRITE;
+    if (p && !append && efi_time_compare(a->timestamp, (*p)->timestamp) <= 0) {
         snprintf(why, whylen, "its TimeStamp is not later than the one %s was written with", key_names[key]);
         return EFI_SECURITY_VIOLATION;
     }
     struct signed_data_anchors anchors;
-    if (signers(fw, key, &a, &anchors) &&
-        auth2_verify(&a, name, len, g, (uint32_t)attrs, &anchors, err, sizeof(err))) {
+    char err[300];
+    if (signers(fw, key, a, &anchors) &&
+        auth2_verify(a, name, len, g, (uint32_t)attrs, &anchors, err, sizeof(err))) {
         snprintf(why, whylen, "its signature: %s", err);
         return EFI_SECURITY_VIOLATION;
     }
-    if (!a.payload_size && !append) {
+    return EFI_SUCCESS;
+}
+
+/* The store after a's write of key at p (NULL: none yet): deleted by an
+ * empty payload, else replaced or, with append, appended to, keeping the
+ * latest TimeStamp. */
+static efi_status_t store_key(struct firmware *fw, enum secure_boot_key key, struct fw_variable **p,
+                              const uint16_t *name, size_t len, const efi_guid_t *g, bool append,
+                              const struct auth2 *a, char *why, size_t whylen)
+{
+    if (!a->payload_size && !append) {
         if (!p) {
             snprintf(why, whylen, "there is no %s to delete", key_names[key]);
             return EFI_NOT_FOUND;
         }
         delete(fw, p);
-    } else {
-        uint64_t old = p && append ? (*p)->size : 0, total = old + a.payload_size;
-        if (total > VAR_DATA_MAX ||
-            fw->variable_bytes - (p ? var_cost(*p) : 0) + var_cost_of(total) > VAR_STORE_MAX) {
-            snprintf(why, whylen, "the store is full");
-            return EFI_OUT_OF_RESOURCES;
-        }
-        uint8_t *bytes = malloc(total ? total : 1);
-        if (bytes && old)
-            memcpy(bytes, (*p)->data, old);
-        if (bytes && a.payload_size)
-            memcpy(bytes + old, a.payload, a.payload_size);
-        struct fw_variable *var = bytes ? put(fw, p, name, len, g, KEY_ATTRS, bytes, total) : NULL;
-        if (!var) {
-            snprintf(why, whylen, "out of memory");
-            return EFI_OUT_OF_RESOURCES;
-        }
-        if (!append || efi_time_compare(a.timestamp, var->timestamp) > 0)
-            memcpy(var->timestamp, a.timestamp, EFI_TIME_SIZE);
+        return EFI_SUCCESS;
     }
+    uint64_t old = p && append ? (*p)->size : 0, total = old + a->payload_size;
+    if (!store_fits(fw, p, total)) {
+        snprintf(why, whylen, "the store is full");
+        return EFI_OUT_OF_RESOURCES;
+    }
+    uint8_t *bytes = malloc(total ? total : 1);
+    if (bytes && old)
+        memcpy(bytes, (*p)->data, old);
+    if (bytes && a->payload_size)
+        memcpy(bytes + old, a->payload, a->payload_size);
+    struct fw_variable *var = bytes ? put(fw, p, name, len, g, KEY_ATTRS, bytes, total) : NULL;
+    if (!var) {
+        snprintf(why, whylen, "out of memory");
+        return EFI_OUT_OF_RESOURCES;
+    }
+    if (!append || efi_time_compare(a->timestamp, var->timestamp) > 0)
+        memcpy(var->timestamp, a->timestamp, EFI_TIME_SIZE);
+    return EFI_SUCCESS;
+}
+
+/* A write of PK, KEK, db or dbx: data is EFI_VARIABLE_AUTHENTICATION_2
+ * and the new signature lists; why says what refused it. */
+static efi_status_t write_key(struct firmware *fw, enum secure_boot_key key, const uint16_t *name, size_t len,
+                              const efi_guid_t *g, uint64_t attrs, const uint8_t *data, uint64_t size, char *why,
+                              size_t whylen)
+{
+    struct auth2 a;
+    efi_status_t s = parse_key_write(key, attrs, data, size, &a, why, whylen);
+    if (s != EFI_SUCCESS)
+        return s;
+    struct fw_variable **p = find(fw, name, len, g);
+    s = authorize_key_write(fw, key, name, len, g, attrs, &a, p, why, whylen);
+    if (s == EFI_SUCCESS)
+        s = store_key(fw, key, p, name, len, g, attrs & EFI_VARIABLE_APPEND_WRITE, &a, why, whylen);
+    if (s != EFI_SUCCESS)
+        return s;
     if (key == SB_PK && !derive_modes(fw)) {
         snprintf(why, whylen, "out of memory for the mode variables");
         return EFI_OUT_OF_RESOURCES;
@@ -395,6 +440,45 @@ bool firmware_secure_boot_allows(struct firmware *fw, const uint8_t *file, size_
                                 dbx ? dbx->size : 0, why, whylen);
 }
 
+/* The attributes a variable that is not authenticated may be written
+ * with now (UEFI 2.10 section 8.2, SetVariable()). */
+static efi_status_t check_attrs(const struct firmware *fw, uint64_t attrs)
+{
+    if (attrs & ~(uint64_t)VAR_ATTR_KNOWN)
+        return EFI_UNSUPPORTED;  /* authenticated and hardware-error variables */
+    if ((attrs & EFI_VARIABLE_RUNTIME_ACCESS) && !(attrs & EFI_VARIABLE_BOOTSERVICE_ACCESS))
+        return EFI_INVALID_PARAMETER;
+    if (fw->phase == FW_PHASE_RUNTIME && attrs && !(attrs & EFI_VARIABLE_RUNTIME_ACCESS))
+        return EFI_INVALID_PARAMETER;
+    return EFI_SUCCESS;
+}
+
+/* The variable at p (NULL: a new one) written with attrs and the size
+ * bytes at data, or with append those added to its own. */
+static efi_status_t write_data(struct firmware *fw, const struct guest_view *v, struct fw_variable **p,
+                               const uint16_t *name, size_t len, const efi_guid_t *g, uint32_t attrs, bool append,
+                               uint64_t size, uint64_t data)
+{
+    if (p && (*p)->attrs != attrs)
+        return EFI_INVALID_PARAMETER;
+    if (size > VAR_DATA_MAX)
+        return EFI_OUT_OF_RESOURCES;
+    uint64_t old = p ? (*p)->size : 0;
+    uint64_t total = append ? old + size : size;
+    if (!store_fits(fw, p, total))
+        return EFI_OUT_OF_RESOURCES;
+    uint8_t *bytes = malloc(total ? total : 1);
+    if (!bytes)
+        return EFI_OUT_OF_RESOURCES;
+    if (append && p)
+        memcpy(bytes, (*p)->data, old);
+    if (size && !guest_view_read(v, data, bytes + (append ? old : 0), size)) {
+        free(bytes);
+        return EFI_INVALID_PARAMETER;
+    }
+    return put(fw, p, name, len, g, attrs, bytes, total) ? EFI_SUCCESS : EFI_OUT_OF_RESOURCES;
+}
+
 efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, uint64_t name, uint64_t guid,
                              uint64_t attrs, uint64_t size, uint64_t data)
 {
@@ -408,42 +492,20 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
     enum secure_boot_key key = fw->cfg.secure_boot ? secure_boot_key_of(buf, (size_t)len, &g) : SB_NOT_A_KEY;
     if (key != SB_NOT_A_KEY)
         return set_key_from_guest(fw, v, key, buf, (size_t)len, &g, attrs, size, data);
-    if (attrs & ~(uint64_t)VAR_ATTR_KNOWN)
-        return EFI_UNSUPPORTED;  /* authenticated and hardware-error variables */
-    if ((attrs & EFI_VARIABLE_RUNTIME_ACCESS) && !(attrs & EFI_VARIABLE_BOOTSERVICE_ACCESS))
-        return EFI_INVALID_PARAMETER;
-    if (fw->phase == FW_PHASE_RUNTIME && attrs && !(attrs & EFI_VARIABLE_RUNTIME_ACCESS))
-        return EFI_INVALID_PARAMETER;
+    efi_status_t s = check_attrs(fw, attrs);
+    if (s != EFI_SUCCESS)
+        return s;
     bool append = attrs & EFI_VARIABLE_APPEND_WRITE;
     attrs &= ~(uint64_t)EFI_VARIABLE_APPEND_WRITE;
     struct fw_variable **p = find(fw, buf, (size_t)len, &g);
     if (p && !visible(fw, *p))
         p = NULL;
-
-    if (!attrs || (!size && !append)) {   /* delete */
-        if (!p)
-            return EFI_NOT_FOUND;
-        delete(fw, p);
-        return EFI_SUCCESS;
-    }
-    if (p && (*p)->attrs != attrs)
-        return EFI_INVALID_PARAMETER;
-    if (size > VAR_DATA_MAX)
-        return EFI_OUT_OF_RESOURCES;
-    uint64_t old = p ? (*p)->size : 0;
-    uint64_t total = append ? old + size : size;
-    if (total > VAR_DATA_MAX || fw->variable_bytes - (p ? var_cost(*p) : 0) + var_cost_of(total) > VAR_STORE_MAX)
-        return EFI_OUT_OF_RESOURCES;
-    uint8_t *bytes = malloc(total ? total : 1);
-    if (!bytes)
-        return EFI_OUT_OF_RESOURCES;
-    if (append && p)
-        memcpy(bytes, (*p)->data, old);
-    if (size && !guest_view_read(v, data, bytes + (append ? old : 0), size)) {
-        free(bytes);
-        return EFI_INVALID_PARAMETER;
-    }
-    return put(fw, p, buf, (size_t)len, &g, (uint32_t)attrs, bytes, total) ? EFI_SUCCESS : EFI_OUT_OF_RESOURCES;
+    if (attrs && (size || append))
+        return write_data(fw, v, p, buf, (size_t)len, &g, (uint32_t)attrs, append, size, data);
+    if (!p)   /* no attributes, or no data to write: a delete */
+        return EFI_NOT_FOUND;
+    delete(fw, p);
+    return EFI_SUCCESS;
 }
 
 efi_status_t fw_query_variable_info(struct firmware *fw, const struct guest_view *v, uint64_t attrs,
