@@ -16,10 +16,10 @@
 #include "log.h"
 #include "pe.h"
 #include "pool.h"
+#include "secure_boot_keys.h"
 #include "simple_fs.h"
 #include "trace_decode.h"
 #include "ucs2.h"
-#include "variables.h"
 #include "width.h"
 #include "../guest/guest_text.h"
 

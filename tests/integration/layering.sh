@@ -27,9 +27,10 @@ FIRMWARE_RANKS=(
     "authenticode auth_variable"                                 # its image and variable checks
     "state service width"                                        # the firmware's state, a service's row, its width
     "log"                                                        # its diagnostics
-    "trace_decode handles pool system_table variables"           # what the services use
+    "trace_decode handles pool system_table variable_store"      # what the services use
+    "secure_boot_keys"                                           # Secure Boot's keys and modes, in the variable store
     "simple_fs"                                                  # the --esp volume's protocols, which LoadImage reads through
-    "memory protocols events image console rng loadfile2 acpi memattr tcg2"   # the services
+    "memory protocols events image console rng loadfile2 acpi memattr tcg2 variables"   # the services
     "boot_services runtime_services inject boot_measurements"    # tables of several files' services; the faults;
                                                                  # the firmware's own measurements
     "dispatch tables firmware"                                   # the dispatch, the building, the interface
