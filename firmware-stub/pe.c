@@ -144,6 +144,39 @@ static int parse_dirs(struct pe_image *pe, const uint8_t *o, unsigned optsize, c
     return 0;
 }
 
+/* Where section i (its fields read) lies in the image, and what it may
+ * be: within SizeOfImage, past the headers, over no earlier section,
+ * and not both writable and executable in an NX_COMPAT image. */
+static int check_section(const struct pe_image *pe, unsigned i, char *err, size_t errlen)
+{
+    const struct pe_section *ps = &pe->sections[i];
+    uint64_t span = ps->virtual_size > ps->raw_size ? ps->virtual_size : ps->raw_size;
+    if ((uint64_t)ps->virtual_address + span > pe->size_of_image)
+        return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x + size 0x%llx exceeds SizeOfImage 0x%x",
+                    ps->name, ps->virtual_address, (unsigned long long)span, pe->size_of_image);
+    /* "Section Table": sections are in ascending VirtualAddress order
+     * and do not overlap; none may lie over the headers, which are
+     * loaded at the image base too. */
+    uint64_t extent = ps->virtual_size ? ps->virtual_size : ps->raw_size;
+    if (ps->virtual_address < pe->size_of_headers)
+        return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x is inside the headers (SizeOfHeaders 0x%x)",
+                    ps->name, ps->virtual_address, pe->size_of_headers);
+    for (unsigned j = 0; j < i; j++) {
+        const struct pe_section *q = &pe->sections[j];
+        uint64_t q_extent = q->virtual_size ? q->virtual_size : q->raw_size;
+        if (ps->virtual_address < q->virtual_address + q_extent && q->virtual_address < ps->virtual_address + extent)
+            return fail(err, errlen, "PE: section %s (VirtualAddress 0x%x) overlaps section %s (0x%x)",
+                        ps->name, ps->virtual_address, q->name, q->virtual_address);
+    }
+    /* "DLL Characteristics": an NX-compatible image keeps W^X, which
+     * UEFI memory protection enforces per section. */
+    uint32_t wx = PE_SCN_MEM_WRITE | PE_SCN_MEM_EXECUTE;
+    if ((pe->dll_characteristics & PE_DLLCHARACTERISTICS_NX_COMPAT) && (ps->characteristics & wx) == wx)
+        return fail(err, errlen, "PE: section %s: Characteristics 0x%08x are writable and executable in an NX_COMPAT image",
+                    ps->name, ps->characteristics);
+    return 0;
+}
+
 static int parse_sections(struct pe_image *pe, uint64_t sect, char *err, size_t errlen)
 {
     const uint8_t *d = pe->data;
@@ -165,30 +198,8 @@ static int parse_sections(struct pe_image *pe, uint64_t sect, char *err, size_t 
         if ((uint64_t)ps->raw_offset + ps->raw_size > size)
             return fail(err, errlen, "PE: section %s: PointerToRawData 0x%x + SizeOfRawData 0x%x is outside the file",
                         ps->name, ps->raw_offset, ps->raw_size);
-        uint64_t span = ps->virtual_size > ps->raw_size ? ps->virtual_size : ps->raw_size;
-        if ((uint64_t)ps->virtual_address + span > pe->size_of_image)
-            return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x + size 0x%llx exceeds SizeOfImage 0x%x",
-                        ps->name, ps->virtual_address, (unsigned long long)span, pe->size_of_image);
-        /* "Section Table": sections are in ascending VirtualAddress order
-         * and do not overlap; none may lie over the headers, which are
-         * loaded at the image base too. */
-        uint64_t extent = ps->virtual_size ? ps->virtual_size : ps->raw_size;
-        if (ps->virtual_address < pe->size_of_headers)
-            return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x is inside the headers (SizeOfHeaders 0x%x)",
-                        ps->name, ps->virtual_address, pe->size_of_headers);
-        for (unsigned j = 0; j < i; j++) {
-            const struct pe_section *q = &pe->sections[j];
-            uint64_t q_extent = q->virtual_size ? q->virtual_size : q->raw_size;
-            if (ps->virtual_address < q->virtual_address + q_extent && q->virtual_address < ps->virtual_address + extent)
-                return fail(err, errlen, "PE: section %s (VirtualAddress 0x%x) overlaps section %s (0x%x)",
-                            ps->name, ps->virtual_address, q->name, q->virtual_address);
-        }
-        /* "DLL Characteristics": an NX-compatible image keeps W^X, which
-         * UEFI memory protection enforces per section. */
-        uint32_t wx = PE_SCN_MEM_WRITE | PE_SCN_MEM_EXECUTE;
-        if ((pe->dll_characteristics & PE_DLLCHARACTERISTICS_NX_COMPAT) && (ps->characteristics & wx) == wx)
-            return fail(err, errlen, "PE: section %s: Characteristics 0x%08x are writable and executable in an NX_COMPAT image",
-                        ps->name, ps->characteristics);
+        if (check_section(pe, i, err, errlen))
+            return -1;
     }
     return 0;
 }
