@@ -9,7 +9,7 @@
 #include "guids.h"
 #include "tcg2.h"
 #include "tcg_log.h"
-#include "variables.h"
+#include "variable_store.h"
 
 /* EFI_CALLING_EFI_APPLICATION (PFP section 10.4.4: the boot option's
  * start, in PCR 4). */

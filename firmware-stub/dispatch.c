@@ -235,18 +235,13 @@ static void report_unserved_protocol(struct firmware *fw, const struct fw_servic
            name ? "" : text, s->name, efi_status_name(status));
 }
 
-uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call)
+/* A new call: its sequence number and counts, and the state one call
+ * leaves for the VMM cleared. */
+static void begin_call(struct firmware *fw, unsigned id, const struct fw_call *call, unsigned applies)
 {
-    uint64_t a[8] = { 0 };
-    const struct fw_service *s = fw_service_of(id);
-    unsigned nargs = s ? s->nargs : 4;
-    efi_status_t status;
-    const char *injected = NULL;
     struct inject *in = &fw->cfg.inject;
-    unsigned applies = firmware_inject_applies(fw, id, call);
     for (unsigned k = 0; k < INJECT_KINDS; k++)
         in->seen[k] += (applies >> k) & 1;
-
     fw->seq++;
     fw->calls++;
     fw->call = call;
@@ -256,60 +251,98 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     fw->last_id = id;
     if (id < FW_MAX_THUNKS)
         fw->calls_by_id[id]++;
+}
 
+/* The call's nargs arguments into a; false, logged, if one on the stack
+ * is not readable. */
+static bool read_args(struct firmware *fw, const struct fw_service *s, const struct fw_call *call, uint64_t *a,
+                      unsigned nargs)
+{
     if (fw_ia32(fw)) {
         unsigned got = fw_stack_args32(s, call, a, nargs);
-        if (got < nargs) {
+        if (got < nargs)
             fw_log(fw, "guest bug: %s: stack argument %u above ESP 0x%llx is not readable", s ? s->name : "call",
                    got + 1, (unsigned long long)(uint32_t)call->rsp);
-            status = EFI_INVALID_PARAMETER;
-            goto out;
-        }
-    } else {
-        register_args(call, a);
+        return got == nargs;
     }
+    register_args(call, a);
     /* Arguments 5 and up sit above the 32-byte shadow space and the return
      * address: RSP+0x28, RSP+0x30, ... (Microsoft x64 calling convention). */
-    for (unsigned i = 4; i < nargs && !fw_ia32(fw); i++) {
+    for (unsigned i = 4; i < nargs; i++) {
         if (!guest_view_read_u64(&call->view, call->rsp + 0x28 + 8 * (i - 4), &a[i])) {
             fw_log(fw, "guest bug: %s: stack argument %u at RSP 0x%llx is not readable", s->name, i + 1,
                    (unsigned long long)call->rsp);
-            status = EFI_INVALID_PARAMETER;
-            goto out;
+            return false;
         }
     }
+    return true;
+}
+
+/* Whether the call reaches a service: not for an unknown ID, a boot
+ * service after ExitBootServices or a service handover does not serve
+ * (reported once), each logged. */
+static bool servable(struct firmware *fw, const struct fw_service *s, unsigned id)
+{
     if (!s) {
         fw_log(fw, "guest bug: firmware call with unknown service ID %u", id);
-        status = EFI_UNSUPPORTED;
-    } else if (fw->phase == FW_PHASE_RUNTIME && is_boot_service(id)) {
+        return false;
+    }
+    if (fw->phase == FW_PHASE_RUNTIME && is_boot_service(id)) {
         fw_log(fw, "guest bug: %s called after ExitBootServices", s->name);
-        status = EFI_UNSUPPORTED;
-    } else if (!s->fn) {
+        return false;
+    }
+    if (!s->fn) {
         if (!fw->reported[id]) {
             fw_log(fw, "the guest asked for %s, which handover does not serve: EFI_UNSUPPORTED", s->name);
             fw->reported[id] = true;
         }
-        status = EFI_UNSUPPORTED;
-    } else {
-        int k = inject_hooks(fw, s, applies, &call->view, a, &status, false);
-        if (k < 0) {
-            status = s->fn(fw, &call->view, a);
-            k = inject_hooks(fw, s, applies, &call->view, a, &status, true);
-        }
-        if (k < 0 && s->lookup.not_found)
-            report_unserved_protocol(fw, s, &call->view, a, status);
-        /* A timer due, or a TPL lowered (RestoreTPL), may let queued
-         * notify functions run before the call returns (events.c). */
-        if (fw->phase == FW_PHASE_BOOT && is_boot_service(id) && !fw->transfer.pending && fw->stop == FW_RUN)
-            fw_notify_dispatch(fw, FW_NOTIFY_RETURN, status);
-        if (k >= 0) {
-            injected = inject_faults[k].name;
-            if (!in->count[k]++)
-                in->first_seen[k] = in->seen[k];
-            fw_log(fw, "injected fault %s: %s returns %s", injected, s->name, efi_status_name(status));
-        }
+        return false;
     }
-out:
+    return true;
+}
+
+/* Fault k was injected into this call: counted and logged; its name. */
+static const char *injected_fault(struct firmware *fw, const struct fw_service *s, unsigned k, efi_status_t status)
+{
+    struct inject *in = &fw->cfg.inject;
+    if (!in->count[k]++)
+        in->first_seen[k] = in->seen[k];
+    fw_log(fw, "injected fault %s: %s returns %s", inject_faults[k].name, s->name, efi_status_name(status));
+    return inject_faults[k].name;
+}
+
+/* Serve the call, or inject the fault armed for it; the name of the fault
+ * injected, or NULL. */
+static const char *serve(struct firmware *fw, const struct fw_service *s, unsigned id, unsigned applies,
+                         const struct guest_view *v, const uint64_t *a, efi_status_t *status)
+{
+    int k = inject_hooks(fw, s, applies, v, a, status, false);
+    if (k < 0) {
+        *status = s->fn(fw, v, a);
+        k = inject_hooks(fw, s, applies, v, a, status, true);
+    }
+    if (k < 0 && s->lookup.not_found)
+        report_unserved_protocol(fw, s, v, a, *status);
+    /* A timer due, or a TPL lowered (RestoreTPL), may let queued
+     * notify functions run before the call returns (events.c). */
+    if (fw->phase == FW_PHASE_BOOT && is_boot_service(id) && !fw->transfer.pending && fw->stop == FW_RUN)
+        fw_notify_dispatch(fw, FW_NOTIFY_RETURN, *status);
+    return k >= 0 ? injected_fault(fw, s, (unsigned)k, *status) : NULL;
+}
+
+uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *call)
+{
+    uint64_t a[8] = { 0 };
+    const struct fw_service *s = fw_service_of(id);
+    unsigned nargs = s ? s->nargs : 4;
+    efi_status_t status = EFI_UNSUPPORTED;
+    const char *injected = NULL;
+    unsigned applies = firmware_inject_applies(fw, id, call);
+    begin_call(fw, id, call, applies);
+    if (!read_args(fw, s, call, a, nargs))
+        status = EFI_INVALID_PARAMETER;
+    else if (servable(fw, s, id))
+        injected = serve(fw, s, id, applies, &call->view, a, &status);
     if (fw->cfg.trace)
         trace_call(fw, s, id, &call->view, a, nargs, status, injected);
     fw->call = NULL;

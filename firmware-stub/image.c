@@ -16,10 +16,10 @@
 #include "log.h"
 #include "pe.h"
 #include "pool.h"
+#include "secure_boot_keys.h"
 #include "simple_fs.h"
 #include "trace_decode.h"
 #include "ucs2.h"
-#include "variables.h"
 #include "width.h"
 #include "../guest/guest_text.h"
 
@@ -136,6 +136,73 @@ static void describe_image(struct firmware *fw, const struct guest_view *v, cons
     guest_mem_write(fw->gm, img->info, &li, sizeof(li));
 }
 
+/* Where LoadImage reads the file: SourceBuffer, or without one the file
+ * DevicePath (path, dp_len bytes; NULL: none) names on the --esp volume,
+ * then *on_volume; its size in *size. A status if neither will do. */
+static efi_status_t image_source(struct firmware *fw, const struct guest_view *v, uint64_t source,
+                                 const uint8_t *path, long dp_len, const uint8_t **on_volume, uint64_t *size)
+{
+    if (!source && (!path || fw_esp_file(fw, v, path, dp_len, on_volume, size) != EFI_SUCCESS))
+        return EFI_NOT_FOUND;
+    if (*on_volume && (!*size || *size > FW_IMAGE_FILE_MAX))
+        return EFI_LOAD_ERROR;
+    if (!*on_volume && (!*size || *size > FW_IMAGE_FILE_MAX || !guest_view_accessible(v, source, *size)))
+        return EFI_INVALID_PARAMETER;
+    return EFI_SUCCESS;
+}
+
+/* The file as an image LoadImage may map: one pe_parse takes and, with
+ * Secure Boot in User Mode, db and dbx allow. */
+static efi_status_t admit_image(struct firmware *fw, const uint8_t *file, uint64_t size, struct pe_image *pe)
+{
+    char err[200];
+    if (pe_parse(pe, file, size, err, sizeof(err))) {
+        fw_log(fw, "LoadImage: %s", err);
+        return refused(file, size);
+    }
+    char why[400];
+    if (!firmware_secure_boot_allows(fw, file, size, why, sizeof(why))) {
+        fw_log(fw, "LoadImage: Secure Boot refused the image (EFI_SECURITY_VIOLATION): %s", why);
+        return EFI_SECURITY_VIOLATION;
+    }
+    return EFI_SUCCESS;
+}
+
+/* The mapped image's info page, handle and protocols, and its record;
+ * its handle written at handle_ptr. */
+static efi_status_t register_image(struct firmware *fw, const struct guest_view *v, struct fw_image *img,
+                                   uint64_t parent, const uint8_t *path, long dp_len, uint64_t handle_ptr)
+{
+    if (fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, 0x1000, &img->info) != EFI_SUCCESS ||
+        !(img->handle = fw_new_handle(fw))) {
+        if (img->info)
+            fw_pool_free(fw, img->info);
+        memmap_free(&fw->map, img->base, img->pages);
+        return EFI_OUT_OF_RESOURCES;
+    }
+    describe_image(fw, v, img, parent, path, dp_len);
+    fw_add_protocol(fw, img->handle, &GUID_LOADED_IMAGE, img->info);
+    if (path)
+        fw_add_protocol(fw, img->handle, &GUID_LOADED_IMAGE_DEVICE_PATH, img->info + INFO_DEVICE_PATH);
+    fw->images[fw->nimages++] = *img;
+    guest_view_write_u64(v, handle_ptr, img->handle);
+    return EFI_SUCCESS;
+}
+
+/* The file (a host copy) parsed, checked, mapped and registered. */
+static efi_status_t load_file(struct firmware *fw, const struct guest_view *v, const uint8_t *file, uint64_t size,
+                              uint64_t parent, const uint8_t *path, long dp_len, uint64_t handle_ptr)
+{
+    struct pe_image pe;
+    struct fw_image img = { 0 };
+    efi_status_t s = admit_image(fw, file, size, &pe);
+    if (s == EFI_SUCCESS)
+        s = map_image(fw, &pe, &img, code_type_of(pe.subsystem));
+    if (s == EFI_SUCCESS)
+        s = register_image(fw, v, &img, parent, path, dp_len, handle_ptr);
+    return s;
+}
+
 /* UEFI 2.10 section 7.4.1: from a memory buffer, or, with no buffer,
  * from the file DevicePath names on the --esp volume (simple_fs.c);
  * otherwise EFI_NOT_FOUND. */
@@ -154,57 +221,21 @@ efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, cons
     if (!accessible(v, handle_ptr, 8) || !parent_ok ||
         (device_path && (dp_len = fw_device_path_copy(v, device_path, path)) < 0))
         return EFI_INVALID_PARAMETER;
-    const uint8_t *on_volume = NULL;
-    if (!source && (!device_path || fw_esp_file(fw, v, path, dp_len, &on_volume, &source_size) != EFI_SUCCESS))
-        return EFI_NOT_FOUND;
-    if (on_volume && (!source_size || source_size > FW_IMAGE_FILE_MAX))
-        return EFI_LOAD_ERROR;
-    if (!on_volume &&
-        (!source_size || source_size > FW_IMAGE_FILE_MAX || !guest_view_accessible(v, source, source_size)))
-        return EFI_INVALID_PARAMETER;
+    const uint8_t *on_volume = NULL, *dp = device_path ? path : NULL;
+    efi_status_t s = image_source(fw, v, source, dp, dp_len, &on_volume, &source_size);
+    if (s != EFI_SUCCESS)
+        return s;
     if (fw->nimages >= FW_MAX_IMAGES || fw->nprotocols + 2 > FW_MAX_PROTOCOLS)
         return EFI_OUT_OF_RESOURCES;
     /* A host copy: the guest cannot change the file under the parser. */
     uint8_t *file = malloc(source_size);
     if (!file)
         return EFI_OUT_OF_RESOURCES;
-    efi_status_t s = EFI_INVALID_PARAMETER;
-    struct pe_image pe;
-    struct fw_image img = { 0 };
-    char err[200];
+    s = EFI_INVALID_PARAMETER;
     if (on_volume)
         memcpy(file, on_volume, source_size);
-    else if (!guest_view_read(v, source, file, source_size))
-        goto out;
-    if (pe_parse(&pe, file, source_size, err, sizeof(err))) {
-        fw_log(fw, "LoadImage: %s", err);
-        s = refused(file, source_size);
-        goto out;
-    }
-    char why[400];
-    if (!firmware_secure_boot_allows(fw, file, source_size, why, sizeof(why))) {
-        fw_log(fw, "LoadImage: Secure Boot refused the image (EFI_SECURITY_VIOLATION): %s", why);
-        s = EFI_SECURITY_VIOLATION;
-        goto out;
-    }
-    if ((s = map_image(fw, &pe, &img, code_type_of(pe.subsystem))) != EFI_SUCCESS)
-        goto out;
-    if (fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, 0x1000, &img.info) != EFI_SUCCESS ||
-        !(img.handle = fw_new_handle(fw))) {
-        if (img.info)
-            fw_pool_free(fw, img.info);
-        memmap_free(&fw->map, img.base, img.pages);
-        s = EFI_OUT_OF_RESOURCES;
-        goto out;
-    }
-    describe_image(fw, v, &img, parent, device_path ? path : NULL, dp_len);
-    fw_add_protocol(fw, img.handle, &GUID_LOADED_IMAGE, img.info);
-    if (device_path)
-        fw_add_protocol(fw, img.handle, &GUID_LOADED_IMAGE_DEVICE_PATH, img.info + INFO_DEVICE_PATH);
-    fw->images[fw->nimages++] = img;
-    guest_view_write_u64(v, handle_ptr, img.handle);
-    s = EFI_SUCCESS;
-out:
+    if (on_volume || guest_view_read(v, source, file, source_size))
+        s = load_file(fw, v, file, source_size, parent, dp, dp_len, handle_ptr);
     free(file);
     return s;
 }

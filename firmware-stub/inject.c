@@ -10,9 +10,9 @@
 
 #include "guids.h"
 #include "memory.h"
+#include "secure_boot_keys.h"
 #include "service.h"
 #include "tcg2.h"
-#include "variables.h"
 #include "width.h"
 
 /* ---- applies ------------------------------------------------------------ */
@@ -64,7 +64,7 @@ static bool tpm_on(const struct firmware *fw, enum inject_kind k, const struct f
     return fw->tpm.on;
 }
 
-/* Image verification happens only in User Mode (variables.h). */
+/* Image verification happens only in User Mode (secure_boot_keys.h). */
 static bool secure_boot_enforced(const struct firmware *fw, enum inject_kind k, const struct fw_service *s,
                                  const struct guest_view *v, const uint64_t *a)
 {

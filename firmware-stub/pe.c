@@ -144,6 +144,39 @@ static int parse_dirs(struct pe_image *pe, const uint8_t *o, unsigned optsize, c
     return 0;
 }
 
+/* Where section i (its fields read) lies in the image, and what it may
+ * be: within SizeOfImage, past the headers, over no earlier section,
+ * and not both writable and executable in an NX_COMPAT image. */
+static int check_section(const struct pe_image *pe, unsigned i, char *err, size_t errlen)
+{
+    const struct pe_section *ps = &pe->sections[i];
+    uint64_t span = ps->virtual_size > ps->raw_size ? ps->virtual_size : ps->raw_size;
+    if ((uint64_t)ps->virtual_address + span > pe->size_of_image)
+        return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x + size 0x%llx exceeds SizeOfImage 0x%x",
+                    ps->name, ps->virtual_address, (unsigned long long)span, pe->size_of_image);
+    /* "Section Table": sections are in ascending VirtualAddress order
+     * and do not overlap; none may lie over the headers, which are
+     * loaded at the image base too. */
+    uint64_t extent = ps->virtual_size ? ps->virtual_size : ps->raw_size;
+    if (ps->virtual_address < pe->size_of_headers)
+        return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x is inside the headers (SizeOfHeaders 0x%x)",
+                    ps->name, ps->virtual_address, pe->size_of_headers);
+    for (unsigned j = 0; j < i; j++) {
+        const struct pe_section *q = &pe->sections[j];
+        uint64_t q_extent = q->virtual_size ? q->virtual_size : q->raw_size;
+        if (ps->virtual_address < q->virtual_address + q_extent && q->virtual_address < ps->virtual_address + extent)
+            return fail(err, errlen, "PE: section %s (VirtualAddress 0x%x) overlaps section %s (0x%x)",
+                        ps->name, ps->virtual_address, q->name, q->virtual_address);
+    }
+    /* "DLL Characteristics": an NX-compatible image keeps W^X, which
+     * UEFI memory protection enforces per section. */
+    uint32_t wx = PE_SCN_MEM_WRITE | PE_SCN_MEM_EXECUTE;
+    if ((pe->dll_characteristics & PE_DLLCHARACTERISTICS_NX_COMPAT) && (ps->characteristics & wx) == wx)
+        return fail(err, errlen, "PE: section %s: Characteristics 0x%08x are writable and executable in an NX_COMPAT image",
+                    ps->name, ps->characteristics);
+    return 0;
+}
+
 static int parse_sections(struct pe_image *pe, uint64_t sect, char *err, size_t errlen)
 {
     const uint8_t *d = pe->data;
@@ -165,60 +198,41 @@ static int parse_sections(struct pe_image *pe, uint64_t sect, char *err, size_t 
         if ((uint64_t)ps->raw_offset + ps->raw_size > size)
             return fail(err, errlen, "PE: section %s: PointerToRawData 0x%x + SizeOfRawData 0x%x is outside the file",
                         ps->name, ps->raw_offset, ps->raw_size);
-        uint64_t span = ps->virtual_size > ps->raw_size ? ps->virtual_size : ps->raw_size;
-        if ((uint64_t)ps->virtual_address + span > pe->size_of_image)
-            return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x + size 0x%llx exceeds SizeOfImage 0x%x",
-                        ps->name, ps->virtual_address, (unsigned long long)span, pe->size_of_image);
-        /* "Section Table": sections are in ascending VirtualAddress order
-         * and do not overlap; none may lie over the headers, which are
-         * loaded at the image base too. */
-        uint64_t extent = ps->virtual_size ? ps->virtual_size : ps->raw_size;
-        if (ps->virtual_address < pe->size_of_headers)
-            return fail(err, errlen, "PE: section %s: VirtualAddress 0x%x is inside the headers (SizeOfHeaders 0x%x)",
-                        ps->name, ps->virtual_address, pe->size_of_headers);
-        for (unsigned j = 0; j < i; j++) {
-            const struct pe_section *q = &pe->sections[j];
-            uint64_t q_extent = q->virtual_size ? q->virtual_size : q->raw_size;
-            if (ps->virtual_address < q->virtual_address + q_extent && q->virtual_address < ps->virtual_address + extent)
-                return fail(err, errlen, "PE: section %s (VirtualAddress 0x%x) overlaps section %s (0x%x)",
-                            ps->name, ps->virtual_address, q->name, q->virtual_address);
-        }
-        /* "DLL Characteristics": an NX-compatible image keeps W^X, which
-         * UEFI memory protection enforces per section. */
-        uint32_t wx = PE_SCN_MEM_WRITE | PE_SCN_MEM_EXECUTE;
-        if ((pe->dll_characteristics & PE_DLLCHARACTERISTICS_NX_COMPAT) && (ps->characteristics & wx) == wx)
-            return fail(err, errlen, "PE: section %s: Characteristics 0x%08x are writable and executable in an NX_COMPAT image",
-                        ps->name, ps->characteristics);
+        if (check_section(pe, i, err, errlen))
+            return -1;
     }
     return 0;
 }
 
-int pe_parse(struct pe_image *pe, const void *data, size_t size, char *err, size_t errlen)
+/* The MS-DOS header, the PE signature and the COFF File Header: the
+ * optional header's file offset in *opt and its size in *optsize. */
+static int parse_coff_header(struct pe_image *pe, uint64_t *opt, unsigned *optsize, char *err, size_t errlen)
 {
-    memset(pe, 0, sizeof(*pe));
-    pe->data = data;
-    pe->size = size;
-    const uint8_t *d = data;
-
-    if (!pe_is_mz(data, size))
+    const uint8_t *d = pe->data;
+    size_t size = pe->size;
+    if (!pe_is_mz(d, size))
         return fail(err, errlen, "PE: no MS-DOS header (\"MZ\" and e_lfanew) in the %zu-byte file", size);
     uint32_t pe_off = rd32(d + MZ_LFANEW);
     if (pe_off > size || size - pe_off < 4 + COFF_HEADER_SIZE)
         return fail(err, errlen, "PE: e_lfanew 0x%x points outside the file", pe_off);
     if (memcmp(d + pe_off, "PE\0\0", 4))
         return fail(err, errlen, "PE: signature at 0x%x is not \"PE\\0\\0\"", pe_off);
-    /* COFF File Header */
     const uint8_t *coff = d + pe_off + 4;
     if (rd16(coff) != 0x8664)
         return fail(err, errlen, "PE: Machine 0x%x is not x86-64 (0x8664)", rd16(coff));
     pe->nsections = rd16(coff + 2);
-    unsigned optsize = rd16(coff + 16);
+    *optsize = rd16(coff + 16);
     pe->file_characteristics = rd16(coff + 18);
-    uint64_t opt = (uint64_t)pe_off + 4 + COFF_HEADER_SIZE;
-    if (optsize < OPT_MIN_SIZE || opt + optsize > size)
-        return fail(err, errlen, "PE: SizeOfOptionalHeader %u is too small or outside the file", optsize);
-    /* Optional Header: standard fields, then Windows-specific fields */
-    const uint8_t *o = d + opt;
+    *opt = (uint64_t)pe_off + 4 + COFF_HEADER_SIZE;
+    if (*optsize < OPT_MIN_SIZE || *opt + *optsize > size)
+        return fail(err, errlen, "PE: SizeOfOptionalHeader %u is too small or outside the file", *optsize);
+    return 0;
+}
+
+/* The optional header's standard and Windows-specific fields, o at its
+ * start. */
+static int parse_optional_header(struct pe_image *pe, const uint8_t *o, char *err, size_t errlen)
+{
     if (rd16(o) != 0x20b)
         return fail(err, errlen, "PE: optional header Magic 0x%x is not PE32+ (0x20b)", rd16(o));
     pe->entry = rd32(o + 16);
@@ -228,11 +242,18 @@ int pe_parse(struct pe_image *pe, const void *data, size_t size, char *err, size
     pe->size_of_headers = rd32(o + 60);
     pe->subsystem = rd16(o + 68);
     pe->dll_characteristics = rd16(o + 70);
+    return 0;
+}
+
+/* What the optional header says of the image: its alignment, its size
+ * and its headers', its entry point, its base and its subsystem. */
+static int check_optional_header(const struct pe_image *pe, char *err, size_t errlen)
+{
     if (!is_pow2(pe->section_alignment))
         return fail(err, errlen, "PE: SectionAlignment 0x%x is not a power of two", pe->section_alignment);
     if (pe->size_of_image == 0 || pe->size_of_image > PE_MAX_IMAGE_SIZE)
         return fail(err, errlen, "PE: SizeOfImage 0x%x is zero or larger than 1 GiB", pe->size_of_image);
-    if (pe->size_of_headers > pe->size_of_image || pe->size_of_headers > size)
+    if (pe->size_of_headers > pe->size_of_image || pe->size_of_headers > pe->size)
         return fail(err, errlen, "PE: SizeOfHeaders 0x%x exceeds SizeOfImage or the file", pe->size_of_headers);
     if (pe->entry == 0 || pe->entry >= pe->size_of_image)
         return fail(err, errlen, "PE: AddressOfEntryPoint 0x%x is outside SizeOfImage 0x%x", pe->entry,
@@ -245,18 +266,36 @@ int pe_parse(struct pe_image *pe, const void *data, size_t size, char *err, size
     if (pe->subsystem < PE_SUBSYSTEM_EFI_APPLICATION || pe->subsystem > PE_SUBSYSTEM_EFI_RUNTIME_DRIVER)
         return fail(err, errlen, "PE: Subsystem %u is not an EFI application (10), boot service driver (11) or runtime driver (12)",
                     pe->subsystem);
-    if (parse_dirs(pe, o, optsize, err, errlen))
-        return -1;
-    if (pe->nsections == 0 || pe->nsections > PE_MAX_SECTIONS)
-        return fail(err, errlen, "PE: NumberOfSections %u is not in 1..%d", pe->nsections, PE_MAX_SECTIONS);
-    if (parse_sections(pe, opt + optsize, err, errlen))
-        return -1;
+    return 0;
+}
+
+/* The entry point lies in an executable section. */
+static int check_entry_section(const struct pe_image *pe, char *err, size_t errlen)
+{
     const struct pe_section *es = section_at(pe, pe->entry);
     if (!es)
         return fail(err, errlen, "PE: AddressOfEntryPoint 0x%x is in no section", pe->entry);
     if (!(es->characteristics & PE_SCN_MEM_EXECUTE))
         return fail(err, errlen, "PE: AddressOfEntryPoint 0x%x is in section %s, whose Characteristics 0x%08x lack MEM_EXECUTE",
                     pe->entry, es->name, es->characteristics);
+    return 0;
+}
+
+int pe_parse(struct pe_image *pe, const void *data, size_t size, char *err, size_t errlen)
+{
+    memset(pe, 0, sizeof(*pe));
+    pe->data = data;
+    pe->size = size;
+    uint64_t opt = 0;
+    unsigned optsize = 0;
+    if (parse_coff_header(pe, &opt, &optsize, err, errlen) ||
+        parse_optional_header(pe, pe->data + opt, err, errlen) || check_optional_header(pe, err, errlen) ||
+        parse_dirs(pe, pe->data + opt, optsize, err, errlen))
+        return -1;
+    if (pe->nsections == 0 || pe->nsections > PE_MAX_SECTIONS)
+        return fail(err, errlen, "PE: NumberOfSections %u is not in 1..%d", pe->nsections, PE_MAX_SECTIONS);
+    if (parse_sections(pe, opt + optsize, err, errlen) || check_entry_section(pe, err, errlen))
+        return -1;
     return walk_relocs(pe, NULL, 0, err, errlen);
 }
 

@@ -113,7 +113,7 @@ struct fw_config {
     uint64_t seed;
     const char *keys;            /* --keys: what ConIn.ReadKeyStroke returns (keys.h); NULL: none */
     unsigned bits;               /* 32: an IA-32 firmware (--firmware-bits 32, width.h); otherwise x64 */
-    bool secure_boot;            /* --secure-boot: PK, KEK, db, dbx and the modes (variables.h) */
+    bool secure_boot;            /* --secure-boot: PK, KEK, db, dbx and the modes (secure_boot_keys.h) */
 };
 
 struct fw_variable;

@@ -10,10 +10,11 @@
 #include "firmware.h"
 #include "guids.h"
 #include "handles.h"
+#include "secure_boot_keys.h"
 #include "simple_fs.h"
 #include "system_table.h"
 #include "ucs2.h"
-#include "variables.h"
+#include "variable_store.h"
 #include "width.h"
 
 _Static_assert(FW_RT_OFFSET >= FW_SYSTAB_OFFSET + sizeof(struct efi_system_table), "systab fits");

@@ -33,25 +33,28 @@ static void read_kernel_version(struct bzimage *bz)
     bz->kernel_version[n] = 0;
 }
 
-int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, size_t errlen)
+/* The setup header, as long as the image says it is (the byte at 0x201),
+ * into bz->hdr; its end in *hdr_end. */
+static int read_setup_header(struct bzimage *bz, uint64_t *hdr_end, char *err, size_t errlen)
 {
-    memset(bz, 0, sizeof(*bz));
-    bz->data = data;
-    bz->size = size;
-    const uint8_t *d = data;
-
+    const uint8_t *d = bz->data;
+    size_t size = bz->size;
     if (size < SETUP_HEADER_END_MIN)
         return fail(err, errlen, "truncated: %zu bytes, the setup header needs at least 0x%x", size,
                     SETUP_HEADER_END_MIN);
-    uint64_t hdr_end = 0x202 + (uint64_t)d[0x201];
-    if (hdr_end > SETUP_HEADER_OFFSET + sizeof(struct setup_header))
-        hdr_end = SETUP_HEADER_OFFSET + sizeof(struct setup_header);
-    if (size < hdr_end)
+    *hdr_end = 0x202 + (uint64_t)d[0x201];
+    if (*hdr_end > SETUP_HEADER_OFFSET + sizeof(struct setup_header))
+        *hdr_end = SETUP_HEADER_OFFSET + sizeof(struct setup_header);
+    if (size < *hdr_end)
         return fail(err, errlen, "truncated: %zu bytes, the setup header ends at 0x%llx", size,
-                    (unsigned long long)hdr_end);
-    memcpy(&bz->hdr, d + SETUP_HEADER_OFFSET, hdr_end - SETUP_HEADER_OFFSET);
-    const struct setup_header *h = &bz->hdr;
+                    (unsigned long long)*hdr_end);
+    memcpy(&bz->hdr, d + SETUP_HEADER_OFFSET, *hdr_end - SETUP_HEADER_OFFSET);
+    return 0;
+}
 
+/* A Linux boot image whose boot protocol has the EFI handover fields. */
+static int check_protocol(const struct setup_header *h, uint64_t hdr_end, char *err, size_t errlen)
+{
     if (h->boot_flag != BOOT_FLAG_MAGIC)
         return fail(err, errlen, "boot_flag: 0x%04x, expected 0xaa55 (not a Linux boot image)", h->boot_flag);
     if (h->header != SETUP_HDRS_MAGIC)
@@ -62,18 +65,31 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
     if (hdr_end < offsetof(struct boot_params, hdr.kernel_info_offset))
         return fail(err, errlen, "jump: setup header length 0x%llx too short for protocol %u.%02u",
                     (unsigned long long)(hdr_end - SETUP_HEADER_OFFSET), h->version >> 8, h->version & 0xff);
+    return 0;
+}
+
+/* The real-mode setup and the protected-mode kernel after it, as
+ * setup_sects and syssize say, within the file. */
+static int split_setup(struct bzimage *bz, char *err, size_t errlen)
+{
+    const struct setup_header *h = &bz->hdr;
     unsigned sects = h->setup_sects ? h->setup_sects : 4;
     bz->setup_size = (sects + 1) * 512;
-    if (bz->setup_size >= size)
+    if (bz->setup_size >= bz->size)
         return fail(err, errlen, "setup_sects: %u sectors (0x%x bytes) reach past the end of the %zu-byte file",
-                    sects, bz->setup_size, size);
-    bz->pm_size = size - bz->setup_size;
+                    sects, bz->setup_size, bz->size);
+    bz->pm_size = bz->size - bz->setup_size;
     if (h->syssize == 0 || (uint64_t)h->syssize * 16 > bz->pm_size + 15)
         return fail(err, errlen, "syssize: 0x%x paragraphs (0x%llx bytes) but the file holds 0x%llx after setup",
                     h->syssize, (unsigned long long)h->syssize * 16, (unsigned long long)bz->pm_size);
-    if (!(h->loadflags & LOADED_HIGH))
-        return fail(err, errlen, "loadflags: 0x%02x lacks LOADED_HIGH: not a bzImage", h->loadflags);
-    bz->kernel_64 = (h->xloadflags & XLF_KERNEL_64) != 0;
+    return 0;
+}
+
+/* The fields a boot loader places the kernel, its command line and its
+ * initrd by. */
+static int check_placement(const struct bzimage *bz, char *err, size_t errlen)
+{
+    const struct setup_header *h = &bz->hdr;
     if (!is_pow2(h->kernel_alignment) || h->kernel_alignment < 4096)
         return fail(err, errlen, "kernel_alignment: 0x%x is not a power of two >= 4 KiB", h->kernel_alignment);
     if (h->pref_address & 0xfff)
@@ -92,6 +108,23 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
         return fail(err, errlen, "cmdline_size: %u leaves no room for a command line", h->cmdline_size);
     if (h->initrd_addr_max < 0x100000)
         return fail(err, errlen, "initrd_addr_max: 0x%x is below 1 MiB", h->initrd_addr_max);
+    return 0;
+}
+
+int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, size_t errlen)
+{
+    memset(bz, 0, sizeof(*bz));
+    bz->data = data;
+    bz->size = size;
+    uint64_t hdr_end = 0;
+    if (read_setup_header(bz, &hdr_end, err, errlen) || check_protocol(&bz->hdr, hdr_end, err, errlen) ||
+        split_setup(bz, err, errlen))
+        return -1;
+    if (!(bz->hdr.loadflags & LOADED_HIGH))
+        return fail(err, errlen, "loadflags: 0x%02x lacks LOADED_HIGH: not a bzImage", bz->hdr.loadflags);
+    bz->kernel_64 = (bz->hdr.xloadflags & XLF_KERNEL_64) != 0;
+    if (check_placement(bz, err, errlen))
+        return -1;
     read_kernel_version(bz);
     /* An i386 kernel's PE header is IA-32's (Machine 0x14c): only its
      * 32-bit handover entry is used, so it is not read. */

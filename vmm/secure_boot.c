@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../firmware-stub/variables.h"
+#include "../firmware-stub/secure_boot_keys.h"
 #include "host/files.h"
 #include "host/log.h"
 #include "vmm.h"

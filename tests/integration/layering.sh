@@ -29,13 +29,15 @@ FIRMWARE_RANKS=(
     "authenticode auth_variable"                                 # its image and variable checks
     "state service width"                                        # the firmware's state, a service's row, its width
     "log"                                                        # its diagnostics
-    "trace_decode handles pool system_table variables"           # what the services use
+    "trace_decode handles pool system_table variable_store"      # what the services use
+    "secure_boot_keys"                                           # Secure Boot's keys and modes, in the variable store
     "simple_fs"                                                  # the --esp volume's protocols, which LoadImage reads through
     "block_io"                                                   # its disk's protocol
-    "memory protocols events image console rng loadfile2 acpi memattr tcg2"   # the services
+    "memory protocols events image console rng loadfile2 acpi memattr tcg2 variables"   # the services
     "boot_services runtime_services inject boot_measurements"    # tables of several files' services; the faults;
                                                                  # the firmware's own measurements
-    "esp dispatch tables firmware"                                   # the dispatch, the building, the interface
+    "esp dispatch tables firmware"                               # --esp's two halves, the dispatch, the building,
+                                                                 # the interface
 )
 
 # Inside vmm/, bottom first: its folders, and its own files by name (a .c

@@ -165,21 +165,46 @@ START_TEST(acpi_fadt_is_a_pcs_with_pm1_blocks_and_a_facs)
 }
 END_TEST
 
+/* Two firmwares, each on its own guest RAM, with the tables for ncpus:
+ * [1] with COM2 or a VM generation ID as asked, [0] without, so that a
+ * test compares the two. */
+struct acpi_pair {
+    void *buf[2];
+    struct guest_mem gm[2];
+    struct firmware fw[2];
+    uint64_t rsdp[2];
+};
+
+static const struct fw_config pair_cfg = { .base = 0x100000 };
+
+static void pair_install(struct acpi_pair *p, unsigned ncpus, bool com2, bool vmgenid)
+{
+    for (int i = 0; i < 2; i++) {
+        p->buf[i] = calloc(1, MEM);
+        ck_assert_ptr_nonnull(p->buf[i]);
+        guest_mem_init(&p->gm[i], p->buf[i], MEM);
+        ck_assert_int_eq(firmware_init(&p->fw[i], &p->gm[i], &pair_cfg), 0);
+        p->rsdp[i] = firmware_install_acpi(&p->fw[i], ncpus, com2 && i == 1, vmgenid && i == 1);
+        ck_assert_uint_ne(p->rsdp[i], 0);
+    }
+}
+
+static void pair_free(struct acpi_pair *p)
+{
+    for (int i = 0; i < 2; i++) {
+        firmware_free(&p->fw[i]);
+        free(p->buf[i]);
+    }
+}
+
 /* --exec-output: COM2 in an SSDT of its own and IRQ 3 in the MADT; the
  * DSDT is the same bytes as without it. */
 START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
 {
-    void *buf[2] = { calloc(1, MEM), calloc(1, MEM) };
-    struct guest_mem gm[2];
-    struct firmware fw[2];
-    struct fw_config cfg = { .base = 0x100000 };
-    uint64_t rsdp[2];
-    for (int i = 0; i < 2; i++) {
-        guest_mem_init(&gm[i], buf[i], MEM);
-        ck_assert_int_eq(firmware_init(&fw[i], &gm[i], &cfg), 0);
-        rsdp[i] = firmware_install_acpi(&fw[i], 2, i == 1, false);
-        ck_assert_uint_ne(rsdp[i], 0);
-    }
+    struct acpi_pair p;
+    pair_install(&p, 2, true, false);
+    const struct guest_mem *gm = p.gm;
+    const uint64_t *rsdp = p.rsdp;
     uint32_t len, len0;
     ck_assert_ptr_null(acpi_table(&gm[0], rsdp[0], "SSDT", &len));
     const uint8_t *ssdt = acpi_table(&gm[1], rsdp[1], "SSDT", &len);
@@ -213,10 +238,7 @@ START_TEST(acpi_com2_in_an_ssdt_and_the_madt)
     memcpy(&len, guest_mem_ptr(&gm[1], d + 4, 4), 4);
     ck_assert_uint_eq(d, d0);
     ck_assert(!memcmp(guest_mem_ptr(&gm[1], d, len), guest_mem_ptr(&gm[0], d0, len), len));
-    for (int i = 0; i < 2; i++) {
-        firmware_free(&fw[i]);
-        free(buf[i]);
-    }
+    pair_free(&p);
 }
 END_TEST
 
@@ -283,17 +305,13 @@ START_TEST(acpi_vmgenid_in_an_ssdt_of_its_own)
         0x89, 0x06, 0x00, 0x03, 0x01, 0x05, 0x00, 0x00, 0x00, 0x79, 0x00,   /* Interrupt (Edge, ActiveHigh) { 5 } */
         0x14, 0x13, '_', 'E', 'V', 'T', 0x01, 0x86, 0x5c, 0x2e, '_', 'S', 'B', '_', 'V', 'G', 'E', 'N', 0x0a, 0x80,
     };
-    void *buf[2] = { calloc(1, MEM), calloc(1, MEM) };
-    struct guest_mem gm[2];
-    struct firmware fw[2];
-    struct fw_config cfg = { .base = 0x100000 };
-    uint64_t rsdp[2];
-    for (int i = 0; i < 2; i++) {
-        guest_mem_init(&gm[i], buf[i], MEM);
-        ck_assert_int_eq(firmware_init(&fw[i], &gm[i], &cfg), 0);
-        rsdp[i] = firmware_install_acpi(&fw[i], 1, false, i == 1);
-        ck_assert_uint_eq(rsdp[i], 0x3ffe000);
-    }
+    struct acpi_pair p;
+    pair_install(&p, 1, false, true);
+    const struct guest_mem *gm = p.gm;
+    struct firmware *fw = p.fw;
+    const uint64_t *rsdp = p.rsdp;
+    ck_assert_uint_eq(rsdp[0], 0x3ffe000);
+    ck_assert_uint_eq(rsdp[1], 0x3ffe000);
     ck_assert_uint_eq(fw[0].vmgenid, 0);
     ck_assert_uint_eq(fw[1].vmgenid, 0x3ffd000);
     ck_assert_int_eq(memmap_type_at(&fw[1].map, fw[1].vmgenid), EFI_ACPI_MEMORY_NVS);
@@ -314,8 +332,8 @@ START_TEST(acpi_vmgenid_in_an_ssdt_of_its_own)
     }
     /* With COM2 too: both SSDTs, COM2's first, as without a VM generation ID. */
     firmware_free(&fw[1]);
-    memset(buf[1], 0, MEM);
-    ck_assert_int_eq(firmware_init(&fw[1], &gm[1], &cfg), 0);
+    memset(p.buf[1], 0, MEM);
+    ck_assert_int_eq(firmware_init(&fw[1], &gm[1], &pair_cfg), 0);
     ck_assert_uint_ne(firmware_install_acpi(&fw[1], 1, true, true), 0);
     uint64_t xsdt, t;
     memcpy(&xsdt, guest_mem_ptr(&gm[1], rsdp[1] + 24, 8), 8);
@@ -326,10 +344,7 @@ START_TEST(acpi_vmgenid_in_an_ssdt_of_its_own)
     ck_assert_uint_eq(t, rsdp[1] + 0x600);
     memcpy(&t, x + 36 + 24, 8);
     ck_assert_uint_eq(t, rsdp[1] + 0x700);
-    for (int i = 0; i < 2; i++) {
-        firmware_free(&fw[i]);
-        free(buf[i]);
-    }
+    pair_free(&p);
 }
 END_TEST
 

@@ -11,9 +11,9 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/auth_variable.h"
 #include "../../firmware-stub/authenticode.h"
+#include "../../firmware-stub/secure_boot_keys.h"
 #include "../../firmware-stub/signature_list.h"
 #include "../../firmware-stub/signed_data.h"
-#include "../../firmware-stub/variables.h"
 
 #define TIME_BASED EFI_VARIABLE_TIME_BASED_AUTHENTICATED_WRITE_ACCESS
 #define KEY_ATTRS  (ATTR_NV_BS_RT | TIME_BASED)
