@@ -159,15 +159,10 @@ static long image_path_ucs2(const char *path, uint16_t *out, unsigned max)
     return n;
 }
 
-int fw_esp_volume_attach(struct firmware *fw, const struct volume *base, const char *image_path)
+/* The volume's copy, its pool pages and handle; NULL if any runs out. */
+static struct fw_esp *esp_new(struct firmware *fw, const struct volume *base)
 {
     uint64_t page;
-    uint16_t path[FW_DEVICE_PATH_MAX / 2];
-    long n = image_path ? image_path_ucs2(image_path, path, sizeof(path) / 2) : 0;
-    uint8_t node[FW_DEVICE_PATH_SIZE], disk[DISK_PATH_SIZE];
-    unsigned node_len = image_path && n > 0 ? file_path_node(node, path, (unsigned)n) : 0;
-    if (fw->esp || n < 0 || (image_path && !node_len))
-        return -1;
     struct fw_esp *esp = calloc(1, sizeof(*esp));
     if (!esp || volume_copy(&esp->vol, base) ||
         fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, ESP_PAGES * 0x1000ULL, &page) != EFI_SUCCESS ||
@@ -175,10 +170,9 @@ int fw_esp_volume_attach(struct firmware *fw, const struct volume *base, const c
         if (esp)
             volume_free(&esp->vol);
         free(esp);
-        return -1;
+        return NULL;
     }
     esp->page = page;
-    fw->esp = esp;
     /* The partition as big as the volume may grow (volume_bytes), and
      * then always that size: its hard-drive node must keep matching the
      * GPT entry when the disk is built again. */
@@ -186,19 +180,30 @@ int fw_esp_volume_attach(struct firmware *fw, const struct volume *base, const c
     esp->disk = esp_disk_build(&esp->vol, &signature, volume_bytes(&esp->vol) / BLOCK_SIZE);
     esp->has_disk = esp->disk;
     esp->partition_blocks = esp->disk ? esp_disk_partition_blocks(esp->disk) : volume_bytes(&esp->vol) / BLOCK_SIZE;
-    uint64_t sfs[2] = { SFS_REVISION, firmware_thunk(fw, FW_ID_FILE_SYSTEM) };
-    put_guest(fw, page + ESP_SFS, sfs, sizeof(sfs));
-    disk_path(disk, esp->partition_blocks);
-    put_guest(fw, page + ESP_DISK_DEVICE_PATH, disk, VENDOR_NODE_SIZE);
-    put_guest(fw, page + ESP_DISK_DEVICE_PATH + VENDOR_NODE_SIZE, end_node, END_NODE_SIZE);
-    put_guest(fw, page + ESP_DEVICE_PATH, disk, DISK_PATH_SIZE);
-    put_guest(fw, page + ESP_DEVICE_PATH + DISK_PATH_SIZE, end_node, END_NODE_SIZE);
-    fw_add_protocol(fw, esp->handle, &GUID_DEVICE_PATH, page + ESP_DEVICE_PATH);
-    fw_add_protocol(fw, esp->handle, &GUID_SIMPLE_FILE_SYSTEM, page + ESP_SFS);
+    return esp;
+}
 
-    /* The top-level image: loaded from this device, by FilePath when it
-     * lies on the volume (UEFI 2.10 section 9.1). */
-    uint64_t file_path = page + ESP_IMAGE_FILE_PATH, device_path = page + ESP_IMAGE_DEVICE_PATH;
+/* The disk's and the partition's device paths, and the partition's
+ * protocols. */
+static void put_volume(struct firmware *fw, const struct fw_esp *esp, const uint8_t disk[DISK_PATH_SIZE])
+{
+    uint64_t sfs[2] = { SFS_REVISION, firmware_thunk(fw, FW_ID_FILE_SYSTEM) };
+    put_guest(fw, esp->page + ESP_SFS, sfs, sizeof(sfs));
+    put_guest(fw, esp->page + ESP_DISK_DEVICE_PATH, disk, VENDOR_NODE_SIZE);
+    put_guest(fw, esp->page + ESP_DISK_DEVICE_PATH + VENDOR_NODE_SIZE, end_node, END_NODE_SIZE);
+    put_guest(fw, esp->page + ESP_DEVICE_PATH, disk, DISK_PATH_SIZE);
+    put_guest(fw, esp->page + ESP_DEVICE_PATH + DISK_PATH_SIZE, end_node, END_NODE_SIZE);
+    fw_add_protocol(fw, esp->handle, &GUID_DEVICE_PATH, esp->page + ESP_DEVICE_PATH);
+    fw_add_protocol(fw, esp->handle, &GUID_SIMPLE_FILE_SYSTEM, esp->page + ESP_SFS);
+}
+
+/* The top-level image: loaded from this device, by FilePath when it lies
+ * on the volume (UEFI 2.10 section 9.1): node, node_len bytes, its file
+ * path node (none: node_len 0). */
+static void put_image_paths(struct firmware *fw, const struct fw_esp *esp, const uint8_t disk[DISK_PATH_SIZE],
+                            const uint8_t *node, unsigned node_len)
+{
+    uint64_t file_path = esp->page + ESP_IMAGE_FILE_PATH, device_path = esp->page + ESP_IMAGE_DEVICE_PATH;
     put_guest(fw, file_path, node, node_len);
     put_guest(fw, file_path + node_len, end_node, END_NODE_SIZE);
     put_guest(fw, device_path, disk, DISK_PATH_SIZE);
@@ -211,6 +216,19 @@ int fw_esp_volume_attach(struct firmware *fw, const struct volume *base, const c
         if (fw->protocols[i].handle == fw->image_handle &&
             guid_equal(&fw->protocols[i].guid, &GUID_LOADED_IMAGE_DEVICE_PATH))
             fw->protocols[i].interface = device_path;
+}
+
+int fw_esp_volume_attach(struct firmware *fw, const struct volume *base, const char *image_path)
+{
+    uint16_t path[FW_DEVICE_PATH_MAX / 2];
+    long n = image_path ? image_path_ucs2(image_path, path, sizeof(path) / 2) : 0;
+    uint8_t node[FW_DEVICE_PATH_SIZE], disk[DISK_PATH_SIZE];
+    unsigned node_len = image_path && n > 0 ? file_path_node(node, path, (unsigned)n) : 0;
+    if (fw->esp || n < 0 || (image_path && !node_len) || !(fw->esp = esp_new(fw, base)))
+        return -1;
+    disk_path(disk, fw->esp->partition_blocks);
+    put_volume(fw, fw->esp, disk);
+    put_image_paths(fw, fw->esp, disk, node, node_len);
     return 0;
 }
 
