@@ -169,7 +169,7 @@ static void decode_transfer(struct fw_trace_out *o, const struct fw_service *s, 
 const struct fw_service fw_block_io_services[BLOCK_IO_COUNT] = {
     BLOCK_IO_ROW(BLOCK_IO_RESET, .name = "BlockIo.Reset", .nargs = 2, .fn = block_io_reset),
     BLOCK_IO_ROW(BLOCK_IO_READ_BLOCKS, .name = "BlockIo.ReadBlocks", .nargs = 5, .wide = FW_WIDE(2),
-                 .fn = block_io_read, .decode = decode_transfer),
+                 .fn = block_io_read, .decode = decode_transfer, .faults = FW_FAULT(BLOCK_READ_ERROR)),
     BLOCK_IO_ROW(BLOCK_IO_WRITE_BLOCKS, .name = "BlockIo.WriteBlocks", .nargs = 5, .wide = FW_WIDE(2),
                  .fn = block_io_write, .decode = decode_transfer),
     BLOCK_IO_ROW(BLOCK_IO_FLUSH_BLOCKS, .name = "BlockIo.FlushBlocks", .nargs = 1, .fn = block_io_flush),

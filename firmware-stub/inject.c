@@ -280,6 +280,9 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
     [INJECT_TPM_EXTEND_FAIL] = { .name = "tpm-extend-fail", .takes_from = true,
                                  .help = "with --tpm: Tcg2.HashLogExtendEvent fails with EFI_DEVICE_ERROR",
                                  .before = device_error },
+    [INJECT_BLOCK_READ_ERROR] = { .name = "block-read-error", .takes_from = true,
+                                  .help = "BlockIo.ReadBlocks on the --esp disk fails with EFI_DEVICE_ERROR",
+                                  .before = device_error },
     [INJECT_TPM_LOG_FULL] = { .name = "tpm-log-full", .takes_from = true,
                               .help = "with --tpm: the event log is full for Tcg2.HashLogExtendEvent (the PCR "
                                       "extended, the event dropped, EFI_VOLUME_FULL)",

@@ -348,6 +348,13 @@ else
         'sb-chain: no kernel started' '!Linux version' 'end: exec-status-unknown, exit status 8' \
         -- "$HO" --timeout 300 --secure-boot "$SBC/keys" --esp "$SBC/kernel-tampered" --exec 'exit 0' \
            "$SBC/kernel-tampered/EFI/BOOT/BOOTX64.EFI"
+    # The disk failing under GRUB from its 100th read, which is inside the
+    # kernel (reads 10 to 261): GRUB says so and no kernel starts.
+    expect realkvm-sb-chain-block-read-error 8 \
+        'injected fault block-read-error: BlockIo.ReadBlocks returns EFI_DEVICE_ERROR' \
+        "error: failure reading sector 0x[0-9a-f]+ from .hd0'" 'sb-chain: no kernel started' '!Linux version' \
+        -- "$HO" --timeout 300 --secure-boot "$SBC/keys" --esp "$SBC/esp" --inject block-read-error@100 --exec 'exit 0' \
+           "$SBC/esp/EFI/BOOT/BOOTX64.EFI"
     # shim's error box waits for a key (its OK): Enter.
     expect realkvm-sb-chain-grub-tampered 5 'Verification failed: \(0x1A\) Security Violation' '!Welcome to GRUB!' \
         'Failed to load image \\EFI\\BOOT\\mmx64.efi: Not Found' 'end: efi-exit, exit status 5, efi_status EFI_NOT_FOUND' \

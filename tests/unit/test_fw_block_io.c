@@ -9,6 +9,7 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/esp.h"
 #include "../../firmware-stub/esp_disk.h"
+#include "../../firmware-stub/inject.h"
 #include "../../firmware-stub/volume.h"
 
 #define BIO(x)      FW_ID_BLOCK_IO(BLOCK_IO_##x)
@@ -185,11 +186,26 @@ START_TEST(the_disk_shows_the_guests_writes)
 }
 END_TEST
 
+START_TEST(a_read_fails_on_purpose)
+{
+    attach();
+    uint64_t disk, part;
+    efi_status_t s;
+    block_handles(&disk, &part);
+    uint64_t bio = interface_of(disk, GUID_BLOCK_IO, &s), buf = scratch(BLOCK);
+    ck_assert_int_eq(inject_parse(&fw.cfg.inject, "block-read-error@2", (char[80]){ 0 }, 80), 0);
+    ck_assert_uint_eq(read_blocks(bio, 0, BLOCK, buf), EFI_SUCCESS);
+    ck_assert_uint_eq(read_blocks(bio, 1, BLOCK, buf), EFI_DEVICE_ERROR);
+    ck_assert_uint_eq(fw.cfg.inject.count[INJECT_BLOCK_READ_ERROR], 1);
+    detach();
+}
+END_TEST
+
 Suite *fw_block_io_suite(void)
 {
     Suite *s = suite_create("fw_block_io");
     fw_add_tcase(s, "block_io", (const TTest *const[]){
         the_disk_and_its_partition_are_what_grub_looks_for, bad_transfers_are_refused_and_writes_are_protected,
-        the_disk_shows_the_guests_writes, NULL });
+        the_disk_shows_the_guests_writes, a_read_fails_on_purpose, NULL });
     return s;
 }
