@@ -286,6 +286,9 @@ int volume_delete(struct volume *vol, unsigned node)
     if (f->overlay) {
         vol->overlay_bytes -= f->size;
         free((void *)f->data);
+    } else if (vol->owns_base) {
+        vol->base_bytes -= f->size;   /* a base volume's own data: no copy shares it yet */
+        free((void *)f->data);
     }
     f->data = NULL;
     f->overlay = false;

@@ -642,6 +642,34 @@ def elf_seeds():
     write("elf", "not-elf", b"#!/bin/sh\necho hello\n")
 
 
+# ---- fuzz_esp_disk ----------------------------------------------------------
+
+def esp_disk_seeds():
+    def name(text):
+        return u8(len(text) - 1) + b"".join(u16(ord(c)) for c in text)
+
+    def mkdir(parent, text):
+        return u8(0) + u8(parent) + name(text) + u64(1700000000)
+
+    def mkfile(parent, text, size, fill=0x41, attribute=0x20, big=0):
+        return u8(1 | big << 4) + u8(parent) + name(text) + u16(size) + u8(fill) + u64(1700000000) + u8(attribute)
+
+    def read(off, length):
+        return u8(3) + u32(off) + u16(length)
+
+    label = u8(3) + b"".join(u16(ord(c)) for c in "ESP")
+    write("esp_disk", "shim-grub-kernel", u32(0) + label + mkdir(0, "EFI") + mkdir(1, "BOOT") + mkdir(1, "debian") +
+          mkfile(2, "BOOTX64.EFI", 900) + mkfile(2, "grubx64.efi", 3000, 0x11) +
+          mkfile(3, "grub.cfg", 40, 0x61) + mkfile(0, "vmlinuz-6.1.0-57-amd64", 60000, 0x7f, big=3) +
+          read(0, 1024) + read(0x100000, 65535) + read(0xffffffff, 700))
+    write("esp_disk", "clashing-short-names", u32(70000) + u8(0) +
+          b"".join(mkfile(0, "vmlinuz-6.%d.0-amd64" % i, 20 + i, i) for i in range(12)) + u8(2) + u8(5) +
+          read(1024 * 1024, 4096))
+    write("esp_disk", "odd-names", u32(0) + u8(11) + b"".join(u16(c) for c in range(0xe9, 0xe9 + 11)) +
+          mkfile(0, " lead.and.trail. ", 17) + mkfile(0, "a+b,c;d=e[f]g", 1) + mkfile(0, "\u00e9t\u00e9.txt", 16) +
+          mkdir(0, "." ) + mkdir(0, "x" * 40) + mkfile(5, "y" * 40, 0, attribute=0x07))
+
+
 def main():
     payload = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "..", "..", "build", "payload.bzImage")
     tinies = sorted(glob.glob(os.path.expanduser("~/.cache/handover/kernels/tiny-*/bzImage")))
@@ -655,6 +683,7 @@ def main():
     devpath_seeds()
     events_seeds()
     elf_seeds()
+    esp_disk_seeds()
 
 
 if __name__ == "__main__":
