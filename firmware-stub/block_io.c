@@ -29,25 +29,23 @@
 #define CHUNK              (64 * 1024)   /* bytes copied to the guest at a time */
 _Static_assert(BIO_SIZE <= BIO_MEDIA && BIO_MEDIA + MEDIA_SIZE <= BIO_PARTITION, "a protocol and its media fit");
 
-/* One of the two block devices: where its blocks start on the disk. */
+/* One of the two block devices: the disk it reads, where its blocks
+ * start there and how many it has. */
 struct block_device {
+    const struct esp_disk *disk;
     uint64_t first, blocks;
 };
 
+/* The device whose protocol is at this; false for any other address (the
+ * disk is built, or built again, only for one of the two). */
 static bool device_of(struct firmware *fw, uint64_t this, struct block_device *d)
 {
-    const struct esp_disk *disk = fw_esp_disk(fw);
-    if (!fw->esp_block_io || !disk)
+    bool whole = this == fw->esp_block_io + BIO_DISK, partition = this == fw->esp_block_io + BIO_PARTITION;
+    if (!fw->esp_block_io || (!whole && !partition) || !(d->disk = fw_esp_disk(fw)))
         return false;
-    if (this == fw->esp_block_io + BIO_DISK) {
-        *d = (struct block_device){ 0, esp_disk_blocks(disk) };
-        return true;
-    }
-    if (this == fw->esp_block_io + BIO_PARTITION) {
-        *d = (struct block_device){ ESP_DISK_PARTITION_START, esp_disk_partition_blocks(disk) };
-        return true;
-    }
-    return false;
+    d->first = whole ? 0 : ESP_DISK_PARTITION_START;
+    d->blocks = whole ? esp_disk_blocks(d->disk) : esp_disk_partition_blocks(d->disk);
+    return true;
 }
 
 static void put_media(struct firmware *fw, uint64_t addr, uint64_t blocks, bool partition)
@@ -128,12 +126,11 @@ static efi_status_t block_io_read(struct firmware *fw, const struct guest_view *
         return s;
     if (!guest_view_accessible(v, buffer, size))
         return EFI_INVALID_PARAMETER;
-    const struct esp_disk *disk = fw_esp_disk(fw);
     uint8_t chunk[CHUNK];
     uint64_t at = (d.first + lba) * ESP_DISK_BLOCK_SIZE;
     for (uint64_t done = 0; done < size;) {
         uint64_t n = size - done < CHUNK ? size - done : CHUNK;
-        esp_disk_read(disk, at + done, chunk, n);
+        esp_disk_read(d.disk, at + done, chunk, n);
         if (!guest_view_write(v, buffer + done, chunk, n))
             return EFI_INVALID_PARAMETER;
         done += n;

@@ -52,6 +52,16 @@ static void block_handles(uint64_t *disk, uint64_t *partition)
     ck_assert_uint_ne(*disk, *partition);
 }
 
+/* attach(), then the disk's or the partition's EFI_BLOCK_IO_PROTOCOL. */
+static uint64_t attached_block_io(bool partition)
+{
+    uint64_t disk, part;
+    efi_status_t s;
+    attach();
+    block_handles(&disk, &part);
+    return interface_of(partition ? part : disk, GUID_BLOCK_IO, &s);
+}
+
 static efi_status_t read_blocks(uint64_t bio, uint64_t lba, uint64_t size, uint64_t buf)
 {
     return CALL(BIO(READ_BLOCKS), bio, 0, lba, size, buf);
@@ -121,11 +131,7 @@ END_TEST
  * guest's wild pointers. */
 START_TEST(bad_transfers_are_refused_and_writes_are_protected)
 {
-    attach();
-    uint64_t disk, part;
-    efi_status_t s;
-    block_handles(&disk, &part);
-    uint64_t bio = interface_of(part, GUID_BLOCK_IO, &s), buf = scratch(BLOCK);
+    uint64_t bio = attached_block_io(true), buf = scratch(BLOCK);
     ck_assert_uint_eq(CALL(BIO(READ_BLOCKS), bio, 1, 0, BLOCK, buf), EFI_MEDIA_CHANGED);
     ck_assert_uint_eq(read_blocks(bio, 0, BLOCK - 1, buf), EFI_BAD_BUFFER_SIZE);
     ck_assert_uint_eq(read_blocks(bio, 0, BLOCK, 0), EFI_INVALID_PARAMETER);
@@ -188,11 +194,7 @@ END_TEST
 
 START_TEST(a_read_fails_on_purpose)
 {
-    attach();
-    uint64_t disk, part;
-    efi_status_t s;
-    block_handles(&disk, &part);
-    uint64_t bio = interface_of(disk, GUID_BLOCK_IO, &s), buf = scratch(BLOCK);
+    uint64_t bio = attached_block_io(false), buf = scratch(BLOCK);
     ck_assert_int_eq(inject_parse(&fw.cfg.inject, "block-read-error@2", (char[80]){ 0 }, 80), 0);
     ck_assert_uint_eq(read_blocks(bio, 0, BLOCK, buf), EFI_SUCCESS);
     ck_assert_uint_eq(read_blocks(bio, 1, BLOCK, buf), EFI_DEVICE_ERROR);
