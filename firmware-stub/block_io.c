@@ -13,7 +13,7 @@
 #include "handles.h"
 #include "log.h"
 #include "pool.h"
-#include "simple_fs.h"
+#include "esp_volume.h"
 #include "trace_decode.h"
 
 #define BLOCK_IO_REVISION3 0x0002001fULL   /* EFI_BLOCK_IO_PROTOCOL_REVISION3: Media has every field */

@@ -2,7 +2,7 @@
 #include "esp.h"
 
 #include "block_io.h"
-#include "simple_fs.h"
+#include "esp_volume.h"
 
 int firmware_attach_esp(struct firmware *fw, const struct volume *base, const char *image_path)
 {

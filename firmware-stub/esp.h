@@ -1,5 +1,5 @@
-/* --esp: the folder's volume served as a file system (simple_fs.c) and as
- * a disk (block_io.c), as a firmware serves an ESP. */
+/* --esp: the folder's volume (esp_volume.h) served as a file system
+ * (simple_fs.c) and as a disk (block_io.c), as a firmware serves an ESP. */
 #ifndef HANDOVER_ESP_H
 #define HANDOVER_ESP_H
 

@@ -17,7 +17,7 @@
 #include "pe.h"
 #include "pool.h"
 #include "secure_boot_keys.h"
-#include "simple_fs.h"
+#include "esp_volume.h"
 #include "trace_decode.h"
 #include "ucs2.h"
 #include "width.h"
@@ -204,7 +204,7 @@ static efi_status_t load_file(struct firmware *fw, const struct guest_view *v, c
 }
 
 /* UEFI 2.10 section 7.4.1: from a memory buffer, or, with no buffer,
- * from the file DevicePath names on the --esp volume (simple_fs.c);
+ * from the file DevicePath names on the --esp volume (esp_volume.h);
  * otherwise EFI_NOT_FOUND. */
 efi_status_t fw_load_image(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {

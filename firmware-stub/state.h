@@ -117,7 +117,7 @@ struct fw_config {
 };
 
 struct fw_variable;
-struct fw_esp;      /* simple_fs.c */
+struct fw_esp;      /* esp_volume.h */
 struct fw_call;
 
 struct fw_handle_protocol {

@@ -11,7 +11,7 @@
 #include "guids.h"
 #include "handles.h"
 #include "secure_boot_keys.h"
-#include "simple_fs.h"
+#include "esp_volume.h"
 #include "system_table.h"
 #include "ucs2.h"
 #include "variable_store.h"

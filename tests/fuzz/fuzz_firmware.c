@@ -63,7 +63,6 @@
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
 #include "../../firmware-stub/esp.h"
-#include "../../firmware-stub/simple_fs.h"
 #include "../../firmware-stub/tcg2.h"
 #include "../../firmware-stub/volume.h"
 #include "../../guest/guest_mem.h"

@@ -31,8 +31,8 @@ FIRMWARE_RANKS=(
     "log"                                                        # its diagnostics
     "trace_decode handles pool system_table variable_store"      # what the services use
     "secure_boot_keys"                                           # Secure Boot's keys and modes, in the variable store
-    "simple_fs"                                                  # the --esp volume's protocols, which LoadImage reads through
-    "block_io"                                                   # its disk's protocol
+    "esp_volume"                                                 # the --esp volume, its paths and disk, which LoadImage reads
+    "simple_fs block_io"                                         # its file system, and its disk's protocol
     "memory protocols events image console rng loadfile2 acpi memattr tcg2 variables"   # the services
     "boot_services runtime_services inject boot_measurements"    # tables of several files' services; the faults;
                                                                  # the firmware's own measurements

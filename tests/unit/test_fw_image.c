@@ -6,7 +6,6 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/pe.h"
 #include "../../firmware-stub/esp.h"
-#include "../../firmware-stub/simple_fs.h"
 #include "../../firmware-stub/volume.h"
 
 /* ---- the loaded image of the top-level image ------------------------------------------- */

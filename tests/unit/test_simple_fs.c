@@ -14,7 +14,6 @@
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
 #include "../../firmware-stub/esp.h"
-#include "../../firmware-stub/simple_fs.h"
 #include "../../firmware-stub/volume.h"
 #include "../../vmm/host/esp_dir.h"
 
