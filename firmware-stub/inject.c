@@ -352,6 +352,32 @@ void inject_spec(const struct inject *in, enum inject_kind k, char *buf, unsigne
         snprintf(buf + n, len - (unsigned)n, "@%llu", (unsigned long long)in->from[k]);
 }
 
+/* One fault's lines: its spec, then its help from column 21, wrapped at
+ * spaces to INJECT_HELP_WIDTH characters a line; their length (as
+ * snprintf counts it). */
+static size_t help_entry(char *buf, size_t len, const char *indent, const char *spec, const char *help)
+{
+    size_t n = 0;
+    const char *label = spec;
+    do {
+        size_t take = strlen(help);
+        if (take > INJECT_HELP_WIDTH) {
+            take = INJECT_HELP_WIDTH;
+            while (take && help[take] != ' ')
+                take--;
+            if (!take)
+                take = INJECT_HELP_WIDTH;
+        }
+        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%-20s %.*s\n", indent, label,
+                              (int)take, help);
+        label = "";
+        help += take;
+        while (*help == ' ')
+            help++;
+    } while (*help);
+    return n;
+}
+
 void inject_help(char *buf, size_t len, const char *indent)
 {
     static const char *const from[] = {
@@ -366,7 +392,7 @@ void inject_help(char *buf, size_t len, const char *indent)
                             : f->hex ? ":A" : ":N";
         char spec[32];
         snprintf(spec, sizeof(spec), "%s%s", f->name, value);
-        n += (size_t)snprintf(buf + n, len - n, "%s%-20s %s\n", indent, spec, f->help);
+        n += help_entry(buf + n, len - n, indent, spec, f->help);
     }
     for (unsigned i = 0; i < 2 && n < len; i++)
         n += (size_t)snprintf(buf + n, len - n, "%s%s\n", indent, from[i]);

@@ -57,7 +57,9 @@ extern const struct inject_fault inject_faults[INJECT_KINDS];
 int inject_parse(struct inject *in, const char *spec, char *err, unsigned errlen);
 /* The spec that arms kind k as in (NAME[:VALUE][@K]), for messages. */
 void inject_spec(const struct inject *in, enum inject_kind k, char *buf, unsigned len);
-/* For --help: a line per spec, each after indent. */
+/* For --help: a spec a line, each after indent, its help from column 21,
+ * wrapped to INJECT_HELP_WIDTH characters. */
+#define INJECT_HELP_WIDTH 68
 void inject_help(char *buf, size_t len, const char *indent);
 /* Apply the memory-map faults of cfg.inject, once the VMM has placed
  * everything it needs; returns whether there were any. */

@@ -366,9 +366,11 @@ static const struct option_def options[] = {
                "auto builds one (memory, CPUs, serial, bootargs)"),
     OPT_STRING("esp", esp, "DIR",
                "serve DIR as the EFI system partition: a volume with\n"
-               "SimpleFileSystem on a device HD(1,GPT,...), read once at\n"
-               "the start; the guest's writes stay in memory, never in DIR;\n"
-               "an image inside DIR is loaded from it (LoadedImage.FilePath)"),
+               "SimpleFileSystem on a device HD(1,GPT,...), and that disk,\n"
+               "FAT32 in GPT, with BlockIo for loaders that read disks\n"
+               "(GRUB); read once at the start; the guest's writes stay in\n"
+               "memory, never in DIR; an image inside DIR is loaded from it\n"
+               "(LoadedImage.FilePath)"),
     OPT_BOOLEAN("kunit", kunit,
                 "read the kernel's KUnit results (KTAP) from the console,\n"
                 "print a summary per suite and end when the run ends:\n"

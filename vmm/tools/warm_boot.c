@@ -322,7 +322,10 @@ static int new_generation(struct warm_boot *w, bool notify)
     return 0;
 }
 
-static int restore(struct warm_boot *w)
+/* The snapshot's RAM over the RAM the cold boot's loading wrote,
+ * copy-on-write: the file is never written, and only the pages the guest
+ * touches are read. 0, or the exit status. */
+static int map_ram(struct warm_boot *w)
 {
     struct vmm *vm = w->vm;
     char path[PATH_MAX];
@@ -342,8 +345,6 @@ static int restore(struct warm_boot *w)
         close(fd);
         return EXIT_USAGE;
     }
-    /* Over the RAM the cold boot's loading wrote, copy-on-write: the file
-     * is never written, and only the pages the guest touches are read. */
     void *ram = mmap(vm->mem.host, vm->opt.mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
     int err = errno;
     close(fd);
@@ -351,49 +352,73 @@ static int restore(struct warm_boot *w)
         vmm_log("%s: mmap: %s", path, strerror(err));
         return EXIT_HOST;
     }
-    struct snapshot_cursor cur = payload_of(w);
+    return 0;
+}
+
+/* What save() kept besides the RAM, in its order. */
+struct saved_state {
     struct boot_record boot;
-    struct vcpu_state cpu;
+    struct vcpu_state cpu;       /* its MSRs allocated: vcpu_state_free */
     struct vm_state chips;
     struct device_snapshot dev;
     struct firmware_runtime fw;
     struct clock_state clock;
-    snapshot_take(&cur, &boot, sizeof(boot));
-    snapshot_take(&cur, &cpu, sizeof(cpu));
-    cpu.msrs = NULL;
-    if (!cur.failed && cpu.nmsrs <= MSRS_MAX && (cpu.msrs = calloc(cpu.nmsrs + 1, sizeof(*cpu.msrs))))
-        snapshot_take(&cur, cpu.msrs, cpu.nmsrs * sizeof(*cpu.msrs));
-    snapshot_take(&cur, &chips, sizeof(chips));
-    snapshot_take(&cur, &dev, sizeof(dev));
-    snapshot_take(&cur, &fw, sizeof(fw));
-    snapshot_take(&cur, &clock, sizeof(clock));
-    path_in(path, sizeof(path), vm->opt.snapshot, "state");
-    if (!cpu.msrs || cur.failed || cur.at != cur.len || dev.len > sizeof(dev.bytes)) {
+};
+
+/* The state file's payload into *s; 0, or the exit status (nothing
+ * left to free). */
+static int take_state(struct warm_boot *w, struct saved_state *s)
+{
+    struct snapshot_cursor cur = payload_of(w);
+    snapshot_take(&cur, &s->boot, sizeof(s->boot));
+    snapshot_take(&cur, &s->cpu, sizeof(s->cpu));
+    s->cpu.msrs = NULL;
+    if (!cur.failed && s->cpu.nmsrs <= MSRS_MAX && (s->cpu.msrs = calloc(s->cpu.nmsrs + 1, sizeof(*s->cpu.msrs))))
+        snapshot_take(&cur, s->cpu.msrs, s->cpu.nmsrs * sizeof(*s->cpu.msrs));
+    snapshot_take(&cur, &s->chips, sizeof(s->chips));
+    snapshot_take(&cur, &s->dev, sizeof(s->dev));
+    snapshot_take(&cur, &s->fw, sizeof(s->fw));
+    snapshot_take(&cur, &s->clock, sizeof(s->clock));
+    if (!s->cpu.msrs || cur.failed || cur.at != cur.len || s->dev.len > sizeof(s->dev.bytes)) {
+        char path[PATH_MAX];
+        path_in(path, sizeof(path), w->vm->opt.snapshot, "state");
         vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
-        vcpu_state_free(&cpu);
+        vcpu_state_free(&s->cpu);
         return EXIT_USAGE;
     }
-    uint64_t now = realtime_ns(), since = now > clock.realtime_ns ? now - clock.realtime_ns : 0;
-    keep_tsc_rate(vm, clock.tsc_khz);
-    advance_tsc(&cpu, since, clock.tsc_khz);
+    return 0;
+}
+
+static int restore(struct warm_boot *w)
+{
+    struct vmm *vm = w->vm;
+    struct saved_state s;
+    int rc = map_ram(w);
+    if (rc || (rc = take_state(w, &s)))
+        return rc;
+    uint64_t now = realtime_ns(), since = now > s.clock.realtime_ns ? now - s.clock.realtime_ns : 0;
+    keep_tsc_rate(vm, s.clock.tsc_khz);
+    advance_tsc(&s.cpu, since, s.clock.tsc_khz);
     const char *what = "the devices";
-    int rc = vm_state_load(vm->vm_fd, &chips, &what) || vcpu_state_load(vm->vcpus[0].fd, &cpu, &what) ||
-             devices_restore(&vm->bus, &dev);
-    vcpu_state_free(&cpu);
+    rc = vm_state_load(vm->vm_fd, &s.chips, &what) || vcpu_state_load(vm->vcpus[0].fd, &s.cpu, &what) ||
+         devices_restore(&vm->bus, &s.dev);
+    vcpu_state_free(&s.cpu);
     if (rc) {
+        char path[PATH_MAX];
+        path_in(path, sizeof(path), vm->opt.snapshot, "state");
         vmm_log("%s: restoring %s failed: %s", path, what, strerror(errno));
         return EXIT_HOST;
     }
-    vm->fw.phase = (enum fw_phase)fw.phase;
-    vm->fw.virtual_mode = fw.virtual_mode != 0;
-    vm->fw.monotonic = fw.monotonic;
+    vm->fw.phase = (enum fw_phase)s.fw.phase;
+    vm->fw.virtual_mode = s.fw.virtual_mode != 0;
+    vm->fw.monotonic = s.fw.monotonic;
     /* kvm-clock goes on from the save by the host's real time since, as
      * the TSC did above (after it: KVM computes the guest's kvm-clock
      * page from the TSC): the guest's monotonic clock and, from it, its
      * wall clock move on as the host's did. KVM adds the time since
      * itself where it gave the save's real time (KVM_CLOCK_REALTIME). */
-    if ((!clock.kvm_realtime_ns || vm_clock_load(vm->vm_fd, clock.kvmclock_ns, clock.kvm_realtime_ns)) &&
-        vm_clock_load(vm->vm_fd, clock.kvmclock_ns + since, 0)) {
+    if ((!s.clock.kvm_realtime_ns || vm_clock_load(vm->vm_fd, s.clock.kvmclock_ns, s.clock.kvm_realtime_ns)) &&
+        vm_clock_load(vm->vm_fd, s.clock.kvmclock_ns + since, 0)) {
         vmm_log("KVM_SET_CLOCK: %s", strerror(errno));
         return EXIT_HOST;
     }
