@@ -52,7 +52,7 @@ t=$(table)
 echo "$t"
 why
 if [ -n "$out" ]; then
-    { echo "# The last \`make test\`'s timing table (tests/timings.sh writes it)"
+    { echo "# The last \`make ${TIMINGS_TARGET:-test}\`'s timing table (tests/timings.sh writes it)"
       echo
       echo "$t"; } > "$out"
 fi
