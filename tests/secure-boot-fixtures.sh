@@ -7,7 +7,9 @@
 # (tampered.efi); the keys again with IMAGE's SHA-256 in a dbx signed by
 # KEK (DIR/dbx-keys); db.auth written with a TimeStamp older than the
 # enrolled one's (old-db.auth, a replay) and db.auth signed by the
-# unenrolled key (other-db.auth).
+# unenrolled key (other-db.auth); IMAGE signed by db's key and then by the
+# other key (db-other-signed.efi), and the keys with the other key's
+# certificate in dbx (DIR/other-dbx-keys).
 # usage: tests/secure-boot-fixtures.sh DIR IMAGE
 set -euo pipefail
 dir=${1:?usage: $0 DIR IMAGE} image=${2:?usage: $0 DIR IMAGE}
@@ -29,3 +31,11 @@ sign-efi-sig-list -t "2001-01-01 00:00:00" -k "$k/KEK.key" -c "$k/KEK.crt" db "$
 # Later than keys/db.auth (made in the same second, maybe), so that only its signature is wrong.
 sign-efi-sig-list -t "2099-01-01 00:00:00" -k "$k/other.key" -c "$k/other.crt" db "$k/db.esl" "$dir/other-db.auth" \
     >/dev/null
+# IMAGE signed twice (two WIN_CERTIFICATEs): by db's key, then by the other
+# key; the keys again with the other key's certificate in a dbx signed by
+# KEK (DIR/other-dbx-keys).
+sbsign --key "$k/other.key" --cert "$k/other.crt" --output "$dir/db-other-signed.efi" "$dir/db-signed.efi" 2>/dev/null
+mkdir -p "$dir/other-dbx-keys"
+cp "$k"/*.auth "$dir/other-dbx-keys/"
+cert-to-efi-sig-list "$k/other.crt" "$dir/other.esl" >/dev/null
+sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" dbx "$dir/other.esl" "$dir/other-dbx-keys/dbx.auth" >/dev/null

@@ -7,6 +7,7 @@
  * tests/secure-boot-fixtures.sh in SECURE_BOOT_DIR (openssl, efitools,
  * sbsign over the synthetic payload). */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fw_fixture.h"
 #include "../../firmware-stub/auth_variable.h"
@@ -144,10 +145,13 @@ static void enrol(const char *dir, const char *key)
     free(f.data);
 }
 
+/* The key set in dir, PK last; dbx only where the set has one. */
 static void enrol_all(const char *dir)
 {
+    char dbx[512];
+    snprintf(dbx, sizeof(dbx), "%s/%s/dbx.auth", SECURE_BOOT_DIR, dir);
     enrol(dir, "db");
-    if (!strcmp(dir, "dbx-keys"))
+    if (!access(dbx, F_OK))
         enrol(dir, "dbx");
     enrol(dir, "KEK");
     enrol(dir, "PK");
@@ -253,6 +257,18 @@ START_TEST(load_image_refuses_what_dbx_lists)
 }
 END_TEST
 
+/* Every signature is held against dbx, also those after one db allows,
+ * as EDK2's DxeImageVerificationHandler checks each one's
+ * IsForbiddenByDbx: here the second signature's certificate is in dbx. */
+START_TEST(load_image_refuses_a_later_signature_dbx_lists)
+{
+    enrol_all("other-dbx-keys");
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SUCCESS);
+    ck_assert_uint_eq(load("db-other-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "its signature carries a certificate that is in dbx"));
+}
+END_TEST
+
 START_TEST(setup_mode_admits_any_image)
 {
     enrol("keys", "db");
@@ -287,7 +303,8 @@ Suite *secure_boot_suite(void)
     const TTest *const firmware[] = {
         setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
         key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp, load_image_admits_only_what_db_signed,
-        load_image_refuses_what_dbx_lists, setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
+        load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
+        setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
         NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
