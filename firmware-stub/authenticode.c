@@ -127,6 +127,13 @@ static int judge_signature(const uint8_t *der, size_t n, const uint8_t digest[AU
     } else if (signed_data_carries_listed(sd, dbx, dbx_size)) {
         snprintf(why, whylen, "its signature carries a certificate that is in dbx");
         verdict = -1;
+    } else if (dbx && !signed_data_verify(sd, content, content_size,
+                                          &(struct signed_data_anchors){ { dbx }, { dbx_size } }, err, sizeof(err))) {
+        /* A dbx certificate it does not carry, such as the CA that issued
+         * its signer's: EDK2's IsForbiddenByDbx verifies the signature with
+         * each dbx certificate as its root. */
+        snprintf(why, whylen, "its signature chains to a certificate that is in dbx");
+        verdict = -1;
     } else if (signed_data_verify(sd, content, content_size,
                                   &(struct signed_data_anchors){ { db }, { db_size } }, err, sizeof(err))) {
         snprintf(why, whylen, "its signature is not anchored in db: %s", err);

@@ -269,6 +269,26 @@ START_TEST(load_image_refuses_a_later_signature_dbx_lists)
 }
 END_TEST
 
+/* A leaf's signature (the CA not carried) is anchored by the CA in db. */
+START_TEST(load_image_admits_what_a_db_ca_anchors)
+{
+    enrol_all("ca-keys");
+    ck_assert_uint_eq(load("ca-signed.efi"), EFI_SUCCESS);
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SECURITY_VIOLATION);
+}
+END_TEST
+
+/* A dbx certificate revokes every signature that chains to it, not only
+ * one that carries it (EDK2's IsForbiddenByDbx verifies the signature with
+ * each dbx certificate as its root): the CA in db and in dbx. */
+START_TEST(load_image_refuses_what_chains_to_a_dbx_certificate)
+{
+    enrol_all("ca-dbx-keys");
+    ck_assert_uint_eq(load("ca-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "its signature chains to a certificate that is in dbx"));
+}
+END_TEST
+
 START_TEST(setup_mode_admits_any_image)
 {
     enrol("keys", "db");
@@ -304,6 +324,7 @@ Suite *secure_boot_suite(void)
         setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
         key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp, load_image_admits_only_what_db_signed,
         load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
+        load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
         setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
         NULL,
     };
