@@ -175,8 +175,9 @@ bool authenticode_allowed(const uint8_t *f, size_t n, const uint8_t *db, size_t 
         }
         if (le16(c + 4) == WIN_CERT_REVISION_2_0 && le16(c + 6) == WIN_CERT_TYPE_PKCS_SIGNED_DATA) {
             char judged[400];
-            int verdict = judge_signature(c + WIN_CERT_HEADER_SIZE, len - WIN_CERT_HEADER_SIZE, digest, db, db_size,
-                                          dbx, dbx_size, judged, sizeof(judged));
+            /* Once db allowed one, the others only face dbx. */
+            int verdict = judge_signature(c + WIN_CERT_HEADER_SIZE, len - WIN_CERT_HEADER_SIZE, digest,
+                                          signed_allowed ? NULL : db, db_size, dbx, dbx_size, judged, sizeof(judged));
             if (verdict < 0 || !signed_allowed)
                 snprintf(why, whylen, "%s", judged);
             if (verdict < 0)
