@@ -1,5 +1,5 @@
 /* libFuzzer harness for Secure Boot's parsers of guest input: the
- * EFI_SIGNATURE_LIST walker (firmware-stub/signature_list.c), the
+ * EFI_SIGNATURE_LIST walker and append filter (firmware-stub/signature_list.c), the
  * Authenticode digest and db/dbx decision over an image LoadImage is given
  * (authenticode.c), PKCS#7 SignedData through libcrypto (signed_data.c),
  * and SetVariable's EFI_VARIABLE_AUTHENTICATION_2 (auth_variable.c).
@@ -20,7 +20,8 @@
  * only inside the lists with data of its signature's size (32 for
  * SHA-256), visits exactly the signatures a reference walk finds in the
  * well-formed lists before a malformed one, stops when told, and finds
- * every SHA-256 digest it visited; the digest is deterministic, its
+ * every SHA-256 digest it visited; lists appended to themselves add
+ * nothing, to nothing all of themselves; the digest is deterministic, its
  * certificate table inside the file, an image is never allowed with no db,
  * always with its own digest in db (when its certificate table is well
  * formed and dbx is empty), never with its digest in dbx; a signature
@@ -144,6 +145,15 @@ static void fuzz_lists(const uint8_t *d, size_t n)
     CHECK(siglist_walk(d, n, NULL, NULL, err, sizeof(err)) == rc);
     for (unsigned i = 0; i < v.nsha256; i++)
         CHECK(siglist_has_sha256(d, n, v.sha256[i]));
+    /* Appended to themselves, the lists add nothing; to nothing, all of
+     * themselves (each list holds a signature). */
+    uint8_t *out = malloc(n ? n : 1);
+    if (!out)
+        abort();
+    CHECK(siglist_new_signatures(d, n, d, n, out) == 0);
+    size_t all = siglist_new_signatures(NULL, 0, d, n, out);
+    CHECK(ok ? all == n && !memcmp(out, d, n) : all == 0);
+    free(out);
     /* Stopped at the k-th signature (k from the first byte). */
     struct visit stop = { .d = d, .n = n, .stop_at = n ? d[0] % 8 + 1 : 1 };
     rc = siglist_walk(d, n, visited, &stop, err, sizeof(err));
