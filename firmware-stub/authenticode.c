@@ -127,6 +127,13 @@ static int judge_signature(const uint8_t *der, size_t n, const uint8_t digest[AU
     } else if (signed_data_carries_listed(sd, dbx, dbx_size)) {
         snprintf(why, whylen, "its signature carries a certificate that is in dbx");
         verdict = -1;
+    } else if (dbx && !signed_data_verify(sd, content, content_size,
+                                          &(struct signed_data_anchors){ { dbx }, { dbx_size } }, err, sizeof(err))) {
+        /* A dbx certificate it does not carry, such as the CA that issued
+         * its signer's: EDK2's IsForbiddenByDbx verifies the signature with
+         * each dbx certificate as its root. */
+        snprintf(why, whylen, "its signature chains to a certificate that is in dbx");
+        verdict = -1;
     } else if (signed_data_verify(sd, content, content_size,
                                   &(struct signed_data_anchors){ { db }, { db_size } }, err, sizeof(err))) {
         snprintf(why, whylen, "its signature is not anchored in db: %s", err);
@@ -154,7 +161,10 @@ bool authenticode_allowed(const uint8_t *f, size_t n, const uint8_t *db, size_t 
         return false;
     }
     snprintf(why, whylen, "not signed, and its SHA-256 %s is not in db", digest_hex);
-    /* The certificate table: WIN_CERTIFICATEs, each 8-byte aligned. */
+    /* The certificate table: WIN_CERTIFICATEs, each 8-byte aligned. Every
+     * signature is held against dbx, also those after one that db allows
+     * (EDK2's DxeImageVerificationHandler: IsForbiddenByDbx for each). */
+    bool signed_allowed = false;
     for (size_t off = 0; off + WIN_CERT_HEADER_SIZE <= size;) {
         const uint8_t *c = f + at + off;
         uint32_t len = le32(c);
@@ -164,13 +174,20 @@ bool authenticode_allowed(const uint8_t *f, size_t n, const uint8_t *db, size_t 
             return false;
         }
         if (le16(c + 4) == WIN_CERT_REVISION_2_0 && le16(c + 6) == WIN_CERT_TYPE_PKCS_SIGNED_DATA) {
-            int verdict = judge_signature(c + WIN_CERT_HEADER_SIZE, len - WIN_CERT_HEADER_SIZE, digest, db, db_size,
-                                          dbx, dbx_size, why, whylen);
-            if (verdict)
-                return verdict > 0;
+            char judged[400];
+            /* Once db allowed one, the others only face dbx. */
+            int verdict = judge_signature(c + WIN_CERT_HEADER_SIZE, len - WIN_CERT_HEADER_SIZE, digest,
+                                          signed_allowed ? NULL : db, db_size, dbx, dbx_size, judged, sizeof(judged));
+            if (verdict < 0 || !signed_allowed)
+                snprintf(why, whylen, "%s", judged);
+            if (verdict < 0)
+                return false;
+            signed_allowed |= verdict > 0;
         }
         off += ((size_t)len + 7) & ~(size_t)7;
     }
+    if (signed_allowed)
+        return true;
     if (db && siglist_has_sha256(db, db_size, digest)) {
         snprintf(why, whylen, "its SHA-256 %s is in db", digest_hex);
         return true;

@@ -18,9 +18,10 @@
 int authenticode_digest(const uint8_t *file, size_t size, uint8_t digest[AUTHENTICODE_DIGEST_SIZE],
                         size_t *cert_offset, size_t *cert_size, char *err, size_t errlen);
 
-/* May the image run? Refused if its digest or a certificate its signature
- * carries is in dbx; allowed if a signature verifies with a db certificate
- * as its anchor, or its digest is in db. why says what decided (db and dbx
+/* May the image run? Refused if its digest is in dbx, or any of its
+ * signatures carries a dbx certificate or verifies with one as its anchor;
+ * else allowed if a signature verifies with a db certificate as its
+ * anchor, or its digest is in db. why says what decided (db and dbx
  * are well-formed signature lists; NULL: empty). */
 bool authenticode_allowed(const uint8_t *file, size_t size, const uint8_t *db, size_t db_size, const uint8_t *dbx,
                           size_t dbx_size, char *why, size_t whylen);

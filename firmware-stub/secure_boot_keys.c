@@ -134,8 +134,8 @@ static efi_status_t authorize_key_write(struct firmware *fw, enum secure_boot_ke
 }
 
 /* The store after a's write of key at p (NULL: none yet): deleted by an
- * empty payload, else replaced or, with append, appended to, keeping the
- * latest TimeStamp. */
+ * empty payload, else replaced or, with append, appended to (only the
+ * signatures not there yet), keeping the latest TimeStamp. */
 static efi_status_t store_key(struct firmware *fw, enum secure_boot_key key, struct fw_variable **p,
                               const uint16_t *name, size_t len, const efi_guid_t *g, bool append,
                               const struct auth2 *a, char *why, size_t whylen)
@@ -148,17 +148,20 @@ static efi_status_t store_key(struct firmware *fw, enum secure_boot_key key, str
         fw_variable_delete(fw, p);
         return EFI_SUCCESS;
     }
-    uint64_t old = p && append ? (*p)->size : 0, total = old + a->payload_size;
-    if (!fw_variable_fits(fw, p, total)) {
+    uint64_t old = p && append ? (*p)->size : 0, added = a->payload_size;
+    uint8_t *bytes = malloc(old + added ? old + added : 1);
+    if (bytes && old) {
+        memcpy(bytes, (*p)->data, old);
+        added = siglist_new_signatures((*p)->data, old, a->payload, a->payload_size, bytes + old);
+    } else if (bytes && added) {
+        memcpy(bytes, a->payload, added);
+    }
+    if (bytes && !fw_variable_fits(fw, p, old + added)) {
+        free(bytes);
         snprintf(why, whylen, "the store is full");
         return EFI_OUT_OF_RESOURCES;
     }
-    uint8_t *bytes = malloc(total ? total : 1);
-    if (bytes && old)
-        memcpy(bytes, (*p)->data, old);
-    if (bytes && a->payload_size)
-        memcpy(bytes + old, a->payload, a->payload_size);
-    struct fw_variable *var = bytes ? fw_variable_put(fw, p, name, len, g, KEY_ATTRS, bytes, total) : NULL;
+    struct fw_variable *var = bytes ? fw_variable_put(fw, p, name, len, g, KEY_ATTRS, bytes, old + added) : NULL;
     if (!var) {
         snprintf(why, whylen, "out of memory");
         return EFI_OUT_OF_RESOURCES;

@@ -57,3 +57,42 @@ bool siglist_has_sha256(const uint8_t *d, size_t n, const uint8_t digest[32])
     char err[1];
     return siglist_walk(d, n, same_sha256, (void *)digest, err, sizeof(err)) == 1;
 }
+
+/* One EFI_SIGNATURE_DATA (owner and data, size bytes) of a type. */
+struct signature { const uint8_t *type; const uint8_t *bytes; size_t size; };
+
+static bool same_signature(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
+{
+    const struct signature *s = ctx;
+    /* data follows its owner inside the list */
+    return !memcmp(type, s->type, sizeof(*type)) && size + SIGLIST_OWNER_SIZE == s->size &&
+           !memcmp(data - SIGLIST_OWNER_SIZE, s->bytes, s->size);
+}
+
+size_t siglist_new_signatures(const uint8_t *have, size_t have_size, const uint8_t *add, size_t n, uint8_t *out)
+{
+    char err[1];
+    size_t out_size = 0;
+    if (siglist_walk(add, n, NULL, NULL, err, sizeof(err)) < 0)
+        return 0;
+    for (size_t at = 0; at < n;) {
+        uint32_t list_size = le32(add + at + 16), sig_size = le32(add + at + 24);
+        size_t head = SIGLIST_HEADER_SIZE + le32(add + at + 20), kept = head;
+        uint8_t *list = out + out_size;
+        memcpy(list, add + at, head);
+        for (size_t off = head; off < list_size; off += sig_size) {
+            struct signature s = { add + at, add + at + off, sig_size };
+            if (siglist_walk(have, have_size, same_signature, &s, err, sizeof(err)) != 1) {
+                memcpy(list + kept, s.bytes, sig_size);
+                kept += sig_size;
+            }
+        }
+        if (kept > head) {
+            for (unsigned i = 0; i < 4; i++)
+                list[16 + i] = (uint8_t)(kept >> 8 * i);
+            out_size += kept;
+        }
+        at += list_size;
+    }
+    return out_size;
+}

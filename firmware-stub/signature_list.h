@@ -28,4 +28,12 @@ int siglist_walk(const uint8_t *d, size_t n, siglist_fn *fn, void *ctx, char *er
 /* Is the SHA-256 digest in the lists (a well-formed d)? */
 bool siglist_has_sha256(const uint8_t *d, size_t n, const uint8_t digest[32]);
 
+/* The signatures of the lists add (n bytes) that the lists have do not
+ * hold yet (the same type and the same EFI_SIGNATURE_DATA, owner and
+ * data), written to out (n bytes) as lists, each keeping its header; a
+ * list left with none is dropped. Returns out's size, 0 if add is
+ * malformed. An append to a signature database adds only these (UEFI
+ * 2.10 section 8.2.2; EDK2's FilterSignatureList). */
+size_t siglist_new_signatures(const uint8_t *have, size_t have_size, const uint8_t *add, size_t n, uint8_t *out);
+
 #endif

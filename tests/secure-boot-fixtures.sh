@@ -7,7 +7,12 @@
 # (tampered.efi); the keys again with IMAGE's SHA-256 in a dbx signed by
 # KEK (DIR/dbx-keys); db.auth written with a TimeStamp older than the
 # enrolled one's (old-db.auth, a replay) and db.auth signed by the
-# unenrolled key (other-db.auth).
+# unenrolled key (other-db.auth); IMAGE signed by db's key and then by the
+# other key (db-other-signed.efi), and the keys with the other key's
+# certificate in dbx (DIR/other-dbx-keys), and appended to db
+# (append-other-db.auth); a CA and a leaf it issued
+# (DIR/ca), IMAGE signed by the leaf (ca-signed.efi), and the keys with the
+# CA as db (DIR/ca-keys) and as db and dbx (DIR/ca-dbx-keys).
 # usage: tests/secure-boot-fixtures.sh DIR IMAGE
 set -euo pipefail
 dir=${1:?usage: $0 DIR IMAGE} image=${2:?usage: $0 DIR IMAGE}
@@ -29,3 +34,32 @@ sign-efi-sig-list -t "2001-01-01 00:00:00" -k "$k/KEK.key" -c "$k/KEK.crt" db "$
 # Later than keys/db.auth (made in the same second, maybe), so that only its signature is wrong.
 sign-efi-sig-list -t "2099-01-01 00:00:00" -k "$k/other.key" -c "$k/other.crt" db "$k/db.esl" "$dir/other-db.auth" \
     >/dev/null
+# IMAGE signed twice (two WIN_CERTIFICATEs): by db's key, then by the other
+# key; the keys again with the other key's certificate in a dbx signed by
+# KEK (DIR/other-dbx-keys).
+sbsign --key "$k/other.key" --cert "$k/other.crt" --output "$dir/db-other-signed.efi" "$dir/db-signed.efi" 2>/dev/null
+mkdir -p "$dir/other-dbx-keys"
+cp "$k"/*.auth "$dir/other-dbx-keys/"
+cert-to-efi-sig-list "$k/other.crt" "$dir/other.esl" >/dev/null
+sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" dbx "$dir/other.esl" "$dir/other-dbx-keys/dbx.auth" >/dev/null
+# The other key's certificate appended to db (sign-efi-sig-list -a), signed by KEK.
+sign-efi-sig-list -a -k "$k/KEK.key" -c "$k/KEK.crt" db "$dir/other.esl" "$dir/append-other-db.auth" >/dev/null
+# A CA and a leaf it issued (DIR/ca), IMAGE signed by the leaf alone
+# (ca-signed.efi: the signature does not carry the CA); the keys again with
+# the CA as db (DIR/ca-keys), and with the CA in dbx too (DIR/ca-dbx-keys).
+ca=$dir/ca
+mkdir -p "$ca"
+openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=handover test CA/" \
+    -keyout "$ca/ca.key" -out "$ca/ca.crt" 2>/dev/null
+openssl req -new -newkey rsa:2048 -nodes -sha256 -subj "/CN=handover test leaf/" -keyout "$ca/leaf.key" \
+    -out "$ca/leaf.csr" 2>/dev/null
+openssl x509 -req -in "$ca/leaf.csr" -CA "$ca/ca.crt" -CAkey "$ca/ca.key" -set_serial 2 -days 3650 -sha256 \
+    -out "$ca/leaf.crt" 2>/dev/null
+sbsign --key "$ca/leaf.key" --cert "$ca/leaf.crt" --output "$dir/ca-signed.efi" "$image" 2>/dev/null
+cert-to-efi-sig-list "$ca/ca.crt" "$ca/ca.esl" >/dev/null
+for keys in ca-keys ca-dbx-keys; do
+    mkdir -p "$dir/$keys"
+    cp "$k/PK.auth" "$k/KEK.auth" "$dir/$keys/"
+    sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" db "$ca/ca.esl" "$dir/$keys/db.auth" >/dev/null
+done
+sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" dbx "$ca/ca.esl" "$dir/ca-dbx-keys/dbx.auth" >/dev/null

@@ -6,12 +6,18 @@ formats described at the top of each fuzz_*.c.
 usage: tests/fuzz/make-seeds.py [PAYLOAD_BZIMAGE [TINY_BZIMAGE]]
   PAYLOAD_BZIMAGE  default build/payload.bzImage
   TINY_BZIMAGE     default the first ~/.cache/handover/kernels/tiny-*/bzImage
-Missing images leave the bzimage seeds as they are."""
+Missing images leave the bzimage seeds as they are; without the Secure Boot
+fixtures (build/secure-boot, which make builds for the unit tests) the
+secure_boot seeds that need keys are left as they are."""
+import base64
 import glob
 import os
 import re
+import shutil
 import struct
+import subprocess
 import sys
+import tempfile
 import types
 
 TOP = os.path.dirname(os.path.abspath(__file__))
@@ -642,6 +648,68 @@ def elf_seeds():
     write("elf", "not-elf", b"#!/bin/sh\necho hello\n")
 
 
+# ---- fuzz_secure_boot -------------------------------------------------------
+
+CERT_SHA256 = bytes.fromhex("2616c4c14c509240aca941f936934328")   # EFI_CERT_SHA256_GUID, as stored
+
+
+def sha256_list(n):
+    """One EFI_SIGNATURE_LIST of n SHA-256 signatures, each filled with its index."""
+    size = 28 + 48 * n
+    return CERT_SHA256 + u32(size) + u32(0) + u32(48) + b"".join(bytes(16) + bytes([i + 1]) * 32 for i in range(n))
+
+
+def pem_der(path):
+    """The DER of the first PEM block in path."""
+    text = open(path).read()
+    body = text.split("-----BEGIN CERTIFICATE-----")[1].split("-----END CERTIFICATE-----")[0]
+    return base64.b64decode("".join(body.split()))
+
+
+def certificate_table(f):
+    """The PE32+ file's certificate table: its first WIN_CERTIFICATE's data."""
+    opt = struct.unpack_from("<I", f, 0x3c)[0] + 24
+    at, size = struct.unpack_from("<II", f, opt + 112 + 8 * 4)
+    length = struct.unpack_from("<I", f, at)[0]
+    return f[at + 8:at + length]
+
+
+def secure_boot_seeds(fixtures):
+    """fuzz_secure_boot: signature lists (well formed, and with SignatureSize
+    0); with the fixtures, their lists, the fuzz_pe seed image signed by db's
+    key (sbsign) and signed again by the other key, that signature's PKCS#7
+    with db's certificate as the anchor, db.auth's bare SignedData with
+    KEK's certificate, and PK.auth (self-signed) and db.auth as SetVariable's
+    data."""
+    write("secure_boot", "lists-sha256", b"\x00" + sha256_list(2))
+    bad = bytearray(sha256_list(1))
+    bad[24:28] = u32(0)
+    write("secure_boot", "lists-signature-size-0", b"\x00" + sha256_list(1) + bytes(bad))
+    keys = os.path.join(fixtures, "keys")
+    if not os.path.isfile(os.path.join(keys, "db.auth")) or not shutil.which("sbsign"):
+        return
+    def read(*path): return open(os.path.join(fixtures, *path), "rb").read()
+    write("secure_boot", "lists-db", b"\x00" + read("keys", "db.esl"))
+    write("secure_boot", "lists-pk-dbx", b"\x00" + read("keys", "PK.esl") + read("dbx.esl"))
+    with tempfile.TemporaryDirectory() as tmp:
+        image = os.path.join(CORPUS, "pe", "reloc-dir64-highlow")
+        once, twice = os.path.join(tmp, "once.efi"), os.path.join(tmp, "twice.efi")
+        for key, src, dst in (("db", image, once), ("other", once, twice)):
+            subprocess.run(["sbsign", "--key", os.path.join(keys, key + ".key"), "--cert",
+                            os.path.join(keys, key + ".crt"), "--output", dst, src],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        signed = open(once, "rb").read()
+        write("secure_boot", "image-db-signed", b"\x01" + signed)
+        write("secure_boot", "image-signed-twice", b"\x01" + open(twice, "rb").read())
+    db_der, kek_der = pem_der(os.path.join(keys, "db.crt")), pem_der(os.path.join(keys, "KEK.crt"))
+    write("secure_boot", "signature-authenticode", b"\x02" + u16(len(db_der)) + db_der + certificate_table(signed))
+    db_auth = read("keys", "db.auth")
+    dw_length = struct.unpack_from("<I", db_auth, 16)[0]
+    write("secure_boot", "signature-bare", b"\x02" + u16(len(kek_der)) + kek_der + db_auth[16 + 24:16 + dw_length])
+    write("secure_boot", "auth2-pk", b"\x03" + read("keys", "PK.auth"))
+    write("secure_boot", "auth2-db", b"\x03" + db_auth)
+
+
 # ---- fuzz_esp_disk ----------------------------------------------------------
 
 def esp_disk_seeds():
@@ -684,6 +752,7 @@ def main():
     events_seeds()
     elf_seeds()
     esp_disk_seeds()
+    secure_boot_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
 
 
 if __name__ == "__main__":

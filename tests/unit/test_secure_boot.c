@@ -7,6 +7,7 @@
  * tests/secure-boot-fixtures.sh in SECURE_BOOT_DIR (openssl, efitools,
  * sbsign over the synthetic payload). */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fw_fixture.h"
 #include "../../firmware-stub/auth_variable.h"
@@ -144,10 +145,13 @@ static void enrol(const char *dir, const char *key)
     free(f.data);
 }
 
+/* The key set in dir, PK last; dbx only where the set has one. */
 static void enrol_all(const char *dir)
 {
+    char dbx[512];
+    snprintf(dbx, sizeof(dbx), "%s/%s/dbx.auth", SECURE_BOOT_DIR, dir);
     enrol(dir, "db");
-    if (!strcmp(dir, "dbx-keys"))
+    if (!access(dbx, F_OK))
         enrol(dir, "dbx");
     enrol(dir, "KEK");
     enrol(dir, "PK");
@@ -231,6 +235,28 @@ START_TEST(key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp)
 }
 END_TEST
 
+/* An append adds only the signatures the key does not hold yet (UEFI 2.10
+ * section 8.2.2; EDK2's FilterSignatureList), so replaying a signed append,
+ * which has no TimeStamp to refuse it by, cannot grow db until the store
+ * refuses the next real update. */
+START_TEST(an_append_adds_only_signatures_not_there_yet)
+{
+    enrol_all("keys");
+    struct file add = fixture("append-other-db.auth"), db = fixture("keys/db.esl"), other = fixture("other.esl");
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE;
+    for (int i = 0; i < 3; i++)
+        ck_assert_uint_eq(set_var("db", g, KEY_ATTRS | EFI_VARIABLE_APPEND_WRITE, add.data, add.size), EFI_SUCCESS);
+    uint64_t size_p = put_u64(8192), data = scratch(8192);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("db"), put_guid(g), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), db.size + other.size);
+    ck_assert_mem_eq(hp(data), db.data, db.size);
+    ck_assert_mem_eq((uint8_t *)hp(data) + db.size, other.data, other.size);
+    free(add.data);
+    free(db.data);
+    free(other.data);
+}
+END_TEST
+
 START_TEST(load_image_admits_only_what_db_signed)
 {
     enrol_all("keys");
@@ -250,6 +276,38 @@ START_TEST(load_image_refuses_what_dbx_lists)
     enrol_all("dbx-keys");
     ck_assert_uint_eq(load("db-signed.efi"), EFI_SECURITY_VIOLATION);
     ck_assert_ptr_nonnull(strstr(log_text(), "is in dbx"));
+}
+END_TEST
+
+/* Every signature is held against dbx, also those after one db allows,
+ * as EDK2's DxeImageVerificationHandler checks each one's
+ * IsForbiddenByDbx: here the second signature's certificate is in dbx. */
+START_TEST(load_image_refuses_a_later_signature_dbx_lists)
+{
+    enrol_all("other-dbx-keys");
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SUCCESS);
+    ck_assert_uint_eq(load("db-other-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "its signature carries a certificate that is in dbx"));
+}
+END_TEST
+
+/* A leaf's signature (the CA not carried) is anchored by the CA in db. */
+START_TEST(load_image_admits_what_a_db_ca_anchors)
+{
+    enrol_all("ca-keys");
+    ck_assert_uint_eq(load("ca-signed.efi"), EFI_SUCCESS);
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SECURITY_VIOLATION);
+}
+END_TEST
+
+/* A dbx certificate revokes every signature that chains to it, not only
+ * one that carries it (EDK2's IsForbiddenByDbx verifies the signature with
+ * each dbx certificate as its root): the CA in db and in dbx. */
+START_TEST(load_image_refuses_what_chains_to_a_dbx_certificate)
+{
+    enrol_all("ca-dbx-keys");
+    ck_assert_uint_eq(load("ca-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "its signature chains to a certificate that is in dbx"));
 }
 END_TEST
 
@@ -286,8 +344,11 @@ Suite *secure_boot_suite(void)
     suite_add_tcase(s, tc);
     const TTest *const firmware[] = {
         setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
-        key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp, load_image_admits_only_what_db_signed,
-        load_image_refuses_what_dbx_lists, setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
+        key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp, an_append_adds_only_signatures_not_there_yet,
+        load_image_admits_only_what_db_signed,
+        load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
+        load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
+        setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
         NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
