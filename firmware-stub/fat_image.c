@@ -446,6 +446,23 @@ struct fat_image *fat_image_build(const struct volume *vol, uint32_t serial, uin
     return img;
 }
 
+uint64_t fat_image_sectors_to_hold(uint64_t file_bytes, unsigned nodes)
+{
+    static const unsigned cluster_sizes[] = { SMALL_CLUSTER, LARGE_CLUSTER };
+    /* Each node an entry with the long-name entries of the longest name,
+     * and a directory with "." and ".."; the root's label. */
+    uint64_t entries = (uint64_t)nodes * (1 + fat_lfn_entries(VOLUME_NAME_MAX) + 2) + 1, most = 0;
+    for (unsigned i = 0; i < sizeof(cluster_sizes) / sizeof(cluster_sizes[0]); i++) {
+        unsigned spc = cluster_sizes[i];
+        /* place() gives each directory and file its own clusters: at most
+         * one more each than their bytes fill. */
+        uint64_t clusters = clusters_of(entries * FAT_DIR_ENTRY_SIZE, spc) + clusters_of(file_bytes, spc) + nodes;
+        uint64_t sectors = total_sectors(clusters, spc);
+        most = sectors > most ? sectors : most;
+    }
+    return most;
+}
+
 uint64_t fat_image_sectors(const struct fat_image *img)
 {
     return img->sectors;
