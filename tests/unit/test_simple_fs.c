@@ -587,6 +587,33 @@ START_TEST(the_host_folder_is_read_beneath_itself)
 }
 END_TEST
 
+/* Linux names FAT cannot hold: a '\\' (the volume's separator) or a
+ * control character. Each is left out, said on a line; the rest of the
+ * folder is served. */
+START_TEST(a_host_name_fat_cannot_hold_is_left_out)
+{
+    char top[] = "/tmp/handover-esp-XXXXXX", p[128], err[256];
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    const char *names[] = { "back\\slash", "new\nline", "tab\there", "kept.txt" };
+    for (unsigned i = 0; i < 4; i++) {
+        snprintf(p, sizeof(p), "%s/%s", top, names[i]);
+        write_host(p, "x");
+    }
+    notes[0] = 0;
+    err[0] = 0;
+    struct volume vol;
+    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    ck_assert_uint_eq(vol.n, 2);
+    ck_assert_int_ge(volume_child(&vol, VOLUME_ROOT, u"kept.txt", 8), 0);
+    ck_assert_ptr_nonnull(strstr(notes, "back\\slash: its name holds a character FAT names cannot hold"));
+    ck_assert_ptr_nonnull(strstr(notes, "new\nline: its name holds a character FAT names cannot hold"));
+    volume_free(&vol);
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *simple_fs_suite(void)
 {
     Suite *s = suite_create("simple_fs");
@@ -607,6 +634,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, file_services_end_with_boot_services);
     tcase_add_test(t, names_are_fat_names);
     tcase_add_test(t, the_host_folder_is_read_beneath_itself);
+    tcase_add_test(t, a_host_name_fat_cannot_hold_is_left_out);
     suite_add_tcase(s, t);
     return s;
 }
