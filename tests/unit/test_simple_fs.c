@@ -528,6 +528,8 @@ START_TEST(the_host_folder_is_read_beneath_itself)
     ck_assert_int_eq(symlink("/etc/passwd", p), 0);           /* leads out: left out */
     snprintf(p, sizeof(p), "%s/fifo", dir);
     ck_assert_int_eq(mkfifo(p, 0600), 0);                      /* never opened */
+    snprintf(p, sizeof(p), "%s/dangling", dir);
+    ck_assert_int_eq(symlink("nothing", p), 0);                /* just before the FIFO, in name order */
     notes[0] = 0;
     struct volume vol;
     ck_assert_int_eq(esp_dir_read(dir, &vol, note, err, sizeof(err)), 0);
@@ -538,6 +540,7 @@ START_TEST(the_host_folder_is_read_beneath_itself)
     ck_assert_ptr_nonnull(strstr(notes, "up: a symlink leading out of the folder: left out"));
     ck_assert_ptr_nonnull(strstr(notes, "abs: a symlink leading out of the folder: left out"));
     ck_assert_ptr_nonnull(strstr(notes, "fifo: not a regular file or a directory: left out"));
+    ck_assert_ptr_nonnull(strstr(notes, "dangling: a dangling symlink: left out"));
     char rel[64];
     snprintf(p, sizeof(p), "%s/EFI/app.efi", dir);
     ck_assert_int_eq(esp_dir_image_path(dir, p, rel, sizeof(rel)), 0);
