@@ -265,12 +265,17 @@ int volume_set_size(struct volume *vol, unsigned node, uint64_t size)
     return size == vol->node[node].size ? 0 : own_data(vol, &vol->node[node], size);
 }
 
-int volume_rename(struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len)
+bool volume_may_rename(const struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len)
 {
     if (node == VOLUME_ROOT || node >= vol->n || !volume_name_valid(name, name_len))
-        return -1;
+        return false;
     long other = volume_child(vol, vol->node[node].parent, name, name_len);
-    if (other >= 0 && (unsigned)other != node)
+    return other < 0 || (unsigned)other == node;
+}
+
+int volume_rename(struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len)
+{
+    if (!volume_may_rename(vol, node, name, name_len))
         return -1;
     uint16_t *copy = copy_name(name, name_len);
     if (!copy)

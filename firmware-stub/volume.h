@@ -96,7 +96,9 @@ long volume_next_child(const struct volume *vol, unsigned dir, unsigned after);
  * runs out. */
 int volume_write(struct volume *vol, unsigned node, uint64_t pos, const uint8_t *buf, uint64_t len);
 int volume_set_size(struct volume *vol, unsigned node, uint64_t size);
-/* A new name (in the same directory); -1 if a sibling has it or it is invalid. */
+/* A new name (in the same directory); -1 if a sibling has it or it is
+ * invalid (volume_may_rename false), or memory runs out. */
+bool volume_may_rename(const struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len);
 int volume_rename(struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len);
 /* Delete a file or an empty directory (not the root); -1 otherwise. */
 int volume_delete(struct volume *vol, unsigned node);

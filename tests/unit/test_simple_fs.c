@@ -405,6 +405,29 @@ START_TEST(set_info_resizes_and_renames_within_bounds)
 }
 END_TEST
 
+/* SetInfo that asks for a new name and a size past the overlay, or a
+ * new size and a name a sibling has, fails whole: neither the name nor
+ * the size changes. */
+START_TEST(a_refused_set_info_changes_nothing)
+{
+    uint64_t root = open_root(), f = open_ok(root, "hello.txt", MODE_RW), size_p = put_u64(0x100), got;
+    uint64_t info = scratch(0x100), info_g = put_guid(GUID_FILE_INFO);
+    ck_assert_uint_eq(CALL(F(GET_INFO), f, info_g, size_p, info), EFI_SUCCESS);
+    memcpy(hp(info + INFO_NAME), hp(put_ucs2("renamed.txt")), 2 * 12);
+    wr64(info, INFO_NAME + 2 * 12);
+    wr64(info + 8, VOLUME_OVERLAY_MAX + 1);
+    ck_assert_uint_eq(CALL(F(SET_INFO), f, info_g, INFO_NAME + 2 * 12, info), EFI_VOLUME_FULL);
+    ck_assert_uint_eq(open_at(root, "renamed.txt", MODE_READ, 0, &got), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "hello.txt", MODE_READ, 0, &got), EFI_SUCCESS);
+    memcpy(hp(info + INFO_NAME), hp(put_ucs2("loader")), 2 * 7);    /* a directory's name */
+    wr64(info, INFO_NAME + 2 * 7);
+    wr64(info + 8, 5);
+    ck_assert_uint_eq(CALL(F(SET_INFO), f, info_g, INFO_NAME + 2 * 7, info), EFI_ACCESS_DENIED);
+    read_file(open_ok(root, "hello.txt", MODE_READ), 100, &got, EFI_SUCCESS);
+    ck_assert_uint_eq(got, strlen(hello));
+}
+END_TEST
+
 START_TEST(hostile_pointers_are_refused)
 {
     uint64_t root = open_root(), f;
@@ -630,6 +653,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, the_volume_describes_itself);
     tcase_add_test(t, writes_go_to_the_overlay);
     tcase_add_test(t, set_info_resizes_and_renames_within_bounds);
+    tcase_add_test(t, a_refused_set_info_changes_nothing);
     tcase_add_test(t, hostile_pointers_are_refused);
     tcase_add_test(t, every_handle_open_is_out_of_resources);
     tcase_add_test(t, a_read_fails_on_purpose);
