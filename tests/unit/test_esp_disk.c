@@ -693,6 +693,31 @@ START_TEST(every_volume_within_the_bounds_keeps_the_partition_size)
 }
 END_TEST
 
+/* A size asked for just under fatgen103's bound of 512-byte clusters
+ * (260 MB, 532480 sectors) comes out past it, rounded up to whole tracks:
+ * asked for again, that size gives the same file system, not one of
+ * 4 KiB clusters of another size. */
+START_TEST(a_size_at_the_cluster_sizes_bound_is_the_same_built_again)
+{
+    struct volume empty;
+    ck_assert_int_eq(volume_init(&empty, MTIME), 0);
+    for (uint64_t min = 532480 - 70; min <= 532480; min++) {
+        struct esp_disk *a = esp_disk_build(&empty, &partition_guid, min);
+        ck_assert_ptr_nonnull(a);
+        struct esp_disk *b = esp_disk_build(&empty, &partition_guid, esp_disk_partition_blocks(a));
+        ck_assert_ptr_nonnull(b);
+        ck_assert_uint_eq(esp_disk_partition_blocks(b), esp_disk_partition_blocks(a));
+        uint8_t boot_a[BLOCK], boot_b[BLOCK];
+        esp_disk_read(a, PART_OFF, boot_a, BLOCK);
+        esp_disk_read(b, PART_OFF, boot_b, BLOCK);
+        ck_assert_uint_eq(boot_b[13], boot_a[13]);   /* BPB_SecPerClus */
+        esp_disk_free(a);
+        esp_disk_free(b);
+    }
+    volume_free(&empty);
+}
+END_TEST
+
 START_TEST(what_fat_cannot_hold_is_refused)
 {
     /* A directory of more than 65536 entries: 4095 names of 21 entries each. */
@@ -737,6 +762,7 @@ Suite *esp_disk_suite(void)
     tcase_add_test(t, short_names_and_long_name_entries);
     tcase_add_test(t, a_volume_at_every_bound_builds);
     tcase_add_test(t, every_volume_within_the_bounds_keeps_the_partition_size);
+    tcase_add_test(t, a_size_at_the_cluster_sizes_bound_is_the_same_built_again);
     tcase_add_test(t, what_fat_cannot_hold_is_refused);
     suite_add_tcase(s, t);
     return s;
