@@ -127,6 +127,13 @@ struct esp_disk *esp_disk_build(const struct volume *vol, const efi_guid_t *part
     return d;
 }
 
+_Static_assert(FAT_IMAGE_SECTOR_SIZE == BLOCK, "a partition block is a file system sector");
+
+uint64_t esp_disk_partition_blocks_to_hold(uint64_t file_bytes, unsigned nodes)
+{
+    return fat_image_sectors_to_hold(file_bytes, nodes);
+}
+
 uint64_t esp_disk_blocks(const struct esp_disk *d)
 {
     return d->blocks;

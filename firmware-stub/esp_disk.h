@@ -25,6 +25,11 @@ struct esp_disk;
  * same bytes. */
 struct esp_disk *esp_disk_build(const struct volume *vol, const efi_guid_t *partition_guid,
                                 uint64_t min_partition_blocks);
+/* A min_partition_blocks that every volume of at most nodes nodes whose
+ * files come to at most file_bytes is built to (fat_image.h's
+ * fat_image_sectors_to_hold): what the guest writes, within those bounds,
+ * never moves the partition's end. */
+uint64_t esp_disk_partition_blocks_to_hold(uint64_t file_bytes, unsigned nodes);
 uint64_t esp_disk_blocks(const struct esp_disk *d);            /* the whole disk, in ESP_DISK_BLOCK_SIZE blocks */
 uint64_t esp_disk_partition_blocks(const struct esp_disk *d);  /* the partition's */
 /* len bytes at byte offset off of the whole disk into buf; the caller keeps off + len <= blocks * 512. */

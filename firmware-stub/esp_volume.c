@@ -125,11 +125,14 @@ static struct fw_esp *esp_new(struct firmware *fw, const struct volume *base)
         return NULL;
     }
     esp->page = page;
-    /* The partition as big as the volume may grow (fw_esp_volume_bytes), and
+    /* The partition as big as the volume may grow (the host's files, the
+     * overlay, as many entries as a volume holds, laid out as FAT), and
      * then always that size: its hard-drive node must keep matching the
      * GPT entry when the disk is built again. */
     const efi_guid_t signature = ESP_PARTITION_GUID;
-    esp->disk = esp_disk_build(&esp->vol, &signature, fw_esp_volume_bytes(&esp->vol) / ESP_DISK_BLOCK_SIZE);
+    esp->disk = esp_disk_build(&esp->vol, &signature,
+                               esp_disk_partition_blocks_to_hold(esp->vol.base_bytes + VOLUME_OVERLAY_MAX,
+                                                                 VOLUME_NODES_MAX));
     esp->has_disk = esp->disk;
     esp->partition_blocks = esp->disk ? esp_disk_partition_blocks(esp->disk) : fw_esp_volume_bytes(&esp->vol) / ESP_DISK_BLOCK_SIZE;
     return esp;

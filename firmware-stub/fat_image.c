@@ -185,6 +185,27 @@ static uint64_t total_sectors(uint64_t clusters, unsigned spc)
     return RESERVED_SECTORS + NUM_FATS * fat_sectors_for(clusters, spc) + clusters * spc;
 }
 
+/* The clusters of a file system of clusters of spc sectors holding used
+ * of them, at least min_sectors long: the fewest that make min_sectors
+ * (the total only grows with n), then a whole number of tracks: the total
+ * grows with n (the FAT only now and then), so a few more clusters reach
+ * one. A size this gave, asked for again, gives the same n. More than
+ * FAT32_MAX_CLUSTERS if none do. */
+static uint64_t clusters_for(uint64_t min_sectors, uint64_t used, unsigned spc)
+{
+    uint64_t n = used > FAT32_MIN_CLUSTERS ? used : FAT32_MIN_CLUSTERS;
+    for (uint64_t hi = FAT32_MAX_CLUSTERS + 1; n < hi;) {
+        uint64_t mid = n + (hi - n) / 2;
+        if (total_sectors(mid, spc) >= min_sectors)
+            hi = mid;
+        else
+            n = mid + 1;
+    }
+    while (n <= FAT32_MAX_CLUSTERS && total_sectors(n, spc) % SECTORS_PER_TRACK)
+        n++;
+    return n;
+}
+
 /* The cluster size, the clusters and every node's first one; -1 when a
  * file or the whole does not fit FAT32. */
 static int place(struct layout *l)
@@ -195,27 +216,16 @@ static int place(struct layout *l)
             return -1;
     if (l->min_sectors > UINT32_MAX)
         return -1;
+    /* 512-byte clusters when the file system they make, tracks and all,
+     * is within SMALL_SECTORS: decided on the size that comes out, so
+     * that this size asked for again decides the same. */
     l->spc = SMALL_CLUSTER;
-    uint64_t used = clusters_needed(l, l->spc);
-    if (total_sectors(used > FAT32_MIN_CLUSTERS ? used : FAT32_MIN_CLUSTERS, l->spc) > SMALL_SECTORS ||
-        l->min_sectors > SMALL_SECTORS) {
+    uint64_t used = clusters_needed(l, l->spc), n = clusters_for(l->min_sectors, used, l->spc);
+    if (n > FAT32_MAX_CLUSTERS || total_sectors(n, l->spc) > SMALL_SECTORS) {
         l->spc = LARGE_CLUSTER;
         used = clusters_needed(l, l->spc);
+        n = clusters_for(l->min_sectors, used, l->spc);
     }
-    uint64_t n = used > FAT32_MIN_CLUSTERS ? used : FAT32_MIN_CLUSTERS;
-    /* The fewest clusters that make min_sectors (the total only grows with
-     * n), then a whole number of tracks: the total grows with n (the FAT
-     * only now and then), so a few more clusters reach one. A size this
-     * gave, asked for again, gives the same n. */
-    for (uint64_t hi = FAT32_MAX_CLUSTERS + 1; n < hi;) {
-        uint64_t mid = n + (hi - n) / 2;
-        if (total_sectors(mid, l->spc) >= l->min_sectors)
-            hi = mid;
-        else
-            n = mid + 1;
-    }
-    while (n <= FAT32_MAX_CLUSTERS && total_sectors(n, l->spc) % SECTORS_PER_TRACK)
-        n++;
     if (n > FAT32_MAX_CLUSTERS || total_sectors(n, l->spc) > UINT32_MAX)
         return -1;
     l->clusters_used = used;
@@ -444,6 +454,23 @@ struct fat_image *fat_image_build(const struct volume *vol, uint32_t serial, uin
         return NULL;
     }
     return img;
+}
+
+uint64_t fat_image_sectors_to_hold(uint64_t file_bytes, unsigned nodes)
+{
+    static const unsigned cluster_sizes[] = { SMALL_CLUSTER, LARGE_CLUSTER };
+    /* Each node an entry with the long-name entries of the longest name,
+     * and a directory with "." and ".."; the root's label. */
+    uint64_t entries = (uint64_t)nodes * (1 + fat_lfn_entries(VOLUME_NAME_MAX) + 2) + 1, most = 0;
+    for (unsigned i = 0; i < sizeof(cluster_sizes) / sizeof(cluster_sizes[0]); i++) {
+        unsigned spc = cluster_sizes[i];
+        /* place() gives each directory and file its own clusters: at most
+         * one more each than their bytes fill. */
+        uint64_t clusters = clusters_of(entries * FAT_DIR_ENTRY_SIZE, spc) + clusters_of(file_bytes, spc) + nodes;
+        uint64_t sectors = total_sectors(clusters, spc);
+        most = sectors > most ? sectors : most;
+    }
+    return most;
 }
 
 uint64_t fat_image_sectors(const struct fat_image *img)

@@ -24,6 +24,12 @@ struct fat_image;
  * FAT (a directory of more than 65536 entries, a file of 4 GiB). */
 struct fat_image *fat_image_build(const struct volume *vol, uint32_t serial, uint32_t hidden_sectors,
                                   uint64_t min_sectors);
+/* A min_sectors with which every tree of at most nodes nodes (the root
+ * included, names of at most VOLUME_NAME_MAX characters) whose files come
+ * to at most file_bytes builds to one and the same size: room for each
+ * file and directory rounded up to whole clusters, every name's long-name
+ * entries and the FATs, at either cluster size. */
+uint64_t fat_image_sectors_to_hold(uint64_t file_bytes, unsigned nodes);
 /* Its size in FAT_IMAGE_SECTOR_SIZE sectors. */
 uint64_t fat_image_sectors(const struct fat_image *img);
 /* len bytes at byte offset off into buf; the caller keeps off + len within

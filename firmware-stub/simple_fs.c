@@ -409,10 +409,12 @@ static efi_status_t set_file_info(struct volume *vol, const struct fw_file *f, c
     for (unsigned i = 0; renamed && i < name_len; i++)
         if (name[i] == u'\\')
             return EFI_UNSUPPORTED;   /* a move to another directory is not served */
-    if (renamed && volume_rename(vol, f->node, name, name_len))
+    if (renamed && !volume_may_rename(vol, f->node, name, name_len))
         return EFI_ACCESS_DENIED;
     if (resized && volume_set_size(vol, f->node, file_size))
         return EFI_VOLUME_FULL;
+    if (renamed && volume_rename(vol, f->node, name, name_len))
+        return EFI_OUT_OF_RESOURCES;   /* the name checked: only host memory is left to fail it */
     n->attribute = attribute;
     return EFI_SUCCESS;
 }
@@ -437,7 +439,9 @@ static efi_status_t file_set_info(struct firmware *fw, const struct guest_view *
             : set_label(vol, info + FILE_SYSTEM_INFO_SIZE, size - FILE_SYSTEM_INFO_SIZE);
     else if (guid_equal(&g, &GUID_FILE_SYSTEM_VOLUME_LABEL))
         s = set_label(vol, info, size);
-    if (s == EFI_SUCCESS)
+    /* Out of resources: set_file_info may have resized (and moved) the
+     * file's data before the rename failed, and the disk reads it. */
+    if (s == EFI_SUCCESS || s == EFI_OUT_OF_RESOURCES)
         volume_changed(fw);
     return s;
 }

@@ -32,6 +32,16 @@ static bool same_name(const uint16_t *a, const uint16_t *b, unsigned b_len)
 static bool dot(const uint16_t *s, unsigned n) { return n == 1 && s[0] == '.'; }
 static bool dotdot(const uint16_t *s, unsigned n) { return n == 2 && s[0] == '.' && s[1] == '.'; }
 
+bool volume_name_valid(const uint16_t *name, unsigned len)
+{
+    if (!len || len > VOLUME_NAME_MAX || dot(name, len) || dotdot(name, len))
+        return false;
+    for (unsigned i = 0; i < len; i++)
+        if (name[i] < 0x20 || name[i] == SEPARATOR || name[i] == '/')
+            return false;
+    return true;
+}
+
 static uint16_t *copy_name(const uint16_t *name, unsigned len)
 {
     uint16_t *s = malloc(2 * ((size_t)len + 1));
@@ -132,13 +142,10 @@ long volume_child(const struct volume *vol, unsigned dir, const uint16_t *name, 
 long volume_add(struct volume *vol, unsigned parent, const uint16_t *name, unsigned name_len, bool dir,
                 uint8_t *data, uint64_t size, int64_t mtime)
 {
-    if (parent >= vol->n || !vol->node[parent].dir || vol->node[parent].deleted || !name_len ||
-        name_len > VOLUME_NAME_MAX || dot(name, name_len) || dotdot(name, name_len) || size > VOLUME_FILE_MAX ||
-        (dir && size) || vol->n >= VOLUME_NODES_MAX || volume_child(vol, parent, name, name_len) >= 0)
+    if (parent >= vol->n || !vol->node[parent].dir || vol->node[parent].deleted ||
+        !volume_name_valid(name, name_len) || size > VOLUME_FILE_MAX || (dir && size) ||
+        vol->n >= VOLUME_NODES_MAX || volume_child(vol, parent, name, name_len) >= 0)
         return -1;
-    for (unsigned i = 0; i < name_len; i++)
-        if (name[i] < 0x20 || name[i] == SEPARATOR || name[i] == '/')
-            return -1;
     if (vol->n == vol->cap) {
         unsigned cap = 2 * vol->cap;
         struct volume_node *node = realloc(vol->node, cap * sizeof(*node));
@@ -258,16 +265,17 @@ int volume_set_size(struct volume *vol, unsigned node, uint64_t size)
     return size == vol->node[node].size ? 0 : own_data(vol, &vol->node[node], size);
 }
 
+bool volume_may_rename(const struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len)
+{
+    if (node == VOLUME_ROOT || node >= vol->n || !volume_name_valid(name, name_len))
+        return false;
+    long other = volume_child(vol, vol->node[node].parent, name, name_len);
+    return other < 0 || (unsigned)other == node;
+}
+
 int volume_rename(struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len)
 {
-    if (node == VOLUME_ROOT || node >= vol->n || !name_len || name_len > VOLUME_NAME_MAX || dot(name, name_len) ||
-        dotdot(name, name_len))
-        return -1;
-    for (unsigned i = 0; i < name_len; i++)
-        if (name[i] < 0x20 || name[i] == SEPARATOR || name[i] == '/')
-            return -1;
-    long other = volume_child(vol, vol->node[node].parent, name, name_len);
-    if (other >= 0 && (unsigned)other != node)
+    if (!volume_may_rename(vol, node, name, name_len))
         return -1;
     uint16_t *copy = copy_name(name, name_len);
     if (!copy)

@@ -75,10 +75,10 @@ int volume_copy(struct volume *dst, const struct volume *src);
 /* Host memory a copy holds besides the base data. */
 uint64_t volume_copy_bytes(const struct volume *vol);
 
-/* Add a child of the directory parent (a name of at most VOLUME_NAME_MAX
- * characters, not "." or "..", none of its siblings' names however
- * cased). A file's data is taken over: owned by the base volume, or by a
- * copy as overlay data. The node's index, or -1. */
+/* Add a child of the directory parent (a name volume_name_valid takes,
+ * none of its siblings' names however cased). A file's data is taken
+ * over: owned by the base volume, or by a copy as overlay data. The
+ * node's index, or -1. */
 long volume_add(struct volume *vol, unsigned parent, const uint16_t *name, unsigned name_len, bool dir,
                 uint8_t *data, uint64_t size, int64_t mtime);
 /* The child of dir named name (name_len characters), or -1. */
@@ -96,10 +96,16 @@ long volume_next_child(const struct volume *vol, unsigned dir, unsigned after);
  * runs out. */
 int volume_write(struct volume *vol, unsigned node, uint64_t pos, const uint8_t *buf, uint64_t len);
 int volume_set_size(struct volume *vol, unsigned node, uint64_t size);
-/* A new name (in the same directory); -1 if a sibling has it or it is invalid. */
+/* A new name (in the same directory); -1 if a sibling has it or it is
+ * invalid (volume_may_rename false), or memory runs out. */
+bool volume_may_rename(const struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len);
 int volume_rename(struct volume *vol, unsigned node, const uint16_t *name, unsigned name_len);
 /* Delete a file or an empty directory (not the root); -1 otherwise. */
 int volume_delete(struct volume *vol, unsigned node);
+/* Whether a volume may hold the name (len characters): 1 to
+ * VOLUME_NAME_MAX of them, not "." or "..", no control character, '\' or
+ * '/' (none of which FAT's long names may hold either). */
+bool volume_name_valid(const uint16_t *name, unsigned len);
 /* Characters of a NUL-terminated UCS-2 string. */
 unsigned volume_name_len(const uint16_t *s);
 

@@ -8,7 +8,9 @@
  * CRC-32s, each other's LBAs); building again gives the same bytes; reads
  * at any offset and length inside the disk equal the same bytes read
  * whole; a file's bytes appear in the partition (its first 16 bytes, when
- * a file has that many of its own).
+ * a file has that many of its own); built to the size that holds any
+ * volume of its nodes and bytes (esp_disk_partition_blocks_to_hold), it is
+ * the size an empty volume is built to.
  *
  * Input format (missing bytes are zeros):
  *   min_blocks u32 (its low 22 bits: the partition's least size), label
@@ -139,6 +141,27 @@ static void check_file(const struct esp_disk *d, const struct volume *vol)
     }
 }
 
+/* Built to the partition size that holds any volume of as many nodes and
+ * file bytes, the volume's disk is the empty volume's size. */
+static void check_hold(const struct volume *vol, const efi_guid_t *guid)
+{
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < vol->n; i++)
+        if (!vol->node[i].dir && !vol->node[i].deleted)
+            bytes += vol->node[i].size;
+    uint64_t hold = esp_disk_partition_blocks_to_hold(bytes, vol->n);
+    struct volume empty;
+    if (volume_init(&empty, 0))
+        abort();
+    struct esp_disk *d = esp_disk_build(vol, guid, hold), *e = esp_disk_build(&empty, guid, hold);
+    CHECK(e);
+    if (d)
+        CHECK(esp_disk_partition_blocks(d) == esp_disk_partition_blocks(e));
+    esp_disk_free(d);
+    esp_disk_free(e);
+    volume_free(&empty);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fuzz_in in = { data, size };
@@ -183,6 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(again);
         check_disk(d, again, min_blocks, reads, nreads);
         check_file(d, &vol);
+        check_hold(&vol, &guid);
         esp_disk_free(again);
     }
     esp_disk_free(d);

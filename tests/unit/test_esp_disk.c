@@ -625,6 +625,99 @@ START_TEST(a_volume_at_every_bound_builds)
 }
 END_TEST
 
+/* The partition a volume's disk is built to (esp_volume.c asks for the
+ * host's files and the overlay) holds whatever the guest makes of it
+ * within the bounds: the worst of them, VOLUME_NODES_MAX entries of the
+ * longest names as directories and files of one byte (a cluster's slack
+ * each) and the rest of file_bytes in files of an odd size, builds to the
+ * size an empty volume does, at either cluster size. */
+START_TEST(every_volume_within_the_bounds_keeps_the_partition_size)
+{
+    const uint8_t *zeros = mmap(NULL, VOLUME_FILE_MAX, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ck_assert_ptr_ne(zeros, MAP_FAILED);
+    const uint64_t totals[] = { VOLUME_OVERLAY_MAX, VOLUME_BASE_MAX + VOLUME_OVERLAY_MAX };
+    for (unsigned t = 0; t < 2; t++) {
+        uint64_t hold = esp_disk_partition_blocks_to_hold(totals[t], VOLUME_NODES_MAX);
+        struct volume full, empty;
+        ck_assert_int_eq(volume_init(&full, MTIME), 0);
+        ck_assert_int_eq(volume_init(&empty, MTIME), 0);
+        unsigned dirs[VOLUME_DEPTH_MAX + 1] = { VOLUME_ROOT }, huge = 0;
+        uint16_t name[VOLUME_NAME_MAX];
+        for (unsigned i = 1; i <= VOLUME_DEPTH_MAX; i++) {
+            long_name(name, i);
+            long d = volume_add(&full, dirs[i - 1], name, VOLUME_NAME_MAX, true, NULL, 0, MTIME);
+            ck_assert_int_ge(d, 0);
+            dirs[i] = (unsigned)d;
+        }
+        uint64_t left = totals[t] - (VOLUME_NODES_MAX - full.n);   /* one byte for each node yet to come */
+        for (unsigned i = 0; full.n < VOLUME_NODES_MAX; i++) {
+            long_name(name, 100 + i);
+            uint64_t size = 1;
+            if (left > 1) {
+                size = left < VOLUME_FILE_MAX - 1 ? left : VOLUME_FILE_MAX - 1;
+                left -= size - 1;
+            }
+            uint8_t *data = size == 1 ? malloc(1) : NULL;
+            long f = volume_add(&full, dirs[i % (VOLUME_DEPTH_MAX + 1)], name, VOLUME_NAME_MAX, false, data,
+                                data ? 1 : 0, MTIME);
+            ck_assert_int_ge(f, 0);
+            if (!data) {
+                full.node[f].data = zeros;
+                full.node[f].size = size;
+                huge++;
+            }
+        }
+        ck_assert_uint_gt(huge, 0);
+        ck_assert_uint_eq(left, 1);
+        struct esp_disk *a = esp_disk_build(&full, &partition_guid, hold);
+        struct esp_disk *b = esp_disk_build(&empty, &partition_guid, hold);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_uint_eq(esp_disk_partition_blocks(a), esp_disk_partition_blocks(b));
+        if (t == 0) {   /* a small folder's partition, as handover serves it */
+            need_tool("fsck.fat", "dosfstools");
+            write_image(a, part_file, PART_OFF, esp_disk_partition_blocks(a) * BLOCK);
+            char cmd[256];
+            snprintf(cmd, sizeof(cmd), PATH_SBIN "fsck.fat -n %s", part_file);
+            ck_assert_msg(run(cmd, true, NULL) == 0, "fsck.fat: %s", out);
+        }
+        esp_disk_free(a);
+        esp_disk_free(b);
+        for (unsigned i = 0; i < full.n; i++)
+            if (full.node[i].data == zeros)
+                full.node[i].data = NULL;
+        volume_free(&full);
+        volume_free(&empty);
+    }
+    munmap((void *)zeros, VOLUME_FILE_MAX);
+}
+END_TEST
+
+/* A size asked for just under fatgen103's bound of 512-byte clusters
+ * (260 MB, 532480 sectors) comes out past it, rounded up to whole tracks:
+ * asked for again, that size gives the same file system, not one of
+ * 4 KiB clusters of another size. */
+START_TEST(a_size_at_the_cluster_sizes_bound_is_the_same_built_again)
+{
+    struct volume empty;
+    ck_assert_int_eq(volume_init(&empty, MTIME), 0);
+    for (uint64_t min = 532480 - 70; min <= 532480; min++) {
+        struct esp_disk *a = esp_disk_build(&empty, &partition_guid, min);
+        ck_assert_ptr_nonnull(a);
+        struct esp_disk *b = esp_disk_build(&empty, &partition_guid, esp_disk_partition_blocks(a));
+        ck_assert_ptr_nonnull(b);
+        ck_assert_uint_eq(esp_disk_partition_blocks(b), esp_disk_partition_blocks(a));
+        uint8_t boot_a[BLOCK], boot_b[BLOCK];
+        esp_disk_read(a, PART_OFF, boot_a, BLOCK);
+        esp_disk_read(b, PART_OFF, boot_b, BLOCK);
+        ck_assert_uint_eq(boot_b[13], boot_a[13]);   /* BPB_SecPerClus */
+        esp_disk_free(a);
+        esp_disk_free(b);
+    }
+    volume_free(&empty);
+}
+END_TEST
+
 START_TEST(what_fat_cannot_hold_is_refused)
 {
     /* A directory of more than 65536 entries: 4095 names of 21 entries each. */
@@ -668,6 +761,8 @@ Suite *esp_disk_suite(void)
     tcase_add_test(t, the_same_volume_gives_the_same_bytes);
     tcase_add_test(t, short_names_and_long_name_entries);
     tcase_add_test(t, a_volume_at_every_bound_builds);
+    tcase_add_test(t, every_volume_within_the_bounds_keeps_the_partition_size);
+    tcase_add_test(t, a_size_at_the_cluster_sizes_bound_is_the_same_built_again);
     tcase_add_test(t, what_fat_cannot_hold_is_refused);
     suite_add_tcase(s, t);
     return s;

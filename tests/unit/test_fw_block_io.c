@@ -192,6 +192,35 @@ START_TEST(the_disk_shows_the_guests_writes)
 }
 END_TEST
 
+/* The guest may fill the overlay (EFI_FILE_SYSTEM_INFO's FreeSpace): a
+ * file of all of it, the FAT's clusters, tables and directory entries
+ * around it, still fits the partition the hard-drive node and the media
+ * gave when the disk is built again. */
+START_TEST(a_full_overlay_keeps_the_partition_size)
+{
+    attach();
+    uint64_t disk, part;
+    efi_status_t s;
+    block_handles(&disk, &part);
+    uint64_t bio = interface_of(part, GUID_BLOCK_IO, &s), dbio = interface_of(disk, GUID_BLOCK_IO, &s);
+    uint64_t hd_blocks = rd64(interface_of(part, GUID_DEVICE_PATH, &s) + 20 + 16);
+    uint64_t disk_blocks = rd64(rd64(dbio + 8) + 24) + 1;
+    uint64_t sfs = interface_of(part, GUID_SIMPLE_FILE_SYSTEM, &s), root_p = put_u64(0), f_p = put_u64(0);
+    ck_assert_uint_eq(CALL(FW_ID_FILE_SYSTEM, sfs, root_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(F(OPEN), rd64(root_p), f_p, put_ucs2("full.bin"), MODE_CREATE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(F(SET_POSITION), rd64(f_p), VOLUME_OVERLAY_MAX - 1), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(F(WRITE), rd64(f_p), put_u64(1), put("!", 1)), EFI_SUCCESS);
+    uint64_t entry = scratch(BLOCK), header = scratch(BLOCK);
+    ck_assert_uint_eq(read_blocks(dbio, 2, BLOCK, entry), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(entry + 40), ESP_DISK_PARTITION_START + hd_blocks - 1);
+    ck_assert_uint_eq(read_blocks(dbio, 1, BLOCK, header), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(header + 32), disk_blocks - 1);              /* AlternateLBA: the same last block */
+    ck_assert_uint_eq(read_blocks(bio, hd_blocks - 1, BLOCK, header), EFI_SUCCESS);
+    ck_assert_uint_eq(read_blocks(bio, hd_blocks, BLOCK, header), EFI_INVALID_PARAMETER);
+    detach();
+}
+END_TEST
+
 START_TEST(a_read_fails_on_purpose)
 {
     uint64_t bio = attached_block_io(false), buf = scratch(BLOCK);
@@ -208,6 +237,6 @@ Suite *fw_block_io_suite(void)
     Suite *s = suite_create("fw_block_io");
     fw_add_tcase(s, "block_io", (const TTest *const[]){
         the_disk_and_its_partition_are_what_grub_looks_for, bad_transfers_are_refused_and_writes_are_protected,
-        the_disk_shows_the_guests_writes, a_read_fails_on_purpose, NULL });
+        the_disk_shows_the_guests_writes, a_full_overlay_keeps_the_partition_size, a_read_fails_on_purpose, NULL });
     return s;
 }

@@ -405,6 +405,29 @@ START_TEST(set_info_resizes_and_renames_within_bounds)
 }
 END_TEST
 
+/* SetInfo that asks for a new name and a size past the overlay, or a
+ * new size and a name a sibling has, fails whole: neither the name nor
+ * the size changes. */
+START_TEST(a_refused_set_info_changes_nothing)
+{
+    uint64_t root = open_root(), f = open_ok(root, "hello.txt", MODE_RW), size_p = put_u64(0x100), got;
+    uint64_t info = scratch(0x100), info_g = put_guid(GUID_FILE_INFO);
+    ck_assert_uint_eq(CALL(F(GET_INFO), f, info_g, size_p, info), EFI_SUCCESS);
+    memcpy(hp(info + INFO_NAME), hp(put_ucs2("renamed.txt")), 2 * 12);
+    wr64(info, INFO_NAME + 2 * 12);
+    wr64(info + 8, VOLUME_OVERLAY_MAX + 1);
+    ck_assert_uint_eq(CALL(F(SET_INFO), f, info_g, INFO_NAME + 2 * 12, info), EFI_VOLUME_FULL);
+    ck_assert_uint_eq(open_at(root, "renamed.txt", MODE_READ, 0, &got), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "hello.txt", MODE_READ, 0, &got), EFI_SUCCESS);
+    memcpy(hp(info + INFO_NAME), hp(put_ucs2("loader")), 2 * 7);    /* a directory's name */
+    wr64(info, INFO_NAME + 2 * 7);
+    wr64(info + 8, 5);
+    ck_assert_uint_eq(CALL(F(SET_INFO), f, info_g, INFO_NAME + 2 * 7, info), EFI_ACCESS_DENIED);
+    read_file(open_ok(root, "hello.txt", MODE_READ), 100, &got, EFI_SUCCESS);
+    ck_assert_uint_eq(got, strlen(hello));
+}
+END_TEST
+
 START_TEST(hostile_pointers_are_refused)
 {
     uint64_t root = open_root(), f;
@@ -528,6 +551,8 @@ START_TEST(the_host_folder_is_read_beneath_itself)
     ck_assert_int_eq(symlink("/etc/passwd", p), 0);           /* leads out: left out */
     snprintf(p, sizeof(p), "%s/fifo", dir);
     ck_assert_int_eq(mkfifo(p, 0600), 0);                      /* never opened */
+    snprintf(p, sizeof(p), "%s/dangling", dir);
+    ck_assert_int_eq(symlink("nothing", p), 0);                /* just before the FIFO, in name order */
     notes[0] = 0;
     struct volume vol;
     ck_assert_int_eq(esp_dir_read(dir, &vol, note, err, sizeof(err)), 0);
@@ -538,6 +563,7 @@ START_TEST(the_host_folder_is_read_beneath_itself)
     ck_assert_ptr_nonnull(strstr(notes, "up: a symlink leading out of the folder: left out"));
     ck_assert_ptr_nonnull(strstr(notes, "abs: a symlink leading out of the folder: left out"));
     ck_assert_ptr_nonnull(strstr(notes, "fifo: not a regular file or a directory: left out"));
+    ck_assert_ptr_nonnull(strstr(notes, "dangling: a dangling symlink: left out"));
     char rel[64];
     snprintf(p, sizeof(p), "%s/EFI/app.efi", dir);
     ck_assert_int_eq(esp_dir_image_path(dir, p, rel, sizeof(rel)), 0);
@@ -587,6 +613,33 @@ START_TEST(the_host_folder_is_read_beneath_itself)
 }
 END_TEST
 
+/* Linux names FAT cannot hold: a '\\' (the volume's separator) or a
+ * control character. Each is left out, said on a line; the rest of the
+ * folder is served. */
+START_TEST(a_host_name_fat_cannot_hold_is_left_out)
+{
+    char top[] = "/tmp/handover-esp-XXXXXX", p[128], err[256];
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    const char *names[] = { "back\\slash", "new\nline", "tab\there", "kept.txt" };
+    for (unsigned i = 0; i < 4; i++) {
+        snprintf(p, sizeof(p), "%s/%s", top, names[i]);
+        write_host(p, "x");
+    }
+    notes[0] = 0;
+    err[0] = 0;
+    struct volume vol;
+    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    ck_assert_uint_eq(vol.n, 2);
+    ck_assert_int_ge(volume_child(&vol, VOLUME_ROOT, u"kept.txt", 8), 0);
+    ck_assert_ptr_nonnull(strstr(notes, "back\\slash: its name holds a character FAT names cannot hold"));
+    ck_assert_ptr_nonnull(strstr(notes, "new\nline: its name holds a character FAT names cannot hold"));
+    volume_free(&vol);
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *simple_fs_suite(void)
 {
     Suite *s = suite_create("simple_fs");
@@ -600,6 +653,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, the_volume_describes_itself);
     tcase_add_test(t, writes_go_to_the_overlay);
     tcase_add_test(t, set_info_resizes_and_renames_within_bounds);
+    tcase_add_test(t, a_refused_set_info_changes_nothing);
     tcase_add_test(t, hostile_pointers_are_refused);
     tcase_add_test(t, every_handle_open_is_out_of_resources);
     tcase_add_test(t, a_read_fails_on_purpose);
@@ -607,6 +661,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, file_services_end_with_boot_services);
     tcase_add_test(t, names_are_fat_names);
     tcase_add_test(t, the_host_folder_is_read_beneath_itself);
+    tcase_add_test(t, a_host_name_fat_cannot_hold_is_left_out);
     suite_add_tcase(s, t);
     return s;
 }

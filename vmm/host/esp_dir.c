@@ -157,10 +157,18 @@ static int read_entry(struct reader *r, const char *rel, const char *name, unsig
         left_out(r, rel, "its name is not UTF-8 of at most 255 UCS-2 characters");
         return 0;
     }
+    if (!volume_name_valid(uname, (unsigned)ulen)) {
+        left_out(r, rel, "its name holds a character FAT names cannot hold (a control character or '\\')");
+        return 0;
+    }
     /* The type of what the path leads to (a symlink followed), checked
      * before anything is opened: a device node never is. */
-    if (fstatat(r->root, rel, &st, 0) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
-        left_out(r, rel, errno == ENOENT ? "a dangling symlink" : "not a regular file or a directory");
+    if (fstatat(r->root, rel, &st, 0)) {
+        left_out(r, rel, errno == ENOENT ? "a dangling symlink" : strerror(errno));
+        return 0;
+    }
+    if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+        left_out(r, rel, "not a regular file or a directory");
         return 0;
     }
     int fd = open_beneath(r->root, rel, S_ISDIR(st.st_mode) ? O_DIRECTORY : 0);
