@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fat_image.h"
 #include "guids.h"
 #include "handles.h"
 #include "pool.h"
@@ -212,6 +213,12 @@ const struct esp_disk *fw_esp_disk(struct firmware *fw)
         esp->disk_stale = false;
     }
     return esp->disk;
+}
+
+bool fw_esp_dir_may_hold(const struct firmware *fw, unsigned dir, long replacing, const uint16_t *name,
+                         unsigned len)
+{
+    return !fw->esp->has_disk || fat_image_dir_holds(&fw->esp->vol, dir, replacing, name, len);
 }
 
 void fw_esp_free(struct firmware *fw)

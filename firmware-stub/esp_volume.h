@@ -52,6 +52,12 @@ uint64_t fw_esp_disk_device_path(const struct firmware *fw);
  * writes, always to the partition size its device path gives. NULL
  * without --esp, or if it cannot be built. */
 const struct esp_disk *fw_esp_disk(struct firmware *fw);
+/* Whether directory dir may take a child named name (len characters), a
+ * new one or child replacing renamed (-1: none), and the volume still be
+ * a disk: a FAT directory holds 65536 entries. Always true for a volume
+ * that was no disk to begin with. */
+bool fw_esp_dir_may_hold(const struct firmware *fw, unsigned dir, long replacing, const uint16_t *name,
+                         unsigned len);
 /* The volume's size as the device path and EFI_FILE_SYSTEM_INFO give it:
  * the host's files and room for the overlay. */
 uint64_t fw_esp_volume_bytes(const struct volume *vol);

@@ -473,6 +473,35 @@ uint64_t fat_image_sectors_to_hold(uint64_t file_bytes, unsigned nodes)
     return most;
 }
 
+bool fat_image_dir_holds(const struct volume *vol, unsigned dir, long replacing, const uint16_t *name,
+                         unsigned len)
+{
+    const uint16_t **names = calloc(vol->n + 1, sizeof(*names));
+    unsigned *lens = calloc(vol->n + 1, sizeof(*lens));
+    uint8_t (*short_name)[FAT_SHORT_NAME] = calloc(vol->n + 1, sizeof(*short_name));
+    bool *long_name = calloc(vol->n + 1, sizeof(*long_name));
+    unsigned n = 0;
+    for (long c = volume_next_child(vol, dir, 0); names && lens && c >= 0; c = volume_next_child(vol, dir, (unsigned)c))
+        if (c != replacing) {
+            names[n] = vol->node[c].name;
+            lens[n++] = volume_name_len(vol->node[c].name);
+        }
+    bool holds = names && lens && short_name && long_name;
+    if (holds) {
+        names[n] = name;
+        lens[n++] = len;
+        holds = !fat_short_names(names, lens, n, short_name, long_name);
+    }
+    uint64_t entries = 2;   /* "." and "..", or the root's label (and a spare) */
+    for (unsigned k = 0; holds && k < n; k++)
+        entries += 1 + (long_name[k] ? fat_lfn_entries(lens[k]) : 0);
+    free(names);
+    free(lens);
+    free(short_name);
+    free(long_name);
+    return holds && entries <= DIR_ENTRIES_MAX;
+}
+
 uint64_t fat_image_sectors(const struct fat_image *img)
 {
     return img->sectors;

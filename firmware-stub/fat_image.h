@@ -7,6 +7,7 @@
 #ifndef HANDOVER_FW_FAT_IMAGE_H
 #define HANDOVER_FW_FAT_IMAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define FAT_IMAGE_SECTOR_SIZE 512
@@ -30,6 +31,13 @@ struct fat_image *fat_image_build(const struct volume *vol, uint32_t serial, uin
  * file and directory rounded up to whole clusters, every name's long-name
  * entries and the FATs, at either cluster size. */
 uint64_t fat_image_sectors_to_hold(uint64_t file_bytes, unsigned nodes);
+/* Whether directory dir of vol's live tree, with its child replacing
+ * (-1: none) named name (len characters) instead, or with a new child so
+ * named, still holds the 65536 entries a FAT directory may (fatgen103
+ * section 6): its children's short entries, their long-name entries, "."
+ * and "..", or the root's label. False if host memory runs out. */
+bool fat_image_dir_holds(const struct volume *vol, unsigned dir, long replacing, const uint16_t *name,
+                         unsigned len);
 /* Its size in FAT_IMAGE_SECTOR_SIZE sectors. */
 uint64_t fat_image_sectors(const struct fat_image *img);
 /* len bytes at byte offset off into buf; the caller keeps off + len within

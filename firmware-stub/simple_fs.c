@@ -114,6 +114,8 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     long node = l.found == VOLUME_FOUND ? (long)l.node : -1;
     if (l.found == VOLUME_LAST_MISSING && (open_mode & FILE_MODE_CREATE)) {
         bool dir = attributes & VOLUME_ATTR_DIRECTORY;
+        if (volume_name_valid(l.last, l.last_len) && !fw_esp_dir_may_hold(fw, l.parent, -1, l.last, l.last_len))
+            return EFI_VOLUME_FULL;
         node = volume_add(vol, l.parent, l.last, l.last_len, dir, NULL, 0, vol->node[l.parent].mtime);
         if (node < 0)
             return vol->n >= VOLUME_NODES_MAX ? EFI_VOLUME_FULL : EFI_INVALID_PARAMETER;
@@ -382,8 +384,9 @@ static efi_status_t set_label(struct volume *vol, const uint8_t *buf, uint64_t l
 /* SetInfo(EFI_FILE_INFO): a new name in the same directory, size and
  * attributes; the times are taken as given and not kept. All checked
  * before anything changes. */
-static efi_status_t set_file_info(struct volume *vol, const struct fw_file *f, const uint8_t *buf, uint64_t len)
+static efi_status_t set_file_info(struct firmware *fw, const struct fw_file *f, const uint8_t *buf, uint64_t len)
 {
+    struct volume *vol = &fw->esp->vol;
     struct volume_node *n = &vol->node[f->node];
     uint64_t size, file_size, attribute;
     uint16_t name[VOLUME_PATH_MAX + 1];
@@ -411,6 +414,8 @@ static efi_status_t set_file_info(struct volume *vol, const struct fw_file *f, c
             return EFI_UNSUPPORTED;   /* a move to another directory is not served */
     if (renamed && !volume_may_rename(vol, f->node, name, name_len))
         return EFI_ACCESS_DENIED;
+    if (renamed && !fw_esp_dir_may_hold(fw, n->parent, f->node, name, name_len))
+        return EFI_VOLUME_FULL;
     if (resized && volume_set_size(vol, f->node, file_size))
         return EFI_VOLUME_FULL;
     if (renamed && volume_rename(vol, f->node, name, name_len))
@@ -433,7 +438,7 @@ static efi_status_t file_set_info(struct firmware *fw, const struct guest_view *
         return EFI_DEVICE_ERROR;
     efi_status_t s = EFI_UNSUPPORTED;
     if (guid_equal(&g, &GUID_FILE_INFO))
-        s = size < FILE_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE : set_file_info(vol, f, info, size);
+        s = size < FILE_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE : set_file_info(fw, f, info, size);
     else if (guid_equal(&g, &GUID_FILE_SYSTEM_INFO))
         s = size < FILE_SYSTEM_INFO_SIZE + 2 ? EFI_BAD_BUFFER_SIZE
             : set_label(vol, info + FILE_SYSTEM_INFO_SIZE, size - FILE_SYSTEM_INFO_SIZE);

@@ -428,6 +428,46 @@ START_TEST(a_refused_set_info_changes_nothing)
 }
 END_TEST
 
+/* A FAT directory holds 65536 entries (fatgen103 section 6): a name the
+ * directory could not hold on the disk is EFI_VOLUME_FULL, so that the
+ * volume stays a disk BlockIo can read. A name of 255 characters takes
+ * its short entry and 20 long-name entries: with "." and "..", 3120 of
+ * them are 65522 entries. */
+START_TEST(a_directory_fat_cannot_hold_takes_no_more_names)
+{
+    uint64_t root = open_root(), dir, f, mark = scratch_next;
+    ck_assert_uint_eq(open_at(root, "full", MODE_CREATE, VOLUME_ATTR_DIRECTORY, &dir), EFI_SUCCESS);
+    char name[VOLUME_NAME_MAX + 1];
+    memset(name, 'x', VOLUME_NAME_MAX);
+    name[VOLUME_NAME_MAX] = 0;
+    for (unsigned i = 0; i <= 3120; i++) {
+        scratch_next = mark + 0x100;
+        char digits[5];
+        snprintf(digits, sizeof(digits), "%04u", i);
+        memcpy(name, digits, 4);
+        efi_status_t s = open_at(dir, name, MODE_CREATE, 0, &f);
+        ck_assert_msg(s == (i < 3120 ? EFI_SUCCESS : EFI_VOLUME_FULL), "name %u: %#llx", i, (unsigned long long)s);
+        if (s == EFI_SUCCESS)
+            ck_assert_uint_eq(CALL(F(CLOSE), f), EFI_SUCCESS);
+    }
+    ck_assert_uint_eq(open_at(dir, name, MODE_READ, 0, &f), EFI_NOT_FOUND);
+    /* An 8.3 name, one entry, still fits; renamed to a long name it would not. */
+    f = open_ok(dir, "A.TXT", MODE_CREATE);
+    uint64_t size_p = put_u64(0x300), info = scratch(0x300), info_g = put_guid(GUID_FILE_INFO);
+    ck_assert_uint_eq(CALL(F(GET_INFO), f, info_g, size_p, info), EFI_SUCCESS);
+    memcpy(hp(info + INFO_NAME), hp(put_ucs2(name)), 2 * (VOLUME_NAME_MAX + 1));
+    wr64(info, INFO_NAME + 2 * (VOLUME_NAME_MAX + 1));
+    ck_assert_uint_eq(CALL(F(SET_INFO), f, info_g, INFO_NAME + 2 * (VOLUME_NAME_MAX + 1), info), EFI_VOLUME_FULL);
+    ck_assert_uint_eq(open_at(dir, "a.txt", MODE_READ, 0, &f), EFI_SUCCESS);
+    /* The disk is built with every name: its partition reads. */
+    uint64_t bio_p = put_u64(0), buf = scratch(512);
+    ck_assert_uint_eq(CALL(FW_ID_BS(BS_HANDLE_PROTOCOL), loaded_image()->device_handle, put_guid(GUID_BLOCK_IO),
+                           bio_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(FW_ID_BLOCK_IO(BLOCK_IO_READ_BLOCKS), rd64(bio_p), 0, 0, 512, buf), EFI_SUCCESS);
+    ck_assert_uint_eq(((uint8_t *)hp(buf))[510] | ((uint8_t *)hp(buf))[511] << 8, 0xaa55);   /* the boot sector's signature */
+}
+END_TEST
+
 START_TEST(hostile_pointers_are_refused)
 {
     uint64_t root = open_root(), f;
@@ -654,6 +694,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, writes_go_to_the_overlay);
     tcase_add_test(t, set_info_resizes_and_renames_within_bounds);
     tcase_add_test(t, a_refused_set_info_changes_nothing);
+    tcase_add_test(t, a_directory_fat_cannot_hold_takes_no_more_names);
     tcase_add_test(t, hostile_pointers_are_refused);
     tcase_add_test(t, every_handle_open_is_out_of_resources);
     tcase_add_test(t, a_read_fails_on_purpose);
