@@ -87,9 +87,9 @@ static int find_in(const char *const *dirs, size_t ndirs, const char *name, char
 {
     struct stat st;
     for (size_t i = 0; bare_name(name) && i < ndirs; i++) {
-        snprintf(out, len, "%s/%s", dirs[i], name);
-        if (!stat(out, &st) && S_ISREG(st.st_mode))
-            return 0;
+        int n = snprintf(out, len, "%s/%s", dirs[i], name);
+        if (n > 0 && (size_t)n < len && !stat(out, &st) && S_ISREG(st.st_mode))
+            return 0;   /* a name too long for out is not looked up cut short */
     }
     return -1;
 }
