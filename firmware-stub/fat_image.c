@@ -476,6 +476,13 @@ uint64_t fat_image_sectors_to_hold(uint64_t file_bytes, unsigned nodes)
 bool fat_image_dir_holds(const struct volume *vol, unsigned dir, long replacing, const uint16_t *name,
                          unsigned len)
 {
+    /* Children that all have the longest names fit: no name need be
+     * looked at (a directory reaches its bound only past 3119 children). */
+    uint64_t children = 1;
+    for (long c = volume_next_child(vol, dir, 0); c >= 0; c = volume_next_child(vol, dir, (unsigned)c))
+        children += c != replacing;
+    if (2 + children * (1 + fat_lfn_entries(VOLUME_NAME_MAX)) <= DIR_ENTRIES_MAX)
+        return true;
     const uint16_t **names = calloc(vol->n + 1, sizeof(*names));
     unsigned *lens = calloc(vol->n + 1, sizeof(*lens));
     uint8_t (*short_name)[FAT_SHORT_NAME] = calloc(vol->n + 1, sizeof(*short_name));

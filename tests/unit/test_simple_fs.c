@@ -685,6 +685,7 @@ Suite *simple_fs_suite(void)
     Suite *s = suite_create("simple_fs");
     TCase *t = tcase_create("esp");
     tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 60);   /* a directory filled to its FAT bound: 3121 creates, seconds under ASan */
     tcase_add_test(t, the_image_is_loaded_from_the_volume);
     tcase_add_test(t, an_image_outside_the_folder_has_an_empty_file_path);
     tcase_add_test(t, open_read_and_file_info);
