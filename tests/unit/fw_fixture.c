@@ -60,14 +60,25 @@ static void fw_setup_ia32(void)
     fixture_bits = 0;
 }
 
-static void add_tcase(Suite *s, const char *name, const TTest *const tests[], void (*setup)(void))
+static TCase *new_tcase(Suite *s, const char *name, void (*setup)(void))
 {
     TCase *tc = tcase_create(name);
     tcase_add_checked_fixture(tc, setup, fw_teardown);
     tcase_set_timeout(tc, 30);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+static void add_tcase(Suite *s, const char *name, const TTest *const tests[], void (*setup)(void))
+{
+    TCase *tc = new_tcase(s, name, setup);
     for (unsigned i = 0; tests[i]; i++)
         tcase_add_test(tc, tests[i]);
-    suite_add_tcase(s, tc);
+}
+
+TCase *fw_tcase(Suite *s, const char *name)
+{
+    return new_tcase(s, name, fw_setup);
 }
 
 void fw_add_tcase(Suite *s, const char *name, const TTest *const tests[])

@@ -62,6 +62,9 @@ extern struct fw_callee_saved cur_saved;   /* and the caller's callee-saved regi
 /* A test case of a firmware suite: each test on a fresh firmware. tests
  * ends with NULL. */
 void fw_add_tcase(Suite *s, const char *name, const TTest *const tests[]);
+/* The test case alone, in s, for a suite that adds a fixture of its own
+ * (run after the firmware's) and its tests. */
+TCase *fw_tcase(Suite *s, const char *name);
 /* The same on an IA-32 firmware (cfg.bits 32): call it with CALL32. */
 void fw_add_tcase_ia32(Suite *s, const char *name, const TTest *const tests[]);
 /* The same with Secure Boot on (cfg.secure_boot), in Setup Mode. */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fw_fixture.h"
 #include "suites.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
@@ -17,11 +18,6 @@
 #include "../../firmware-stub/volume.h"
 #include "../../vmm/host/esp_dir.h"
 
-#define RAM_SIZE     (16ULL << 20)
-#define FW_BASE      0x100000ULL
-#define SCRATCH      0x200000ULL
-#define SCRATCH_SIZE 0x200000ULL
-#define STACK_TOP    (SCRATCH + SCRATCH_SIZE - 0x1000)
 #define MODE_READ    0x1ULL
 #define MODE_RW      0x3ULL
 #define MODE_CREATE  0x8000000000000003ULL
@@ -30,11 +26,7 @@
 
 #define F(x) FW_ID_FILE(FILE_##x)
 
-static uint8_t *ram;
-static struct guest_mem gm;
-static struct firmware fw;
 static struct volume base;
-static uint64_t scratch_next;
 static const char hello[] = "hello, world";
 
 /* ---- the fixture: a volume, the firmware serving it ------------------------------------ */
@@ -61,15 +53,9 @@ static void add_path(struct volume *vol, const char *path, const char *data)
     }
 }
 
+/* After the firmware's (fw_fixture.h): the volume, served. */
 static void setup(void)
 {
-    ram = calloc(1, RAM_SIZE);
-    ck_assert_ptr_nonnull(ram);
-    guest_mem_init(&gm, ram, RAM_SIZE);
-    struct fw_config cfg = { .base = FW_BASE, .image_base = 0x1000000, .image_size = 0x100000 };
-    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
-    ck_assert_uint_eq(memmap_reserve(&fw.map, SCRATCH, SCRATCH_SIZE >> 12, EFI_LOADER_DATA), EFI_SUCCESS);
-    scratch_next = SCRATCH;
     ck_assert_int_eq(volume_init(&base, 1700000000), 0);
     add_path(&base, "EFI/BOOT/BOOTX64.EFI", "MZ not really");
     add_path(&base, "loader/entries/b.conf", "title B\n");
@@ -79,57 +65,12 @@ static void setup(void)
     ck_assert_int_eq(firmware_attach_esp(&fw, &base, "EFI/BOOT/BOOTX64.EFI"), 0);
 }
 
+/* The firmware's copy of the volume holds no pointer into base it would
+ * follow when freed: either may go first. */
 static void teardown(void)
 {
-    firmware_free(&fw);
     volume_free(&base);
-    free(ram);
 }
-
-static void *hp(uint64_t gpa) { return ram + gpa; }
-static uint64_t rd64(uint64_t gpa) { uint64_t v; memcpy(&v, ram + gpa, 8); return v; }
-static void wr64(uint64_t gpa, uint64_t v) { memcpy(ram + gpa, &v, 8); }
-static uint64_t scratch(size_t len)
-{
-    uint64_t a = scratch_next;
-    scratch_next += (len + 15) & ~(size_t)15;
-    ck_assert_uint_le(scratch_next, STACK_TOP - 0x1000);
-    memset(hp(a), 0, len);
-    return a;
-}
-static uint64_t put(const void *p, size_t len) { uint64_t a = scratch(len); memcpy(hp(a), p, len); return a; }
-static uint64_t put_u64(uint64_t v) { return put(&v, 8); }
-static uint64_t put_guid(efi_guid_t g) { return put(&g, sizeof(g)); }
-static uint64_t put_ucs2(const char *s)
-{
-    size_t n = strlen(s);
-    uint64_t a = scratch(2 * (n + 1));
-    for (size_t i = 0; i <= n; i++)
-        ((uint16_t *)hp(a))[i] = (uint8_t)s[i];
-    return a;
-}
-static bool ucs2_equals(uint64_t gpa, const char *s)
-{
-    const uint16_t *u = hp(gpa);
-    size_t i = 0;
-    for (; s[i]; i++)
-        if (u[i] != (uint8_t)s[i])
-            return false;
-    return u[i] == 0;
-}
-
-static efi_status_t call_args(unsigned id, const uint64_t *a, unsigned n)
-{
-    struct fw_call c = { .rsp = STACK_TOP, .view = { &gm, 0, false, false } };
-    uint64_t *regs[4] = { &c.rcx, &c.rdx, &c.r8, &c.r9 };
-    for (unsigned i = 0; i < 4; i++)
-        *regs[i] = i < n ? a[i] : 0xdead0000 + i;
-    for (unsigned i = 4; i < n; i++)
-        wr64(STACK_TOP + 0x28 + 8 * (i - 4), a[i]);
-    return firmware_call(&fw, id, &c);
-}
-#define CALL(id, ...) call_args((id), (const uint64_t[]){ __VA_ARGS__ }, \
-                                (unsigned)(sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t)))
 
 static struct efi_loaded_image *loaded_image(void) { return hp(fw.loaded_image); }
 
@@ -435,20 +376,22 @@ END_TEST
  * them are 65522 entries. */
 START_TEST(a_directory_fat_cannot_hold_takes_no_more_names)
 {
-    uint64_t root = open_root(), dir, f, mark = scratch_next;
+    uint64_t root = open_root(), dir, f;
     ck_assert_uint_eq(open_at(root, "full", MODE_CREATE, VOLUME_ATTR_DIRECTORY, &dir), EFI_SUCCESS);
     char name[VOLUME_NAME_MAX + 1];
     memset(name, 'x', VOLUME_NAME_MAX);
     name[VOLUME_NAME_MAX] = 0;
+    uint64_t name_at = put_ucs2(name), f_p = put_u64(0);
     for (unsigned i = 0; i <= 3120; i++) {
-        scratch_next = mark + 0x100;
         char digits[5];
         snprintf(digits, sizeof(digits), "%04u", i);
         memcpy(name, digits, 4);
-        efi_status_t s = open_at(dir, name, MODE_CREATE, 0, &f);
+        for (unsigned k = 0; k < 4; k++)
+            ((uint16_t *)hp(name_at))[k] = (uint8_t)digits[k];
+        efi_status_t s = CALL(F(OPEN), dir, f_p, name_at, MODE_CREATE, 0);
         ck_assert_msg(s == (i < 3120 ? EFI_SUCCESS : EFI_VOLUME_FULL), "name %u: %#llx", i, (unsigned long long)s);
         if (s == EFI_SUCCESS)
-            ck_assert_uint_eq(CALL(F(CLOSE), f), EFI_SUCCESS);
+            ck_assert_uint_eq(CALL(F(CLOSE), rd64(f_p)), EFI_SUCCESS);
     }
     ck_assert_uint_eq(open_at(dir, name, MODE_READ, 0, &f), EFI_NOT_FOUND);
     /* An 8.3 name, one entry, still fits; renamed to a long name it would not. */
@@ -683,7 +626,7 @@ END_TEST
 Suite *simple_fs_suite(void)
 {
     Suite *s = suite_create("simple_fs");
-    TCase *t = tcase_create("esp");
+    TCase *t = fw_tcase(s, "esp");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 60);   /* a directory filled to its FAT bound: 3121 creates, seconds under ASan */
     tcase_add_test(t, the_image_is_loaded_from_the_volume);
@@ -704,6 +647,5 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, names_are_fat_names);
     tcase_add_test(t, the_host_folder_is_read_beneath_itself);
     tcase_add_test(t, a_host_name_fat_cannot_hold_is_left_out);
-    suite_add_tcase(s, t);
     return s;
 }
