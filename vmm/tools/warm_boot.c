@@ -134,14 +134,12 @@ static int path_in(char *out, size_t len, const char *dir, const char *name)
  * is none, or an exit status (logged). */
 static int read_state(const char *path, uint8_t **buf, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int fd = file_open_nonblocking(path, &st);
     if (fd < 0 && errno == ENOENT)
         return 1;
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st)) {
+    if (fd < 0) {
         vmm_log("%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
         return EXIT_USAGE;
     }
     if (!S_ISREG(st.st_mode) || st.st_size > SNAPSHOT_STATE_MAX) {
@@ -331,12 +329,10 @@ static int map_ram(struct warm_boot *w)
     char path[PATH_MAX];
     if (path_in(path, sizeof(path), vm->opt.snapshot, "ram"))
         return EXIT_USAGE;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st)) {
+    int fd = file_open_nonblocking(path, &st);
+    if (fd < 0) {
         vmm_log("%s: %s: the snapshot cannot be restored without it", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
         return EXIT_USAGE;
     }
     if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != vm->opt.mem) {
