@@ -113,6 +113,12 @@ expect snapshot-corrupt-refused 2 "snap-bad/state: not a handover snapshot \\(ba
     -- "$HO" --snapshot "$OUT/snap-bad" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
 expect snapshot-truncated-refused 2 'snap-short/state: truncated: 40 bytes' \
     -- "$HO" --snapshot "$OUT/snap-short" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
+# A state file that is a FIFO is refused at once (open() does not wait for a writer).
+mkdir -p "$OUT/snap-fifo"
+rm -f "$OUT/snap-fifo/state"
+mkfifo "$OUT/snap-fifo/state"
+expect snapshot-fifo-refused 2 'snap-fifo/state: not a snapshot: not a regular file' \
+    -- "$HO" --snapshot "$OUT/snap-fifo" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
 # --cmdline without console= is kept, and said; with one, nothing is said.
 expect cmdline-without-console 2 '--cmdline has no console=: console=ttyS0 was not added' \
     -- "$HO" --cmdline nokaslr --dtb no/such.dtb "$PAYLOAD"
