@@ -369,13 +369,16 @@ static int take_state(struct warm_boot *w, struct saved_state *s)
     snapshot_take(&cur, &s->boot, sizeof(s->boot));
     snapshot_take(&cur, &s->cpu, sizeof(s->cpu));
     s->cpu.msrs = NULL;
+    const size_t cpu_bools[] = { offsetof(struct vcpu_state, has_xsave), offsetof(struct vcpu_state, has_xcrs) };
     if (!cur.failed && s->cpu.nmsrs <= MSRS_MAX && (s->cpu.msrs = calloc(s->cpu.nmsrs + 1, sizeof(*s->cpu.msrs))))
         snapshot_take(&cur, s->cpu.msrs, s->cpu.nmsrs * sizeof(*s->cpu.msrs));
     snapshot_take(&cur, &s->chips, sizeof(s->chips));
     snapshot_take(&cur, &s->dev, sizeof(s->dev));
     snapshot_take(&cur, &s->fw, sizeof(s->fw));
     snapshot_take(&cur, &s->clock, sizeof(s->clock));
-    if (!s->cpu.msrs || cur.failed || cur.at != cur.len || s->dev.len > sizeof(s->dev.bytes)) {
+    if (!s->cpu.msrs || cur.failed || cur.at != cur.len || s->dev.len > sizeof(s->dev.bytes) ||
+        !snapshot_bools_valid(&s->cpu, cpu_bools, sizeof(cpu_bools) / sizeof(cpu_bools[0])) ||
+        s->fw.phase > FW_PHASE_RUNTIME) {
         char path[PATH_MAX];
         path_in(path, sizeof(path), w->vm->opt.snapshot, "state");
         vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
