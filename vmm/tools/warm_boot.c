@@ -164,14 +164,23 @@ static int read_state(const char *path, uint8_t **buf, size_t *len)
     return 0;
 }
 
+/* NAME in the directory made anew: what was there is removed, not
+ * opened, so that a symlink left under the name is never followed (its
+ * target truncated and written). The fd, or -1 with errno. */
+static int create_new(int dir_fd, const char *name)
+{
+    if (unlinkat(dir_fd, name, 0) && errno != ENOENT)
+        return -1;
+    return openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
 /* A new snapshot's files, opened before the sandbox: the old state goes
  * first, so that a run stopped before it saved leaves no snapshot. */
 static int open_new(struct warm_boot *w, const char *dir)
 {
     w->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (w->dir_fd < 0 || (unlinkat(w->dir_fd, "state", 0) && errno != ENOENT) ||
-        (w->ram_fd = openat(w->dir_fd, "ram.tmp", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
-        (w->state_fd = openat(w->dir_fd, "state.tmp", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+        (w->ram_fd = create_new(w->dir_fd, "ram.tmp")) < 0 || (w->state_fd = create_new(w->dir_fd, "state.tmp")) < 0) {
         vmm_log("--snapshot %s: %s", dir, strerror(errno));
         return EXIT_USAGE;
     }
