@@ -365,7 +365,7 @@ START_TEST(io_bus_keeps_a_shared_state_once)
     ck_assert_int_eq(io_bus_register(&bus, &d), 0);
     ck_assert_uint_eq(bus.nkept, 2);
     static uint8_t big[IO_BUS_KEPT_BYTES];
-    d = (struct io_device){ .name = "big", .base = 0x1000, .len = 1, .out = nop_out, .kept = { big, sizeof(big) } };
+    d = (struct io_device){ .name = "big", .base = 0x1000, .len = 1, .out = nop_out, .kept = { big, sizeof(big), NULL } };
     ck_assert_int_eq(io_bus_register(&bus, &d), -1);
     d.kept.size = 1;
     d.kept.data = &ctl;   /* kept already, with its own size */
