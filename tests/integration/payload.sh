@@ -113,6 +113,26 @@ expect snapshot-corrupt-refused 2 "snap-bad/state: not a handover snapshot \\(ba
     -- "$HO" --snapshot "$OUT/snap-bad" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
 expect snapshot-truncated-refused 2 'snap-short/state: truncated: 40 bytes' \
     -- "$HO" --snapshot "$OUT/snap-short" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
+# A state file that is a FIFO is refused at once (open() does not wait for a writer).
+mkdir -p "$OUT/snap-fifo"
+rm -f "$OUT/snap-fifo/state"
+mkfifo "$OUT/snap-fifo/state"
+expect snapshot-fifo-refused 2 'snap-fifo/state: not a snapshot: not a regular file' \
+    -- "$HO" --snapshot "$OUT/snap-fifo" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
+# A new snapshot's ram.tmp left as a symlink is replaced, not followed:
+# the file it names keeps its bytes (state.tmp, a folder, ends the run
+# before any guest).
+rm -rf "$OUT/snap-link" && mkdir -p "$OUT/snap-link/state.tmp"
+printf 'keep me' > "$OUT/snap-victim"
+ln -s "$OUT/snap-victim" "$OUT/snap-link/ram.tmp"
+expect snapshot-tmp-symlink-not-followed 2 "snap-link: Is a directory" \
+    -- "$HO" --snapshot "$OUT/snap-link" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
+if selected snapshot-tmp-symlink-kept-its-target; then
+    announce snapshot-tmp-symlink-kept-its-target
+    if [ "$(cat "$OUT/snap-victim")" = 'keep me' ] && [ ! -L "$OUT/snap-link/ram.tmp" ]; then
+        pass snapshot-tmp-symlink-kept-its-target
+    else fail snapshot-tmp-symlink-kept-its-target "ram.tmp's symlink was followed: $(wc -c < "$OUT/snap-victim") bytes left"; fi
+fi
 # --cmdline without console= is kept, and said; with one, nothing is said.
 expect cmdline-without-console 2 '--cmdline has no console=: console=ttyS0 was not added' \
     -- "$HO" --cmdline nokaslr --dtb no/such.dtb "$PAYLOAD"

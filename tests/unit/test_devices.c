@@ -365,7 +365,7 @@ START_TEST(io_bus_keeps_a_shared_state_once)
     ck_assert_int_eq(io_bus_register(&bus, &d), 0);
     ck_assert_uint_eq(bus.nkept, 2);
     static uint8_t big[IO_BUS_KEPT_BYTES];
-    d = (struct io_device){ .name = "big", .base = 0x1000, .len = 1, .out = nop_out, .kept = { big, sizeof(big) } };
+    d = (struct io_device){ .name = "big", .base = 0x1000, .len = 1, .out = nop_out, .kept = { big, sizeof(big), NULL } };
     ck_assert_int_eq(io_bus_register(&bus, &d), -1);
     d.kept.size = 1;
     d.kept.data = &ctl;   /* kept already, with its own size */
@@ -539,6 +539,46 @@ START_TEST(devices_restore_refuses_another_bus)
 }
 END_TEST
 
+/* Where the kept state at data starts in a snapshot of host_bus. */
+static size_t kept_at(const void *data)
+{
+    size_t at = 0;
+    for (unsigned i = 0; i < host_bus.nkept && host_bus.kept[i].data != data; i++)
+        at += host_bus.kept[i].size;
+    ck_assert_uint_lt(at, host_bus.kept_bytes);
+    return at;
+}
+
+/* A --snapshot state file is any bytes with a CRC: a kept state no device
+ * could have (a bool that is neither 0 nor 1, an exit status no byte
+ * written to the exit port gives, a stop reason out of range) is not
+ * restored, in part or at all. */
+START_TEST(devices_restore_refuses_states_no_device_has)
+{
+    attach(false);
+    static struct device_snapshot good, bad;
+    devices_save(&host_bus, &good);
+    const size_t uart = kept_at(host_bus.kept[0].data == &host_ctl ? host_bus.kept[1].data : host_bus.kept[0].data);
+    const size_t ctl = kept_at(&host_ctl);
+    const struct control_ports out_of_range[] = { { .stop = GUEST_EXIT_PORT, .exit_status = 300 },
+                                                  { .stop = GUEST_EXIT_PORT, .exit_status = -1 },
+                                                  { .stop = (enum guest_stop)9 } };
+    const size_t bools[] = { offsetof(struct serial_state, thri_pending), offsetof(struct serial_state, irq_level) };
+    host_out8(COM1 + SCR, 0x77);
+    for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]) + sizeof(out_of_range) / sizeof(out_of_range[0]); i++) {
+        bad = good;
+        if (i < sizeof(bools) / sizeof(bools[0]))
+            bad.bytes[uart + bools[i]] = 2;
+        else
+            memcpy(bad.bytes + ctl, &out_of_range[i - sizeof(bools) / sizeof(bools[0])], sizeof(struct control_ports));
+        ck_assert_int_eq(devices_restore(&host_bus, &bad), -1);
+        ck_assert_uint_eq(host_in8(COM1 + SCR), 0x77);
+        ck_assert_int_eq(host_ctl.stop, GUEST_RUNNING);
+    }
+    ck_assert_int_eq(devices_restore(&host_bus, &good), 0);
+}
+END_TEST
+
 /* --snapshot's command: queued bytes raise DR in LSR and, with RDI
  * enabled, the interrupt, which ranks above THRE in IIR; reading RBR
  * takes them in order, and the line drops with the last one
@@ -615,6 +655,7 @@ Suite *devices_suite(void)
     tcase_add_test(tc, devices_init_puts_each_device_on_the_bus);
     tcase_add_test(tc, devices_restore_through_the_bus);
     tcase_add_test(tc, devices_restore_refuses_another_bus);
+    tcase_add_test(tc, devices_restore_refuses_states_no_device_has);
     suite_add_tcase(s, tc);
     return s;
 }

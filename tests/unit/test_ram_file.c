@@ -1,6 +1,7 @@
 /* vmm/host/ram_file.c: --snapshot's RAM file reads back as the RAM was,
  * with its pages of zeros left as holes. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -87,6 +88,25 @@ START_TEST(a_failed_write_is_said)
 }
 END_TEST
 
+/* --snapshot's state or ram file a FIFO: open() returns at once (it used
+ * to wait for a writer forever, before --timeout was armed). */
+START_TEST(a_fifo_opens_without_waiting_for_a_writer)
+{
+    char dir[] = "/tmp/handover-ram-fifo-XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/ram", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    struct stat st;
+    int fifo = file_open_nonblocking(path, &st);
+    ck_assert_int_ge(fifo, 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    close(fifo);
+    unlink(path);
+    rmdir(dir);
+    ck_assert_int_eq(file_open_nonblocking(path, &st), -1);
+}
+END_TEST
+
 Suite *ram_file_suite(void)
 {
     Suite *s = suite_create("ram_file");
@@ -96,6 +116,7 @@ Suite *ram_file_suite(void)
     tcase_add_test(tc, all_zero_ram_writes_nothing);
     tcase_add_test(tc, a_size_not_in_whole_pages_keeps_its_tail);
     tcase_add_test(tc, a_failed_write_is_said);
+    tcase_add_test(tc, a_fifo_opens_without_waiting_for_a_writer);
     suite_add_tcase(s, tc);
     return s;
 }

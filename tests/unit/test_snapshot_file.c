@@ -127,6 +127,27 @@ START_TEST(crc_goes_on_across_pieces)
 }
 END_TEST
 
+/* A state file is any bytes with a CRC: a bool in its payload that is
+ * neither 0 nor 1 is found as a byte, before it is read. */
+START_TEST(bools_other_than_0_or_1_are_found)
+{
+    struct with_bools { uint32_t n; bool a; uint8_t pad; bool b; } st;
+    const size_t at[] = { offsetof(struct with_bools, a), offsetof(struct with_bools, b) };
+    memset(&st, 0, sizeof(st));
+    st.pad = 7;
+    st.n = 0x02020202;
+    ck_assert(snapshot_bools_valid(&st, at, 2));
+    for (size_t i = 0; i < 2; i++) {
+        uint8_t *bytes = (uint8_t *)&st;
+        bytes[at[i]] = 1;
+        ck_assert(snapshot_bools_valid(&st, at, 2));
+        bytes[at[i]] = 2;
+        ck_assert(!snapshot_bools_valid(&st, at, 2));
+        bytes[at[i]] = 0;
+    }
+}
+END_TEST
+
 Suite *snapshot_file_suite(void)
 {
     Suite *s = suite_create("snapshot_file");
@@ -140,6 +161,7 @@ Suite *snapshot_file_suite(void)
     tcase_add_test(tc, any_other_input_is_another_snapshot);
     tcase_add_test(tc, cursor_takes_what_was_put_and_no_more);
     tcase_add_test(tc, crc_goes_on_across_pieces);
+    tcase_add_test(tc, bools_other_than_0_or_1_are_found);
     suite_add_tcase(s, tc);
     return s;
 }

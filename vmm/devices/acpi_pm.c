@@ -57,7 +57,7 @@ static void acpi_pm_in(void *state, uint16_t off, uint8_t *data, unsigned size)
 struct io_device acpi_pm_device(struct control_ports *c)
 {
     return (struct io_device){ .name = "acpi-pm", .base = GUEST_PORT_ACPI_PM1_EVT, .len = RESET + 1,
-                               .in = acpi_pm_in, .out = acpi_pm_out, .state = c, .kept = { c, sizeof(*c) } };
+                               .in = acpi_pm_in, .out = acpi_pm_out, .state = c, .kept = { c, sizeof(*c), control_ports_valid } };
 }
 
 static unsigned acpi_pm_attach(const struct device_host *host, struct io_device *ranges)

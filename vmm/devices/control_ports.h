@@ -17,6 +17,10 @@ struct control_ports {
     uint16_t pm1_enable;   /* acpi_pm.c: the PM1 enable register, as written */
 };
 
+/* A stop reason of the enum and an exit status a byte gives (the kept
+ * state's check, io_bus.h). */
+bool control_ports_valid(const void *bytes);
+
 struct io_device i8042_data_device(struct control_ports *c);
 struct io_device i8042_command_device(struct control_ports *c);
 struct io_device exit_port_device(struct control_ports *c);

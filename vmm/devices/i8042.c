@@ -30,13 +30,13 @@ static void i8042_command_out(void *state, uint16_t off, const uint8_t *data, un
 struct io_device i8042_data_device(struct control_ports *c)
 {
     return (struct io_device){ .name = "i8042 data", .base = GUEST_PORT_I8042_DATA, .len = 1, .in = i8042_in,
-                               .state = c, .kept = { c, sizeof(*c) } };
+                               .state = c, .kept = { c, sizeof(*c), control_ports_valid } };
 }
 
 struct io_device i8042_command_device(struct control_ports *c)
 {
     return (struct io_device){ .name = "i8042 command", .base = GUEST_PORT_I8042_CMD, .len = 1, .in = i8042_in,
-                               .out = i8042_command_out, .state = c, .kept = { c, sizeof(*c) } };
+                               .out = i8042_command_out, .state = c, .kept = { c, sizeof(*c), control_ports_valid } };
 }
 
 static unsigned i8042_attach(const struct device_host *host, struct io_device *ranges)

@@ -14,6 +14,9 @@
 struct io_state {
     void *data;
     size_t size;
+    /* Whether size bytes are a state the device could be in (a restore
+     * puts none back otherwise); NULL: any bytes are. */
+    bool (*valid)(const void *bytes);
 };
 
 struct io_device {

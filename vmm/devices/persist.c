@@ -19,6 +19,12 @@ int devices_restore(struct io_bus *bus, const struct device_snapshot *s)
         return -1;
     size_t at = 0;
     for (unsigned i = 0; i < bus->nkept; i++) {
+        if (bus->kept[i].valid && !bus->kept[i].valid(s->bytes + at))
+            return -1;
+        at += bus->kept[i].size;
+    }
+    at = 0;
+    for (unsigned i = 0; i < bus->nkept; i++) {
         memcpy(bus->kept[i].data, s->bytes + at, bus->kept[i].size);
         at += bus->kept[i].size;
     }

@@ -18,7 +18,7 @@ struct device_snapshot {
 
 void devices_save(const struct io_bus *bus, struct device_snapshot *s);
 /* -1, and nothing restored, if s was taken of a bus whose kept states
- * were others. */
+ * were others, or holds a state a device could not be in. */
 __attribute__((warn_unused_result)) int devices_restore(struct io_bus *bus, const struct device_snapshot *s);
 
 #endif

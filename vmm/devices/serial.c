@@ -162,10 +162,17 @@ bool serial_receive(struct serial *s, const void *data, size_t len)
     return true;
 }
 
+/* Its bools 0 or 1, read as bytes: a bool of another value is undefined. */
+static bool serial_state_valid(const void *bytes)
+{
+    const uint8_t *b = bytes;
+    return b[offsetof(struct serial_state, thri_pending)] <= 1 && b[offsetof(struct serial_state, irq_level)] <= 1;
+}
+
 struct io_device serial_device(struct serial *s, uint16_t base)
 {
     return (struct io_device){ .name = "serial", .base = base, .len = 8, .in = serial_in, .out = serial_out,
-                               .state = s, .kept = { &s->state, sizeof(s->state) } };
+                               .state = s, .kept = { &s->state, sizeof(s->state), serial_state_valid } };
 }
 
 static struct serial com1, com2;

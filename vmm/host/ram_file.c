@@ -1,6 +1,7 @@
 #include "ram_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -54,4 +55,16 @@ int ram_file_write(int fd, const uint8_t *ram, uint64_t size, uint64_t *written)
         at = end;
     }
     return 0;
+}
+
+int file_open_nonblocking(const char *path, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, st)) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
 }

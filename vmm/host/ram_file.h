@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* size bytes of ram into fd from offset 0: the file's size is set first,
  * and each 4 KiB page of zeros is left out, a hole that reads as zeros and
@@ -12,5 +13,9 @@
 int ram_file_write(int fd, const uint8_t *ram, uint64_t size, uint64_t *written);
 /* All len bytes at offset at, however many pwrites it takes: 0, or -1 with errno. */
 int file_pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t at);
+/* PATH opened to read without blocking (a FIFO's open() would wait for a
+ * writer forever), its stat in *st: the fd, or -1 with errno. The caller
+ * checks st->st_mode: a FIFO opens, and is not a file to read. */
+int file_open_nonblocking(const char *path, struct stat *st);
 
 #endif

@@ -100,6 +100,15 @@ const char *snapshot_check(const void *file, size_t len, struct snapshot_header 
     return NULL;
 }
 
+bool snapshot_bools_valid(const void *data, const size_t *offsets, size_t n)
+{
+    const uint8_t *b = data;
+    for (size_t i = 0; i < n; i++)
+        if (b[offsets[i]] > 1)
+            return false;
+    return true;
+}
+
 bool snapshot_inputs_equal(const struct snapshot_inputs *a, const struct snapshot_inputs *b)
 {
     return a->kernel_size == b->kernel_size && a->initrd_size == b->initrd_size &&

@@ -60,6 +60,11 @@ void snapshot_seal(struct snapshot_header *h, const struct snapshot_inputs *in, 
  * wrong with it, as a phrase ("truncated: 120 of 4096 bytes"; why points
  * into a static buffer). */
 const char *snapshot_check(const void *file, size_t len, struct snapshot_header *h);
+/* Whether the byte at each of the n offsets into data, a structure
+ * taken from a state file, is 0 or 1: a bool that holds another value is
+ * undefined when read (C11 6.2.6.1), so a payload's bools are checked as
+ * bytes before any is read. */
+bool snapshot_bools_valid(const void *data, const size_t *offsets, size_t n);
 bool snapshot_inputs_equal(const struct snapshot_inputs *a, const struct snapshot_inputs *b);
 
 #endif

@@ -134,14 +134,12 @@ static int path_in(char *out, size_t len, const char *dir, const char *name)
  * is none, or an exit status (logged). */
 static int read_state(const char *path, uint8_t **buf, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int fd = file_open_nonblocking(path, &st);
     if (fd < 0 && errno == ENOENT)
         return 1;
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st)) {
+    if (fd < 0) {
         vmm_log("%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
         return EXIT_USAGE;
     }
     if (!S_ISREG(st.st_mode) || st.st_size > SNAPSHOT_STATE_MAX) {
@@ -166,14 +164,23 @@ static int read_state(const char *path, uint8_t **buf, size_t *len)
     return 0;
 }
 
+/* NAME in the directory made anew: what was there is removed, not
+ * opened, so that a symlink left under the name is never followed (its
+ * target truncated and written). The fd, or -1 with errno. */
+static int create_new(int dir_fd, const char *name)
+{
+    if (unlinkat(dir_fd, name, 0) && errno != ENOENT)
+        return -1;
+    return openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
 /* A new snapshot's files, opened before the sandbox: the old state goes
  * first, so that a run stopped before it saved leaves no snapshot. */
 static int open_new(struct warm_boot *w, const char *dir)
 {
     w->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (w->dir_fd < 0 || (unlinkat(w->dir_fd, "state", 0) && errno != ENOENT) ||
-        (w->ram_fd = openat(w->dir_fd, "ram.tmp", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
-        (w->state_fd = openat(w->dir_fd, "state.tmp", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+        (w->ram_fd = create_new(w->dir_fd, "ram.tmp")) < 0 || (w->state_fd = create_new(w->dir_fd, "state.tmp")) < 0) {
         vmm_log("--snapshot %s: %s", dir, strerror(errno));
         return EXIT_USAGE;
     }
@@ -331,12 +338,10 @@ static int map_ram(struct warm_boot *w)
     char path[PATH_MAX];
     if (path_in(path, sizeof(path), vm->opt.snapshot, "ram"))
         return EXIT_USAGE;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st)) {
+    int fd = file_open_nonblocking(path, &st);
+    if (fd < 0) {
         vmm_log("%s: %s: the snapshot cannot be restored without it", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
         return EXIT_USAGE;
     }
     if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != vm->opt.mem) {
@@ -373,13 +378,16 @@ static int take_state(struct warm_boot *w, struct saved_state *s)
     snapshot_take(&cur, &s->boot, sizeof(s->boot));
     snapshot_take(&cur, &s->cpu, sizeof(s->cpu));
     s->cpu.msrs = NULL;
+    const size_t cpu_bools[] = { offsetof(struct vcpu_state, has_xsave), offsetof(struct vcpu_state, has_xcrs) };
     if (!cur.failed && s->cpu.nmsrs <= MSRS_MAX && (s->cpu.msrs = calloc(s->cpu.nmsrs + 1, sizeof(*s->cpu.msrs))))
         snapshot_take(&cur, s->cpu.msrs, s->cpu.nmsrs * sizeof(*s->cpu.msrs));
     snapshot_take(&cur, &s->chips, sizeof(s->chips));
     snapshot_take(&cur, &s->dev, sizeof(s->dev));
     snapshot_take(&cur, &s->fw, sizeof(s->fw));
     snapshot_take(&cur, &s->clock, sizeof(s->clock));
-    if (!s->cpu.msrs || cur.failed || cur.at != cur.len || s->dev.len > sizeof(s->dev.bytes)) {
+    if (!s->cpu.msrs || cur.failed || cur.at != cur.len || s->dev.len > sizeof(s->dev.bytes) ||
+        !snapshot_bools_valid(&s->cpu, cpu_bools, sizeof(cpu_bools) / sizeof(cpu_bools[0])) ||
+        s->fw.phase > FW_PHASE_RUNTIME) {
         char path[PATH_MAX];
         path_in(path, sizeof(path), w->vm->opt.snapshot, "state");
         vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
