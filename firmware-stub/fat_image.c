@@ -119,6 +119,16 @@ static int list_children(struct layout *l)
     return 0;
 }
 
+/* The directory entries n names take: each a short entry, and its
+ * long-name entries where long_name says it needs them. */
+static uint64_t name_entries_of(const bool *long_name, const unsigned *lens, unsigned n)
+{
+    uint64_t entries = 0;
+    for (unsigned k = 0; k < n; k++)
+        entries += 1 + (long_name[k] ? fat_lfn_entries(lens[k]) : 0);
+    return entries;
+}
+
 /* Each directory's short names and its count of entries. */
 static int name_entries(struct layout *l, bool label)
 {
@@ -140,9 +150,8 @@ static int name_entries(struct layout *l, bool label)
             rc = -1;
             break;
         }
-        uint64_t entries = d == VOLUME_ROOT ? label : 2;   /* the label, or "." and ".." */
-        for (unsigned k = first; k < first + n; k++)
-            entries += 1 + (l->long_name[k] ? fat_lfn_entries(lens[k]) : 0);
+        /* the label, or "." and "..", then the children's */
+        uint64_t entries = (d == VOLUME_ROOT ? label : 2) + name_entries_of(l->long_name + first, lens + first, n);
         if (entries > DIR_ENTRIES_MAX)
             rc = -1;
         else
@@ -499,9 +508,8 @@ bool fat_image_dir_holds(const struct volume *vol, unsigned dir, long replacing,
         lens[n++] = len;
         holds = !fat_short_names(names, lens, n, short_name, long_name);
     }
-    uint64_t entries = 2;   /* "." and "..", or the root's label (and a spare) */
-    for (unsigned k = 0; holds && k < n; k++)
-        entries += 1 + (long_name[k] ? fat_lfn_entries(lens[k]) : 0);
+    /* "." and "..", or the root's label (and a spare) */
+    uint64_t entries = holds ? 2 + name_entries_of(long_name, lens, n) : 0;
     free(names);
     free(lens);
     free(short_name);
