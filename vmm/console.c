@@ -42,6 +42,14 @@ int vmm_console_init(struct vmm *vm)
     return 0;
 }
 
+/* A failed write leaves stdout's error flag set, which the run loop
+ * checks after each I/O exit; the first errno is kept for its message. */
+static void console_flush(struct vmm *vm)
+{
+    if (fflush(stdout) == EOF && !vm->console.write_errno)
+        vm->console.write_errno = errno;
+}
+
 void vmm_console_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
@@ -51,15 +59,16 @@ void vmm_console_tx(void *ctx, uint8_t byte)
     vm->console.last_output = clock_since_start();
     /* Past the limit the text is still read (KTAP, panics), not printed. */
     if (vm->console.bytes < limit) {
-        putchar(byte);
+        if (putchar(byte) == EOF && !vm->console.write_errno)
+            vm->console.write_errno = errno;
         if (++vm->console.bytes == limit) {
-            fflush(stdout);
+            console_flush(vm);
             vmm_log("console output limit of %llu bytes reached (--console-limit): further output is not printed",
                     (unsigned long long)limit);
         }
     }
     if (byte == '\n')
-        fflush(stdout);
+        console_flush(vm);
     console_line_byte(&vm->console.text, &vm->console.consumers, byte);
 }
 

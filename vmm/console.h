@@ -17,6 +17,7 @@ struct vmm_console {
     struct panic_watch panic;          /* the kernel's "Kernel panic - not syncing" line */
     uint64_t bytes;                    /* printed, the firmware's ConOut included (--console-limit) */
     double last_output;                /* clock_since_start() at the UART's last byte, 0: none yet */
+    int write_errno;                   /* errno of the first failed write to stdout, 0: none */
 };
 
 /* Register the watchers the options ask for; 0, or -1 if one is left out. */

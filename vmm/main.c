@@ -1,6 +1,7 @@
 /* handover: boot a Linux bzImage through its own EFI stub on KVM, with a
  * fake firmware served by this process. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -467,6 +468,13 @@ static const char *why_ended(const struct vmm *vm, const struct tools *t, int rc
  * not read a cut report or trace as a result. */
 static int write_results(struct vmm *vm, const struct tools *t, int rc)
 {
+    /* What the run printed after the guest stopped (its stop point's
+     * findings) counts as much as the console (run.c's console_unwritable). */
+    int e = fflush(stdout) == EOF ? errno : vm->console.write_errno;
+    if (vm->step == STEP_GUEST && !vm->files.write_failed && ferror(stdout)) {
+        vmm_log("stdout: write failed%s%s", e ? ": " : "", e ? strerror(e) : "");
+        rc = output_failed(vm, rc);
+    }
     if (vm->files.sweep_baseline)
         fclose(vm->files.sweep_baseline);
     if (vm->files.sweep_matrix && fclose(vm->files.sweep_matrix))
@@ -534,6 +542,13 @@ int main(int argc, char **argv)
     }
     if (vmm_reserve_std_fds()) {
         fprintf(stderr, "handover: cannot open /dev/null for a closed stdin, stdout or stderr\n");
+        return EXIT_HOST;
+    }
+    /* A reader that goes away (`handover ... | head`) makes a write fail
+     * with EPIPE instead of killing the process without its report: the
+     * run then ends as after any output not written whole. */
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+        fprintf(stderr, "handover: cannot ignore SIGPIPE: %s\n", strerror(errno));
         return EXIT_HOST;
     }
     ktap_init(&tools.ktap);

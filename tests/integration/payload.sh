@@ -19,7 +19,7 @@ echo "# payload tests with $HO"
 case $PART in
     san) [ -n "${HANDOVER_TEST_FULL:-}" ] || TESTS_ONLY=${TESTS_ONLY-"services-* hostile-* efi-exit-* fallbacks-handover events events-wait-made-again notify notify-traced
         race-crc-double-fetch stop-at-ebs-* report-e820-* initrd-loadfile2-pe fault-sweep fault-sweep-agrees
-        trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails
+        trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails stdout-*
         report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout stall-past-timeout exit-port signal-*
         sweep-fail-on sweep-baseline-* fault-sweep-memory-budget"} ;;
     emulating) TESTS_ONLY=${TESTS_ONLY-"services-handover fallbacks-* no-emulation-fallbacks cmdline-append"} ;;
@@ -736,6 +736,16 @@ expect report-write-fails 3 '--report /dev/full: write failed' 'end: output-writ
     -- "$HO" --timeout 60 --report /dev/full --cmdline payload=services "$PAYLOAD"
 expect trace-write-fails 3 '--trace-efi=/dev/full: write failed' 'end: output-write-failed, exit status 3' \
     -- "$HO" --timeout 60 --trace-efi=/dev/full --cmdline payload=services "$PAYLOAD"
+# A console nobody can read ends the run as any failed output does, with
+# its report and last line: a reader that went away (EPIPE: its pipe's
+# read end is closed before handover starts), never SIGPIPE; a full disk.
+expect stdout-reader-gone 3 'stdout: write failed: Broken pipe' 'end: output-write-failed, exit status 3' \
+    -- python3 -c 'import os, subprocess, sys; r, w = os.pipe(); os.close(r); sys.exit(subprocess.call(sys.argv[1:], stdout=w))' \
+    "$HO" --timeout 60 --report "$OUT/stdout-gone.json" --cmdline payload=services "$PAYLOAD"
+expect stdout-reader-gone-report 0 '^output-write-failed 3$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["exit_status"])' "$OUT/stdout-gone.json"
+expect stdout-full 3 'stdout: write failed: No space left on device' 'end: output-write-failed, exit status 3' \
+    -- bash -c '"$@" >/dev/full' _ "$HO" --timeout 60 --cmdline payload=services "$PAYLOAD"
 expect report-non-utf8 3 '--report .*: write failed: Invalid or incomplete multibyte' \
     -- "$HO" --timeout 60 --report "$OUT/nonutf8.json" --cmdline "$(printf 'payload=services \xff')" "$PAYLOAD"
 # With stdout closed, the report does not become fd 1 and fill with console text.

@@ -492,6 +492,21 @@ static int kernel_panicked(struct vmm *vm)
     return EXIT_PANIC;
 }
 
+/* stdout could not be written: its reader went away (EPIPE: main ignores
+ * SIGPIPE) or its disk is full. Nobody can read the console any more, so
+ * the run stops as after any output not written whole: its report and its
+ * last line are still written, with exit status 3. */
+static int console_unwritable(struct vmm *vm)
+{
+    int e = vm->console.write_errno;
+    vmm_log("stdout: write failed%s%s: the guest's console cannot be printed, so the run stops", e ? ": " : "",
+            e ? strerror(e) : "");
+    report_last_line(vm);
+    report_exits(vm);
+    vm->files.write_failed = true;
+    return EXIT_HOST;
+}
+
 /* Whether the guest asked to stop (control_ports.h: through a device, or
  * --exec's status line): the status it ends with, or RUN_CONTINUE. */
 static int guest_stopped(struct vmm *vm)
@@ -551,6 +566,8 @@ static int handle_io(struct vcpu *c)
     }
     if (vm->console.panic.ended)
         return kernel_panicked(vm);
+    if (ferror(stdout))
+        return console_unwritable(vm);
     return guest_stopped(vm);
 }
 

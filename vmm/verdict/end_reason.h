@@ -15,7 +15,7 @@
 #define END_REASONS(X) \
     X(END_OUTPUT_WRITE_FAILED, "output-write-failed", (EXIT_HOST), \
       "the run succeeded but --report, --trace-efi, --kunit-json, --exec-output or the sweep matrix could not be " \
-      "written whole") \
+      "written whole; or stdout failed (its reader went away, its disk is full), which stops the run there") \
     X(END_NOT_STARTED, "not-started", (EXIT_USAGE, EXIT_HOST, EXIT_FIRMWARE_EXIT, EXIT_BAD_IMAGE), \
       "the guest was never entered: refused options, an output that cannot be opened, a bad image, a missing input " \
       "file, no /dev/kvm or a KVM error before the entry, an image Secure Boot refused (the report's not_started_at " \
