@@ -148,6 +148,8 @@ static efi_status_t store_key(struct firmware *fw, enum secure_boot_key key, str
         fw_variable_delete(fw, p);
         return EFI_SUCCESS;
     }
+    if (!a->payload_size && !p)   /* nothing appended to nothing: as in write_data (variables.c) */
+        return EFI_SUCCESS;
     uint64_t old = p && append ? (*p)->size : 0, added = a->payload_size;
     uint8_t *bytes = malloc(old + added ? old + added : 1);
     if (bytes && old) {

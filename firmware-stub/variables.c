@@ -108,6 +108,8 @@ static efi_status_t write_data(struct firmware *fw, const struct guest_view *v, 
 {
     if (p && (*p)->attrs != attrs)
         return EFI_INVALID_PARAMETER;
+    if (append && !size && !p)   /* nothing to add to nothing: EDK2's UpdateVariable writes no variable */
+        return EFI_SUCCESS;
     if (size > VAR_DATA_MAX)
         return EFI_OUT_OF_RESOURCES;
     uint64_t old = p ? (*p)->size : 0;

@@ -10,7 +10,8 @@
 # unenrolled key (other-db.auth); IMAGE signed by db's key and then by the
 # other key (db-other-signed.efi), and the keys with the other key's
 # certificate in dbx (DIR/other-dbx-keys), and appended to db
-# (append-other-db.auth); a CA and a leaf it issued
+# (append-other-db.auth); an append of nothing to dbx
+# (append-nothing-dbx.auth); a CA and a leaf it issued
 # (DIR/ca), IMAGE signed by the leaf (ca-signed.efi), and the keys with the
 # CA as db (DIR/ca-keys) and as db and dbx (DIR/ca-dbx-keys).
 # usage: tests/secure-boot-fixtures.sh DIR IMAGE
@@ -44,6 +45,8 @@ cert-to-efi-sig-list "$k/other.crt" "$dir/other.esl" >/dev/null
 sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" dbx "$dir/other.esl" "$dir/other-dbx-keys/dbx.auth" >/dev/null
 # The other key's certificate appended to db (sign-efi-sig-list -a), signed by KEK.
 sign-efi-sig-list -a -k "$k/KEK.key" -c "$k/KEK.crt" db "$dir/other.esl" "$dir/append-other-db.auth" >/dev/null
+# An append of nothing to dbx, signed by KEK.
+sign-efi-sig-list -a -k "$k/KEK.key" -c "$k/KEK.crt" dbx /dev/null "$dir/append-nothing-dbx.auth" >/dev/null
 # A CA and a leaf it issued (DIR/ca), IMAGE signed by the leaf alone
 # (ca-signed.efi: the signature does not carry the CA); the keys again with
 # the CA as db (DIR/ca-keys), and with the CA in dbx too (DIR/ca-dbx-keys).

@@ -124,6 +124,16 @@ START_TEST(append_write_extends_a_variable)
 }
 END_TEST
 
+/* An append of nothing to a variable that is not there creates nothing
+ * (EDK2's UpdateVariable: EFI_SUCCESS, no variable). */
+START_TEST(an_empty_append_creates_no_variable)
+{
+    ck_assert_uint_eq(set_var("None", GUID_TEST, ATTR_BS_RT | EFI_VARIABLE_APPEND_WRITE, NULL, 0), EFI_SUCCESS);
+    uint64_t size_p = put_u64(8), data = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("None"), put_guid(GUID_TEST), 0, size_p, data), EFI_NOT_FOUND);
+}
+END_TEST
+
 START_TEST(runtime_get_variable_works_after_exit_boot_services)
 {
     ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
@@ -233,7 +243,7 @@ Suite *fw_variables_suite(void)
         get_variable_not_found_leaves_data_size_untouched, set_then_get_variable_round_trips_data_and_attributes,
         get_variable_too_small_reports_the_size_and_writes_no_data, get_next_variable_name_walks_in_creation_order,
         get_next_variable_name_too_small_reports_the_size, setting_size_zero_deletes_a_variable,
-        set_variable_refuses_bad_attributes_and_names, append_write_extends_a_variable,
+        set_variable_refuses_bad_attributes_and_names, append_write_extends_a_variable, an_empty_append_creates_no_variable,
         runtime_get_variable_works_after_exit_boot_services,
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,

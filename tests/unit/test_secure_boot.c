@@ -257,6 +257,20 @@ START_TEST(an_append_adds_only_signatures_not_there_yet)
 }
 END_TEST
 
+/* A signed append of nothing to a key that is not there creates nothing:
+ * EDK2's UpdateVariable returns success and writes no variable. */
+START_TEST(an_empty_append_to_an_absent_key_creates_nothing)
+{
+    enrol_all("keys");
+    struct file add = fixture("append-nothing-dbx.auth");
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE;
+    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS | EFI_VARIABLE_APPEND_WRITE, add.data, add.size), EFI_SUCCESS);
+    uint64_t size_p = put_u64(8), data = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("dbx"), put_guid(g), 0, size_p, data), EFI_NOT_FOUND);
+    free(add.data);
+}
+END_TEST
+
 START_TEST(load_image_admits_only_what_db_signed)
 {
     enrol_all("keys");
@@ -345,6 +359,7 @@ Suite *secure_boot_suite(void)
     const TTest *const firmware[] = {
         setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
         key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp, an_append_adds_only_signatures_not_there_yet,
+        an_empty_append_to_an_absent_key_creates_nothing,
         load_image_admits_only_what_db_signed,
         load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
         load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
