@@ -463,6 +463,17 @@ static const char *why_ended(const struct vmm *vm, const struct tools *t, int rc
     return end_reason(&e);
 }
 
+/* f closed after a write that returned written (0: whole): 0, or -1 with
+ * errno from the first failure; f is closed either way. */
+static int close_written(FILE *f, int written)
+{
+    int e = errno;
+    if (fclose(f) && !written)
+        return -1;
+    errno = e;
+    return written ? -1 : 0;
+}
+
 /* The matrix, --kunit-json, --exec-output and --report closed whole. An
  * output that could not be written whole makes a run fail: a script must
  * not read a cut report or trace as a result. */
@@ -479,8 +490,9 @@ static int write_results(struct vmm *vm, const struct tools *t, int rc)
         fclose(vm->files.sweep_baseline);
     if (vm->files.sweep_matrix && fclose(vm->files.sweep_matrix))
         rc = output_failed(vm, rc);
-    if (vm->files.kunit_json && (report_write_kunit_json(vm->files.kunit_json, &t->ktap, vm->opt.kernel,
-                                                         vm->step == STEP_GUEST) || fclose(vm->files.kunit_json))) {
+    if (vm->files.kunit_json && close_written(vm->files.kunit_json,
+                                              report_write_kunit_json(vm->files.kunit_json, &t->ktap, vm->opt.kernel,
+                                                                      vm->step == STEP_GUEST))) {
         vmm_log("--kunit-json %s: write failed: %s", vm->opt.kunit_json, strerror(errno));
         rc = output_failed(vm, rc);
     }
@@ -495,7 +507,7 @@ static int write_results(struct vmm *vm, const struct tools *t, int rc)
         rc = output_failed(vm, rc);
     }
     if (vm->files.report &&
-        (report_finish(&t->report, rc, why_ended(vm, t, rc), &t->ktap) || fclose(vm->files.report))) {
+        close_written(vm->files.report, report_finish(&t->report, rc, why_ended(vm, t, rc), &t->ktap))) {
         vmm_log("--report %s: write failed: %s", vm->opt.report_path, strerror(errno));
         rc = output_failed(vm, rc);
     }
