@@ -112,7 +112,8 @@ include tests/fuzz/fuzz.mk
 # tools (tests/secure-boot-fixtures.sh) over the synthetic payload (here,
 # after payload.mk, which names it).
 SECURE_BOOT_DIR := $(BUILD)/secure-boot
-$(SECURE_BOOT_DIR)/stamp: tests/secure-boot-fixtures.sh scripts/make-secure-boot-keys.sh $(PAYLOAD_IMAGE)
+$(SECURE_BOOT_DIR)/stamp: tests/secure-boot-fixtures.sh tests/tamper-pe.py tests/uefi-guid-cert.py \
+                          scripts/make-secure-boot-keys.sh $(PAYLOAD_IMAGE)
 	tests/secure-boot-fixtures.sh $(SECURE_BOOT_DIR) $(PAYLOAD_IMAGE)
 	touch $@
 $(call obj,obj,tests/unit/test_secure_boot.c) $(call obj,san,tests/unit/test_secure_boot.c): \

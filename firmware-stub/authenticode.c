@@ -7,6 +7,7 @@
 
 #include <openssl/evp.h>
 
+#include "guids.h"
 #include "signature_list.h"
 #include "signed_data.h"
 
@@ -19,6 +20,8 @@
 #define WIN_CERT_HEADER_SIZE 8
 #define WIN_CERT_REVISION_2_0 0x0200
 #define WIN_CERT_TYPE_PKCS_SIGNED_DATA 0x0002
+#define WIN_CERT_TYPE_EFI_GUID 0x0ef1
+#define WIN_CERT_UEFI_GUID_HEADER_SIZE (WIN_CERT_HEADER_SIZE + 16)   /* and its CertType */
 
 static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t le32(const uint8_t *p)
@@ -108,6 +111,29 @@ static void hex(const uint8_t *d, size_t n, char *out)
         sprintf(out + 2 * i, "%02x", d[i]);
 }
 
+/* The PKCS#7 SignedData a WIN_CERTIFICATE of len bytes at c holds, and
+ * its size in n: WIN_CERT_TYPE_PKCS_SIGNED_DATA's, or that of a
+ * WIN_CERTIFICATE_UEFI_GUID of type EFI_CERT_TYPE_PKCS7_GUID (UEFI 2.10
+ * section 32.2.4; EDK2's DxeImageVerificationHandler reads both). NULL
+ * for any other kind, which says nothing about the image. */
+static const uint8_t *signed_data_of(const uint8_t *c, uint32_t len, size_t *n)
+{
+    if (le16(c + 4) != WIN_CERT_REVISION_2_0)
+        return NULL;
+    if (le16(c + 6) == WIN_CERT_TYPE_PKCS_SIGNED_DATA) {
+        *n = len - WIN_CERT_HEADER_SIZE;
+        return c + WIN_CERT_HEADER_SIZE;
+    }
+    efi_guid_t type;
+    if (le16(c + 6) != WIN_CERT_TYPE_EFI_GUID || len <= WIN_CERT_UEFI_GUID_HEADER_SIZE)
+        return NULL;
+    memcpy(&type, c + WIN_CERT_HEADER_SIZE, sizeof(type));
+    if (!guid_equal(&type, &GUID_CERT_TYPE_PKCS7))
+        return NULL;
+    *n = len - WIN_CERT_UEFI_GUID_HEADER_SIZE;
+    return c + WIN_CERT_UEFI_GUID_HEADER_SIZE;
+}
+
 /* One WIN_CERTIFICATE's PKCS#7 against dbx and db: 1 allowed, -1 refused
  * by dbx, 0 not allowed by it (why says why). */
 static int judge_signature(const uint8_t *der, size_t n, const uint8_t digest[AUTHENTICODE_DIGEST_SIZE],
@@ -173,11 +199,13 @@ bool authenticode_allowed(const uint8_t *f, size_t n, const uint8_t *db, size_t 
                      len);
             return false;
         }
-        if (le16(c + 4) == WIN_CERT_REVISION_2_0 && le16(c + 6) == WIN_CERT_TYPE_PKCS_SIGNED_DATA) {
+        size_t signed_size;
+        const uint8_t *signed_data = signed_data_of(c, len, &signed_size);
+        if (signed_data) {
             char judged[400];
             /* Once db allowed one, the others only face dbx. */
-            int verdict = judge_signature(c + WIN_CERT_HEADER_SIZE, len - WIN_CERT_HEADER_SIZE, digest,
-                                          signed_allowed ? NULL : db, db_size, dbx, dbx_size, judged, sizeof(judged));
+            int verdict = judge_signature(signed_data, signed_size, digest, signed_allowed ? NULL : db, db_size, dbx,
+                                          dbx_size, judged, sizeof(judged));
             if (verdict < 0 || !signed_allowed)
                 snprintf(why, whylen, "%s", judged);
             if (verdict < 0)

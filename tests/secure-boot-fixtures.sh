@@ -4,8 +4,9 @@
 # DIR the EFI image IMAGE signed (sbsign) by db's key (db-signed.efi) and
 # by a key no list holds (other-signed.efi), IMAGE unsigned
 # (unsigned.efi), the db-signed file with a byte of its code changed
-# (tampered.efi); the keys again with IMAGE's SHA-256 in a dbx signed by
-# KEK (DIR/dbx-keys); db.auth written with a TimeStamp older than the
+# (tampered.efi), the db-signed file with its signature in the
+# WIN_CERTIFICATE_UEFI_GUID form (db-signed-uefi-guid.efi); the keys
+# again with IMAGE's SHA-256 in a dbx signed by KEK (DIR/dbx-keys); db.auth written with a TimeStamp older than the
 # enrolled one's (old-db.auth, a replay) and db.auth signed by the
 # unenrolled key (other-db.auth); IMAGE signed by db's key and then by the
 # other key (db-other-signed.efi), and the keys with the other key's
@@ -26,6 +27,7 @@ cp "$image" "$dir/unsigned.efi"
 sbsign --key "$k/db.key" --cert "$k/db.crt" --output "$dir/db-signed.efi" "$image" 2>/dev/null
 sbsign --key "$k/other.key" --cert "$k/other.crt" --output "$dir/other-signed.efi" "$image" 2>/dev/null
 "$top/tests/tamper-pe.py" "$dir/db-signed.efi" "$dir/tampered.efi"
+"$top/tests/uefi-guid-cert.py" "$dir/db-signed.efi" "$dir/db-signed-uefi-guid.efi"
 mkdir -p "$dir/dbx-keys"
 cp "$k"/*.auth "$dir/dbx-keys/"
 hash-to-efi-sig-list "$image" "$dir/dbx.esl" >/dev/null

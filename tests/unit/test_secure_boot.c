@@ -285,6 +285,15 @@ START_TEST(load_image_admits_only_what_db_signed)
 }
 END_TEST
 
+/* The same signature in a WIN_CERTIFICATE_UEFI_GUID of type
+ * EFI_CERT_TYPE_PKCS7_GUID (UEFI 2.10 section 32.2.4), which EDK2 reads. */
+START_TEST(load_image_reads_a_signature_in_the_uefi_guid_form)
+{
+    enrol_all("keys");
+    ck_assert_uint_eq(load("db-signed-uefi-guid.efi"), EFI_SUCCESS);
+}
+END_TEST
+
 START_TEST(load_image_refuses_what_dbx_lists)
 {
     enrol_all("dbx-keys");
@@ -360,7 +369,7 @@ Suite *secure_boot_suite(void)
         setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
         key_writes_need_a_signature_by_pk_or_kek_and_a_later_timestamp, an_append_adds_only_signatures_not_there_yet,
         an_empty_append_to_an_absent_key_creates_nothing,
-        load_image_admits_only_what_db_signed,
+        load_image_admits_only_what_db_signed, load_image_reads_a_signature_in_the_uefi_guid_form,
         load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
         load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
         setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
