@@ -662,6 +662,40 @@ static int after_kick(struct halt_waker *w, struct vcpu *c)
     }
 }
 
+/* KVM_RUN returned early (a signal, --timeout's alarm, a kick): how the
+ * run ends, or RUN_CONTINUE. Called with vm->lock held. */
+static int after_interrupted_run(struct vcpu *c, struct halt_waker *w)
+{
+    struct vmm *vm = c->vm;
+    int stopped = vm->run.stop_rc;
+    if (timed_out && c->id != 0 && !c->dumped) {
+        c->dumped = true;   /* where each vCPU was when time ran out */
+        vmm_dump_registers(c, vmm_log_file());
+    }
+    if (stopped == RUN_CONTINUE && stop_signal && c->id == 0) {
+        fflush(stdout);
+        vmm_log("stopped by signal %d (%s): exit status %d", stop_signal, strsignal(stop_signal),
+                EXIT_SIGNAL_BASE + stop_signal);
+        report_last_line(vm);
+        report_exits(vm);
+        vm->run.stopped_by_signal = stop_signal;
+        stopped = EXIT_SIGNAL_BASE + stop_signal;
+    }
+    if (stopped == RUN_CONTINUE && timed_out && c->id == 0) {
+        vm->run.timed_out = true;
+        fflush(stdout);
+        vmm_log("timeout: the guest was still running after %u s (%s)", vm->run.opt.timeout,
+                vm->run.opt.timeout_name);
+        vmm_dump_registers(c, vmm_log_file());
+        report_last_line(vm);
+        report_exits(vm);
+        stopped = EXIT_TIMEOUT;
+    }
+    if (stopped == RUN_CONTINUE && w)
+        stopped = after_kick(w, c);
+    return stopped;
+}
+
 /* One vCPU until it or another stops the VM. Exits are handled one at a
  * time under vm->lock; a firmware call's sleep is taken after it. */
 static int run_loop(struct vcpu *c, struct halt_waker *w)
@@ -675,32 +709,7 @@ static int run_loop(struct vcpu *c, struct halt_waker *w)
             }
             c->run->immediate_exit = 0;
             pthread_mutex_lock(&vm->lock);
-            int stopped = vm->run.stop_rc;
-            if (timed_out && c->id != 0 && !c->dumped) {
-                c->dumped = true;   /* where each vCPU was when time ran out */
-                vmm_dump_registers(c, vmm_log_file());
-            }
-            if (stopped == RUN_CONTINUE && stop_signal && c->id == 0) {
-                fflush(stdout);
-                vmm_log("stopped by signal %d (%s): exit status %d", stop_signal, strsignal(stop_signal),
-                        EXIT_SIGNAL_BASE + stop_signal);
-                report_last_line(vm);
-                report_exits(vm);
-                vm->run.stopped_by_signal = stop_signal;
-                stopped = EXIT_SIGNAL_BASE + stop_signal;
-            }
-            if (stopped == RUN_CONTINUE && timed_out && c->id == 0) {
-                vm->run.timed_out = true;
-                fflush(stdout);
-                vmm_log("timeout: the guest was still running after %u s (%s)", vm->run.opt.timeout,
-                        vm->run.opt.timeout_name);
-                vmm_dump_registers(c, vmm_log_file());
-                report_last_line(vm);
-                report_exits(vm);
-                stopped = EXIT_TIMEOUT;
-            }
-            if (stopped == RUN_CONTINUE && w)
-                stopped = after_kick(w, c);
+            int stopped = after_interrupted_run(c, w);
             pthread_mutex_unlock(&vm->lock);
             if (stopped != RUN_CONTINUE)
                 return stopped;
