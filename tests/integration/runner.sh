@@ -17,10 +17,11 @@ fi
 stuck='echo "<3>kvm-host: running stuck-test" > /dev/kmsg; sleep 100000'
 # One lane, the stuck tier first: its L1 is ended with the evidence, the
 # second L1 too, and the tier fails; the next tier still runs and passes.
+# The consoles the watchdog keeps go to the test's own directory, not /tmp.
 expect kvm-host-stall 1 '\[stuck\] kvm-host: STALL: the L1 made no progress for [0-9]+ s' \
     '\[stuck\] +kvm-host: running stuck-test' '\[stuck\] +task:sleep +state:S' '# tier stuck: its L1 failed \(status 125.*runs again in a new L1, once' \
     '# tier stuck: .* status=125 retried=1' \
     '\[after\] still here' '# tier after: .* status=0' \
-    -- env KVM_TIER_LANES=1 KVM_HOST_STALL=30 tests/integration/kvm-tiers.sh "$OUT/runner-build" "$PAYLOAD" \
+    -- env KVM_TIER_LANES=1 KVM_HOST_STALL=30 TMPDIR="$OUT" tests/integration/kvm-tiers.sh "$OUT/runner-build" "$PAYLOAD" \
        "stuck=scripts/kvm-host $stuck" "after=scripts/kvm-host echo still here"
 summary
