@@ -514,6 +514,19 @@ static void write_host(const char *path, const char *data)
     fclose(f);
 }
 
+/* An empty folder is a volume with its root alone. */
+START_TEST(an_empty_folder_is_an_empty_volume)
+{
+    char top[] = "/tmp/handover-esp-XXXXXX", err[256];
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    struct volume vol;
+    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    ck_assert_uint_eq(vol.n, 1);
+    volume_free(&vol);
+    ck_assert_int_eq(rmdir(top), 0);
+}
+END_TEST
+
 START_TEST(the_host_folder_is_read_beneath_itself)
 {
     char top[] = "/tmp/handover-esp-XXXXXX", dir[64], p[128], err[256];
@@ -645,6 +658,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, a_copy_has_its_own_overlay);
     tcase_add_test(t, file_services_end_with_boot_services);
     tcase_add_test(t, names_are_fat_names);
+    tcase_add_test(t, an_empty_folder_is_an_empty_volume);
     tcase_add_test(t, the_host_folder_is_read_beneath_itself);
     tcase_add_test(t, a_host_name_fat_cannot_hold_is_left_out);
     return s;

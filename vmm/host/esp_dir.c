@@ -133,7 +133,8 @@ static char **list(struct reader *r, int fd, const char *rel, size_t *count)
     if (errno)
         goto failed;
     closedir(d);
-    qsort(names, n, sizeof(*names), by_name);
+    if (n)   /* an empty folder has no array: qsort's base may not be NULL */
+        qsort(names, n, sizeof(*names), by_name);
     *count = n;
     return names ? names : calloc(1, sizeof(*names));
 failed:
