@@ -636,6 +636,38 @@ START_TEST(place_load_addr_is_there_or_nowhere)
 }
 END_TEST
 
+/* A 32-bit entry (--firmware-bits 32) reaches 4 GiB at most: top says so,
+ * and a pref_address or --load-addr above it is not taken, even where
+ * there is RAM. */
+START_TEST(place_keeps_the_image_below_top)
+{
+    struct memmap m;
+    memmap_init(&m);
+    ck_assert_int_eq(memmap_add_ram(&m, 0, 8ULL << 30), 0);
+    struct image_constraints c = kernel(4ULL << 30, 0x200000, false);
+    c.top = 4ULL << 30;
+    uint64_t at = 0x1234;
+    ck_assert_int_eq(place_image(&m, &c, &at), -1);   /* not relocatable */
+    ck_assert_uint_eq(at, 0x1234);
+    ck_assert_int_eq(memmap_type_at(&m, 4ULL << 30), EFI_CONVENTIONAL_MEMORY);
+    c.relocatable = true;
+    ck_assert_int_eq(place_image(&m, &c, &at), 0);
+    ck_assert_uint_eq(at, GUEST_KERNEL_MIN);
+    c.load_addr = 5ULL << 30;
+    ck_assert_int_eq(place_image(&m, &c, &at), -1);
+    ck_assert_int_eq(memmap_type_at(&m, 5ULL << 30), EFI_CONVENTIONAL_MEMORY);
+    /* Ending exactly at top fits. */
+    c.load_addr = (4ULL << 30) - c.size;
+    ck_assert_int_eq(place_image(&m, &c, &at), 0);
+    ck_assert_uint_eq(at, c.load_addr);
+    /* Without the limit, pref_address above 4 GiB is taken as before. */
+    c = kernel(6ULL << 30, 0x200000, false);
+    c.top = 8ULL << 30;
+    ck_assert_int_eq(place_image(&m, &c, &at), 0);
+    ck_assert_uint_eq(at, 6ULL << 30);
+}
+END_TEST
+
 Suite *bzimage_suite(void)
 {
     Suite *s = suite_create("bzimage");
@@ -678,6 +710,7 @@ Suite *bzimage_suite(void)
     tcase_add_test(tc, place_moves_a_relocatable_kernel_where_it_fits);
     tcase_add_test(tc, place_refuses_when_nothing_fits);
     tcase_add_test(tc, place_load_addr_is_there_or_nowhere);
+    tcase_add_test(tc, place_keeps_the_image_below_top);
     suite_add_tcase(s, tc);
 
     const char *tiny = getenv("HANDOVER_TINY_KERNEL");
