@@ -24,3 +24,10 @@ int place_image(struct memmap *map, const struct image_constraints *c, uint64_t 
         }
     return -1;
 }
+
+const char *place_tried(const struct image_constraints *c)
+{
+    if (c->load_addr)
+        return " (--load-addr: there only)";
+    return c->relocatable ? " or anywhere above 16 MiB" : " (not relocatable)";
+}

@@ -26,5 +26,8 @@ uint64_t place_wanted(const struct image_constraints *c);
  * up that is free; below top either way. 0 with the address in *at, or
  * -1 if nothing fits. */
 int place_image(struct memmap *map, const struct image_constraints *c, uint64_t *at);
+/* Where place_image looked besides place_wanted, as the end of a message
+ * saying it found no room. */
+const char *place_tried(const struct image_constraints *c);
 
 #endif

@@ -412,8 +412,7 @@ static int place_kernel(struct vmm *vm)
                                              .top = entry32 && top > GUEST_4GIB ? GUEST_4GIB : top };
     if (place_image(&vm->fw.map, &place, &vm->placed.image_start)) {
         vmm_log("cannot place the 0x%llx-byte kernel at 0x%llx%s%s", (unsigned long long)size,
-                (unsigned long long)place_wanted(&place),
-                place.relocatable ? " or anywhere above 16 MiB" : " (not relocatable)",
+                (unsigned long long)place_wanted(&place), place_tried(&place),
                 entry32 ? ", and --firmware-bits 32 needs it below 4 GiB" : "");
         return EXIT_USAGE;
     }

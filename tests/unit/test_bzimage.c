@@ -668,6 +668,21 @@ START_TEST(place_keeps_the_image_below_top)
 }
 END_TEST
 
+/* What a refusal says was tried: --load-addr alone, whatever the kernel
+ * allows. */
+START_TEST(place_says_where_it_looked)
+{
+    struct image_constraints c = kernel(0x1000000, 0x200000, true);
+    ck_assert_str_eq(place_tried(&c), " or anywhere above 16 MiB");
+    c.relocatable = false;
+    ck_assert_str_eq(place_tried(&c), " (not relocatable)");
+    c.load_addr = 0x4000000;
+    ck_assert_str_eq(place_tried(&c), " (--load-addr: there only)");
+    c.relocatable = true;
+    ck_assert_str_eq(place_tried(&c), " (--load-addr: there only)");
+}
+END_TEST
+
 Suite *bzimage_suite(void)
 {
     Suite *s = suite_create("bzimage");
@@ -711,6 +726,7 @@ Suite *bzimage_suite(void)
     tcase_add_test(tc, place_refuses_when_nothing_fits);
     tcase_add_test(tc, place_load_addr_is_there_or_nowhere);
     tcase_add_test(tc, place_keeps_the_image_below_top);
+    tcase_add_test(tc, place_says_where_it_looked);
     suite_add_tcase(s, tc);
 
     const char *tiny = getenv("HANDOVER_TINY_KERNEL");
