@@ -58,10 +58,15 @@ static int parse_count(const char *s, uint64_t *out)
     return 0;
 }
 
+/* Digits (decimal or 0x hexadecimal), then K, M or G (KiB, MiB, GiB, with
+ * an optional "B" or "iB"). Not a sign or a space: strtoull would take
+ * "-1" as 2^64 - 1. */
 static int parse_size(const char *s, uint64_t *out)
 {
     char *end;
     errno = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
     unsigned long long v = strtoull(s, &end, 0);
     if (errno || end == s)
         return -1;

@@ -44,6 +44,9 @@ expect bad-option 2 'unknown option --frobnicate' -- "$HO" --frobnicate "$PAYLOA
 expect bad-entry 2 '--entry efi: expected handover or pe' -- "$HO" --entry efi "$PAYLOAD"
 expect bad-mem 2 '--mem 1: ' -- "$HO" --mem 1 "$PAYLOAD"
 expect bad-cpus 2 '--cpus 0: give a number from 1 to 64' -- "$HO" --cpus 0 "$PAYLOAD"
+# A size or address is digits: strtoull would read "-0x1000" as 2^64 - 0x1000.
+expect negative-load-addr 2 '--load-addr -0x1000: give a page-aligned address' -- "$HO" --load-addr -0x1000 "$PAYLOAD"
+expect negative-size 2 '--console-limit -1: give a size such as 64M' -- "$HO" --console-limit -1 "$PAYLOAD"
 expect cpus-need-acpi 2 '--cpus 2 needs the ACPI MADT' -- "$HO" --cpus 2 --no-acpi "$PAYLOAD"
 expect bad-inject 2 '--inject frob: unknown fault' -- "$HO" --inject frob "$PAYLOAD"
 expect bad-inject-value 2 '--inject alloc-pages-fail: needs a value' -- "$HO" --inject alloc-pages-fail "$PAYLOAD"
