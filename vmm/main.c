@@ -341,7 +341,8 @@ static int enter_sandbox(const struct vmm *vm, const struct warm_boot *warm)
         .outputs = { 1, 2, f->trace ? fileno(f->trace) : 2, f->report ? fileno(f->report) : 2,
                      f->kunit_json ? fileno(f->kunit_json) : 2, f->exec_output ? fileno(f->exec_output) : 2,
                      f->tpm_log ? fileno(f->tpm_log) : 2 },
-        .output_allowance = vm->opt.console_limit + vm->opt.trace_limit,
+        .output_allowance = vm->opt.console_limit > UINT64_MAX - vm->opt.trace_limit
+                                ? UINT64_MAX : vm->opt.console_limit + vm->opt.trace_limit,
         .kvm_fd = vm->kvm_fd, .vm_fd = vm->vm_fd, .vcpu_fds = vcpu_fds, .ncpus = vm->opt.cpus,
         .sweep_matrix_fd = f->sweep_matrix ? fileno(f->sweep_matrix) : -1,
         .sweep_baseline_fd = f->sweep_baseline ? fileno(f->sweep_baseline) : -1,
