@@ -272,7 +272,7 @@ static int emulation_failure(struct vcpu *c)
     struct kvm_fpu fpu;
     if (ioctl(c->fd, KVM_GET_FPU, &fpu) < 0)
         return guest_crash(c, what);
-    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v);
+    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v, !s.cs.l);
     if (e.action == EMULATE_NONE)
         return guest_crash(c, what);
     vm->counters.fallbacks++;
