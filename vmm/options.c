@@ -44,6 +44,13 @@ struct option_def {
 #define OPT_SIZE(n, f, h)         { n, 0, required_argument, "SIZE", h, KIND_SIZE, offsetof(struct vmm_options, f), NULL }
 #define OPT_CALLBACK(n, arg, meta, h, fn) { n, 0, arg, meta, h, KIND_CALL, 0, fn }
 
+/* Decimal, or hexadecimal after 0x; never octal, as strtoull's base 0
+ * would read "010" (eight). */
+static unsigned long long read_number(const char *s, char **end)
+{
+    return strtoull(s, end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
+}
+
 /* A plain count: decimal or 0x hexadecimal digits only, no suffix. */
 static int parse_count(const char *s, uint64_t *out)
 {
@@ -51,7 +58,7 @@ static int parse_count(const char *s, uint64_t *out)
     errno = 0;
     if (*s < '0' || *s > '9')
         return -1;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = read_number(s, &end);
     if (errno || end == s || *end)
         return -1;
     *out = v;
@@ -67,7 +74,7 @@ static int parse_size(const char *s, uint64_t *out)
     errno = 0;
     if (*s < '0' || *s > '9')
         return -1;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = read_number(s, &end);
     if (errno || end == s)
         return -1;
     unsigned shift = 0;

@@ -47,6 +47,9 @@ expect bad-cpus 2 '--cpus 0: give a number from 1 to 64' -- "$HO" --cpus 0 "$PAY
 # A size or address is digits: strtoull would read "-0x1000" as 2^64 - 0x1000.
 expect negative-load-addr 2 '--load-addr -0x1000: give a page-aligned address' -- "$HO" --load-addr -0x1000 "$PAYLOAD"
 expect negative-size 2 '--console-limit -1: give a size such as 64M' -- "$HO" --console-limit -1 "$PAYLOAD"
+# Decimal or 0x hexadecimal, never octal: 010 is ten (strtoull's base 0 read eight).
+expect count-leading-zero 2 '--cpus 10 needs the ACPI MADT' -- "$HO" --cpus 010 --no-acpi "$PAYLOAD"
+expect size-leading-zero 2 '--cpus 2 needs the ACPI MADT' '!--mem' -- "$HO" --mem 070 --cpus 2 --no-acpi "$PAYLOAD"
 expect cpus-need-acpi 2 '--cpus 2 needs the ACPI MADT' -- "$HO" --cpus 2 --no-acpi "$PAYLOAD"
 expect bad-inject 2 '--inject frob: unknown fault' -- "$HO" --inject frob "$PAYLOAD"
 expect bad-inject-value 2 '--inject alloc-pages-fail: needs a value' -- "$HO" --inject alloc-pages-fail "$PAYLOAD"
