@@ -137,6 +137,14 @@ static int parse_image(struct vmm *vm)
         goto refused;
     refusal = EXIT_USAGE;
     if (vm->opt.firmware_bits == 32 && vm->opt.entry == ENTRY_PE) {
+        /* The entry taken is a 64-bit kernel's .compat one; an i386
+         * kernel's own IA-32 PE header is not read (bzimage_parse). */
+        if (!vm->placed.bz.kernel_64) {
+            snprintf(err, sizeof(err), "xloadflags: 0x%04x lacks XLF_KERNEL_64: an i386 kernel, entered by "
+                     "--firmware-bits 32 at its 32-bit handover entry; --entry pe takes a 64-bit kernel's IA-32 "
+                     ".compat entry (drop --entry pe)", vm->placed.bz.hdr.xloadflags);
+            goto refused;
+        }
         if (bzimage_check_entry(&vm->placed.bz, ENTRY_PE, err, sizeof(err)) ||
             pe_compat_entry(&vm->placed.bz.pe, PE_MACHINE_I386, &vm->placed.compat_entry, err, sizeof(err)))
             goto refused;

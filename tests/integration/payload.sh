@@ -391,6 +391,9 @@ expect firmware-bits-snapshot 2 '^handover: --firmware-bits 32 and --snapshot ca
 expect firmware-bits-bad 2 '^handover: --firmware-bits 16: expected 32 or 64' -- "$HO" --firmware-bits 16 "$PAYLOAD"
 # A kernel without a 64-bit entry is an i386 kernel: fine, for --firmware-bits 32.
 expect image-no-64bit 2 'XLF_KERNEL_64: .*--firmware-bits 32 enters it' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
+# Its IA-32 PE entry is not the .compat entry --firmware-bits 32 --entry pe takes.
+expect image-no-64bit-pe32 2 'XLF_KERNEL_64: an i386 kernel, entered by --firmware-bits 32 at its 32-bit handover entry' \
+    '!64-bit firmware' -- "$HO" --firmware-bits 32 --entry pe "$OUT/no64"
 expect image-handover-offset 11 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
 expect image-pe-machine 11 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
 # Every key of a report is documented, and so is every end reason:
