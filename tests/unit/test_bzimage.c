@@ -189,6 +189,22 @@ START_TEST(image_without_pe_header_offers_only_the_handover_entry)
 }
 END_TEST
 
+/* Neither 64-bit entry: each refusal says so, and points at no other
+ * entry, or at --entry, as a way out. */
+START_TEST(image_with_neither_entry_points_at_no_other)
+{
+    build_image(image, false);
+    hdr_of(image)->xloadflags &= (uint16_t)~XLF_EFI_HANDOVER_64;
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_HANDOVER, err, sizeof(err)), -1);
+    ck_assert_msg(!strstr(err, "boots through the PE entry"), "%s", err);
+    ck_assert_msg(strstr(err, "no PE entry either"), "%s", err);
+    ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_PE, err, sizeof(err)), -1);
+    ck_assert_msg(!strstr(err, "try --entry handover"), "%s", err);
+    ck_assert_msg(strstr(err, "no handover entry either"), "%s", err);
+}
+END_TEST
+
 START_TEST(setup_sects_zero_means_four)
 {
     build_image(image, false);
@@ -690,6 +706,7 @@ Suite *bzimage_suite(void)
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, valid_image_with_pe_header_is_accepted);
     tcase_add_test(tc, image_without_pe_header_offers_only_the_handover_entry);
+    tcase_add_test(tc, image_with_neither_entry_points_at_no_other);
     tcase_add_test(tc, setup_sects_zero_means_four);
     tcase_add_test(tc, kernel_version_pointer_outside_setup_gives_empty_string);
     tcase_add_test(tc, load_size_is_init_size_rounded_to_pages_and_at_least_the_file);
