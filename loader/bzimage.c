@@ -152,8 +152,9 @@ int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *e
     const char *try_handover = offers_handover(bz) ? " (try --entry handover)" : ", and no handover entry either";
     if (!bz->kernel_64)
         return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_KERNEL_64: no 64-bit entry, as in a 32-bit (i386) "
-                    "kernel, which a 64-bit firmware cannot enter (--firmware-bits 32 enters it at its 32-bit "
-                    "handover entry)", bz->hdr.xloadflags);
+                    "kernel, which a 64-bit firmware cannot enter%s", bz->hdr.xloadflags,
+                    bzimage_offers_handover32(bz) ? " (--firmware-bits 32 enters it at its 32-bit handover entry)"
+                                                  : ", and no 32-bit handover entry either");
     if (entry == ENTRY_PE) {
         if (!bz->has_pe)
             return fail(err, errlen, "PE: no MZ/PE header: the image has no EFI stub PE entry%s", try_handover);
@@ -173,6 +174,11 @@ int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *e
         return fail(err, errlen, "handover_offset: 0x%x points outside the 0x%llx-byte protected-mode kernel",
                     h->handover_offset, (unsigned long long)bz->pm_size);
     return 0;
+}
+
+bool bzimage_offers_handover32(const struct bzimage *bz)
+{
+    return (bz->hdr.xloadflags & XLF_EFI_HANDOVER_32) && bz->hdr.handover_offset < bz->pm_size;
 }
 
 int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen)

@@ -163,8 +163,9 @@ static int parse_image(struct vmm *vm)
     if (!vm->opt.entry_given && !(vm->placed.bz.hdr.xloadflags & XLF_EFI_HANDOVER_64) &&
         !bzimage_check_entry(&vm->placed.bz, ENTRY_PE, err, sizeof(err)))
         return default_to_pe(vm);
-    /* An i386 kernel is fine: --firmware-bits 32 boots it. */
-    if (!vm->opt.entry_given && vm->placed.bz.kernel_64)
+    /* An i386 kernel with its 32-bit handover entry is fine: --firmware-bits
+     * 32 boots it. */
+    if (!vm->opt.entry_given && (vm->placed.bz.kernel_64 || !bzimage_offers_handover32(&vm->placed.bz)))
         refusal = EXIT_BAD_IMAGE;
     if (bzimage_check_entry(&vm->placed.bz, vm->opt.entry, err, sizeof(err)))
         goto refused;

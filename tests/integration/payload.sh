@@ -389,8 +389,12 @@ expect firmware-bits-tpm 2 '^handover: --firmware-bits 32 and --tpm cannot be co
 expect firmware-bits-snapshot 2 '^handover: --firmware-bits 32 and --snapshot cannot be combined' \
     -- "$HO" --firmware-bits 32 --snapshot "$OUT/snap32" --exec true "$PAYLOAD"
 expect firmware-bits-bad 2 '^handover: --firmware-bits 16: expected 32 or 64' -- "$HO" --firmware-bits 16 "$PAYLOAD"
-# A kernel without a 64-bit entry is an i386 kernel: fine, for --firmware-bits 32.
-expect image-no-64bit 2 'XLF_KERNEL_64: .*--firmware-bits 32 enters it' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
+# A kernel without a 64-bit entry is an i386 kernel: fine, for --firmware-bits 32,
+# when it has the 32-bit handover entry; without it, an image no option boots.
+expect image-no-64bit 2 'XLF_KERNEL_64: .*--firmware-bits 32 enters it' \
+    -- "$HO" "$(img no64-handover32 'b[0x236] = (b[0x236] & ~1) | 4')"
+expect image-no-64bit-no-32bit 11 'XLF_KERNEL_64: .*, and no 32-bit handover entry either' '!--firmware-bits 32 enters it' \
+    -- "$HO" "$(img no64 'b[0x236] &= ~1')"
 # Its IA-32 PE entry is not the .compat entry --firmware-bits 32 --entry pe takes.
 expect image-no-64bit-pe32 2 'XLF_KERNEL_64: an i386 kernel, entered by --firmware-bits 32 at its 32-bit handover entry' \
     '!64-bit firmware' -- "$HO" --firmware-bits 32 --entry pe "$OUT/no64"

@@ -369,6 +369,13 @@ START_TEST(i386_kernel_parses_and_offers_only_the_32_bit_handover_entry)
     ck_assert_ptr_nonnull(strstr(err, "a 32-bit (i386) kernel"));
     ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_PE, err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "lacks XLF_KERNEL_64"));
+    ck_assert_ptr_nonnull(strstr(err, "--firmware-bits 32 enters it"));
+    /* Without the 32-bit handover entry no firmware width enters it. */
+    h->xloadflags = 0;
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_HANDOVER, err, sizeof(err)), -1);
+    ck_assert_msg(!strstr(err, "--firmware-bits 32 enters it"), "%s", err);
+    ck_assert_msg(strstr(err, "no 32-bit handover entry either"), "%s", err);
 }
 END_TEST
 
