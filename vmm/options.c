@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../firmware-stub/firmware.h"
 #include "../firmware-stub/keys.h"
 #include "../guest/layout.h"
 #include "verdict/exit_status.h"
@@ -744,6 +745,15 @@ int validate_options(struct vmm_options *o)
     const char *why = conflict(o);
     if (why) {
         vmm_log("%s", why);
+        return EXIT_USAGE;
+    }
+    /* Checked whole here: the line is built in a buffer that would cut it
+     * short (vmm/main.c), and no entry takes more (COMMAND_LINE_SIZE of x86
+     * kernels, LoadOptions). */
+    size_t cmdlen = strlen(o->cmdline) + (o->cmdline_append ? 1 + strlen(o->cmdline_append) : 0);
+    if (cmdlen >= FW_CMDLINE_MAX) {
+        vmm_log("--cmdline%s: %zu bytes, a command line takes at most %d", o->cmdline_append ? " with --cmdline-append" : "",
+                cmdlen, FW_CMDLINE_MAX - 1);
         return EXIT_USAGE;
     }
     if (o->no_acpi && o->cpus > 1) {

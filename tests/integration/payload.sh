@@ -47,6 +47,11 @@ expect bad-cpus 2 '--cpus 0: give a number from 1 to 64' -- "$HO" --cpus 0 "$PAY
 # A size or address is digits: strtoull would read "-0x1000" as 2^64 - 0x1000.
 expect negative-load-addr 2 '--load-addr -0x1000: give a page-aligned address' -- "$HO" --load-addr -0x1000 "$PAYLOAD"
 expect negative-size 2 '--console-limit -1: give a size such as 64M' -- "$HO" --console-limit -1 "$PAYLOAD"
+# The command line is checked whole, never cut short where it does not fit.
+LONG_CMDLINE=$(printf 'a%.0s' $(seq 3000))
+expect cmdline-too-long 2 '--cmdline: 3000 bytes, a command line takes at most 2047' -- "$HO" --cmdline "$LONG_CMDLINE" "$PAYLOAD"
+expect cmdline-append-too-long 2 '--cmdline with --cmdline-append: [0-9]+ bytes, a command line takes at most 2047' \
+    -- "$HO" --cmdline-append "$LONG_CMDLINE" "$PAYLOAD"
 # Decimal or 0x hexadecimal, never octal: 010 is ten (strtoull's base 0 read eight).
 expect count-leading-zero 2 '--cpus 10 needs the ACPI MADT' -- "$HO" --cpus 010 --no-acpi "$PAYLOAD"
 expect size-leading-zero 2 '--cpus 2 needs the ACPI MADT' '!--mem' -- "$HO" --mem 070 --cpus 2 --no-acpi "$PAYLOAD"
