@@ -290,6 +290,10 @@ static int set_fail_on(struct vmm_options *o, const char *list)
     if (!strcmp(list, "none"))
         return 0;
     char buf[256];
+    if (strlen(list) >= sizeof(buf)) {
+        vmm_log("--fail-on: %zu bytes, at most %zu bytes of outcome names", strlen(list), sizeof(buf) - 1);
+        return -1;
+    }
     snprintf(buf, sizeof(buf), "%s", list);
     for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         int k = -1;

@@ -52,6 +52,9 @@ LONG_CMDLINE=$(printf 'a%.0s' $(seq 3000))
 expect cmdline-too-long 2 '--cmdline: 3000 bytes, a command line takes at most 2047' -- "$HO" --cmdline "$LONG_CMDLINE" "$PAYLOAD"
 expect cmdline-append-too-long 2 '--cmdline with --cmdline-append: [0-9]+ bytes, a command line takes at most 2047' \
     -- "$HO" --cmdline-append "$LONG_CMDLINE" "$PAYLOAD"
+# A --fail-on list is read whole: past 255 bytes it was cut, dropping its last names.
+expect fail-on-too-long 2 '--fail-on: .*at most 255 bytes' \
+    -- "$HO" --fault-sweep --fail-on "$(printf 'crashed,%.0s' $(seq 40))frob" "$PAYLOAD"
 # Decimal or 0x hexadecimal, never octal: 010 is ten (strtoull's base 0 read eight).
 expect count-leading-zero 2 '--cpus 10 needs the ACPI MADT' -- "$HO" --cpus 010 --no-acpi "$PAYLOAD"
 expect size-leading-zero 2 '--cpus 2 needs the ACPI MADT' '!--mem' -- "$HO" --mem 070 --cpus 2 --no-acpi "$PAYLOAD"
