@@ -136,30 +136,49 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
     return 0;
 }
 
+/* The other 64-bit entry, as a refusal's way out: only when there is one. */
+static bool offers_pe(const struct bzimage *bz)
+{
+    return bz->has_pe && !(bz->pe.file_characteristics & PE_FILE_RELOCS_STRIPPED);
+}
+
+static bool offers_handover(const struct bzimage *bz)
+{
+    return (bz->hdr.xloadflags & XLF_EFI_HANDOVER_64) && (uint64_t)bz->hdr.handover_offset + 0x200 < bz->pm_size;
+}
+
 int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *err, size_t errlen)
 {
+    const char *try_handover = offers_handover(bz) ? " (try --entry handover)" : ", and no handover entry either";
     if (!bz->kernel_64)
         return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_KERNEL_64: no 64-bit entry, as in a 32-bit (i386) "
-                    "kernel, which a 64-bit firmware cannot enter (--firmware-bits 32 enters it at its 32-bit "
-                    "handover entry)", bz->hdr.xloadflags);
+                    "kernel, which a 64-bit firmware cannot enter%s", bz->hdr.xloadflags,
+                    bzimage_offers_handover32(bz) ? " (--firmware-bits 32 enters it at its 32-bit handover entry)"
+                                                  : ", and no 32-bit handover entry either");
     if (entry == ENTRY_PE) {
         if (!bz->has_pe)
-            return fail(err, errlen, "PE: no MZ/PE header: the image has no EFI stub PE entry (try --entry handover)");
+            return fail(err, errlen, "PE: no MZ/PE header: the image has no EFI stub PE entry%s", try_handover);
         /* pe_load refuses to move such an image, as LoadImage does, and the
          * kernel is placed by kernel_alignment, not at its ImageBase. */
         if (bz->pe.file_characteristics & PE_FILE_RELOCS_STRIPPED)
-            return fail(err, errlen, "PE: Characteristics 0x%x has IMAGE_FILE_RELOCS_STRIPPED: the EFI stub cannot be moved from its ImageBase 0x%llx (try --entry handover)",
-                        bz->pe.file_characteristics, (unsigned long long)bz->pe.image_base);
+            return fail(err, errlen, "PE: Characteristics 0x%x has IMAGE_FILE_RELOCS_STRIPPED: the EFI stub cannot be moved from its ImageBase 0x%llx%s",
+                        bz->pe.file_characteristics, (unsigned long long)bz->pe.image_base, try_handover);
         return 0;
     }
     const struct setup_header *h = &bz->hdr;
     if (!(h->xloadflags & XLF_EFI_HANDOVER_64))
-        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_64: no 64-bit EFI handover entry (without --entry it boots through the PE entry)",
-                    h->xloadflags);
+        return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_64: no 64-bit EFI handover entry%s",
+                    h->xloadflags, offers_pe(bz) ? " (without --entry it boots through the PE entry)"
+                                                 : ", and no PE entry either");
     if ((uint64_t)h->handover_offset + 0x200 >= bz->pm_size)
         return fail(err, errlen, "handover_offset: 0x%x points outside the 0x%llx-byte protected-mode kernel",
                     h->handover_offset, (unsigned long long)bz->pm_size);
     return 0;
+}
+
+bool bzimage_offers_handover32(const struct bzimage *bz)
+{
+    return (bz->hdr.xloadflags & XLF_EFI_HANDOVER_32) && bz->hdr.handover_offset < bz->pm_size;
 }
 
 int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen)

@@ -41,6 +41,8 @@ int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *e
 /* Check it offers the 32-bit handover entry (XLF_EFI_HANDOVER_32, boot
  * protocol 2.11), which an IA-32 firmware enters; -1 with a message if not. */
 int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen);
+/* Whether it does, without a message. */
+bool bzimage_offers_handover32(const struct bzimage *bz);
 
 /* Bytes the protected-mode kernel needs at its load address (init_size,
  * at least the file's protected-mode part). */

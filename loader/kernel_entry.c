@@ -2,6 +2,7 @@
 #include "kernel_entry.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "../guest/bootparam.h"
 #include "../guest/layout.h"
@@ -48,9 +49,14 @@ bool kernel_entry_find(const struct guest_mem *gm, const struct memmap *map, str
 
 bool kernel_entry_arm(const struct guest_mem *gm, const struct kernel_entry *e)
 {
+    /* All or none: a trap written over one entry while another cannot be
+     * would be stopped at by nobody, and the kernel would run its bytes. */
+    uint8_t *at[KERNEL_ENTRY_MAX];
     for (unsigned i = 0; i < e->n; i++)
-        if (!guest_mem_write(gm, e->at[i], kernel_entry_trap, sizeof(kernel_entry_trap)))
+        if (!(at[i] = guest_mem_ptr(gm, e->at[i], sizeof(kernel_entry_trap))))
             return false;
+    for (unsigned i = 0; i < e->n; i++)
+        memcpy(at[i], kernel_entry_trap, sizeof(kernel_entry_trap));
     return true;
 }
 

@@ -37,7 +37,8 @@ extern const uint8_t kernel_entry_trap[KERNEL_ENTRY_TRAP_LEN];
  * code32_start inside loader memory. false if none. */
 bool kernel_entry_find(const struct guest_mem *gm, const struct memmap *map, struct kernel_entry *out);
 
-/* Write the trap over each entry; false if one is not in guest RAM. */
+/* Write the trap over each entry; false, and nothing written, if one is
+ * not in guest RAM. */
 bool kernel_entry_arm(const struct guest_mem *gm, const struct kernel_entry *e);
 
 /* Which entry the trap at rip is (rip: the OUT's address), or -1. */

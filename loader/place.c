@@ -10,7 +10,8 @@ uint64_t place_wanted(const struct image_constraints *c)
 int place_image(struct memmap *map, const struct image_constraints *c, uint64_t *at)
 {
     uint64_t pages = c->size >> 12, want = place_wanted(c);
-    if (memmap_reserve(map, want, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
+    if (want <= c->top && c->size <= c->top - want &&
+        memmap_reserve(map, want, pages, EFI_LOADER_CODE) == EFI_SUCCESS) {
         *at = want;
         return 0;
     }
@@ -22,4 +23,11 @@ int place_image(struct memmap *map, const struct image_constraints *c, uint64_t 
             return 0;
         }
     return -1;
+}
+
+const char *place_tried(const struct image_constraints *c)
+{
+    if (c->load_addr)
+        return " (--load-addr: there only)";
+    return c->relocatable ? " or anywhere above 16 MiB" : " (not relocatable)";
 }

@@ -138,6 +138,14 @@ static int parse_image(struct vmm *vm)
         goto refused;
     refusal = EXIT_USAGE;
     if (vm->opt.firmware_bits == 32 && vm->opt.entry == ENTRY_PE) {
+        /* The entry taken is a 64-bit kernel's .compat one; an i386
+         * kernel's own IA-32 PE header is not read (bzimage_parse). */
+        if (!vm->placed.bz.kernel_64) {
+            snprintf(err, sizeof(err), "xloadflags: 0x%04x lacks XLF_KERNEL_64: an i386 kernel, entered by "
+                     "--firmware-bits 32 at its 32-bit handover entry; --entry pe takes a 64-bit kernel's IA-32 "
+                     ".compat entry (drop --entry pe)", vm->placed.bz.hdr.xloadflags);
+            goto refused;
+        }
         if (bzimage_check_entry(&vm->placed.bz, ENTRY_PE, err, sizeof(err)) ||
             pe_compat_entry(&vm->placed.bz.pe, PE_MACHINE_I386, &vm->placed.compat_entry, err, sizeof(err)))
             goto refused;
@@ -156,8 +164,9 @@ static int parse_image(struct vmm *vm)
     if (!vm->opt.entry_given && !(vm->placed.bz.hdr.xloadflags & XLF_EFI_HANDOVER_64) &&
         !bzimage_check_entry(&vm->placed.bz, ENTRY_PE, err, sizeof(err)))
         return default_to_pe(vm);
-    /* An i386 kernel is fine: --firmware-bits 32 boots it. */
-    if (!vm->opt.entry_given && vm->placed.bz.kernel_64)
+    /* An i386 kernel with its 32-bit handover entry is fine: --firmware-bits
+     * 32 boots it. */
+    if (!vm->opt.entry_given && (vm->placed.bz.kernel_64 || !bzimage_offers_handover32(&vm->placed.bz)))
         refusal = EXIT_BAD_IMAGE;
     if (bzimage_check_entry(&vm->placed.bz, vm->opt.entry, err, sizeof(err)))
         goto refused;
@@ -342,7 +351,8 @@ static int enter_sandbox(const struct vmm *vm, const struct warm_boot *warm)
         .outputs = { 1, 2, f->trace ? fileno(f->trace) : 2, f->report ? fileno(f->report) : 2,
                      f->kunit_json ? fileno(f->kunit_json) : 2, f->exec_output ? fileno(f->exec_output) : 2,
                      f->tpm_log ? fileno(f->tpm_log) : 2 },
-        .output_allowance = vm->opt.console_limit + vm->opt.trace_limit,
+        .output_allowance = vm->opt.console_limit > UINT64_MAX - vm->opt.trace_limit
+                                ? UINT64_MAX : vm->opt.console_limit + vm->opt.trace_limit,
         .kvm_fd = vm->kvm_fd, .vm_fd = vm->vm_fd, .vcpu_fds = vcpu_fds, .ncpus = vm->opt.cpus,
         .sweep_matrix_fd = f->sweep_matrix ? fileno(f->sweep_matrix) : -1,
         .sweep_baseline_fd = f->sweep_baseline ? fileno(f->sweep_baseline) : -1,

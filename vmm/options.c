@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../firmware-stub/firmware.h"
 #include "../firmware-stub/keys.h"
 #include "../guest/layout.h"
 #include "verdict/exit_status.h"
@@ -44,6 +45,13 @@ struct option_def {
 #define OPT_SIZE(n, f, h)         { n, 0, required_argument, "SIZE", h, KIND_SIZE, offsetof(struct vmm_options, f), NULL }
 #define OPT_CALLBACK(n, arg, meta, h, fn) { n, 0, arg, meta, h, KIND_CALL, 0, fn }
 
+/* Decimal, or hexadecimal after 0x; never octal, as strtoull's base 0
+ * would read "010" (eight). */
+static unsigned long long read_number(const char *s, char **end)
+{
+    return strtoull(s, end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
+}
+
 /* A plain count: decimal or 0x hexadecimal digits only, no suffix. */
 static int parse_count(const char *s, uint64_t *out)
 {
@@ -51,18 +59,23 @@ static int parse_count(const char *s, uint64_t *out)
     errno = 0;
     if (*s < '0' || *s > '9')
         return -1;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = read_number(s, &end);
     if (errno || end == s || *end)
         return -1;
     *out = v;
     return 0;
 }
 
+/* Digits (decimal or 0x hexadecimal), then K, M or G (KiB, MiB, GiB, with
+ * an optional "B" or "iB"). Not a sign or a space: strtoull would take
+ * "-1" as 2^64 - 1. */
 static int parse_size(const char *s, uint64_t *out)
 {
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long long v = read_number(s, &end);
     if (errno || end == s)
         return -1;
     unsigned shift = 0;
@@ -277,6 +290,10 @@ static int set_fail_on(struct vmm_options *o, const char *list)
     if (!strcmp(list, "none"))
         return 0;
     char buf[256];
+    if (strlen(list) >= sizeof(buf)) {
+        vmm_log("--fail-on: %zu bytes, at most %zu bytes of outcome names", strlen(list), sizeof(buf) - 1);
+        return -1;
+    }
     snprintf(buf, sizeof(buf), "%s", list);
     for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         int k = -1;
@@ -732,6 +749,15 @@ int validate_options(struct vmm_options *o)
     const char *why = conflict(o);
     if (why) {
         vmm_log("%s", why);
+        return EXIT_USAGE;
+    }
+    /* Checked whole here: the line is built in a buffer that would cut it
+     * short (vmm/main.c), and no entry takes more (COMMAND_LINE_SIZE of x86
+     * kernels, LoadOptions). */
+    size_t cmdlen = strlen(o->cmdline) + (o->cmdline_append ? 1 + strlen(o->cmdline_append) : 0);
+    if (cmdlen >= FW_CMDLINE_MAX) {
+        vmm_log("--cmdline%s: %zu bytes, a command line takes at most %d", o->cmdline_append ? " with --cmdline-append" : "",
+                cmdlen, FW_CMDLINE_MAX - 1);
         return EXIT_USAGE;
     }
     if (o->no_acpi && o->cpus > 1) {

@@ -1,6 +1,6 @@
 /* libFuzzer harness for the bzImage/PE parser and loaders.
  * Input: the bytes of an image file, as `handover BZIMAGE` would read it.
- * bzimage_parse, bzimage_check_entry for both entries, pe_compat_entry
+ * image_kind and, for an EFI application, efi_app_parse; bzimage_parse, bzimage_check_entry for both entries, pe_compat_entry
  * (the IA-32 entry of .compat) and, when the image parses, bzimage_load_flat / bzimage_load_pe / bootparams_build into a
  * 64 MiB guest buffer. Loads are placed flush with the end of the buffer,
  * so an overrun leaves it and ASan reports it. The checks below are the
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../loader/bzimage.h"
+#include "../../loader/efi_app.h"
 #include "../../loader/pe_compat.h"
 #include "../../guest/guest_text.h"
 #include "fuzz_input.h"
@@ -116,12 +117,29 @@ static void build_bootparams(const struct bzimage *bz, const struct guest_mem *g
     CHECK(bootparams_build(bz, gm, bp + 1, &pl) != 0);
 }
 
+/* The file as main.c tells it: an application has "MZ" and parses as a
+ * PE32+ EFI application, or is refused with a message. */
+static void check_app(const uint8_t *data, size_t size)
+{
+    if (image_kind(data, size) != IMAGE_EFI_APP)
+        return;
+    CHECK(pe_is_mz(data, size));
+    struct pe_image pe;
+    char err[BZIMAGE_ERR_LEN];
+    memset(err, 'x', sizeof(err));
+    if (efi_app_parse(&pe, data, size, err, sizeof(err)))
+        check_err(err, sizeof(err));
+    else
+        CHECK(pe.subsystem == PE_SUBSYSTEM_EFI_APPLICATION && pe.entry < pe.size_of_image);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!mem && !(mem = calloc(1, MEM_SIZE)))
         abort();
     struct guest_mem gm;
     guest_mem_init(&gm, mem, MEM_SIZE);
+    check_app(data, size);
 
     struct bzimage bz;
     char err[BZIMAGE_ERR_LEN];

@@ -4,7 +4,8 @@
  * Input: length byte (mod 16), 15 code bytes (the first length are the
  * instruction, handed over in a buffer of exactly that size so ASan sees
  * an over-read), a mode byte (bit 0: every read succeeds, wrapping in the
- * 64-byte memory; else only reads inside [base, base + 64) do), base u64,
+ * 64-byte memory; else only reads inside [base, base + 64) do; bit 1:
+ * 32-bit code), base u64,
  * struct kvm_regs, the 64 bytes of memory, then the start of struct kvm_fpu.
  * Missing bytes are zeros.
  *
@@ -54,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in_bytes(&in, code_bytes, sizeof(code_bytes));
     struct memory m;
     memset(&m, 0, sizeof(m));
-    m.any = in_u8(&in) & 1;
+    uint8_t mode = in_u8(&in);
+    m.any = mode & 1;
     m.base = in_u64(&in);
     struct kvm_regs regs;
     struct kvm_fpu fpu;
@@ -69,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct kvm_regs regs0 = regs;
     struct kvm_fpu fpu0 = fpu;
 
-    struct emulate_result r = emulate_instruction(code, len, &regs, &fpu, read_mem, &m);
+    struct emulate_result r = emulate_instruction(code, len, &regs, &fpu, read_mem, &m, mode & 2);
     free(code);
 
     CHECK(r.length <= EMULATE_MAX_INSN && r.length <= len);

@@ -44,6 +44,20 @@ expect bad-option 2 'unknown option --frobnicate' -- "$HO" --frobnicate "$PAYLOA
 expect bad-entry 2 '--entry efi: expected handover or pe' -- "$HO" --entry efi "$PAYLOAD"
 expect bad-mem 2 '--mem 1: ' -- "$HO" --mem 1 "$PAYLOAD"
 expect bad-cpus 2 '--cpus 0: give a number from 1 to 64' -- "$HO" --cpus 0 "$PAYLOAD"
+# A size or address is digits: strtoull would read "-0x1000" as 2^64 - 0x1000.
+expect negative-load-addr 2 '--load-addr -0x1000: give a page-aligned address' -- "$HO" --load-addr -0x1000 "$PAYLOAD"
+expect negative-size 2 '--console-limit -1: give a size such as 64M' -- "$HO" --console-limit -1 "$PAYLOAD"
+# The command line is checked whole, never cut short where it does not fit.
+LONG_CMDLINE=$(printf 'a%.0s' $(seq 3000))
+expect cmdline-too-long 2 '--cmdline: 3000 bytes, a command line takes at most 2047' -- "$HO" --cmdline "$LONG_CMDLINE" "$PAYLOAD"
+expect cmdline-append-too-long 2 '--cmdline with --cmdline-append: [0-9]+ bytes, a command line takes at most 2047' \
+    -- "$HO" --cmdline-append "$LONG_CMDLINE" "$PAYLOAD"
+# A --fail-on list is read whole: past 255 bytes it was cut, dropping its last names.
+expect fail-on-too-long 2 '--fail-on: .*at most 255 bytes' \
+    -- "$HO" --fault-sweep --fail-on "$(printf 'crashed,%.0s' $(seq 40))frob" "$PAYLOAD"
+# Decimal or 0x hexadecimal, never octal: 010 is ten (strtoull's base 0 read eight).
+expect count-leading-zero 2 '--cpus 10 needs the ACPI MADT' -- "$HO" --cpus 010 --no-acpi "$PAYLOAD"
+expect size-leading-zero 2 '--cpus 2 needs the ACPI MADT' '!--mem' -- "$HO" --mem 070 --cpus 2 --no-acpi "$PAYLOAD"
 expect cpus-need-acpi 2 '--cpus 2 needs the ACPI MADT' -- "$HO" --cpus 2 --no-acpi "$PAYLOAD"
 expect bad-inject 2 '--inject frob: unknown fault' -- "$HO" --inject frob "$PAYLOAD"
 expect bad-inject-value 2 '--inject alloc-pages-fail: needs a value' -- "$HO" --inject alloc-pages-fail "$PAYLOAD"
@@ -383,8 +397,15 @@ expect firmware-bits-tpm 2 '^handover: --firmware-bits 32 and --tpm cannot be co
 expect firmware-bits-snapshot 2 '^handover: --firmware-bits 32 and --snapshot cannot be combined' \
     -- "$HO" --firmware-bits 32 --snapshot "$OUT/snap32" --exec true "$PAYLOAD"
 expect firmware-bits-bad 2 '^handover: --firmware-bits 16: expected 32 or 64' -- "$HO" --firmware-bits 16 "$PAYLOAD"
-# A kernel without a 64-bit entry is an i386 kernel: fine, for --firmware-bits 32.
-expect image-no-64bit 2 'XLF_KERNEL_64: .*--firmware-bits 32 enters it' -- "$HO" "$(img no64 'b[0x236] &= ~1')"
+# A kernel without a 64-bit entry is an i386 kernel: fine, for --firmware-bits 32,
+# when it has the 32-bit handover entry; without it, an image no option boots.
+expect image-no-64bit 2 'XLF_KERNEL_64: .*--firmware-bits 32 enters it' \
+    -- "$HO" "$(img no64-handover32 'b[0x236] = (b[0x236] & ~1) | 4')"
+expect image-no-64bit-no-32bit 11 'XLF_KERNEL_64: .*, and no 32-bit handover entry either' '!--firmware-bits 32 enters it' \
+    -- "$HO" "$(img no64 'b[0x236] &= ~1')"
+# Its IA-32 PE entry is not the .compat entry --firmware-bits 32 --entry pe takes.
+expect image-no-64bit-pe32 2 'XLF_KERNEL_64: an i386 kernel, entered by --firmware-bits 32 at its 32-bit handover entry' \
+    '!64-bit firmware' -- "$HO" --firmware-bits 32 --entry pe "$OUT/no64"
 expect image-handover-offset 11 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
 expect image-pe-machine 11 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
 # Every key of a report is documented, and so is every end reason:

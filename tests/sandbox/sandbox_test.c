@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -228,6 +229,28 @@ static void under(const char *name, int (*enter)(const struct sandbox_plan *), c
     check(name, ctl, got);
 }
 
+/* RLIMIT_FSIZE: what the outputs may add, on top of the biggest file,
+ * never wrapped to a small limit by a huge --console-limit. */
+static void file_size_limit(void)
+{
+    struct sandbox_plan q = plan;
+    const uint64_t mib = 1 << 20;
+    q.output_allowance = 2 * mib;
+    uint64_t small = sandbox_file_size_limit(&q, mib);
+    bool ok = small >= 3 * mib && small != RLIM_INFINITY;
+    printf("%s - file size limit: 1 MiB file and 2 MiB allowance -> %llu\n", ok ? "ok" : "not ok",
+           (unsigned long long)small);
+    passes += ok;
+    failures += !ok;
+    q.output_allowance = UINT64_MAX - mib;   /* --console-limit 0xfffffffffff00000 */
+    uint64_t huge = sandbox_file_size_limit(&q, 2 * mib);
+    ok = huge == RLIM_INFINITY;
+    printf("%s - file size limit: an allowance near 2^64 -> %llu (RLIM_INFINITY, not wrapped)\n", ok ? "ok" : "not ok",
+           (unsigned long long)huge);
+    passes += ok;
+    failures += !ok;
+}
+
 int main(void)
 {
     /* Stand-ins for /dev/kvm, the VM and the vCPU (and what the VMM
@@ -245,6 +268,7 @@ int main(void)
         perror("/dev/null");
         return 2;
     }
+    file_size_limit();
     int ctl[NDENIED];
     controls(ctl);
     under("run", sandbox_enter, ctl);

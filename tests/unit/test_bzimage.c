@@ -189,6 +189,22 @@ START_TEST(image_without_pe_header_offers_only_the_handover_entry)
 }
 END_TEST
 
+/* Neither 64-bit entry: each refusal says so, and points at no other
+ * entry, or at --entry, as a way out. */
+START_TEST(image_with_neither_entry_points_at_no_other)
+{
+    build_image(image, false);
+    hdr_of(image)->xloadflags &= (uint16_t)~XLF_EFI_HANDOVER_64;
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_HANDOVER, err, sizeof(err)), -1);
+    ck_assert_msg(!strstr(err, "boots through the PE entry"), "%s", err);
+    ck_assert_msg(strstr(err, "no PE entry either"), "%s", err);
+    ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_PE, err, sizeof(err)), -1);
+    ck_assert_msg(!strstr(err, "try --entry handover"), "%s", err);
+    ck_assert_msg(strstr(err, "no handover entry either"), "%s", err);
+}
+END_TEST
+
 START_TEST(setup_sects_zero_means_four)
 {
     build_image(image, false);
@@ -353,6 +369,13 @@ START_TEST(i386_kernel_parses_and_offers_only_the_32_bit_handover_entry)
     ck_assert_ptr_nonnull(strstr(err, "a 32-bit (i386) kernel"));
     ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_PE, err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "lacks XLF_KERNEL_64"));
+    ck_assert_ptr_nonnull(strstr(err, "--firmware-bits 32 enters it"));
+    /* Without the 32-bit handover entry no firmware width enters it. */
+    h->xloadflags = 0;
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_HANDOVER, err, sizeof(err)), -1);
+    ck_assert_msg(!strstr(err, "--firmware-bits 32 enters it"), "%s", err);
+    ck_assert_msg(strstr(err, "no 32-bit handover entry either"), "%s", err);
 }
 END_TEST
 
@@ -636,6 +659,53 @@ START_TEST(place_load_addr_is_there_or_nowhere)
 }
 END_TEST
 
+/* A 32-bit entry (--firmware-bits 32) reaches 4 GiB at most: top says so,
+ * and a pref_address or --load-addr above it is not taken, even where
+ * there is RAM. */
+START_TEST(place_keeps_the_image_below_top)
+{
+    struct memmap m;
+    memmap_init(&m);
+    ck_assert_int_eq(memmap_add_ram(&m, 0, 8ULL << 30), 0);
+    struct image_constraints c = kernel(4ULL << 30, 0x200000, false);
+    c.top = 4ULL << 30;
+    uint64_t at = 0x1234;
+    ck_assert_int_eq(place_image(&m, &c, &at), -1);   /* not relocatable */
+    ck_assert_uint_eq(at, 0x1234);
+    ck_assert_int_eq(memmap_type_at(&m, 4ULL << 30), EFI_CONVENTIONAL_MEMORY);
+    c.relocatable = true;
+    ck_assert_int_eq(place_image(&m, &c, &at), 0);
+    ck_assert_uint_eq(at, GUEST_KERNEL_MIN);
+    c.load_addr = 5ULL << 30;
+    ck_assert_int_eq(place_image(&m, &c, &at), -1);
+    ck_assert_int_eq(memmap_type_at(&m, 5ULL << 30), EFI_CONVENTIONAL_MEMORY);
+    /* Ending exactly at top fits. */
+    c.load_addr = (4ULL << 30) - c.size;
+    ck_assert_int_eq(place_image(&m, &c, &at), 0);
+    ck_assert_uint_eq(at, c.load_addr);
+    /* Without the limit, pref_address above 4 GiB is taken as before. */
+    c = kernel(6ULL << 30, 0x200000, false);
+    c.top = 8ULL << 30;
+    ck_assert_int_eq(place_image(&m, &c, &at), 0);
+    ck_assert_uint_eq(at, 6ULL << 30);
+}
+END_TEST
+
+/* What a refusal says was tried: --load-addr alone, whatever the kernel
+ * allows. */
+START_TEST(place_says_where_it_looked)
+{
+    struct image_constraints c = kernel(0x1000000, 0x200000, true);
+    ck_assert_str_eq(place_tried(&c), " or anywhere above 16 MiB");
+    c.relocatable = false;
+    ck_assert_str_eq(place_tried(&c), " (not relocatable)");
+    c.load_addr = 0x4000000;
+    ck_assert_str_eq(place_tried(&c), " (--load-addr: there only)");
+    c.relocatable = true;
+    ck_assert_str_eq(place_tried(&c), " (--load-addr: there only)");
+}
+END_TEST
+
 Suite *bzimage_suite(void)
 {
     Suite *s = suite_create("bzimage");
@@ -643,6 +713,7 @@ Suite *bzimage_suite(void)
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, valid_image_with_pe_header_is_accepted);
     tcase_add_test(tc, image_without_pe_header_offers_only_the_handover_entry);
+    tcase_add_test(tc, image_with_neither_entry_points_at_no_other);
     tcase_add_test(tc, setup_sects_zero_means_four);
     tcase_add_test(tc, kernel_version_pointer_outside_setup_gives_empty_string);
     tcase_add_test(tc, load_size_is_init_size_rounded_to_pages_and_at_least_the_file);
@@ -678,6 +749,8 @@ Suite *bzimage_suite(void)
     tcase_add_test(tc, place_moves_a_relocatable_kernel_where_it_fits);
     tcase_add_test(tc, place_refuses_when_nothing_fits);
     tcase_add_test(tc, place_load_addr_is_there_or_nowhere);
+    tcase_add_test(tc, place_keeps_the_image_below_top);
+    tcase_add_test(tc, place_says_where_it_looked);
     suite_add_tcase(s, tc);
 
     const char *tiny = getenv("HANDOVER_TINY_KERNEL");

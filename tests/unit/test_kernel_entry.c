@@ -110,6 +110,18 @@ START_TEST(an_entry_outside_ram_is_not_armed)
 }
 END_TEST
 
+/* One entry outside RAM: the other is not armed either, for a trap nobody
+ * stops at would leave the kernel's first bytes overwritten. */
+START_TEST(an_entry_outside_ram_leaves_the_other_untouched)
+{
+    uint8_t before[KERNEL_ENTRY_TRAP_LEN] = { 0x90, 0x90 };
+    ck_assert(guest_mem_write(&gm, KERNEL, before, sizeof(before)));
+    struct kernel_entry e = { .boot_params = BOOT_PARAMS, .at = { KERNEL, RAM_SIZE - 1 }, .n = 2 };
+    ck_assert(!kernel_entry_arm(&gm, &e));
+    ck_assert_mem_eq((uint8_t *)ram + KERNEL, before, sizeof(before));
+}
+END_TEST
+
 Suite *kernel_entry_suite(void)
 {
     Suite *s = suite_create("kernel_entry");
@@ -119,6 +131,7 @@ Suite *kernel_entry_suite(void)
     tcase_add_test(tc, an_old_protocol_has_the_32_bit_entry_only);
     tcase_add_test(tc, nothing_found_outside_loader_memory);
     tcase_add_test(tc, an_entry_outside_ram_is_not_armed);
+    tcase_add_test(tc, an_entry_outside_ram_leaves_the_other_untouched);
     suite_add_tcase(s, tc);
     return s;
 }

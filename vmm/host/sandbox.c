@@ -107,9 +107,7 @@ static int set_limits(const struct sandbox_plan *p)
         if (fstat(p->outputs[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > biggest)
             biggest = st.st_size;
     }
-    rlim_t fsize = (rlim_t)biggest + (rlim_t)(p->output_allowance + SANDBOX_REPORT_MAX);
-    if (p->snapshot && (rlim_t)p->snapshot_bytes > fsize)
-        fsize = (rlim_t)p->snapshot_bytes;
+    rlim_t fsize = sandbox_file_size_limit(p, (uint64_t)biggest);
     struct rlimit fs = { fsize, fsize };
     if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_NOFILE, &nofile) || setrlimit(RLIMIT_FSIZE, &fs)) {
         vmm_log("setrlimit: %s", strerror(errno));
@@ -163,6 +161,17 @@ static int allow_common(scmp_filter_ctx ctx, const struct sandbox_plan *p)
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
                            SCMP_A2(SCMP_CMP_MASKED_EQ, (scmp_datum_t)PROT_EXEC, 0));
     return rc;
+}
+
+uint64_t sandbox_file_size_limit(const struct sandbox_plan *p, uint64_t biggest)
+{
+    uint64_t fsize = biggest + SANDBOX_REPORT_MAX;
+    if (fsize < biggest || p->output_allowance > RLIM_INFINITY - fsize)
+        return RLIM_INFINITY;
+    fsize += p->output_allowance;
+    if (p->snapshot && p->snapshot_bytes > fsize)
+        fsize = p->snapshot_bytes;
+    return fsize;
 }
 
 /* The limits, no new privileges, and an allow-list whose default is

@@ -27,6 +27,12 @@ struct sandbox_plan {
     uint64_t snapshot_bytes;     /* the RAM file's size (RLIMIT_FSIZE) */
 };
 
+/* The RLIMIT_FSIZE of a run whose biggest output file holds biggest
+ * bytes already: those, the plan's output allowance and a report's
+ * size, at least the snapshot's RAM file; RLIM_INFINITY when that sum
+ * passes 2^64 (--console-limit and --trace-limit take any 64-bit size). */
+uint64_t sandbox_file_size_limit(const struct sandbox_plan *p, uint64_t biggest);
+
 /* 0 on success; -1 (with a message) if the filter could not be loaded. */
 int sandbox_enter(const struct sandbox_plan *p);
 

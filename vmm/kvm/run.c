@@ -162,10 +162,16 @@ static bool called_by_application(const struct vmm *vm, uint64_t ret)
 static void arm_kernel_entry(struct vmm *vm)
 {
     struct kernel_entry *e = &vm->run.entry_trap;
-    if (!kernel_entry_find(&vm->mem, &vm->fw.map, e) || !kernel_entry_arm(&vm->mem, e)) {
-        e->n = 0;
+    if (!kernel_entry_find(&vm->mem, &vm->fw.map, e)) {
         vmm_log("stop-at ebs: the application called ExitBootServices itself, and no boot_params it built for a "
                 "kernel are in its memory: no kernel entry to stop at");
+        return;
+    }
+    if (!kernel_entry_arm(&vm->mem, e)) {
+        vmm_log("stop-at ebs: the application called ExitBootServices itself, and the boot_params it built at 0x%llx "
+                "name a kernel entry (code32_start 0x%llx, or 0x200 past it) outside guest RAM: no kernel entry to "
+                "stop at", (unsigned long long)e->boot_params, (unsigned long long)e->at[0]);
+        e->n = 0;
         return;
     }
     vmm_log("stop-at ebs: the application called ExitBootServices itself, not a kernel's stub: the stop moves to "
@@ -266,7 +272,7 @@ static int emulation_failure(struct vcpu *c)
     struct kvm_fpu fpu;
     if (ioctl(c->fd, KVM_GET_FPU, &fpu) < 0)
         return guest_crash(c, what);
-    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v);
+    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v, !s.cs.l);
     if (e.action == EMULATE_NONE)
         return guest_crash(c, what);
     vm->counters.fallbacks++;

@@ -30,15 +30,22 @@ static __u64 *gpr(struct kvm_regs *r, unsigned n)
     return regs[n & 15];
 }
 
+/* A REX prefix at c[i]: 64-bit code only (in 32-bit code 40-4F are
+ * INC/DEC). */
+static bool is_rex(const uint8_t *c, unsigned len, unsigned i, bool bits32)
+{
+    return !bits32 && i < len && (c[i] & 0xf0) == 0x40;
+}
+
 /* POPCNT r, r/m with a register operand: F3 [66|REX] 0F B8 /r, mod = 3. */
-static unsigned popcnt(const uint8_t *c, unsigned len, struct kvm_regs *r)
+static unsigned popcnt(const uint8_t *c, unsigned len, struct kvm_regs *r, bool bits32)
 {
     unsigned i = 1, rex = 0, opsize = 4;
     if (i < len && c[i] == 0x66) {
         opsize = 2;
         i++;
     }
-    if (i < len && (c[i] & 0xf0) == 0x40)
+    if (is_rex(c, len, i, bits32))
         rex = c[i++];
     if (rex & 8)
         opsize = 8;
@@ -81,11 +88,12 @@ static bool displacement(const uint8_t *c, unsigned len, unsigned *n, unsigned s
 }
 
 /* Effective address of a ModRM memory operand at c[0] (64-bit addressing,
- * SIB, disp8/disp32, RIP-relative). Returns the bytes used, 0 if c[0] is
- * a register operand or the bytes run out. insn_len_after: bytes of the
+ * SIB, disp8/disp32, RIP-relative; with bits32, 32-bit addressing, where
+ * 00/101 is an absolute disp32). Returns the bytes used, 0 if c[0] is a
+ * register operand or the bytes run out. insn_len_after: bytes of the
  * instruction after the operand (for RIP-relative). */
 static unsigned modrm_address(const uint8_t *c, unsigned len, unsigned rex, const struct kvm_regs *r,
-                              unsigned insn_start_to_modrm, unsigned insn_len_after, uint64_t *ea)
+                              unsigned insn_start_to_modrm, unsigned insn_len_after, bool bits32, uint64_t *ea)
 {
     struct kvm_regs copy = *r;
     if (!len)
@@ -108,10 +116,10 @@ static unsigned modrm_address(const uint8_t *c, unsigned len, unsigned rex, cons
         } else {
             base += *gpr(&copy, b);
         }
-    } else if (rm == 5 && mod == 0) {   /* RIP-relative */
+    } else if (rm == 5 && mod == 0) {   /* RIP-relative; absolute in 32-bit code */
         if (!displacement(c, len, &n, 4, &disp))
             return 0;
-        *ea = r->rip + insn_start_to_modrm + n + insn_len_after + disp;
+        *ea = bits32 ? (uint32_t)disp : r->rip + insn_start_to_modrm + n + insn_len_after + disp;
         return n;
     } else {
         base = *gpr(&copy, rm | ((rex & 1) << 3));
@@ -119,20 +127,22 @@ static unsigned modrm_address(const uint8_t *c, unsigned len, unsigned rex, cons
     if (mod && !displacement(c, len, &n, mod == 1 ? 1 : 4, &disp))
         return 0;
     *ea = base + (mod ? disp : 0);
+    if (bits32)
+        *ea = (uint32_t)*ea;
     return n;
 }
 
 /* LDMXCSR m32: [REX] 0F AE /2 with a memory operand. */
 static unsigned ldmxcsr(const uint8_t *c, unsigned len, const struct kvm_regs *r, struct kvm_fpu *fpu,
-                        emulate_read_fn read, void *ctx)
+                        emulate_read_fn read, void *ctx, bool bits32)
 {
     unsigned i = 0, rex = 0;
-    if (i < len && (c[i] & 0xf0) == 0x40)
+    if (is_rex(c, len, i, bits32))
         rex = c[i++];
     if (i + 3 > len || c[i] != 0x0f || c[i + 1] != 0xae || ((c[i + 2] >> 3) & 7) != 2)
         return 0;
     uint64_t ea;
-    unsigned n = modrm_address(c + i + 2, len - i - 2, rex, r, i + 2, 0, &ea);
+    unsigned n = modrm_address(c + i + 2, len - i - 2, rex, r, i + 2, 0, bits32, &ea);
     uint32_t v;
     if (!n)
         return 0;
@@ -145,18 +155,20 @@ static unsigned ldmxcsr(const uint8_t *c, unsigned len, const struct kvm_regs *r
 }
 
 /* SHLX/SARX/SHRX r, r/m, r (VEX 3-byte form C4): dest = src1 shifted by
- * vvvv, count masked to the operand size; flags untouched. */
+ * vvvv, count masked to the operand size; flags untouched. In 32-bit code
+ * C4 is LES unless R and X (inverted) are both set, and W, B and vvvv's
+ * high bit are ignored (SDM vol. 2, 2.3.5). */
 static unsigned bmi2_shift(const uint8_t *c, unsigned len, struct kvm_regs *r, emulate_read_fn read, void *ctx,
-                           const char **name)
+                           bool bits32, const char **name)
 {
-    if (len < 5 || c[0] != 0xc4 || (c[1] & 0x1f) != 2 || c[3] != 0xf7)
+    if (len < 5 || c[0] != 0xc4 || (c[1] & 0x1f) != 2 || c[3] != 0xf7 || (bits32 && (c[1] & 0xc0) != 0xc0))
         return 0;
     unsigned pp = c[2] & 3;
     if (pp == 0)
         return 0;   /* BZHI-like encodings without a prefix are not shifts */
-    bool w = c[2] & 0x80;
-    unsigned rex = ((~c[1] >> 5) & 7) | (w ? 8 : 0);   /* R, X, B from the inverted bits */
-    unsigned vvvv = (~c[2] >> 3) & 15;
+    bool w = !bits32 && (c[2] & 0x80);
+    unsigned rex = bits32 ? 0 : ((~c[1] >> 5) & 7) | (w ? 8 : 0);   /* R, X, B from the inverted bits */
+    unsigned vvvv = (~c[2] >> 3) & (bits32 ? 7 : 15);
     unsigned dst = ((c[4] >> 3) & 7) | ((rex & 4) << 1);
     uint64_t src, ea;
     unsigned n;
@@ -164,7 +176,7 @@ static unsigned bmi2_shift(const uint8_t *c, unsigned len, struct kvm_regs *r, e
         src = *gpr(r, (c[4] & 7) | ((rex & 1) << 3));
         n = 1;
     } else {
-        if (!(n = modrm_address(c + 4, len - 4, rex, r, 4, 0, &ea)) || !read(ctx, ea, &src, w ? 8 : 4))
+        if (!(n = modrm_address(c + 4, len - 4, rex, r, 4, 0, bits32, &ea)) || !read(ctx, ea, &src, w ? 8 : 4))
             return 0;
     }
     unsigned bits = w ? 64 : 32;
@@ -187,7 +199,7 @@ static unsigned bmi2_shift(const uint8_t *c, unsigned len, struct kvm_regs *r, e
 }
 
 struct emulate_result emulate_instruction(const uint8_t *c, unsigned len, struct kvm_regs *r, struct kvm_fpu *fpu,
-                                          emulate_read_fn read, void *ctx)
+                                          emulate_read_fn read, void *ctx, bool bits32)
 {
     unsigned n;
     struct emulate_result res = { EMULATE_NONE, NULL, 0, false };
@@ -211,11 +223,11 @@ struct emulate_result emulate_instruction(const uint8_t *c, unsigned len, struct
         fpu->last_opcode = 0;
         fpu->last_ip = fpu->last_dp = 0;
         res = (struct emulate_result){ EMULATE_DONE, "fninit", 2, true };
-    } else if (c[0] == 0xf3 && (n = popcnt(c, len, r))) {
+    } else if (c[0] == 0xf3 && (n = popcnt(c, len, r, bits32))) {
         res = (struct emulate_result){ EMULATE_DONE, "popcnt", n, false };
-    } else if ((n = bmi2_shift(c, len, r, read, ctx, &res.name))) {
+    } else if ((n = bmi2_shift(c, len, r, read, ctx, bits32, &res.name))) {
         res = (struct emulate_result){ EMULATE_DONE, res.name, n, false };
-    } else if ((n = ldmxcsr(c, len, r, fpu, read, ctx))) {
+    } else if ((n = ldmxcsr(c, len, r, fpu, read, ctx, bits32))) {
         res = (struct emulate_result){ EMULATE_DONE, "ldmxcsr", n, true };
     }
     if (res.action != EMULATE_NONE)
