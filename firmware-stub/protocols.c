@@ -70,7 +70,9 @@ static efi_status_t install(struct firmware *fw, const struct guest_view *v, uin
 }
 
 /* Remove every pair from handle, all or nothing: a pair not installed
- * there (that interface for that protocol) fails with not_found. */
+ * there (that interface for that protocol) fails with not_found, and so
+ * does a protocol named twice, gone by its second (as in EDK2's
+ * CoreUninstallMultipleProtocolInterfaces). */
 static efi_status_t uninstall(struct firmware *fw, uint64_t handle, const struct protocol_pair *p, unsigned n,
                               efi_status_t not_found)
 {
@@ -80,6 +82,9 @@ static efi_status_t uninstall(struct firmware *fw, uint64_t handle, const struct
         const struct fw_handle_protocol *e = fw_find_protocol(fw, handle, &p[i].guid);
         if (!e || e->interface != p[i].interface)
             return not_found;
+        for (unsigned j = 0; j < i; j++)
+            if (guid_equal(&p[j].guid, &p[i].guid))
+                return not_found;
     }
     for (unsigned i = 0; i < n; i++)
         fw_remove_protocol(fw, (unsigned)(fw_find_protocol(fw, handle, &p[i].guid) - fw->protocols));

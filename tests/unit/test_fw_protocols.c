@@ -302,6 +302,26 @@ START_TEST(hostile_variadic_lists_are_refused_whole)
 }
 END_TEST
 
+/* One pair named twice is refused whole, as EDK2's
+ * CoreUninstallMultipleProtocolInterfaces fails on the second (already
+ * gone) and puts the first back: nothing is uninstalled. */
+START_TEST(uninstall_multiple_with_a_pair_twice_removes_nothing)
+{
+    uint64_t h_p = put_u64(0), g = put_guid(GUID_TEST), g2 = put_guid(GUID_GOP);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g, 0x1234, g2, 0x5678, 0), EFI_SUCCESS);
+    uint64_t h = rd64(h_p);
+    unsigned before = fw.nprotocols;
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), h, g, 0x1234, g, 0x1234, 0),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.nprotocols, before);
+    efi_status_t s;
+    ck_assert_uint_eq(interface_of(h, GUID_TEST, &s), 0x1234);
+    ck_assert_uint_eq(s, EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), h, g, 0x1234, g2, 0x5678, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.nprotocols, before - 2);
+}
+END_TEST
+
 Suite *fw_protocols_suite(void)
 {
     Suite *s = suite_create("fw-protocols");
@@ -315,6 +335,6 @@ Suite *fw_protocols_suite(void)
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
         install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it, hostile_variadic_lists_are_refused_whole,
-        NULL });
+        uninstall_multiple_with_a_pair_twice_removes_nothing, NULL });
     return s;
 }
