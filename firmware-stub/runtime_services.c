@@ -32,20 +32,21 @@ static efi_status_t get_time(struct firmware *fw, const struct guest_view *v, co
     uint64_t time_ptr = a[0], capabilities_ptr = a[1];
     struct timespec ts;
     struct tm tm;
-    if (!time_ptr || clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm))
-        return time_ptr ? EFI_DEVICE_ERROR : EFI_INVALID_PARAMETER;
+    struct efi_time_capabilities c = { 1, 50000000, 0, { 0 } };  /* 1 Hz, 50 ppm */
+    /* Both outputs checked first: a failed call writes neither. */
+    if (!time_ptr || !guest_view_accessible(v, time_ptr, sizeof(struct efi_time)) ||
+        (capabilities_ptr && !guest_view_accessible(v, capabilities_ptr, sizeof(c))))
+        return EFI_INVALID_PARAMETER;
+    if (clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm))
+        return EFI_DEVICE_ERROR;
     struct efi_time t = {
         .year = (uint16_t)(tm.tm_year + 1900), .month = (uint8_t)(tm.tm_mon + 1), .day = (uint8_t)tm.tm_mday,
         .hour = (uint8_t)tm.tm_hour, .minute = (uint8_t)tm.tm_min, .second = (uint8_t)tm.tm_sec,
         .nanosecond = (uint32_t)ts.tv_nsec, .time_zone = EFI_UNSPECIFIED_TIMEZONE,
     };
-    if (!guest_view_write(v, time_ptr, &t, sizeof(t)))
-        return EFI_INVALID_PARAMETER;
-    if (capabilities_ptr) {
-        struct efi_time_capabilities c = { 1, 50000000, 0, { 0 } };  /* 1 Hz, 50 ppm */
-        if (!guest_view_write(v, capabilities_ptr, &c, sizeof(c)))
-            return EFI_INVALID_PARAMETER;
-    }
+    guest_view_write(v, time_ptr, &t, sizeof(t));
+    if (capabilities_ptr)
+        guest_view_write(v, capabilities_ptr, &c, sizeof(c));
     return EFI_SUCCESS;
 }
 

@@ -114,6 +114,11 @@ START_TEST(get_time_gives_a_plausible_date)
     ck_assert(b[3] >= 1 && b[3] <= 31);
     ck_assert_uint_le(b[4], 23);
     ck_assert_uint_eq(CALL(RT(GET_TIME), 0, 0), EFI_INVALID_PARAMETER);
+    /* Capabilities that cannot be written fail the call before Time is. */
+    uint64_t t2 = scratch(16);
+    ck_assert_uint_eq(CALL(RT(GET_TIME), t2, RAM_SIZE - 4), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(t2), 0);
+    ck_assert_uint_eq(rd64(t2 + 8), 0);
 }
 END_TEST
 
