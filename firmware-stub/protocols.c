@@ -415,8 +415,9 @@ efi_status_t fw_locate_device_path(struct firmware *fw, const struct guest_view 
     uint64_t dp, handle = 0;
     uint8_t path[FW_DEVICE_PATH_SIZE];
     long want;
-    if (!fw_read_guid(v, protocol, &g) || !fw_read_uintn(fw, v, device_path_ptr, &dp) || !dp ||
-        !fw_writable(v, device_ptr, fw_uintn_size(fw)) || (want = fw_device_path_copy(v, dp, path)) < 0)
+    if (!fw_read_guid(v, protocol, &g) || !fw_writable(v, device_path_ptr, fw_uintn_size(fw)) ||
+        !fw_read_uintn(fw, v, device_path_ptr, &dp) || !dp || !fw_writable(v, device_ptr, fw_uintn_size(fw)) ||
+        (want = fw_device_path_copy(v, dp, path)) < 0)
         return EFI_INVALID_PARAMETER;
     long matched = fw_match_device_path(fw, v, &g, path, want, &handle);
     if (matched < 0)

@@ -244,6 +244,12 @@ START_TEST(install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it)
     ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, kdp_p, dev_p), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(dev_p), h);
     ck_assert_uint_eq(rd64(kdp_p), kdp + 20);   /* the rest: the end node */
+    /* A NULL DevicePath is refused, not read and moved on at guest
+     * address 0 (which is RAM). */
+    wr64(0, kdp);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, 0, dev_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(0), kdp);
+    wr64(0, 0);
     efi_status_t s;
     ck_assert_uint_eq(interface_of(h, GUID_LOAD_FILE2_PROTOCOL, &s), lf2);
     ck_assert_uint_eq(s, EFI_SUCCESS);
