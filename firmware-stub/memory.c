@@ -174,7 +174,7 @@ efi_status_t fw_free_pool(struct firmware *fw, const struct guest_view *v, const
 {
     (void)v;
     uint64_t buffer = a[0];
-    return fw_pool_free(fw, buffer);
+    return fw_pool_free(fw, buffer, false);
 }
 
 void fw_decode_free_pool(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
