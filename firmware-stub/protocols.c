@@ -287,11 +287,14 @@ efi_status_t fw_open_protocol(struct firmware *fw, const struct guest_view *v, c
     return open_interface(fw, v, handle, protocol, interface_ptr, attributes == EFI_OPEN_PROTOCOL_TEST_PROTOCOL);
 }
 
+/* UEFI 2.10 section 7.3.10; the handles checked as EDK2's CoreCloseProtocol
+ * does: Handle and AgentHandle, and ControllerHandle unless NULL. */
 efi_status_t fw_close_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t handle = a[0], protocol = a[1];
+    uint64_t handle = a[0], protocol = a[1], agent = a[2], controller = a[3];
     efi_guid_t g;
-    if (!fw_read_guid(v, protocol, &g) || !fw_handle_known(fw, handle))
+    if (!fw_read_guid(v, protocol, &g) || !fw_handle_known(fw, handle) || !fw_handle_known(fw, agent) ||
+        (controller && !fw_handle_known(fw, controller)))
         return EFI_INVALID_PARAMETER;
     return fw_find_protocol(fw, handle, &g) ? EFI_SUCCESS : EFI_NOT_FOUND;
 }

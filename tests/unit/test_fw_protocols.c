@@ -117,6 +117,20 @@ START_TEST(handle_protocol_on_unknown_handles_and_protocols)
 }
 END_TEST
 
+/* CloseProtocol (UEFI 2.10 section 7.3.10): a NULL AgentHandle, or a
+ * ControllerHandle that is no handle, is EFI_INVALID_PARAMETER. */
+START_TEST(close_protocol_needs_an_agent_and_a_real_controller)
+{
+    uint64_t g = put_guid(GUID_LOADED_IMAGE);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, g, fw.image_handle, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, g, fw.image_handle, fw.con_out_handle), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, g, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, g, fw.image_handle, 0x4242), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, put_guid(GUID_GOP), fw.image_handle, 0),
+                      EFI_NOT_FOUND);
+}
+END_TEST
+
 /* How often the log holds needle. */
 static unsigned log_count(const char *needle)
 {
@@ -336,7 +350,7 @@ Suite *fw_protocols_suite(void)
         locate_handle_for_gop_is_not_found, locate_handle_reports_the_size_then_the_handles,
         locate_handle_buffer_returns_a_pool_of_handles, locate_device_path_for_the_initrd_is_exactly_not_found,
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
-        NULL });
+        close_protocol_needs_an_agent_and_a_real_controller, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
