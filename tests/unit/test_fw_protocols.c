@@ -131,6 +131,37 @@ START_TEST(close_protocol_needs_an_agent_and_a_real_controller)
 }
 END_TEST
 
+/* OpenProtocol's Attributes (UEFI 2.10 section 7.3.9): one of the six
+ * values the spec names, the handles each needs valid (as EDK2's
+ * CoreOpenProtocol checks them); anything else is EFI_INVALID_PARAMETER
+ * with *Interface not written. */
+START_TEST(open_protocol_checks_its_attributes)
+{
+    uint64_t g = put_guid(GUID_LOADED_IMAGE), iface_p = put_u64(0x9999), img = fw.image_handle, con = fw.con_out_handle;
+    static const uint64_t fine[][3] = {   /* attributes, agent, controller */
+        { 0x1, 0, 0 }, { 0x2, 0, 0 }, { 0x4, 0, 0 }, { 0x8, 1, 2 }, { 0x10, 1, 2 }, { 0x20, 1, 0 }, { 0x30, 1, 2 },
+        { 0xdead000000000002ULL, 0, 0 },   /* a UINT32: the stack slot's upper half is not the caller's */
+    };
+    for (unsigned i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+        uint64_t agent = fine[i][1] ? img : 0, controller = fine[i][2] ? con : 0;
+        ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, g, iface_p, agent, controller, fine[i][0]), EFI_SUCCESS);
+    }
+    static const uint64_t bad[][3] = {
+        { 0, 1, 2 }, { 0x3, 1, 2 }, { 0x40, 1, 2 }, { 0x100000000ULL, 1, 2 },   /* no such value */
+        { 0x8, 0, 2 }, { 0x8, 1, 0 }, { 0x10, 1, 0 }, { 0x30, 0, 2 }, { 0x20, 0, 0 },   /* a handle missing */
+        { 0x8, 1, 3 },   /* a child controller that is the handle itself */
+    };
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        uint64_t agent = bad[i][1] ? img : 0;
+        uint64_t controller = bad[i][2] == 3 ? img : bad[i][2] ? con : 0;
+        wr64(iface_p, 0x9999);
+        ck_assert_msg(CALL(BS(OPEN_PROTOCOL), img, g, iface_p, agent, controller, bad[i][0]) == EFI_INVALID_PARAMETER,
+                      "attributes 0x%llx", (unsigned long long)bad[i][0]);
+        ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    }
+}
+END_TEST
+
 /* How often the log holds needle. */
 static unsigned log_count(const char *needle)
 {
@@ -350,7 +381,7 @@ Suite *fw_protocols_suite(void)
         locate_handle_for_gop_is_not_found, locate_handle_reports_the_size_then_the_handles,
         locate_handle_buffer_returns_a_pool_of_handles, locate_device_path_for_the_initrd_is_exactly_not_found,
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
-        close_protocol_needs_an_agent_and_a_real_controller, NULL });
+        close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
