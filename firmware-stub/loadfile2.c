@@ -11,7 +11,8 @@ static efi_status_t load_file(struct firmware *fw, const struct guest_view *v, c
 {
     uint64_t this = a[0], boot_policy = a[2], size_ptr = a[3], buffer = a[4];
     uint64_t size;
-    if (this != fw->initrd_lf2 || !size_ptr || !fw_read_uintn(fw, v, size_ptr, &size))
+    /* Without --initrd there is no protocol: its thunk serves nothing. */
+    if (!fw->initrd_lf2 || this != fw->initrd_lf2 || !size_ptr || !fw_read_uintn(fw, v, size_ptr, &size))
         return EFI_INVALID_PARAMETER;
     if (boot_policy)
         return EFI_UNSUPPORTED;

@@ -162,6 +162,18 @@ START_TEST(open_protocol_checks_its_attributes)
 }
 END_TEST
 
+/* Without --initrd no LoadFile2 is installed, and its thunk, called
+ * anyway, serves nothing: not an empty file for This == NULL. */
+START_TEST(loadfile2_without_an_initrd_serves_nothing)
+{
+    uint64_t size_p = put_u64(64), buf = scratch(64);
+    ck_assert_uint_eq(fw.initrd_lf2, 0);
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, 0, put_vendor_media_path(GUID_LINUX_INITRD_MEDIA), 0, size_p, buf),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 64);
+}
+END_TEST
+
 /* How often the log holds needle. */
 static unsigned log_count(const char *needle)
 {
@@ -381,7 +393,8 @@ Suite *fw_protocols_suite(void)
         locate_handle_for_gop_is_not_found, locate_handle_reports_the_size_then_the_handles,
         locate_handle_buffer_returns_a_pool_of_handles, locate_device_path_for_the_initrd_is_exactly_not_found,
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
-        close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes, NULL });
+        close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes,
+        loadfile2_without_an_initrd_serves_nothing, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
