@@ -174,6 +174,25 @@ START_TEST(loadfile2_without_an_initrd_serves_nothing)
 }
 END_TEST
 
+/* BootPolicy is a BOOLEAN: only its low byte is the caller's (the rest
+ * of RCX... R8, or of an IA-32 stack slot, is whatever was there); TRUE is
+ * EFI_UNSUPPORTED for LoadFile2 (UEFI 2.10 section 13.2). */
+START_TEST(loadfile2_reads_boot_policy_as_a_boolean)
+{
+    static const uint8_t initrd[100] = { 1, 2, 3 };
+    fw.cfg.initrd = initrd;   /* as firmware_init's install_initrd leaves it with --initrd */
+    fw.cfg.initrd_size = sizeof(initrd);
+    fw.initrd_lf2 = FW_BASE + FW_INITRD_LF2_OFFSET;
+    uint64_t dp = put_vendor_media_path(GUID_LINUX_INITRD_MEDIA), size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 0xffffff00ULL, size_p, 0), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), sizeof(initrd));
+    uint64_t buf = scratch(sizeof(initrd));
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 0xdead000000000000ULL, size_p, buf), EFI_SUCCESS);
+    ck_assert_mem_eq(hp(buf), initrd, sizeof(initrd));
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 1, size_p, buf), EFI_UNSUPPORTED);
+}
+END_TEST
+
 /* How often the log holds needle. */
 static unsigned log_count(const char *needle)
 {
@@ -394,7 +413,7 @@ Suite *fw_protocols_suite(void)
         locate_handle_buffer_returns_a_pool_of_handles, locate_device_path_for_the_initrd_is_exactly_not_found,
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
         close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes,
-        loadfile2_without_an_initrd_serves_nothing, NULL });
+        loadfile2_without_an_initrd_serves_nothing, loadfile2_reads_boot_policy_as_a_boolean, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
