@@ -93,7 +93,7 @@ static efi_status_t set_virtual_address_map(struct firmware *fw, const struct gu
         }
     }
     if (!code_seen || !data_seen)
-        return EFI_INVALID_PARAMETER;   /* the runtime regions must all be mapped */
+        return EFI_NO_MAPPING;   /* the runtime regions must all be mapped (UEFI 2.10 section 8.4.1) */
     /* Convert the firmware's own runtime pointers (UEFI 2.10 section 8.4):
      * the RT table's functions and the system table's runtime fields. */
     uint64_t *rt = guest_mem_ptr(fw->gm, fw->rt + 24, 8 * EFI_RUNTIME_SERVICES_COUNT);
