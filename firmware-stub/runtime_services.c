@@ -59,7 +59,8 @@ static bool in_region(const struct firmware *fw, uint64_t pa, uint64_t offset)
 
 static efi_status_t set_virtual_address_map(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t map_size = a[0], desc_size = a[1], desc_version = a[2], map = a[3];
+    uint64_t map_size = a[0], desc_size = a[1], map = a[3];
+    uint32_t desc_version = (uint32_t)a[2];   /* a UINT32: the upper half of R8 is not the caller's */
     if (fw->phase != FW_PHASE_RUNTIME || fw->virtual_mode)
         return EFI_UNSUPPORTED;
     if (fw_ia32(fw)) {

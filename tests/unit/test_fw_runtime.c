@@ -62,6 +62,10 @@ START_TEST(set_virtual_address_map_refuses_bad_maps)
     ck_assert(!fw.virtual_mode);
     ck_assert_uint_eq(rd64(fw.rt + 24), firmware_thunk(&fw, FW_ID_RT(0)));
     ck_assert(crc_ok(fw.rt));
+    /* DescriptorVersion is a UINT32: the upper half of R8 is not the caller's. */
+    ck_assert_uint_eq(CALL(id, size, DESC_SIZE, 0xdead000000000000ULL | EFI_MEMORY_DESCRIPTOR_VERSION, map),
+                      EFI_SUCCESS);
+    ck_assert(fw.virtual_mode);
 }
 END_TEST
 
