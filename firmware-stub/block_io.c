@@ -80,7 +80,7 @@ int fw_esp_block_io_attach(struct firmware *fw)
         return 0;
     }
     if (!part_handle || fw->nprotocols + 3 > FW_MAX_PROTOCOLS ||
-        fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, 0x1000, &page) != EFI_SUCCESS ||
+        fw_pool_take(fw, EFI_BOOT_SERVICES_DATA, 0x1000, &page) != EFI_SUCCESS ||
         !(disk_handle = fw_new_handle(fw)))
         return -1;
     fw->esp_block_io = page;

@@ -96,10 +96,14 @@ static efi_status_t query_mode(struct firmware *fw, const struct guest_view *v, 
 {
     uint64_t mode_number = a[1], columns_ptr = a[2], rows_ptr = a[3];
     uint64_t cols = 80, rows = 25;
+    unsigned w = fw_uintn_size(fw);
     if (mode_number != 0)
         return EFI_UNSUPPORTED;
-    if (!fw_write_uintn(fw, v, columns_ptr, cols) || !fw_write_uintn(fw, v, rows_ptr, rows))
+    /* Both checked first: a failed call writes neither. */
+    if (!fw_writable(v, columns_ptr, w) || !fw_writable(v, rows_ptr, w))
         return EFI_INVALID_PARAMETER;
+    fw_write_uintn(fw, v, columns_ptr, cols);
+    fw_write_uintn(fw, v, rows_ptr, rows);
     return EFI_SUCCESS;
 }
 

@@ -118,7 +118,7 @@ static struct fw_esp *esp_new(struct firmware *fw, const struct volume *base)
     uint64_t page;
     struct fw_esp *esp = calloc(1, sizeof(*esp));
     if (!esp || volume_copy(&esp->vol, base) ||
-        fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, ESP_PAGES * 0x1000ULL, &page) != EFI_SUCCESS ||
+        fw_pool_take(fw, EFI_BOOT_SERVICES_DATA, ESP_PAGES * 0x1000ULL, &page) != EFI_SUCCESS ||
         !(esp->handle = fw_new_handle(fw)) || fw->nprotocols + 2 > FW_MAX_PROTOCOLS) {
         if (esp)
             volume_free(&esp->vol);

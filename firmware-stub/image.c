@@ -51,7 +51,7 @@ static bool accessible(const struct guest_view *v, uint64_t addr, uint64_t len)
 static void unload(struct firmware *fw, struct fw_image *img)
 {
     memmap_free(&fw->map, img->base, img->pages);
-    fw_pool_free(fw, img->info);
+    fw_pool_free(fw, img->info, true);
     fw_remove_handle(fw, img->handle);
     *img = fw->images[--fw->nimages];
 }
@@ -173,10 +173,10 @@ static efi_status_t admit_image(struct firmware *fw, const uint8_t *file, uint64
 static efi_status_t register_image(struct firmware *fw, const struct guest_view *v, struct fw_image *img,
                                    uint64_t parent, const uint8_t *path, long dp_len, uint64_t handle_ptr)
 {
-    if (fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, 0x1000, &img->info) != EFI_SUCCESS ||
+    if (fw_pool_take(fw, EFI_BOOT_SERVICES_DATA, 0x1000, &img->info) != EFI_SUCCESS ||
         !(img->handle = fw_new_handle(fw))) {
         if (img->info)
-            fw_pool_free(fw, img->info);
+            fw_pool_free(fw, img->info, true);
         memmap_free(&fw->map, img->base, img->pages);
         return EFI_OUT_OF_RESOURCES;
     }

@@ -9,9 +9,11 @@
 
 static efi_status_t load_file(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t this = a[0], boot_policy = a[2], size_ptr = a[3], buffer = a[4];
+    uint64_t this = a[0], size_ptr = a[3], buffer = a[4];
+    uint8_t boot_policy = (uint8_t)a[2];   /* a BOOLEAN: the rest of its register or stack slot is not the caller's */
     uint64_t size;
-    if (this != fw->initrd_lf2 || !size_ptr || !fw_read_uintn(fw, v, size_ptr, &size))
+    /* Without --initrd there is no protocol: its thunk serves nothing. */
+    if (!fw->initrd_lf2 || this != fw->initrd_lf2 || !size_ptr || !fw_read_uintn(fw, v, size_ptr, &size))
         return EFI_INVALID_PARAMETER;
     if (boot_policy)
         return EFI_UNSUPPORTED;

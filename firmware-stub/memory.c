@@ -58,31 +58,36 @@ static bool overlaps(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len)
     return a_len && b_len && a < b + b_len && b < a + a_len;
 }
 
-/* Which image [memory, memory + len) touches: the top-level image or one
- * LoadImage holds; "" if none. */
-static const char *image_in(const struct firmware *fw, uint64_t memory, uint64_t len)
+/* Whose pages [memory, memory + len) touches that AllocatePages did not
+ * allocate: the top-level image, one LoadImage holds, or a pool
+ * allocation; "" if none. */
+static const char *not_allocate_pages(const struct firmware *fw, uint64_t memory, uint64_t len)
 {
     if (overlaps(memory, len, fw->cfg.image_base, fw->cfg.image_size))
         return "the top-level image";
     for (unsigned i = 0; i < fw->nimages; i++)
         if (overlaps(memory, len, fw->images[i].base, fw->images[i].pages << 12))
             return fw->images[i].started ? "a started image" : "a loaded image";
+    for (unsigned i = 0; i < fw->npools; i++)
+        if (overlaps(memory, len, fw->pools[i].addr, fw->pools[i].pages << 12))
+            return "a pool allocation";
     return "";
 }
 
 /* An image's pages are the firmware's, not an AllocatePages allocation:
  * freeing them would let the allocator hand the running code out again.
- * EFI_NOT_FOUND, as UEFI 2.10 section 7.2.3 has FreePages answer for pages
- * AllocatePages did not allocate; a range that wraps is memmap_free's to
- * refuse. */
+ * A pool allocation's are FreePool's: freed under it, they could be handed
+ * out again and its FreePool would free the new owner's. EFI_NOT_FOUND,
+ * as UEFI 2.10 section 7.2.3 has FreePages answer for pages AllocatePages
+ * did not allocate; a range that wraps is memmap_free's to refuse. */
 efi_status_t fw_free_pages(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
     uint64_t memory = a[0], pages = a[1];
-    const char *image = pages <= (UINT64_MAX - memory) >> 12 ? image_in(fw, memory, pages << 12) : "";
-    if (image[0]) {
+    const char *owner = pages <= (UINT64_MAX - memory) >> 12 ? not_allocate_pages(fw, memory, pages << 12) : "";
+    if (owner[0]) {
         fw_log(fw, "guest bug: FreePages(0x%llx, %llu pages) would free %s's pages: EFI_NOT_FOUND",
-               (unsigned long long)memory, (unsigned long long)pages, image);
+               (unsigned long long)memory, (unsigned long long)pages, owner);
         return EFI_NOT_FOUND;
     }
     return memmap_free(&fw->map, memory, pages);
@@ -169,7 +174,7 @@ efi_status_t fw_free_pool(struct firmware *fw, const struct guest_view *v, const
 {
     (void)v;
     uint64_t buffer = a[0];
-    return fw_pool_free(fw, buffer);
+    return fw_pool_free(fw, buffer, false);
 }
 
 void fw_decode_free_pool(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,

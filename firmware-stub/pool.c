@@ -3,7 +3,7 @@
 
 #include "width.h"
 
-efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, uint64_t *addr)
+static efi_status_t pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, bool own, uint64_t *addr)
 {
     if (fw->npools >= FW_MAX_POOLS)
         return EFI_OUT_OF_RESOURCES;
@@ -19,16 +19,28 @@ efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, ui
                                      pages, &a);
     if (s != EFI_SUCCESS)
         return s;
-    fw->pools[fw->npools++] = (struct fw_pool){ a, pages };
+    fw->pools[fw->npools++] = (struct fw_pool){ a, pages, own };
     *addr = a;
     return EFI_SUCCESS;
 }
 
-efi_status_t fw_pool_free(struct firmware *fw, uint64_t buffer)
+efi_status_t fw_pool_alloc(struct firmware *fw, uint32_t type, uint64_t size, uint64_t *addr)
+{
+    return pool_alloc(fw, type, size, false, addr);
+}
+
+efi_status_t fw_pool_take(struct firmware *fw, uint32_t type, uint64_t size, uint64_t *addr)
+{
+    return pool_alloc(fw, type, size, true, addr);
+}
+
+efi_status_t fw_pool_free(struct firmware *fw, uint64_t buffer, bool own)
 {
     for (unsigned i = 0; i < fw->npools; i++) {
         if (fw->pools[i].addr != buffer)
             continue;
+        if (fw->pools[i].own && !own)
+            return EFI_INVALID_PARAMETER;
         efi_status_t s = memmap_free(&fw->map, fw->pools[i].addr, fw->pools[i].pages);
         fw->pools[i] = fw->pools[--fw->npools];
         return s;

@@ -70,7 +70,9 @@ static efi_status_t install(struct firmware *fw, const struct guest_view *v, uin
 }
 
 /* Remove every pair from handle, all or nothing: a pair not installed
- * there (that interface for that protocol) fails with not_found. */
+ * there (that interface for that protocol) fails with not_found, and so
+ * does a protocol named twice, gone by its second (as in EDK2's
+ * CoreUninstallMultipleProtocolInterfaces). */
 static efi_status_t uninstall(struct firmware *fw, uint64_t handle, const struct protocol_pair *p, unsigned n,
                               efi_status_t not_found)
 {
@@ -80,6 +82,9 @@ static efi_status_t uninstall(struct firmware *fw, uint64_t handle, const struct
         const struct fw_handle_protocol *e = fw_find_protocol(fw, handle, &p[i].guid);
         if (!e || e->interface != p[i].interface)
             return not_found;
+        for (unsigned j = 0; j < i; j++)
+            if (guid_equal(&p[j].guid, &p[i].guid))
+                return not_found;
     }
     for (unsigned i = 0; i < n; i++)
         fw_remove_protocol(fw, (unsigned)(fw_find_protocol(fw, handle, &p[i].guid) - fw->protocols));
@@ -274,19 +279,53 @@ efi_status_t fw_handle_protocol(struct firmware *fw, const struct guest_view *v,
     return open_interface(fw, v, handle, protocol, interface_ptr, false);
 }
 
-#define EFI_OPEN_PROTOCOL_TEST_PROTOCOL 0x4
+#define EFI_OPEN_PROTOCOL_BY_HANDLE_PROTOCOL  0x01
+#define EFI_OPEN_PROTOCOL_GET_PROTOCOL        0x02
+#define EFI_OPEN_PROTOCOL_TEST_PROTOCOL       0x04
+#define EFI_OPEN_PROTOCOL_BY_CHILD_CONTROLLER 0x08
+#define EFI_OPEN_PROTOCOL_BY_DRIVER           0x10
+#define EFI_OPEN_PROTOCOL_EXCLUSIVE           0x20
+
+/* Attributes is one of the values UEFI 2.10 section 7.3.9 names, with
+ * the handles it needs (as EDK2's CoreOpenProtocol checks them); the
+ * opens themselves are not recorded. */
+static bool open_attributes_valid(const struct firmware *fw, uint64_t handle, uint32_t attributes, uint64_t agent,
+                                  uint64_t controller)
+{
+    switch (attributes) {
+    case EFI_OPEN_PROTOCOL_BY_HANDLE_PROTOCOL:
+    case EFI_OPEN_PROTOCOL_GET_PROTOCOL:
+    case EFI_OPEN_PROTOCOL_TEST_PROTOCOL:
+        return true;
+    case EFI_OPEN_PROTOCOL_BY_CHILD_CONTROLLER:
+        return fw_handle_known(fw, agent) && fw_handle_known(fw, controller) && controller != handle;
+    case EFI_OPEN_PROTOCOL_BY_DRIVER:
+    case EFI_OPEN_PROTOCOL_BY_DRIVER | EFI_OPEN_PROTOCOL_EXCLUSIVE:
+        return fw_handle_known(fw, agent) && fw_handle_known(fw, controller);
+    case EFI_OPEN_PROTOCOL_EXCLUSIVE:
+        return fw_handle_known(fw, agent);
+    default:
+        return false;
+    }
+}
 
 efi_status_t fw_open_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t handle = a[0], protocol = a[1], interface_ptr = a[2], attributes = a[5];
+    uint64_t handle = a[0], protocol = a[1], interface_ptr = a[2], agent = a[3], controller = a[4];
+    uint32_t attributes = (uint32_t)a[5];   /* a UINT32: the upper half of its stack slot is not the caller's */
+    if (!open_attributes_valid(fw, handle, attributes, agent, controller))
+        return EFI_INVALID_PARAMETER;
     return open_interface(fw, v, handle, protocol, interface_ptr, attributes == EFI_OPEN_PROTOCOL_TEST_PROTOCOL);
 }
 
+/* UEFI 2.10 section 7.3.10; the handles checked as EDK2's CoreCloseProtocol
+ * does: Handle and AgentHandle, and ControllerHandle unless NULL. */
 efi_status_t fw_close_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t handle = a[0], protocol = a[1];
+    uint64_t handle = a[0], protocol = a[1], agent = a[2], controller = a[3];
     efi_guid_t g;
-    if (!fw_read_guid(v, protocol, &g) || !fw_handle_known(fw, handle))
+    if (!fw_read_guid(v, protocol, &g) || !fw_handle_known(fw, handle) || !fw_handle_known(fw, agent) ||
+        (controller && !fw_handle_known(fw, controller)))
         return EFI_INVALID_PARAMETER;
     return fw_find_protocol(fw, handle, &g) ? EFI_SUCCESS : EFI_NOT_FOUND;
 }
@@ -410,8 +449,9 @@ efi_status_t fw_locate_device_path(struct firmware *fw, const struct guest_view 
     uint64_t dp, handle = 0;
     uint8_t path[FW_DEVICE_PATH_SIZE];
     long want;
-    if (!fw_read_guid(v, protocol, &g) || !fw_read_uintn(fw, v, device_path_ptr, &dp) || !dp ||
-        !fw_writable(v, device_ptr, fw_uintn_size(fw)) || (want = fw_device_path_copy(v, dp, path)) < 0)
+    if (!fw_read_guid(v, protocol, &g) || !fw_writable(v, device_path_ptr, fw_uintn_size(fw)) ||
+        !fw_read_uintn(fw, v, device_path_ptr, &dp) || !dp || !fw_writable(v, device_ptr, fw_uintn_size(fw)) ||
+        (want = fw_device_path_copy(v, dp, path)) < 0)
         return EFI_INVALID_PARAMETER;
     long matched = fw_match_device_path(fw, v, &g, path, want, &handle);
     if (matched < 0)

@@ -47,10 +47,13 @@ static efi_status_t get_info(struct firmware *fw, const struct guest_view *v, co
     efi_guid_t raw = GUID_RNG_ALGORITHM_RAW;
     if (!list_size_ptr || !fw_read_uintn(fw, v, list_size_ptr, &size))
         return EFI_INVALID_PARAMETER;
+    if (size >= sizeof(raw) && !fw_writable(v, list, sizeof(raw)))
+        return EFI_INVALID_PARAMETER;   /* before the size is written: a failed call writes nothing */
     fw_write_uintn(fw, v, list_size_ptr, sizeof(raw));
     if (size < sizeof(raw))
         return EFI_BUFFER_TOO_SMALL;
-    return guest_view_write(v, list, &raw, sizeof(raw)) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
+    guest_view_write(v, list, &raw, sizeof(raw));
+    return EFI_SUCCESS;
 }
 
 static efi_status_t get_rng(struct firmware *fw, const struct guest_view *v, const uint64_t *a)

@@ -32,20 +32,21 @@ static efi_status_t get_time(struct firmware *fw, const struct guest_view *v, co
     uint64_t time_ptr = a[0], capabilities_ptr = a[1];
     struct timespec ts;
     struct tm tm;
-    if (!time_ptr || clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm))
-        return time_ptr ? EFI_DEVICE_ERROR : EFI_INVALID_PARAMETER;
+    struct efi_time_capabilities c = { 1, 50000000, 0, { 0 } };  /* 1 Hz, 50 ppm */
+    /* Both outputs checked first: a failed call writes neither. */
+    if (!time_ptr || !guest_view_accessible(v, time_ptr, sizeof(struct efi_time)) ||
+        (capabilities_ptr && !guest_view_accessible(v, capabilities_ptr, sizeof(c))))
+        return EFI_INVALID_PARAMETER;
+    if (clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm))
+        return EFI_DEVICE_ERROR;
     struct efi_time t = {
         .year = (uint16_t)(tm.tm_year + 1900), .month = (uint8_t)(tm.tm_mon + 1), .day = (uint8_t)tm.tm_mday,
         .hour = (uint8_t)tm.tm_hour, .minute = (uint8_t)tm.tm_min, .second = (uint8_t)tm.tm_sec,
         .nanosecond = (uint32_t)ts.tv_nsec, .time_zone = EFI_UNSPECIFIED_TIMEZONE,
     };
-    if (!guest_view_write(v, time_ptr, &t, sizeof(t)))
-        return EFI_INVALID_PARAMETER;
-    if (capabilities_ptr) {
-        struct efi_time_capabilities c = { 1, 50000000, 0, { 0 } };  /* 1 Hz, 50 ppm */
-        if (!guest_view_write(v, capabilities_ptr, &c, sizeof(c)))
-            return EFI_INVALID_PARAMETER;
-    }
+    guest_view_write(v, time_ptr, &t, sizeof(t));
+    if (capabilities_ptr)
+        guest_view_write(v, capabilities_ptr, &c, sizeof(c));
     return EFI_SUCCESS;
 }
 
@@ -58,7 +59,8 @@ static bool in_region(const struct firmware *fw, uint64_t pa, uint64_t offset)
 
 static efi_status_t set_virtual_address_map(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t map_size = a[0], desc_size = a[1], desc_version = a[2], map = a[3];
+    uint64_t map_size = a[0], desc_size = a[1], map = a[3];
+    uint32_t desc_version = (uint32_t)a[2];   /* a UINT32: the upper half of R8 is not the caller's */
     if (fw->phase != FW_PHASE_RUNTIME || fw->virtual_mode)
         return EFI_UNSUPPORTED;
     if (fw_ia32(fw)) {
@@ -92,7 +94,7 @@ static efi_status_t set_virtual_address_map(struct firmware *fw, const struct gu
         }
     }
     if (!code_seen || !data_seen)
-        return EFI_INVALID_PARAMETER;   /* the runtime regions must all be mapped */
+        return EFI_NO_MAPPING;   /* the runtime regions must all be mapped (UEFI 2.10 section 8.4.1) */
     /* Convert the firmware's own runtime pointers (UEFI 2.10 section 8.4):
      * the RT table's functions and the system table's runtime fields. */
     uint64_t *rt = guest_mem_ptr(fw->gm, fw->rt + 24, 8 * EFI_RUNTIME_SERVICES_COUNT);
@@ -173,7 +175,8 @@ static efi_status_t get_next_high_monotonic_count(struct firmware *fw, const str
 static efi_status_t reset_system(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
-    uint64_t reset_type = a[0], reset_status = a[1];
+    uint64_t reset_type = a[0];
+    efi_status_t reset_status = fw_ia32(fw) ? efi_status_from32((uint32_t)a[1]) : a[1];   /* as Exit's (image.c) */
     static const char *const types[] = { "EfiResetCold", "EfiResetWarm", "EfiResetShutdown",
                                          "EfiResetPlatformSpecific" };
     fw_log(fw, "guest called ResetSystem(%s, %s)", reset_type < 4 ? types[reset_type] : "invalid",

@@ -147,7 +147,10 @@ struct fw_handle_protocol {
 /* Protocols asked for and not served, each said once; more go unsaid. */
 #define FW_MAX_UNSERVED  32
 
-struct fw_pool { uint64_t addr, pages; };
+struct fw_pool {
+    uint64_t addr, pages;
+    bool own;            /* the firmware's (fw_pool_take): FreePool refuses it */
+};
 
 #define FW_TPM_PCRS       24   /* PCRs 0-23 (TCG PC Client Platform Firmware Profile, section 3.3.4) */
 #define FW_TPM_DIGEST     32   /* the one bank served: SHA-256 */

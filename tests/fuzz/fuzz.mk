@@ -19,7 +19,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_ARGS    ?=
 # The library's link flags, as the top-level Makefile has them.
 FUZZ_LDLIBS   = $(if $(LDLIBS),$(LDLIBS),-lz)
-FUZZERS      := bzimage pe firmware devices emulate ktap devpath events elf esp_disk secure_boot
+FUZZERS      := bzimage pe firmware firmware32 devices emulate ktap devpath events elf esp_disk secure_boot
 
 # UB aborts (counts as a crash) instead of printing and going on.
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -40,6 +40,12 @@ $(FUZZ_BINS): $(FUZZ_LIB_OBJ)
 $(FUZZ_OUT)/fuzz_%: $(FUZZ_SRC)/fuzz_%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) $(FUZZ_LDLIBS)
+
+# fuzz_firmware.c again, on an IA-32 firmware (its header says what changes).
+$(FUZZ_OUT)/fuzz_firmware32: $(FUZZ_SRC)/fuzz_firmware.c $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_FIRMWARE_BITS=32 -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) \
+	    $(FUZZ_LDLIBS)
 
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-smoke
 fuzz-build: $(FUZZ_BINS)

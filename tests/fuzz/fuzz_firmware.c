@@ -52,7 +52,14 @@
  * done what it says. abort() otherwise.
  *
  * FUZZ_FIRMWARE_TRACE=1 in the environment prints the call trace and the
- * firmware's log on stderr, to see what an input does. */
+ * firmware's log on stderr, to see what an input does.
+ *
+ * Built with FUZZ_FIRMWARE_BITS=32 (fuzz_firmware32), the firmware is an
+ * IA-32 one (--firmware-bits 32, firmware-stub/width.h) and every call is
+ * cdecl: its arguments (a call's four register arguments, then its four
+ * stack ones) are 4-byte slots above the return address at ESP, and mode
+ * bit 1 means 32-bit PAE paging instead of 5-level paging. The same inputs
+ * mean the same calls, in the other layout. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +77,11 @@
 #include "../../vmm/x86/x86_setup.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
+
+#ifndef FUZZ_FIRMWARE_BITS
+#define FUZZ_FIRMWARE_BITS 64
+#endif
+#define IA32 (FUZZ_FIRMWARE_BITS == 32)
 
 #define RAM_SIZE     (32ULL << 20)
 #define PAGE         0x1000ULL
@@ -361,6 +373,18 @@ static bool pages_of_type(uint64_t addr, uint64_t pages, uint32_t type)
     return true;
 }
 
+/* A UINTN or pointer output, as wide as the firmware's. */
+static bool read_uintn(const struct guest_view *v, uint64_t addr, uint64_t *val)
+{
+    uint32_t w;
+    if (!IA32)
+        return guest_view_read_u64(v, addr, val);
+    if (!guest_view_read(v, addr, &w, 4))
+        return false;
+    *val = w;
+    return true;
+}
+
 static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
     return a < b + blen && b < a + alen;
@@ -368,44 +392,43 @@ static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 
 /* Checked with identity views only: through hostile tables a write may
  * land in the very tables that translate it, so reading it back need not
- * give what was written. */
-static void check_result(unsigned id, const struct fw_call *c, uint64_t before, efi_status_t st)
+ * give what was written. a: the call's arguments as placed (place_args). */
+static void check_result(unsigned id, const struct guest_view *v, const uint64_t *a, uint64_t before, efi_status_t st)
 {
-    const struct guest_view *v = &c->view;
-    uint64_t val;
+    uint64_t val, w = IA32 ? 4 : 8;
     if (st != EFI_SUCCESS || v->cr3)
         return;
     switch (id) {
     case FW_ID_BS(BS_ALLOCATE_PAGES):   /* AllocatePages(Type, MemoryType, Pages, *Memory) */
-        CHECK(guest_view_read_u64(v, c->r9, &val));
-        CHECK(!(val & (PAGE - 1)) && c->r8 >= 1 && c->r8 <= RAM_SIZE / PAGE);
-        CHECK(pages_of_type(val, c->r8, (uint32_t)c->rdx));
-        if (c->rcx == EFI_ALLOCATE_ADDRESS)
+        CHECK(guest_view_read_u64(v, a[3], &val));
+        CHECK(!(val & (PAGE - 1)) && a[2] >= 1 && a[2] <= RAM_SIZE / PAGE);
+        CHECK(pages_of_type(val, a[2], (uint32_t)a[1]));
+        if (a[0] == EFI_ALLOCATE_ADDRESS)
             CHECK(val == before);
-        if (c->rcx == EFI_ALLOCATE_MAX_ADDRESS)
-            CHECK(val + c->r8 * PAGE - 1 <= before);
+        if (a[0] == EFI_ALLOCATE_MAX_ADDRESS)
+            CHECK(val + a[2] * PAGE - 1 <= before);
         break;
-    case FW_ID_BS(BS_FREE_PAGES):   /* FreePages(Memory, Pages) */
-        CHECK(pages_of_type(c->rcx, c->rdx, EFI_CONVENTIONAL_MEMORY));
+    case FW_ID_BS(BS_FREE_PAGES):   /* FreePages(Memory, Pages): an IA-32 Memory takes two slots */
+        if (IA32)
+            CHECK(pages_of_type(a[0] | a[1] << 32, a[2], EFI_CONVENTIONAL_MEMORY));
+        else
+            CHECK(pages_of_type(a[0], a[1], EFI_CONVENTIONAL_MEMORY));
         break;
     case FW_ID_BS(BS_GET_MEMORY_MAP): { /* GetMemoryMap(*MapSize, Map, *MapKey, *DescriptorSize, *DescriptorVersion) */
         /* Outputs that overlap overwrite each other: nothing to compare. */
-        uint64_t dsize = 0, dver = 0, map_len = fw.map.n * 48ULL;
-        (void)guest_view_read_u64(v, c->rsp + 0x28, &dver);
-        dsize = c->r9;
-        if (overlap(c->rcx, 8, c->rdx, map_len) || (c->r8 && overlap(c->r8, 8, c->rdx, map_len)) ||
-            (c->r8 && overlap(c->r8, 8, c->rcx, 8)) || (dsize && overlap(dsize, 8, c->rdx, map_len)) ||
-            (dsize && (overlap(dsize, 8, c->rcx, 8) || (c->r8 && overlap(dsize, 8, c->r8, 8)))) ||
-            (dver && (overlap(dver, 4, c->rdx, map_len) || overlap(dver, 4, c->rcx, 8) ||
-                      (c->r8 && overlap(dver, 4, c->r8, 8)))) ||
-            overlap(c->rsp + 0x28, 8, c->rdx, map_len))
+        uint64_t size_p = a[0], map = a[1], key_p = a[2], dsize = a[3], dver = a[4], map_len = fw.map.n * 48ULL;
+        if (overlap(size_p, w, map, map_len) || (key_p && overlap(key_p, w, map, map_len)) ||
+            (key_p && overlap(key_p, w, size_p, w)) || (dsize && overlap(dsize, w, map, map_len)) ||
+            (dsize && (overlap(dsize, w, size_p, w) || (key_p && overlap(dsize, w, key_p, w)))) ||
+            (dver && (overlap(dver, 4, map, map_len) || overlap(dver, 4, size_p, w) ||
+                      (key_p && overlap(dver, 4, key_p, w)))))
             break;
-        CHECK(guest_view_read_u64(v, c->rcx, &val) && val == map_len);
-        if (c->r8)
-            CHECK(guest_view_read_u64(v, c->r8, &val) && val == fw.map.key);
+        CHECK(read_uintn(v, size_p, &val) && val == map_len);
+        if (key_p)
+            CHECK(read_uintn(v, key_p, &val) && val == fw.map.key);
         for (unsigned i = 0; i < fw.map.n; i++) {
             struct efi_memory_descriptor d;
-            CHECK(guest_view_read(v, c->rdx + 48ULL * i, &d, sizeof(d)));
+            CHECK(guest_view_read(v, map + 48ULL * i, &d, sizeof(d)));
             const struct memmap_entry *e = &fw.map.e[i];
             CHECK(d.type == e->type && d.physical_start == e->start && d.number_of_pages == e->pages &&
                   d.attribute == e->attribute);
@@ -413,8 +436,8 @@ static void check_result(unsigned id, const struct fw_call *c, uint64_t before, 
         break;
     }
     case FW_ID_BS(BS_ALLOCATE_POOL):   /* AllocatePool(PoolType, Size, *Buffer) */
-        CHECK(guest_view_read_u64(v, c->r8, &val));
-        CHECK(pages_of_type(val, c->rdx ? (c->rdx + PAGE - 1) / PAGE : 1, (uint32_t)c->rcx));
+        CHECK(read_uintn(v, a[2], &val));
+        CHECK(pages_of_type(val, a[1] ? (a[1] + PAGE - 1) / PAGE : 1, (uint32_t)a[0]));
         break;
     case FW_ID_BS(BS_EXIT_BOOT_SERVICES):  /* ExitBootServices */
         CHECK(fw.phase == FW_PHASE_RUNTIME);
@@ -424,15 +447,15 @@ static void check_result(unsigned id, const struct fw_call *c, uint64_t before, 
     }
 }
 
-static void call(unsigned id, const struct fw_call *c)
+static void call(unsigned id, const struct fw_call *c, const uint64_t *a)
 {
     uint64_t before = 0;
     if (id == FW_ID_BS(BS_ALLOCATE_PAGES))
-        (void)guest_view_read_u64(&c->view, c->r9, &before);
+        (void)guest_view_read_u64(&c->view, a[3], &before);
     enum fw_phase phase = fw.phase;
     efi_status_t st = firmware_call(&fw, id, c);
     check_map(&fw);
-    check_result(id, c, before, st);
+    check_result(id, &c->view, a, before, st);
     if (phase == FW_PHASE_BOOT && fw.phase == FW_PHASE_RUNTIME) {
         frozen = fw.map;
         frozen_valid = true;
@@ -444,15 +467,32 @@ static void call(unsigned id, const struct fw_call *c)
     }
 }
 
-static struct fw_call regs(const struct guest_view *v, uint64_t rcx, uint64_t rdx, uint64_t r8, uint64_t r9)
+#define NARGS 8
+
+/* A call with its arguments a[0..n) where the firmware's width takes
+ * them: x64, the first four in RCX, RDX, R8 and R9 and the rest at
+ * RSP+0x28...; IA-32, each a 4-byte slot above the return address at
+ * ESP (a UINT64 argument takes two, as the guest splits it). Each stack
+ * argument as far as the view lets it be written. */
+static struct fw_call place_args(const struct guest_view *v, uint64_t rsp, uint64_t *a, unsigned n)
 {
-    return (struct fw_call){ rcx, rdx, r8, r9, STACK_RSP, *v, { 0 } };
+    for (unsigned i = 0; i < n; i++) {
+        if (IA32) {
+            uint32_t slot = (uint32_t)a[i];
+            a[i] = slot;
+            (void)guest_view_write(v, (uint32_t)rsp + 4 + 4ULL * i, &slot, 4);
+        } else if (i >= 4) {
+            (void)guest_view_write_u64(v, rsp + 0x28 + 8ULL * (i - 4), a[i]);
+        }
+    }
+    return (struct fw_call){ a[0], a[1], a[2], a[3], rsp, *v, { 0 } };
 }
 
 static void op_ebs(const struct guest_view *v)
 {
-    struct fw_call c = regs(v, fw.image_handle, fw.map.key, 0, 0);
-    call(FW_ID_BS(BS_EXIT_BOOT_SERVICES), &c);
+    uint64_t a[NARGS] = { fw.image_handle, fw.map.key };
+    struct fw_call c = place_args(v, STACK_RSP, a, 2);
+    call(FW_ID_BS(BS_EXIT_BOOT_SERVICES), &c, a);
 }
 
 /* The kernel's SetVirtualAddressMap: the runtime descriptors of the memory
@@ -470,8 +510,9 @@ static void op_svam(struct fuzz_in *in, const struct guest_view *v)
         memcpy(ram + SCRATCH + n * dsize, &d, sizeof(d));
         n++;
     }
-    struct fw_call c = regs(v, n * dsize, dsize, EFI_MEMORY_DESCRIPTOR_VERSION, SCRATCH);
-    call(FW_ID_RT(RT_SET_VIRTUAL_ADDRESS_MAP), &c);
+    uint64_t a[NARGS] = { n * dsize, dsize, EFI_MEMORY_DESCRIPTOR_VERSION, SCRATCH };
+    struct fw_call c = place_args(v, STACK_RSP, a, 4);
+    call(FW_ID_RT(RT_SET_VIRTUAL_ADDRESS_MAP), &c, a);
 }
 
 /* One of these per input, and the map checked once at the end: hundreds
@@ -489,7 +530,8 @@ static void op_fragment(struct fuzz_in *in, const struct guest_view *v)
     for (unsigned i = 0; i < count; i++) {
         if (!guest_view_write_u64(v, slot, (page + 2 * i) * PAGE % RAM_SIZE))
             break;
-        struct fw_call c = regs(v, EFI_ALLOCATE_ADDRESS, type, 1, slot);
+        uint64_t a[NARGS] = { EFI_ALLOCATE_ADDRESS, type, 1, slot };
+        struct fw_call c = place_args(v, STACK_RSP, a, 4);
         (void)firmware_call(&fw, FW_ID_BS(BS_ALLOCATE_PAGES), &c);
     }
     check_map(&fw);
@@ -516,16 +558,15 @@ static void op_call(struct fuzz_in *in, const struct guest_view *v)
 {
     uint16_t raw = in_u16(in);
     unsigned id = raw & 0x8000 ? real_id(raw & 0x7fff) : raw == 0x7fff ? in_u32(in) : raw % 512u;
-    struct fw_call c = regs(v, 0, 0, 0, 0);
-    c.rcx = arg(in);
-    c.rdx = arg(in);
-    c.r8 = arg(in);
-    c.r9 = arg(in);
-    if (in_u8(in) & 1)
-        c.rsp = arg(in);
+    uint64_t a[NARGS], rsp = STACK_RSP;
     for (unsigned i = 0; i < 4; i++)
-        (void)guest_view_write_u64(v, c.rsp + 0x28 + 8 * i, arg(in));
-    call(id, &c);
+        a[i] = arg(in);
+    if (in_u8(in) & 1)
+        rsp = arg(in);
+    for (unsigned i = 4; i < NARGS; i++)
+        a[i] = arg(in);
+    struct fw_call c = place_args(v, rsp, a, NARGS);
+    call(id, &c, a);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -541,7 +582,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .base = GUEST_FIRMWARE_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE,
         .cmdline = mode & 4 ? "console=ttyS0 earlyprintk=serial" : NULL,
         .console = devnull, .log = verbose ? stderr : devnull,
-        .trace = verbose ? stderr : mode & 8 ? devnull : NULL,
+        .trace = verbose ? stderr : mode & 8 ? devnull : NULL, .bits = FUZZ_FIRMWARE_BITS,
     };
     cfg.trace_limit = mode & 0x20 ? 600 : UINT64_MAX;
     cfg.seeded = true;   /* EFI_RNG_PROTOCOL deterministic: an input does the same each time */
@@ -579,7 +620,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     frozen_valid = false;
     struct guest_view view = { &gm, 0, false, false };
     if (mode & 1) {
-        view.la57 = mode & 2;
+        view.la57 = !IA32 && (mode & 2);
+        view.pae32 = IA32 && (mode & 2);
         view.cr3 = build_page_tables(&in, view.la57);
     }
 

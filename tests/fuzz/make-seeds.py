@@ -25,10 +25,12 @@ CORPUS = os.path.join(TOP, "corpus")
 
 
 def write(fuzzer, name, data):
-    d = os.path.join(CORPUS, fuzzer)
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, name), "wb") as f:
-        f.write(data)
+    # fuzz_firmware32 reads fuzz_firmware's inputs, as an IA-32 firmware's calls.
+    for each in [fuzzer, "firmware32"] if fuzzer == "firmware" else [fuzzer]:
+        d = os.path.join(CORPUS, each)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
 
 
 def u8(v): return struct.pack("<B", v & 0xff)

@@ -74,6 +74,15 @@ START_TEST(conout_query_mode_offers_80x25_only)
     ck_assert_uint_eq(rd64(cols), 80);
     ck_assert_uint_eq(rd64(rows), 25);
     ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_QUERY_MODE), fw.con_out, 1, cols, rows), EFI_UNSUPPORTED);
+    /* Rows it cannot write fail the call before Columns is written. */
+    uint64_t cols2 = put_u64(0);
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_QUERY_MODE), fw.con_out, 0, cols2, RAM_SIZE - 4),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(cols2), 0);
+    /* ... and NULL is no place to write them (guest address 0 is RAM). */
+    wr64(0, 0);
+    ck_assert_uint_eq(CALL(FW_ID_CONOUT(CONOUT_QUERY_MODE), fw.con_out, 0, 0, rows), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(0), 0);
     ck_assert_uint_eq(CALL(FW_ID_CONIN(1), fw.con_in, scratch(8)), EFI_NOT_READY);
 }
 END_TEST

@@ -241,6 +241,16 @@ START_TEST(ia32_exit_status_has_its_error_bit_at_31)
 }
 END_TEST
 
+/* So is ResetSystem's ResetStatus, which the log names. */
+START_TEST(ia32_reset_status_has_its_error_bit_at_31)
+{
+    ck_assert_uint_eq(CALL32(RT(RESET_SYSTEM), 0, 2, 0x80000005, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_RESET);
+    ck_assert_uint_eq(fw.stop_status, 2);
+    ck_assert_msg(strstr(log_text(), "ResetSystem(EfiResetShutdown, EFI_BUFFER_TOO_SMALL)"), "%s", log_text());
+}
+END_TEST
+
 /* CreateEvent writes a 4-byte EFI_EVENT; a notify function would run
  * through the x64 trampoline, so it is refused with a line saying so. */
 START_TEST(ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions)
@@ -292,6 +302,7 @@ Suite *fw_ia32_suite(void)
         ia32_get_memory_map_writes_4_byte_sizes_and_key, ia32_free_pages_takes_a_64_bit_address,
         ia32_allocate_pool_writes_a_4_byte_pointer, ia32_lookups_write_4_byte_interfaces_and_handles,
         ia32_status_and_trace_name_the_width, ia32_exit_status_has_its_error_bit_at_31,
+        ia32_reset_status_has_its_error_bit_at_31,
         ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions,
         ia32_unreadable_stack_arguments_are_refused,
         ia32_outputs_above_4_gib_are_refused, NULL });

@@ -345,6 +345,26 @@ END_TEST
 
 /* The stack StartImage's entry runs on, as the return to it finds it:
  * RET popped the return address, the thunk pushed RAX in its place. */
+/* LoadImage's info page (LoadedImage and its device paths) is the
+ * firmware's while the image is loaded, not the guest's to FreePool:
+ * freed, AllocatePool could hand the page out again and UnloadImage
+ * would then free the new owner's buffer. */
+START_TEST(free_pool_refuses_an_images_info_page)
+{
+    uint64_t h = load_app(), buf_p = put_u64(0);
+    efi_status_t s;
+    uint64_t info = interface_of(h, GUID_LOADED_IMAGE, &s);
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), info), EFI_INVALID_PARAMETER);
+    ck_assert_int_eq(memmap_type_at(&fw.map, info), EFI_BOOT_SERVICES_DATA);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), EFI_LOADER_DATA, 0x1000, buf_p), EFI_SUCCESS);
+    ck_assert_uint_ne(rd64(buf_p), info);
+    ck_assert_uint_eq(CALL(BS(UNLOAD_IMAGE), h), EFI_SUCCESS);
+    ck_assert_int_eq(memmap_type_at(&fw.map, info), EFI_CONVENTIONAL_MEMORY);
+    ck_assert_int_eq(memmap_type_at(&fw.map, rd64(buf_p)), EFI_LOADER_DATA);
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), rd64(buf_p)), EFI_SUCCESS);
+}
+END_TEST
+
 static uint64_t image_returns(uint64_t entry_rsp, efi_status_t status)
 {
     wr64(entry_rsp, status);
@@ -508,6 +528,7 @@ Suite *fw_image_suite(void)
     fw_add_tcase(s, "images", (const TTest *const[]){
         load_image_maps_relocates_and_describes_a_pe_from_a_buffer, load_image_refuses_what_it_cannot_load, load_image_reads_a_file_of_the_esp_volume,
         load_image_keeps_the_device_path_it_copied_before_loading, free_pages_refuses_an_images_pages,
+        free_pool_refuses_an_images_info_page,
         start_image_enters_the_entry_and_its_return_restores_the_caller,
         exit_unwinds_only_the_running_image_and_nests, a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });

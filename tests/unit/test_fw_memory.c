@@ -109,6 +109,26 @@ START_TEST(allocate_pages_service_honours_each_allocate_type)
 }
 END_TEST
 
+/* A pool allocation's pages are FreePool's to give back, not FreePages'
+ * (EFI_NOT_FOUND: AllocatePages did not allocate them): freed under the
+ * pool, they could be handed out again, to LoadImage say, and the
+ * pool's FreePool would then free that. */
+START_TEST(free_pages_refuses_a_pool_allocations_pages)
+{
+    uint64_t buf_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), EFI_LOADER_DATA, 0x2000, buf_p), EFI_SUCCESS);
+    uint64_t buf = rd64(buf_p), k = map_key();
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), buf, 2), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), buf + 0x1000, 1), EFI_NOT_FOUND);
+    ck_assert_int_eq(memmap_type_at(&fw.map, buf), EFI_LOADER_DATA);
+    ck_assert_int_eq(memmap_type_at(&fw.map, buf + 0x1000), EFI_LOADER_DATA);
+    ck_assert_uint_eq(map_key(), k);
+    ck_assert_ptr_nonnull(strstr(log_text(), "would free a pool allocation's pages"));
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), buf), EFI_SUCCESS);
+    ck_assert_int_eq(memmap_type_at(&fw.map, buf), EFI_CONVENTIONAL_MEMORY);
+}
+END_TEST
+
 START_TEST(free_pool_null_is_harmless)
 {
     uint64_t k = map_key();
@@ -190,7 +210,8 @@ Suite *fw_memory_suite(void)
         get_memory_map_returns_every_descriptor_and_the_key,
         map_key_changes_after_allocate_and_free_pages, map_key_changes_after_allocate_and_free_pool,
         failed_memory_calls_leave_the_map_key_alone, allocate_pages_service_honours_each_allocate_type,
-        free_pool_null_is_harmless, allocate_address_takes_each_conventional_range_whole,
+        free_pool_null_is_harmless, free_pages_refuses_a_pool_allocations_pages,
+        allocate_address_takes_each_conventional_range_whole,
         firmware_map_covers_ram_on_both_sides_of_the_hole, NULL });
     return s;
 }

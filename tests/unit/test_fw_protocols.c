@@ -117,6 +117,82 @@ START_TEST(handle_protocol_on_unknown_handles_and_protocols)
 }
 END_TEST
 
+/* CloseProtocol (UEFI 2.10 section 7.3.10): a NULL AgentHandle, or a
+ * ControllerHandle that is no handle, is EFI_INVALID_PARAMETER. */
+START_TEST(close_protocol_needs_an_agent_and_a_real_controller)
+{
+    uint64_t g = put_guid(GUID_LOADED_IMAGE);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, g, fw.image_handle, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, g, fw.image_handle, fw.con_out_handle), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, g, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, g, fw.image_handle, 0x4242), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(CLOSE_PROTOCOL), fw.image_handle, put_guid(GUID_GOP), fw.image_handle, 0),
+                      EFI_NOT_FOUND);
+}
+END_TEST
+
+/* OpenProtocol's Attributes (UEFI 2.10 section 7.3.9): one of the six
+ * values the spec names, the handles each needs valid (as EDK2's
+ * CoreOpenProtocol checks them); anything else is EFI_INVALID_PARAMETER
+ * with *Interface not written. */
+START_TEST(open_protocol_checks_its_attributes)
+{
+    uint64_t g = put_guid(GUID_LOADED_IMAGE), iface_p = put_u64(0x9999), img = fw.image_handle, con = fw.con_out_handle;
+    static const uint64_t fine[][3] = {   /* attributes, agent, controller */
+        { 0x1, 0, 0 }, { 0x2, 0, 0 }, { 0x4, 0, 0 }, { 0x8, 1, 2 }, { 0x10, 1, 2 }, { 0x20, 1, 0 }, { 0x30, 1, 2 },
+        { 0xdead000000000002ULL, 0, 0 },   /* a UINT32: the stack slot's upper half is not the caller's */
+    };
+    for (unsigned i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+        uint64_t agent = fine[i][1] ? img : 0, controller = fine[i][2] ? con : 0;
+        ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, g, iface_p, agent, controller, fine[i][0]), EFI_SUCCESS);
+    }
+    static const uint64_t bad[][3] = {
+        { 0, 1, 2 }, { 0x3, 1, 2 }, { 0x40, 1, 2 }, { 0x100000000ULL, 1, 2 },   /* no such value */
+        { 0x8, 0, 2 }, { 0x8, 1, 0 }, { 0x10, 1, 0 }, { 0x30, 0, 2 }, { 0x20, 0, 0 },   /* a handle missing */
+        { 0x8, 1, 3 },   /* a child controller that is the handle itself */
+    };
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        uint64_t agent = bad[i][1] ? img : 0;
+        uint64_t controller = bad[i][2] == 3 ? img : bad[i][2] ? con : 0;
+        wr64(iface_p, 0x9999);
+        ck_assert_msg(CALL(BS(OPEN_PROTOCOL), img, g, iface_p, agent, controller, bad[i][0]) == EFI_INVALID_PARAMETER,
+                      "attributes 0x%llx", (unsigned long long)bad[i][0]);
+        ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    }
+}
+END_TEST
+
+/* Without --initrd no LoadFile2 is installed, and its thunk, called
+ * anyway, serves nothing: not an empty file for This == NULL. */
+START_TEST(loadfile2_without_an_initrd_serves_nothing)
+{
+    uint64_t size_p = put_u64(64), buf = scratch(64);
+    ck_assert_uint_eq(fw.initrd_lf2, 0);
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, 0, put_vendor_media_path(GUID_LINUX_INITRD_MEDIA), 0, size_p, buf),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 64);
+}
+END_TEST
+
+/* BootPolicy is a BOOLEAN: only its low byte is the caller's (the rest
+ * of RCX... R8, or of an IA-32 stack slot, is whatever was there); TRUE is
+ * EFI_UNSUPPORTED for LoadFile2 (UEFI 2.10 section 13.2). */
+START_TEST(loadfile2_reads_boot_policy_as_a_boolean)
+{
+    static const uint8_t initrd[100] = { 1, 2, 3 };
+    fw.cfg.initrd = initrd;   /* as firmware_init's install_initrd leaves it with --initrd */
+    fw.cfg.initrd_size = sizeof(initrd);
+    fw.initrd_lf2 = FW_BASE + FW_INITRD_LF2_OFFSET;
+    uint64_t dp = put_vendor_media_path(GUID_LINUX_INITRD_MEDIA), size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 0xffffff00ULL, size_p, 0), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), sizeof(initrd));
+    uint64_t buf = scratch(sizeof(initrd));
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 0xdead000000000000ULL, size_p, buf), EFI_SUCCESS);
+    ck_assert_mem_eq(hp(buf), initrd, sizeof(initrd));
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 1, size_p, buf), EFI_UNSUPPORTED);
+}
+END_TEST
+
 /* How often the log holds needle. */
 static unsigned log_count(const char *needle)
 {
@@ -244,6 +320,12 @@ START_TEST(install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it)
     ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, kdp_p, dev_p), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(dev_p), h);
     ck_assert_uint_eq(rd64(kdp_p), kdp + 20);   /* the rest: the end node */
+    /* A NULL DevicePath is refused, not read and moved on at guest
+     * address 0 (which is RAM). */
+    wr64(0, kdp);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, 0, dev_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(0), kdp);
+    wr64(0, 0);
     efi_status_t s;
     ck_assert_uint_eq(interface_of(h, GUID_LOAD_FILE2_PROTOCOL, &s), lf2);
     ck_assert_uint_eq(s, EFI_SUCCESS);
@@ -302,6 +384,26 @@ START_TEST(hostile_variadic_lists_are_refused_whole)
 }
 END_TEST
 
+/* One pair named twice is refused whole, as EDK2's
+ * CoreUninstallMultipleProtocolInterfaces fails on the second (already
+ * gone) and puts the first back: nothing is uninstalled. */
+START_TEST(uninstall_multiple_with_a_pair_twice_removes_nothing)
+{
+    uint64_t h_p = put_u64(0), g = put_guid(GUID_TEST), g2 = put_guid(GUID_GOP);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g, 0x1234, g2, 0x5678, 0), EFI_SUCCESS);
+    uint64_t h = rd64(h_p);
+    unsigned before = fw.nprotocols;
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), h, g, 0x1234, g, 0x1234, 0),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.nprotocols, before);
+    efi_status_t s;
+    ck_assert_uint_eq(interface_of(h, GUID_TEST, &s), 0x1234);
+    ck_assert_uint_eq(s, EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), h, g, 0x1234, g2, 0x5678, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.nprotocols, before - 2);
+}
+END_TEST
+
 Suite *fw_protocols_suite(void)
 {
     Suite *s = suite_create("fw-protocols");
@@ -310,11 +412,12 @@ Suite *fw_protocols_suite(void)
         locate_handle_for_gop_is_not_found, locate_handle_reports_the_size_then_the_handles,
         locate_handle_buffer_returns_a_pool_of_handles, locate_device_path_for_the_initrd_is_exactly_not_found,
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
-        NULL });
+        close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes,
+        loadfile2_without_an_initrd_serves_nothing, loadfile2_reads_boot_policy_as_a_boolean, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
         install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it, hostile_variadic_lists_are_refused_whole,
-        NULL });
+        uninstall_multiple_with_a_pair_twice_removes_nothing, NULL });
     return s;
 }

@@ -14,6 +14,15 @@ START_TEST(rng_protocol_reports_the_raw_algorithm)
     ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_INFO), rng, size_p, list), EFI_SUCCESS);
     const efi_guid_t raw = GUID_RNG_ALGORITHM_RAW;
     ck_assert(guid_equal(hp(list), &raw));
+    /* Room for the list but no list: NULL is no place to write it (guest
+     * address 0 is RAM), and the size stays as it was. */
+    wr64(0, 0);
+    wr64(size_p, 32);
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_INFO), rng, size_p, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(0), 0);
+    ck_assert_uint_eq(rd64(size_p), 32);
+    ck_assert_uint_eq(CALL(FW_ID_RNG(RNG_GET_INFO), rng, size_p, RAM_SIZE - 8), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 32);
 }
 END_TEST
 
