@@ -328,7 +328,7 @@ efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint
     text[0] = 0;
     if (exit_data_size && exit_data && fw_read_ucs2(v, exit_data, data, 256) > 0) {
         unsigned i;
-        for (i = 0; data[i] && i < sizeof(text) - 1; i++)
+        for (i = 0; i < sizeof(text) - 1 && data[i]; i++)
             text[i] = guest_text_printable(data[i]) ? (char)data[i] : '?';
         text[i] = 0;
     }
