@@ -44,10 +44,16 @@ int vmm_console_init(struct vmm *vm)
 
 /* A failed write leaves stdout's error flag set, which the run loop
  * checks after each I/O exit; the first errno is kept for its message. */
+static void console_write_failed(struct vmm *vm)
+{
+    if (!vm->console.write_errno)
+        vm->console.write_errno = errno;
+}
+
 static void console_flush(struct vmm *vm)
 {
-    if (fflush(stdout) == EOF && !vm->console.write_errno)
-        vm->console.write_errno = errno;
+    if (fflush(stdout) == EOF)
+        console_write_failed(vm);
 }
 
 void vmm_console_tx(void *ctx, uint8_t byte)
@@ -59,8 +65,8 @@ void vmm_console_tx(void *ctx, uint8_t byte)
     vm->console.last_output = clock_since_start();
     /* Past the limit the text is still read (KTAP, panics), not printed. */
     if (vm->console.bytes < limit) {
-        if (putchar(byte) == EOF && !vm->console.write_errno)
-            vm->console.write_errno = errno;
+        if (putchar(byte) == EOF)
+            console_write_failed(vm);
         if (++vm->console.bytes == limit) {
             console_flush(vm);
             vmm_log("console output limit of %llu bytes reached (--console-limit): further output is not printed",
