@@ -16,17 +16,19 @@
 
 efi_status_t fw_allocate_pages(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t type = a[0], memory_type = a[1], pages = a[2], memory_ptr = a[ALLOCATE_PAGES_MEMORY];
+    /* Type and MemoryType are enums, 32 bits: the upper half of their
+     * registers is not the caller's (UEFI 2.10 §2.3.4.2: the Microsoft x64
+     * calling convention, which leaves it undefined). */
+    uint32_t type = (uint32_t)a[0], memory_type = (uint32_t)a[1];
+    uint64_t pages = a[2], memory_ptr = a[ALLOCATE_PAGES_MEMORY];
     uint64_t addr;
     if (!guest_view_read_u64(v, memory_ptr, &addr) || !fw_writable(v, memory_ptr, 8))
-        return EFI_INVALID_PARAMETER;
-    if (type > UINT32_MAX || memory_type > UINT32_MAX)
         return EFI_INVALID_PARAMETER;
     if (fw_ia32(fw) && (type == EFI_ALLOCATE_ANY_PAGES || (type == EFI_ALLOCATE_MAX_ADDRESS && addr > FW_IA32_MAX_ADDRESS))) {
         type = EFI_ALLOCATE_MAX_ADDRESS;
         addr = FW_IA32_MAX_ADDRESS;
     }
-    efi_status_t s = memmap_allocate(&fw->map, (uint32_t)type, (uint32_t)memory_type, pages, &addr);
+    efi_status_t s = memmap_allocate(&fw->map, type, memory_type, pages, &addr);
     if (s == EFI_SUCCESS)
         guest_view_write_u64(v, memory_ptr, addr);
     return s;
@@ -37,7 +39,7 @@ bool fw_allocated_pages(const struct guest_view *v, const uint64_t *a, uint64_t 
     return guest_view_read_u64(v, a[ALLOCATE_PAGES_MEMORY], addr);
 }
 
-static const char *allocate_type_name(uint64_t t)
+static const char *allocate_type_name(uint32_t t)
 {
     static const char *const names[] = { "AllocateAnyPages", "AllocateMaxAddress", "AllocateAddress" };
     return t < 3 ? names[t] : "invalid";
@@ -47,8 +49,8 @@ void fw_decode_allocate_pages(struct fw_trace_out *o, const struct fw_service *s
                               const uint64_t *a, efi_status_t status)
 {
     (void)s, (void)status;
-    fw_trace_str(o, "type", allocate_type_name(a[0]));
-    fw_trace_memory_type(o, a[1]);
+    fw_trace_str(o, "type", allocate_type_name((uint32_t)a[0]));
+    fw_trace_memory_type(o, (uint32_t)a[1]);
     fw_trace_u64(o, "pages", a[2]);
     fw_trace_ptr_u64(o, "address", v, a[ALLOCATE_PAGES_MEMORY], true);
 }
@@ -151,11 +153,12 @@ void fw_decode_get_memory_map(struct fw_trace_out *o, const struct fw_service *s
 
 efi_status_t fw_allocate_pool(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t pool_type = a[0], size = a[1], buffer_ptr = a[2];
+    uint32_t pool_type = (uint32_t)a[0];   /* an enum, as AllocatePages' MemoryType */
+    uint64_t size = a[1], buffer_ptr = a[2];
     uint64_t addr;
-    if (!fw_writable(v, buffer_ptr, fw_uintn_size(fw)) || pool_type > UINT32_MAX || !memmap_type_allocatable((uint32_t)pool_type))
+    if (!fw_writable(v, buffer_ptr, fw_uintn_size(fw)) || !memmap_type_allocatable(pool_type))
         return EFI_INVALID_PARAMETER;
-    efi_status_t s = fw_pool_alloc(fw, (uint32_t)pool_type, size, &addr);
+    efi_status_t s = fw_pool_alloc(fw, pool_type, size, &addr);
     if (s == EFI_SUCCESS)
         fw_write_uintn(fw, v, buffer_ptr, addr);
     return s;
@@ -165,7 +168,7 @@ void fw_decode_allocate_pool(struct fw_trace_out *o, const struct fw_service *s,
                              const uint64_t *a, efi_status_t status)
 {
     (void)s, (void)status;
-    fw_trace_memory_type(o, a[0]);
+    fw_trace_memory_type(o, (uint32_t)a[0]);
     fw_trace_u64(o, "size", a[1]);
     fw_trace_ptr_uintn(o, "buffer", v, a[2], true);
 }

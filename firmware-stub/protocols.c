@@ -93,7 +93,8 @@ static efi_status_t uninstall(struct firmware *fw, uint64_t handle, const struct
 
 efi_status_t fw_install_protocol_interface(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t handle_ptr = a[0], protocol = a[1], interface_type = a[2], interface = a[3];
+    uint64_t handle_ptr = a[0], protocol = a[1], interface = a[3];
+    uint32_t interface_type = (uint32_t)a[2];   /* an enum: as AllocatePages' (memory.c) */
     struct protocol_pair p = { .interface = interface };
     if (!fw_read_guid(v, protocol, &p.guid) || interface_type != EFI_NATIVE_INTERFACE)
         return EFI_INVALID_PARAMETER;
@@ -348,7 +349,7 @@ static unsigned search_handles(const struct firmware *fw, uint64_t type, const e
 }
 
 /* The handles a LocateHandle(Buffer) search finds, into handles[*n]. */
-static efi_status_t locate(struct firmware *fw, const struct guest_view *v, uint64_t type, uint64_t guid_ptr,
+static efi_status_t locate(struct firmware *fw, const struct guest_view *v, uint32_t type, uint64_t guid_ptr,
                            uint64_t *handles, unsigned *n)
 {
     efi_guid_t g;
@@ -364,7 +365,8 @@ static efi_status_t locate(struct firmware *fw, const struct guest_view *v, uint
 
 efi_status_t fw_locate_handle(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t search_type = a[0], protocol = a[1], size_ptr = a[3], buffer = a[4];
+    uint32_t search_type = (uint32_t)a[0];   /* an enum: as AllocatePages' (memory.c) */
+    uint64_t protocol = a[1], size_ptr = a[3], buffer = a[4];
     uint64_t handles[FW_MAX_PROTOCOLS], size, w = fw_uintn_size(fw);
     unsigned n;
     efi_status_t s = locate(fw, v, search_type, protocol, handles, &n);
@@ -387,7 +389,8 @@ efi_status_t fw_locate_handle(struct firmware *fw, const struct guest_view *v, c
 
 efi_status_t fw_locate_handle_buffer(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t search_type = a[0], protocol = a[1], count_ptr = a[3], buffer_ptr = a[4];
+    uint32_t search_type = (uint32_t)a[0];
+    uint64_t protocol = a[1], count_ptr = a[3], buffer_ptr = a[4];
     uint64_t handles[FW_MAX_PROTOCOLS], buf;
     unsigned n;
     efi_status_t s = locate(fw, v, search_type, protocol, handles, &n);
@@ -410,7 +413,7 @@ efi_status_t fw_locate_handle_buffer(struct firmware *fw, const struct guest_vie
 void fw_decode_locate_handle(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
                              const uint64_t *a, efi_status_t status)
 {
-    uint64_t search_type = a[0];
+    uint32_t search_type = (uint32_t)a[0];
     fw_trace_str(o, "search", search_type == EFI_BY_PROTOCOL ? "ByProtocol"
                               : search_type == EFI_ALL_HANDLES ? "AllHandles" : "other");
     fw_decode_protocol(o, s, v, a, status);

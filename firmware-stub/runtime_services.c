@@ -175,7 +175,7 @@ static efi_status_t get_next_high_monotonic_count(struct firmware *fw, const str
 static efi_status_t reset_system(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
-    uint64_t reset_type = a[0];
+    uint32_t reset_type = (uint32_t)a[0];   /* an enum: as AllocatePages' (memory.c) */
     efi_status_t reset_status = fw_ia32(fw) ? efi_status_from32((uint32_t)a[1]) : a[1];   /* as Exit's (image.c) */
     static const char *const types[] = { "EfiResetCold", "EfiResetWarm", "EfiResetShutdown",
                                          "EfiResetPlatformSpecific" };

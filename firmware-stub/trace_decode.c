@@ -94,9 +94,9 @@ void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t 
     fw_trace_str(o, "name", s);
 }
 
-void fw_trace_memory_type(struct fw_trace_out *o, uint64_t type)
+void fw_trace_memory_type(struct fw_trace_out *o, uint32_t type)
 {
-    fw_trace_str(o, "memory_type", type > UINT32_MAX ? "Invalid" : efi_memory_type_name((uint32_t)type));
+    fw_trace_str(o, "memory_type", efi_memory_type_name(type));
 }
 
 void fw_decode_protocol(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,

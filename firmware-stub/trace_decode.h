@@ -25,7 +25,7 @@ void fw_trace_status(struct fw_trace_out *o, const char *key, uint64_t val);
 /* The EFI_GUID at addr, by name where known. */
 void fw_trace_guid(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr);
 /* "memory_type": an EFI_MEMORY_TYPE by name. */
-void fw_trace_memory_type(struct fw_trace_out *o, uint64_t type);
+void fw_trace_memory_type(struct fw_trace_out *o, uint32_t type);
 /* "name": a variable's UCS-2 name, printable ASCII only. */
 void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t addr);
 /* The decoder of a lookup that shows only "protocol", its GUID

@@ -103,9 +103,31 @@ START_TEST(allocate_pages_service_honours_each_allocate_type)
     ck_assert_uint_eq(rd64(mem_p), 0x800000);
     ck_assert_int_eq(memmap_type_at(&fw.map, 0x80f000), EFI_BOOT_SERVICES_DATA);
     ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), 7, EFI_LOADER_DATA, 1, mem_p), EFI_INVALID_PARAMETER);
-    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ANY_PAGES, 0x100000002ULL, 1, mem_p),
-                      EFI_INVALID_PARAMETER);   /* MemoryType is 32 bits */
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), EFI_ALLOCATE_ANY_PAGES, 0x100000010ULL, 1, mem_p),
+                      EFI_INVALID_PARAMETER);   /* 0x10: no such type */
     ck_assert_uint_eq(rd64(mem_p), 0x800000);
+}
+END_TEST
+
+/* Enums are 32 bits: the upper half of the register that carries one is
+ * not the caller's (the Microsoft x64 convention leaves it undefined), so
+ * it is ignored, never refused. */
+START_TEST(enum_arguments_ignore_the_upper_half_of_their_register)
+{
+    const uint64_t junk = 0xdead000000000000ULL;
+    uint64_t mem_p = put_u64(0), pool_p = put_u64(0), handle_p = put_u64(0), size_p = put_u64(64), buf = scratch(64);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), junk | EFI_ALLOCATE_ANY_PAGES, junk | EFI_LOADER_DATA, 1, mem_p),
+                      EFI_SUCCESS);
+    ck_assert_int_eq(memmap_type_at(&fw.map, rd64(mem_p)), EFI_LOADER_DATA);
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), junk | EFI_LOADER_DATA, 16, pool_p), EFI_SUCCESS);
+    ck_assert_uint_ne(rd64(pool_p), 0);
+    uint64_t g = put_guid(EFI_GUID(0x1b2c3d4e, 0x5f60, 0x4172, 0x83, 0x94, 0xa5, 0xb6, 0xc7, 0xd8, 0xe9, 0xfa));
+    ck_assert_uint_eq(CALL(BS(INSTALL_PROTOCOL_INTERFACE), handle_p, g, junk | EFI_NATIVE_INTERFACE, 0x1234),
+                      EFI_SUCCESS);
+    ck_assert_uint_ne(rd64(handle_p), 0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), junk | EFI_BY_PROTOCOL, g, 0, size_p, buf), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 8);
+    ck_assert_uint_eq(rd64(buf), rd64(handle_p));
 }
 END_TEST
 
@@ -210,6 +232,7 @@ Suite *fw_memory_suite(void)
         get_memory_map_returns_every_descriptor_and_the_key,
         map_key_changes_after_allocate_and_free_pages, map_key_changes_after_allocate_and_free_pool,
         failed_memory_calls_leave_the_map_key_alone, allocate_pages_service_honours_each_allocate_type,
+        enum_arguments_ignore_the_upper_half_of_their_register,
         free_pool_null_is_harmless, free_pages_refuses_a_pool_allocations_pages,
         allocate_address_takes_each_conventional_range_whole,
         firmware_map_covers_ram_on_both_sides_of_the_hole, NULL });
