@@ -147,9 +147,20 @@ static bool offers_handover(const struct bzimage *bz)
     return (bz->hdr.xloadflags & XLF_EFI_HANDOVER_64) && (uint64_t)bz->hdr.handover_offset + 0x200 < bz->pm_size;
 }
 
+/* Before protocol 2.12 xloadflags was padding (boot.rst), so nothing says
+ * whether the kernel is 64-bit or where its EFI handover entries are. */
+static int refuse_before_xloadflags(const struct setup_header *h, char *err, size_t errlen)
+{
+    return fail(err, errlen, "version: boot protocol %u.%02u predates xloadflags (2.12), which tell a 64-bit kernel "
+                "and its EFI handover entries: handover enters kernels of protocol 2.12 or later (Linux 3.8 on)",
+                h->version >> 8, h->version & 0xff);
+}
+
 int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *err, size_t errlen)
 {
     const char *try_handover = offers_handover(bz) ? " (try --entry handover)" : ", and no handover entry either";
+    if (bz->hdr.version < 0x020c)
+        return refuse_before_xloadflags(&bz->hdr, err, errlen);
     if (!bz->kernel_64)
         return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_KERNEL_64: no 64-bit entry, as in a 32-bit (i386) "
                     "kernel, which a 64-bit firmware cannot enter%s", bz->hdr.xloadflags,
@@ -184,6 +195,8 @@ bool bzimage_offers_handover32(const struct bzimage *bz)
 int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen)
 {
     const struct setup_header *h = &bz->hdr;
+    if (h->version < 0x020c)
+        return refuse_before_xloadflags(h, err, errlen);
     if (!(h->xloadflags & XLF_EFI_HANDOVER_32))
         return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_32: no 32-bit EFI handover entry, which "
                     "--firmware-bits 32 needs (a 64-bit kernel has it when built with CONFIG_EFI_MIXED)", h->xloadflags);

@@ -86,9 +86,12 @@ static int place_initrd(struct vmm *vm, uint64_t *addr)
     uint64_t max = vm->placed.bz.hdr.initrd_addr_max, a = max;
     if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, (vm->placed.initrd_size + 0xfff) >> 12,
                         &a) != EFI_SUCCESS) {
-        vmm_log("the initrd (%s): %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (raise --mem)",
+        /* More RAM helps only while RAM ends below initrd_addr_max. */
+        bool more_ram_helps = vm->mem.low_size < GUEST_HOLE_START && vm->mem.low_size <= max;
+        vmm_log("the initrd (%s): %llu bytes do not fit in guest RAM below initrd_addr_max 0x%llx (%s)",
                 vm->opt.initrd ? vm->opt.initrd : "built for --exec", (unsigned long long)vm->placed.initrd_size,
-                (unsigned long long)max);
+                (unsigned long long)max, more_ram_helps ? "raise --mem"
+                : "the RAM below it is all used: a smaller initrd, or --initrd-via loadfile2, where the EFI stub places it");
         return -1;
     }
     guest_mem_write(&vm->mem, a, vm->placed.initrd_data, vm->placed.initrd_size);

@@ -608,6 +608,13 @@ expect dtb-auto 0 'setup_data +0x[0-9a-f]+ type 2 len [0-9]+' 'e820-check: ok' \
 expect dtb-bad-file 2 '--dtb .*: not a valid flattened device tree' -- "$HO" --dtb "$PAYLOAD" "$PAYLOAD"
 expect initrd-via-pe-bootparams 2 '--initrd-via bootparams needs --entry handover' \
     -- "$HO" --entry pe --initrd-via bootparams --initrd "$PAYLOAD" "$PAYLOAD"
+# A kernel whose initrd_addr_max (0x22c, boot.rst) RAM already reaches: more
+# --mem cannot help, and the message says what can.
+low_max=$(img low-initrd-max.bzImage 'struct.pack_into("<I", b, 0x22c, 0x3ffffff)')
+truncate -s 100M "$OUT/initrd-100m"
+expect initrd-past-initrd-addr-max 2 'do not fit in guest RAM below initrd_addr_max 0x3ffffff \(the RAM below it is all used' \
+    '!raise --mem' -- "$HO" --mem 256M --initrd "$OUT/initrd-100m" --initrd-via bootparams "$low_max"
+rm -f "$OUT/initrd-100m"
 for e in handover pe; do
     expect "initrd-loadfile2-$e" 0 'payload: done, 0 failures' 'ok [0-9]+ - locate_device_path_initrd' \
         -- "$HO" --timeout 60 --entry $e --initrd-via loadfile2 --initrd "$PAYLOAD" \

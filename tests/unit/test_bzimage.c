@@ -379,6 +379,23 @@ START_TEST(i386_kernel_parses_and_offers_only_the_32_bit_handover_entry)
 }
 END_TEST
 
+/* Protocol 2.11 had handover_offset but not xloadflags (padding until
+ * 2.12): refused for that reason, not as an i386 kernel. */
+START_TEST(a_protocol_2_11_kernel_is_refused_for_its_missing_xloadflags)
+{
+    build_image(image, true);
+    hdr_of(image)->version = 0x020b;
+    hdr_of(image)->xloadflags = 0;
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    for (int entry = ENTRY_HANDOVER; entry <= ENTRY_PE; entry++) {
+        ck_assert_int_eq(bzimage_check_entry(&bz, (enum boot_entry)entry, err, sizeof(err)), -1);
+        ck_assert_msg(strstr(err, "boot protocol 2.11 predates xloadflags") && !strstr(err, "i386"), "%s", err);
+    }
+    ck_assert_int_eq(bzimage_check_handover32(&bz, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "boot protocol 2.11 predates xloadflags"), "%s", err);
+}
+END_TEST
+
 /* Every prefix of a valid image: refused, never read past its end (the
  * copy is exactly len bytes, so ASan sees any overrun). */
 START_TEST(every_truncation_of_a_pe_image_is_refused)
@@ -720,6 +737,7 @@ Suite *bzimage_suite(void)
     tcase_add_loop_test(tc, malformed_image_is_refused_naming_the_field, 0, NVARIANTS);
     tcase_add_test(tc, truncation_message_names_truncation);
     tcase_add_test(tc, i386_kernel_parses_and_offers_only_the_32_bit_handover_entry);
+    tcase_add_test(tc, a_protocol_2_11_kernel_is_refused_for_its_missing_xloadflags);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("truncation");
