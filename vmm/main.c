@@ -140,7 +140,7 @@ static int parse_image(struct vmm *vm)
     if (vm->opt.firmware_bits == 32 && vm->opt.entry == ENTRY_PE) {
         /* The entry taken is a 64-bit kernel's .compat one; an i386
          * kernel's own IA-32 PE header is not read (bzimage_parse). */
-        if (!vm->placed.bz.kernel_64) {
+        if (!vm->placed.bz.kernel_64 && vm->placed.bz.hdr.version >= 0x020c) {
             snprintf(err, sizeof(err), "xloadflags: 0x%04x lacks XLF_KERNEL_64: an i386 kernel, entered by "
                      "--firmware-bits 32 at its 32-bit handover entry; --entry pe takes a 64-bit kernel's IA-32 "
                      ".compat entry (drop --entry pe)", vm->placed.bz.hdr.xloadflags);

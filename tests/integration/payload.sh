@@ -373,6 +373,10 @@ expect image-truncated-setup 11 'setup_sects' -- "$HO" "$(img trunc2 'b = b[:0x8
 expect image-boot-flag 11 'boot_flag: 0x0000' -- "$HO" "$(img flag 'b[0x1fe:0x200] = b"\0\0"')"
 expect image-hdrs 11 'header: magic' -- "$HO" "$(img hdrs 'b[0x202:0x206] = b"XXXX"')"
 expect image-old-protocol 11 'version: boot protocol 2.10' -- "$HO" "$(img old 'b[0x206:0x208] = struct.pack("<H", 0x20a)')"
+P211=$(img p211 'b[0x206:0x208] = struct.pack("<H", 0x20b); b[0x236:0x238] = bytes(2)')
+expect image-protocol-2-11 11 'boot protocol 2.11 predates xloadflags' '!i386' -- "$HO" "$P211"
+expect image-protocol-2-11-firmware-32-pe 2 'boot protocol 2.11 predates xloadflags' '!i386' \
+    -- "$HO" --firmware-bits 32 --entry pe "$P211"
 # A kernel without XLF_EFI_HANDOVER_64 boots through its PE entry by default
 # (the kvm part); asked for the handover entry, or for what needs it, it is
 # refused with the reason.
