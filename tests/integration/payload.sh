@@ -21,7 +21,7 @@ case $PART in
         race-crc-double-fetch stop-at-ebs-* report-e820-* initrd-loadfile2-pe fault-sweep fault-sweep-agrees
         trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails stdout-*
         report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout stall-past-timeout exit-port signal-*
-        sweep-fail-on sweep-baseline-* fault-sweep-memory-budget"} ;;
+        sweep-fail-on sweep-baseline-same sweep-baseline-differs sweep-baseline-cell-gone fault-sweep-memory-budget"} ;;
     emulating) TESTS_ONLY=${TESTS_ONLY-"services-handover fallbacks-* no-emulation-fallbacks cmdline-append"} ;;
 esac
 
@@ -838,6 +838,15 @@ selected sweep-baseline-differs &&
         "$OUT/sweep.json" "$OUT/sweep-changed.json"
 expect sweep-baseline-differs 9 'cell ebs-stale-key[^ ]*: retried, the baseline says crashed' \
     -- "$HO" --timeout 60 --fault-sweep --sweep-baseline "$OUT/sweep-changed.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
+# A baseline cell the run does not make (a call that is gone) differs too,
+# in a whole sweep and in the shard that would have made it.
+selected 'sweep-baseline-cell-gone*' &&
+    python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); c = dict(m["cells"][-1]); c["inject"] = "alloc-pool-fail:999"; m["cells"] += [c] * 2; json.dump(m, open(sys.argv[2], "w"))' \
+        "$OUT/sweep.json" "$OUT/sweep-gone.json"
+expect sweep-baseline-cell-gone 9 'cell alloc-pool-fail:999: absent, the baseline says' '2 that differ from the baseline' \
+    -- "$HO" --timeout 60 --fault-sweep --sweep-baseline "$OUT/sweep-gone.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
+expect sweep-baseline-cell-gone-shard 9 'cell alloc-pool-fail:999: absent, the baseline says' '1 that differ from the baseline' \
+    -- "$HO" --timeout 60 --fault-sweep --shard 1/2 --sweep-baseline "$OUT/sweep-gone.json" --cmdline payload=stop-at-ebs "$PAYLOAD"
 # The sweep runs sandboxed too (its own allow-list, since it makes VMs):
 # this is where that list is shown to hold all a real sweep needs.
 if selected sweep-sandboxed; then

@@ -133,20 +133,25 @@ static struct sweep_cell two_cells[2] = {
 
 START_TEST(sweep_verdict_fails_on_named_outcomes)
 {
-    ck_assert_int_eq(sweep_verdict(0, NULL, NULL, calls, two_cells, 2), EXIT_OK);
-    ck_assert_int_eq(sweep_verdict(1u << FAULT_FAILED_CLEANLY, NULL, NULL, calls, two_cells, 2), EXIT_SWEEP_FAILED);
+    ck_assert_int_eq(sweep_verdict(0, NULL, NULL, 0, 0, calls, two_cells, 2), EXIT_OK);
+    ck_assert_int_eq(sweep_verdict(1u << FAULT_FAILED_CLEANLY, NULL, NULL, 0, 0, calls, two_cells, 2), EXIT_SWEEP_FAILED);
     ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:1 at call 9 AllocatePool: failed-cleanly (--fail-on)"));
     ck_assert_ptr_nonnull(strstr(logged(), "1 cells with an outcome --fail-on names, 0 that differ"));
 }
 END_TEST
 
-static int verdict_against(const char *baseline)
+static int verdict_of_shard(const char *baseline, unsigned shard, unsigned shards, unsigned n)
 {
     FILE *f = fmemopen((void *)baseline, strlen(baseline), "r");
     ck_assert_ptr_nonnull(f);
-    int rc = sweep_verdict(0, f, "base.json", calls, two_cells, 2);
+    int rc = sweep_verdict(0, f, "base.json", shard, shards, calls, two_cells, n);
     fclose(f);
     return rc;
+}
+
+static int verdict_against(const char *baseline)
+{
+    return verdict_of_shard(baseline, 0, 0, 2);
 }
 
 /* Cells are matched by their --inject spec; one the baseline lacks is "absent". */
@@ -161,6 +166,35 @@ START_TEST(sweep_verdict_against_a_baseline)
     ck_assert_ptr_nonnull(strstr(logged(), "0 cells with an outcome --fail-on names, 2 that differ"));
     ck_assert_int_eq(verdict_against("{\"rows\": []}"), EXIT_USAGE);
     ck_assert_ptr_nonnull(strstr(logged(), "--sweep-baseline base.json: not a --fault-sweep matrix: no cells array"));
+}
+END_TEST
+
+#define THREE_ROWS "[{\"inject\": \"gmm-too-small\", \"outcome\": \"retried\"}, " \
+                   "{\"inject\": \"alloc-pool-fail:1\", \"outcome\": \"failed-cleanly\"}, " \
+                   "{\"inject\": \"alloc-pool-fail:2\", \"outcome\": \"failed-cleanly\"}]"
+
+/* A baseline cell the run did not make (the call it faulted is gone)
+ * differs too; in shard K/N only the baseline's rows K, K+N, ... count,
+ * or all of a baseline of the same shard. */
+START_TEST(sweep_verdict_counts_baseline_cells_the_run_did_not_make)
+{
+    ck_assert_int_eq(verdict_against("{\"cells\": " THREE_ROWS "}"), EXIT_SWEEP_FAILED);
+    ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:2: absent, the baseline says failed-cleanly"));
+    ck_assert_ptr_nonnull(strstr(logged(), "0 cells with an outcome --fail-on names, 1 that differ"));
+    /* Shard 1/2 of a whole baseline: rows 1 and 3; the run made row 1's cell only. */
+    ck_assert_int_eq(verdict_of_shard("{\"cells\": " THREE_ROWS "}", 1, 2, 1), EXIT_SWEEP_FAILED);
+    ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:2: absent"));
+    /* Shard 2/2: row 2 only, a cell the run made. */
+    ck_assert_int_eq(verdict_of_shard("{\"cells\": [" "{\"inject\": \"alloc-pool-fail:1\", \"outcome\": "
+                                      "\"failed-cleanly\"}, {\"inject\": \"gmm-too-small\", \"outcome\": \"retried\"}]}",
+                                      2, 2, 2), EXIT_OK);
+    /* A baseline of shard 1/2 is that shard's whole: its rows all count. */
+    ck_assert_int_eq(verdict_of_shard("{\"shard\": {\"index\": 1, \"count\": 2}, \"cells\": " THREE_ROWS "}",
+                                      1, 2, 2), EXIT_SWEEP_FAILED);
+    ck_assert_ptr_nonnull(strstr(logged(), "1 that differ"));
+    /* A baseline of another shard: its rows are not this run's. */
+    ck_assert_int_eq(verdict_of_shard("{\"shard\": {\"index\": 2, \"count\": 2}, \"cells\": " THREE_ROWS "}",
+                                      1, 2, 2), EXIT_OK);
 }
 END_TEST
 
@@ -275,6 +309,7 @@ Suite *sweep_suite(void)
     tcase_add_test(tc, sweep_cell_detail_names_how_it_ended);
     tcase_add_test(tc, sweep_verdict_fails_on_named_outcomes);
     tcase_add_test(tc, sweep_verdict_against_a_baseline);
+    tcase_add_test(tc, sweep_verdict_counts_baseline_cells_the_run_did_not_make);
     tcase_add_test(tc, sweep_matrix_as_json);
     tcase_add_test(tc, sweep_table_and_timing_line);
     tcase_add_test(tc, sweep_help_names_every_outcome_and_the_default);

@@ -435,8 +435,8 @@ static int conclude(struct fault_sweep *sw)
     t->shard = vm->opt.shard;
     t->shards = vm->opt.shards;
     sweep_print(stdout, t, sw->calls, sw->cells, sw->ncells);
-    int rc = sweep_verdict(vm->opt.sweep_fail_on, vm->files.sweep_baseline, vm->opt.sweep_baseline, sw->calls,
-                           sw->cells, sw->ncells);
+    int rc = sweep_verdict(vm->opt.sweep_fail_on, vm->files.sweep_baseline, vm->opt.sweep_baseline, vm->opt.shard,
+                           vm->opt.shards, sw->calls, sw->cells, sw->ncells);
     if (vm->files.sweep_matrix && sweep_write_json(vm->files.sweep_matrix, t, sw->calls, sw->cells, sw->ncells)) {
         vmm_log("--fault-sweep=%s: cannot write the matrix: %s", vm->opt.sweep_json, strerror(errno));
         rc = EXIT_HOST;

@@ -148,9 +148,52 @@ static const char *baseline_outcome(const json_t *rows, const char *spec)
     return "absent";
 }
 
-/* The cells that differ from the baseline, each logged; -1 if it is not
- * a matrix. */
-static int differ_from_baseline(FILE *baseline, const char *name, const struct sweep_cell *cells, unsigned n)
+/* Is row j of the baseline one this run makes? A whole baseline's rows
+ * in a whole sweep; in shard K/N its rows K, K+N, ... (sweep_take_shard's
+ * cells), or every row of a baseline of that same shard. */
+static bool row_in_run(const json_t *base, size_t j, unsigned shard, unsigned shards)
+{
+    const json_t *of = json_object_get(base, "shard");
+    if (of)
+        return shards && json_integer_value(json_object_get(of, "index")) == shard &&
+               json_integer_value(json_object_get(of, "count")) == shards;
+    return !shards || j % shards == shard - 1;
+}
+
+static bool run_has_cell(const struct sweep_cell *cells, unsigned n, const char *spec)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (!strcmp(cells[i].spec, spec))
+            return true;
+    return false;
+}
+
+/* The baseline's cells the run did not make (a call that is gone), each
+ * logged. */
+static int missing_from_run(const json_t *base, const json_t *rows, unsigned shard, unsigned shards,
+                            const struct sweep_cell *cells, unsigned n)
+{
+    int missing = 0;
+    size_t j;
+    json_t *row;
+    json_array_foreach(rows, j, row) {
+        const char *spec = json_string_value(json_object_get(row, "inject"));
+        const char *then = json_string_value(json_object_get(row, "outcome"));
+        if (!row_in_run(base, j, shard, shards) || (spec && run_has_cell(cells, n, spec)))
+            continue;
+        char shown[2 * sizeof(cells->spec)], was[64];
+        guest_text_escape(shown, sizeof(shown), spec ? spec : "?");
+        guest_text_escape(was, sizeof(was), then ? then : "?");
+        vmm_log("fault sweep: cell %s: absent, the baseline says %s", shown, was);
+        missing++;
+    }
+    return missing;
+}
+
+/* The cells that differ from the baseline, and the baseline's the run did
+ * not make, each logged; -1 if it is not a matrix. */
+static int differ_from_baseline(FILE *baseline, const char *name, unsigned shard, unsigned shards,
+                                const struct sweep_cell *cells, unsigned n)
 {
     json_error_t err;
     json_t *base = json_loadf(baseline, 0, &err);
@@ -168,12 +211,13 @@ static int differ_from_baseline(FILE *baseline, const char *name, const struct s
             differ++;
         }
     }
+    differ += missing_from_run(base, rows, shard, shards, cells, n);
     json_decref(base);
     return differ;
 }
 
-int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, const struct sweep_call *calls,
-                  const struct sweep_cell *cells, unsigned n)
+int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, unsigned shard, unsigned shards,
+                  const struct sweep_call *calls, const struct sweep_cell *cells, unsigned n)
 {
     unsigned bad = 0;
     int differ = 0;
@@ -184,7 +228,7 @@ int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, c
                     fault_outcome_names[cells[i].outcome]);
             bad++;
         }
-    if (baseline && (differ = differ_from_baseline(baseline, baseline_name, cells, n)) < 0)
+    if (baseline && (differ = differ_from_baseline(baseline, baseline_name, shard, shards, cells, n)) < 0)
         return EXIT_USAGE;
     if (bad || differ) {
         vmm_log("fault sweep: %u cells with an outcome --fail-on names, %d that differ from the baseline", bad, differ);

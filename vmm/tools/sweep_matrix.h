@@ -77,11 +77,13 @@ void sweep_print(FILE *out, const struct sweep_totals *t, const struct sweep_cal
 /* The JSON matrix; -1 if it could not be written. */
 int sweep_write_json(FILE *out, const struct sweep_totals *t, const struct sweep_call *calls,
                      const struct sweep_cell *cells, unsigned n);
-/* Cells whose outcome fail_on names (bit k: outcome k), and cells whose
+/* Cells whose outcome fail_on names (bit k: outcome k), cells whose
  * outcome differs from the baseline matrix (NULL: none; matched by their
- * --inject spec), make the sweep fail with EXIT_SWEEP_FAILED, each logged;
- * a baseline that is not a matrix is EXIT_USAGE. */
-int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, const struct sweep_call *calls,
-                  const struct sweep_cell *cells, unsigned n);
+ * --inject spec), and the baseline's cells of this shard (shards 0: a
+ * whole sweep) the run did not make, make the sweep fail with
+ * EXIT_SWEEP_FAILED, each logged; a baseline that is not a matrix is
+ * EXIT_USAGE. */
+int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, unsigned shard, unsigned shards,
+                  const struct sweep_call *calls, const struct sweep_cell *cells, unsigned n);
 
 #endif
