@@ -51,6 +51,14 @@ static struct fw_file *file_of(struct firmware *fw, uint64_t this)
     return f->open ? f : NULL;
 }
 
+static bool file_slot_free(const struct fw_esp *esp)
+{
+    for (unsigned i = 0; i < ESP_MAX_FILES; i++)
+        if (!esp->file[i].open)
+            return true;
+    return false;
+}
+
 /* A new EFI_FILE_PROTOCOL for node; its address, or 0 when every slot is open. */
 static uint64_t open_file(struct firmware *fw, unsigned node, uint64_t mode)
 {
@@ -114,6 +122,8 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     long node = l.found == VOLUME_FOUND ? (long)l.node : -1;
     if (l.found == VOLUME_LAST_MISSING && (open_mode & FILE_MODE_CREATE)) {
         bool dir = attributes & VOLUME_ATTR_DIRECTORY;
+        if (!file_slot_free(fw->esp))
+            return EFI_OUT_OF_RESOURCES;   /* before the file is made: a failed Open creates nothing */
         if (volume_name_valid(l.last, l.last_len) && !fw_esp_dir_may_hold(fw, l.parent, -1, l.last, l.last_len))
             return EFI_VOLUME_FULL;
         node = volume_add(vol, l.parent, l.last, l.last_len, dir, NULL, 0, vol->node[l.parent].mtime);

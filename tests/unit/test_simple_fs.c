@@ -447,6 +447,18 @@ START_TEST(every_handle_open_is_out_of_resources)
 }
 END_TEST
 
+/* Open with EFI_FILE_MODE_CREATE that has no handle to give creates nothing. */
+START_TEST(a_create_without_a_free_handle_creates_nothing)
+{
+    uint64_t root = open_root(), f, hello_f = 0;
+    while (open_at(root, "hello.txt", MODE_READ, 0, &f) == EFI_SUCCESS)
+        hello_f = f;
+    ck_assert_uint_eq(open_at(root, "new.txt", MODE_CREATE, 0, &f), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(CALL(F(CLOSE), hello_f), EFI_SUCCESS);
+    ck_assert_uint_eq(open_at(root, "new.txt", MODE_READ, 0, &f), EFI_NOT_FOUND);
+}
+END_TEST
+
 START_TEST(a_read_fails_on_purpose)
 {
     uint64_t root = open_root(), got, f = open_ok(root, "hello.txt", MODE_READ);
@@ -654,6 +666,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, a_directory_fat_cannot_hold_takes_no_more_names);
     tcase_add_test(t, hostile_pointers_are_refused);
     tcase_add_test(t, every_handle_open_is_out_of_resources);
+    tcase_add_test(t, a_create_without_a_free_handle_creates_nothing);
     tcase_add_test(t, a_read_fails_on_purpose);
     tcase_add_test(t, a_copy_has_its_own_overlay);
     tcase_add_test(t, file_services_end_with_boot_services);
