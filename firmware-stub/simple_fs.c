@@ -134,7 +134,10 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     }
     if (node < 0)
         return EFI_NOT_FOUND;   /* missing, or above the root: nothing on the volume has that name */
-    if ((open_mode & FILE_MODE_WRITE) && (vol->node[node].attribute & VOLUME_ATTR_READ_ONLY))
+    /* EFI_FILE_READ_ONLY guards a file's bytes; a directory flagged so
+     * still opens for writing (as EDK2's FatOFileOpen has it). A file
+     * just created read-only stays, as there. */
+    if ((open_mode & FILE_MODE_WRITE) && !vol->node[node].dir && (vol->node[node].attribute & VOLUME_ATTR_READ_ONLY))
         return EFI_ACCESS_DENIED;
     uint64_t handle = open_file(fw, (unsigned)node, open_mode & ~FILE_MODE_CREATE);
     if (!handle)

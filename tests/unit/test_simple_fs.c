@@ -459,6 +459,23 @@ START_TEST(a_create_without_a_free_handle_creates_nothing)
 }
 END_TEST
 
+/* EFI_FILE_READ_ONLY denies writes to a file; a directory flagged so
+ * opens for writing, as in EDK2's FAT driver (FatOFileOpen), whose
+ * read-only check leaves directories out. A file created read-only for
+ * writing is denied and stays, as there. */
+START_TEST(a_read_only_directory_opens_for_writing)
+{
+    uint64_t root = open_root(), f;
+    ck_assert_uint_eq(open_at(root, "ro", MODE_CREATE, VOLUME_ATTR_DIRECTORY | VOLUME_ATTR_READ_ONLY, &f),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(open_at(f, "x.txt", MODE_CREATE, 0, &f), EFI_SUCCESS);
+    ck_assert_uint_eq(open_at(root, "ro", MODE_RW, 0, &f), EFI_SUCCESS);
+    ck_assert_uint_eq(open_at(root, "rofile", MODE_CREATE, VOLUME_ATTR_READ_ONLY, &f), EFI_ACCESS_DENIED);
+    ck_assert_uint_eq(open_at(root, "rofile", MODE_READ, 0, &f), EFI_SUCCESS);
+    ck_assert_uint_eq(open_at(root, "rofile", MODE_RW, 0, &f), EFI_ACCESS_DENIED);
+}
+END_TEST
+
 START_TEST(a_read_fails_on_purpose)
 {
     uint64_t root = open_root(), got, f = open_ok(root, "hello.txt", MODE_READ);
@@ -667,6 +684,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, hostile_pointers_are_refused);
     tcase_add_test(t, every_handle_open_is_out_of_resources);
     tcase_add_test(t, a_create_without_a_free_handle_creates_nothing);
+    tcase_add_test(t, a_read_only_directory_opens_for_writing);
     tcase_add_test(t, a_read_fails_on_purpose);
     tcase_add_test(t, a_copy_has_its_own_overlay);
     tcase_add_test(t, file_services_end_with_boot_services);
