@@ -110,8 +110,8 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     struct fw_file *f = file_of(fw, this);
     if (!f || !new_handle_ptr || !guest_view_accessible(v, new_handle_ptr, 8) ||
         fw_read_ucs2(v, file_name, path, VOLUME_PATH_MAX + 1) < 0 || !valid_mode(open_mode) ||
-        (attributes & ~VOLUME_ATTR_VALID))
-        return EFI_INVALID_PARAMETER;
+        (attributes & ~VOLUME_ATTR_VALID) || ((open_mode & FILE_MODE_CREATE) && (attributes & VOLUME_ATTR_READ_ONLY)))
+        return EFI_INVALID_PARAMETER;   /* nothing is created read-only (EDK2's FatOpenEx): SetInfo makes it so */
     struct volume *vol = &fw->esp->vol;
     const struct volume_node *at = node_of(fw, f);
     if (at->deleted)
@@ -135,8 +135,7 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     if (node < 0)
         return EFI_NOT_FOUND;   /* missing, or above the root: nothing on the volume has that name */
     /* EFI_FILE_READ_ONLY guards a file's bytes; a directory flagged so
-     * still opens for writing (as EDK2's FatOFileOpen has it). A file
-     * just created read-only stays, as there. */
+     * still opens for writing (as EDK2's FatOFileOpen has it). */
     if ((open_mode & FILE_MODE_WRITE) && !vol->node[node].dir && (vol->node[node].attribute & VOLUME_ATTR_READ_ONLY))
         return EFI_ACCESS_DENIED;
     uint64_t handle = open_file(fw, (unsigned)node, open_mode & ~FILE_MODE_CREATE);
