@@ -51,6 +51,14 @@ static struct fw_file *file_of(struct firmware *fw, uint64_t this)
     return f->open ? f : NULL;
 }
 
+static bool file_slot_free(const struct fw_esp *esp)
+{
+    for (unsigned i = 0; i < ESP_MAX_FILES; i++)
+        if (!esp->file[i].open)
+            return true;
+    return false;
+}
+
 /* A new EFI_FILE_PROTOCOL for node; its address, or 0 when every slot is open. */
 static uint64_t open_file(struct firmware *fw, unsigned node, uint64_t mode)
 {
@@ -102,8 +110,8 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     struct fw_file *f = file_of(fw, this);
     if (!f || !new_handle_ptr || !guest_view_accessible(v, new_handle_ptr, 8) ||
         fw_read_ucs2(v, file_name, path, VOLUME_PATH_MAX + 1) < 0 || !valid_mode(open_mode) ||
-        (attributes & ~VOLUME_ATTR_VALID))
-        return EFI_INVALID_PARAMETER;
+        (attributes & ~VOLUME_ATTR_VALID) || ((open_mode & FILE_MODE_CREATE) && (attributes & VOLUME_ATTR_READ_ONLY)))
+        return EFI_INVALID_PARAMETER;   /* nothing is created read-only (EDK2's FatOpenEx): SetInfo makes it so */
     struct volume *vol = &fw->esp->vol;
     const struct volume_node *at = node_of(fw, f);
     if (at->deleted)
@@ -114,6 +122,8 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     long node = l.found == VOLUME_FOUND ? (long)l.node : -1;
     if (l.found == VOLUME_LAST_MISSING && (open_mode & FILE_MODE_CREATE)) {
         bool dir = attributes & VOLUME_ATTR_DIRECTORY;
+        if (!file_slot_free(fw->esp))
+            return EFI_OUT_OF_RESOURCES;   /* before the file is made: a failed Open creates nothing */
         if (volume_name_valid(l.last, l.last_len) && !fw_esp_dir_may_hold(fw, l.parent, -1, l.last, l.last_len))
             return EFI_VOLUME_FULL;
         node = volume_add(vol, l.parent, l.last, l.last_len, dir, NULL, 0, vol->node[l.parent].mtime);
@@ -124,7 +134,9 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     }
     if (node < 0)
         return EFI_NOT_FOUND;   /* missing, or above the root: nothing on the volume has that name */
-    if ((open_mode & FILE_MODE_WRITE) && (vol->node[node].attribute & VOLUME_ATTR_READ_ONLY))
+    /* EFI_FILE_READ_ONLY guards a file's bytes; a directory flagged so
+     * still opens for writing (as EDK2's FatOFileOpen has it). */
+    if ((open_mode & FILE_MODE_WRITE) && !vol->node[node].dir && (vol->node[node].attribute & VOLUME_ATTR_READ_ONLY))
         return EFI_ACCESS_DENIED;
     uint64_t handle = open_file(fw, (unsigned)node, open_mode & ~FILE_MODE_CREATE);
     if (!handle)

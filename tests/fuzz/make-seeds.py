@@ -112,15 +112,16 @@ def thunk_ids():
     (services.h), and each fixed FW_ID_<NAME>."""
     headers = glob.glob(os.path.join(TOP, "..", "..", "firmware-stub", "**", "*.h"), recursive=True)
     text = "".join(open(h).read() for h in sorted(headers))
-    bases = {g: int(b) for g, b in re.findall(r"^#define FW_ID_([A-Z0-9]+)\(i\) +\((\d+) \+ \(i\)\)", text, re.M)}
+    bases = {g: int(b) for g, b in re.findall(r"^#define FW_ID_([A-Z0-9_]+)\(i\) +\((\d+) \+ \(i\)\)", text, re.M)}
     ids = {name: int(v) for name, v in re.findall(r"^#define FW_ID_([A-Z0-9_]+) +(\d+)\b", text, re.M)}
     for body in re.findall(r"^enum efi_\w+_service \{([^}]*)\}", text, re.M):
         names = [n.strip() for n in re.sub(r"/\*.*?\*/", "", body, flags=re.S).split(",") if n.strip()]
         for i, name in enumerate(names):
             if "=" in name:
                 sys.exit(f"make-seeds.py: {name}: a service enum with set values")
-            group = name.split("_")[0]
-            if group in bases and name != group + "_COUNT":
+            # the longest group the name starts with: BLOCK_IO_READ_BLOCKS is BLOCK_IO's
+            group = max((g for g in bases if name.startswith(g + "_")), key=len, default=None)
+            if group and name != group + "_COUNT":
                 ids[name] = bases[group] + i
     for name in ("BS_GET_MEMORY_MAP", "RT_GET_TIME", "CONOUT_OUTPUT_STRING", "CONIN_READ_KEY_STROKE",
                  "RNG_GET_RNG", "LOADFILE2"):
@@ -297,6 +298,39 @@ def firmware_seeds():
           fw_call(ID.FILE_SET_POSITION, [A.from_scratch(0x68), A.raw(0xffffffffffffffff)]) +
           fw_call(ID.FILE_GET_POSITION, [A.from_scratch(0x68), A.scratch(0x78)]) +
           fw_call(ID.FILE_CLOSE, [A.from_scratch(0x68)]))
+    # The --esp volume changed and read as a disk: a file resized and
+    # renamed (SetInfo), the label set, Flush; then the disk's BlockIo
+    # (LocateHandle by its GUID, written to scratch) read whole blocks
+    # from the rebuilt disk, a write refused, the file deleted and a
+    # directory created.
+    block_io = struct.pack("<IHH8B", 0x964e5b21, 0x6459, 0x11d2, 0x8e, 0x39, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b)
+    write("firmware", "esp-info-blocks", b"\x00" + fw_store(0x40, A.raw(0x100)) +
+          fw_call(ID.BS_LOCATE_HANDLE, [A.small(2), A.guid(11), A.zero, A.scratch(0x40)], [A.scratch(0x200)]) +
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(0x200), A.guid(11), A.scratch(0x48)]) +
+          fw_call(ID.FILE_SYSTEM, [A.from_scratch(0x48), A.scratch(0x50)]) +
+          fw_write(0, 0x380, ucs2("hello.txt")) +
+          fw_call(ID.FILE_OPEN, [A.from_scratch(0x50), A.scratch(0x68), A.scratch(0x380), A.small(3)], [A.zero]) +
+          fw_store(0x60, A.raw(0x100)) +
+          fw_call(ID.FILE_GET_INFO, [A.from_scratch(0x68), A.guid(12), A.scratch(0x60), A.scratch(0x400)]) +
+          fw_write(0, 0x400, u64(80 + 16) + u64(3)) + fw_write(0, 0x400 + 80, ucs2("bye.txt")) +
+          fw_call(ID.FILE_SET_INFO, [A.from_scratch(0x68), A.guid(12), A.small(80 + 16), A.scratch(0x400)]) +
+          fw_write(0, 0x500, ucs2("FUZZ")) +
+          fw_call(ID.FILE_SET_INFO, [A.from_scratch(0x50), A.guid(14), A.small(10), A.scratch(0x500)]) +
+          fw_call(ID.FILE_FLUSH, [A.from_scratch(0x68)]) +
+          fw_write(0, 0x600, block_io) + fw_store(0x80, A.raw(0x100)) +
+          fw_call(ID.BS_LOCATE_HANDLE, [A.small(2), A.scratch(0x600), A.zero, A.scratch(0x80)], [A.scratch(0x700)]) +
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(0x700), A.scratch(0x600), A.scratch(0x88)]) +
+          fw_call(ID.BLOCK_IO_READ_BLOCKS, [A.from_scratch(0x88), A.zero, A.zero, A.raw(0x1000)], [A.scratch(0x1000)]) +
+          fw_call(ID.BLOCK_IO_READ_BLOCKS, [A.from_scratch(0x88), A.zero, A.raw(2048), A.raw(0x2000)],
+                  [A.scratch(0x2000)]) +
+          fw_call(ID.BLOCK_IO_WRITE_BLOCKS, [A.from_scratch(0x88), A.zero, A.zero, A.raw(0x200)], [A.scratch(0x1000)]) +
+          fw_call(ID.BLOCK_IO_FLUSH_BLOCKS, [A.from_scratch(0x88)]) +
+          fw_call(ID.BLOCK_IO_RESET, [A.from_scratch(0x88), A.zero]) +
+          fw_call(ID.FILE_DELETE, [A.from_scratch(0x68)]) +
+          fw_write(0, 0x800, ucs2("newdir")) +
+          fw_call(ID.FILE_OPEN, [A.from_scratch(0x50), A.scratch(0x90), A.scratch(0x800), A.raw(0x8000000000000003)],
+                  [A.small(0x10)]) +
+          fw_call(ID.FILE_CLOSE, [A.from_scratch(0x90)]))
     write("firmware", "paging-la57", b"\x03" + u8(0) + u8(0) +
           fw_call(ID.BS_GET_MEMORY_MAP, [A.scratch(0), A.scratch(0x100), A.scratch(8), A.scratch(16)], [A.scratch(24)]))
 

@@ -7,6 +7,8 @@
 
 #include "fw_fixture.h"
 #include "../../firmware-stub/dispatch.h"
+#include "../../firmware-stub/esp.h"
+#include "../../firmware-stub/volume.h"
 #include "../../firmware-stub/width.h"
 
 /* A UINTN output slot whose upper half holds a sentinel: a 4-byte write
@@ -291,6 +293,26 @@ START_TEST(ia32_outputs_above_4_gib_are_refused)
 }
 END_TEST
 
+/* The --esp volume's protocols and LoadedImage fields are served in the
+ * x64 layouts only (vmm/options.c refuses --firmware-bits 32 with --esp):
+ * attached to an IA-32 firmware they would write LoadedImage's DeviceHandle
+ * and FilePath at x64 offsets, over its LoadOptions. */
+START_TEST(ia32_esp_is_refused_with_loaded_image_untouched)
+{
+    struct volume vol;
+    ck_assert_int_eq(volume_init(&vol, 1700000000), 0);
+    struct efi_loaded_image32 before;
+    memcpy(&before, hp(fw.loaded_image), sizeof(before));
+    unsigned nprotocols = fw.nprotocols;
+    ck_assert_int_eq(firmware_attach_esp(&fw, &vol, NULL), -1);
+    ck_assert(!memcmp(hp(fw.loaded_image), &before, sizeof(before)));
+    ck_assert_uint_eq(fw.nprotocols, nprotocols);
+    ck_assert_ptr_null(fw.esp);
+    ck_assert_ptr_nonnull(strstr(log_text(), "--esp"));
+    volume_free(&vol);
+}
+END_TEST
+
 Suite *fw_ia32_suite(void)
 {
     Suite *s = suite_create("fw-ia32");
@@ -305,6 +327,6 @@ Suite *fw_ia32_suite(void)
         ia32_reset_status_has_its_error_bit_at_31,
         ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions,
         ia32_unreadable_stack_arguments_are_refused,
-        ia32_outputs_above_4_gib_are_refused, NULL });
+        ia32_outputs_above_4_gib_are_refused, ia32_esp_is_refused_with_loaded_image_untouched, NULL });
     return s;
 }

@@ -447,6 +447,47 @@ START_TEST(every_handle_open_is_out_of_resources)
 }
 END_TEST
 
+/* Open with EFI_FILE_MODE_CREATE that has no handle to give creates nothing. */
+START_TEST(a_create_without_a_free_handle_creates_nothing)
+{
+    uint64_t root = open_root(), f, hello_f = 0;
+    while (open_at(root, "hello.txt", MODE_READ, 0, &f) == EFI_SUCCESS)
+        hello_f = f;
+    ck_assert_uint_eq(open_at(root, "new.txt", MODE_CREATE, 0, &f), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(CALL(F(CLOSE), hello_f), EFI_SUCCESS);
+    ck_assert_uint_eq(open_at(root, "new.txt", MODE_READ, 0, &f), EFI_NOT_FOUND);
+}
+END_TEST
+
+/* EFI_FILE_READ_ONLY, as EDK2's FAT driver has it: Open(CREATE) with it
+ * in Attributes is EFI_INVALID_PARAMETER, nothing created (FatOpenEx);
+ * set with SetInfo, it denies opening a file for writing, not a
+ * directory (FatOFileOpen). */
+static void set_attribute(uint64_t f, uint64_t attribute)
+{
+    uint64_t size_p = put_u64(0x100), info = scratch(0x100), info_g = put_guid(GUID_FILE_INFO);
+    ck_assert_uint_eq(CALL(F(GET_INFO), f, info_g, size_p, info), EFI_SUCCESS);
+    wr64(info + 72, attribute);
+    ck_assert_uint_eq(CALL(F(SET_INFO), f, info_g, rd64(size_p), info), EFI_SUCCESS);
+}
+
+START_TEST(read_only_files_and_directories)
+{
+    uint64_t root = open_root(), f;
+    ck_assert_uint_eq(open_at(root, "rofile", MODE_CREATE, VOLUME_ATTR_READ_ONLY, &f), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(open_at(root, "ro", MODE_CREATE, VOLUME_ATTR_DIRECTORY | VOLUME_ATTR_READ_ONLY, &f),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(open_at(root, "rofile", MODE_READ, 0, &f), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "ro", MODE_READ, 0, &f), EFI_NOT_FOUND);
+    set_attribute(open_ok(root, "hello.txt", MODE_RW), VOLUME_ATTR_READ_ONLY);
+    ck_assert_uint_eq(open_at(root, "hello.txt", MODE_RW, 0, &f), EFI_ACCESS_DENIED);
+    ck_assert_uint_eq(open_at(root, "hello.txt", MODE_READ, 0, &f), EFI_SUCCESS);
+    set_attribute(open_ok(root, "loader", MODE_RW), VOLUME_ATTR_DIRECTORY | VOLUME_ATTR_READ_ONLY);
+    uint64_t dir = open_ok(root, "loader", MODE_RW);
+    ck_assert_uint_eq(open_at(dir, "x.txt", MODE_CREATE, 0, &f), EFI_SUCCESS);
+}
+END_TEST
+
 START_TEST(a_read_fails_on_purpose)
 {
     uint64_t root = open_root(), got, f = open_ok(root, "hello.txt", MODE_READ);
@@ -654,6 +695,8 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, a_directory_fat_cannot_hold_takes_no_more_names);
     tcase_add_test(t, hostile_pointers_are_refused);
     tcase_add_test(t, every_handle_open_is_out_of_resources);
+    tcase_add_test(t, a_create_without_a_free_handle_creates_nothing);
+    tcase_add_test(t, read_only_files_and_directories);
     tcase_add_test(t, a_read_fails_on_purpose);
     tcase_add_test(t, a_copy_has_its_own_overlay);
     tcase_add_test(t, file_services_end_with_boot_services);
