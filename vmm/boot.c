@@ -65,6 +65,13 @@ static int read_initrd(struct vmm *vm)
                 vm->opt.initrd, (unsigned long long)(vm->placed.initrd_size >> 20));
         goto out;
     }
+    /* An IA-32 firmware's LoadFile2 BufferSize is a 32-bit UINTN, and
+     * everything it hands out lies below 4 GiB. */
+    if (vm->opt.firmware_bits == 32 && vm->placed.initrd_size > UINT32_MAX) {
+        vmm_log("--initrd %s: %llu MiB, more than a 32-bit firmware (--firmware-bits 32) can pass: 4 GiB at most",
+                vm->opt.initrd, (unsigned long long)(vm->placed.initrd_size >> 20));
+        goto out;
+    }
     if (!vm->placed.initrd_size || !(vm->placed.initrd_data = calloc(1, vm->placed.initrd_size)) ||
         fread(vm->placed.initrd_data, 1, file_size, f) != file_size) {
         vmm_log("--initrd %s: read failed (or the file is empty)", vm->opt.initrd);

@@ -373,6 +373,12 @@ expect image-truncated-setup 11 'setup_sects' -- "$HO" "$(img trunc2 'b = b[:0x8
 expect image-boot-flag 11 'boot_flag: 0x0000' -- "$HO" "$(img flag 'b[0x1fe:0x200] = b"\0\0"')"
 expect image-hdrs 11 'header: magic' -- "$HO" "$(img hdrs 'b[0x202:0x206] = b"XXXX"')"
 expect image-old-protocol 11 'version: boot protocol 2.10' -- "$HO" "$(img old 'b[0x206:0x208] = struct.pack("<H", 0x20a)')"
+# An IA-32 firmware passes sizes in 32 bits: a 5 GiB initrd (sparse, never
+# read) is refused up front.
+truncate -s 5G "$OUT/initrd-5g"
+expect initrd-too-big-for-firmware-32 2 '5120 MiB, more than a 32-bit firmware \(--firmware-bits 32\) can pass' \
+    -- "$HO" --mem 12G --firmware-bits 32 --initrd "$OUT/initrd-5g" "$(img mixed 'b[0x236] |= 4')"
+rm -f "$OUT/initrd-5g"
 P211=$(img p211 'b[0x206:0x208] = struct.pack("<H", 0x20b); b[0x236:0x238] = bytes(2)')
 expect image-protocol-2-11 11 'boot protocol 2.11 predates xloadflags' '!i386' -- "$HO" "$P211"
 expect image-protocol-2-11-firmware-32-pe 2 'boot protocol 2.11 predates xloadflags' '!i386' \
