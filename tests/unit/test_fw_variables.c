@@ -236,6 +236,80 @@ START_TEST(set_variable_with_null_data_is_invalid)
 }
 END_TEST
 
+/* ---- an IA-32 firmware (--firmware-bits 32) --------------------------------------------- */
+
+/* A UINTN slot whose upper half holds a sentinel: a 4-byte write keeps it. */
+#define SENTINEL 0xa5a5a5a500000000ULL
+static uint64_t uintn_slot(uint32_t v) { return put_u64(SENTINEL | v); }
+static bool upper_kept(uint64_t gpa) { return rd32(gpa + 4) == (uint32_t)(SENTINEL >> 32); }
+
+static efi_status_t set_var32(const char *name, efi_guid_t g, uint32_t attrs, const void *data, uint32_t len)
+{
+    return CALL32(RT(SET_VARIABLE), 0, put_ucs2(name), put_guid(g), attrs, len, len ? put(data, len) : 0);
+}
+
+/* DataSize is a 4-byte UINTN in and out; Attributes a UINT32. */
+START_TEST(ia32_get_variable_reads_and_writes_a_4_byte_data_size)
+{
+    ck_assert_uint_eq(set_var32("Blob", GUID_TEST, ATTR_BS_RT, "0123456789", 10), EFI_SUCCESS);
+    uint64_t size_p = uintn_slot(4), attr_p = put_u64(SENTINEL), data = scratch(16);
+    memset(hp(data), 0xee, 16);
+    ck_assert_uint_eq(CALL32(RT(GET_VARIABLE), 0, put_ucs2("Blob"), put_guid(GUID_TEST), attr_p, size_p, data),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd32(size_p), 10);
+    ck_assert(upper_kept(size_p));
+    ck_assert_uint_eq(((uint8_t *)hp(data))[0], 0xee);
+    wr64(size_p, SENTINEL | 16);
+    ck_assert_uint_eq(CALL32(RT(GET_VARIABLE), 0, put_ucs2("Blob"), put_guid(GUID_TEST), attr_p, size_p, data),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(size_p), 10);
+    ck_assert(upper_kept(size_p));
+    ck_assert_uint_eq(rd64(attr_p), SENTINEL | ATTR_BS_RT);
+    ck_assert_mem_eq(hp(data), "0123456789", 10);
+}
+END_TEST
+
+START_TEST(ia32_get_next_variable_name_reads_and_writes_a_4_byte_size)
+{
+    ck_assert_uint_eq(set_var32("LongerName", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_SUCCESS);
+    uint64_t name = scratch(64), guid = put_guid(GUID_TEST), size_p = uintn_slot(4);
+    ((uint16_t *)hp(name))[0] = 0;
+    ck_assert_uint_eq(CALL32(RT(GET_NEXT_VARIABLE_NAME), 0, size_p, name, guid), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd32(size_p), 2 * sizeof("LongerName"));
+    ck_assert(upper_kept(size_p));
+    wr64(size_p, SENTINEL | 64);
+    ck_assert_uint_eq(CALL32(RT(GET_NEXT_VARIABLE_NAME), 0, size_p, name, guid), EFI_SUCCESS);
+    ck_assert(ucs2_equals(name, "LongerName"));
+    ck_assert_uint_eq(rd32(size_p), 2 * sizeof("LongerName"));
+    ck_assert(upper_kept(size_p));
+}
+END_TEST
+
+/* Its three outputs are UINT64s at both widths (UEFI 2.10 section 8.2). */
+START_TEST(ia32_query_variable_info_writes_uint64_outputs)
+{
+    uint64_t max_p = put_u64(SENTINEL), rem_p = put_u64(SENTINEL), size_p = put_u64(SENTINEL);
+    ck_assert_uint_eq(CALL32(RT(QUERY_VARIABLE_INFO), 0, ATTR_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(max_p), 1u << 20);
+    ck_assert_uint_eq(rd64(rem_p), (1u << 20) - fw.variable_bytes);
+    ck_assert_uint_eq(rd64(size_p), 64u << 10);
+}
+END_TEST
+
+/* The largest DataSize a 4-byte slot holds is refused before anything is
+ * allocated or read, as a 64-bit one is. */
+START_TEST(ia32_set_variable_refuses_a_4_gib_data_size)
+{
+    uint64_t data = scratch(16);
+    ck_assert_uint_eq(CALL32(RT(SET_VARIABLE), 0, put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS_RT, UINT32_MAX, data),
+                      EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(CALL32(RT(SET_VARIABLE), 0, put_ucs2("Big"), put_guid(GUID_TEST),
+                             ATTR_BS_RT | EFI_VARIABLE_APPEND_WRITE, UINT32_MAX, data),
+                      EFI_OUT_OF_RESOURCES);
+    ck_assert_ptr_null(fw.variables);
+}
+END_TEST
+
 Suite *fw_variables_suite(void)
 {
     Suite *s = suite_create("fw-variables");
@@ -248,5 +322,8 @@ Suite *fw_variables_suite(void)
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
         get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid, NULL });
+    fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
+        ia32_get_variable_reads_and_writes_a_4_byte_data_size, ia32_get_next_variable_name_reads_and_writes_a_4_byte_size,
+        ia32_query_variable_info_writes_uint64_outputs, ia32_set_variable_refuses_a_4_gib_data_size, NULL });
     return s;
 }
