@@ -60,7 +60,10 @@ efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_v
     efi_guid_t g;
     long len;
     uint64_t size;
-    if (!size_ptr || !fw_read_uintn(fw, v, size_ptr, &size) || !read_name_guid(v, name, guid, buf, &len, &g))
+    /* The NUL must lie within the caller's VariableNameSize bytes (UEFI
+     * 2.10 section 8.2; EDK2 checks it with StrnLenS). */
+    if (!size_ptr || !fw_read_uintn(fw, v, size_ptr, &size) || !read_name_guid(v, name, guid, buf, &len, &g) ||
+        2 * ((uint64_t)len + 1) > size)
         return EFI_INVALID_PARAMETER;
     struct fw_variable *var = fw->variables;
     if (len > 0) {

@@ -236,6 +236,28 @@ START_TEST(set_variable_with_null_data_is_invalid)
 }
 END_TEST
 
+/* UEFI 2.10 GetNextVariableName: EFI_INVALID_PARAMETER if the NUL is not
+ * in the first VariableNameSize bytes of VariableName (as EDK2's
+ * VariableServiceGetNextVariableName: StrnLenS within the size). */
+START_TEST(get_next_variable_name_needs_the_nul_within_the_size)
+{
+    ck_assert_uint_eq(set_var("First", GUID_TEST, ATTR_BS_RT, "1", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Second", GUID_TEST, ATTR_BS_RT, "2", 1), EFI_SUCCESS);
+    uint64_t name = put_ucs2("First"), guid = put_guid(GUID_TEST), size_p = put_u64(2 * 5);
+    scratch(64);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 2 * 5);
+    ck_assert(ucs2_equals(name, "First"));
+    uint64_t empty = put_ucs2("");
+    wr64(size_p, 0);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, empty, guid), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 0);
+    wr64(size_p, 2 * 6);   /* the NUL is the last character the size holds */
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 2 * sizeof("Second"));
+}
+END_TEST
+
 /* ---- an IA-32 firmware (--firmware-bits 32) --------------------------------------------- */
 
 /* A UINTN slot whose upper half holds a sentinel: a 4-byte write keeps it. */
@@ -321,7 +343,8 @@ Suite *fw_variables_suite(void)
         runtime_get_variable_works_after_exit_boot_services,
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
-        get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid, NULL });
+        get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid,
+        get_next_variable_name_needs_the_nul_within_the_size, NULL });
     fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
         ia32_get_variable_reads_and_writes_a_4_byte_data_size, ia32_get_next_variable_name_reads_and_writes_a_4_byte_size,
         ia32_query_variable_info_writes_uint64_outputs, ia32_set_variable_refuses_a_4_gib_data_size, NULL });
