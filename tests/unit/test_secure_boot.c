@@ -357,6 +357,39 @@ START_TEST(an_injected_refusal_applies_in_user_mode_only)
 }
 END_TEST
 
+/* ---- an IA-32 firmware with Secure Boot on ----------------------------------------------- */
+
+static efi_status_t set_key32(const char *name, efi_guid_t g, uint32_t attrs, const struct file *f)
+{
+    return CALL32(RT(SET_VARIABLE), 0, put_ucs2(name), put_guid(g), attrs, (uint32_t)f->size, put(f->data, f->size));
+}
+
+/* The keys written through SetVariable's cdecl arguments (DataSize a
+ * 4-byte UINTN) and the modes read back with a 4-byte DataSize. LoadImage
+ * is not served at this width (image.c), so no guest image reaches
+ * Authenticode. */
+START_TEST(ia32_key_writes_take_the_ia32_layout)
+{
+    const efi_guid_t global = GUID_GLOBAL_VARIABLE, db_g = GUID_IMAGE_SECURITY_DATABASE;
+    struct file db = fixture("keys/db.auth"), kek = fixture("keys/KEK.auth"), pk = fixture("keys/PK.auth");
+    ck_assert_uint_eq(set_key32("db", db_g, KEY_ATTRS, &db), EFI_SUCCESS);
+    ck_assert_uint_eq(set_key32("KEK", global, KEY_ATTRS, &kek), EFI_SUCCESS);
+    ck_assert_uint_eq(set_key32("PK", global, KEY_ATTRS, &pk), EFI_SUCCESS);
+    ck_assert_int_eq(firmware_secure_boot_state(&fw), FW_SECURE_BOOT_USER_MODE);
+    ck_assert_uint_eq(set_key32("db", db_g, KEY_ATTRS, &db), EFI_SECURITY_VIOLATION);   /* a replay */
+    uint64_t size_p = put_u64(0xa5a5a5a500000008ULL), attr_p = put_u64(0), data = scratch(8);
+    ck_assert_uint_eq(CALL32(RT(GET_VARIABLE), 0, put_ucs2("SecureBoot"), put_guid(global), attr_p, size_p, data),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 0xa5a5a5a500000001ULL);
+    ck_assert_uint_eq(*(uint8_t *)hp(data), 1);
+    ck_assert_uint_eq(CALL32(RT(SET_VARIABLE), 0, put_ucs2("db"), put_guid(db_g), KEY_ATTRS, UINT32_MAX, data),
+                      EFI_OUT_OF_RESOURCES);
+    free(db.data);
+    free(kek.data);
+    free(pk.data);
+}
+END_TEST
+
 Suite *secure_boot_suite(void)
 {
     Suite *s = suite_create("secure_boot");
@@ -376,5 +409,7 @@ Suite *secure_boot_suite(void)
         NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
+    fw_add_tcase_ia32_secure_boot(s, "firmware-ia32", (const TTest *const[]){
+        ia32_key_writes_take_the_ia32_layout, NULL });
     return s;
 }
