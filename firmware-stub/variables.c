@@ -166,6 +166,10 @@ efi_status_t fw_query_variable_info(struct firmware *fw, const struct guest_view
     uint64_t known = VAR_ATTR_KNOWN | (fw->cfg.secure_boot ? EFI_VARIABLE_TIME_BASED_AUTHENTICATED_WRITE_ACCESS : 0);
     if (!attrs || (attrs & ~known))
         return attrs ? EFI_UNSUPPORTED : EFI_INVALID_PARAMETER;
+    /* Combinations no variable can have now, as SetVariable's (EDK2's
+     * VariableServiceQueryVariableInfo refuses them the same way). */
+    if (check_attrs(fw, attrs & VAR_ATTR_KNOWN) != EFI_SUCCESS)
+        return EFI_INVALID_PARAMETER;
     if (!guest_view_accessible(v, max_storage, 8) || !guest_view_accessible(v, remaining, 8) ||
         !guest_view_accessible(v, max_size, 8) || !max_storage || !remaining || !max_size)
         return EFI_INVALID_PARAMETER;

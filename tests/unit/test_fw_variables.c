@@ -258,6 +258,29 @@ START_TEST(get_next_variable_name_needs_the_nul_within_the_size)
 }
 END_TEST
 
+/* UEFI 2.10 QueryVariableInfo: EFI_INVALID_PARAMETER for an invalid
+ * combination of attributes: RUNTIME_ACCESS without BOOTSERVICE_ACCESS
+ * (section 8.2: runtime access implies boot service access), and after
+ * ExitBootServices one without RUNTIME_ACCESS (EDK2's
+ * VariableServiceQueryVariableInfo refuses both). */
+START_TEST(query_variable_info_refuses_invalid_attribute_combinations)
+{
+    uint64_t max_p = put_u64(7), rem_p = put_u64(7), size_p = put_u64(7);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), EFI_VARIABLE_RUNTIME_ACCESS, max_p, rem_p, size_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_RUNTIME_ACCESS, max_p,
+                           rem_p, size_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(max_p), 7);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS, max_p, rem_p, size_p), EFI_SUCCESS);
+    exit_boot_services();
+    wr64(max_p, 7);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS, max_p, rem_p, size_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(max_p), 7);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_NV_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+}
+END_TEST
+
 /* ---- an IA-32 firmware (--firmware-bits 32) --------------------------------------------- */
 
 /* A UINTN slot whose upper half holds a sentinel: a 4-byte write keeps it. */
@@ -344,7 +367,8 @@ Suite *fw_variables_suite(void)
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
         get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid,
-        get_next_variable_name_needs_the_nul_within_the_size, NULL });
+        get_next_variable_name_needs_the_nul_within_the_size,
+        query_variable_info_refuses_invalid_attribute_combinations, NULL });
     fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
         ia32_get_variable_reads_and_writes_a_4_byte_data_size, ia32_get_next_variable_name_reads_and_writes_a_4_byte_size,
         ia32_query_variable_info_writes_uint64_outputs, ia32_set_variable_refuses_a_4_gib_data_size, NULL });
