@@ -38,19 +38,23 @@ efi_status_t fw_get_variable(struct firmware *fw, const struct guest_view *v, ui
     if (!p || !fw_variable_visible(fw, *p))
         return EFI_NOT_FOUND;
     struct fw_variable *var = *p;
+    /* Attributes is set both on EFI_SUCCESS and on EFI_BUFFER_TOO_SMALL
+     * (UEFI 2.10 section 8.2; EDK2's VariableServiceGetVariable). */
+    if (attrs && !guest_view_accessible(v, attrs, 4))
+        return EFI_INVALID_PARAMETER;
     if (size < var->size) {
         if (!fw_write_uintn(fw, v, size_ptr, var->size))
             return EFI_INVALID_PARAMETER;
-        return EFI_BUFFER_TOO_SMALL;
+    } else {
+        /* The whole buffer the caller claims must be guest memory. */
+        if (!data || !guest_view_accessible(v, data, size))
+            return EFI_INVALID_PARAMETER;
+        guest_view_write(v, data, var->data, var->size);
+        fw_write_uintn(fw, v, size_ptr, var->size);
     }
-    /* The whole buffer the caller claims must be guest memory. */
-    if (!data || !guest_view_accessible(v, data, size) || (attrs && !guest_view_accessible(v, attrs, 4)))
-        return EFI_INVALID_PARAMETER;
-    guest_view_write(v, data, var->data, var->size);
-    fw_write_uintn(fw, v, size_ptr, var->size);
     if (attrs)
         guest_view_write(v, attrs, &var->attrs, 4);
-    return EFI_SUCCESS;
+    return size < var->size ? EFI_BUFFER_TOO_SMALL : EFI_SUCCESS;
 }
 
 efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_view *v, uint64_t size_ptr,

@@ -281,6 +281,25 @@ START_TEST(query_variable_info_refuses_invalid_attribute_combinations)
 }
 END_TEST
 
+/* UEFI 2.10 GetVariable: Attributes, when not NULL, is set on output both
+ * when EFI_SUCCESS and when EFI_BUFFER_TOO_SMALL is returned (EDK2's
+ * VariableServiceGetVariable writes it in both cases). */
+START_TEST(get_variable_too_small_still_reports_the_attributes)
+{
+    ck_assert_uint_eq(set_var("Blob", GUID_TEST, ATTR_NV_BS_RT, "0123456789", 10), EFI_SUCCESS);
+    uint64_t size_p = put_u64(4), attr_p = put_u64(0x77);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Blob"), put_guid(GUID_TEST), attr_p, size_p, 0),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 10);
+    ck_assert_uint_eq(rd64(attr_p), ATTR_NV_BS_RT);
+    /* Attributes outside guest RAM: refused before DataSize is written. */
+    wr64(size_p, 4);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Blob"), put_guid(GUID_TEST), RAM_SIZE - 2, size_p, 0),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 4);
+}
+END_TEST
+
 /* ---- an IA-32 firmware (--firmware-bits 32) --------------------------------------------- */
 
 /* A UINTN slot whose upper half holds a sentinel: a 4-byte write keeps it. */
@@ -368,7 +387,8 @@ Suite *fw_variables_suite(void)
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
         get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid,
         get_next_variable_name_needs_the_nul_within_the_size,
-        query_variable_info_refuses_invalid_attribute_combinations, NULL });
+        query_variable_info_refuses_invalid_attribute_combinations, get_variable_too_small_still_reports_the_attributes,
+        NULL });
     fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
         ia32_get_variable_reads_and_writes_a_4_byte_data_size, ia32_get_next_variable_name_reads_and_writes_a_4_byte_size,
         ia32_query_variable_info_writes_uint64_outputs, ia32_set_variable_refuses_a_4_gib_data_size, NULL });
