@@ -51,10 +51,10 @@
  * what its variables cost and within its limit, each variable within
  * its own, no two share a name and GUID; SecureBoot and SetupMode follow
  * PK; a GetVariable that succeeds wrote a visible variable's size, data
- * and attributes, one too small the larger size it needs; the 4 bytes
- * above a 4-byte UINTN output and above Attributes stay as they were.
- * abort() otherwise; ASan and LeakSanitizer watch libcrypto's objects and
- * the store. */
+ * and attributes, one too small the larger size it needs and the
+ * attributes; the 4 bytes above a 4-byte UINTN output and above
+ * Attributes stay as they were. abort() otherwise; ASan and LeakSanitizer
+ * watch libcrypto's objects and the store. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -488,6 +488,8 @@ static void op_get_variable(struct fuzz_in *in, uint8_t op)
         check_got(a[2]);
     if (s == EFI_BUFFER_TOO_SMALL && a[3] == SIZE_SLOT)
         CHECK(slot_value() > (IA32 ? (uint32_t)given : given));
+    if (s == EFI_BUFFER_TOO_SMALL && a[3] == SIZE_SLOT && a[2] == ATTR_SLOT)
+        CHECK(rd32(ATTR_SLOT) != 0);   /* every variable has attributes; written on too small as on success */
 }
 
 static void op_get_next(struct fuzz_in *in, uint8_t op)
