@@ -3,6 +3,8 @@
  * ExitBootServices, and the store's bound. */
 #include "fw_fixture.h"
 
+#define VAR_LIMIT (64u << 10)   /* bytes of data a variable holds at most (variable_store.h) */
+
 START_TEST(get_variable_not_found_leaves_data_size_untouched)
 {
     uint64_t size_p = put_u64(0x1234), attr_p = put_u64(0x77), data = scratch(16);
@@ -109,7 +111,7 @@ START_TEST(set_variable_refuses_bad_attributes_and_names)
     ck_assert_uint_eq(set_var("Var", GUID_TEST, ATTR_BS, "y", 1), EFI_INVALID_PARAMETER);  /* other attributes */
     ck_assert_uint_eq(set_var("Big", GUID_TEST, ATTR_BS, NULL, 0) , EFI_NOT_FOUND);
     ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, 1ULL << 20, scratch(16)),
-                      EFI_OUT_OF_RESOURCES);
+                      EFI_INVALID_PARAMETER);
 }
 END_TEST
 
@@ -300,6 +302,30 @@ START_TEST(get_variable_too_small_still_reports_the_attributes)
 }
 END_TEST
 
+/* UEFI 2.10 SetVariable: EFI_INVALID_PARAMETER when the DataSize exceeds
+ * the maximum allowed, EFI_OUT_OF_RESOURCES when the store has no room
+ * (EDK2 refuses a variable, or an append, past its MaxVariableSize with
+ * EFI_INVALID_PARAMETER too). */
+START_TEST(set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources)
+{
+    uint64_t big = scratch(VAR_LIMIT + 1);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, VAR_LIMIT + 1, big),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, VAR_LIMIT, big),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS | EFI_VARIABLE_APPEND_WRITE,
+                           1, big),
+                      EFI_INVALID_PARAMETER);
+    /* Variables within the limit until the store is full. */
+    efi_status_t s = EFI_SUCCESS;
+    for (unsigned i = 0; i < 40 && s == EFI_SUCCESS; i++) {
+        char name[8] = { 'B', (char)('a' + i % 26), (char)('a' + i / 26), 0 };
+        s = CALL(RT(SET_VARIABLE), put_ucs2(name), put_guid(GUID_TEST), ATTR_BS, VAR_LIMIT, big);
+    }
+    ck_assert_uint_eq(s, EFI_OUT_OF_RESOURCES);
+}
+END_TEST
+
 /* ---- an IA-32 firmware (--firmware-bits 32) --------------------------------------------- */
 
 /* A UINTN slot whose upper half holds a sentinel: a 4-byte write keeps it. */
@@ -366,10 +392,10 @@ START_TEST(ia32_set_variable_refuses_a_4_gib_data_size)
 {
     uint64_t data = scratch(16);
     ck_assert_uint_eq(CALL32(RT(SET_VARIABLE), 0, put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS_RT, UINT32_MAX, data),
-                      EFI_OUT_OF_RESOURCES);
+                      EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(CALL32(RT(SET_VARIABLE), 0, put_ucs2("Big"), put_guid(GUID_TEST),
                              ATTR_BS_RT | EFI_VARIABLE_APPEND_WRITE, UINT32_MAX, data),
-                      EFI_OUT_OF_RESOURCES);
+                      EFI_INVALID_PARAMETER);
     ck_assert_ptr_null(fw.variables);
 }
 END_TEST
@@ -388,7 +414,7 @@ Suite *fw_variables_suite(void)
         get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid,
         get_next_variable_name_needs_the_nul_within_the_size,
         query_variable_info_refuses_invalid_attribute_combinations, get_variable_too_small_still_reports_the_attributes,
-        NULL });
+        set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources, NULL });
     fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
         ia32_get_variable_reads_and_writes_a_4_byte_data_size, ia32_get_next_variable_name_reads_and_writes_a_4_byte_size,
         ia32_query_variable_info_writes_uint64_outputs, ia32_set_variable_refuses_a_4_gib_data_size, NULL });
