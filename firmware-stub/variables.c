@@ -71,8 +71,10 @@ efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_v
         return EFI_INVALID_PARAMETER;
     struct fw_variable *var = fw->variables;
     if (len > 0) {
+        /* After ExitBootServices a variable without RUNTIME_ACCESS is no
+         * existing variable to go on from (EDK2 skips it at runtime). */
         struct fw_variable **p = fw_variable_find(fw, buf, (size_t)len, &g);
-        if (!p)
+        if (!p || !fw_variable_visible(fw, *p))
             return EFI_INVALID_PARAMETER;
         var = (*p)->next;
     }

@@ -2,8 +2,7 @@
  * GetNextVariableName and QueryVariableInfo, before and after
  * ExitBootServices, and the store's bound. */
 #include "fw_fixture.h"
-
-#define VAR_LIMIT (64u << 10)   /* bytes of data a variable holds at most (variable_store.h) */
+#include "../../firmware-stub/variable_store.h"
 
 START_TEST(get_variable_not_found_leaves_data_size_untouched)
 {
@@ -308,10 +307,10 @@ END_TEST
  * EFI_INVALID_PARAMETER too). */
 START_TEST(set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources)
 {
-    uint64_t big = scratch(VAR_LIMIT + 1);
-    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, VAR_LIMIT + 1, big),
+    uint64_t big = scratch(VAR_DATA_MAX + 1);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, VAR_DATA_MAX + 1, big),
                       EFI_INVALID_PARAMETER);
-    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, VAR_LIMIT, big),
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, VAR_DATA_MAX, big),
                       EFI_SUCCESS);
     ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS | EFI_VARIABLE_APPEND_WRITE,
                            1, big),
@@ -320,9 +319,24 @@ START_TEST(set_variable_past_the_variable_limit_is_invalid_and_past_the_store_ou
     efi_status_t s = EFI_SUCCESS;
     for (unsigned i = 0; i < 40 && s == EFI_SUCCESS; i++) {
         char name[8] = { 'B', (char)('a' + i % 26), (char)('a' + i / 26), 0 };
-        s = CALL(RT(SET_VARIABLE), put_ucs2(name), put_guid(GUID_TEST), ATTR_BS, VAR_LIMIT, big);
+        s = CALL(RT(SET_VARIABLE), put_ucs2(name), put_guid(GUID_TEST), ATTR_BS, VAR_DATA_MAX, big);
     }
     ck_assert_uint_eq(s, EFI_OUT_OF_RESOURCES);
+}
+END_TEST
+
+/* After ExitBootServices a variable without RUNTIME_ACCESS is not there
+ * for the caller: GetNextVariableName does not take its name as a place
+ * to go on from (EDK2 skips such variables at runtime). */
+START_TEST(get_next_variable_name_does_not_go_on_from_a_hidden_variable)
+{
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS, "boot", 4), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("After", GUID_TEST, ATTR_BS_RT, "a", 1), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t name = put_ucs2("Hidden"), guid = put_guid(GUID_TEST), size_p = put_u64(64);
+    scratch(64);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_INVALID_PARAMETER);
+    ck_assert(ucs2_equals(name, "Hidden"));
 }
 END_TEST
 
@@ -414,7 +428,8 @@ Suite *fw_variables_suite(void)
         get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid,
         get_next_variable_name_needs_the_nul_within_the_size,
         query_variable_info_refuses_invalid_attribute_combinations, get_variable_too_small_still_reports_the_attributes,
-        set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources, NULL });
+        set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources,
+        get_next_variable_name_does_not_go_on_from_a_hidden_variable, NULL });
     fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
         ia32_get_variable_reads_and_writes_a_4_byte_data_size, ia32_get_next_variable_name_reads_and_writes_a_4_byte_size,
         ia32_query_variable_info_writes_uint64_outputs, ia32_set_variable_refuses_a_4_gib_data_size, NULL });
