@@ -158,11 +158,20 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
         return s;
     bool append = attrs & EFI_VARIABLE_APPEND_WRITE;
     attrs &= ~(uint64_t)EFI_VARIABLE_APPEND_WRITE;
-    struct fw_variable **p = fw_variable_find(fw, buf, (size_t)len, &g);
-    if (p && !fw_variable_visible(fw, *p))
+    struct fw_variable **p = fw_variable_find(fw, buf, (size_t)len, &g), **hidden = NULL;
+    if (p && !fw_variable_visible(fw, *p)) {
+        hidden = p;
         p = NULL;
-    if (attrs && (size || append))
-        return write_data(fw, v, p, buf, (size_t)len, &g, (uint32_t)attrs, append, size, data);
+    }
+    if (attrs && (size || append)) {
+        s = write_data(fw, v, p, buf, (size_t)len, &g, (uint32_t)attrs, append, size, data);
+        /* After ExitBootServices a variable without RUNTIME_ACCESS is not
+         * there: one written (size bytes, added last) takes its place, so
+         * that no two share a name and GUID and GetVariable finds it. */
+        if (s == EFI_SUCCESS && hidden && size)
+            fw_variable_delete(fw, hidden);
+        return s;
+    }
     if (!p)   /* no attributes, or no data to write: a delete */
         return EFI_NOT_FOUND;
     fw_variable_delete(fw, p);

@@ -326,7 +326,29 @@ START_TEST(set_variable_past_the_variable_limit_is_invalid_and_past_the_store_ou
 END_TEST
 
 /* After ExitBootServices a variable without RUNTIME_ACCESS is not there
- * for the caller: GetNextVariableName does not take its name as a place
+ * for the caller: writing its name anew (with RUNTIME_ACCESS) makes a
+ * variable GetVariable then reads, in its place, not a second variable
+ * of the same name and GUID that the hidden one shadows. */
+START_TEST(a_runtime_write_replaces_a_hidden_boot_only_variable)
+{
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS, "boot", 4), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("After", GUID_TEST, ATTR_BS_RT, "a", 1), EFI_SUCCESS);
+    exit_boot_services();
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
+    uint64_t size_p = put_u64(8), data = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Hidden"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 2);
+    ck_assert_mem_eq(hp(data), "rt", 2);
+    unsigned named = 0;
+    for (const struct fw_variable *var = fw.variables; var; var = var->next)
+        named += var->name_len == 6 && var->name[0] == 'H';
+    ck_assert_uint_eq(named, 1);
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, 0, NULL, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, 0, NULL, 0), EFI_NOT_FOUND);
+}
+END_TEST
+
+/* Nor does GetNextVariableName take the hidden variable's name as a place
  * to go on from (EDK2 skips such variables at runtime). */
 START_TEST(get_next_variable_name_does_not_go_on_from_a_hidden_variable)
 {
@@ -429,7 +451,8 @@ Suite *fw_variables_suite(void)
         get_next_variable_name_needs_the_nul_within_the_size,
         query_variable_info_refuses_invalid_attribute_combinations, get_variable_too_small_still_reports_the_attributes,
         set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources,
-        get_next_variable_name_does_not_go_on_from_a_hidden_variable, NULL });
+        a_runtime_write_replaces_a_hidden_boot_only_variable, get_next_variable_name_does_not_go_on_from_a_hidden_variable,
+        NULL });
     fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
         ia32_get_variable_reads_and_writes_a_4_byte_data_size, ia32_get_next_variable_name_reads_and_writes_a_4_byte_size,
         ia32_query_variable_info_writes_uint64_outputs, ia32_set_variable_refuses_a_4_gib_data_size, NULL });
