@@ -160,6 +160,11 @@ static efi_status_t store_key(struct firmware *fw, enum secure_boot_key key, str
     }
     if (bytes && !fw_variable_fits(fw, p, old + added)) {
         free(bytes);
+        /* as write_data (variables.c): past a variable's maximum is EFI_INVALID_PARAMETER */
+        if (old + added > VAR_DATA_MAX) {
+            snprintf(why, whylen, "%s would exceed a variable's %u bytes", key_names[key], VAR_DATA_MAX);
+            return EFI_INVALID_PARAMETER;
+        }
         snprintf(why, whylen, "the store is full");
         return EFI_OUT_OF_RESOURCES;
     }
@@ -201,7 +206,7 @@ efi_status_t fw_set_key_variable(struct firmware *fw, const struct guest_view *v
                                  uint64_t data)
 {
     if (size > VAR_DATA_MAX)
-        return EFI_OUT_OF_RESOURCES;
+        return EFI_INVALID_PARAMETER;   /* DataSize past the maximum (UEFI 2.10 section 8.2) */
     uint8_t *bytes = malloc(size ? size : 1);
     if (!bytes)
         return EFI_OUT_OF_RESOURCES;

@@ -38,19 +38,23 @@ efi_status_t fw_get_variable(struct firmware *fw, const struct guest_view *v, ui
     if (!p || !fw_variable_visible(fw, *p))
         return EFI_NOT_FOUND;
     struct fw_variable *var = *p;
+    /* Attributes is set both on EFI_SUCCESS and on EFI_BUFFER_TOO_SMALL
+     * (UEFI 2.10 section 8.2; EDK2's VariableServiceGetVariable). */
+    if (attrs && !guest_view_accessible(v, attrs, 4))
+        return EFI_INVALID_PARAMETER;
     if (size < var->size) {
         if (!fw_write_uintn(fw, v, size_ptr, var->size))
             return EFI_INVALID_PARAMETER;
-        return EFI_BUFFER_TOO_SMALL;
+    } else {
+        /* The whole buffer the caller claims must be guest memory. */
+        if (!data || !guest_view_accessible(v, data, size))
+            return EFI_INVALID_PARAMETER;
+        guest_view_write(v, data, var->data, var->size);
+        fw_write_uintn(fw, v, size_ptr, var->size);
     }
-    /* The whole buffer the caller claims must be guest memory. */
-    if (!data || !guest_view_accessible(v, data, size) || (attrs && !guest_view_accessible(v, attrs, 4)))
-        return EFI_INVALID_PARAMETER;
-    guest_view_write(v, data, var->data, var->size);
-    fw_write_uintn(fw, v, size_ptr, var->size);
     if (attrs)
         guest_view_write(v, attrs, &var->attrs, 4);
-    return EFI_SUCCESS;
+    return size < var->size ? EFI_BUFFER_TOO_SMALL : EFI_SUCCESS;
 }
 
 efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_view *v, uint64_t size_ptr,
@@ -60,12 +64,17 @@ efi_status_t fw_get_next_variable_name(struct firmware *fw, const struct guest_v
     efi_guid_t g;
     long len;
     uint64_t size;
-    if (!size_ptr || !fw_read_uintn(fw, v, size_ptr, &size) || !read_name_guid(v, name, guid, buf, &len, &g))
+    /* The NUL must lie within the caller's VariableNameSize bytes (UEFI
+     * 2.10 section 8.2; EDK2 checks it with StrnLenS). */
+    if (!size_ptr || !fw_read_uintn(fw, v, size_ptr, &size) || !read_name_guid(v, name, guid, buf, &len, &g) ||
+        2 * ((uint64_t)len + 1) > size)
         return EFI_INVALID_PARAMETER;
     struct fw_variable *var = fw->variables;
     if (len > 0) {
+        /* After ExitBootServices a variable without RUNTIME_ACCESS is no
+         * existing variable to go on from (EDK2 skips it at runtime). */
         struct fw_variable **p = fw_variable_find(fw, buf, (size_t)len, &g);
-        if (!p)
+        if (!p || !fw_variable_visible(fw, *p))
             return EFI_INVALID_PARAMETER;
         var = (*p)->next;
     }
@@ -110,9 +119,12 @@ static efi_status_t write_data(struct firmware *fw, const struct guest_view *v, 
         return EFI_INVALID_PARAMETER;
     if (append && !size && !p)   /* nothing to add to nothing: EDK2's UpdateVariable writes no variable */
         return EFI_SUCCESS;
-    if (size > VAR_DATA_MAX)
-        return EFI_OUT_OF_RESOURCES;
     uint64_t old = p ? (*p)->size : 0;
+    /* DataSize past the maximum is EFI_INVALID_PARAMETER (UEFI 2.10
+     * section 8.2), as is an append past it (EDK2's UpdateVariable); a
+     * full store is EFI_OUT_OF_RESOURCES. size first: old + size cannot wrap. */
+    if (size > VAR_DATA_MAX || (append && old + size > VAR_DATA_MAX))
+        return EFI_INVALID_PARAMETER;
     uint64_t total = append ? old + size : size;
     if (!fw_variable_fits(fw, p, total))
         return EFI_OUT_OF_RESOURCES;
@@ -146,11 +158,20 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
         return s;
     bool append = attrs & EFI_VARIABLE_APPEND_WRITE;
     attrs &= ~(uint64_t)EFI_VARIABLE_APPEND_WRITE;
-    struct fw_variable **p = fw_variable_find(fw, buf, (size_t)len, &g);
-    if (p && !fw_variable_visible(fw, *p))
+    struct fw_variable **p = fw_variable_find(fw, buf, (size_t)len, &g), **hidden = NULL;
+    if (p && !fw_variable_visible(fw, *p)) {
+        hidden = p;
         p = NULL;
-    if (attrs && (size || append))
-        return write_data(fw, v, p, buf, (size_t)len, &g, (uint32_t)attrs, append, size, data);
+    }
+    if (attrs && (size || append)) {
+        s = write_data(fw, v, p, buf, (size_t)len, &g, (uint32_t)attrs, append, size, data);
+        /* After ExitBootServices a variable without RUNTIME_ACCESS is not
+         * there: one written (size bytes, added last) takes its place, so
+         * that no two share a name and GUID and GetVariable finds it. */
+        if (s == EFI_SUCCESS && hidden && size)
+            fw_variable_delete(fw, hidden);
+        return s;
+    }
     if (!p)   /* no attributes, or no data to write: a delete */
         return EFI_NOT_FOUND;
     fw_variable_delete(fw, p);
@@ -163,6 +184,10 @@ efi_status_t fw_query_variable_info(struct firmware *fw, const struct guest_view
     uint64_t known = VAR_ATTR_KNOWN | (fw->cfg.secure_boot ? EFI_VARIABLE_TIME_BASED_AUTHENTICATED_WRITE_ACCESS : 0);
     if (!attrs || (attrs & ~known))
         return attrs ? EFI_UNSUPPORTED : EFI_INVALID_PARAMETER;
+    /* Combinations no variable can have now, as SetVariable's (EDK2's
+     * VariableServiceQueryVariableInfo refuses them the same way). */
+    if (check_attrs(fw, attrs & VAR_ATTR_KNOWN) != EFI_SUCCESS)
+        return EFI_INVALID_PARAMETER;
     if (!guest_view_accessible(v, max_storage, 8) || !guest_view_accessible(v, remaining, 8) ||
         !guest_view_accessible(v, max_size, 8) || !max_storage || !remaining || !max_size)
         return EFI_INVALID_PARAMETER;

@@ -19,7 +19,8 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_ARGS    ?=
 # The library's link flags, as the top-level Makefile has them.
 FUZZ_LDLIBS   = $(if $(LDLIBS),$(LDLIBS),-lz)
-FUZZERS      := bzimage pe firmware firmware32 devices emulate ktap devpath events elf esp_disk secure_boot
+FUZZERS      := bzimage pe firmware firmware32 devices emulate ktap devpath events elf esp_disk secure_boot \
+                secure_boot32
 
 # UB aborts (counts as a crash) instead of printing and going on.
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -46,6 +47,12 @@ $(FUZZ_OUT)/fuzz_firmware32: $(FUZZ_SRC)/fuzz_firmware.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_FIRMWARE_BITS=32 -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) \
 	    $(FUZZ_LDLIBS)
+
+# fuzz_secure_boot.c again: its variable services on an IA-32 firmware.
+$(FUZZ_OUT)/fuzz_secure_boot32: $(FUZZ_SRC)/fuzz_secure_boot.c $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_SECURE_BOOT_BITS=32 -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< \
+	    $(FUZZ_LIB_OBJ) $(FUZZ_LDLIBS)
 
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-smoke
 fuzz-build: $(FUZZ_BINS)

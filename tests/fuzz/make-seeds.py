@@ -25,8 +25,9 @@ CORPUS = os.path.join(TOP, "corpus")
 
 
 def write(fuzzer, name, data):
-    # fuzz_firmware32 reads fuzz_firmware's inputs, as an IA-32 firmware's calls.
-    for each in [fuzzer, "firmware32"] if fuzzer == "firmware" else [fuzzer]:
+    # fuzz_firmware32 reads fuzz_firmware's inputs, as an IA-32 firmware's
+    # calls; fuzz_secure_boot32 fuzz_secure_boot's.
+    for each in [fuzzer, fuzzer + "32"] if fuzzer in ("firmware", "secure_boot") else [fuzzer]:
         d = os.path.join(CORPUS, each)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, name), "wb") as f:
@@ -710,13 +711,74 @@ def certificate_table(f):
     return f[at + 8:at + length]
 
 
+class sv:
+    """fuzz_secure_boot's mode 4: the variable services, step by step."""
+    NAMES = ["PK", "KEK", "db", "dbx", "SecureBoot", "SetupMode", "Fuzz"]
+    GLOBAL, IMAGE_DB, TEST = 7, 8, 9           # the known GUIDs, after the names
+
+    def known(i): return u8(5 * i)
+    def name(text): return sv.known(sv.NAMES.index(text))
+    def scratch(off): return u8(1) + u16(off)
+    NULL = u8(2)
+    def end(back): return u8(3) + u8(back)
+    DATA = u8(4)
+    SLOT = u8(0)
+
+    def op(n, wide=False):                     # wide: a u64 size (x64; bit 7 of the op byte)
+        return u8(next(o for o in range(128 if wide else 0, 256) if o % 6 == n))
+
+    def size(v, wide=False): return u64(v) if wide else u32(v)
+    def write(off, data): return sv.op(0) + u16(off) + u8(len(data)) + data
+    def get(name, guid, size, attrs=SLOT, slot=SLOT, data=DATA, wide=False):
+        return sv.op(1, wide) + name + guid + attrs + slot + data + sv.size(size, wide)
+    def next_name(size, name=None, guid=None, slot=SLOT):
+        return sv.op(2) + slot + (name or sv.scratch(0x1000)) + (guid or sv.scratch(0x1100)) + sv.size(size)
+    def set(name, guid, attrs, size, data, wide=False):
+        return sv.op(3, wide) + name + guid + u32(attrs) + sv.size(size, wide) + data
+    def query(attrs, a, b, c): return sv.op(4) + u32(attrs) + a + b + c
+    RUNTIME = u8(5)
+
+
+def variables_seeds(fixtures):
+    """fuzz_secure_boot's mode 4 (and fuzz_secure_boot32's): a variable
+    written, read back, probed too small, walked and deleted, the modes
+    written, keys written in Setup Mode and, with a PK, User Mode, the
+    largest sizes, and the same after ExitBootServices."""
+    glob_, imgdb, test = sv.known(sv.GLOBAL), sv.known(sv.IMAGE_DB), sv.known(sv.TEST)
+    key_attrs, bs_rt = 0x27, 0x06
+    setup = (sv.write(0x400, b"hello") + sv.set(sv.name("Fuzz"), test, bs_rt, 5, sv.scratch(0x400)) +
+             sv.get(sv.name("Fuzz"), test, 2) + sv.get(sv.name("Fuzz"), test, 64) +
+             sv.next_name(64) + sv.next_name(64) + sv.next_name(4) + sv.next_name(0x1000, name=sv.name("Fuzz")) +
+             sv.query(bs_rt, sv.scratch(0x800), sv.scratch(0x808), sv.scratch(0x810)) +
+             sv.set(sv.name("SecureBoot"), glob_, bs_rt, 1, sv.scratch(0x400)) +
+             sv.set(sv.name("db"), imgdb, key_attrs, 5, sv.scratch(0x400)) +
+             sv.set(sv.name("Fuzz"), test, bs_rt | 0x40, 0xffffffff, sv.scratch(0x400)) +
+             sv.set(sv.name("Fuzz"), test, bs_rt, 0x10000, sv.DATA) +
+             sv.get(sv.name("Fuzz"), test, 0xffffffff) +
+             sv.set(sv.name("Fuzz"), test, bs_rt, 0x10000, sv.end(0)) +
+             sv.RUNTIME + sv.get(sv.name("Fuzz"), test, 0x20000) + sv.set(sv.name("Fuzz"), test, 0, 0, sv.NULL))
+    write("secure_boot", "variables-setup-mode", b"\x04" + u8(0) + setup)
+    write("secure_boot", "variables-user-mode", b"\x04" + u8(3) + setup +
+          sv.get(sv.name("SetupMode"), glob_, 8) + sv.get(sv.name("PK"), glob_, 0x100000000, wide=True) +
+          sv.set(sv.name("KEK"), glob_, key_attrs | 0x40, 0x100000005, sv.scratch(0x400), wide=True))
+    auth = os.path.join(fixtures, "keys", "db.auth")
+    if os.path.isfile(auth):
+        data = open(auth, "rb").read()[:0xff00]
+        steps = b"".join(sv.write(at, data[at:at + 255]) for at in range(0, len(data), 255))
+        write("secure_boot", "variables-db-auth", b"\x04" + u8(0) + steps +
+              sv.set(sv.name("db"), imgdb, key_attrs, len(data), sv.scratch(0)) +
+              sv.get(sv.name("db"), imgdb, 0x10000) +
+              sv.set(sv.name("db"), imgdb, key_attrs | 0x40, len(data), sv.scratch(0)))
+
+
 def secure_boot_seeds(fixtures):
     """fuzz_secure_boot: signature lists (well formed, and with SignatureSize
     0); with the fixtures, their lists, the fuzz_pe seed image signed by db's
     key (sbsign) and signed again by the other key, that signature's PKCS#7
     with db's certificate as the anchor, db.auth's bare SignedData with
     KEK's certificate, and PK.auth (self-signed) and db.auth as SetVariable's
-    data."""
+    data; and variables_seeds'."""
+    variables_seeds(fixtures)
     write("secure_boot", "lists-sha256", b"\x00" + sha256_list(2))
     bad = bytearray(sha256_list(1))
     bad[24:28] = u32(0)

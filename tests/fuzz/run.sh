@@ -29,7 +29,7 @@ fuzz_one() {
     execs=$(stat number_of_executed_units "$log")
     cov=$(grep -oE '(DONE|pulse|NEW|REDUCE|INITED) +cov: [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+$')
     units=$(find "$corpus" -type f | wc -l)
-    printf 'fuzz_%-11s %7s exec/s  %10s execs  cov %5s edges  corpus %5s files' \
+    printf 'fuzz_%-13s %7s exec/s  %10s execs  cov %5s edges  corpus %5s files' \
         "$name" "${eps:-?}" "${execs:-?}" "${cov:-?}" "$units"
     if [ $rc -ne 0 ]; then
         printf '  CRASH (exit %d)\n' $rc
@@ -49,15 +49,15 @@ regress_one() {
         while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$d" -type f ! -name '*.md' -print0 | sort -z)
     done
     if [ ${#files[@]} -eq 0 ]; then
-        printf 'fuzz_%-11s no inputs\n' "$name"
+        printf 'fuzz_%-13s no inputs\n' "$name"
         return
     fi
     if "$bin" "${COMMON[@]}" "${files[@]}" >"$log" 2>&1; then
-        printf 'fuzz_%-11s %3d inputs ok\n' "$name" ${#files[@]}
+        printf 'fuzz_%-13s %3d inputs ok\n' "$name" ${#files[@]}
         return
     fi
     # libFuzzer stops at the first failing input: name every one that fails.
-    printf 'fuzz_%-11s FAILED:\n' "$name"
+    printf 'fuzz_%-13s FAILED:\n' "$name"
     for f in "${files[@]}"; do
         if ! "$bin" "${COMMON[@]}" "$f" >"$log.one" 2>&1; then
             printf '    %s: %s\n' "$f" "$(grep -m1 -E '==ERROR|check failed|known bug|runtime error|ALARM|leak' "$log.one" | sed 's/^==[0-9]*==//')"

@@ -103,6 +103,18 @@ void fw_add_tcase_secure_boot(Suite *s, const char *name, const TTest *const tes
     add_tcase(s, name, tests, fw_setup_secure_boot);
 }
 
+static void fw_setup_ia32_secure_boot(void)
+{
+    fixture_bits = 32;
+    fw_setup_secure_boot();
+    fixture_bits = 0;
+}
+
+void fw_add_tcase_ia32_secure_boot(Suite *s, const char *name, const TTest *const tests[])
+{
+    add_tcase(s, name, tests, fw_setup_ia32_secure_boot);
+}
+
 /* ---- guest memory ---------------------------------------------------------------------- */
 
 uint64_t scratch(size_t len)

@@ -69,6 +69,8 @@ TCase *fw_tcase(Suite *s, const char *name);
 void fw_add_tcase_ia32(Suite *s, const char *name, const TTest *const tests[]);
 /* The same with Secure Boot on (cfg.secure_boot), in Setup Mode. */
 void fw_add_tcase_secure_boot(Suite *s, const char *name, const TTest *const tests[]);
+/* Both: an IA-32 firmware with Secure Boot on, in Setup Mode. */
+void fw_add_tcase_ia32_secure_boot(Suite *s, const char *name, const TTest *const tests[]);
 
 /* ---- guest memory ---------------------------------------------------------------------- */
 

@@ -2,6 +2,7 @@
  * GetNextVariableName and QueryVariableInfo, before and after
  * ExitBootServices, and the store's bound. */
 #include "fw_fixture.h"
+#include "../../firmware-stub/variable_store.h"
 
 START_TEST(get_variable_not_found_leaves_data_size_untouched)
 {
@@ -109,7 +110,7 @@ START_TEST(set_variable_refuses_bad_attributes_and_names)
     ck_assert_uint_eq(set_var("Var", GUID_TEST, ATTR_BS, "y", 1), EFI_INVALID_PARAMETER);  /* other attributes */
     ck_assert_uint_eq(set_var("Big", GUID_TEST, ATTR_BS, NULL, 0) , EFI_NOT_FOUND);
     ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, 1ULL << 20, scratch(16)),
-                      EFI_OUT_OF_RESOURCES);
+                      EFI_INVALID_PARAMETER);
 }
 END_TEST
 
@@ -236,6 +237,205 @@ START_TEST(set_variable_with_null_data_is_invalid)
 }
 END_TEST
 
+/* UEFI 2.10 GetNextVariableName: EFI_INVALID_PARAMETER if the NUL is not
+ * in the first VariableNameSize bytes of VariableName (as EDK2's
+ * VariableServiceGetNextVariableName: StrnLenS within the size). */
+START_TEST(get_next_variable_name_needs_the_nul_within_the_size)
+{
+    ck_assert_uint_eq(set_var("First", GUID_TEST, ATTR_BS_RT, "1", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Second", GUID_TEST, ATTR_BS_RT, "2", 1), EFI_SUCCESS);
+    uint64_t name = put_ucs2("First"), guid = put_guid(GUID_TEST), size_p = put_u64(2 * 5);
+    scratch(64);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 2 * 5);
+    ck_assert(ucs2_equals(name, "First"));
+    uint64_t empty = put_ucs2("");
+    wr64(size_p, 0);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, empty, guid), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 0);
+    wr64(size_p, 2 * 6);   /* the NUL is the last character the size holds */
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 2 * sizeof("Second"));
+}
+END_TEST
+
+/* UEFI 2.10 QueryVariableInfo: EFI_INVALID_PARAMETER for an invalid
+ * combination of attributes: RUNTIME_ACCESS without BOOTSERVICE_ACCESS
+ * (section 8.2: runtime access implies boot service access), and after
+ * ExitBootServices one without RUNTIME_ACCESS (EDK2's
+ * VariableServiceQueryVariableInfo refuses both). */
+START_TEST(query_variable_info_refuses_invalid_attribute_combinations)
+{
+    uint64_t max_p = put_u64(7), rem_p = put_u64(7), size_p = put_u64(7);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), EFI_VARIABLE_RUNTIME_ACCESS, max_p, rem_p, size_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_RUNTIME_ACCESS, max_p,
+                           rem_p, size_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(max_p), 7);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS, max_p, rem_p, size_p), EFI_SUCCESS);
+    exit_boot_services();
+    wr64(max_p, 7);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS, max_p, rem_p, size_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(max_p), 7);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_NV_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+}
+END_TEST
+
+/* UEFI 2.10 GetVariable: Attributes, when not NULL, is set on output both
+ * when EFI_SUCCESS and when EFI_BUFFER_TOO_SMALL is returned (EDK2's
+ * VariableServiceGetVariable writes it in both cases). */
+START_TEST(get_variable_too_small_still_reports_the_attributes)
+{
+    ck_assert_uint_eq(set_var("Blob", GUID_TEST, ATTR_NV_BS_RT, "0123456789", 10), EFI_SUCCESS);
+    uint64_t size_p = put_u64(4), attr_p = put_u64(0x77);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Blob"), put_guid(GUID_TEST), attr_p, size_p, 0),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), 10);
+    ck_assert_uint_eq(rd64(attr_p), ATTR_NV_BS_RT);
+    /* Attributes outside guest RAM: refused before DataSize is written. */
+    wr64(size_p, 4);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Blob"), put_guid(GUID_TEST), RAM_SIZE - 2, size_p, 0),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 4);
+}
+END_TEST
+
+/* UEFI 2.10 SetVariable: EFI_INVALID_PARAMETER when the DataSize exceeds
+ * the maximum allowed, EFI_OUT_OF_RESOURCES when the store has no room
+ * (EDK2 refuses a variable, or an append, past its MaxVariableSize with
+ * EFI_INVALID_PARAMETER too). */
+START_TEST(set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources)
+{
+    uint64_t big = scratch(VAR_DATA_MAX + 1);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, VAR_DATA_MAX + 1, big),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS, VAR_DATA_MAX, big),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS | EFI_VARIABLE_APPEND_WRITE,
+                           1, big),
+                      EFI_INVALID_PARAMETER);
+    /* Variables within the limit until the store is full. */
+    efi_status_t s = EFI_SUCCESS;
+    for (unsigned i = 0; i < 40 && s == EFI_SUCCESS; i++) {
+        char name[8] = { 'B', (char)('a' + i % 26), (char)('a' + i / 26), 0 };
+        s = CALL(RT(SET_VARIABLE), put_ucs2(name), put_guid(GUID_TEST), ATTR_BS, VAR_DATA_MAX, big);
+    }
+    ck_assert_uint_eq(s, EFI_OUT_OF_RESOURCES);
+}
+END_TEST
+
+/* After ExitBootServices a variable without RUNTIME_ACCESS is not there
+ * for the caller: writing its name anew (with RUNTIME_ACCESS) makes a
+ * variable GetVariable then reads, in its place, not a second variable
+ * of the same name and GUID that the hidden one shadows. */
+START_TEST(a_runtime_write_replaces_a_hidden_boot_only_variable)
+{
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS, "boot", 4), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("After", GUID_TEST, ATTR_BS_RT, "a", 1), EFI_SUCCESS);
+    exit_boot_services();
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
+    uint64_t size_p = put_u64(8), data = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Hidden"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 2);
+    ck_assert_mem_eq(hp(data), "rt", 2);
+    unsigned named = 0;
+    for (const struct fw_variable *var = fw.variables; var; var = var->next)
+        named += var->name_len == 6 && var->name[0] == 'H';
+    ck_assert_uint_eq(named, 1);
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, 0, NULL, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, 0, NULL, 0), EFI_NOT_FOUND);
+}
+END_TEST
+
+/* Nor does GetNextVariableName take the hidden variable's name as a place
+ * to go on from (EDK2 skips such variables at runtime). */
+START_TEST(get_next_variable_name_does_not_go_on_from_a_hidden_variable)
+{
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS, "boot", 4), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("After", GUID_TEST, ATTR_BS_RT, "a", 1), EFI_SUCCESS);
+    exit_boot_services();
+    uint64_t name = put_ucs2("Hidden"), guid = put_guid(GUID_TEST), size_p = put_u64(64);
+    scratch(64);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_VARIABLE_NAME), size_p, name, guid), EFI_INVALID_PARAMETER);
+    ck_assert(ucs2_equals(name, "Hidden"));
+}
+END_TEST
+
+/* ---- an IA-32 firmware (--firmware-bits 32) --------------------------------------------- */
+
+/* A UINTN slot whose upper half holds a sentinel: a 4-byte write keeps it. */
+#define SENTINEL 0xa5a5a5a500000000ULL
+static uint64_t uintn_slot(uint32_t v) { return put_u64(SENTINEL | v); }
+static bool upper_kept(uint64_t gpa) { return rd32(gpa + 4) == (uint32_t)(SENTINEL >> 32); }
+
+static efi_status_t set_var32(const char *name, efi_guid_t g, uint32_t attrs, const void *data, uint32_t len)
+{
+    return CALL32(RT(SET_VARIABLE), 0, put_ucs2(name), put_guid(g), attrs, len, len ? put(data, len) : 0);
+}
+
+/* DataSize is a 4-byte UINTN in and out; Attributes a UINT32. */
+START_TEST(ia32_get_variable_reads_and_writes_a_4_byte_data_size)
+{
+    ck_assert_uint_eq(set_var32("Blob", GUID_TEST, ATTR_BS_RT, "0123456789", 10), EFI_SUCCESS);
+    uint64_t size_p = uintn_slot(4), attr_p = put_u64(SENTINEL), data = scratch(16);
+    memset(hp(data), 0xee, 16);
+    ck_assert_uint_eq(CALL32(RT(GET_VARIABLE), 0, put_ucs2("Blob"), put_guid(GUID_TEST), attr_p, size_p, data),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd32(size_p), 10);
+    ck_assert(upper_kept(size_p));
+    ck_assert_uint_eq(((uint8_t *)hp(data))[0], 0xee);
+    wr64(size_p, SENTINEL | 16);
+    ck_assert_uint_eq(CALL32(RT(GET_VARIABLE), 0, put_ucs2("Blob"), put_guid(GUID_TEST), attr_p, size_p, data),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(size_p), 10);
+    ck_assert(upper_kept(size_p));
+    ck_assert_uint_eq(rd64(attr_p), SENTINEL | ATTR_BS_RT);
+    ck_assert_mem_eq(hp(data), "0123456789", 10);
+}
+END_TEST
+
+START_TEST(ia32_get_next_variable_name_reads_and_writes_a_4_byte_size)
+{
+    ck_assert_uint_eq(set_var32("LongerName", GUID_TEST, ATTR_BS_RT, "x", 1), EFI_SUCCESS);
+    uint64_t name = scratch(64), guid = put_guid(GUID_TEST), size_p = uintn_slot(4);
+    ((uint16_t *)hp(name))[0] = 0;
+    ck_assert_uint_eq(CALL32(RT(GET_NEXT_VARIABLE_NAME), 0, size_p, name, guid), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd32(size_p), 2 * sizeof("LongerName"));
+    ck_assert(upper_kept(size_p));
+    wr64(size_p, SENTINEL | 64);
+    ck_assert_uint_eq(CALL32(RT(GET_NEXT_VARIABLE_NAME), 0, size_p, name, guid), EFI_SUCCESS);
+    ck_assert(ucs2_equals(name, "LongerName"));
+    ck_assert_uint_eq(rd32(size_p), 2 * sizeof("LongerName"));
+    ck_assert(upper_kept(size_p));
+}
+END_TEST
+
+/* Its three outputs are UINT64s at both widths (UEFI 2.10 section 8.2). */
+START_TEST(ia32_query_variable_info_writes_uint64_outputs)
+{
+    uint64_t max_p = put_u64(SENTINEL), rem_p = put_u64(SENTINEL), size_p = put_u64(SENTINEL);
+    ck_assert_uint_eq(CALL32(RT(QUERY_VARIABLE_INFO), 0, ATTR_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(max_p), 1u << 20);
+    ck_assert_uint_eq(rd64(rem_p), (1u << 20) - fw.variable_bytes);
+    ck_assert_uint_eq(rd64(size_p), 64u << 10);
+}
+END_TEST
+
+/* The largest DataSize a 4-byte slot holds is refused before anything is
+ * allocated or read, as a 64-bit one is. */
+START_TEST(ia32_set_variable_refuses_a_4_gib_data_size)
+{
+    uint64_t data = scratch(16);
+    ck_assert_uint_eq(CALL32(RT(SET_VARIABLE), 0, put_ucs2("Big"), put_guid(GUID_TEST), ATTR_BS_RT, UINT32_MAX, data),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL32(RT(SET_VARIABLE), 0, put_ucs2("Big"), put_guid(GUID_TEST),
+                             ATTR_BS_RT | EFI_VARIABLE_APPEND_WRITE, UINT32_MAX, data),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_ptr_null(fw.variables);
+}
+END_TEST
+
 Suite *fw_variables_suite(void)
 {
     Suite *s = suite_create("fw-variables");
@@ -247,6 +447,14 @@ Suite *fw_variables_suite(void)
         runtime_get_variable_works_after_exit_boot_services,
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
-        get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid, NULL });
+        get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid,
+        get_next_variable_name_needs_the_nul_within_the_size,
+        query_variable_info_refuses_invalid_attribute_combinations, get_variable_too_small_still_reports_the_attributes,
+        set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources,
+        a_runtime_write_replaces_a_hidden_boot_only_variable, get_next_variable_name_does_not_go_on_from_a_hidden_variable,
+        NULL });
+    fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
+        ia32_get_variable_reads_and_writes_a_4_byte_data_size, ia32_get_next_variable_name_reads_and_writes_a_4_byte_size,
+        ia32_query_variable_info_writes_uint64_outputs, ia32_set_variable_refuses_a_4_gib_data_size, NULL });
     return s;
 }

@@ -357,6 +357,79 @@ START_TEST(an_injected_refusal_applies_in_user_mode_only)
 }
 END_TEST
 
+/* An unsigned EFI_VARIABLE_AUTHENTICATION_2 (Setup Mode checks no
+ * signature of db) over n distinct SHA-256 signatures from first on. */
+static size_t setup_mode_append(uint8_t *d, unsigned first, unsigned n)
+{
+    static const uint8_t head[EFI_TIME_SIZE + 24] = {
+        0xe9, 0x07, 1, 1, [EFI_TIME_SIZE] = 25, 0, 0, 0, 0x00, 0x02, 0xf1, 0x0e,   /* 2025-01-01, dwLength 25 */
+    };
+    const efi_guid_t pkcs7 = GUID_CERT_TYPE_PKCS7, sha256 = GUID_CERT_SHA256;
+    uint8_t *l = d + sizeof(head) + 1;
+    uint32_t size = SIGLIST_HEADER_SIZE + 48 * n;
+    memcpy(d, head, sizeof(head));
+    memcpy(d + EFI_TIME_SIZE + 8, &pkcs7, sizeof(pkcs7));
+    d[sizeof(head)] = 0x30;   /* the signature: one byte, never checked here */
+    memset(l, 0, size);
+    memcpy(l, &sha256, 16);
+    memcpy(l + 16, &size, 4);
+    memcpy(l + 24, &(uint32_t){ 48 }, 4);
+    for (unsigned i = 0; i < n; i++)
+        memcpy(l + SIGLIST_HEADER_SIZE + 48 * i + 16, &(uint32_t){ first + i }, 4);
+    return sizeof(head) + 1 + size;
+}
+
+/* A key past a variable's 64 KiB is EFI_INVALID_PARAMETER, as any
+ * variable's DataSize past the maximum (UEFI 2.10 section 8.2). */
+START_TEST(a_key_past_the_variable_limit_is_invalid)
+{
+    static uint8_t d[64 << 10];
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE;
+    size_t n = setup_mode_append(d, 0, 800);
+    ck_assert_uint_eq(set_var("db", g, KEY_ATTRS | EFI_VARIABLE_APPEND_WRITE, d, n), EFI_SUCCESS);
+    n = setup_mode_append(d, 800, 800);
+    ck_assert_uint_eq(set_var("db", g, KEY_ATTRS | EFI_VARIABLE_APPEND_WRITE, d, n), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("db"), put_guid(g), KEY_ATTRS, (64 << 10) + 1, put(d, 16)),
+                      EFI_INVALID_PARAMETER);
+    uint64_t size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("db"), put_guid(g), 0, size_p, 0), EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(rd64(size_p), SIGLIST_HEADER_SIZE + 48 * 800);
+}
+END_TEST
+
+/* ---- an IA-32 firmware with Secure Boot on ----------------------------------------------- */
+
+static efi_status_t set_key32(const char *name, efi_guid_t g, uint32_t attrs, const struct file *f)
+{
+    return CALL32(RT(SET_VARIABLE), 0, put_ucs2(name), put_guid(g), attrs, (uint32_t)f->size, put(f->data, f->size));
+}
+
+/* The keys written through SetVariable's cdecl arguments (DataSize a
+ * 4-byte UINTN) and the modes read back with a 4-byte DataSize. LoadImage
+ * is not served at this width (image.c), so no guest image reaches
+ * Authenticode. */
+START_TEST(ia32_key_writes_take_the_ia32_layout)
+{
+    const efi_guid_t global = GUID_GLOBAL_VARIABLE, db_g = GUID_IMAGE_SECURITY_DATABASE;
+    struct file db = fixture("keys/db.auth"), kek = fixture("keys/KEK.auth"), pk = fixture("keys/PK.auth");
+    ck_assert_uint_eq(set_key32("db", db_g, KEY_ATTRS, &db), EFI_SUCCESS);
+    ck_assert_uint_eq(set_key32("KEK", global, KEY_ATTRS, &kek), EFI_SUCCESS);
+    ck_assert_uint_eq(set_key32("PK", global, KEY_ATTRS, &pk), EFI_SUCCESS);
+    ck_assert_int_eq(firmware_secure_boot_state(&fw), FW_SECURE_BOOT_USER_MODE);
+    ck_assert_uint_eq(set_key32("db", db_g, KEY_ATTRS, &db), EFI_SECURITY_VIOLATION);   /* a replay */
+    uint64_t size_p = put_u64(0xa5a5a5a500000008ULL), attr_p = put_u64(0), data = scratch(8);
+    ck_assert_uint_eq(CALL32(RT(GET_VARIABLE), 0, put_ucs2("SecureBoot"), put_guid(global), attr_p, size_p, data),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 0xa5a5a5a500000001ULL);
+    ck_assert_uint_eq(*(uint8_t *)hp(data), 1);
+    ck_assert_uint_eq(CALL32(RT(SET_VARIABLE), 0, put_ucs2("db"), put_guid(db_g), KEY_ATTRS, UINT32_MAX, data),
+                      EFI_INVALID_PARAMETER);
+    free(db.data);
+    free(kek.data);
+    free(pk.data);
+}
+END_TEST
+
 Suite *secure_boot_suite(void)
 {
     Suite *s = suite_create("secure_boot");
@@ -373,8 +446,10 @@ Suite *secure_boot_suite(void)
         load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
         load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
         setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
-        NULL,
+        a_key_past_the_variable_limit_is_invalid, NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
+    fw_add_tcase_ia32_secure_boot(s, "firmware-ia32", (const TTest *const[]){
+        ia32_key_writes_take_the_ia32_layout, NULL });
     return s;
 }
