@@ -144,9 +144,12 @@ static efi_status_t get_next_variable_name(struct firmware *fw, const struct gue
     return fw_get_next_variable_name(fw, v, a[0], a[1], a[2]);
 }
 
+/* Attributes is a UINT32 in SetVariable and QueryVariableInfo: the upper
+ * half of its register is not the caller's (as AllocatePages' enums,
+ * memory.c). */
 static efi_status_t set_variable(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    return fw_set_variable(fw, v, a[0], a[1], a[2], a[3], a[4]);
+    return fw_set_variable(fw, v, a[0], a[1], (uint32_t)a[2], a[3], a[4]);
 }
 
 static void decode_set_variable(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
@@ -154,13 +157,13 @@ static void decode_set_variable(struct fw_trace_out *o, const struct fw_service 
 {
     (void)s, (void)status;
     decode_variable_name(o, v, a);
-    fw_trace_hex(o, "attributes", a[2]);
+    fw_trace_hex(o, "attributes", (uint32_t)a[2]);
     fw_trace_u64(o, "size", a[3]);
 }
 
 static efi_status_t query_variable_info(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    return fw_query_variable_info(fw, v, a[0], a[1], a[2], a[3]);
+    return fw_query_variable_info(fw, v, (uint32_t)a[0], a[1], a[2], a[3]);
 }
 
 static efi_status_t get_next_high_monotonic_count(struct firmware *fw, const struct guest_view *v, const uint64_t *a)

@@ -101,6 +101,22 @@ START_TEST(setting_size_zero_deletes_a_variable)
 }
 END_TEST
 
+/* Attributes is a UINT32: the upper half of its register is not the
+ * caller's, in SetVariable as in QueryVariableInfo. */
+START_TEST(variable_attributes_ignore_the_upper_half_of_their_register)
+{
+    const uint64_t junk = 0xdead000000000000ULL;
+    uint64_t data = put("v", 1), max_p = put_u64(0), rem_p = put_u64(0), size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Junk"), put_guid(GUID_TEST), junk | ATTR_BS_RT, 1, data),
+                      EFI_SUCCESS);
+    uint64_t attr_p = put_u64(0), got_p = put_u64(8), buf = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Junk"), put_guid(GUID_TEST), attr_p, got_p, buf), EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(attr_p), ATTR_BS_RT);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), junk | ATTR_BS_RT, max_p, rem_p, size_p), EFI_SUCCESS);
+    ck_assert_uint_ne(rd64(max_p), 0);
+}
+END_TEST
+
 START_TEST(set_variable_refuses_bad_attributes_and_names)
 {
     ck_assert_uint_eq(set_var("RtOnly", GUID_TEST, EFI_VARIABLE_RUNTIME_ACCESS, "x", 1), EFI_INVALID_PARAMETER);
@@ -443,7 +459,8 @@ Suite *fw_variables_suite(void)
         get_variable_not_found_leaves_data_size_untouched, set_then_get_variable_round_trips_data_and_attributes,
         get_variable_too_small_reports_the_size_and_writes_no_data, get_next_variable_name_walks_in_creation_order,
         get_next_variable_name_too_small_reports_the_size, setting_size_zero_deletes_a_variable,
-        set_variable_refuses_bad_attributes_and_names, append_write_extends_a_variable, an_empty_append_creates_no_variable,
+        set_variable_refuses_bad_attributes_and_names, variable_attributes_ignore_the_upper_half_of_their_register,
+        append_write_extends_a_variable, an_empty_append_creates_no_variable,
         runtime_get_variable_works_after_exit_boot_services,
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
