@@ -18,6 +18,7 @@
 #include "tcg_log.h"
 #include "tpm2_command.h"
 #include "trace_decode.h"
+#include "width.h"
 
 _Static_assert(FW_EVENTS_OFFSET + 8 * FW_MAX_EVENTS <= FW_TCG2_OFFSET &&
                FW_TCG2_OFFSET + 8 * TCG2_COUNT <= FW_DYN_HANDLES_OFFSET,
@@ -252,6 +253,13 @@ static efi_status_t pcr_banks_fixed(struct firmware *fw, const struct guest_view
 
 int firmware_install_tcg2(struct firmware *fw)
 {
+    /* The protocol's function table is 8-byte pointers, and
+     * HashLogExtendEvent reads its UINT64 arguments as x64 passes them:
+     * an IA-32 caller would find neither. */
+    if (fw_ia32(fw)) {
+        fw_log(fw, "--tpm: not served by an IA-32 firmware (EFI_TCG2_PROTOCOL is in the x64 layout only)");
+        return -1;
+    }
     struct fw_tpm *t = &fw->tpm;
     uint64_t log = 0xffffffffULL, final = 0xffffffffULL;
     uint8_t digest[TCG_SHA256_SIZE];

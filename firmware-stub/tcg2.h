@@ -31,7 +31,8 @@ extern const struct fw_service fw_tcg2_services[TCG2_COUNT];
 /* Build the protocol on a handle of its own, its event log (the Spec ID
  * event first) and the final-events table, a configuration table; the
  * memory map must already hold what the VMM keeps. -1 when guest memory
- * or the handle database is full, or OpenSSL fails. */
+ * or the handle database is full, OpenSSL fails, or the firmware is
+ * IA-32's (logged: the protocol is served in the x64 layout only). */
 int firmware_install_tcg2(struct firmware *fw);
 
 /* The firmware's own measurement: digest extends pcr and the event (its

@@ -8,6 +8,7 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/dispatch.h"
 #include "../../firmware-stub/esp.h"
+#include "../../firmware-stub/tcg2.h"
 #include "../../firmware-stub/volume.h"
 #include "../../firmware-stub/width.h"
 
@@ -313,6 +314,17 @@ START_TEST(ia32_esp_is_refused_with_loaded_image_untouched)
 }
 END_TEST
 
+/* EFI_TCG2_PROTOCOL likewise: refused, nothing installed. */
+START_TEST(ia32_tcg2_is_refused_with_nothing_installed)
+{
+    uint64_t nprotocols = fw.nprotocols, nconfig = fw.nconfig;
+    ck_assert_int_eq(firmware_install_tcg2(&fw), -1);
+    ck_assert_uint_eq(fw.nprotocols, nprotocols);
+    ck_assert_uint_eq(fw.nconfig, nconfig);
+    ck_assert_ptr_nonnull(strstr(log_text(), "--tpm"));
+}
+END_TEST
+
 Suite *fw_ia32_suite(void)
 {
     Suite *s = suite_create("fw-ia32");
@@ -327,6 +339,7 @@ Suite *fw_ia32_suite(void)
         ia32_reset_status_has_its_error_bit_at_31,
         ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions,
         ia32_unreadable_stack_arguments_are_refused,
-        ia32_outputs_above_4_gib_are_refused, ia32_esp_is_refused_with_loaded_image_untouched, NULL });
+        ia32_outputs_above_4_gib_are_refused, ia32_esp_is_refused_with_loaded_image_untouched,
+        ia32_tcg2_is_refused_with_nothing_installed, NULL });
     return s;
 }
