@@ -712,6 +712,42 @@ def secure_boot_seeds(fixtures):
     write("secure_boot", "auth2-db", b"\x03" + db_auth)
 
 
+# ---- fuzz_keydir -------------------------------------------------------------
+
+def keydir_seeds(fixtures):
+    """fuzz_keydir: the fixtures' key folders (keys, dbx-keys, ca-keys),
+    each with the fuzz_pe seed image signed by db's key (sbsign) or as it
+    is; PK alone; PK cut short (refused); no files and an image."""
+    image = os.path.join(CORPUS, "pe", "reloc-dir64-highlow")
+    unsigned = open(image, "rb").read()
+    write("keydir", "no-keys", u8(0) + unsigned)
+    keys = os.path.join(fixtures, "keys")
+    if not os.path.isfile(os.path.join(keys, "db.auth")) or not shutil.which("sbsign"):
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "signed.efi")
+        subprocess.run(["sbsign", "--key", os.path.join(keys, "db.key"), "--cert", os.path.join(keys, "db.crt"),
+                        "--output", out, image], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        signed = open(out, "rb").read()
+
+    def folder(name, image):
+        present, files = 0, b""
+        for bit, key in enumerate(("db", "dbx", "KEK", "PK")):
+            path = os.path.join(fixtures, name, key + ".auth")
+            if os.path.isfile(path):
+                data = open(path, "rb").read()
+                present |= 1 << bit
+                files += u16(len(data)) + data
+        return u8(present) + files + image
+    write("keydir", "keys-db-signed", folder("keys", signed))
+    write("keydir", "keys-unsigned", folder("keys", unsigned))
+    write("keydir", "dbx-keys-db-signed", folder("dbx-keys", signed))
+    write("keydir", "ca-keys-unsigned", folder("ca-keys", unsigned))
+    pk = open(os.path.join(keys, "PK.auth"), "rb").read()
+    write("keydir", "pk-only", u8(8) + u16(len(pk)) + pk + unsigned)
+    write("keydir", "pk-cut-short", u8(8) + u16(len(pk) // 2) + pk[:len(pk) // 2])
+
+
 # ---- fuzz_esp_disk ----------------------------------------------------------
 
 def esp_disk_seeds():
@@ -755,6 +791,7 @@ def main():
     elf_seeds()
     esp_disk_seeds()
     secure_boot_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
+    keydir_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
 
 
 if __name__ == "__main__":
