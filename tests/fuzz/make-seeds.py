@@ -748,6 +748,47 @@ def keydir_seeds(fixtures):
     write("keydir", "pk-cut-short", u8(8) + u16(len(pk) // 2) + pk[:len(pk) // 2])
 
 
+# ---- fuzz_snapshot ------------------------------------------------------------
+
+def snapshot_seeds():
+    """fuzz_snapshot: payloads the harness lays out from a machine whose
+    UART was set up (whole, with COM2, with patches in the devices' kept
+    bytes, the firmware's phase and the device snapshot's length), headers
+    sealed with a wrong version, header size or payload size, and raw
+    files (cut short, a bad magic)."""
+    def access(port, out=False, size=1, value=0):
+        return u8(port) + u8(int(out) | {1: 0, 2: 2, 4: 4}[size]) + (u32(value) if out else b"")
+
+    def program(*accesses): return u8(len(accesses)) + b"".join(accesses)
+    setup = program(access(3, True, value=0x03), access(1, True, value=0x03), access(4, True, value=0x0b),
+                    access(7, True, value=0x5a), access(0, True, value=0x41), access(18, True, value=7))
+    after = program(access(5), access(2), access(0), access(7), access(2), access(20, size=2),
+                    access(19, True, 2, 0x2001), access(8, True, value=0x42), access(13))
+    header = u8(0) + u8(0) + u8(0) + u64(512 << 20) + bytes(40)
+    tail = u32(1) + u8(2) + u8(3) + u32(1) + u32(1) + u64(123456) + u64(1 << 40) + u64(1 << 60) + u64(1 << 61) + \
+        u32(2000000) + u32(0)
+
+    def saved(name, flags=2, patches=()):
+        write("snapshot", name, u8(flags) + after + header + setup + tail + u8(len(patches)) +
+              b"".join(u16(back) + u8(v) for back, v in patches))
+    saved("saved")
+    saved("saved-com2", flags=6)
+    saved("saved-phase-2", patches=[(47, 2)])
+    saved("saved-device-len", patches=[(71, 0xff)])
+    saved("saved-kept-bytes", patches=[(back, 2) for back in range(115, 136, 3)])
+    saved("saved-kept-bytes-com2", flags=6, patches=[(back, 0xff) for back in range(106, 136, 4)])
+    payload = b"\x00" * 64
+    write("snapshot", "sealed-version-2", u8(1) + u8(0) + u8(1) + u32(2) + u8(0) + u8(0) + u64(1 << 29) + bytes(40) +
+          payload)
+    write("snapshot", "sealed-header-size", u8(1) + u8(0) + u8(0) + u8(1) + u32(64) + u8(0) + u64(1 << 29) +
+          bytes(40) + payload)
+    write("snapshot", "sealed-payload-size", u8(1) + u8(0) + u8(0) + u8(0) + u8(1) + u64(1 << 63) + u64(1 << 29) +
+          bytes(40) + payload)
+    write("snapshot", "sealed-short-payload", u8(1) + u8(0) + header + payload)
+    write("snapshot", "raw-magic-only", u8(0) + u8(0) + b"HOVRSNAP" + u32(1) + u32(96))
+    write("snapshot", "raw-bad-magic", u8(0) + u8(0) + b"HOVRSNAQ" + bytes(120))
+
+
 # ---- fuzz_esp_disk ----------------------------------------------------------
 
 def esp_disk_seeds():
@@ -792,6 +833,7 @@ def main():
     esp_disk_seeds()
     secure_boot_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
     keydir_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
+    snapshot_seeds()
 
 
 if __name__ == "__main__":
