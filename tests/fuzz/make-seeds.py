@@ -789,6 +789,78 @@ def snapshot_seeds():
     write("snapshot", "raw-bad-magic", u8(0) + u8(0) + b"HOVRSNAQ" + bytes(120))
 
 
+# ---- fuzz_cpio ----------------------------------------------------------------
+
+def cpio_seeds():
+    """fuzz_cpio: the archive --exec --add builds (handover/cmd, an added
+    program with its interpreter and library directories), names with
+    ".", ".." and empty components, a name past newc's 4096 bytes, and an
+    archive past a small limit."""
+    def d(name): return u8(0) + u8(0o755) + name + b"\0"
+
+    def f(name, data, perm=0o644): return u8(1 | (perm >> 8) << 1) + u8(perm) + name + b"\0" + u16(len(data)) + data
+    write("cpio", "exec-add", u32(1 << 20) + d(b"handover") + f(b"handover/cmd", b"./my-test") +
+          f(b"handover/output", b"/dev/ttyS1") + f(b"my-test", b"\x7fELF" + bytes(60), 0o755) +
+          d(b"lib64") + f(b"lib64/ld-linux-x86-64.so.2", b"\x7fELF", 0o755) + d(b"usr") + d(b"usr/lib") +
+          f(b"usr/lib/libc.so.6", b"\x7fELF" * 3, 0o755))
+    write("cpio", "unsafe-names", u32(1 << 20) + f(b"a/../etc/passwd", b"x") + d(b"./b") + f(b"c//d", b"") +
+          d(b"e/.") + f(b"..", b"") + d(b"") + f(b"/abs", b"y"))
+    write("cpio", "long-name", u32(1 << 20) + f(b"n" * 4095, b"z") + f(b"m" * 4096, b"z"))
+    write("cpio", "past-limit", u32(300) + f(b"big", bytes(200)) + f(b"more", bytes(64)))
+    write("cpio", "empty", u32(124))
+
+
+# ---- fuzz_dtb -----------------------------------------------------------------
+
+def fdt_blob():
+    """A version 17 flattened device tree (the devicetree specification,
+    chapter 5): / with #address-cells, /chosen with bootargs, a memory node."""
+    strings, names = b"", {}
+
+    def prop(name, value):
+        nonlocal strings
+        if name not in names:
+            names[name] = len(strings)
+            strings += name.encode() + b"\0"
+        return struct.pack(">III", 3, len(value), names[name]) + pad4(value)
+
+    def pad4(b): return b + bytes(-len(b) % 4)
+
+    def node(name, *body): return struct.pack(">I", 1) + pad4(name.encode() + b"\0") + b"".join(body) + \
+        struct.pack(">I", 2)
+    tree = node("", prop("#address-cells", struct.pack(">I", 2)), prop("#size-cells", struct.pack(">I", 2)),
+                node("chosen", prop("bootargs", b"console=ttyS0\0")),
+                node("memory@0", prop("device_type", b"memory\0"), prop("reg", struct.pack(">QQ", 0, 512 << 20)))) + \
+        struct.pack(">I", 9)
+    rsv = bytes(16)
+    off_rsv = 40
+    off_struct = off_rsv + len(rsv)
+    off_strings = off_struct + len(tree)
+    total = off_strings + len(strings)
+    return struct.pack(">10I", 0xd00dfeed, total, off_struct, off_strings, off_rsv, 17, 16, 0, len(strings),
+                       len(tree)) + rsv + tree + strings
+
+
+def dtb_seeds():
+    """fuzz_dtb: --dtb auto's machines (one and two RAM ranges, 1 and 64
+    CPUs, one and two UARTs, a long command line, a buffer too small) and
+    --dtb FILE's blobs: a small tree, cut short, with a totalsize past the
+    file, with a bad magic."""
+    def machine(cap, ram, cpus, uarts, bootargs):
+        ranges = b"".join(u64(start) + u64(size) for start, size in ram)
+        return u8(0) + u32(cap) + u8(len(ram)) + ranges + bytes(16 * (2 - len(ram))) + u8(cpus) + u8(len(uarts)) + \
+            b"".join(u16(port) + u8(irq) for port, irq in uarts) + bytes(3 * (2 - len(uarts))) + bootargs
+    write("dtb", "auto-one-cpu", machine(1 << 20, [(0, 512 << 20)], 1, [(0x3f8, 4)], b"console=ttyS0"))
+    write("dtb", "auto-two-ranges-com2", machine(1 << 20, [(0, 3 << 30), (4 << 30, 1 << 30)], 64,
+                                                 [(0x3f8, 4), (0x2f8, 3)], b"console=ttyS0 " + b"x" * 2000))
+    write("dtb", "auto-too-small", machine(200, [(0, 512 << 20)], 4, [(0x3f8, 4)], b"quiet"))
+    blob = fdt_blob()
+    write("dtb", "file", u8(1) + blob)
+    write("dtb", "file-cut-short", u8(1) + blob[:len(blob) // 2])
+    write("dtb", "file-totalsize-past-end", u8(1) + blob[:4] + struct.pack(">I", len(blob) + 1) + blob[8:])
+    write("dtb", "file-bad-magic", u8(1) + b"\xd0\x0d\xfe\xee" + blob[4:])
+
+
 # ---- fuzz_esp_disk ----------------------------------------------------------
 
 def esp_disk_seeds():
@@ -834,6 +906,8 @@ def main():
     secure_boot_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
     keydir_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
     snapshot_seeds()
+    cpio_seeds()
+    dtb_seeds()
 
 
 if __name__ == "__main__":
