@@ -861,6 +861,29 @@ def dtb_seeds():
     write("dtb", "file-bad-magic", u8(1) + b"\xd0\x0d\xfe\xee" + blob[4:])
 
 
+# ---- fuzz_sweep_baseline -------------------------------------------------------
+
+CELLS = 20
+
+
+def sweep_baseline_seeds():
+    """fuzz_sweep_baseline: the golden matrices of tests/golden as
+    baselines of a few planned cells, matrices written for the cells
+    (whole, and with a byte changed), and files that are no matrix."""
+    calls = u8(2) + u16(1) + u32(0xffff) + u8(16) + u16(9) + u32(0x3) + u8(0)   # CELLS cells, their specs distinct
+    outcomes = bytes(i % 7 for i in range(CELLS))
+    for golden in sorted(glob.glob(os.path.join(TOP, "..", "golden", "*.sweep.json"))):
+        name = os.path.basename(golden)[:-len(".sweep.json")]
+        write("sweep_baseline", "golden-" + name, u8(0) + u8(0) + calls + outcomes + open(golden, "rb").read())
+    write("sweep_baseline", "written", u8(0) + u8(1) + calls + bytes(CELLS) + u8(0))
+    write("sweep_baseline", "written-fail-on", u8(0x18) + u8(1) + calls + outcomes + u8(0))
+    write("sweep_baseline", "written-patched", u8(0) + u8(1) + calls + bytes(CELLS) + u8(2) + u16(40) + u8(ord("x")) +
+          u16(300) + u8(ord("]")))
+    write("sweep_baseline", "not-json", u8(0) + u8(0) + u8(1) + u16(1) + u32(0x40) + u8(0) + u8(0) + b"{\"cells\": [")
+    write("sweep_baseline", "cells-not-array", u8(0) + u8(0) + u8(1) + u16(1) + u32(0x40) + u8(0) + u8(0) +
+          b"{\"cells\": {\"inject\": \"no-rng\"}}")
+
+
 # ---- fuzz_esp_disk ----------------------------------------------------------
 
 def esp_disk_seeds():
@@ -908,6 +931,7 @@ def main():
     snapshot_seeds()
     cpio_seeds()
     dtb_seeds()
+    sweep_baseline_seeds()
 
 
 if __name__ == "__main__":
