@@ -5,12 +5,13 @@
  * dtb_build into a buffer of a given size.
  *
  * Input format: a mode byte (bit 0), then
- *   0 auto: a u32 buffer size (% 1 MiB + 1), a RAM range count byte (% 3)
- *     and two ranges (start and size, u64 each; a second range starts
- *     after the first, as guest_mem_ranges gives them), a CPU count byte,
- *     a UART count byte (% 3) and two UARTs (port u16, IRQ byte; ports
- *     distinct, as COM1 and COM2 are), then bootargs: the rest, up to a
- *     NUL
+ *   0 auto: a u32 buffer size (% 64 KiB + 1: a blob is a few KiB, and
+ *     any larger buffer, up to vmm/boot.c's 1 MiB, is as good), a RAM
+ *     range count byte (% 3) and two ranges (start and size, u64 each;
+ *     a second range starts after the first, as guest_mem_ranges gives
+ *     them), a CPU count byte, a UART count byte (% 3) and two UARTs
+ *     (port u16, IRQ byte; ports distinct, as COM1 and COM2 are), then
+ *     bootargs: the rest, up to a NUL
  *   1 file: the rest, copied to a buffer of exactly its size
  *
  * Checks, from dtb.h: dtb_check accepts a file only when its header says
@@ -30,7 +31,7 @@
 #include "fuzz_harness.h"
 #include "fuzz_input.h"
 
-#define DTB_BUFFER_MAX (1u << 20)   /* vmm/boot.c's DTB_MAX */
+#define DTB_BUFFER_MAX (64u << 10)
 #define BOOTARGS_MAX 4096
 
 /* Is [off, off + size) inside total? */

@@ -799,13 +799,13 @@ def cpio_seeds():
     def d(name): return u8(0) + u8(0o755) + name + b"\0"
 
     def f(name, data, perm=0o644): return u8(1 | (perm >> 8) << 1) + u8(perm) + name + b"\0" + u16(len(data)) + data
-    write("cpio", "exec-add", u32(1 << 20) + d(b"handover") + f(b"handover/cmd", b"./my-test") +
+    write("cpio", "exec-add", u32((1 << 20) - 1) + d(b"handover") + f(b"handover/cmd", b"./my-test") +
           f(b"handover/output", b"/dev/ttyS1") + f(b"my-test", b"\x7fELF" + bytes(60), 0o755) +
           d(b"lib64") + f(b"lib64/ld-linux-x86-64.so.2", b"\x7fELF", 0o755) + d(b"usr") + d(b"usr/lib") +
           f(b"usr/lib/libc.so.6", b"\x7fELF" * 3, 0o755))
-    write("cpio", "unsafe-names", u32(1 << 20) + f(b"a/../etc/passwd", b"x") + d(b"./b") + f(b"c//d", b"") +
+    write("cpio", "unsafe-names", u32((1 << 20) - 1) + f(b"a/../etc/passwd", b"x") + d(b"./b") + f(b"c//d", b"") +
           d(b"e/.") + f(b"..", b"") + d(b"") + f(b"/abs", b"y"))
-    write("cpio", "long-name", u32(1 << 20) + f(b"n" * 4095, b"z") + f(b"m" * 4096, b"z"))
+    write("cpio", "long-name", u32((1 << 20) - 1) + f(b"n" * 4095, b"z") + f(b"m" * 4096, b"z"))
     write("cpio", "past-limit", u32(300) + f(b"big", bytes(200)) + f(b"more", bytes(64)))
     write("cpio", "empty", u32(124))
 
@@ -850,8 +850,8 @@ def dtb_seeds():
         ranges = b"".join(u64(start) + u64(size) for start, size in ram)
         return u8(0) + u32(cap) + u8(len(ram)) + ranges + bytes(16 * (2 - len(ram))) + u8(cpus) + u8(len(uarts)) + \
             b"".join(u16(port) + u8(irq) for port, irq in uarts) + bytes(3 * (2 - len(uarts))) + bootargs
-    write("dtb", "auto-one-cpu", machine(1 << 20, [(0, 512 << 20)], 1, [(0x3f8, 4)], b"console=ttyS0"))
-    write("dtb", "auto-two-ranges-com2", machine(1 << 20, [(0, 3 << 30), (4 << 30, 1 << 30)], 64,
+    write("dtb", "auto-one-cpu", machine(0xffff, [(0, 512 << 20)], 1, [(0x3f8, 4)], b"console=ttyS0"))
+    write("dtb", "auto-two-ranges-com2", machine(0xffff, [(0, 3 << 30), (4 << 30, 1 << 30)], 64,
                                                  [(0x3f8, 4), (0x2f8, 3)], b"console=ttyS0 " + b"x" * 2000))
     write("dtb", "auto-too-small", machine(200, [(0, 512 << 20)], 4, [(0x3f8, 4)], b"quiet"))
     blob = fdt_blob()
