@@ -201,6 +201,7 @@ static void restore(const uint8_t *payload, size_t len, bool com2, const struct 
     free(cpu.msrs);
     if (refused)
         return;
+    /* Read as bools now, which UBSan checks: 0 or 1, as the check said. */
     CHECK(cpu.has_xsave == !!cpu.has_xsave && cpu.has_xcrs == !!cpu.has_xcrs);
 
     static struct machine m;
