@@ -20,7 +20,7 @@ FUZZ_ARGS    ?=
 # The library's link flags, as the top-level Makefile has them.
 FUZZ_LDLIBS   = $(if $(LDLIBS),$(LDLIBS),-lz)
 FUZZERS      := bzimage pe firmware firmware32 devices emulate ktap devpath events elf esp_disk secure_boot \
-                secure_boot32
+                secure_boot32 keydir snapshot cpio dtb sweep_baseline
 
 # UB aborts (counts as a crash) instead of printing and going on.
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -54,6 +54,21 @@ $(FUZZ_OUT)/fuzz_secure_boot32: $(FUZZ_SRC)/fuzz_secure_boot.c $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_SECURE_BOOT_BITS=32 -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< \
 	    $(FUZZ_LIB_OBJ) $(FUZZ_LDLIBS)
 
+# The --snapshot state file's checks live with the host code (vmm/host),
+# which no other harness links: its one object, built as the library's are.
+FUZZ_SNAPSHOT_OBJ := $(FUZZ_OUT)/obj/vmm/host/snapshot_file.o
+$(FUZZ_OUT)/fuzz_snapshot: $(FUZZ_SRC)/fuzz_snapshot.c $(FUZZ_LIB_OBJ) $(FUZZ_SNAPSHOT_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) $(FUZZ_SNAPSHOT_OBJ) \
+	    $(FUZZ_LDLIBS)
+
+# --sweep-baseline's reader and the log it reports to, with jansson.
+FUZZ_SWEEP_OBJ := $(FUZZ_OUT)/obj/vmm/tools/sweep_matrix.o $(FUZZ_OUT)/obj/vmm/host/log.o
+$(FUZZ_OUT)/fuzz_sweep_baseline: $(FUZZ_SRC)/fuzz_sweep_baseline.c $(FUZZ_LIB_OBJ) $(FUZZ_SWEEP_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) $(FUZZ_SWEEP_OBJ) \
+	    $(FUZZ_LDLIBS) -ljansson
+
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-smoke
 fuzz-build: $(FUZZ_BINS)
 
@@ -70,7 +85,7 @@ fuzz-smoke: $(FUZZ_BINS)
 fuzz-regress: $(FUZZ_BINS)
 	$(FUZZ_SRC)/run.sh regress $(FUZZ_OUT) $(FUZZ_SRC) 0 $(FUZZERS)
 
--include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:=.d)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_SNAPSHOT_OBJ:.o=.d) $(FUZZ_SWEEP_OBJ:.o=.d) $(FUZZ_BINS:=.d)
 
 # Do not let this fragment's first rule become the includer's default goal.
 .DEFAULT_GOAL := $(FUZZ_SAVED_DEFAULT_GOAL)

@@ -808,6 +808,178 @@ def secure_boot_seeds(fixtures):
     write("secure_boot", "auth2-db", b"\x03" + db_auth)
 
 
+# ---- fuzz_keydir -------------------------------------------------------------
+
+def keydir_seeds(fixtures):
+    """fuzz_keydir: the fixtures' key folders (keys, dbx-keys, ca-keys),
+    each with the fuzz_pe seed image signed by db's key (sbsign) or as it
+    is; PK alone; PK cut short (refused); no files and an image."""
+    image = os.path.join(CORPUS, "pe", "reloc-dir64-highlow")
+    unsigned = open(image, "rb").read()
+    write("keydir", "no-keys", u8(0) + unsigned)
+    keys = os.path.join(fixtures, "keys")
+    if not os.path.isfile(os.path.join(keys, "db.auth")) or not shutil.which("sbsign"):
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "signed.efi")
+        subprocess.run(["sbsign", "--key", os.path.join(keys, "db.key"), "--cert", os.path.join(keys, "db.crt"),
+                        "--output", out, image], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        signed = open(out, "rb").read()
+
+    def folder(name, image):
+        present, files = 0, b""
+        for bit, key in enumerate(("db", "dbx", "KEK", "PK")):
+            path = os.path.join(fixtures, name, key + ".auth")
+            if os.path.isfile(path):
+                data = open(path, "rb").read()
+                present |= 1 << bit
+                files += u16(len(data)) + data
+        return u8(present) + files + image
+    write("keydir", "keys-db-signed", folder("keys", signed))
+    write("keydir", "keys-unsigned", folder("keys", unsigned))
+    write("keydir", "dbx-keys-db-signed", folder("dbx-keys", signed))
+    write("keydir", "ca-keys-unsigned", folder("ca-keys", unsigned))
+    pk = open(os.path.join(keys, "PK.auth"), "rb").read()
+    write("keydir", "pk-only", u8(8) + u16(len(pk)) + pk + unsigned)
+    write("keydir", "pk-cut-short", u8(8) + u16(len(pk) // 2) + pk[:len(pk) // 2])
+
+
+# ---- fuzz_snapshot ------------------------------------------------------------
+
+def snapshot_seeds():
+    """fuzz_snapshot: payloads the harness lays out from a machine whose
+    UART was set up (whole, with COM2, with patches in the devices' kept
+    bytes, the firmware's phase and the device snapshot's length), headers
+    sealed with a wrong version, header size or payload size, and raw
+    files (cut short, a bad magic)."""
+    def access(port, out=False, size=1, value=0):
+        return u8(port) + u8(int(out) | {1: 0, 2: 2, 4: 4}[size]) + (u32(value) if out else b"")
+
+    def program(*accesses): return u8(len(accesses)) + b"".join(accesses)
+    setup = program(access(3, True, value=0x03), access(1, True, value=0x03), access(4, True, value=0x0b),
+                    access(7, True, value=0x5a), access(0, True, value=0x41), access(18, True, value=7))
+    after = program(access(5), access(2), access(0), access(7), access(2), access(20, size=2),
+                    access(19, True, 2, 0x2001), access(8, True, value=0x42), access(13))
+    header = u8(0) + u8(0) + u8(0) + u64(512 << 20) + bytes(40)
+    tail = u32(1) + u8(2) + u8(3) + u32(1) + u32(1) + u64(123456) + u64(1 << 40) + u64(1 << 60) + u64(1 << 61) + \
+        u32(2000000) + u32(0)
+
+    def saved(name, flags=2, patches=()):
+        write("snapshot", name, u8(flags) + after + header + setup + tail + u8(len(patches)) +
+              b"".join(u16(back) + u8(v) for back, v in patches))
+    saved("saved")
+    saved("saved-com2", flags=6)
+    saved("saved-phase-2", patches=[(47, 2)])
+    saved("saved-device-len", patches=[(71, 0xff)])
+    saved("saved-kept-bytes", patches=[(back, 2) for back in range(115, 136, 3)])
+    saved("saved-kept-bytes-com2", flags=6, patches=[(back, 0xff) for back in range(106, 136, 4)])
+    payload = b"\x00" * 64
+    write("snapshot", "sealed-version-2", u8(1) + u8(0) + u8(1) + u32(2) + u8(0) + u8(0) + u64(1 << 29) + bytes(40) +
+          payload)
+    write("snapshot", "sealed-header-size", u8(1) + u8(0) + u8(0) + u8(1) + u32(64) + u8(0) + u64(1 << 29) +
+          bytes(40) + payload)
+    write("snapshot", "sealed-payload-size", u8(1) + u8(0) + u8(0) + u8(0) + u8(1) + u64(1 << 63) + u64(1 << 29) +
+          bytes(40) + payload)
+    write("snapshot", "sealed-short-payload", u8(1) + u8(0) + header + payload)
+    write("snapshot", "raw-magic-only", u8(0) + u8(0) + b"HOVRSNAP" + u32(1) + u32(96))
+    write("snapshot", "raw-bad-magic", u8(0) + u8(0) + b"HOVRSNAQ" + bytes(120))
+
+
+# ---- fuzz_cpio ----------------------------------------------------------------
+
+def cpio_seeds():
+    """fuzz_cpio: the archive --exec --add builds (handover/cmd, an added
+    program with its interpreter and library directories), names with
+    ".", ".." and empty components, a name past newc's 4096 bytes, and an
+    archive past a small limit."""
+    def d(name): return u8(0) + u8(0o755) + name + b"\0"
+
+    def f(name, data, perm=0o644): return u8(1 | (perm >> 8) << 1) + u8(perm) + name + b"\0" + u16(len(data)) + data
+    write("cpio", "exec-add", u32((1 << 20) - 1) + d(b"handover") + f(b"handover/cmd", b"./my-test") +
+          f(b"handover/output", b"/dev/ttyS1") + f(b"my-test", b"\x7fELF" + bytes(60), 0o755) +
+          d(b"lib64") + f(b"lib64/ld-linux-x86-64.so.2", b"\x7fELF", 0o755) + d(b"usr") + d(b"usr/lib") +
+          f(b"usr/lib/libc.so.6", b"\x7fELF" * 3, 0o755))
+    write("cpio", "unsafe-names", u32((1 << 20) - 1) + f(b"a/../etc/passwd", b"x") + d(b"./b") + f(b"c//d", b"") +
+          d(b"e/.") + f(b"..", b"") + d(b"") + f(b"/abs", b"y"))
+    write("cpio", "long-name", u32((1 << 20) - 1) + f(b"n" * 4095, b"z") + f(b"m" * 4096, b"z"))
+    write("cpio", "past-limit", u32(300) + f(b"big", bytes(200)) + f(b"more", bytes(64)))
+    write("cpio", "empty", u32(124))
+
+
+# ---- fuzz_dtb -----------------------------------------------------------------
+
+def fdt_blob():
+    """A version 17 flattened device tree (the devicetree specification,
+    chapter 5): / with #address-cells, /chosen with bootargs, a memory node."""
+    strings, names = b"", {}
+
+    def prop(name, value):
+        nonlocal strings
+        if name not in names:
+            names[name] = len(strings)
+            strings += name.encode() + b"\0"
+        return struct.pack(">III", 3, len(value), names[name]) + pad4(value)
+
+    def pad4(b): return b + bytes(-len(b) % 4)
+
+    def node(name, *body): return struct.pack(">I", 1) + pad4(name.encode() + b"\0") + b"".join(body) + \
+        struct.pack(">I", 2)
+    tree = node("", prop("#address-cells", struct.pack(">I", 2)), prop("#size-cells", struct.pack(">I", 2)),
+                node("chosen", prop("bootargs", b"console=ttyS0\0")),
+                node("memory@0", prop("device_type", b"memory\0"), prop("reg", struct.pack(">QQ", 0, 512 << 20)))) + \
+        struct.pack(">I", 9)
+    rsv = bytes(16)
+    off_rsv = 40
+    off_struct = off_rsv + len(rsv)
+    off_strings = off_struct + len(tree)
+    total = off_strings + len(strings)
+    return struct.pack(">10I", 0xd00dfeed, total, off_struct, off_strings, off_rsv, 17, 16, 0, len(strings),
+                       len(tree)) + rsv + tree + strings
+
+
+def dtb_seeds():
+    """fuzz_dtb: --dtb auto's machines (one and two RAM ranges, 1 and 64
+    CPUs, one and two UARTs, a long command line, a buffer too small) and
+    --dtb FILE's blobs: a small tree, cut short, with a totalsize past the
+    file, with a bad magic."""
+    def machine(cap, ram, cpus, uarts, bootargs):
+        ranges = b"".join(u64(start) + u64(size) for start, size in ram)
+        return u8(0) + u32(cap) + u8(len(ram)) + ranges + bytes(16 * (2 - len(ram))) + u8(cpus) + u8(len(uarts)) + \
+            b"".join(u16(port) + u8(irq) for port, irq in uarts) + bytes(3 * (2 - len(uarts))) + bootargs
+    write("dtb", "auto-one-cpu", machine(0xffff, [(0, 512 << 20)], 1, [(0x3f8, 4)], b"console=ttyS0"))
+    write("dtb", "auto-two-ranges-com2", machine(0xffff, [(0, 3 << 30), (4 << 30, 1 << 30)], 64,
+                                                 [(0x3f8, 4), (0x2f8, 3)], b"console=ttyS0 " + b"x" * 2000))
+    write("dtb", "auto-too-small", machine(200, [(0, 512 << 20)], 4, [(0x3f8, 4)], b"quiet"))
+    blob = fdt_blob()
+    write("dtb", "file", u8(1) + blob)
+    write("dtb", "file-cut-short", u8(1) + blob[:len(blob) // 2])
+    write("dtb", "file-totalsize-past-end", u8(1) + blob[:4] + struct.pack(">I", len(blob) + 1) + blob[8:])
+    write("dtb", "file-bad-magic", u8(1) + b"\xd0\x0d\xfe\xee" + blob[4:])
+
+
+# ---- fuzz_sweep_baseline -------------------------------------------------------
+
+CELLS = 20
+
+
+def sweep_baseline_seeds():
+    """fuzz_sweep_baseline: the golden matrices of tests/golden as
+    baselines of a few planned cells, matrices written for the cells
+    (whole, and with a byte changed), and files that are no matrix."""
+    calls = u8(2) + u16(1) + u32(0xffff) + u8(16) + u16(9) + u32(0x3) + u8(0)   # CELLS cells, their specs distinct
+    outcomes = bytes(i % 7 for i in range(CELLS))
+    for golden in sorted(glob.glob(os.path.join(TOP, "..", "golden", "*.sweep.json"))):
+        name = os.path.basename(golden)[:-len(".sweep.json")]
+        write("sweep_baseline", "golden-" + name, u8(0) + u8(0) + calls + outcomes + open(golden, "rb").read())
+    write("sweep_baseline", "written", u8(0) + u8(1) + calls + bytes(CELLS) + u8(0))
+    write("sweep_baseline", "written-fail-on", u8(0x18) + u8(1) + calls + outcomes + u8(0))
+    write("sweep_baseline", "written-patched", u8(0) + u8(1) + calls + bytes(CELLS) + u8(2) + u16(40) + u8(ord("x")) +
+          u16(300) + u8(ord("]")))
+    write("sweep_baseline", "not-json", u8(0) + u8(0) + u8(1) + u16(1) + u32(0x40) + u8(0) + u8(0) + b"{\"cells\": [")
+    write("sweep_baseline", "cells-not-array", u8(0) + u8(0) + u8(1) + u16(1) + u32(0x40) + u8(0) + u8(0) +
+          b"{\"cells\": {\"inject\": \"no-rng\"}}")
+
+
 # ---- fuzz_esp_disk ----------------------------------------------------------
 
 def esp_disk_seeds():
@@ -851,6 +1023,11 @@ def main():
     elf_seeds()
     esp_disk_seeds()
     secure_boot_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
+    keydir_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))
+    snapshot_seeds()
+    cpio_seeds()
+    dtb_seeds()
+    sweep_baseline_seeds()
 
 
 if __name__ == "__main__":
