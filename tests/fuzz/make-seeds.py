@@ -278,13 +278,15 @@ def firmware_seeds():
           fw_call(ID.BS_SET_MEM, [A.raw(0x3ff000), A.raw(0x2000), A.small(0x11)]) +
           fw_call(ID.BS_CALCULATE_CRC32, [A.raw(0x40000000), A.raw(0x400000), A.raw(0x100)]) +
           fw_call(ID.RT_GET_TIME, [A.raw(0x8000000100), A.zero], rsp=A.raw(0x80001ff000)))
-    # The --esp volume: its handle by LocateHandle(SimpleFileSystem), the
-    # protocol, the root, a directory read, the volume's info, a file
+    # The --esp volume's root (at scratch 0x50): its handle by
+    # LocateHandle(SimpleFileSystem), the protocol, OpenVolume.
+    esp_root = (b"\x00" + fw_store(0x40, A.raw(0x100)) +
+                fw_call(ID.BS_LOCATE_HANDLE, [A.small(2), A.guid(11), A.zero, A.scratch(0x40)], [A.scratch(0x200)]) +
+                fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(0x200), A.guid(11), A.scratch(0x48)]) +
+                fw_call(ID.FILE_SYSTEM, [A.from_scratch(0x48), A.scratch(0x50)]))
+    # The --esp volume: its root, a directory read, the volume's info, a file
     # written (to the overlay) and positioned at its end.
-    write("firmware", "esp-files", b"\x00" + fw_store(0x40, A.raw(0x100)) +
-          fw_call(ID.BS_LOCATE_HANDLE, [A.small(2), A.guid(11), A.zero, A.scratch(0x40)], [A.scratch(0x200)]) +
-          fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(0x200), A.guid(11), A.scratch(0x48)]) +
-          fw_call(ID.FILE_SYSTEM, [A.from_scratch(0x48), A.scratch(0x50)]) +
+    write("firmware", "esp-files", esp_root +
           fw_write(0, 0x300, ucs2("\\loader\\entries")) +
           fw_call(ID.FILE_OPEN, [A.from_scratch(0x50), A.scratch(0x58), A.scratch(0x300), A.small(1)], [A.zero]) +
           fw_store(0x60, A.small(0x40)) +
@@ -305,10 +307,7 @@ def firmware_seeds():
     # from the rebuilt disk, a write refused, the file deleted and a
     # directory created.
     block_io = struct.pack("<IHH8B", 0x964e5b21, 0x6459, 0x11d2, 0x8e, 0x39, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b)
-    write("firmware", "esp-info-blocks", b"\x00" + fw_store(0x40, A.raw(0x100)) +
-          fw_call(ID.BS_LOCATE_HANDLE, [A.small(2), A.guid(11), A.zero, A.scratch(0x40)], [A.scratch(0x200)]) +
-          fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(0x200), A.guid(11), A.scratch(0x48)]) +
-          fw_call(ID.FILE_SYSTEM, [A.from_scratch(0x48), A.scratch(0x50)]) +
+    write("firmware", "esp-info-blocks", esp_root +
           fw_write(0, 0x380, ucs2("hello.txt")) +
           fw_call(ID.FILE_OPEN, [A.from_scratch(0x50), A.scratch(0x68), A.scratch(0x380), A.small(3)], [A.zero]) +
           fw_store(0x60, A.raw(0x100)) +
