@@ -57,8 +57,12 @@ static void print_setup_data(const struct guest_mem *gm, uint64_t sd, FILE *out)
 
 static void print_efi_info(const struct efi_info *e, FILE *out)
 {
-    fprintf(out, "  efi_info          signature %.4s systab 0x%llx memmap 0x%llx size %u desc_size %u desc_version %u\n",
-            (const char *)&e->efi_loader_signature,
+    /* Four bytes the guest wrote: escaped, as any guest text (guest_text.h). */
+    char raw[sizeof(e->efi_loader_signature) + 1] = { 0 }, signature[4 * sizeof(e->efi_loader_signature) + 1];
+    memcpy(raw, &e->efi_loader_signature, sizeof(e->efi_loader_signature));
+    guest_text_escape(signature, sizeof(signature), raw);
+    fprintf(out, "  efi_info          signature %s systab 0x%llx memmap 0x%llx size %u desc_size %u desc_version %u\n",
+            signature,
             (unsigned long long)(e->efi_systab | (uint64_t)e->efi_systab_hi << 32),
             (unsigned long long)(e->efi_memmap | (uint64_t)e->efi_memmap_hi << 32), e->efi_memmap_size,
             e->efi_memdesc_size, e->efi_memdesc_version);
