@@ -261,6 +261,23 @@ END_TEST
 
 static uint8_t ram[0x10000];
 
+/* The kernel reads as many zero-page entries as e820_entries names, past
+ * the table's 128 when it names more: such a count fails the check. */
+START_TEST(e820_count_past_the_zero_page_table_fails)
+{
+    static struct boot_params bp;
+    memset(&bp, 0, sizeof(bp));
+    bp.e820_entries = E820_MAX_ENTRIES_ZEROPAGE;
+    ck_assert(e820_count_fits(&bp));
+    bp.e820_entries = 0;
+    ck_assert(e820_count_fits(&bp));
+    bp.e820_entries = E820_MAX_ENTRIES_ZEROPAGE + 1;
+    ck_assert(!e820_count_fits(&bp));
+    bp.e820_entries = 255;
+    ck_assert(!e820_count_fits(&bp));
+}
+END_TEST
+
 START_TEST(e820_read_follows_the_setup_data_chain)
 {
     struct guest_mem gm;
@@ -634,6 +651,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, e820_expected_merges_neighbours_of_one_type);
     tcase_add_test(tc, e820_expected_converts_types_and_skips_unknown_ones);
     tcase_add_test(tc, e820_read_follows_the_setup_data_chain);
+    tcase_add_test(tc, e820_count_past_the_zero_page_table_fails);
     tcase_add_test(tc, e820_as_kernel_reads_makes_unknown_types_reserved);
     tcase_add_test(tc, e820_mismatch_in_type_size_or_count);
     suite_add_tcase(s, tc);

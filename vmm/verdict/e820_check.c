@@ -40,6 +40,11 @@ unsigned e820_read(const struct guest_mem *gm, const struct boot_params *bp, str
     return n;
 }
 
+bool e820_count_fits(const struct boot_params *bp)
+{
+    return bp->e820_entries <= E820_MAX_ENTRIES_ZEROPAGE;
+}
+
 /* setup_e820: types converted, neighbours of one type merged. */
 unsigned e820_expected(const struct memmap *m, struct boot_e820_entry *out)
 {
