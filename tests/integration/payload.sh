@@ -476,6 +476,10 @@ expect stop-at-ebs-unreached-no-ebs 10 '--stop-at ebs: the run ended before its 
 expect stop-at-ebs-unreached-no-jump 10 'payload: done, 0 failures' \
     'the run ended before its stop point: ExitBootServices succeeded, but no jump to the kernel was seen' \
     'end: stop-unreached, exit status 10$' -- "$HO" --timeout 60 --stop-at ebs --cmdline payload=services "$PAYLOAD"
+# The summary shows the guest's efi_info signature escaped, never its raw
+# bytes (here ESC [2J, which clears a terminal).
+expect stop-at-ebs-signature-escaped 1 'signature \\x1b\[2J systab' 'e820-check: MISMATCH.*efi_info lacks EL64' \
+    '!'$'\x1b' -- "$HO" --timeout 60 --stop-at ebs --cmdline 'payload=stop-at-ebs payload.bad-signature' "$PAYLOAD"
 # A boot loader that calls ExitBootServices itself and enters the kernel
 # (payload.loader: as GRUB's `linux`): the stop is at the kernel's entry,
 # code32_start in the boot_params the loader built, whose e820 is checked.

@@ -1245,7 +1245,9 @@ static NORETURN void mode_stop_at_ebs(void)
     /* efi_info and e820, as the kernel's exit_boot_func/setup_e820 do. */
     struct efi_info ei;
     uint64_t systab = (uint64_t)(uintptr_t)g.st, memmap = (uint64_t)(uintptr_t)map;
-    memcpy(&ei.efi_loader_signature, "EL64", 4);
+    /* payload.bad-signature: no EL64 but a terminal's escape sequence,
+     * which the stop's summary must show escaped. */
+    memcpy(&ei.efi_loader_signature, cmdline_option("payload.bad-signature") ? "\x1b[2J" : "EL64", 4);
     ei.efi_systab = (uint32_t)systab;
     ei.efi_systab_hi = (uint32_t)(systab >> 32);
     ei.efi_memdesc_size = (uint32_t)mm.desc_size;

@@ -273,6 +273,45 @@ START_TEST(kunit_json_of_a_finished_run)
 }
 END_TEST
 
+/* Names are the guest's console bytes: one that is not UTF-8 is still
+ * listed (jansson refuses such a string), so a failure under it is never
+ * left out of either document. */
+START_TEST(kunit_json_lists_a_failure_whose_name_is_not_utf8)
+{
+    const char *lines[] = { "KTAP version 1", "1..2", "    KTAP version 1", "    # Subtest: good", "    1..1",
+                            "    not ok 1 b\xff\x1b[0m", "not ok 1 good", "    KTAP version 1",
+                            "    # Subtest: bad\xc3", "    1..1", "    not ok 1 c", "not ok 2 bad\xc3" };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        ktap_line(&ktap, lines[i]);
+    FILE *out = open_memstream(&text, &text_len);
+    ck_assert_int_eq(report_write_kunit_json(out, &ktap, "bzImage", true), 0);
+    fclose(out);
+    json_error_t err;
+    doc = json_loads(text, 0, &err);
+    ck_assert_ptr_nonnull(doc);
+    const json_t *groups = json_object_get(doc, "sub_groups");
+    ck_assert_int_eq(json_array_size(groups), 2);
+    const json_t *good = json_array_get(json_object_get(json_array_get(groups, 0), "test_cases"), 0);
+    ck_assert_str_eq(str(good, "name"), "b??[0m");
+    ck_assert_str_eq(str(good, "status"), "FAIL");
+    ck_assert_str_eq(str(json_array_get(groups, 1), "name"), "bad?");
+    json_decref(doc);
+    doc = NULL;
+    free(text);
+    text = NULL;
+
+    struct report_facts f = refused();
+    f.kunit = &ktap;
+    ck_assert_int_eq(write_and_read(&f), 0);
+    const json_t *k = json_object_get(doc, "kunit");
+    ck_assert_int_eq(json_array_size(json_object_get(k, "suites")), 2);
+    const json_t *failed = json_object_get(k, "failed_tests");
+    ck_assert_int_eq(json_array_size(failed), 2);
+    ck_assert_str_eq(json_string_value(json_array_get(failed, 0)), "good.b??[0m");
+    ck_assert_str_eq(json_string_value(json_array_get(failed, 1)), "bad?.c");
+}
+END_TEST
+
 Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -291,6 +330,7 @@ Suite *report_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, kunit_json_says_why_a_run_has_no_result);
     tcase_add_test(tc, kunit_json_of_a_finished_run);
+    tcase_add_test(tc, kunit_json_lists_a_failure_whose_name_is_not_utf8);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -261,6 +261,64 @@ END_TEST
 
 static uint8_t ram[0x10000];
 
+/* The check judges the table the kernel reads, all of it or it fails: the
+ * kernel reads as many zero-page entries as e820_entries names (past the
+ * table's 128 when it names more), and follows the whole setup_data list
+ * wherever it points. */
+START_TEST(e820_read_whole_only_when_no_part_is_out_of_reach)
+{
+    struct guest_mem gm;
+    guest_mem_init(&gm, ram, sizeof(ram));
+    memset(ram, 0, sizeof(ram));
+    static struct boot_params bp;
+    static struct boot_e820_entry got[MAX_E820];
+    unsigned n = 0;
+    memset(&bp, 0, sizeof(bp));
+    bp.e820_entries = E820_MAX_ENTRIES_ZEROPAGE;
+    ck_assert(e820_read_whole(&gm, &bp, got, &n));
+    ck_assert_uint_eq(n, E820_MAX_ENTRIES_ZEROPAGE);
+    bp.e820_entries = E820_MAX_ENTRIES_ZEROPAGE + 1;
+    ck_assert(!e820_read_whole(&gm, &bp, got, &n));
+
+    /* SETUP_E820_EXT with three entries: in RAM, then running past its end. */
+    const size_t entry = sizeof(struct boot_e820_entry);
+    const struct setup_data_header ext = { 0, SETUP_E820_EXT, 3 * entry };
+    bp.e820_entries = 2;
+    bp.hdr.setup_data = 0x1000;
+    memcpy(ram + 0x1000, &ext, sizeof(ext));
+    ck_assert(e820_read_whole(&gm, &bp, got, &n));
+    ck_assert_uint_eq(n, 5);
+    bp.hdr.setup_data = sizeof(ram) - sizeof(ext) - 2 * entry;
+    memcpy(ram + bp.hdr.setup_data, &ext, sizeof(ext));
+    ck_assert(!e820_read_whole(&gm, &bp, got, &n));
+    ck_assert_uint_eq(n, 2);
+
+    /* A list that leaves guest RAM, and one that loops. */
+    bp.hdr.setup_data = 0x1000;
+    const struct setup_data_header away = { 0x100000000ULL, SETUP_DTB, 0 }, loop = { 0x1000, SETUP_DTB, 0 };
+    memcpy(ram + 0x1000, &away, sizeof(away));
+    ck_assert(!e820_read_whole(&gm, &bp, got, &n));
+    memcpy(ram + 0x1000, &loop, sizeof(loop));
+    ck_assert(!e820_read_whole(&gm, &bp, got, &n));
+    /* 64 entries that end are read whole; a 65th is past the check. */
+    for (uint64_t i = 0; i < 64; i++) {
+        const struct setup_data_header h = { i < 63 ? 0x1000 + 0x20 * (i + 1) : 0, SETUP_DTB, 0 };
+        memcpy(ram + 0x1000 + 0x20 * i, &h, sizeof(h));
+    }
+    ck_assert(e820_read_whole(&gm, &bp, got, &n));
+    const struct setup_data_header one_more = { 0x1000 + 0x20 * 64, SETUP_DTB, 0 };
+    memcpy(ram + 0x1000 + 0x20 * 63, &one_more, sizeof(one_more));
+    ck_assert(!e820_read_whole(&gm, &bp, got, &n));
+
+    /* More entries than the check holds. */
+    const struct setup_data_header many = { 0, SETUP_E820_EXT, (MEMMAP_MAX_ENTRIES + 1) * entry };
+    bp.e820_entries = E820_MAX_ENTRIES_ZEROPAGE;
+    memcpy(ram + 0x1000, &many, sizeof(many));
+    ck_assert(!e820_read_whole(&gm, &bp, got, &n));
+    ck_assert_uint_eq(n, MAX_E820);
+}
+END_TEST
+
 START_TEST(e820_read_follows_the_setup_data_chain)
 {
     struct guest_mem gm;
@@ -634,6 +692,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, e820_expected_merges_neighbours_of_one_type);
     tcase_add_test(tc, e820_expected_converts_types_and_skips_unknown_ones);
     tcase_add_test(tc, e820_read_follows_the_setup_data_chain);
+    tcase_add_test(tc, e820_read_whole_only_when_no_part_is_out_of_reach);
     tcase_add_test(tc, e820_as_kernel_reads_makes_unknown_types_reserved);
     tcase_add_test(tc, e820_mismatch_in_type_size_or_count);
     suite_add_tcase(s, tc);

@@ -18,25 +18,36 @@ const char *e820_type_name(uint32_t t)
 
 /* The zero page holds E820_MAX_ENTRIES_ZEROPAGE entries; setup_e820 puts
  * the rest in a SETUP_E820_EXT setup_data entry. */
-unsigned e820_read(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out)
+bool e820_read_whole(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out,
+                     unsigned *n)
 {
-    unsigned n = bp->e820_entries > E820_MAX_ENTRIES_ZEROPAGE ? E820_MAX_ENTRIES_ZEROPAGE : bp->e820_entries;
-    memcpy(out, bp->e820_table, n * sizeof(*out));
+    bool whole = bp->e820_entries <= E820_MAX_ENTRIES_ZEROPAGE;
+    *n = whole ? bp->e820_entries : E820_MAX_ENTRIES_ZEROPAGE;
+    memcpy(out, bp->e820_table, *n * sizeof(*out));
     uint64_t sd = bp->hdr.setup_data;
-    for (int hops = 0; sd && hops < 64; hops++) {
+    for (int hops = 0; sd; hops++) {
         struct setup_data_header h;
-        if (!guest_mem_read(gm, sd, &h, sizeof(h)))
-            break;
+        if (hops == 64 || !guest_mem_read(gm, sd, &h, sizeof(h)))
+            return false;
         if (h.type == SETUP_E820_EXT) {
             unsigned extra = h.len / sizeof(*out);
-            if (extra > MAX_E820 - n)
-                extra = MAX_E820 - n;
-            if (!guest_mem_read(gm, sd + sizeof(h), out + n, extra * sizeof(*out)))
-                break;
-            n += extra;
+            if (extra > MAX_E820 - *n) {
+                extra = MAX_E820 - *n;
+                whole = false;
+            }
+            if (!guest_mem_read(gm, sd + sizeof(h), out + *n, extra * sizeof(*out)))
+                return false;
+            *n += extra;
         }
         sd = h.next;
     }
+    return whole;
+}
+
+unsigned e820_read(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out)
+{
+    unsigned n;
+    e820_read_whole(gm, bp, out, &n);
     return n;
 }
 

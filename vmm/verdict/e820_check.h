@@ -17,6 +17,16 @@
 /* The e820 table in bp, plus any SETUP_E820_EXT setup_data in gm (out:
  * MAX_E820 entries). */
 unsigned e820_read(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out);
+/* e820_read, its count in *n; true if what it read is the whole table the
+ * kernel reads. The kernel reads as many zero-page entries as e820_entries
+ * names (arch/x86/kernel/e820.c e820__memory_setup_default,
+ * boot/compressed/kaslr.c), past the table's E820_MAX_ENTRIES_ZEROPAGE
+ * into the fields after it, and follows the whole setup_data list
+ * (setup.c parse_setup_data) wherever it points; the reader stops at guest
+ * RAM's end, after 64 list entries and at MAX_E820 entries: false then,
+ * and a check of what it read would judge another table. */
+bool e820_read_whole(const struct guest_mem *gm, const struct boot_params *bp, struct boot_e820_entry *out,
+                     unsigned *n);
 /* What setup_e820 makes of the memory map m (out: MEMMAP_MAX_ENTRIES). */
 unsigned e820_expected(const struct memmap *m, struct boot_e820_entry *out);
 /* A boot loader's table as the kernel reads it, in place: a type it does

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../guest/guest_text.h"
+
 void ktap_init(struct ktap *k)
 {
     memset(k, 0, sizeof(*k));
@@ -38,6 +40,19 @@ static bool grow(void **a, unsigned *cap, unsigned n, size_t sz, unsigned max)
     return true;
 }
 
+/* A name from the console into name (len bytes), at most n bytes of s,
+ * every byte that is not printable ASCII as '?': the names reach the JSON
+ * documents, whose writer refuses a string that is not UTF-8, and the
+ * summary lines. */
+static void copy_name(char *name, size_t len, const char *s, size_t n)
+{
+    if (n >= len)
+        n = len - 1;
+    for (size_t i = 0; i < n; i++)
+        name[i] = guest_text_printable((unsigned char)s[i]) ? s[i] : '?';
+    name[n] = 0;
+}
+
 /* A new suite record, or NULL when it cannot be stored. */
 static struct ktap_suite *new_suite(struct ktap *k, const char *name)
 {
@@ -45,7 +60,7 @@ static struct ktap_suite *new_suite(struct ktap *k, const char *name)
         return NULL;
     struct ktap_suite *su = &k->suites[k->nsuites];
     memset(su, 0, sizeof(*su));
-    snprintf(su->name, sizeof(su->name), "%s", name);
+    copy_name(su->name, sizeof(su->name), name, strlen(name));
     return su;
 }
 
@@ -80,10 +95,7 @@ static bool parse_result(const char *s, bool *ok, char *name, size_t len, bool *
     size_t n = strcspn(s, "#");
     while (n && s[n - 1] == ' ')
         n--;
-    if (n >= len)
-        n = len - 1;
-    memcpy(name, s, n);
-    name[n] = 0;
+    copy_name(name, len, s, n);
     const char *hash = strchr(s, '#');
     *skip = hash && strstr(hash, "SKIP");
     return true;
