@@ -20,7 +20,7 @@ case $PART in
     san) [ -n "${HANDOVER_TEST_FULL:-}" ] || TESTS_ONLY=${TESTS_ONLY-"services-* hostile-* efi-exit-* fallbacks-handover events events-wait-made-again notify notify-traced
         race-crc-double-fetch stop-at-ebs-* report-e820-* initrd-loadfile2-pe fault-sweep fault-sweep-agrees
         trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails stdout-*
-        report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout stall-past-timeout exit-port signal-*
+        report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout stall-past-timeout exit-port signal-* panic-then-reset*
         sweep-fail-on sweep-baseline-same sweep-baseline-differs sweep-baseline-cell-gone fault-sweep-memory-budget"} ;;
     emulating) TESTS_ONLY=${TESTS_ONLY-"services-handover fallbacks-* no-emulation-fallbacks cmdline-append"} ;;
 esac
@@ -828,6 +828,9 @@ end_reason status-guest-4 4 guest-status --timeout 60 --cmdline payload=exit=4
 end_reason status-crash-4 4 guest-crash --timeout 60 --cmdline payload=triple-fault
 end_reason status-guest-124 124 guest-status --timeout 60 --cmdline payload=exit=124
 end_reason status-timeout-124 124 timeout --timeout 2 --cmdline payload=loop
+# panic=N restarts the machine instead of printing the panic's end marker:
+# the reset that follows the panic line is the panic, not a success.
+end_reason panic-then-reset 6 kernel-panic --timeout 60 --cmdline payload=panic-reset
 # A sweep fails (9) on the outcomes --fail-on names, and on cells that differ
 # from a baseline matrix.
 expect sweep-fail-on 9 'cell alloc-pool-fail:1 at call .*: failed-cleanly \(--fail-on\)' 'end: sweep-cells-failed, exit status 9' \

@@ -153,6 +153,22 @@ START_TEST(panic_through_the_console_line)
 }
 END_TEST
 
+/* panic=N: the kernel restarts where it would print the end marker; the
+ * restart ends the panic, and a restart with no panic seen is none. */
+START_TEST(panic_ends_at_a_restart_without_its_end_marker)
+{
+    struct panic_watch w = { .ended = false };
+    ck_assert(!panic_watch_restart(&w));
+    ck_assert(!w.ended);
+    panic_watch_line(&w, "[ 1.0] Kernel panic - not syncing: VFS: Unable to mount root fs");
+    panic_watch_line(&w, "[ 1.1] Rebooting in 1 seconds..");
+    ck_assert(!w.ended);
+    ck_assert(panic_watch_restart(&w));
+    ck_assert(w.ended);
+    ck_assert_str_eq(w.line, "Kernel panic - not syncing: VFS: Unable to mount root fs");
+}
+END_TEST
+
 /* fault_outcome: one run per outcome. */
 static enum fault_outcome outcome(uint64_t count, uint64_t first_seen, uint64_t seen_now, struct fault_run run)
 {
@@ -197,6 +213,10 @@ START_TEST(fault_outcome_precedence)
                      FAULT_FAILED_CLEANLY);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_TIMEOUT, .e820_mismatch = true }),
                      FAULT_BAD_E820);
+    /* A panic that restarted the guest (panic=N) is the panic's, not the guest's clean end. */
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_PANIC, .guest_stopped = true,
+                                                          .panic = true }),
+                     FAULT_CRASHED);
     ck_assert_str_eq(fault_outcome_names[FAULT_BAD_E820], "bad-e820");
     ck_assert_str_eq(fault_outcome_names[FAULT_NOT_INJECTED], "not-injected");
 }
@@ -618,6 +638,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, console_line_keeps_the_start_of_a_long_line);
     tcase_add_test(tc, line_consumers_refuse_past_their_bound);
     tcase_add_test(tc, panic_through_the_console_line);
+    tcase_add_test(tc, panic_ends_at_a_restart_without_its_end_marker);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("fault-outcome");

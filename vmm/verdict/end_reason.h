@@ -32,7 +32,8 @@
       "the image ended) but never reached the kernel's entry after a successful ExitBootServices") \
     X(END_GUEST_STATUS, "guest-status", (EXIT_GUEST_BYTE), \
       "the guest wrote N to the exit port " EXIT_STATUS_STR(GUEST_PORT_EXIT) ", or --exec's command reported N") \
-    X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), "the console showed \"Kernel panic - not syncing\"") \
+    X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), \
+      "the console showed \"Kernel panic - not syncing\", then its end marker or, with panic=N, a reset or power-off") \
     X(END_EFI_EXIT, "efi-exit", (EXIT_OK, EXIT_FIRMWARE_EXIT), \
       "the image called Exit or returned from its entry point; with EFI_SUCCESS that is success unless --stop-at " \
       "ebs was not reached (the report's efi_status names the status)") \
