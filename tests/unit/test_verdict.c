@@ -579,6 +579,16 @@ START_TEST(ktap_that_saw_no_line_is_not_complete)
     ck_assert(!ktap_passed(&k));
     feed_ktap(&k, "KTAP version 1\n1..0\n");   /* a run with no suites is one that was seen */
     ck_assert(ktap_complete(&k));
+    /* but it tested nothing (no suite built in, a filter that matched none):
+     * no pass, as kunit.py's "0 tests run!" is none */
+    ck_assert(!ktap_passed(&k));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ktap_summary(&k, out);
+    fclose(out);
+    ck_assert_ptr_nonnull(strstr(text, "kunit: no suite ran (plan 1..0): nothing was tested\n"));
+    free(text);
     ktap_free(&k);
 }
 END_TEST

@@ -38,7 +38,7 @@
       "the image called Exit or returned from its entry point; with EFI_SUCCESS that is success unless --stop-at " \
       "ebs was not reached (the report's efi_status names the status)") \
     X(END_KUNIT_FINISHED, "kunit-finished", (EXIT_OK, EXIT_KUNIT_FAILED), \
-      "--kunit: every planned suite reported, its tests passed or not") \
+      "--kunit: every planned suite reported, its tests passed or not (1 too when no suite ran: a plan of 1..0)") \
     X(END_REFUSED, "refused", (EXIT_USAGE), "after a sweep: the --sweep-baseline file is not a matrix") \
     X(END_HOST_ERROR, "host-error", (EXIT_HOST), "a KVM or host error after the guest was entered") \
     X(END_GUEST_CRASH, "guest-crash", (EXIT_GUEST_CRASH), \
