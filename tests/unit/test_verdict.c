@@ -513,6 +513,14 @@ START_TEST(end_reason_precedence)
     ck_assert_str_eq(end_reason(STARTED(.exec = false, .exit_status = EXIT_EXEC_NO_STATUS)), "ended");
     ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .reached_runtime = false, .exit_status = EXIT_OK)),
                      "ended");
+    /* The stub gave up (Exit) under --kunit or --exec: the run's own failure
+     * names it, as efi-exit names only 0 and 5 (docs/exit-status.md). */
+    ck_assert_str_eq(end_reason(STARTED(.efi_exit = true, .kunit = true, .exit_status = EXIT_KUNIT_INCOMPLETE)),
+                     "kunit-incomplete");
+    ck_assert_str_eq(end_reason(STARTED(.efi_exit = true, .exec = true, .exit_status = EXIT_EXEC_NO_STATUS)),
+                     "exec-status-unknown");
+    ck_assert_str_eq(end_reason(STARTED(.efi_exit = true, .exec = true, .exit_status = EXIT_FIRMWARE_EXIT)),
+                     "efi-exit");
     /* A stop never reached outranks how the guest ended: its reset, its 0. */
     ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .stop_unreached = true, .reset = true,
                                         .exit_status = EXIT_STOP_UNREACHED)), "stop-unreached");
