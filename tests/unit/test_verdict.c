@@ -577,6 +577,26 @@ END_TEST
 /* A reader that saw no line saw no run: not complete, not passed, whether
  * it was initialised or is the zeroed state of a run that never started
  * (a refused image once read as "plan 0, complete, passed"). */
+/* A failed case fails the run whatever its suite's line says: a suite
+ * "ok" over a "not ok" case, or a result line whose name is not the
+ * suite's (garbled, or another suite's), is no pass. */
+START_TEST(ktap_failed_case_under_an_ok_suite_is_no_pass)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..1\n    # Subtest: example\n    1..2\n    ok 1 a\n    not ok 2 b\n"
+                  "ok 1 example\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ktap_free(&k);
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..1\n    # Subtest: example\n    1..1\n    not ok 1 b\nok 1 exa\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ktap_free(&k);
+}
+END_TEST
+
 START_TEST(ktap_that_saw_no_line_is_not_complete)
 {
     struct ktap zeroed = { 0 }, k;
@@ -688,6 +708,7 @@ Suite *verdict_suite(void)
     tc = tcase_create("ktap");
     tcase_add_test(tc, ktap_passing_and_failing_runs);
     tcase_add_test(tc, ktap_that_saw_no_line_is_not_complete);
+    tcase_add_test(tc, ktap_failed_case_under_an_ok_suite_is_no_pass);
     tcase_add_test(tc, ktap_reads_200_suites_with_failures_in_the_150th);
     suite_add_tcase(s, tc);
     return s;

@@ -182,6 +182,9 @@ bool ktap_passed(const struct ktap *k)
 {
     if (!ktap_complete(k) || ktap_no_suites(k) || k->dropped_failed)
         return false;
+    /* A failed case fails the run, whatever its suite's own line says. */
+    if (k->nfailed || k->failed_unnamed)
+        return false;
     for (unsigned i = 0; i < k->nsuites; i++)
         if (!k->suites[i].ok)
             return false;

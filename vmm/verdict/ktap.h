@@ -53,7 +53,8 @@ bool ktap_complete(const struct ktap *k);
 /* No suite reported (a plan of 0: none built in, or a filter that matched
  * none): such a run tested nothing. */
 bool ktap_no_suites(const struct ktap *k);
-/* Did every suite pass (skips count as passes)? Never when none ran. */
+/* Did every suite and every case pass (skips count as passes)? Never
+ * when none ran. */
 bool ktap_passed(const struct ktap *k);
 /* Per-suite and total summary, "kunit: ..." lines. */
 void ktap_summary(const struct ktap *k, FILE *out);
