@@ -834,7 +834,11 @@ end_reason panic-then-reset 6 kernel-panic --timeout 60 --cmdline payload=panic-
 end_reason exec-panic-then-reset 6 kernel-panic --timeout 60 --exec true --cmdline payload=panic-reset
 # An image that ends under --exec ran no command: exec-status-unknown, the
 # reason that status 8 names, not efi-exit (0 or 5).
-end_reason exec-efi-exit-success 8 exec-status-unknown --timeout 60 --exec true --cmdline payload=efi-exit-success
+expect exec-efi-exit-success 8 'end: exec-status-unknown, exit status 8, efi_status EFI_SUCCESS$' \
+    -- "$HO" --report "$OUT/exec-efi-exit-success.json" --timeout 60 --exec true --cmdline payload=efi-exit-success \
+       "$PAYLOAD"
+expect exec-efi-exit-success-report 0 '^exec-status-unknown$' \
+    -- python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end_reason"])' "$OUT/exec-efi-exit-success.json"
 # A sweep fails (9) on the outcomes --fail-on names, and on cells that differ
 # from a baseline matrix.
 expect sweep-fail-on 9 'cell alloc-pool-fail:1 at call .*: failed-cleanly \(--fail-on\)' 'end: sweep-cells-failed, exit status 9' \
