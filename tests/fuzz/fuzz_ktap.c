@@ -49,6 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     bool complete = ktap_complete(k), passed = ktap_passed(k);
     CHECK(!passed || complete);
+    /* A pass tested something, and no case of it failed. */
+    CHECK(!passed || (!ktap_no_suites(k) && !k->nfailed && !k->failed_unnamed));
     ktap_summary(k, devnull);
     ktap_free(k);
     free(k);

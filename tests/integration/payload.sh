@@ -20,7 +20,7 @@ case $PART in
     san) [ -n "${HANDOVER_TEST_FULL:-}" ] || TESTS_ONLY=${TESTS_ONLY-"services-* hostile-* efi-exit-* fallbacks-handover events events-wait-made-again notify notify-traced
         race-crc-double-fetch stop-at-ebs-* report-e820-* initrd-loadfile2-pe fault-sweep fault-sweep-agrees
         trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails stdout-*
-        report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout stall-past-timeout exit-port signal-*
+        report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout stall-past-timeout exit-port signal-* panic-then-reset* exec-panic-then-reset* exec-efi-exit-success*
         sweep-fail-on sweep-baseline-same sweep-baseline-differs sweep-baseline-cell-gone fault-sweep-memory-budget"} ;;
     emulating) TESTS_ONLY=${TESTS_ONLY-"services-handover fallbacks-* no-emulation-fallbacks cmdline-append"} ;;
 esac
@@ -832,6 +832,17 @@ end_reason status-guest-4 4 guest-status --timeout 60 --cmdline payload=exit=4
 end_reason status-crash-4 4 guest-crash --timeout 60 --cmdline payload=triple-fault
 end_reason status-guest-124 124 guest-status --timeout 60 --cmdline payload=exit=124
 end_reason status-timeout-124 124 timeout --timeout 2 --cmdline payload=loop
+# panic=N restarts the machine instead of printing the panic's end marker:
+# the reset that follows the panic line is the panic, not a success.
+end_reason panic-then-reset 6 kernel-panic --timeout 60 --cmdline payload=panic-reset
+end_reason exec-panic-then-reset 6 kernel-panic --timeout 60 --exec true --cmdline payload=panic-reset
+# An image that ends under --exec ran no command: exec-status-unknown, the
+# reason that status 8 names, not efi-exit (0 or 5).
+expect exec-efi-exit-success 8 'end: exec-status-unknown, exit status 8, efi_status EFI_SUCCESS$' \
+    -- "$HO" --report "$OUT/exec-efi-exit-success.json" --timeout 60 --exec true --cmdline payload=efi-exit-success \
+       "$PAYLOAD"
+expect exec-efi-exit-success-report 0 '^exec-status-unknown$' \
+    -- python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end_reason"])' "$OUT/exec-efi-exit-success.json"
 # A sweep fails (9) on the outcomes --fail-on names, and on cells that differ
 # from a baseline matrix.
 expect sweep-fail-on 9 'cell alloc-pool-fail:1 at call .*: failed-cleanly \(--fail-on\)' 'end: sweep-cells-failed, exit status 9' \

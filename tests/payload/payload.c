@@ -1729,6 +1729,15 @@ static NORETURN void mode_triple_fault(void)
     halt_forever();
 }
 
+/* As panic() with panic=N, N != 0 (kernel/panic.c): its line, then
+ * emergency_restart through the i8042 instead of the end marker. */
+static NORETURN void mode_panic_reset(void)
+{
+    print("Kernel panic - not syncing: payload\nRebooting in 1 seconds..\n");
+    outb(0x64, 0xfe);
+    halt_forever();
+}
+
 static NORETURN void mode_exit(const char *arg)
 {
     unsigned v = 0;
@@ -2205,6 +2214,8 @@ static NORETURN void payload_main(void)
         mode_loop();
     if (word_is(mode, "triple-fault"))
         mode_triple_fault();
+    if (word_is(mode, "panic-reset"))
+        mode_panic_reset();
     if (word_is(mode, "fallbacks"))
         mode_fallbacks();
     if (word_is(mode, "pit"))

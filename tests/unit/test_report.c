@@ -251,6 +251,24 @@ START_TEST(kunit_json_says_why_a_run_has_no_result)
 }
 END_TEST
 
+/* A plan of 0 tested nothing: an ERROR case too, not an empty pass. */
+START_TEST(kunit_json_of_a_run_with_no_suites)
+{
+    ktap_line(&ktap, "KTAP version 1");
+    ktap_line(&ktap, "1..0");
+    FILE *out = open_memstream(&text, &text_len);
+    ck_assert_int_eq(report_write_kunit_json(out, &ktap, NULL, true), 0);
+    fclose(out);
+    json_error_t err;
+    doc = json_loads(text, 0, &err);
+    ck_assert_ptr_nonnull(doc);
+    const json_t *run = json_array_get(json_object_get(doc, "test_cases"), 0);
+    ck_assert_ptr_nonnull(run);
+    ck_assert_str_eq(str(run, "name"), "no-suites");
+    ck_assert_str_eq(str(run, "status"), "ERROR");
+}
+END_TEST
+
 START_TEST(kunit_json_of_a_finished_run)
 {
     const char *lines[] = { "KTAP version 1", "1..1", "    KTAP version 1", "    # Subtest: example", "    1..2",
@@ -331,6 +349,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, kunit_json_says_why_a_run_has_no_result);
     tcase_add_test(tc, kunit_json_of_a_finished_run);
     tcase_add_test(tc, kunit_json_lists_a_failure_whose_name_is_not_utf8);
+    tcase_add_test(tc, kunit_json_of_a_run_with_no_suites);
     suite_add_tcase(s, tc);
     return s;
 }

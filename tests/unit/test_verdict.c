@@ -153,6 +153,22 @@ START_TEST(panic_through_the_console_line)
 }
 END_TEST
 
+/* panic=N: the kernel restarts where it would print the end marker; the
+ * restart ends the panic, and a restart with no panic seen is none. */
+START_TEST(panic_ends_at_a_restart_without_its_end_marker)
+{
+    struct panic_watch w = { .ended = false };
+    ck_assert(!panic_watch_restart(&w));
+    ck_assert(!w.ended);
+    panic_watch_line(&w, "[ 1.0] Kernel panic - not syncing: VFS: Unable to mount root fs");
+    panic_watch_line(&w, "[ 1.1] Rebooting in 1 seconds..");
+    ck_assert(!w.ended);
+    ck_assert(panic_watch_restart(&w));
+    ck_assert(w.ended);
+    ck_assert_str_eq(w.line, "Kernel panic - not syncing: VFS: Unable to mount root fs");
+}
+END_TEST
+
 /* fault_outcome: one run per outcome. */
 static enum fault_outcome outcome(uint64_t count, uint64_t first_seen, uint64_t seen_now, struct fault_run run)
 {
@@ -197,6 +213,10 @@ START_TEST(fault_outcome_precedence)
                      FAULT_FAILED_CLEANLY);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_TIMEOUT, .e820_mismatch = true }),
                      FAULT_BAD_E820);
+    /* A panic that restarted the guest (panic=N) is the panic's, not the guest's clean end. */
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_PANIC, .guest_stopped = true,
+                                                          .panic = true }),
+                     FAULT_CRASHED);
     ck_assert_str_eq(fault_outcome_names[FAULT_BAD_E820], "bad-e820");
     ck_assert_str_eq(fault_outcome_names[FAULT_NOT_INJECTED], "not-injected");
 }
@@ -551,6 +571,14 @@ START_TEST(end_reason_precedence)
     ck_assert_str_eq(end_reason(STARTED(.exec = false, .exit_status = EXIT_EXEC_NO_STATUS)), "ended");
     ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .reached_runtime = false, .exit_status = EXIT_OK)),
                      "ended");
+    /* The stub gave up (Exit) under --kunit or --exec: the run's own failure
+     * names it, as efi-exit names only 0 and 5 (docs/exit-status.md). */
+    ck_assert_str_eq(end_reason(STARTED(.efi_exit = true, .kunit = true, .exit_status = EXIT_KUNIT_INCOMPLETE)),
+                     "kunit-incomplete");
+    ck_assert_str_eq(end_reason(STARTED(.efi_exit = true, .exec = true, .exit_status = EXIT_EXEC_NO_STATUS)),
+                     "exec-status-unknown");
+    ck_assert_str_eq(end_reason(STARTED(.efi_exit = true, .exec = true, .exit_status = EXIT_FIRMWARE_EXIT)),
+                     "efi-exit");
     /* A stop never reached outranks how the guest ended: its reset, its 0. */
     ck_assert_str_eq(end_reason(STARTED(.stop_at_ebs = true, .stop_unreached = true, .reset = true,
                                         .exit_status = EXIT_STOP_UNREACHED)), "stop-unreached");
@@ -607,6 +635,26 @@ END_TEST
 /* A reader that saw no line saw no run: not complete, not passed, whether
  * it was initialised or is the zeroed state of a run that never started
  * (a refused image once read as "plan 0, complete, passed"). */
+/* A failed case fails the run whatever its suite's line says: a suite
+ * "ok" over a "not ok" case, or a result line whose name is not the
+ * suite's (garbled, or another suite's), is no pass. */
+START_TEST(ktap_failed_case_under_an_ok_suite_is_no_pass)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..1\n    # Subtest: example\n    1..2\n    ok 1 a\n    not ok 2 b\n"
+                  "ok 1 example\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ktap_free(&k);
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..1\n    # Subtest: example\n    1..1\n    not ok 1 b\nok 1 exa\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ktap_free(&k);
+}
+END_TEST
+
 START_TEST(ktap_that_saw_no_line_is_not_complete)
 {
     struct ktap zeroed = { 0 }, k;
@@ -617,6 +665,16 @@ START_TEST(ktap_that_saw_no_line_is_not_complete)
     ck_assert(!ktap_passed(&k));
     feed_ktap(&k, "KTAP version 1\n1..0\n");   /* a run with no suites is one that was seen */
     ck_assert(ktap_complete(&k));
+    /* but it tested nothing (no suite built in, a filter that matched none):
+     * no pass, as kunit.py's "0 tests run!" is none */
+    ck_assert(!ktap_passed(&k));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ktap_summary(&k, out);
+    fclose(out);
+    ck_assert_ptr_nonnull(strstr(text, "kunit: no suite ran (plan 1..0): nothing was tested\n"));
+    free(text);
     ktap_free(&k);
 }
 END_TEST
@@ -676,6 +734,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, console_line_keeps_the_start_of_a_long_line);
     tcase_add_test(tc, line_consumers_refuse_past_their_bound);
     tcase_add_test(tc, panic_through_the_console_line);
+    tcase_add_test(tc, panic_ends_at_a_restart_without_its_end_marker);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("fault-outcome");
@@ -708,6 +767,7 @@ Suite *verdict_suite(void)
     tc = tcase_create("ktap");
     tcase_add_test(tc, ktap_passing_and_failing_runs);
     tcase_add_test(tc, ktap_that_saw_no_line_is_not_complete);
+    tcase_add_test(tc, ktap_failed_case_under_an_ok_suite_is_no_pass);
     tcase_add_test(tc, ktap_reads_200_suites_with_failures_in_the_150th);
     suite_add_tcase(s, tc);
     return s;

@@ -368,6 +368,26 @@ static bool wait_outlasts_timeout(struct vcpu *c, unsigned id)
     return true;
 }
 
+/* The console showed the kernel's panic line. */
+static int kernel_panicked(struct vmm *vm)
+{
+    fflush(stdout);
+    vmm_log("kernel panic: %s", vm->console.panic.line);
+    if (vm->opt.exec && strstr(vm->console.panic.line, "Attempted to kill init"))
+        vmm_log("init died before it could report a status: if the console shows it killed at its first "
+                "system call (\"segfault at ... error 15\"), this host's KVM cannot run guest user space "
+                "(nested, emulated KVM); --exec needs an ordinary KVM host");
+    report_exits(vm);
+    return EXIT_PANIC;
+}
+
+/* The guest reset or powered off: a success, unless that ends a kernel
+ * panic (panic=N restarts instead of printing the end marker). */
+static int guest_restarted(struct vmm *vm)
+{
+    return panic_watch_restart(&vm->console.panic) ? kernel_panicked(vm) : EXIT_OK;
+}
+
 /* The top-level image ended, by Exit or by returning from its entry point
  * (UEFI 2.10 section 7.4.5): EFI_SUCCESS is a success, unless it ended
  * before the stop point asked for; any other status is the image giving
@@ -476,26 +496,13 @@ static int hypercall(struct vcpu *c, uint32_t id)
         fflush(stdout);
         return image_ended(vm);
     case FW_STOP_RESET:
-        return EXIT_OK;
+        return guest_restarted(vm);
     default:
         break;
     }
     if (vm->fw.phase == FW_PHASE_RUNTIME && !ebs_before)
         return exit_boot_services_done(c, &call, &s);
     return RUN_CONTINUE;
-}
-
-/* The console showed the kernel's panic line. */
-static int kernel_panicked(struct vmm *vm)
-{
-    fflush(stdout);
-    vmm_log("kernel panic: %s", vm->console.panic.line);
-    if (vm->opt.exec && strstr(vm->console.panic.line, "Attempted to kill init"))
-        vmm_log("init died before it could report a status: if the console shows it killed at its first "
-                "system call (\"segfault at ... error 15\"), this host's KVM cannot run guest user space "
-                "(nested, emulated KVM); --exec needs an ordinary KVM host");
-    report_exits(vm);
-    return EXIT_PANIC;
 }
 
 /* stdout could not be written: its reader went away (EPIPE: main ignores
@@ -522,12 +529,12 @@ static int guest_stopped(struct vmm *vm)
         fflush(stdout);
         if (!vm->run.opt.quiet)
             vmm_log("guest reset through the i8042 (port 0x64 command 0xfe)");
-        return EXIT_OK;
+        return guest_restarted(vm);
     case GUEST_POWEROFF:
         fflush(stdout);
         if (!vm->run.opt.quiet)
             vmm_log("guest powered off (ACPI S5)");
-        return EXIT_OK;
+        return guest_restarted(vm);
     case GUEST_EXIT_PORT:
         fflush(stdout);
         if (!vm->run.opt.quiet)
@@ -630,7 +637,7 @@ static int handle_exit(struct vcpu *c)
     case KVM_EXIT_SYSTEM_EVENT:
         fflush(stdout);
         vmm_log("guest system event %u (shutdown or reset)", c->run->system_event.type);
-        return EXIT_OK;
+        return guest_restarted(vm);
     case KVM_EXIT_INTERNAL_ERROR:
         return emulation_failure(c);
     case KVM_EXIT_FAIL_ENTRY:
@@ -867,5 +874,6 @@ struct run_end vmm_run_end(const struct vmm *vm, int rc)
 struct fault_run vmm_fault_run(const struct vmm *vm, int rc)
 {
     return (struct fault_run){ .exit_status = rc, .reached_ebs = vm->fw.phase == FW_PHASE_RUNTIME,
-                               .guest_stopped = vm->ctl.stop != GUEST_RUNNING, .e820_mismatch = vm->run.e820_mismatch };
+                               .guest_stopped = vm->ctl.stop != GUEST_RUNNING, .panic = vm->console.panic.ended,
+                               .e820_mismatch = vm->run.e820_mismatch };
 }

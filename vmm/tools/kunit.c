@@ -13,8 +13,8 @@ static bool on_done(void *ctx)
     return ktap_complete(ctx);
 }
 
-/* 0 all passed, 1 a test failed, 7 the run did not finish; a panic, crash
- * or timeout keeps its status. */
+/* 0 all passed, 1 a test failed or no suite ran, 7 the run did not
+ * finish; a panic, crash or timeout keeps its status. */
 static int on_run_end(void *ctx, int status)
 {
     const struct ktap *k = ctx;

@@ -180,7 +180,9 @@ static const char *kunit_run_problem(const struct ktap *k, bool started)
         return "run-not-started";
     if (!k->started)
         return "no-ktap-output";
-    return ktap_complete(k) ? NULL : "run-incomplete";
+    if (!ktap_complete(k))
+        return "run-incomplete";
+    return ktap_no_suites(k) ? "no-suites" : NULL;
 }
 
 int report_write_kunit_json(FILE *out, const struct ktap *k, const char *kernel, bool started)

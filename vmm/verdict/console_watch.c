@@ -15,6 +15,11 @@ void panic_watch_line(void *ctx, const char *line)
         w->ended = true;
 }
 
+bool panic_watch_restart(struct panic_watch *w)
+{
+    return w->ended = w->ended || w->line[0];
+}
+
 bool exec_status_scan(const char *line, int *status)
 {
     const char *st = strstr(line, EXEC_STATUS_PREFIX);

@@ -11,11 +11,16 @@
  * all it will. */
 struct panic_watch {
     char line[256];          /* from "Kernel panic - not syncing" on; empty: no panic */
-    bool ended;              /* its end marker came */
+    bool ended;              /* its end marker came, or the guest restarted after it */
 };
 
 /* A line consumer (ctx: struct panic_watch). */
 void panic_watch_line(void *ctx, const char *line);
+
+/* The guest restarted or powered off. kernel/panic.c: with panic=N (N != 0)
+ * panic() restarts the machine (emergency_restart) where it would print
+ * its end marker, so a panic seen before is over: true, and w->ended set. */
+bool panic_watch_restart(struct panic_watch *w);
 
 /* --exec: scripts/build-initramfs.sh's /init logs "handover-init: command
  * exited with status N" through /dev/kmsg, so the text may stand after a

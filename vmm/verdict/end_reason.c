@@ -11,7 +11,8 @@ static const char *named(enum end_reason_id r)
 
 /* The first that holds wins: what ends a run from outside it (a failed
  * output, no start, a signal), then the sweep's own end, then what the
- * guest did, then what the exit status alone says. */
+ * guest did, then what the exit status alone says; the image's Exit after
+ * --kunit's and --exec's own failures, which it caused. */
 const char *end_reason(const struct run_end *e)
 {
     if (e->write_failed)
@@ -31,8 +32,6 @@ const char *end_reason(const struct run_end *e)
         return named(END_GUEST_STATUS);
     if (e->panic)
         return named(END_KERNEL_PANIC);
-    if (e->efi_exit)
-        return named(END_EFI_EXIT);
     if (e->kunit && e->kunit_complete)
         return named(END_KUNIT_FINISHED);
     switch (e->exit_status) {
@@ -49,6 +48,8 @@ const char *end_reason(const struct run_end *e)
     default:
         break;
     }
+    if (e->efi_exit)
+        return named(END_EFI_EXIT);
     if (e->stop_at_ebs && e->reached_runtime)
         return named(END_STOP_AT_EBS);
     if (e->poweroff)

@@ -32,12 +32,10 @@
       "the image ended) but never reached the kernel's entry after a successful ExitBootServices") \
     X(END_GUEST_STATUS, "guest-status", (EXIT_GUEST_BYTE), \
       "the guest wrote N to the exit port " EXIT_STATUS_STR(GUEST_PORT_EXIT) ", or --exec's command reported N") \
-    X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), "the console showed \"Kernel panic - not syncing\"") \
-    X(END_EFI_EXIT, "efi-exit", (EXIT_OK, EXIT_FIRMWARE_EXIT), \
-      "the image called Exit or returned from its entry point; with EFI_SUCCESS that is success unless --stop-at " \
-      "ebs was not reached (the report's efi_status names the status)") \
+    X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), \
+      "the console showed \"Kernel panic - not syncing\", then its end marker or, with panic=N, a reset or power-off") \
     X(END_KUNIT_FINISHED, "kunit-finished", (EXIT_OK, EXIT_KUNIT_FAILED), \
-      "--kunit: every planned suite reported, its tests passed or not") \
+      "--kunit: every planned suite reported, its tests passed or not (1 too when no suite ran: a plan of 1..0)") \
     X(END_REFUSED, "refused", (EXIT_USAGE), "after a sweep: the --sweep-baseline file is not a matrix") \
     X(END_HOST_ERROR, "host-error", (EXIT_HOST), "a KVM or host error after the guest was entered") \
     X(END_GUEST_CRASH, "guest-crash", (EXIT_GUEST_CRASH), \
@@ -46,6 +44,9 @@
       "--kunit: the guest stopped before every suite reported") \
     X(END_EXEC_STATUS_UNKNOWN, "exec-status-unknown", (EXIT_EXEC_NO_STATUS), \
       "--exec: the guest ended without reporting the command's status") \
+    X(END_EFI_EXIT, "efi-exit", (EXIT_OK, EXIT_FIRMWARE_EXIT), \
+      "the image called Exit or returned from its entry point; with EFI_SUCCESS that is success unless --stop-at " \
+      "ebs was not reached (the report's efi_status names the status)") \
     X(END_STOP_AT_EBS, "stop-at-ebs", (EXIT_OK, EXIT_E820_MISMATCH), \
       "--stop-at ebs: the stub jumped to the kernel, or a boot loader that called ExitBootServices itself entered " \
       "it, with an e820 that matches the memory map or not") \

@@ -10,6 +10,9 @@ enum fault_outcome fault_outcome(const struct inject *in, enum inject_kind k, co
 {
     if (!in->count[k])
         return FAULT_NOT_INJECTED;
+    /* A panic first: with panic=N it ends in a reset of the guest's own. */
+    if (run->panic)
+        return FAULT_CRASHED;
     /* The guest ended the run itself: exit port, reset or power-off. */
     if (run->guest_stopped)
         return FAULT_FAILED_CLEANLY;

@@ -30,6 +30,7 @@ struct fault_run {
     int exit_status;       /* vmm/verdict/exit_status.h */
     bool reached_ebs;      /* ExitBootServices succeeded */
     bool guest_stopped;    /* the guest ended the run: exit port, reset or power-off */
+    bool panic;            /* a kernel panic ended it (it may have restarted the guest) */
     bool e820_mismatch;    /* the stub's e820 disagreed with the memory map */
 };
 

@@ -185,9 +185,17 @@ bool ktap_complete(const struct ktap *k)
     return k->started && k->plan >= 0 && (uint64_t)k->nsuites + k->suites_dropped >= (unsigned)k->plan;
 }
 
+bool ktap_no_suites(const struct ktap *k)
+{
+    return k->nsuites == 0 && k->suites_dropped == 0;
+}
+
 bool ktap_passed(const struct ktap *k)
 {
-    if (!ktap_complete(k) || k->dropped_failed)
+    if (!ktap_complete(k) || ktap_no_suites(k) || k->dropped_failed)
+        return false;
+    /* A failed case fails the run, whatever its suite's own line says. */
+    if (k->nfailed || k->failed_unnamed)
         return false;
     for (unsigned i = 0; i < k->nsuites; i++)
         if (!k->suites[i].ok)
@@ -216,6 +224,8 @@ void ktap_summary(const struct ktap *k, FILE *out)
                 k->dropped_failed ? ", some of them failed" : "");
     if (!k->started)
         fprintf(out, "kunit: no KTAP output seen\n");
+    else if (ktap_complete(k) && ktap_no_suites(k))
+        fprintf(out, "kunit: no suite ran (plan 1..%d): nothing was tested\n", k->plan);
     else if (!ktap_complete(k))
         fprintf(out, "kunit: incomplete: %u of %d suites reported\n", k->nsuites, k->plan);
     fprintf(out, "kunit: %u suites (%u failed), %u tests: %u passed, %u failed, %u skipped\n",

@@ -50,7 +50,11 @@ void ktap_free(struct ktap *k);
 void ktap_line(struct ktap *k, const char *line);
 /* A KTAP run was seen and every planned suite has reported. */
 bool ktap_complete(const struct ktap *k);
-/* Did every suite pass (skips count as passes)? */
+/* No suite reported (a plan of 0: none built in, or a filter that matched
+ * none): such a run tested nothing. */
+bool ktap_no_suites(const struct ktap *k);
+/* Did every suite and every case pass (skips count as passes)? Never
+ * when none ran. */
 bool ktap_passed(const struct ktap *k);
 /* Per-suite and total summary, "kunit: ..." lines. */
 void ktap_summary(const struct ktap *k, FILE *out);
