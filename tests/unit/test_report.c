@@ -234,16 +234,25 @@ START_TEST(report_to_a_full_device_fails)
 }
 END_TEST
 
-/* A run that never entered the guest is an ERROR case of the root group,
- * never a pass; a finished run lists its suites and cases. */
-START_TEST(kunit_json_says_why_a_run_has_no_result)
+/* The lines fed to the KTAP reader, then --kunit-json written for a run
+ * that entered the guest (or not: in_guest false) and parsed into doc. */
+static void kunit_json_of(const char *const *lines, size_t n, const char *kernel, bool in_guest)
 {
+    for (size_t i = 0; i < n; i++)
+        ktap_line(&ktap, lines[i]);
     FILE *out = open_memstream(&text, &text_len);
-    ck_assert_int_eq(report_write_kunit_json(out, &ktap, NULL, false), 0);
+    ck_assert_int_eq(report_write_kunit_json(out, &ktap, kernel, in_guest), 0);
     fclose(out);
     json_error_t err;
     doc = json_loads(text, 0, &err);
     ck_assert_ptr_nonnull(doc);
+}
+
+/* A run that never entered the guest is an ERROR case of the root group,
+ * never a pass; a finished run lists its suites and cases. */
+START_TEST(kunit_json_says_why_a_run_has_no_result)
+{
+    kunit_json_of(NULL, 0, NULL, false);
     const json_t *run = json_array_get(json_object_get(doc, "test_cases"), 0);
     ck_assert_str_eq(str(run, "name"), "run-not-started");
     ck_assert_str_eq(str(run, "status"), "ERROR");
@@ -254,14 +263,8 @@ END_TEST
 /* A plan of 0 tested nothing: an ERROR case too, not an empty pass. */
 START_TEST(kunit_json_of_a_run_with_no_suites)
 {
-    ktap_line(&ktap, "KTAP version 1");
-    ktap_line(&ktap, "1..0");
-    FILE *out = open_memstream(&text, &text_len);
-    ck_assert_int_eq(report_write_kunit_json(out, &ktap, NULL, true), 0);
-    fclose(out);
-    json_error_t err;
-    doc = json_loads(text, 0, &err);
-    ck_assert_ptr_nonnull(doc);
+    const char *lines[] = { "KTAP version 1", "1..0" };
+    kunit_json_of(lines, 2, NULL, true);
     const json_t *run = json_array_get(json_object_get(doc, "test_cases"), 0);
     ck_assert_ptr_nonnull(run);
     ck_assert_str_eq(str(run, "name"), "no-suites");
@@ -273,14 +276,7 @@ START_TEST(kunit_json_of_a_finished_run)
 {
     const char *lines[] = { "KTAP version 1", "1..1", "    KTAP version 1", "    # Subtest: example", "    1..2",
                             "    ok 1 a", "    not ok 2 b", "not ok 1 example" };
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-        ktap_line(&ktap, lines[i]);
-    FILE *out = open_memstream(&text, &text_len);
-    ck_assert_int_eq(report_write_kunit_json(out, &ktap, "bzImage", true), 0);
-    fclose(out);
-    json_error_t err;
-    doc = json_loads(text, 0, &err);
-    ck_assert_ptr_nonnull(doc);
+    kunit_json_of(lines, sizeof(lines) / sizeof(lines[0]), "bzImage", true);
     ck_assert_int_eq(json_array_size(json_object_get(doc, "test_cases")), 0);
     const json_t *suite = json_array_get(json_object_get(doc, "sub_groups"), 0);
     ck_assert_str_eq(str(suite, "name"), "example");
@@ -299,14 +295,7 @@ START_TEST(kunit_json_lists_a_failure_whose_name_is_not_utf8)
     const char *lines[] = { "KTAP version 1", "1..2", "    KTAP version 1", "    # Subtest: good", "    1..1",
                             "    not ok 1 b\xff\x1b[0m", "not ok 1 good", "    KTAP version 1",
                             "    # Subtest: bad\xc3", "    1..1", "    not ok 1 c", "not ok 2 bad\xc3" };
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-        ktap_line(&ktap, lines[i]);
-    FILE *out = open_memstream(&text, &text_len);
-    ck_assert_int_eq(report_write_kunit_json(out, &ktap, "bzImage", true), 0);
-    fclose(out);
-    json_error_t err;
-    doc = json_loads(text, 0, &err);
-    ck_assert_ptr_nonnull(doc);
+    kunit_json_of(lines, sizeof(lines) / sizeof(lines[0]), "bzImage", true);
     const json_t *groups = json_object_get(doc, "sub_groups");
     ck_assert_int_eq(json_array_size(groups), 2);
     const json_t *good = json_array_get(json_object_get(json_array_get(groups, 0), "test_cases"), 0);

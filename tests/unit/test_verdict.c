@@ -655,6 +655,18 @@ START_TEST(ktap_failed_case_under_an_ok_suite_is_no_pass)
 }
 END_TEST
 
+/* ktap_summary's lines, to be freed. */
+static char *ktap_summary_text(const struct ktap *k)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    ktap_summary(k, out);
+    fclose(out);
+    return text;
+}
+
 START_TEST(ktap_that_saw_no_line_is_not_complete)
 {
     struct ktap zeroed = { 0 }, k;
@@ -668,11 +680,7 @@ START_TEST(ktap_that_saw_no_line_is_not_complete)
     /* but it tested nothing (no suite built in, a filter that matched none):
      * no pass, as kunit.py's "0 tests run!" is none */
     ck_assert(!ktap_passed(&k));
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    ktap_summary(&k, out);
-    fclose(out);
+    char *text = ktap_summary_text(&k);
     ck_assert_ptr_nonnull(strstr(text, "kunit: no suite ran (plan 1..0): nothing was tested\n"));
     free(text);
     ktap_free(&k);
@@ -709,11 +717,7 @@ START_TEST(ktap_reads_200_suites_with_failures_in_the_150th)
     ck_assert_uint_eq(k.cases[149 * 3 + 1].suite, 149);
     ck_assert_int_eq(k.cases[149 * 3 + 1].status, KTAP_FAIL);
     ck_assert_int_eq(k.cases[0].status, KTAP_PASS);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    ktap_summary(&k, out);
-    fclose(out);
+    char *text = ktap_summary_text(&k);
     ck_assert_ptr_nonnull(strstr(text, "kunit: 200 suites (1 failed), 600 tests: 598 passed, 2 failed, 0 skipped"));
     ck_assert_ptr_null(strstr(text, "incomplete"));
     free(text);
