@@ -51,29 +51,28 @@ static struct fw_file *file_of(struct firmware *fw, uint64_t this)
     return f->open ? f : NULL;
 }
 
-static bool file_slot_free(const struct fw_esp *esp)
+/* The first file slot not open; ESP_MAX_FILES when every one is. */
+static unsigned free_file_slot(const struct fw_esp *esp)
 {
-    for (unsigned i = 0; i < ESP_MAX_FILES; i++)
-        if (!esp->file[i].open)
-            return true;
-    return false;
+    unsigned i = 0;
+    while (i < ESP_MAX_FILES && esp->file[i].open)
+        i++;
+    return i;
 }
 
 /* A new EFI_FILE_PROTOCOL for node; its address, or 0 when every slot is open. */
 static uint64_t open_file(struct firmware *fw, unsigned node, uint64_t mode)
 {
     struct fw_esp *esp = fw->esp;
-    for (unsigned i = 0; i < ESP_MAX_FILES; i++) {
-        if (esp->file[i].open)
-            continue;
-        esp->file[i] = (struct fw_file){ .open = true, .node = node, .mode = mode };
-        uint64_t proto[FILE_SLOT_SIZE / 8] = { FILE_REVISION };
-        for (unsigned k = 0; k < FILE_COUNT; k++)
-            proto[1 + k] = firmware_thunk(fw, FW_ID_FILE(k));
-        guest_mem_write(fw->gm, file_addr(esp, i), proto, sizeof(proto));
-        return file_addr(esp, i);
-    }
-    return 0;
+    unsigned i = free_file_slot(esp);
+    if (i == ESP_MAX_FILES)
+        return 0;
+    esp->file[i] = (struct fw_file){ .open = true, .node = node, .mode = mode };
+    uint64_t proto[FILE_SLOT_SIZE / 8] = { FILE_REVISION };
+    for (unsigned k = 0; k < FILE_COUNT; k++)
+        proto[1 + k] = firmware_thunk(fw, FW_ID_FILE(k));
+    guest_mem_write(fw->gm, file_addr(esp, i), proto, sizeof(proto));
+    return file_addr(esp, i);
 }
 
 static struct volume_node *node_of(struct firmware *fw, const struct fw_file *f)
@@ -122,7 +121,7 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     long node = l.found == VOLUME_FOUND ? (long)l.node : -1;
     if (l.found == VOLUME_LAST_MISSING && (open_mode & FILE_MODE_CREATE)) {
         bool dir = attributes & VOLUME_ATTR_DIRECTORY;
-        if (!file_slot_free(fw->esp))
+        if (free_file_slot(fw->esp) == ESP_MAX_FILES)
             return EFI_OUT_OF_RESOURCES;   /* before the file is made: a failed Open creates nothing */
         if (volume_name_valid(l.last, l.last_len) && !fw_esp_dir_may_hold(fw, l.parent, -1, l.last, l.last_len))
             return EFI_VOLUME_FULL;
