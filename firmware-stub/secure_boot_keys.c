@@ -158,15 +158,14 @@ static efi_status_t store_key(struct firmware *fw, enum secure_boot_key key, str
     } else if (bytes && added) {
         memcpy(bytes, a->payload, added);
     }
-    if (bytes && !fw_variable_fits(fw, p, old + added)) {
+    efi_status_t room = bytes ? fw_variable_room(fw, p, old + added) : EFI_SUCCESS;
+    if (room != EFI_SUCCESS) {
         free(bytes);
-        /* as write_data (variables.c): past a variable's maximum is EFI_INVALID_PARAMETER */
-        if (old + added > VAR_DATA_MAX) {
+        if (room == EFI_INVALID_PARAMETER)
             snprintf(why, whylen, "%s would exceed a variable's %u bytes", key_names[key], VAR_DATA_MAX);
-            return EFI_INVALID_PARAMETER;
-        }
-        snprintf(why, whylen, "the store is full");
-        return EFI_OUT_OF_RESOURCES;
+        else
+            snprintf(why, whylen, "the store is full");
+        return room;
     }
     struct fw_variable *var = bytes ? fw_variable_put(fw, p, name, len, g, KEY_ATTRS, bytes, old + added) : NULL;
     if (!var) {

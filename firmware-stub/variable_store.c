@@ -14,9 +14,12 @@
 static uint64_t var_cost_of(uint64_t data_size) { return sizeof(struct fw_variable) + data_size; }
 static uint64_t var_cost(const struct fw_variable *var) { return var_cost_of(var->size); }
 
-bool fw_variable_fits(const struct firmware *fw, struct fw_variable *const *p, uint64_t total)
+efi_status_t fw_variable_room(const struct firmware *fw, struct fw_variable *const *p, uint64_t total)
 {
-    return total <= VAR_DATA_MAX && fw->variable_bytes - (p ? var_cost(*p) : 0) + var_cost_of(total) <= VAR_STORE_MAX;
+    if (total > VAR_DATA_MAX)
+        return EFI_INVALID_PARAMETER;
+    return fw->variable_bytes - (p ? var_cost(*p) : 0) + var_cost_of(total) <= VAR_STORE_MAX ? EFI_SUCCESS
+                                                                                             : EFI_OUT_OF_RESOURCES;
 }
 
 bool fw_variable_visible(const struct firmware *fw, const struct fw_variable *var)

@@ -28,8 +28,11 @@ struct fw_variable {
 };
 
 /* Can the store hold total bytes of data for the variable at p (NULL: a
- * new one), within the limits of a variable and of the store? */
-bool fw_variable_fits(const struct firmware *fw, struct fw_variable *const *p, uint64_t total);
+ * new one)? EFI_SUCCESS; past a variable's VAR_DATA_MAX
+ * EFI_INVALID_PARAMETER (UEFI 2.10 section 8.2: DataSize exceeds the
+ * maximum; EDK2's UpdateVariable likewise for an append); past the store
+ * EFI_OUT_OF_RESOURCES. */
+efi_status_t fw_variable_room(const struct firmware *fw, struct fw_variable *const *p, uint64_t total);
 /* Does the guest see the variable now: every one before
  * ExitBootServices, after it those with RUNTIME_ACCESS. */
 bool fw_variable_visible(const struct firmware *fw, const struct fw_variable *var);

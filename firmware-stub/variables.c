@@ -120,14 +120,12 @@ static efi_status_t write_data(struct firmware *fw, const struct guest_view *v, 
     if (append && !size && !p)   /* nothing to add to nothing: EDK2's UpdateVariable writes no variable */
         return EFI_SUCCESS;
     uint64_t old = p ? (*p)->size : 0;
-    /* DataSize past the maximum is EFI_INVALID_PARAMETER (UEFI 2.10
-     * section 8.2), as is an append past it (EDK2's UpdateVariable); a
-     * full store is EFI_OUT_OF_RESOURCES. size first: old + size cannot wrap. */
-    if (size > VAR_DATA_MAX || (append && old + size > VAR_DATA_MAX))
+    if (size > VAR_DATA_MAX)   /* first, so that old + size cannot wrap */
         return EFI_INVALID_PARAMETER;
     uint64_t total = append ? old + size : size;
-    if (!fw_variable_fits(fw, p, total))
-        return EFI_OUT_OF_RESOURCES;
+    efi_status_t s = fw_variable_room(fw, p, total);
+    if (s != EFI_SUCCESS)
+        return s;
     uint8_t *bytes = malloc(total ? total : 1);
     if (!bytes)
         return EFI_OUT_OF_RESOURCES;
