@@ -71,6 +71,13 @@ bool guest_view_translate(const struct guest_view *v, uint64_t va, uint64_t *pa)
         *pa = va;
         return true;
     }
+    /* Intel SDM vol. 1, 3.3.7.1: in 64-bit mode an address whose bits 63:47
+     * (63:56 with LA57) are not copies of bit 47 (56) is not canonical and
+     * faults (#GP) without a walk; the walk's indexes would alias it onto
+     * the canonical address with the same low bits. */
+    unsigned top = v->la57 ? 56 : 47;
+    if (!v->pae32 && va >> top && va >> top != ~0ULL >> top)
+        return false;
     int levels = v->pae32 ? 3 : v->la57 ? 5 : 4;
     uint64_t table = v->pae32 ? (v->cr3 & 0xffffffe0) : (v->cr3 & PTE_ADDR);
     if (v->pae32 && va >> 32)
