@@ -1,5 +1,6 @@
 #include "ktap.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,16 @@ static bool parse_result(const char *s, bool *ok, char *name, size_t len, bool *
     return true;
 }
 
+/* The N of a plan "1..N": -1 if it is no number; past INT_MAX, INT_MAX (a
+ * plan no run completes), where atoi wrapped 4294967297 to 1. */
+static int plan_count(const char *s)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long long n = strtoull(s, NULL, 10);   /* ULLONG_MAX past its range */
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 /* A line at the top level: the header, the plan, or a suite's result,
  * which may close the suite being read or be one whose header we did not
  * see. */
@@ -115,7 +126,7 @@ static void top_level_line(struct ktap *k, const char *t)
     if (!k->started)
         return;
     if (!strncmp(t, "1..", 3) && k->plan < 0) {
-        k->plan = atoi(t + 3);
+        k->plan = plan_count(t + 3);
         return;
     }
     if (!parse_result(t, &ok, name, sizeof(name), &skip))
