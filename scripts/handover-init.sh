@@ -8,9 +8,12 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 cmd=$(cat /handover/cmd 2>/dev/null)
+# The run's mark, which the status line below carries so that handover
+# tells it from a line the command prints (docs/guest-abi.md).
+run=$(cat /handover/run 2>/dev/null)
 # --snapshot (docs/guest-abi.md): no command in the archive. The ready line
 # is where handover saves the VM (and where a restored one resumes); then
-# handover sends "SEED LEN\n" and LEN bytes of command on the console.
+# handover sends "SEED LEN RUN\n" and LEN bytes of command on the console.
 # Raw and without echo, so the bytes come as sent and are not printed.
 # SEED reseeds the kernel's CRNG, or every restored guest would draw the
 # same random numbers.
@@ -19,7 +22,7 @@ if [ -e /handover/snapshot-wait ]; then
     stty raw -echo 2>/dev/null
     line="handover-init: ready for a command"
     if [ -c /dev/kmsg ]; then echo "$line" > /dev/kmsg; else echo "$line"; fi
-    read -r seed len
+    read -r seed len run
     cmd=$(head -c "$len")
     stty "$modes" 2>/dev/null
     printf %s "$seed" | /handover/reseed ||
@@ -55,7 +58,7 @@ fi
 stty -F /dev/console "$(stty -F /dev/console -g 2>/dev/null)" 2>/dev/null
 # The status through printk, which writes to the console synchronously and
 # needs no interrupt; the console itself where there is no /dev/kmsg.
-line="handover-init: command exited with status $status"
+line="handover-init: command exited with status $status [run $run]"
 if [ -c /dev/kmsg ]; then echo "$line" > /dev/kmsg; else echo "$line"; fi
 # The exit-status port: the byte written is the VMM's exit status.
 printf "\\$(printf %o "$status")" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null

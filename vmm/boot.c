@@ -174,7 +174,10 @@ int vmm_read_inputs(struct vmm *vm)
 {
     if ((vm->opt.esp && read_esp(vm)) || secure_boot_read_keys(vm))
         return -1;
-    const struct add_files_request add = { .exec = vm->opt.exec, .exec_output = vm->opt.exec_output != NULL,
+    if (vm->opt.exec && vmm_exec_run_id_new(vm))
+        return -1;
+    const struct add_files_request add = { .exec = vm->opt.exec, .run_id = vm->console.exec_run_id,
+                                           .exec_output = vm->opt.exec_output != NULL,
                                            .snapshot = vm->opt.snapshot != NULL, .whole_initrd = !vm->opt.initrd,
                                            .adds = vm->opt.adds, .nadds = vm->opt.nadds };
     if ((vm->opt.exec || vm->opt.nadds) && add_files_archive(&add, &vm->placed.added))

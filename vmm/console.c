@@ -3,6 +3,7 @@
  * watchers, and the observers' line hooks); COM2 to the --exec-output file. */
 #include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "host/clock.h"
 #include "../guest/layout.h"
@@ -12,12 +13,24 @@
  * kernel without /dev/port (CONFIG_DEVPORT) still ends the VM with it. */
 static void exec_status_consumer(void *ctx, const char *line)
 {
-    struct control_ports *ctl = ctx;
+    struct vmm *vm = ctx;
     int status;
-    if (ctl->stop == GUEST_RUNNING && exec_status_scan(line, &status)) {
-        ctl->stop = GUEST_EXIT_PORT;
-        ctl->exit_status = status & 0xff;
+    if (vm->ctl.stop == GUEST_RUNNING && exec_status_scan(line, vm->console.exec_run_id, &status)) {
+        vm->ctl.stop = GUEST_EXIT_PORT;
+        vm->ctl.exit_status = status;
     }
+}
+
+int vmm_exec_run_id_new(struct vmm *vm)
+{
+    uint8_t id[EXEC_RUN_ID_LEN / 2];
+    if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id)) {
+        vmm_log("--exec: getrandom: %s", strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(id); i++)
+        snprintf(vm->console.exec_run_id + 2 * i, 3, "%02x", id[i]);
+    return 0;
 }
 
 static void milestone_consumer(void *ctx, const char *line)
@@ -31,7 +44,7 @@ static void milestone_consumer(void *ctx, const char *line)
 int vmm_console_init(struct vmm *vm)
 {
     const struct line_consumer all[] = { { "panic", panic_watch_line, &vm->console.panic },
-                                         { "exec-status", exec_status_consumer, &vm->ctl },
+                                         { "exec-status", exec_status_consumer, vm },
                                          { "milestones", milestone_consumer, vm } };
     const bool wanted[] = { true, vm->opt.exec != NULL, true };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)

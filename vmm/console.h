@@ -18,8 +18,11 @@ struct vmm_console {
     uint64_t bytes;                    /* printed, the firmware's ConOut included (--console-limit) */
     double last_output;                /* clock_since_start() at the UART's last byte, 0: none yet */
     int write_errno;                   /* errno of the first failed write to stdout, 0: none */
+    char exec_run_id[EXEC_RUN_ID_LEN + 1];   /* --exec: this run's mark (console_watch.h) */
 };
 
+/* --exec: a fresh exec_run_id from getrandom; 0, or -1 said. */
+int vmm_exec_run_id_new(struct vmm *vm);
 /* Register the watchers the options ask for; 0, or -1 if one is left out. */
 int vmm_console_init(struct vmm *vm);
 /* The UARTs' transmit callbacks: COM1 is the console, COM2 goes to the

@@ -56,22 +56,56 @@ END_TEST
 START_TEST(exec_status_is_found_anywhere_in_the_line)
 {
     int st = -1;
-    ck_assert(exec_status_scan("handover-init: command exited with status 0", &st));
+    ck_assert(exec_status_scan("handover-init: command exited with status 0 [run 0123456789abcdef]",
+                               "0123456789abcdef", &st));
     ck_assert_int_eq(st, 0);
-    ck_assert(exec_status_scan("[    2.345678] handover-init: command exited with status 42", &st));
+    ck_assert(exec_status_scan("[    2.345678] handover-init: command exited with status 42 [run 0123456789abcdef]",
+                               "0123456789abcdef", &st));
     ck_assert_int_eq(st, 42);
-    ck_assert(exec_status_scan("<6>[ 2.3] handover-init: command exited with status 300 (signal)", &st));
-    ck_assert_int_eq(st, 300);   /* the console takes the low byte, as the exit port would */
+    ck_assert(exec_status_scan("<6>[ 2.3] handover-init: command exited with status 255 [run 0123456789abcdef]x",
+                               "0123456789abcdef", &st));
+    ck_assert_int_eq(st, 255);
 }
 END_TEST
 
 START_TEST(exec_status_needs_a_number)
 {
     int st = 7;
-    ck_assert(!exec_status_scan("handover-init: command exited with status ", &st));
-    ck_assert(!exec_status_scan("handover-init: command exited with status x", &st));
-    ck_assert(!exec_status_scan("handover-init: command exited", &st));
-    ck_assert(!exec_status_scan("", &st));
+    const char *id = "0123456789abcdef";
+    ck_assert(!exec_status_scan("handover-init: command exited with status  [run 0123456789abcdef]", id, &st));
+    ck_assert(!exec_status_scan("handover-init: command exited with status x [run 0123456789abcdef]", id, &st));
+    ck_assert(!exec_status_scan("handover-init: command exited", id, &st));
+    ck_assert(!exec_status_scan("", id, &st));
+    ck_assert_int_eq(st, 7);
+}
+END_TEST
+
+/* A shell's $? is 0-255: a larger number is no status of /init's, and
+ * must not end the run as its low byte (256 as 0, a pass). */
+START_TEST(exec_status_past_a_byte_is_not_one)
+{
+    int st = 7;
+    const char *id = "0123456789abcdef";
+    ck_assert(!exec_status_scan("handover-init: command exited with status 256 [run 0123456789abcdef]", id, &st));
+    ck_assert(!exec_status_scan("handover-init: command exited with status 1000 [run 0123456789abcdef]", id, &st));
+    ck_assert(!exec_status_scan("handover-init: command exited with status 4294967296 [run 0123456789abcdef]", id,
+                                &st));
+    ck_assert(!exec_status_scan("handover-init: command exited with status -1 [run 0123456789abcdef]", id, &st));
+    ck_assert_int_eq(st, 7);
+}
+END_TEST
+
+/* The command's own output may hold a line like /init's (it prints one,
+ * it runs handover in the guest, it cats a log): without this run's mark
+ * it is not the status, and the run goes on to the real one. */
+START_TEST(exec_status_needs_this_runs_mark)
+{
+    int st = 7;
+    const char *id = "0123456789abcdef";
+    ck_assert(!exec_status_scan("handover-init: command exited with status 0", id, &st));
+    ck_assert(!exec_status_scan("handover-init: command exited with status 0 [run fedcba9876543210]", id, &st));
+    ck_assert(!exec_status_scan("handover-init: command exited with status 0 [run 0123456789abcde]", id, &st));
+    ck_assert(!exec_status_scan("handover-init: command exited with status 0 [run ]", id, &st));
     ck_assert_int_eq(st, 7);
 }
 END_TEST
@@ -632,9 +666,6 @@ START_TEST(ktap_passing_and_failing_runs)
 }
 END_TEST
 
-/* A reader that saw no line saw no run: not complete, not passed, whether
- * it was initialised or is the zeroed state of a run that never started
- * (a refused image once read as "plan 0, complete, passed"). */
 /* A failed case fails the run whatever its suite's line says: a suite
  * "ok" over a "not ok" case, or a result line whose name is not the
  * suite's (garbled, or another suite's), is no pass. */
@@ -667,6 +698,9 @@ static char *ktap_summary_text(const struct ktap *k)
     return text;
 }
 
+/* A reader that saw no line saw no run: not complete, not passed, whether
+ * it was initialised or is the zeroed state of a run that never started
+ * (a refused image once read as "plan 0, complete, passed"). */
 START_TEST(ktap_that_saw_no_line_is_not_complete)
 {
     struct ktap zeroed = { 0 }, k;
@@ -683,6 +717,24 @@ START_TEST(ktap_that_saw_no_line_is_not_complete)
     char *text = ktap_summary_text(&k);
     ck_assert_ptr_nonnull(strstr(text, "kunit: no suite ran (plan 1..0): nothing was tested\n"));
     free(text);
+    ktap_free(&k);
+}
+END_TEST
+
+/* A plan past an int is no plan of one suite: atoi once wrapped
+ * 4294967297 to 1, so one suite's line completed a run that promised four
+ * billion; and "1..x" is no plan at all. */
+START_TEST(ktap_plan_past_an_int_is_never_complete)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..4294967297\n    # Subtest: a\n    1..1\n    ok 1 b\nok 1 a\n");
+    ck_assert(!ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ktap_free(&k);
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..x\n    # Subtest: a\n    1..1\n    ok 1 b\nok 1 a\n");
+    ck_assert(!ktap_complete(&k));
     ktap_free(&k);
 }
 END_TEST
@@ -733,6 +785,8 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, panic_keeps_the_first_reason_and_ignores_a_stray_end);
     tcase_add_test(tc, exec_status_is_found_anywhere_in_the_line);
     tcase_add_test(tc, exec_status_needs_a_number);
+    tcase_add_test(tc, exec_status_past_a_byte_is_not_one);
+    tcase_add_test(tc, exec_status_needs_this_runs_mark);
     tcase_add_test(tc, milestones_match_the_banner_and_init);
     tcase_add_test(tc, console_lines_go_to_every_consumer_in_order);
     tcase_add_test(tc, console_line_keeps_the_start_of_a_long_line);
@@ -771,6 +825,7 @@ Suite *verdict_suite(void)
     tc = tcase_create("ktap");
     tcase_add_test(tc, ktap_passing_and_failing_runs);
     tcase_add_test(tc, ktap_that_saw_no_line_is_not_complete);
+    tcase_add_test(tc, ktap_plan_past_an_int_is_never_complete);
     tcase_add_test(tc, ktap_failed_case_under_an_ok_suite_is_no_pass);
     tcase_add_test(tc, ktap_reads_200_suites_with_failures_in_the_150th);
     suite_add_tcase(s, tc);

@@ -196,6 +196,7 @@ int add_files_archive(const struct add_files_request *r, struct cpio_builder *b)
         cpio_add_file(b, "handover/reseed", 0755, handover_reseed, sizeof(handover_reseed));
     } else if (r->exec) {
         cpio_add_file(b, "handover/cmd", 0644, r->exec, strlen(r->exec));
+        cpio_add_file(b, "handover/run", 0644, r->run_id, strlen(r->run_id));
     }
     if (r->exec_output)
         cpio_add_file(b, "handover/output", 0644, EXEC_OUTPUT_TTY, strlen(EXEC_OUTPUT_TTY));

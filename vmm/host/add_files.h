@@ -29,6 +29,7 @@
 /* What goes in, from the options. */
 struct add_files_request {
     const char *exec;          /* --exec CMD; NULL: none */
+    const char *run_id;        /* --exec: the run's mark, /handover/run (console_watch.h) */
     bool exec_output;          /* --exec-output: the command's output goes to EXEC_OUTPUT_TTY */
     bool snapshot;             /* --snapshot: no handover/cmd (it comes on the console) but
                                   handover/snapshot-wait and the reseed program */

@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 #define SNAPSHOT_MAGIC "HOVRSNAP"
-#define SNAPSHOT_VERSION 1
+/* 2: the saved /init reads "SEED LEN RUN" (scripts/handover-init.sh); one
+ * of version 1 would take "LEN RUN" for the length. */
+#define SNAPSHOT_VERSION 2
 /* A state file larger than this is not one (a vCPU's MSRs are a few KiB). */
 #define SNAPSHOT_STATE_MAX (1u << 20)
 

@@ -20,7 +20,7 @@
 
 #define READY_LINE "handover-init: ready for a command"
 #define SEED_BYTES 32
-#define COMMAND_HEAD_MAX (2 * SEED_BYTES + 24)   /* "SEED LEN\n" */
+#define COMMAND_HEAD_MAX (2 * SEED_BYTES + EXEC_RUN_ID_LEN + 26)   /* "SEED LEN RUN\n" */
 #define MSRS_MAX 4096
 #define MSR_IA32_TSC 0x10   /* the time-stamp counter (SDM vol. 4, table 2-2) */
 #define VMGENID_BYTES 16    /* the VM generation ID, a 128-bit random number */
@@ -243,9 +243,10 @@ int warm_boot_prepare(struct warm_boot *w, int argc, char **argv)
     return open_new(w, dir);
 }
 
-/* "SEED LEN\n" and the command on COM1, which /init reads (raw, no echo):
- * SEED is fresh for each run, so that no two guests restored from one
- * snapshot share the CRNG's state (scripts/handover-reseed.c). */
+/* "SEED LEN RUN\n" and the command on COM1, which /init reads (raw, no
+ * echo): SEED is fresh for each run, so that no two guests restored from
+ * one snapshot share the CRNG's state (scripts/handover-reseed.c); RUN is
+ * the run's mark for the status line (console_watch.h). */
 static int queue_command(struct warm_boot *w)
 {
     const struct vmm *vm = w->vm;
@@ -258,7 +259,7 @@ static int queue_command(struct warm_boot *w)
     size_t n = 0;
     for (size_t i = 0; i < sizeof(seed); i++)
         n += (size_t)snprintf(head + n, sizeof(head) - n, "%02x", seed[i]);
-    n += (size_t)snprintf(head + n, sizeof(head) - n, " %zu\n", strlen(vm->opt.exec));
+    n += (size_t)snprintf(head + n, sizeof(head) - n, " %zu %s\n", strlen(vm->opt.exec), vm->console.exec_run_id);
     if (!w->uart || !serial_receive(w->uart, head, n) || !serial_receive(w->uart, vm->opt.exec, strlen(vm->opt.exec))) {
         vmm_log("--snapshot: the command does not fit in the console's input");
         return EXIT_HOST;

@@ -1,5 +1,6 @@
 #include "console_watch.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,10 +21,21 @@ bool panic_watch_restart(struct panic_watch *w)
     return w->ended = w->ended || w->line[0];
 }
 
-bool exec_status_scan(const char *line, int *status)
+bool exec_status_scan(const char *line, const char *run_id, int *status)
 {
-    const char *st = strstr(line, EXEC_STATUS_PREFIX);
-    return st && sscanf(st + strlen(EXEC_STATUS_PREFIX), "%d", status) == 1;
+    const char *p = strstr(line, EXEC_STATUS_PREFIX);
+    if (!p)
+        return false;
+    p += strlen(EXEC_STATUS_PREFIX);
+    char mark[EXEC_RUN_ID_LEN + 8];
+    snprintf(mark, sizeof(mark), " [run %s]", run_id);
+    int n = 0, digits = 0;
+    while (digits < 4 && p[digits] >= '0' && p[digits] <= '9')
+        n = n * 10 + (p[digits++] - '0');
+    if (!digits || n > UINT8_MAX || strncmp(p + digits, mark, strlen(mark)))
+        return false;
+    *status = n;
+    return true;
 }
 
 bool console_is_banner(const char *line)

@@ -22,10 +22,17 @@ void panic_watch_line(void *ctx, const char *line);
  * its end marker, so a panic seen before is over: true, and w->ended set. */
 bool panic_watch_restart(struct panic_watch *w);
 
-/* --exec: scripts/build-initramfs.sh's /init logs "handover-init: command
- * exited with status N" through /dev/kmsg, so the text may stand after a
- * printk timestamp. True with N in *status when the line has it. */
-bool exec_status_scan(const char *line, int *status);
+/* --exec: the run's own mark, EXEC_RUN_ID_LEN hex digits handover draws
+ * for each run and gives /init (/handover/run, or with --snapshot on the
+ * console with the command), so that the command's own output cannot end
+ * the run: a line it prints that looks like /init's has no such mark. */
+#define EXEC_RUN_ID_LEN 16
+
+/* scripts/handover-init.sh logs "handover-init: command exited with status
+ * N [run ID]" through /dev/kmsg, so the text may stand after a printk
+ * timestamp. True with N (0-255: a shell's $?) in *status when the line
+ * has it with this run's ID. */
+bool exec_status_scan(const char *line, const char *run_id, int *status);
 
 /* The milestones --report times: the banner of init/version.c and
  * init/main.c's "Run /sbin/init as init process". */
