@@ -284,7 +284,7 @@ help:
 	@echo "make test-valgrind  unit tests under valgrind"
 	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"
 	@echo "make fuzz-regress   replay the fuzz corpora and regressions (part of test-fast)"
-	@echo "make fuzz-smoke     each harness for FUZZ_SMOKE_SECONDS (10) seconds (part of test-fast)"
+	@echo "make fuzz-smoke     each harness for FUZZ_SMOKE_SECONDS (5) seconds (part of test-fast)"
 	@echo "make bench          bench-realkvm, bench-warm, bench-mixed, then handover against QEMU on this host's own KVM (bench/run.sh)"
 	@echo "make bench-realkvm  on a hardware KVM: handover vs QEMU q35, microvm, OVMF to user space (bench/realkvm.sh)"
 	@echo "make bench-sweep    --fault-sweep against one boot per fault (bench/sweep.sh)"

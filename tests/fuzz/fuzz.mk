@@ -15,7 +15,7 @@ BUILD        ?= build
 FUZZ_OUT     := $(BUILD)/fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_ARGS    ?=
 # The library's link flags, as the top-level Makefile has them.
 FUZZ_LDLIBS   = $(if $(LDLIBS),$(LDLIBS),-lz)
