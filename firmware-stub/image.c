@@ -306,8 +306,9 @@ static struct fw_image *running_image(struct firmware *fw)
 }
 
 /* The top-level image's Exit ends the run; a started image's Exit returns
- * from its StartImage; a loaded one that never started is unloaded
- * (UEFI 2.10 section 7.4.5). */
+ * from its StartImage; a loaded one that never started is unloaded; any
+ * other handle is not an image that can exit: EFI_INVALID_PARAMETER
+ * (UEFI 2.10 section 7.4.5, as EDK2's CoreExit). */
 efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t image_handle = a[0], exit_data_size = a[2], exit_data = a[3];
@@ -323,6 +324,8 @@ efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint
             return EFI_INVALID_PARAMETER;
         return unwind(fw, img, exit_status, exit_data_size, exit_data);
     }
+    if (image_handle != fw->image_handle)
+        return EFI_INVALID_PARAMETER;
     uint16_t data[256];
     char text[256];
     text[0] = 0;

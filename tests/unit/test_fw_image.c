@@ -462,6 +462,21 @@ START_TEST(exit_unwinds_only_the_running_image_and_nests)
 }
 END_TEST
 
+/* With no image started, only the top-level image's handle exits (and
+ * ends the run): any other is no image that can exit (UEFI 2.10 section
+ * 7.4.5), and the caller goes on. */
+START_TEST(exit_with_a_handle_that_is_no_image_is_refused)
+{
+    ck_assert_uint_eq(CALL(BS(EXIT), 0x4242, EFI_SUCCESS, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT), 0, EFI_LOAD_ERROR, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.con_out_handle, EFI_LOAD_ERROR, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.stop, FW_RUN);
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.image_handle, EFI_LOAD_ERROR, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+    ck_assert_uint_eq(fw.stop_status, EFI_LOAD_ERROR);
+}
+END_TEST
+
 START_TEST(a_started_image_may_exit_boot_services_with_its_own_handle)
 {
     uint64_t h = load_app();
@@ -530,7 +545,8 @@ Suite *fw_image_suite(void)
         load_image_keeps_the_device_path_it_copied_before_loading, free_pages_refuses_an_images_pages,
         free_pool_refuses_an_images_info_page,
         start_image_enters_the_entry_and_its_return_restores_the_caller,
-        exit_unwinds_only_the_running_image_and_nests, a_started_image_may_exit_boot_services_with_its_own_handle,
+        exit_unwinds_only_the_running_image_and_nests, exit_with_a_handle_that_is_no_image_is_refused,
+        a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });
     return s;
 }
