@@ -279,7 +279,9 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
 }
 
 /* Back to StartImage's caller with the status in RAX and its registers as
- * they were; an application is unloaded (UEFI 2.10 section 7.4.5). */
+ * they were. An application is unloaded, and so is a driver that exits
+ * with an error; a driver that succeeds stays resident (UEFI 2.10 section
+ * 7.4.5; EDK2's CoreStartImage). */
 static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status_t status, uint64_t data_size,
                            uint64_t data)
 {
@@ -292,7 +294,7 @@ static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status
                                          .rsp = img->caller_rsp, .restore = true, .saved = img->caller_saved };
     fw->depth--;
     img->depth = 0;
-    if (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION)
+    if (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION || status & EFI_ERR(0))
         unload(fw, img);
     return status;
 }

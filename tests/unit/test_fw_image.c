@@ -462,6 +462,33 @@ START_TEST(exit_unwinds_only_the_running_image_and_nests)
 }
 END_TEST
 
+/* A boot service driver stays resident when it succeeds, and is unloaded
+ * when it exits with an error (UEFI 2.10 section 7.4.5): its pages and
+ * its handle go, as an application's do. */
+START_TEST(a_driver_that_exits_with_an_error_is_unloaded)
+{
+    uint8_t f[APP_FILE_SIZE];
+    build_app(f);
+    f[0x58 + 68] = PE_SUBSYSTEM_EFI_BOOT_SERVICE_DRIVER;
+    uint64_t h_p = put_u64(0), driver = put(f, sizeof(f));
+    for (int fails = 0; fails < 2; fails++) {
+        ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, driver, APP_FILE_SIZE, h_p), EFI_SUCCESS);
+        uint64_t h = rd64(h_p), base = loaded_image_of(h)->image_base;
+        ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_BOOT_SERVICES_CODE);
+        cur_rsp = STACK_TOP - 0x400;
+        ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+        cur_rsp = fw.transfer.rsp - 0x100;
+        efi_status_t status = fails ? EFI_DEVICE_ERROR : EFI_SUCCESS;
+        ck_assert_uint_eq(CALL(BS(EXIT), h, status, 0, 0), status);
+        efi_status_t s;
+        interface_of(h, GUID_LOADED_IMAGE, &s);
+        ck_assert_uint_eq(s, fails ? EFI_INVALID_PARAMETER : EFI_SUCCESS);
+        ck_assert_int_eq(memmap_type_at(&fw.map, base), fails ? EFI_CONVENTIONAL_MEMORY : EFI_BOOT_SERVICES_CODE);
+        ck_assert_uint_eq(fw.nimages, 1);   /* the resident one */
+    }
+}
+END_TEST
+
 /* With no image started, only the top-level image's handle exits (and
  * ends the run): any other is no image that can exit (UEFI 2.10 section
  * 7.4.5), and the caller goes on. */
@@ -546,6 +573,7 @@ Suite *fw_image_suite(void)
         free_pool_refuses_an_images_info_page,
         start_image_enters_the_entry_and_its_return_restores_the_caller,
         exit_unwinds_only_the_running_image_and_nests, exit_with_a_handle_that_is_no_image_is_refused,
+        a_driver_that_exits_with_an_error_is_unloaded,
         a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });
     return s;
