@@ -269,6 +269,8 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
     img->started = true;
     img->depth = ++fw->depth;
     img->caller_rsp = c->rsp;
+    img->caller_tpl = fw->tpl;
+    img->caller_notify_depth = fw->events.depth;
     img->caller_saved = c->saved;
     img->caller_view = *v;
     img->exit_data_size_ptr = exit_data_size_ptr;
@@ -279,8 +281,10 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
 }
 
 /* Back to StartImage's caller with the status in RAX and its registers as
- * they were. An application is unloaded, and so is a driver that exits
- * with an error; a driver that succeeds stays resident (UEFI 2.10 section
+ * they were, at the TPL it called at (EDK2's CoreStartImage restores it),
+ * and with the notify functions the image left by Exit dropped: they never
+ * return. An application is unloaded, and so is a driver that exits with
+ * an error; a driver that succeeds stays resident (UEFI 2.10 section
  * 7.4.5; EDK2's CoreStartImage). */
 static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status_t status, uint64_t data_size,
                            uint64_t data)
@@ -294,6 +298,9 @@ static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status
                                          .rsp = img->caller_rsp, .restore = true, .saved = img->caller_saved };
     fw->depth--;
     img->depth = 0;
+    fw->tpl = img->caller_tpl;
+    if (fw->events.depth > img->caller_notify_depth)
+        fw->events.depth = img->caller_notify_depth;
     if (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION || status & EFI_ERR(0))
         unload(fw, img);
     return status;

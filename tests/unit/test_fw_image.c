@@ -489,6 +489,33 @@ START_TEST(a_driver_that_exits_with_an_error_is_unloaded)
 }
 END_TEST
 
+/* An image that exits from a notify function it signaled at a raised TPL
+ * returns to its StartImage caller at the caller's TPL, with no notify
+ * function left running: the caller may WaitForEvent again, and a stray
+ * return to the notify trampoline is refused. */
+START_TEST(exit_restores_the_callers_tpl_and_drops_the_images_notify_functions)
+{
+    enum { TPL_CALLBACK = 8, TPL_NOTIFY = 16 };
+    uint64_t h = load_app(), e_p = put_u64(0);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+    uint64_t image_rsp = fw.transfer.rsp - 0x100;
+    cur_rsp = image_rsp;
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT), EVT_NOTIFY_SIGNAL, TPL_NOTIFY, 0x1234560, 0, e_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_CALLBACK), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(BS(SIGNAL_EVENT), rd64(e_p)), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.events.depth, 1);
+    ck_assert_uint_eq(fw.tpl, TPL_NOTIFY);
+    cur_rsp = fw.transfer.rsp - 0x40;   /* inside the notify function */
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_ERR(21), 0, 0), EFI_ERR(21));   /* EFI_ABORTED */
+    ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP - 0x400);
+    ck_assert_uint_eq(fw.tpl, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(fw.events.depth, 0);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(FW_ID_NOTIFY_RETURN, 0, 0), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
 /* With no image started, only the top-level image's handle exits (and
  * ends the run): any other is no image that can exit (UEFI 2.10 section
  * 7.4.5), and the caller goes on. */
@@ -574,6 +601,7 @@ Suite *fw_image_suite(void)
         start_image_enters_the_entry_and_its_return_restores_the_caller,
         exit_unwinds_only_the_running_image_and_nests, exit_with_a_handle_that_is_no_image_is_refused,
         a_driver_that_exits_with_an_error_is_unloaded,
+        exit_restores_the_callers_tpl_and_drops_the_images_notify_functions,
         a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });
     return s;
