@@ -280,6 +280,36 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
     return EFI_SUCCESS;
 }
 
+/* StartImage's caller takes ExitData: both its pointers given (UEFI 2.10
+ * section 7.4.2: without ExitData, ExitDataSize is not modified). */
+static bool wants_exit_data(const struct fw_image *img)
+{
+    return img->exit_data_ptr && img->exit_data_size_ptr;
+}
+
+/* The ExitData an image passes Exit, for its StartImage caller: copied
+ * into a new pool buffer at *copy, as EDK2's CoreExit does, so that it
+ * outlives an application's image, which may hold it; *copy 0 when the
+ * caller takes none or there is none. EFI_INVALID_PARAMETER when it is not
+ * readable, EFI_OUT_OF_RESOURCES when no pool holds it. */
+static efi_status_t copy_exit_data(struct firmware *fw, const struct guest_view *v, const struct fw_image *img,
+                                   uint64_t size, uint64_t data, uint64_t *copy)
+{
+    *copy = 0;
+    if (!wants_exit_data(img) || !data || !size)
+        return EFI_SUCCESS;
+    if (!guest_view_accessible(v, data, size))
+        return EFI_INVALID_PARAMETER;
+    efi_status_t s = fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, size, copy);
+    uint8_t chunk[4096];
+    for (uint64_t off = 0; s == EFI_SUCCESS && off < size; off += sizeof(chunk)) {
+        uint64_t n = size - off < sizeof(chunk) ? size - off : sizeof(chunk);
+        guest_view_read(v, data + off, chunk, n);
+        guest_mem_write(fw->gm, *copy + off, chunk, n);
+    }
+    return s;
+}
+
 /* Back to StartImage's caller with the status in RAX and its registers as
  * they were, at the TPL it called at (EDK2's CoreStartImage restores it),
  * and with the notify functions the image left by Exit dropped: they never
@@ -289,10 +319,10 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
 static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status_t status, uint64_t data_size,
                            uint64_t data)
 {
-    if (img->exit_data_size_ptr)
-        guest_view_write_u64(&img->caller_view, img->exit_data_size_ptr, data ? data_size : 0);
-    if (img->exit_data_ptr)
-        guest_view_write_u64(&img->caller_view, img->exit_data_ptr, data_size ? data : 0);
+    if (wants_exit_data(img)) {
+        guest_view_write_u64(&img->caller_view, img->exit_data_size_ptr, data_size);
+        guest_view_write_u64(&img->caller_view, img->exit_data_ptr, data);
+    }
     fw->transfer = (struct fw_transfer){ .pending = true,
                                          .rip = firmware_thunk(fw, FW_ID_BS(BS_START_IMAGE)) + FW_THUNK_RET,
                                          .rsp = img->caller_rsp, .restore = true, .saved = img->caller_saved };
@@ -331,7 +361,11 @@ efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint
         /* Only the image running now can exit. */
         if (!img || img != running_image(fw))
             return EFI_INVALID_PARAMETER;
-        return unwind(fw, img, exit_status, exit_data_size, exit_data);
+        uint64_t copy;
+        efi_status_t s = copy_exit_data(fw, v, img, exit_data_size, exit_data, &copy);
+        if (s != EFI_SUCCESS)
+            return s;
+        return unwind(fw, img, exit_status, copy ? exit_data_size : 0, copy);
     }
     if (image_handle != fw->image_handle)
         return EFI_INVALID_PARAMETER;

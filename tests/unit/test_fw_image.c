@@ -447,7 +447,7 @@ START_TEST(exit_unwinds_only_the_running_image_and_nests)
     ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP - 0x400);
     ck_assert_uint_eq(fw.transfer.saved.rbx, 0xa);
     ck_assert_uint_eq(rd64(size_p), 8);
-    ck_assert_uint_eq(rd64(data_p), data);
+    ck_assert(ucs2_equals(rd64(data_p), "bye"));
     ck_assert_uint_eq(fw.depth, 0);
     ck_assert_uint_eq(fw.nimages, 0);
     ck_assert_uint_eq(fw.stop, FW_RUN);
@@ -513,6 +513,43 @@ START_TEST(exit_restores_the_callers_tpl_and_drops_the_images_notify_functions)
     ck_assert_uint_eq(fw.events.depth, 0);
     cur_rsp = STACK_TOP - 0x400;
     ck_assert_uint_eq(CALL(FW_ID_NOTIFY_RETURN, 0, 0), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+/* ExitData reaches StartImage's caller in a pool buffer of its own, as
+ * EDK2's CoreExit copies it: an application's text in its own image
+ * outlives the image, and the caller may FreePool it. ExitData that is not
+ * readable fails Exit, and the image goes on; a caller without ExitData
+ * has its ExitDataSize left as it was (UEFI 2.10 section 7.4.2). */
+START_TEST(exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own)
+{
+    uint64_t h = load_app(), base = loaded_image_of(h)->image_base, size_p = put_u64(0x55), data_p = put_u64(0x66);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, size_p, data_p), EFI_SUCCESS);
+    cur_rsp = fw.transfer.rsp - 0x100;
+    uint64_t text = base + 0x1100;                      /* "no disk" in the image's .text */
+    memcpy(hp(text), u"no disk", 16);
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_LOAD_ERROR, 16, RAM_SIZE - 8), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_LOAD_ERROR, 1ULL << 40, text), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.depth, 1);
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_LOAD_ERROR, 16, text), EFI_LOAD_ERROR);
+    ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_CONVENTIONAL_MEMORY);
+    uint64_t copy = rd64(data_p);
+    ck_assert_uint_eq(rd64(size_p), 16);
+    ck_assert_uint_ne(copy, text);
+    ck_assert(ucs2_equals(copy, "no disk"));
+    ck_assert_int_eq(memmap_type_at(&fw.map, copy), EFI_BOOT_SERVICES_DATA);
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), copy), EFI_SUCCESS);
+    /* ExitDataSize alone: not modified, and nothing allocated. */
+    h = load_app();
+    wr64(size_p, 0x55);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, size_p, 0), EFI_SUCCESS);
+    cur_rsp = fw.transfer.rsp - 0x100;
+    unsigned pools = fw.npools;
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_LOAD_ERROR, 16, put_ucs2("no disk")), EFI_LOAD_ERROR);
+    ck_assert_uint_eq(rd64(size_p), 0x55);
+    ck_assert_uint_eq(fw.npools, pools - 1);   /* the image's info page went, and nothing came */
 }
 END_TEST
 
@@ -602,6 +639,7 @@ Suite *fw_image_suite(void)
         exit_unwinds_only_the_running_image_and_nests, exit_with_a_handle_that_is_no_image_is_refused,
         a_driver_that_exits_with_an_error_is_unloaded,
         exit_restores_the_callers_tpl_and_drops_the_images_notify_functions,
+        exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own,
         a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });
     return s;
