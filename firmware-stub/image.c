@@ -331,7 +331,8 @@ static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status
     fw->tpl = img->caller_tpl;
     if (fw->events.depth > img->caller_notify_depth)
         fw->events.depth = img->caller_notify_depth;
-    if (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION || status & EFI_ERR(0))
+    /* After ExitBootServices the memory map is the OS's: nothing is freed. */
+    if (fw->phase == FW_PHASE_BOOT && (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION || status & EFI_ERR(0)))
         unload(fw, img);
     return status;
 }
@@ -393,7 +394,9 @@ void fw_decode_exit(struct fw_trace_out *o, const struct fw_service *s, const st
 }
 
 /* The entry point returned (to the thunk FW_ID_START_IMAGE_RETURN, which
- * pushed RAX): as Exit with that status and no data. */
+ * pushed RAX): as Exit with that status and no data, also after an
+ * ExitBootServices the image called, where the thunk, which has no RET,
+ * has nowhere else to go. */
 static efi_status_t start_image_return(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)a;

@@ -553,6 +553,32 @@ START_TEST(exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own)
 }
 END_TEST
 
+/* A started image that called ExitBootServices and then returns from its
+ * entry goes back to StartImage's caller with its status (the return
+ * thunk has no RET: refused, the vCPU would run on into the next thunk
+ * and RET to the pushed status), and the memory map, the OS's now, stays
+ * as it is. */
+START_TEST(an_image_returning_after_exit_boot_services_goes_back_to_its_caller)
+{
+    uint64_t h = load_app(), base = loaded_image_of(h)->image_base;
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+    uint64_t entry_rsp = fw.transfer.rsp;
+    cur_rsp = entry_rsp - 0x100;
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), h, map_key()), EFI_SUCCESS);
+    struct memmap before = fw.map;
+    ck_assert_uint_eq(image_returns(entry_rsp, EFI_LOAD_ERROR), EFI_LOAD_ERROR);
+    ck_assert(fw.transfer.pending && fw.transfer.restore);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, BS(START_IMAGE)) + FW_THUNK_RET);
+    ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP - 0x400);
+    ck_assert_uint_eq(fw.stop, FW_RUN);
+    ck_assert_uint_eq(fw.map.key, before.key);
+    ck_assert_uint_eq(fw.map.n, before.n);
+    ck_assert_mem_eq(fw.map.e, before.e, fw.map.n * sizeof(fw.map.e[0]));
+    ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_LOADER_CODE);
+}
+END_TEST
+
 /* With no image started, only the top-level image's handle exits (and
  * ends the run): any other is no image that can exit (UEFI 2.10 section
  * 7.4.5), and the caller goes on. */
@@ -640,6 +666,7 @@ Suite *fw_image_suite(void)
         a_driver_that_exits_with_an_error_is_unloaded,
         exit_restores_the_callers_tpl_and_drops_the_images_notify_functions,
         exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own,
+        an_image_returning_after_exit_boot_services_goes_back_to_its_caller,
         a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });
     return s;
