@@ -92,11 +92,15 @@ static efi_status_t map_image(struct firmware *fw, const struct pe_image *pe, st
 {
     char err[200];
     img->pages = pe_image_size(pe) >> 12;
-    /* An image without relocations loads only at its ImageBase. */
+    /* An image without relocations loads only at its ImageBase; one that
+     * moves goes where its sections keep their SectionAlignment in memory
+     * (PE/COFF "Optional Header Windows-Specific Fields"; EDK2's
+     * CoreLoadPeImage aligns the image so too). */
     bool fixed = pe->file_characteristics & PE_FILE_RELOCS_STRIPPED;
     img->base = pe->image_base;
-    if (memmap_allocate(&fw->map, fixed ? EFI_ALLOCATE_ADDRESS : EFI_ALLOCATE_ANY_PAGES, code_type, img->pages,
-                        &img->base) != EFI_SUCCESS)
+    efi_status_t s = fixed ? memmap_allocate(&fw->map, EFI_ALLOCATE_ADDRESS, code_type, img->pages, &img->base)
+                           : memmap_allocate_aligned(&fw->map, code_type, img->pages, pe->section_alignment, &img->base);
+    if (s != EFI_SUCCESS)
         return EFI_OUT_OF_RESOURCES;
     if (pe_load(pe, fw->gm, img->base, err, sizeof(err))) {
         fw_log(fw, "LoadImage: %s", err);

@@ -579,6 +579,27 @@ START_TEST(an_image_returning_after_exit_boot_services_goes_back_to_its_caller)
 }
 END_TEST
 
+/* An image that moves goes where its sections keep their SectionAlignment
+ * (64 KiB here, 2 MiB as some kernels' PE headers ask): the base is a
+ * multiple of it, and only SizeOfImage's pages are taken. */
+START_TEST(load_image_keeps_a_section_alignment_above_a_page)
+{
+    for (uint32_t align = 0x10000; align <= 0x200000; align <<= 5) {
+        uint8_t f[APP_FILE_SIZE];
+        build_app(f);
+        memcpy(f + 0x58 + 32, &align, 4);                    /* SectionAlignment */
+        uint64_t h_p = put_u64(0);
+        ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put(f, sizeof(f)), sizeof(f), h_p), EFI_SUCCESS);
+        uint64_t base = loaded_image_of(rd64(h_p))->image_base;
+        ck_assert_uint_eq(base % align, 0);
+        ck_assert_uint_eq(rd64(base + APP_TARGET), base + APP_ENTRY);
+        ck_assert_int_eq(memmap_type_at(&fw.map, base - 1), EFI_CONVENTIONAL_MEMORY);
+        ck_assert_int_eq(memmap_type_at(&fw.map, base + APP_IMAGE_SIZE), EFI_CONVENTIONAL_MEMORY);
+        ck_assert_uint_eq(CALL(BS(UNLOAD_IMAGE), rd64(h_p)), EFI_SUCCESS);
+    }
+}
+END_TEST
+
 /* With no image started, only the top-level image's handle exits (and
  * ends the run): any other is no image that can exit (UEFI 2.10 section
  * 7.4.5), and the caller goes on. */
@@ -667,6 +688,7 @@ Suite *fw_image_suite(void)
         exit_restores_the_callers_tpl_and_drops_the_images_notify_functions,
         exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own,
         an_image_returning_after_exit_boot_services_goes_back_to_its_caller,
+        load_image_keeps_a_section_alignment_above_a_page,
         a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });
     return s;
