@@ -155,7 +155,8 @@ efi_status_t memmap_reserve(struct memmap *m, uint64_t start, uint64_t pages, ui
 
 /* Highest start, a multiple of align (a power of two, at least a page),
  * with [start, start+pages) in one conventional entry and start+size <=
- * limit. */
+ * limit. An alignment above a page never gets address 0, which reads as
+ * NULL (a LoadedImage's ImageBase). */
 static int find_top_down(const struct memmap *m, uint64_t pages, uint64_t limit, uint64_t align, uint64_t *start)
 {
     uint64_t size = pages << PAGE_SHIFT;
@@ -164,9 +165,12 @@ static int find_top_down(const struct memmap *m, uint64_t pages, uint64_t limit,
         if (e->type != EFI_CONVENTIONAL_MEMORY || e->pages < pages)
             continue;
         uint64_t end = entry_end(e) < limit ? entry_end(e) : limit;
-        if (end < e->start + size || ((end - size) & ~(align - 1)) < e->start)
+        if (end < e->start + size)
             continue;
-        *start = (end - size) & ~(align - 1);
+        uint64_t at = (end - size) & ~(align - 1);
+        if (at < e->start || (!at && align > PAGE_BYTES))
+            continue;
+        *start = at;
         return i;
     }
     return -1;

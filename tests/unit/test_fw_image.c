@@ -597,6 +597,15 @@ START_TEST(load_image_keeps_a_section_alignment_above_a_page)
         ck_assert_int_eq(memmap_type_at(&fw.map, base + APP_IMAGE_SIZE), EFI_CONVENTIONAL_MEMORY);
         ck_assert_uint_eq(CALL(BS(UNLOAD_IMAGE), rd64(h_p)), EFI_SUCCESS);
     }
+    /* An alignment only address 0 meets: no image at NULL. */
+    uint8_t f[APP_FILE_SIZE];
+    build_app(f);
+    memcpy(f + 0x58 + 32, &(uint32_t){ 0x40000000 }, 4);
+    memcpy(f + 0x58 + 24, &(uint64_t){ 0 }, 8);
+    uint64_t h_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put(f, sizeof(f)), sizeof(f), h_p),
+                      EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(rd64(h_p), 0);
 }
 END_TEST
 
