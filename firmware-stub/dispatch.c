@@ -64,8 +64,10 @@ const char *firmware_service_name(unsigned id)
 static bool is_boot_service(unsigned id)
 {
     /* Protocol methods (ConOut, ConIn, RNG, memory attributes, TCG2, the
-     * --esp volume's) and returns from StartImage are boot-time only, too. */
-    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id <= FW_ID_START_IMAGE_RETURN) ||
+     * --esp volume's) are boot-time only, too. A return from StartImage's
+     * entry is not a call: its thunk has no RET, so it is always served
+     * (image.c). */
+    return id < FW_ID_RT(0) || (id >= FW_ID_CONOUT(0) && id < FW_ID_START_IMAGE_RETURN) ||
            (id >= FW_ID_TCG2(0) && id < FW_ID_TCG2(TCG2_COUNT)) ||
            (id >= FW_ID_FILE_SYSTEM && id < FW_ID_FILE(FILE_COUNT)) ||
            (id >= FW_ID_BLOCK_IO(0) && id < FW_ID_BLOCK_IO(BLOCK_IO_COUNT));

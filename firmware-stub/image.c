@@ -92,11 +92,15 @@ static efi_status_t map_image(struct firmware *fw, const struct pe_image *pe, st
 {
     char err[200];
     img->pages = pe_image_size(pe) >> 12;
-    /* An image without relocations loads only at its ImageBase. */
+    /* An image without relocations loads only at its ImageBase; one that
+     * moves goes where its sections keep their SectionAlignment in memory
+     * (PE/COFF "Optional Header Windows-Specific Fields"; EDK2's
+     * CoreLoadPeImage aligns the image so too). */
     bool fixed = pe->file_characteristics & PE_FILE_RELOCS_STRIPPED;
     img->base = pe->image_base;
-    if (memmap_allocate(&fw->map, fixed ? EFI_ALLOCATE_ADDRESS : EFI_ALLOCATE_ANY_PAGES, code_type, img->pages,
-                        &img->base) != EFI_SUCCESS)
+    efi_status_t s = fixed ? memmap_allocate(&fw->map, EFI_ALLOCATE_ADDRESS, code_type, img->pages, &img->base)
+                           : memmap_allocate_aligned(&fw->map, code_type, img->pages, pe->section_alignment, &img->base);
+    if (s != EFI_SUCCESS)
         return EFI_OUT_OF_RESOURCES;
     if (pe_load(pe, fw->gm, img->base, err, sizeof(err))) {
         fw_log(fw, "LoadImage: %s", err);
@@ -269,6 +273,8 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
     img->started = true;
     img->depth = ++fw->depth;
     img->caller_rsp = c->rsp;
+    img->caller_tpl = fw->tpl;
+    img->caller_notify_depth = fw->events.depth;
     img->caller_saved = c->saved;
     img->caller_view = *v;
     img->exit_data_size_ptr = exit_data_size_ptr;
@@ -278,21 +284,59 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
     return EFI_SUCCESS;
 }
 
+/* StartImage's caller takes ExitData: both its pointers given (UEFI 2.10
+ * section 7.4.2: without ExitData, ExitDataSize is not modified). */
+static bool wants_exit_data(const struct fw_image *img)
+{
+    return img->exit_data_ptr && img->exit_data_size_ptr;
+}
+
+/* The ExitData an image passes Exit, for its StartImage caller: copied
+ * into a new pool buffer at *copy, as EDK2's CoreExit does, so that it
+ * outlives an application's image, which may hold it; *copy 0 when the
+ * caller takes none or there is none. EFI_INVALID_PARAMETER when it is not
+ * readable, EFI_OUT_OF_RESOURCES when no pool holds it. */
+static efi_status_t copy_exit_data(struct firmware *fw, const struct guest_view *v, const struct fw_image *img,
+                                   uint64_t size, uint64_t data, uint64_t *copy)
+{
+    *copy = 0;
+    if (!wants_exit_data(img) || !data || !size)
+        return EFI_SUCCESS;
+    if (!guest_view_accessible(v, data, size))
+        return EFI_INVALID_PARAMETER;
+    efi_status_t s = fw_pool_alloc(fw, EFI_BOOT_SERVICES_DATA, size, copy);
+    uint8_t chunk[4096];
+    for (uint64_t off = 0; s == EFI_SUCCESS && off < size; off += sizeof(chunk)) {
+        uint64_t n = size - off < sizeof(chunk) ? size - off : sizeof(chunk);
+        guest_view_read(v, data + off, chunk, n);
+        guest_mem_write(fw->gm, *copy + off, chunk, n);
+    }
+    return s;
+}
+
 /* Back to StartImage's caller with the status in RAX and its registers as
- * they were; an application is unloaded (UEFI 2.10 section 7.4.5). */
+ * they were, at the TPL it called at (EDK2's CoreStartImage restores it),
+ * and with the notify functions the image left by Exit dropped: they never
+ * return. An application is unloaded, and so is a driver that exits with
+ * an error; a driver that succeeds stays resident (UEFI 2.10 section
+ * 7.4.5; EDK2's CoreStartImage). */
 static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status_t status, uint64_t data_size,
                            uint64_t data)
 {
-    if (img->exit_data_size_ptr)
-        guest_view_write_u64(&img->caller_view, img->exit_data_size_ptr, data ? data_size : 0);
-    if (img->exit_data_ptr)
-        guest_view_write_u64(&img->caller_view, img->exit_data_ptr, data_size ? data : 0);
+    if (wants_exit_data(img)) {
+        guest_view_write_u64(&img->caller_view, img->exit_data_size_ptr, data_size);
+        guest_view_write_u64(&img->caller_view, img->exit_data_ptr, data);
+    }
     fw->transfer = (struct fw_transfer){ .pending = true,
                                          .rip = firmware_thunk(fw, FW_ID_BS(BS_START_IMAGE)) + FW_THUNK_RET,
                                          .rsp = img->caller_rsp, .restore = true, .saved = img->caller_saved };
     fw->depth--;
     img->depth = 0;
-    if (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION)
+    fw->tpl = img->caller_tpl;
+    if (fw->events.depth > img->caller_notify_depth)
+        fw->events.depth = img->caller_notify_depth;
+    /* After ExitBootServices the memory map is the OS's: nothing is freed. */
+    if (fw->phase == FW_PHASE_BOOT && (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION || status & EFI_ERR(0)))
         unload(fw, img);
     return status;
 }
@@ -306,8 +350,9 @@ static struct fw_image *running_image(struct firmware *fw)
 }
 
 /* The top-level image's Exit ends the run; a started image's Exit returns
- * from its StartImage; a loaded one that never started is unloaded
- * (UEFI 2.10 section 7.4.5). */
+ * from its StartImage; a loaded one that never started is unloaded; any
+ * other handle is not an image that can exit: EFI_INVALID_PARAMETER
+ * (UEFI 2.10 section 7.4.5, as EDK2's CoreExit). */
 efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t image_handle = a[0], exit_data_size = a[2], exit_data = a[3];
@@ -321,8 +366,14 @@ efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint
         /* Only the image running now can exit. */
         if (!img || img != running_image(fw))
             return EFI_INVALID_PARAMETER;
-        return unwind(fw, img, exit_status, exit_data_size, exit_data);
+        uint64_t copy;
+        efi_status_t s = copy_exit_data(fw, v, img, exit_data_size, exit_data, &copy);
+        if (s != EFI_SUCCESS)
+            return s;
+        return unwind(fw, img, exit_status, copy ? exit_data_size : 0, copy);
     }
+    if (image_handle != fw->image_handle)
+        return EFI_INVALID_PARAMETER;
     uint16_t data[256];
     char text[256];
     text[0] = 0;
@@ -347,7 +398,9 @@ void fw_decode_exit(struct fw_trace_out *o, const struct fw_service *s, const st
 }
 
 /* The entry point returned (to the thunk FW_ID_START_IMAGE_RETURN, which
- * pushed RAX): as Exit with that status and no data. */
+ * pushed RAX): as Exit with that status and no data, also after an
+ * ExitBootServices the image called, where the thunk, which has no RET,
+ * has nowhere else to go. */
 static efi_status_t start_image_return(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)a;

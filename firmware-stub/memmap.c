@@ -6,6 +6,7 @@
 #include "../guest/guest_mem.h"
 
 #define PAGE_SHIFT 12
+#define PAGE_BYTES (1ULL << PAGE_SHIFT)
 
 void memmap_init(struct memmap *m)
 {
@@ -152,9 +153,11 @@ efi_status_t memmap_reserve(struct memmap *m, uint64_t start, uint64_t pages, ui
     return retype(m, (unsigned)i, start, pages, type, true);
 }
 
-/* Highest page-aligned start with [start, start+pages) in one conventional
- * entry and start+size <= limit. */
-static int find_top_down(const struct memmap *m, uint64_t pages, uint64_t limit, uint64_t *start)
+/* Highest start, a multiple of align (a power of two, at least a page),
+ * with [start, start+pages) in one conventional entry and start+size <=
+ * limit. An alignment above a page never gets address 0, which reads as
+ * NULL (a LoadedImage's ImageBase). */
+static int find_top_down(const struct memmap *m, uint64_t pages, uint64_t limit, uint64_t align, uint64_t *start)
 {
     uint64_t size = pages << PAGE_SHIFT;
     for (int i = (int)m->n - 1; i >= 0; i--) {
@@ -164,17 +167,20 @@ static int find_top_down(const struct memmap *m, uint64_t pages, uint64_t limit,
         uint64_t end = entry_end(e) < limit ? entry_end(e) : limit;
         if (end < e->start + size)
             continue;
-        *start = (end - size) & ~0xfffULL;
+        uint64_t at = (end - size) & ~(align - 1);
+        if (at < e->start || (!at && align > PAGE_BYTES))
+            continue;
+        *start = at;
         return i;
     }
     return -1;
 }
 
 /* Where AllocateAnyPages puts pages: below 4 GiB first. */
-static int find_any(const struct memmap *m, uint64_t pages, uint64_t *start)
+static int find_any(const struct memmap *m, uint64_t pages, uint64_t align, uint64_t *start)
 {
-    int i = find_top_down(m, pages, GUEST_4GIB, start);
-    return i < 0 ? find_top_down(m, pages, UINT64_MAX, start) : i;
+    int i = find_top_down(m, pages, GUEST_4GIB, align, start);
+    return i < 0 ? find_top_down(m, pages, UINT64_MAX, align, start) : i;
 }
 
 efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem_type,
@@ -200,13 +206,13 @@ efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem
     case EFI_ALLOCATE_MAX_ADDRESS: {
         /* The allocation's last byte must be at or below *addr. */
         uint64_t limit = *addr == UINT64_MAX ? UINT64_MAX : *addr + 1;
-        i = find_top_down(m, pages, limit, &start);
+        i = find_top_down(m, pages, limit, PAGE_BYTES, &start);
         if (i < 0)
             return EFI_OUT_OF_RESOURCES;
         break;
     }
     default:
-        i = find_any(m, pages, &start);
+        i = find_any(m, pages, PAGE_BYTES, &start);
         if (i < 0)
             return EFI_OUT_OF_RESOURCES;
         break;
@@ -217,16 +223,31 @@ efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem
     return s;
 }
 
-efi_status_t memmap_take(struct memmap *m, uint32_t type, uint64_t pages, uint64_t *addr)
+/* pages where AllocateAnyPages would put them, at a multiple of align. */
+static efi_status_t allocate_any(struct memmap *m, uint32_t type, uint64_t pages, uint64_t align, bool fixed,
+                                 uint64_t *addr)
 {
     uint64_t start;
-    int i = pages ? find_any(m, pages, &start) : -1;
+    int i = pages ? find_any(m, pages, align, &start) : -1;
     if (i < 0)
         return EFI_OUT_OF_RESOURCES;
-    efi_status_t s = retype(m, (unsigned)i, start, pages, type, true);
+    efi_status_t s = retype(m, (unsigned)i, start, pages, type, fixed);
     if (s == EFI_SUCCESS)
         *addr = start;
     return s;
+}
+
+efi_status_t memmap_allocate_aligned(struct memmap *m, uint32_t mem_type, uint64_t pages, uint64_t align,
+                                     uint64_t *addr)
+{
+    if (!memmap_type_allocatable(mem_type) || !pages || pages >= (1ULL << (64 - PAGE_SHIFT)) || align & (align - 1))
+        return EFI_INVALID_PARAMETER;
+    return allocate_any(m, mem_type, pages, align > PAGE_BYTES ? align : PAGE_BYTES, false, addr);
+}
+
+efi_status_t memmap_take(struct memmap *m, uint32_t type, uint64_t pages, uint64_t *addr)
+{
+    return allocate_any(m, type, pages, PAGE_BYTES, true, addr);
 }
 
 bool memmap_is_allocated(const struct memmap *m, uint64_t addr, uint64_t len)

@@ -38,6 +38,11 @@ efi_status_t memmap_reserve(struct memmap *m, uint64_t start, uint64_t pages, ui
 efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem_type,
                              uint64_t pages, uint64_t *addr);
 efi_status_t memmap_free(struct memmap *m, uint64_t addr, uint64_t pages);
+/* As AllocateAnyPages, at an address that is a multiple of align (a power
+ * of two; a page at least): LoadImage's, for a SectionAlignment above a
+ * page. EFI_INVALID_PARAMETER for a bad type, count or align. */
+efi_status_t memmap_allocate_aligned(struct memmap *m, uint32_t mem_type, uint64_t pages, uint64_t align,
+                                     uint64_t *addr);
 /* Pages the firmware takes for itself (its page tables): where
  * AllocateAnyPages would put them, as type, but fixed, so FreePages
  * refuses them. */

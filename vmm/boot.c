@@ -279,7 +279,8 @@ static int set_entry_registers(struct vmm *vm)
 /* An EFI application, as LoadImage loads one (UEFI 2.10 section 7.4.1;
  * EDK2's CoreLoadPeImage): SizeOfImage in whole pages of EfiLoaderCode, at
  * ImageBase when that is free RAM, otherwise wherever the allocator puts
- * it (top-down, below 4 GiB first), relocated there. Its LoadedImage is
+ * it (top-down, below 4 GiB first, at a multiple of a SectionAlignment
+ * above a page), relocated there. Its LoadedImage is
  * the firmware's image handle's, with the application's base and size. */
 static int load_app(struct vmm *vm, size_t cmdlen)
 {
@@ -297,7 +298,7 @@ static int load_app(struct vmm *vm, size_t cmdlen)
                     "guest RAM", vm->opt.kernel, (unsigned long long)pe->image_base, (unsigned long long)size);
             return EXIT_USAGE;
         }
-        if (memmap_allocate(&vm->fw.map, EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_CODE, pages, &at) != EFI_SUCCESS) {
+        if (memmap_allocate_aligned(&vm->fw.map, EFI_LOADER_CODE, pages, pe->section_alignment, &at) != EFI_SUCCESS) {
             vmm_log("%s: SizeOfImage: the application needs 0x%llx bytes, more free guest RAM than there is; "
                     "raise --mem", vm->opt.kernel, (unsigned long long)size);
             return EXIT_USAGE;

@@ -47,7 +47,9 @@
  *                  arguments written at RSP+0x28 through the guest's view
  * After every call the memory map must stay sorted, non-overlapping, page
  * aligned, cover exactly guest RAM and keep the firmware's own pages
- * reserved, and stay frozen after ExitBootServices; with identity views a
+ * reserved, and stay frozen after ExitBootServices; every image LoadImage
+ * holds must have its pages in the map as code, and the images running
+ * must be numbered 1..depth (check_images); with identity views a
  * successful AllocatePages/FreePages/AllocatePool/GetMemoryMap must have
  * done what it says. abort() otherwise.
  *
@@ -204,6 +206,27 @@ __attribute__((no_sanitize("coverage"))) static void check_map(const struct firm
     CHECK(memmap_type_at(m, GUEST_FIRMWARE_BASE + FW_RT_DATA_OFFSET) == EFI_RUNTIME_SERVICES_DATA);
     CHECK(memmap_type_at(m, IMAGE_BASE) == EFI_LOADER_CODE);
     CHECK(f->npools <= FW_MAX_POOLS && f->nprotocols <= FW_MAX_PROTOCOLS);
+}
+
+/* The images LoadImage made: each one's pages of a code type in the map,
+ * and the ones StartImage entered and that have not exited numbered
+ * 1..depth, once each. */
+__attribute__((no_sanitize("coverage"))) static void check_images(const struct firmware *f)
+{
+    CHECK(f->nimages <= FW_MAX_IMAGES);
+    unsigned running = 0;
+    for (unsigned i = 0; i < f->nimages; i++) {
+        const struct fw_image *img = &f->images[i];
+        int first = memmap_type_at(&f->map, img->base);
+        int last = memmap_type_at(&f->map, img->base + img->pages * PAGE - 1);
+        CHECK(img->pages && first == last &&
+              (first == EFI_LOADER_CODE || first == EFI_BOOT_SERVICES_CODE || first == EFI_RUNTIME_SERVICES_CODE));
+        CHECK(img->depth <= f->depth && (!img->depth || img->started));
+        for (unsigned j = 0; img->depth && j < i; j++)
+            CHECK(f->images[j].depth != img->depth);
+        running += img->depth > 0;
+    }
+    CHECK(running == f->depth);
 }
 
 /* ---- arguments ---------------------------------------------------------- */
@@ -456,6 +479,7 @@ static void call(unsigned id, const struct fw_call *c, const uint64_t *a)
     enum fw_phase phase = fw.phase;
     efi_status_t st = firmware_call(&fw, id, c);
     check_map(&fw);
+    check_images(&fw);
     check_result(id, &c->view, a, before, st);
     if (phase == FW_PHASE_BOOT && fw.phase == FW_PHASE_RUNTIME) {
         frozen = fw.map;

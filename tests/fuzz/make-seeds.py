@@ -146,7 +146,67 @@ GET_MAP = (fw_store(0, A.zero) +
 EBS_WITH_KEY = fw_call(ID.BS_EXIT_BOOT_SERVICES, [A.handle(0), A.from_scratch(8)])
 
 
+def small_pe(subsystem=10):
+    """The smallest PE32+ LoadImage takes: headers, no data directories,
+    one executable section holding the entry (0x1000), no raw data; 240
+    bytes to write (the rest of its 0x200 are zeros)."""
+    f = bytearray(0xf0)
+    f[0:2] = b"MZ"
+    f[0x3c:0x40] = u32(0x40)
+    f[0x40:0x44] = b"PE\0\0"
+    f[0x44:0x58] = u16(0x8664) + u16(1) + u32(0) * 3 + u16(112) + u16(0x22)
+    o = 0x58
+    f[o:o + 2] = u16(0x20b)
+    f[o + 16:o + 20] = u32(0x1000)                        # AddressOfEntryPoint
+    f[o + 24:o + 40] = u64(0x10000000) + u32(0x1000) + u32(0x200)
+    f[o + 56:o + 64] = u32(0x2000) + u32(0x200)           # SizeOfImage, SizeOfHeaders
+    f[o + 68:o + 70] = u16(subsystem)
+    f[0xc8:0xf0] = b".text\0\0\0" + u32(0x10) + u32(0x1000) + bytes(20) + u32(0x60000020)
+    return bytes(f)
+
+
+# LoadImage(FALSE, the top image, no path, the small PE at scratch+off,
+# 0x200, &handle at scratch+h).
+def fw_load_small_pe(off, h):
+    return fw_call(ID.BS_LOAD_IMAGE, [A.zero, A.handle(0), A.zero, A.scratch(off)], [A.raw32(0x200), A.scratch(h)])
+
+
+def image_seeds():
+    """LoadImage, StartImage, Exit with ExitData, nested images, the entry's
+    return, UnloadImage and the handle of an image gone."""
+    app, driver = small_pe(), small_pe(11)
+    exit_data = ucs2("bye")
+    write("firmware", "images", b"\x00" +
+          fw_write(0, 0x1000, app) + fw_write(0, 0x1400, driver) + fw_write(0, 0x300, exit_data) +
+          fw_load_small_pe(0x1000, 0x20) +
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(0x20), A.guid(0), A.scratch(0x40)]) +
+          fw_call(ID.BS_START_IMAGE, [A.from_scratch(0x20), A.scratch(0x28), A.scratch(0x30)]) +
+          fw_load_small_pe(0x1400, 0x38) +                                    # a driver, from inside it
+          fw_call(ID.BS_START_IMAGE, [A.from_scratch(0x38), A.zero, A.zero]) +
+          fw_call(ID.BS_START_IMAGE, [A.from_scratch(0x20), A.zero, A.zero]) +  # started already
+          fw_call(ID.BS_EXIT, [A.from_scratch(0x20), A.zero, A.zero, A.zero]) +  # not the running one
+          fw_call(ID.BS_EXIT, [A.from_scratch(0x38), A.raw(0x8000000000000007), A.zero, A.zero]) +
+          fw_call(ID.BS_UNLOAD_IMAGE, [A.from_scratch(0x20)]) +               # running: refused
+          fw_call(ID.BS_EXIT, [A.from_scratch(0x20), A.raw(0x8000000000000001), A.small(8), A.scratch(0x300)]) +
+          fw_call(ID.BS_FREE_POOL, [A.from_scratch(0x30)]) +
+          fw_call(ID.BS_HANDLE_PROTOCOL, [A.from_scratch(0x20), A.guid(0), A.scratch(0x40)]) +  # unloaded
+          fw_call(ID.BS_OPEN_PROTOCOL, [A.from_scratch(0x20), A.guid(0), A.scratch(0x40), A.handle(0)],
+                  [A.zero, A.small(2)]) +
+          fw_load_small_pe(0x1000, 0x20) +
+          fw_call(ID.BS_START_IMAGE, [A.from_scratch(0x20), A.zero, A.zero]) +
+          fw_call(ID.START_IMAGE_RETURN) +                                    # its entry returns
+          fw_load_small_pe(0x1000, 0x20) + fw_call(ID.BS_UNLOAD_IMAGE, [A.from_scratch(0x20)]) +
+          fw_call(ID.START_IMAGE_RETURN))                                     # with none running: the end
+    # A started image's loader calls ExitBootServices, then the image
+    # returns from its entry: the map stays the kernel's.
+    write("firmware", "image-returns-after-ebs", b"\x00" + fw_write(0, 0x1000, app) +
+          fw_load_small_pe(0x1000, 0x20) +
+          fw_call(ID.BS_START_IMAGE, [A.from_scratch(0x20), A.zero, A.zero]) +
+          FW_EBS + fw_call(ID.START_IMAGE_RETURN))
+
+
 def firmware_seeds():
+    image_seeds()
     write("firmware", "memmap-ebs", b"\x00" + GET_MAP + EBS_WITH_KEY +
           fw_call(ID.RT_GET_TIME, [A.scratch(0x4000), A.scratch(0x4100)]) +  # GetTime after EBS
           fw_call(ID.BS_ALLOCATE_PAGES, [A.zero, A.small(2), A.small(1), A.scratch(0x30)]))  # a boot service after: refused

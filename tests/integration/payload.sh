@@ -460,6 +460,11 @@ expect app-return-success 0 'the image returned from its entry point with EFI_SU
     'end: efi-exit, exit status 0, efi_status EFI_SUCCESS$' -- "$HO" --timeout 60 --cmdline payload=efi-return "$APP"
 expect app-exit-success 0 'the image called Exit\(EFI_SUCCESS\)' 'end: efi-exit, exit status 0, efi_status EFI_SUCCESS$' \
     -- "$HO" --timeout 60 --report "$OUT/app-exit-success.json" --cmdline payload=efi-exit-success "$APP"
+# An application whose ImageBase is not free RAM goes, as LoadImage puts
+# it, where its sections keep their SectionAlignment: 2 MiB here.
+APP_2M=$(img app-2m.efi 'b[0x1fe:0x206] = bytes(8); o = struct.unpack_from("<I", b, 0x3c)[0] + 24; struct.pack_into("<I", b, o + 32, 0x200000)')
+expect app-section-alignment 0 'EFI application, entry at 0x[0-9a-f]+, image at 0x[0-9a-f]*[02468ace]00000 ' \
+    'the image returned from its entry point with EFI_SUCCESS' -- "$HO" --timeout 60 --cmdline payload=efi-return "$APP_2M"
 expect app-exit-error 5 'the image called Exit\(EFI_LOAD_ERROR\)' 'end: efi-exit, exit status 5, efi_status EFI_LOAD_ERROR$' \
     -- "$HO" --timeout 60 --report "$OUT/app-exit-error.json" --cmdline payload=efi-exit "$APP"
 expect app-exit-reports 0 '^EFI_SUCCESS 0 EFI_LOAD_ERROR 5$' -- python3 -c 'import json, sys

@@ -234,6 +234,8 @@ END_TEST
 START_TEST(ia32_exit_status_has_its_error_bit_at_31)
 {
     trace_to_memory();
+    ck_assert_uint_eq(CALL32(BS(EXIT), 0, 0x4242, 0x80000005, 0, 0), EFI_INVALID_PARAMETER);   /* no image */
+    ck_assert_uint_eq(fw.stop, FW_RUN);
     ck_assert_uint_eq(CALL32(BS(EXIT), 0, fw.image_handle, 0x80000005, 0, 0), EFI_SUCCESS);
     ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
     ck_assert_uint_eq(fw.stop_status, EFI_BUFFER_TOO_SMALL);

@@ -447,7 +447,7 @@ START_TEST(exit_unwinds_only_the_running_image_and_nests)
     ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP - 0x400);
     ck_assert_uint_eq(fw.transfer.saved.rbx, 0xa);
     ck_assert_uint_eq(rd64(size_p), 8);
-    ck_assert_uint_eq(rd64(data_p), data);
+    ck_assert(ucs2_equals(rd64(data_p), "bye"));
     ck_assert_uint_eq(fw.depth, 0);
     ck_assert_uint_eq(fw.nimages, 0);
     ck_assert_uint_eq(fw.stop, FW_RUN);
@@ -459,6 +459,168 @@ START_TEST(exit_unwinds_only_the_running_image_and_nests)
     /* A return to the thunk with nothing running ends the run. */
     ck_assert_uint_eq(image_returns(STACK_TOP - 0x100, EFI_SUCCESS), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+}
+END_TEST
+
+/* A boot service driver stays resident when it succeeds, and is unloaded
+ * when it exits with an error (UEFI 2.10 section 7.4.5): its pages and
+ * its handle go, as an application's do. */
+START_TEST(a_driver_that_exits_with_an_error_is_unloaded)
+{
+    uint8_t f[APP_FILE_SIZE];
+    build_app(f);
+    f[0x58 + 68] = PE_SUBSYSTEM_EFI_BOOT_SERVICE_DRIVER;
+    uint64_t h_p = put_u64(0), driver = put(f, sizeof(f));
+    for (int fails = 0; fails < 2; fails++) {
+        ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, driver, APP_FILE_SIZE, h_p), EFI_SUCCESS);
+        uint64_t h = rd64(h_p), base = loaded_image_of(h)->image_base;
+        ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_BOOT_SERVICES_CODE);
+        cur_rsp = STACK_TOP - 0x400;
+        ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+        cur_rsp = fw.transfer.rsp - 0x100;
+        efi_status_t status = fails ? EFI_DEVICE_ERROR : EFI_SUCCESS;
+        ck_assert_uint_eq(CALL(BS(EXIT), h, status, 0, 0), status);
+        efi_status_t s;
+        interface_of(h, GUID_LOADED_IMAGE, &s);
+        ck_assert_uint_eq(s, fails ? EFI_INVALID_PARAMETER : EFI_SUCCESS);
+        ck_assert_int_eq(memmap_type_at(&fw.map, base), fails ? EFI_CONVENTIONAL_MEMORY : EFI_BOOT_SERVICES_CODE);
+        ck_assert_uint_eq(fw.nimages, 1);   /* the resident one */
+    }
+}
+END_TEST
+
+/* An image that exits from a notify function it signaled at a raised TPL
+ * returns to its StartImage caller at the caller's TPL, with no notify
+ * function left running: the caller may WaitForEvent again, and a stray
+ * return to the notify trampoline is refused. */
+START_TEST(exit_restores_the_callers_tpl_and_drops_the_images_notify_functions)
+{
+    enum { TPL_CALLBACK = 8, TPL_NOTIFY = 16 };
+    uint64_t h = load_app(), e_p = put_u64(0);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+    uint64_t image_rsp = fw.transfer.rsp - 0x100;
+    cur_rsp = image_rsp;
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT), EVT_NOTIFY_SIGNAL, TPL_NOTIFY, 0x1234560, 0, e_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_CALLBACK), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(BS(SIGNAL_EVENT), rd64(e_p)), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.events.depth, 1);
+    ck_assert_uint_eq(fw.tpl, TPL_NOTIFY);
+    cur_rsp = fw.transfer.rsp - 0x40;   /* inside the notify function */
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_ERR(21), 0, 0), EFI_ERR(21));   /* EFI_ABORTED */
+    ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP - 0x400);
+    ck_assert_uint_eq(fw.tpl, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(fw.events.depth, 0);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(FW_ID_NOTIFY_RETURN, 0, 0), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
+/* ExitData reaches StartImage's caller in a pool buffer of its own, as
+ * EDK2's CoreExit copies it: an application's text in its own image
+ * outlives the image, and the caller may FreePool it. ExitData that is not
+ * readable fails Exit, and the image goes on; a caller without ExitData
+ * has its ExitDataSize left as it was (UEFI 2.10 section 7.4.2). */
+START_TEST(exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own)
+{
+    uint64_t h = load_app(), base = loaded_image_of(h)->image_base, size_p = put_u64(0x55), data_p = put_u64(0x66);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, size_p, data_p), EFI_SUCCESS);
+    cur_rsp = fw.transfer.rsp - 0x100;
+    uint64_t text = base + 0x1100;                      /* "no disk" in the image's .text */
+    memcpy(hp(text), u"no disk", 16);
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_LOAD_ERROR, 16, RAM_SIZE - 8), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_LOAD_ERROR, 1ULL << 40, text), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.depth, 1);
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_LOAD_ERROR, 16, text), EFI_LOAD_ERROR);
+    ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_CONVENTIONAL_MEMORY);
+    uint64_t copy = rd64(data_p);
+    ck_assert_uint_eq(rd64(size_p), 16);
+    ck_assert_uint_ne(copy, text);
+    ck_assert(ucs2_equals(copy, "no disk"));
+    ck_assert_int_eq(memmap_type_at(&fw.map, copy), EFI_BOOT_SERVICES_DATA);
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), copy), EFI_SUCCESS);
+    /* ExitDataSize alone: not modified, and nothing allocated. */
+    h = load_app();
+    wr64(size_p, 0x55);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, size_p, 0), EFI_SUCCESS);
+    cur_rsp = fw.transfer.rsp - 0x100;
+    unsigned pools = fw.npools;
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_LOAD_ERROR, 16, put_ucs2("no disk")), EFI_LOAD_ERROR);
+    ck_assert_uint_eq(rd64(size_p), 0x55);
+    ck_assert_uint_eq(fw.npools, pools - 1);   /* the image's info page went, and nothing came */
+}
+END_TEST
+
+/* A started image that called ExitBootServices and then returns from its
+ * entry goes back to StartImage's caller with its status (the return
+ * thunk has no RET: refused, the vCPU would run on into the next thunk
+ * and RET to the pushed status), and the memory map, the OS's now, stays
+ * as it is. */
+START_TEST(an_image_returning_after_exit_boot_services_goes_back_to_its_caller)
+{
+    uint64_t h = load_app(), base = loaded_image_of(h)->image_base;
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+    uint64_t entry_rsp = fw.transfer.rsp;
+    cur_rsp = entry_rsp - 0x100;
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), h, map_key()), EFI_SUCCESS);
+    struct memmap before = fw.map;
+    ck_assert_uint_eq(image_returns(entry_rsp, EFI_LOAD_ERROR), EFI_LOAD_ERROR);
+    ck_assert(fw.transfer.pending && fw.transfer.restore);
+    ck_assert_uint_eq(fw.transfer.rip, firmware_thunk(&fw, BS(START_IMAGE)) + FW_THUNK_RET);
+    ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP - 0x400);
+    ck_assert_uint_eq(fw.stop, FW_RUN);
+    ck_assert_uint_eq(fw.map.key, before.key);
+    ck_assert_uint_eq(fw.map.n, before.n);
+    ck_assert_mem_eq(fw.map.e, before.e, fw.map.n * sizeof(fw.map.e[0]));
+    ck_assert_int_eq(memmap_type_at(&fw.map, base), EFI_LOADER_CODE);
+}
+END_TEST
+
+/* An image that moves goes where its sections keep their SectionAlignment
+ * (64 KiB here, 2 MiB as some kernels' PE headers ask): the base is a
+ * multiple of it, and only SizeOfImage's pages are taken. */
+START_TEST(load_image_keeps_a_section_alignment_above_a_page)
+{
+    for (uint32_t align = 0x10000; align <= 0x200000; align <<= 5) {
+        uint8_t f[APP_FILE_SIZE];
+        build_app(f);
+        memcpy(f + 0x58 + 32, &align, 4);                    /* SectionAlignment */
+        uint64_t h_p = put_u64(0);
+        ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put(f, sizeof(f)), sizeof(f), h_p), EFI_SUCCESS);
+        uint64_t base = loaded_image_of(rd64(h_p))->image_base;
+        ck_assert_uint_eq(base % align, 0);
+        ck_assert_uint_eq(rd64(base + APP_TARGET), base + APP_ENTRY);
+        ck_assert_int_eq(memmap_type_at(&fw.map, base - 1), EFI_CONVENTIONAL_MEMORY);
+        ck_assert_int_eq(memmap_type_at(&fw.map, base + APP_IMAGE_SIZE), EFI_CONVENTIONAL_MEMORY);
+        ck_assert_uint_eq(CALL(BS(UNLOAD_IMAGE), rd64(h_p)), EFI_SUCCESS);
+    }
+    /* An alignment only address 0 meets: no image at NULL. */
+    uint8_t f[APP_FILE_SIZE];
+    build_app(f);
+    memcpy(f + 0x58 + 32, &(uint32_t){ 0x40000000 }, 4);
+    memcpy(f + 0x58 + 24, &(uint64_t){ 0 }, 8);
+    uint64_t h_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, 0, put(f, sizeof(f)), sizeof(f), h_p),
+                      EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(rd64(h_p), 0);
+}
+END_TEST
+
+/* With no image started, only the top-level image's handle exits (and
+ * ends the run): any other is no image that can exit (UEFI 2.10 section
+ * 7.4.5), and the caller goes on. */
+START_TEST(exit_with_a_handle_that_is_no_image_is_refused)
+{
+    ck_assert_uint_eq(CALL(BS(EXIT), 0x4242, EFI_SUCCESS, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT), 0, EFI_LOAD_ERROR, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.con_out_handle, EFI_LOAD_ERROR, 0, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(fw.stop, FW_RUN);
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.image_handle, EFI_LOAD_ERROR, 0, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.stop, FW_STOP_EXIT);
+    ck_assert_uint_eq(fw.stop_status, EFI_LOAD_ERROR);
 }
 END_TEST
 
@@ -530,7 +692,13 @@ Suite *fw_image_suite(void)
         load_image_keeps_the_device_path_it_copied_before_loading, free_pages_refuses_an_images_pages,
         free_pool_refuses_an_images_info_page,
         start_image_enters_the_entry_and_its_return_restores_the_caller,
-        exit_unwinds_only_the_running_image_and_nests, a_started_image_may_exit_boot_services_with_its_own_handle,
+        exit_unwinds_only_the_running_image_and_nests, exit_with_a_handle_that_is_no_image_is_refused,
+        a_driver_that_exits_with_an_error_is_unloaded,
+        exit_restores_the_callers_tpl_and_drops_the_images_notify_functions,
+        exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own,
+        an_image_returning_after_exit_boot_services_goes_back_to_its_caller,
+        load_image_keeps_a_section_alignment_above_a_page,
+        a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });
     return s;
 }
