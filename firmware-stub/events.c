@@ -138,8 +138,8 @@ static void set_signaled(struct firmware *fw, struct fw_event *e)
 }
 
 /* Signal what is due: timers past their time (a periodic one moves on by
- * whole periods, one signal however many it missed, as EDK2's timer tick;
- * a period of 0 is due at every look), and WaitForKey, whose state is
+ * whole periods, one signal however many it missed, as EDK2's timer
+ * tick), and WaitForKey, whose state is
  * the key queue's: signaled exactly while keys remain. notify_only: only
  * the timers of notify functions, which the firmware looks at after every
  * call; the others only CheckEvent and WaitForEvent look at, so that a
@@ -154,7 +154,7 @@ static void poll_timers(struct firmware *fw, bool notify_only)
         set_signaled(fw, e);
         if (!e->periodic)
             e->armed = false;
-        else if (e->period)
+        else
             e->due += e->period * ((now - e->due) / e->period + 1);
     }
     struct fw_event *key = event_of(fw, fw->events.wait_for_key);
@@ -255,7 +255,11 @@ efi_status_t fw_set_timer(struct firmware *fw, const struct guest_view *v, const
     uint64_t ns = (trigger_time > MAX_TRIGGER_100NS ? MAX_TRIGGER_100NS : trigger_time) * 100;
     e->armed = type != EFI_TIMER_CANCEL;
     e->periodic = type == EFI_TIMER_PERIODIC;
-    e->period = e->periodic ? ns : 0;
+    /* A period of 0 is every timer tick (section 7.1.7), and EDK2 looks at
+     * its timers once a tick, so no period is shorter: a notify function
+     * whose timer is due again as it returns would run for ever, and its
+     * caller never go on. */
+    e->period = !e->periodic ? 0 : ns < FW_TIMER_TICK_NS ? FW_TIMER_TICK_NS : ns;
     e->due = now_ns() + ns;
     return EFI_SUCCESS;
 }

@@ -133,6 +133,10 @@ struct fw_handle_protocol {
 /* WaitForEvent with nothing signaled: the vCPU makes the call again after
  * the VMM slept until the earliest timer is due, and at most this long. */
 #define FW_WAIT_MAX_NS   1000000000ULL
+/* A firmware's timer tick: EDK2's timer period, 10 ms. A periodic timer
+ * is signaled at most once a tick (events.c), and a vCPU halted to wait
+ * for a timer is woken once a tick (vmm/kvm/halt_wake.c). */
+#define FW_TIMER_TICK_NS 10000000ULL
 /* Stall's longest sleep per call (10 s): the vCPU sleeps at most this
  * long (vmm/kvm/run.c), and a longer wait resumes after it. */
 #define FW_STALL_MAX_NS  10000000000ULL

@@ -131,9 +131,13 @@ END_TEST
 START_TEST(periodic_timers_signal_once_per_period)
 {
     uint64_t every = new_event(EVT_TIMER), tick = new_event(EVT_TIMER);
+    /* A period of 0 is every timer tick (UEFI 2.10 section 7.1.7): due at
+     * once, then not again until a tick has passed. */
     ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, 0), EFI_SUCCESS);
-    for (unsigned i = 0; i < 3; i++)
-        ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);   /* a period of 0: due at every look */
+    ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_NOT_READY);
+    sleep_ms(FW_TIMER_TICK_NS / 1000000 + 2);
+    ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_PERIODIC, MS_100NS(150)), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
     sleep_ms(170);
@@ -540,6 +544,28 @@ START_TEST(wait_notify_functions_run_from_check_event_and_wait_for_event)
 }
 END_TEST
 
+/* A periodic timer of 0 (every tick) or of less than a tick signals its
+ * event at most once a tick, as EDK2's timer tick does: due again as its
+ * function returns, the function would run for ever and the call that
+ * let it run never return. */
+START_TEST(a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_in_return)
+{
+    const uint64_t periods_100ns[] = { 0, 1 };
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t e = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, i);
+        ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
+        ck_assert_uint_eq(CALL(BS(SET_TIMER), e, EFI_TIMER_PERIODIC, periods_100ns[i]), EFI_SUCCESS);
+        sleep_ms(1);
+        ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+        assert_notify_runs(e, NOTIFY_FN, i, TPL_CALLBACK, STACK_TOP);
+        ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+        assert_call_returns(BS(RESTORE_TPL), STACK_TOP, FW_TPL_APPLICATION);
+        ck_assert(firmware_timer_armed(&fw));
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), e), EFI_SUCCESS);
+    }
+}
+END_TEST
+
 START_TEST(notify_functions_need_a_stack_and_a_running_function_to_return_from)
 {
     ck_assert_uint_eq(CALL(FW_ID_NOTIFY_RETURN, 0, 0), EFI_INVALID_PARAMETER);
@@ -577,6 +603,7 @@ Suite *fw_events_suite(void)
         a_notify_function_calling_services_nests_only_above_its_tpl,
         exit_boot_services_and_set_virtual_address_map_run_their_groups_first,
         wait_notify_functions_run_from_check_event_and_wait_for_event,
+        a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_in_return,
         notify_functions_need_a_stack_and_a_running_function_to_return_from, NULL });
     return s;
 }
