@@ -382,7 +382,9 @@ static void queue_wait_notifies(struct firmware *fw, const struct guest_view *v,
  * nothing signaled it returns at once and the vCPU makes the same call
  * again, once the vCPU has slept (struct firmware.sleep_ns) until the
  * earliest timer is due, or FW_WAIT_MAX_NS; so --timeout and signals
- * stay prompt, and each round is a line of the trace. */
+ * stay prompt, and each round is a line of the trace. With no timer and
+ * no key to come, only another vCPU could signal the events: the call
+ * says so (struct firmware.waits_for_good). */
 efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t n = a[0], list = a[1], index_ptr = a[2], index;
@@ -400,9 +402,10 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
     if (fw_notify_dispatch(fw, FW_NOTIFY_WAIT_AGAIN, EFI_NOT_READY))
         return EFI_NOT_READY;
     uint64_t wait;
-    if (!next_due(fw, v, n, list, &wait) && !fw->events.stuck_reported) {
+    fw->waits_for_good = !next_due(fw, v, n, list, &wait);
+    if (fw->waits_for_good && !fw->events.stuck_reported) {
         fw_log(fw, "WaitForEvent on %llu event(s) that nothing will signal (no timer armed, no key left: see "
-               "--keys): the image waits until --timeout", (unsigned long long)n);
+               "--keys) but another vCPU", (unsigned long long)n);
         fw->events.stuck_reported = true;
     }
     const struct fw_call *c = fw->call;

@@ -283,6 +283,10 @@ struct firmware {
      * before it resumes, outside the VMM's lock, so other vCPUs' exits and
      * a stop on --timeout or a signal do not wait. */
     uint64_t sleep_ns;
+    /* Set by this call: WaitForEvent on events that nothing can signal
+     * (events.c) but another vCPU; with none, the guest waits for good and
+     * the VMM ends the run (vmm/kvm/run.c). */
+    bool waits_for_good;
     struct fw_variable *variables;
     struct fw_esp *esp;          /* --esp: the volume served, its handle and open files; NULL: none */
     uint64_t esp_block_io;       /* --esp: the page of its disk's EFI_BLOCK_IO_PROTOCOLs (block_io.c); 0: none */

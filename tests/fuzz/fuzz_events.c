@@ -441,6 +441,9 @@ static void op_wait(struct fuzz_in *in)
         int k = index_of(list[i]);
         armed |= k >= 0 && (ev[k].timer == T_LATER || ev[k].timer == T_TICK);
     }
+    /* With no timer armed (and no notify function: none stays open here)
+     * nothing but another vCPU can signal the list. */
+    CHECK(fw.waits_for_good == !armed);
     if (!armed)
         CHECK(fw.sleep_ns == FW_WAIT_MAX_NS);
 }

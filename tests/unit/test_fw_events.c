@@ -269,21 +269,43 @@ START_TEST(wait_for_event_with_nothing_signaled_makes_the_call_again)
     ck_assert_uint_eq(fw.transfer.rdx, list);
     ck_assert_uint_gt(fw.sleep_ns, 0);
     ck_assert_uint_le(fw.sleep_ns, 50000000);
+    ck_assert(!fw.waits_for_good);   /* the timer will signal */
     ck_assert_uint_eq(rd64(index_p), 9);
     struct timespec ts = { 0, (long)fw.sleep_ns };
     nanosleep(&ts, NULL);
     ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, index_p), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(index_p), 1);
     ck_assert(!fw.transfer.pending);
-    /* No timer and no key to come: the longest sleep, and a word in the log, once. */
+    /* No timer and no key to come: the longest sleep, a word in the log,
+     * once, and the call says the guest waits for good (the VMM ends a
+     * run of one vCPU there, vmm/kvm/run.c). */
     for (unsigned i = 0; i < 2; i++) {
         ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1, put_u64(wait_for_key()), index_p), EFI_NOT_READY);
         ck_assert(fw.transfer.pending);
         ck_assert_uint_eq(fw.sleep_ns, FW_WAIT_MAX_NS);
+        ck_assert(fw.waits_for_good);
     }
     const char *first = strstr(log_text(), "nothing will signal");
     ck_assert_ptr_nonnull(first);
     ck_assert_ptr_null(strstr(first + 1, "nothing will signal"));
+    ck_assert_uint_eq(CALL(BS(STALL), 0), EFI_SUCCESS);
+    ck_assert(!fw.waits_for_good);   /* said of one call only */
+}
+END_TEST
+
+/* A notify function's timer may signal any event when its function runs:
+ * a wait on others is not for good while it is armed. */
+START_TEST(wait_for_event_is_not_for_good_while_a_notify_functions_timer_is_armed)
+{
+    uint64_t p = put_u64(0), index;
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_TIMER | EVT_NOTIFY_SIGNAL, 8, NOTIFY_FN, 0, p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), rd64(p), EFI_TIMER_RELATIVE, MS_100NS(3600 * 1000)), EFI_SUCCESS);
+    uint64_t plain = new_event(0);
+    ck_assert_uint_eq(wait_for(&plain, 1, &index), EFI_NOT_READY);
+    ck_assert(!fw.waits_for_good);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), rd64(p), EFI_TIMER_CANCEL, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(wait_for(&plain, 1, &index), EFI_NOT_READY);
+    ck_assert(fw.waits_for_good);
 }
 END_TEST
 
@@ -595,6 +617,7 @@ Suite *fw_events_suite(void)
         event_handles_are_spent_once_and_said_once, event_groups_signal_together,
         wait_for_event_returns_the_index_of_the_signaled_event, wait_for_event_refuses_hostile_lists,
         wait_for_event_with_nothing_signaled_makes_the_call_again,
+        wait_for_event_is_not_for_good_while_a_notify_functions_timer_is_armed,
         read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows, trace_decodes_the_event_services,
         NULL });
     fw_add_tcase(s, "notify-functions", (const TTest *const[]){
