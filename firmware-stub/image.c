@@ -269,6 +269,8 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
     img->started = true;
     img->depth = ++fw->depth;
     img->caller_rsp = c->rsp;
+    img->caller_tpl = fw->tpl;
+    img->caller_notify_depth = fw->events.depth;
     img->caller_saved = c->saved;
     img->caller_view = *v;
     img->exit_data_size_ptr = exit_data_size_ptr;
@@ -278,11 +280,25 @@ efi_status_t fw_start_image(struct firmware *fw, const struct guest_view *v, con
     return EFI_SUCCESS;
 }
 
+/* StartImage returns at the TPL it was called at, and the notify
+ * functions the image was running in are gone with its stack, as EDK2's
+ * CoreStartImage restores Image->Tpl after the image's LongJump. */
+static void restore_caller_tpl(struct firmware *fw, const struct fw_image *img)
+{
+    if (fw->tpl != img->caller_tpl || fw->events.depth != img->caller_notify_depth)
+        fw_log(fw, "guest bug: the image exited at TPL %llu, %u notify function(s) deep; StartImage returns at "
+               "its caller's TPL %llu", (unsigned long long)fw->tpl, fw->events.depth - img->caller_notify_depth,
+               (unsigned long long)img->caller_tpl);
+    fw->tpl = img->caller_tpl;
+    fw->events.depth = img->caller_notify_depth;
+}
+
 /* Back to StartImage's caller with the status in RAX and its registers as
  * they were; an application is unloaded (UEFI 2.10 section 7.4.5). */
 static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status_t status, uint64_t data_size,
                            uint64_t data)
 {
+    restore_caller_tpl(fw, img);
     if (img->exit_data_size_ptr)
         guest_view_write_u64(&img->caller_view, img->exit_data_size_ptr, data ? data_size : 0);
     if (img->exit_data_ptr)

@@ -247,8 +247,11 @@ struct fw_image {
     uint16_t subsystem;
     bool started;
     unsigned depth;              /* 0: not running; n: the nth image StartImage entered */
-    /* StartImage's caller, restored when the image exits */
+    /* StartImage's caller, restored when the image exits: its stack, its
+     * registers, its TPL and the notify functions it was running in */
     uint64_t caller_rsp;
+    uint64_t caller_tpl;
+    unsigned caller_notify_depth;
     struct fw_callee_saved caller_saved;
     uint64_t exit_data_size_ptr, exit_data_ptr;
     struct guest_view caller_view;
