@@ -74,8 +74,11 @@ static efi_status_t exit_boot_services(struct firmware *fw, const struct guest_v
      * (UEFI 2.10 section 7.4.6); the stub retries once. */
     if (map_key != fw->map.key)
         return EFI_INVALID_PARAMETER;
-    /* The group's notify functions run before boot services end, as in
-     * EDK2's CoreExitBootServices. */
+    /* The timer tick stops, then the group's notify functions run before
+     * boot services end, as in EDK2's CoreExitBootServices
+     * (gTimer->SetTimerPeriod (gTimer, 0) first): no timer's function
+     * runs among them or after. */
+    fw_stop_timers(fw);
     fw_signal_event_group(fw, &GUID_EVENT_GROUP_EXIT_BOOT_SERVICES);
     if (fw_notify_dispatch(fw, FW_NOTIFY_EXIT_BOOT_SERVICES, EFI_SUCCESS))
         return EFI_SUCCESS;

@@ -170,6 +170,13 @@ bool firmware_timer_armed(const struct firmware *fw)
     return false;
 }
 
+void fw_stop_timers(struct firmware *fw)
+{
+    for (unsigned i = 0; i < fw->events.n; i++)
+        fw->events.slot[i].armed = false;
+    fw->events.timers_stopped = true;
+}
+
 static void poll(struct firmware *fw)
 {
     poll_timers(fw, false);
@@ -253,7 +260,7 @@ efi_status_t fw_set_timer(struct firmware *fw, const struct guest_view *v, const
     /* A new setting replaces the last; TriggerTime is in 100 ns units
      * (UEFI 2.10 section 7.1.7). */
     uint64_t ns = (trigger_time > MAX_TRIGGER_100NS ? MAX_TRIGGER_100NS : trigger_time) * 100;
-    e->armed = type != EFI_TIMER_CANCEL;
+    e->armed = type != EFI_TIMER_CANCEL && !fw->events.timers_stopped;   /* no tick after fw_stop_timers */
     e->periodic = type == EFI_TIMER_PERIODIC;
     /* A period of 0 is every timer tick (section 7.1.7), and EDK2 looks at
      * its timers once a tick, so no period is shorter: a notify function

@@ -218,6 +218,7 @@ struct fw_events {
     struct fw_notify_frame frame[FW_MAX_NOTIFY_DEPTH];   /* innermost last */
     unsigned depth;
     uint64_t queued;             /* notifications queued so far (fw_event.queued_at) */
+    bool timers_stopped;         /* ExitBootServices stopped the tick: no timer fires */
     bool spent_reported, stuck_reported, stack_reported;   /* one-time log lines */
 };
 

@@ -532,6 +532,32 @@ START_TEST(exit_boot_services_and_set_virtual_address_map_run_their_groups_first
 }
 END_TEST
 
+/* ExitBootServices stops the timer tick before it signals its group
+ * (EDK2's CoreExitBootServices: gTimer->SetTimerPeriod (gTimer, 0)): a
+ * timer due while the group's functions run fires no more. */
+START_TEST(exit_boot_services_stops_the_timers_before_its_group_runs)
+{
+    uint64_t tick = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_NOTIFY, NOTIFY_FN2, 7);
+    uint64_t ebs = new_notify_event(EVT_SIGNAL_EXIT_BOOT_SERVICES, TPL_CALLBACK, NOTIFY_FN, 1);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_PERIODIC, MS_100NS(20)), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, map_key()), EFI_SUCCESS);
+    assert_notify_runs(ebs, NOTIFY_FN, 1, TPL_CALLBACK, STACK_TOP);
+    ck_assert(!firmware_timer_armed(&fw));
+    const struct fw_transfer entered = fw.transfer;
+    uint64_t saved = cur_rsp;
+    cur_rsp = entered.rsp - 0x60;   /* the group's function sets a timer: it never fires */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert(!firmware_timer_armed(&fw));
+    cur_rsp = saved;
+    fw.transfer = entered;
+    sleep_ms(25);   /* the timer's time passes while the group's function runs */
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(BS(EXIT_BOOT_SERVICES), STACK_TOP, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_RUNTIME);
+}
+END_TEST
+
 /* A notify-wait event's function runs when CheckEvent finds it
  * unsignaled, and CheckEvent then looks again; WaitForEvent is made again
  * after its list's functions ran. */
@@ -625,6 +651,7 @@ Suite *fw_events_suite(void)
         restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first,
         a_notify_function_calling_services_nests_only_above_its_tpl,
         exit_boot_services_and_set_virtual_address_map_run_their_groups_first,
+        exit_boot_services_stops_the_timers_before_its_group_runs,
         wait_notify_functions_run_from_check_event_and_wait_for_event,
         a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_in_return,
         notify_functions_need_a_stack_and_a_running_function_to_return_from, NULL });
