@@ -614,6 +614,29 @@ START_TEST(a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_i
 }
 END_TEST
 
+/* RaiseTPL below the current TPL and RestoreTPL above it are taken, as
+ * EDK2's release build takes them, and a value past TPL_HIGH_LEVEL is
+ * ignored; each is a guest bug in the log (UEFI 2.10 section 7.1,
+ * RaiseTPL and RestoreTPL: indeterminate). */
+START_TEST(raise_and_restore_tpl_the_wrong_way_are_guest_bugs_in_the_log)
+{
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), TPL_NOTIFY);   /* the same TPL: fine */
+    ck_assert_ptr_null(strstr(log_text(), "guest bug"));
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_CALLBACK), TPL_NOTIFY);
+    ck_assert_uint_eq(fw.tpl, TPL_CALLBACK);
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: RaiseTPL(8) below the current TPL 16"));
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), TPL_NOTIFY), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.tpl, TPL_NOTIFY);
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: RestoreTPL(16) above the current TPL 8"));
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), 32), TPL_NOTIFY);
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), ~0ULL), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.tpl, TPL_NOTIFY);
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: RaiseTPL(32): not a TPL (TPL_HIGH_LEVEL is 31); the TPL stays 16"));
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: RestoreTPL(18446744073709551615): not a TPL"));
+}
+END_TEST
+
 START_TEST(notify_functions_need_a_stack_and_a_running_function_to_return_from)
 {
     ck_assert_uint_eq(CALL(FW_ID_NOTIFY_RETURN, 0, 0), EFI_INVALID_PARAMETER);
@@ -654,6 +677,7 @@ Suite *fw_events_suite(void)
         exit_boot_services_stops_the_timers_before_its_group_runs,
         wait_notify_functions_run_from_check_event_and_wait_for_event,
         a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_in_return,
+        raise_and_restore_tpl_the_wrong_way_are_guest_bugs_in_the_log,
         notify_functions_need_a_stack_and_a_running_function_to_return_from, NULL });
     return s;
 }
