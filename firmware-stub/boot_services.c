@@ -23,21 +23,36 @@
 
 /* ---- TPL ---------------------------------------------------------------- */
 
+/* RaiseTPL and RestoreTPL return no status: a TPL past TPL_HIGH_LEVEL is
+ * ignored, and one the wrong side of the current TPL is taken, as EDK2's
+ * release build takes it (its debug build ASSERTs; UEFI 2.10 section 7.1,
+ * RaiseTPL and RestoreTPL, calls the behaviour indeterminate); both are
+ * said in the log. */
+static void set_tpl(struct firmware *fw, const char *service, uint64_t tpl, bool raise)
+{
+    if (tpl > FW_TPL_HIGH_LEVEL) {
+        fw_log(fw, "guest bug: %s(%llu): not a TPL (TPL_HIGH_LEVEL is 31); the TPL stays %llu", service,
+               (unsigned long long)tpl, (unsigned long long)fw->tpl);
+        return;
+    }
+    if (raise ? tpl < fw->tpl : tpl > fw->tpl)
+        fw_log(fw, "guest bug: %s(%llu) %s the current TPL %llu", service, (unsigned long long)tpl,
+               raise ? "below" : "above", (unsigned long long)fw->tpl);
+    fw->tpl = tpl;
+}
+
 static efi_status_t raise_tpl(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
-    uint64_t new_tpl = a[0], old = fw->tpl;
-    if (new_tpl <= FW_TPL_HIGH_LEVEL)
-        fw->tpl = new_tpl;
+    uint64_t old = fw->tpl;
+    set_tpl(fw, "RaiseTPL", a[0], true);
     return old;   /* RaiseTPL returns the previous EFI_TPL, not a status */
 }
 
 static efi_status_t restore_tpl(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
-    uint64_t old_tpl = a[0];
-    if (old_tpl <= FW_TPL_HIGH_LEVEL)
-        fw->tpl = old_tpl;
+    set_tpl(fw, "RestoreTPL", a[0], false);
     return EFI_SUCCESS;
 }
 
@@ -74,8 +89,11 @@ static efi_status_t exit_boot_services(struct firmware *fw, const struct guest_v
      * (UEFI 2.10 section 7.4.6); the stub retries once. */
     if (map_key != fw->map.key)
         return EFI_INVALID_PARAMETER;
-    /* The group's notify functions run before boot services end, as in
-     * EDK2's CoreExitBootServices. */
+    /* The timer tick stops, then the group's notify functions run before
+     * boot services end, as in EDK2's CoreExitBootServices
+     * (gTimer->SetTimerPeriod (gTimer, 0) first): no timer's function
+     * runs among them or after. */
+    fw_stop_timers(fw);
     fw_signal_event_group(fw, &GUID_EVENT_GROUP_EXIT_BOOT_SERVICES);
     if (fw_notify_dispatch(fw, FW_NOTIFY_EXIT_BOOT_SERVICES, EFI_SUCCESS))
         return EFI_SUCCESS;

@@ -249,6 +249,7 @@ static void begin_call(struct firmware *fw, unsigned id, const struct fw_call *c
     fw->call = call;
     fw->transfer.pending = false;
     fw->sleep_ns = 0;
+    fw->waits_for_good = false;
     fw->tables_changed = false;
     fw->last_id = id;
     if (id < FW_MAX_THUNKS)

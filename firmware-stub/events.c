@@ -138,8 +138,8 @@ static void set_signaled(struct firmware *fw, struct fw_event *e)
 }
 
 /* Signal what is due: timers past their time (a periodic one moves on by
- * whole periods, one signal however many it missed, as EDK2's timer tick;
- * a period of 0 is due at every look), and WaitForKey, whose state is
+ * whole periods, one signal however many it missed, as EDK2's timer
+ * tick), and WaitForKey, whose state is
  * the key queue's: signaled exactly while keys remain. notify_only: only
  * the timers of notify functions, which the firmware looks at after every
  * call; the others only CheckEvent and WaitForEvent look at, so that a
@@ -154,7 +154,7 @@ static void poll_timers(struct firmware *fw, bool notify_only)
         set_signaled(fw, e);
         if (!e->periodic)
             e->armed = false;
-        else if (e->period)
+        else
             e->due += e->period * ((now - e->due) / e->period + 1);
     }
     struct fw_event *key = event_of(fw, fw->events.wait_for_key);
@@ -168,6 +168,13 @@ bool firmware_timer_armed(const struct firmware *fw)
         if (fw->events.slot[i].open && fw->events.slot[i].armed)
             return true;
     return false;
+}
+
+void fw_stop_timers(struct firmware *fw)
+{
+    for (unsigned i = 0; i < fw->events.n; i++)
+        fw->events.slot[i].armed = false;
+    fw->events.timers_stopped = true;
 }
 
 static void poll(struct firmware *fw)
@@ -253,9 +260,13 @@ efi_status_t fw_set_timer(struct firmware *fw, const struct guest_view *v, const
     /* A new setting replaces the last; TriggerTime is in 100 ns units
      * (UEFI 2.10 section 7.1.7). */
     uint64_t ns = (trigger_time > MAX_TRIGGER_100NS ? MAX_TRIGGER_100NS : trigger_time) * 100;
-    e->armed = type != EFI_TIMER_CANCEL;
+    e->armed = type != EFI_TIMER_CANCEL && !fw->events.timers_stopped;   /* no tick after fw_stop_timers */
     e->periodic = type == EFI_TIMER_PERIODIC;
-    e->period = e->periodic ? ns : 0;
+    /* A period of 0 is every timer tick (section 7.1.7), and EDK2 looks at
+     * its timers once a tick, so no period is shorter: a notify function
+     * whose timer is due again as it returns would run for ever, and its
+     * caller never go on. */
+    e->period = !e->periodic ? 0 : ns < FW_TIMER_TICK_NS ? FW_TIMER_TICK_NS : ns;
     e->due = now_ns() + ns;
     return EFI_SUCCESS;
 }
@@ -378,7 +389,9 @@ static void queue_wait_notifies(struct firmware *fw, const struct guest_view *v,
  * nothing signaled it returns at once and the vCPU makes the same call
  * again, once the vCPU has slept (struct firmware.sleep_ns) until the
  * earliest timer is due, or FW_WAIT_MAX_NS; so --timeout and signals
- * stay prompt, and each round is a line of the trace. */
+ * stay prompt, and each round is a line of the trace. With no timer and
+ * no key to come, only another vCPU could signal the events: the call
+ * says so (struct firmware.waits_for_good). */
 efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t n = a[0], list = a[1], index_ptr = a[2], index;
@@ -396,9 +409,10 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
     if (fw_notify_dispatch(fw, FW_NOTIFY_WAIT_AGAIN, EFI_NOT_READY))
         return EFI_NOT_READY;
     uint64_t wait;
-    if (!next_due(fw, v, n, list, &wait) && !fw->events.stuck_reported) {
+    fw->waits_for_good = !next_due(fw, v, n, list, &wait);
+    if (fw->waits_for_good && !fw->events.stuck_reported) {
         fw_log(fw, "WaitForEvent on %llu event(s) that nothing will signal (no timer armed, no key left: see "
-               "--keys): the image waits until --timeout", (unsigned long long)n);
+               "--keys) but another vCPU", (unsigned long long)n);
         fw->events.stuck_reported = true;
     }
     const struct fw_call *c = fw->call;

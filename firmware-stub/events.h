@@ -23,6 +23,9 @@ void fw_events_init(struct firmware *fw);
 /* Whether some open event has a timer set (a notify function's or one
  * CheckEvent or WaitForEvent would find signaled once due). */
 bool firmware_timer_armed(const struct firmware *fw);
+/* Disarm every timer, and every one SetTimer sets from then on:
+ * ExitBootServices stops the timer tick. */
+void fw_stop_timers(struct firmware *fw);
 /* Signal every event of the group (ExitBootServices', SetVirtualAddressMap's). */
 void fw_signal_event_group(struct firmware *fw, const efi_guid_t *group);
 /* At the end of a call (fw->call) with this status: if a queued notify

@@ -314,6 +314,19 @@ static efi_status_t copy_exit_data(struct firmware *fw, const struct guest_view 
     return s;
 }
 
+/* StartImage returns at the TPL it was called at, and the notify
+ * functions the image was running in are gone with its stack, as EDK2's
+ * CoreStartImage restores Image->Tpl after the image's LongJump. */
+static void restore_caller_tpl(struct firmware *fw, const struct fw_image *img)
+{
+    if (fw->tpl != img->caller_tpl || fw->events.depth != img->caller_notify_depth)
+        fw_log(fw, "guest bug: the image exited at TPL %llu, %u notify function(s) deep; StartImage returns at "
+               "its caller's TPL %llu", (unsigned long long)fw->tpl, fw->events.depth - img->caller_notify_depth,
+               (unsigned long long)img->caller_tpl);
+    fw->tpl = img->caller_tpl;
+    fw->events.depth = img->caller_notify_depth;
+}
+
 /* Back to StartImage's caller with the status in RAX and its registers as
  * they were, at the TPL it called at (EDK2's CoreStartImage restores it),
  * and with the notify functions the image left by Exit dropped: they never
@@ -323,6 +336,7 @@ static efi_status_t copy_exit_data(struct firmware *fw, const struct guest_view 
 static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status_t status, uint64_t data_size,
                            uint64_t data)
 {
+    restore_caller_tpl(fw, img);
     if (wants_exit_data(img)) {
         guest_view_write_u64(&img->caller_view, img->exit_data_size_ptr, data_size);
         guest_view_write_u64(&img->caller_view, img->exit_data_ptr, data);
@@ -332,9 +346,6 @@ static efi_status_t unwind(struct firmware *fw, struct fw_image *img, efi_status
                                          .rsp = img->caller_rsp, .restore = true, .saved = img->caller_saved };
     fw->depth--;
     img->depth = 0;
-    fw->tpl = img->caller_tpl;
-    if (fw->events.depth > img->caller_notify_depth)
-        fw->events.depth = img->caller_notify_depth;
     /* After ExitBootServices the memory map is the OS's: nothing is freed. */
     if (fw->phase == FW_PHASE_BOOT && (img->subsystem == PE_SUBSYSTEM_EFI_APPLICATION || status & EFI_ERR(0)))
         unload(fw, img);

@@ -133,6 +133,10 @@ struct fw_handle_protocol {
 /* WaitForEvent with nothing signaled: the vCPU makes the call again after
  * the VMM slept until the earliest timer is due, and at most this long. */
 #define FW_WAIT_MAX_NS   1000000000ULL
+/* A firmware's timer tick: EDK2's timer period, 10 ms. A periodic timer
+ * is signaled at most once a tick (events.c), and a vCPU halted to wait
+ * for a timer is woken once a tick (vmm/kvm/halt_wake.c). */
+#define FW_TIMER_TICK_NS 10000000ULL
 /* Stall's longest sleep per call (10 s): the vCPU sleeps at most this
  * long (vmm/kvm/run.c), and a longer wait resumes after it. */
 #define FW_STALL_MAX_NS  10000000000ULL
@@ -214,6 +218,7 @@ struct fw_events {
     struct fw_notify_frame frame[FW_MAX_NOTIFY_DEPTH];   /* innermost last */
     unsigned depth;
     uint64_t queued;             /* notifications queued so far (fw_event.queued_at) */
+    bool timers_stopped;         /* ExitBootServices stopped the tick: no timer fires */
     bool spent_reported, stuck_reported, stack_reported;   /* one-time log lines */
 };
 
@@ -282,6 +287,10 @@ struct firmware {
      * before it resumes, outside the VMM's lock, so other vCPUs' exits and
      * a stop on --timeout or a signal do not wait. */
     uint64_t sleep_ns;
+    /* Set by this call: WaitForEvent on events that nothing can signal
+     * (events.c) but another vCPU; with none, the guest waits for good and
+     * the VMM ends the run (vmm/kvm/run.c). */
+    bool waits_for_good;
     struct fw_variable *variables;
     struct fw_esp *esp;          /* --esp: the volume served, its handle and open files; NULL: none */
     uint64_t esp_block_io;       /* --esp: the page of its disk's EFI_BLOCK_IO_PROTOCOLs (block_io.c); 0: none */

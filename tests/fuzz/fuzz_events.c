@@ -14,7 +14,10 @@
  * the guest (the unit tests follow that path). Timers run on
  * host time, so the input can only set ones that are due at once (0) or
  * never during a run (about 1000 s and more): an input does the same each
- * time.
+ * time, but for a periodic timer of 0, due at once and then once a 10 ms
+ * tick (FW_TIMER_TICK_NS), which a look may or may not find due: the model
+ * lets each look signal that timer's events or not, and WaitForEvent
+ * report one of them or go on.
  *
  * Input format (make-seeds.py has an encoder for it):
  *   mode byte: bit 0 the keys go to the firmware (when keys_check takes
@@ -159,7 +162,9 @@ static bool check_keys(const char *s, size_t errlen)
 
 /* ---- the model ---------------------------------------------------------- */
 
-enum timer { T_NONE, T_ONCE_NOW, T_ALWAYS, T_LATER };
+/* T_TICK_FIRST: periodic 0, due at the next look; T_TICK: due again at
+ * some look, once a tick has passed. */
+enum timer { T_NONE, T_ONCE_NOW, T_TICK_FIRST, T_TICK, T_LATER };
 
 struct mevent {
     bool open, signaled;
@@ -190,14 +195,23 @@ static void signal_model(unsigned i)
 static void poll_model(void)
 {
     for (unsigned i = 0; i < nmade; i++) {
-        if (!ev[i].open || (ev[i].timer != T_ONCE_NOW && ev[i].timer != T_ALWAYS))
+        if (!ev[i].open || (ev[i].timer != T_ONCE_NOW && ev[i].timer != T_TICK_FIRST))
             continue;
         signal_model(i);
-        if (ev[i].timer == T_ONCE_NOW)
-            ev[i].timer = T_NONE;
+        ev[i].timer = ev[i].timer == T_ONCE_NOW ? T_NONE : T_TICK;
     }
     if (ev[0].open)
         ev[0].signaled = keys_on && keys_taken < nkeys;
+}
+
+/* Whether a tick may signal event i at a look: its own periodic timer of
+ * 0, or one of its group's. */
+static bool may_tick(unsigned i)
+{
+    for (unsigned j = 0; j < nmade; j++)
+        if (ev[j].open && ev[j].timer == T_TICK && (j == i || (ev[i].group >= 0 && ev[j].group == ev[i].group)))
+            return true;
+    return false;
 }
 
 /* The model's index of a handle, or -1 for one that names no open event. */
@@ -209,12 +223,15 @@ static int index_of(uint64_t h)
     return (int)((h - first) / 8);
 }
 
-static efi_status_t check_model(uint64_t h)
+/* What CheckEvent (or WaitForEvent at this event) may return, given the
+ * firmware's answer got: an event a tick may have signaled is reported or
+ * not. */
+static efi_status_t check_model(uint64_t h, efi_status_t got)
 {
     int i = index_of(h);
     if (i < 0)
         return EFI_INVALID_PARAMETER;
-    if (!ev[i].signaled)
+    if (!ev[i].signaled && !(got == EFI_SUCCESS && may_tick((unsigned)i)))
         return EFI_NOT_READY;
     ev[i].signaled = false;
     return EFI_SUCCESS;
@@ -233,9 +250,14 @@ static void check_state(void)
         if (!e->open)
             continue;
         CHECK(e->type == ev[i].type && e->in_group == (ev[i].group >= 0));
-        /* WaitForKey's state is refreshed when a service looks. */
-        if (i)
+        /* WaitForKey's state is refreshed when a service looks; a tick may
+         * have signaled an event the model has not. */
+        if (i && may_tick(i)) {
+            CHECK(e->signaled || !ev[i].signaled);
+            ev[i].signaled = e->signaled;
+        } else if (i) {
             CHECK(e->signaled == ev[i].signaled);
+        }
     }
 }
 
@@ -348,7 +370,7 @@ static void op_set_timer(struct fuzz_in *in)
     }
     CHECK(st == EFI_SUCCESS);
     ev[i].timer = kind == EFI_TIMER_CANCEL ? T_NONE
-                : trigger ? T_LATER : kind == EFI_TIMER_PERIODIC ? T_ALWAYS : T_ONCE_NOW;
+                : trigger ? T_LATER : kind == EFI_TIMER_PERIODIC ? T_TICK_FIRST : T_ONCE_NOW;
 }
 
 static void op_signal(struct fuzz_in *in)
@@ -366,7 +388,7 @@ static void op_check(struct fuzz_in *in)
     uint64_t h = event(in_u8(in));
     efi_status_t st = call(FW_ID_BS(BS_CHECK_EVENT), h, 0, 0, 0, NULL, 0);
     poll_model();
-    CHECK(st == check_model(h));
+    CHECK(st == check_model(h, st));
 }
 
 static void op_close(struct fuzz_in *in)
@@ -402,7 +424,7 @@ static void op_wait(struct fuzz_in *in)
     }
     poll_model();
     for (unsigned i = 0; i < n; i++) {
-        efi_status_t s = check_model(list[i]);
+        efi_status_t s = check_model(list[i], got == i ? st : EFI_NOT_READY);
         if (s != EFI_NOT_READY) {
             CHECK(st == s && got == i && !fw.transfer.pending);
             return;
@@ -417,8 +439,11 @@ static void op_wait(struct fuzz_in *in)
     bool armed = false;
     for (unsigned i = 0; i < n; i++) {
         int k = index_of(list[i]);
-        armed |= k >= 0 && ev[k].timer == T_LATER;
+        armed |= k >= 0 && (ev[k].timer == T_LATER || ev[k].timer == T_TICK);
     }
+    /* With no timer armed (and no notify function: none stays open here)
+     * nothing but another vCPU can signal the list. */
+    CHECK(fw.waits_for_good == !armed);
     if (!armed)
         CHECK(fw.sleep_ns == FW_WAIT_MAX_NS);
 }

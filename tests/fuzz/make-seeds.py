@@ -697,6 +697,54 @@ def events_seeds():
           ev_wait([7, 95]))
 
 
+# ---- fuzz_notify ------------------------------------------------------------
+
+NT_TYPES = {"signal": 0, "wait": 1, "timer|signal": 2, "timer|wait": 3, "ebs": 4, "timer": 5}
+NT_TPLS = {8: 0, 16: 1, 30: 2}   # other TPLs: the byte itself, a multiple of 4 plus 3
+NT_LEVELS = {4: 0, 8: 1, 16: 2, 31: 3}   # RaiseTPL and RestoreTPL
+
+
+def nt_create(type_="signal", tpl=8, group=0): return u8(0) + u8(NT_TYPES[type_]) + u8(NT_TPLS.get(tpl, tpl)) + u8(group)
+def nt_signal(ev): return u8(1) + u8(ev)
+def nt_check(ev): return u8(2) + u8(ev)
+def nt_wait(evs): return u8(3) + u8(len(evs) - 1) + b"".join(u8(e) for e in evs)
+def nt_close(ev): return u8(4) + u8(ev)
+def nt_raise(tpl): return u8(5) + u8(1) + u8(NT_LEVELS[tpl])
+def nt_restore(tpl): return u8(5) + u8(0) + u8(NT_LEVELS[tpl])
+def nt_timer(ev, kind, never=False): return u8(6) + u8(ev) + u8(kind) + u8(1 if never else 0)
+
+
+NT_RETURN, NT_STRAY_RETURN, NT_EBS, NT_STALL = u8(7), u8(0xf7), u8(8), u8(9)
+
+
+def notify_seeds():
+    # A function signals one above its TPL (nested) and one at it (after).
+    write("notify", "nested", nt_create("signal", 8) + nt_create("signal", 16) + nt_create("signal", 8) +
+          nt_signal(0) + nt_signal(1) + NT_RETURN + nt_signal(2) + NT_RETURN + NT_RETURN)
+    # A function closes its own event, raises the TPL and never restores it.
+    write("notify", "close-self-raise", nt_create("signal", 16) + nt_signal(0) + nt_close(0) + nt_raise(31) +
+          NT_RETURN + nt_signal(0) + nt_close(0))
+    # RestoreTPL delivers what RaiseTPL held back, highest TPL first.
+    write("notify", "restore-delivers", nt_raise(16) + nt_create("signal", 8) + nt_create("signal", 30) +
+          nt_signal(0) + nt_signal(1) + nt_restore(4) + NT_RETURN + NT_RETURN)
+    # Wait functions: from CheckEvent, then WaitForEvent made again, then
+    # the function signals its event.
+    write("notify", "wait-functions", nt_create("wait", 8) + nt_check(0) + NT_RETURN + nt_wait([0]) + NT_RETURN +
+          nt_wait([0]) + nt_signal(0) + NT_RETURN + nt_wait([0]))
+    # A periodic timer of 0 (every tick): its function runs, returns, and
+    # the call goes on.
+    write("notify", "timer-tick", nt_create("timer|signal", 8) + nt_timer(0, 1) + NT_RETURN + NT_STALL +
+          NT_RETURN + NT_STALL + nt_timer(0, 0) + nt_create("timer|wait", 16) + nt_timer(1, 1) + nt_wait([1]))
+    # ExitBootServices' group, by type and by GUID, with a timer armed.
+    write("notify", "exit-boot-services", nt_create("ebs", 16) + nt_create("signal", 8, 3) +
+          nt_create("timer|signal", 8) + nt_timer(2, 2, never=True) + NT_EBS + NT_RETURN + NT_STALL +
+          NT_RETURN + nt_signal(2) + NT_RETURN)
+    # A function lowers the TPL and waits, and its wait's function nests.
+    write("notify", "wait-inside", nt_create("signal", 8) + nt_create("wait", 16) + nt_signal(0) + nt_restore(4) +
+          nt_wait([1]) + NT_RETURN + NT_RETURN + nt_close(1) + nt_check(1))
+    write("notify", "stray-return", nt_create("signal", 8) + NT_STRAY_RETURN + nt_signal(0))
+
+
 # ---- fuzz_elf ---------------------------------------------------------------
 
 def elf64(phdrs, body, body_off):
@@ -1079,6 +1127,7 @@ def main():
     ktap_seeds()
     devpath_seeds()
     events_seeds()
+    notify_seeds()
     elf_seeds()
     esp_disk_seeds()
     secure_boot_seeds(os.path.join(TOP, "..", "..", "build", "secure-boot"))

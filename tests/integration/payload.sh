@@ -689,6 +689,13 @@ expect timeout 124 'timeout: the guest was still running after 2 s' 'payload: lo
 expect stall-past-timeout 124 'payload: halting' \
     "timeout: the guest's Stall asks to wait 60.0 s, past the 20 s of --timeout \([0-9.]+ s left\): ended now" \
     'end: timeout, exit status 124' -- "$HO" --timeout 20 --cmdline payload=halt "$PAYLOAD"
+# A WaitForEvent that nothing can signal (no timer, no --keys, one vCPU)
+# ends the run at once, as a HLT for good does, not at --timeout.
+expect wait-for-key-never 4 'payload: waiting for a key' 'WaitForEvent on 1 event\(s\) that nothing will signal' \
+    'guest stopped: WaitForEvent on events that nothing can signal' 'end: guest-crash, exit status 4' \
+    -- "$HO" --timeout 60 --cmdline payload=wait-for-key "$PAYLOAD"
+expect wait-for-key-typed 0 'payload: done, 0 failures' '!not ok' \
+    -- "$HO" --timeout 60 --keys k --cmdline payload=wait-for-key "$PAYLOAD"
 expect triple-fault 4 'triple fault' 'registers of vCPU 0: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
 # Within what any command line may take (cmdline-too-long, above), but past
 # what this kernel's cmdline_size allows.

@@ -1862,6 +1862,19 @@ static NORETURN void mode_events(void)
     finish();
 }
 
+/* wait-for-key mode: WaitForEvent on ConIn.WaitForKey alone, as a
+ * "press any key" prompt waits; with no --keys nothing will end it. */
+static NORETURN void mode_wait_for_key(void)
+{
+    efi_simple_text_input_t *in = g.st->con_in;
+    efi_input_key_t key;
+    uint64_t index = 99;
+    print("payload: waiting for a key\n");
+    check_status(g.bs->wait_for_event(1, &in->wait_for_key, &index), EFI_SUCCESS, "wait_for_key_alone");
+    check_status(in->read_key_stroke(in, &key), EFI_SUCCESS, "read_key_stroke_after_the_wait");
+    finish();
+}
+
 /* ------------------------------------------------------------------ */
 /* notify mode: the firmware calls the payload's notify functions     */
 
@@ -2243,6 +2256,8 @@ static NORETURN void payload_main(void)
         mode_events();
     if (word_is(mode, "halt"))
         mode_halt();
+    if (word_is(mode, "wait-for-key"))
+        mode_wait_for_key();
     if (word_is(mode, "notify"))
         mode_notify();
     if (word_is(mode, "memattr"))

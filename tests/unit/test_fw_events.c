@@ -131,9 +131,13 @@ END_TEST
 START_TEST(periodic_timers_signal_once_per_period)
 {
     uint64_t every = new_event(EVT_TIMER), tick = new_event(EVT_TIMER);
+    /* A period of 0 is every timer tick (UEFI 2.10 section 7.1.7): due at
+     * once, then not again until a tick has passed. */
     ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, 0), EFI_SUCCESS);
-    for (unsigned i = 0; i < 3; i++)
-        ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);   /* a period of 0: due at every look */
+    ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_NOT_READY);
+    sleep_ms(FW_TIMER_TICK_NS / 1000000 + 2);
+    ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_PERIODIC, MS_100NS(150)), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
     sleep_ms(170);
@@ -265,21 +269,43 @@ START_TEST(wait_for_event_with_nothing_signaled_makes_the_call_again)
     ck_assert_uint_eq(fw.transfer.rdx, list);
     ck_assert_uint_gt(fw.sleep_ns, 0);
     ck_assert_uint_le(fw.sleep_ns, 50000000);
+    ck_assert(!fw.waits_for_good);   /* the timer will signal */
     ck_assert_uint_eq(rd64(index_p), 9);
     struct timespec ts = { 0, (long)fw.sleep_ns };
     nanosleep(&ts, NULL);
     ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, index_p), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(index_p), 1);
     ck_assert(!fw.transfer.pending);
-    /* No timer and no key to come: the longest sleep, and a word in the log, once. */
+    /* No timer and no key to come: the longest sleep, a word in the log,
+     * once, and the call says the guest waits for good (the VMM ends a
+     * run of one vCPU there, vmm/kvm/run.c). */
     for (unsigned i = 0; i < 2; i++) {
         ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1, put_u64(wait_for_key()), index_p), EFI_NOT_READY);
         ck_assert(fw.transfer.pending);
         ck_assert_uint_eq(fw.sleep_ns, FW_WAIT_MAX_NS);
+        ck_assert(fw.waits_for_good);
     }
     const char *first = strstr(log_text(), "nothing will signal");
     ck_assert_ptr_nonnull(first);
     ck_assert_ptr_null(strstr(first + 1, "nothing will signal"));
+    ck_assert_uint_eq(CALL(BS(STALL), 0), EFI_SUCCESS);
+    ck_assert(!fw.waits_for_good);   /* said of one call only */
+}
+END_TEST
+
+/* A notify function's timer may signal any event when its function runs:
+ * a wait on others is not for good while it is armed. */
+START_TEST(wait_for_event_is_not_for_good_while_a_notify_functions_timer_is_armed)
+{
+    uint64_t p = put_u64(0), index;
+    ck_assert_uint_eq(CALL(EVT(CREATE), EVT_TIMER | EVT_NOTIFY_SIGNAL, 8, NOTIFY_FN, 0, p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), rd64(p), EFI_TIMER_RELATIVE, MS_100NS(3600 * 1000)), EFI_SUCCESS);
+    uint64_t plain = new_event(0);
+    ck_assert_uint_eq(wait_for(&plain, 1, &index), EFI_NOT_READY);
+    ck_assert(!fw.waits_for_good);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), rd64(p), EFI_TIMER_CANCEL, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(wait_for(&plain, 1, &index), EFI_NOT_READY);
+    ck_assert(fw.waits_for_good);
 }
 END_TEST
 
@@ -506,6 +532,32 @@ START_TEST(exit_boot_services_and_set_virtual_address_map_run_their_groups_first
 }
 END_TEST
 
+/* ExitBootServices stops the timer tick before it signals its group
+ * (EDK2's CoreExitBootServices: gTimer->SetTimerPeriod (gTimer, 0)): a
+ * timer due while the group's functions run fires no more. */
+START_TEST(exit_boot_services_stops_the_timers_before_its_group_runs)
+{
+    uint64_t tick = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_NOTIFY, NOTIFY_FN2, 7);
+    uint64_t ebs = new_notify_event(EVT_SIGNAL_EXIT_BOOT_SERVICES, TPL_CALLBACK, NOTIFY_FN, 1);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_PERIODIC, MS_100NS(20)), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+    ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, map_key()), EFI_SUCCESS);
+    assert_notify_runs(ebs, NOTIFY_FN, 1, TPL_CALLBACK, STACK_TOP);
+    ck_assert(!firmware_timer_armed(&fw));
+    const struct fw_transfer entered = fw.transfer;
+    uint64_t saved = cur_rsp;
+    cur_rsp = entered.rsp - 0x60;   /* the group's function sets a timer: it never fires */
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert(!firmware_timer_armed(&fw));
+    cur_rsp = saved;
+    fw.transfer = entered;
+    sleep_ms(25);   /* the timer's time passes while the group's function runs */
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(BS(EXIT_BOOT_SERVICES), STACK_TOP, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(fw.phase, FW_PHASE_RUNTIME);
+}
+END_TEST
+
 /* A notify-wait event's function runs when CheckEvent finds it
  * unsignaled, and CheckEvent then looks again; WaitForEvent is made again
  * after its list's functions ran. */
@@ -540,6 +592,51 @@ START_TEST(wait_notify_functions_run_from_check_event_and_wait_for_event)
 }
 END_TEST
 
+/* A periodic timer of 0 (every tick) or of less than a tick signals its
+ * event at most once a tick, as EDK2's timer tick does: due again as its
+ * function returns, the function would run for ever and the call that
+ * let it run never return. */
+START_TEST(a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_in_return)
+{
+    const uint64_t periods_100ns[] = { 0, 1 };
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t e = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, i);
+        ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
+        ck_assert_uint_eq(CALL(BS(SET_TIMER), e, EFI_TIMER_PERIODIC, periods_100ns[i]), EFI_SUCCESS);
+        sleep_ms(1);
+        ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+        assert_notify_runs(e, NOTIFY_FN, i, TPL_CALLBACK, STACK_TOP);
+        ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+        assert_call_returns(BS(RESTORE_TPL), STACK_TOP, FW_TPL_APPLICATION);
+        ck_assert(firmware_timer_armed(&fw));
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), e), EFI_SUCCESS);
+    }
+}
+END_TEST
+
+/* RaiseTPL below the current TPL and RestoreTPL above it are taken, as
+ * EDK2's release build takes them, and a value past TPL_HIGH_LEVEL is
+ * ignored; each is a guest bug in the log (UEFI 2.10 section 7.1,
+ * RaiseTPL and RestoreTPL: indeterminate). */
+START_TEST(raise_and_restore_tpl_the_wrong_way_are_guest_bugs_in_the_log)
+{
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), TPL_NOTIFY);   /* the same TPL: fine */
+    ck_assert_ptr_null(strstr(log_text(), "guest bug"));
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_CALLBACK), TPL_NOTIFY);
+    ck_assert_uint_eq(fw.tpl, TPL_CALLBACK);
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: RaiseTPL(8) below the current TPL 16"));
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), TPL_NOTIFY), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.tpl, TPL_NOTIFY);
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: RestoreTPL(16) above the current TPL 8"));
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), 32), TPL_NOTIFY);
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), ~0ULL), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.tpl, TPL_NOTIFY);
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: RaiseTPL(32): not a TPL (TPL_HIGH_LEVEL is 31); the TPL stays 16"));
+    ck_assert_ptr_nonnull(strstr(log_text(), "guest bug: RestoreTPL(18446744073709551615): not a TPL"));
+}
+END_TEST
+
 START_TEST(notify_functions_need_a_stack_and_a_running_function_to_return_from)
 {
     ck_assert_uint_eq(CALL(FW_ID_NOTIFY_RETURN, 0, 0), EFI_INVALID_PARAMETER);
@@ -569,6 +666,7 @@ Suite *fw_events_suite(void)
         event_handles_are_spent_once_and_said_once, event_groups_signal_together,
         wait_for_event_returns_the_index_of_the_signaled_event, wait_for_event_refuses_hostile_lists,
         wait_for_event_with_nothing_signaled_makes_the_call_again,
+        wait_for_event_is_not_for_good_while_a_notify_functions_timer_is_armed,
         read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows, trace_decodes_the_event_services,
         NULL });
     fw_add_tcase(s, "notify-functions", (const TTest *const[]){
@@ -576,7 +674,10 @@ Suite *fw_events_suite(void)
         restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first,
         a_notify_function_calling_services_nests_only_above_its_tpl,
         exit_boot_services_and_set_virtual_address_map_run_their_groups_first,
+        exit_boot_services_stops_the_timers_before_its_group_runs,
         wait_notify_functions_run_from_check_event_and_wait_for_event,
+        a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_in_return,
+        raise_and_restore_tpl_the_wrong_way_are_guest_bugs_in_the_log,
         notify_functions_need_a_stack_and_a_running_function_to_return_from, NULL });
     return s;
 }

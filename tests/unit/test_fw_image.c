@@ -624,6 +624,34 @@ START_TEST(exit_with_a_handle_that_is_no_image_is_refused)
 }
 END_TEST
 
+/* StartImage returns at the TPL it was called at, with the notify
+ * functions that ran inside the image gone with it (EDK2's CoreStartImage
+ * restores Image->Tpl after the image's LongJump): an image that exits
+ * from a notify function, with the TPL raised, leaves its caller at
+ * TPL_APPLICATION, where WaitForEvent works. */
+START_TEST(an_image_exiting_from_a_notify_function_at_a_raised_tpl_returns_at_its_callers_tpl)
+{
+    const uint64_t tpl_callback = 8, tpl_notify = 16;
+    uint64_t h = load_app(), event_p = put_u64(0);
+    cur_rsp = STACK_TOP - 0x400;
+    ck_assert_uint_eq(CALL(BS(START_IMAGE), h, 0, 0), EFI_SUCCESS);
+    cur_rsp = fw.transfer.rsp - 0x100;
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT), EVT_NOTIFY_SIGNAL, tpl_callback, 0x1234560, 0, event_p), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SIGNAL_EVENT), rd64(event_p)), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.events.depth, 1);   /* the vCPU goes to the notify function */
+    cur_rsp = fw.transfer.rsp - 0x60;
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), tpl_notify), tpl_callback);
+    ck_assert_uint_eq(CALL(BS(EXIT), h, EFI_ERR(21), 0, 0), EFI_ERR(21));
+    ck_assert_uint_eq(fw.transfer.rsp, STACK_TOP - 0x400);
+    ck_assert_uint_eq(fw.tpl, FW_TPL_APPLICATION);
+    ck_assert_uint_eq(fw.events.depth, 0);
+    ck_assert_ptr_nonnull(strstr(log_text(), "exited at TPL 16"));
+    cur_rsp = STACK_TOP - 0x400;
+    uint64_t index_p = put_u64(0), list = put_u64(rd64(event_p));
+    ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1, list, index_p), EFI_INVALID_PARAMETER);   /* a notify-signal event; at a raised TPL, EFI_UNSUPPORTED */
+}
+END_TEST
+
 START_TEST(a_started_image_may_exit_boot_services_with_its_own_handle)
 {
     uint64_t h = load_app();
@@ -698,6 +726,7 @@ Suite *fw_image_suite(void)
         exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own,
         an_image_returning_after_exit_boot_services_goes_back_to_its_caller,
         load_image_keeps_a_section_alignment_above_a_page,
+        an_image_exiting_from_a_notify_function_at_a_raised_tpl_returns_at_its_callers_tpl,
         a_started_image_may_exit_boot_services_with_its_own_handle,
         start_image_refuses_hostile_arguments, trace_decodes_the_handle_and_image_services, NULL });
     return s;

@@ -17,14 +17,12 @@
 #include "../../firmware-stub/events.h"
 #include "../vmm.h"
 
-#define HALT_TICK_NS 10000000L   /* EDK2's timer period, 10 ms */
-
 static void *waker_thread(void *arg)
 {
     struct halt_waker *w = arg;
     struct vmm *vm = w->vm;
     for (;;) {
-        struct timespec ts = { 0, HALT_TICK_NS };
+        struct timespec ts = { 0, (long)FW_TIMER_TICK_NS };
         nanosleep(&ts, NULL);
         pthread_mutex_lock(&vm->lock);
         struct vcpu *c = &vm->vcpus[0];

@@ -473,6 +473,9 @@ static int hypercall(struct vcpu *c, uint32_t id)
     if (run_hooks_before_call(vm, c, id, &call))
         return EXIT_HOST;
     r.rax = firmware_call(&vm->fw, id, &call);
+    if (vm->fw.waits_for_good && vm->opt.cpus == 1)
+        return guest_crash(c, "WaitForEvent on events that nothing can signal: no timer armed, no key left "
+                           "(see --keys), no other vCPU (the application waits for good)");
     c->sleep_ns = vm->fw.sleep_ns;
     if (c->sleep_ns && wait_outlasts_timeout(c, id))
         return EXIT_TIMEOUT;

@@ -39,7 +39,8 @@
     X(END_REFUSED, "refused", (EXIT_USAGE), "after a sweep: the --sweep-baseline file is not a matrix") \
     X(END_HOST_ERROR, "host-error", (EXIT_HOST), "a KVM or host error after the guest was entered") \
     X(END_GUEST_CRASH, "guest-crash", (EXIT_GUEST_CRASH), \
-      "triple fault, an exception through the firmware's IDT, HLT with interrupts off, an emulation failure") \
+      "triple fault, an exception through the firmware's IDT, HLT with interrupts off, an emulation failure, a " \
+      "WaitForEvent nothing can end") \
     X(END_KUNIT_INCOMPLETE, "kunit-incomplete", (EXIT_KUNIT_INCOMPLETE), \
       "--kunit: the guest stopped before every suite reported") \
     X(END_EXEC_STATUS_UNKNOWN, "exec-status-unknown", (EXIT_EXEC_NO_STATUS), \
