@@ -295,14 +295,17 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
 
 /* ---- specs -------------------------------------------------------------- */
 
-/* A positive number filling [s, end) exactly; 0 if it is not one. */
+/* A positive number filling [s, end) exactly; 0 if it is not one.
+ * Decimal, or hexadecimal after 0x, as every number option reads
+ * (vmm/options.c read_number): never octal, which strtoull's base 0 would
+ * make of "010" (eight). */
 static uint64_t positive(const char *s, const char *end)
 {
     char *stop;
     if (s == end || *s < '0' || *s > '9')   /* strtoull would skip spaces and take a sign */
         return 0;
     errno = 0;
-    uint64_t v = strtoull(s, &stop, 0);
+    uint64_t v = strtoull(s, &stop, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
     return errno || stop != end ? 0 : v;
 }
 
@@ -330,6 +333,12 @@ int inject_parse(struct inject *in, const char *spec, char *err, unsigned errlen
             snprintf(err, errlen, "--inject %s: %s", spec,
                      f->takes_from ? "@K needs a positive call number"
                      : "takes no @K (its value names the call, or it holds for the whole boot)");
+            return -1;
+        }
+        /* A run arms each fault once: a second spec would silently
+         * replace the first. */
+        if (in->on[k]) {
+            snprintf(err, errlen, "--inject %s: %s is already given (one --inject per fault)", spec, f->name);
             return -1;
         }
         in->on[k] = true;
