@@ -101,6 +101,20 @@ expect trace-efi-detached-value 2 "--trace-efi takes its FILE only as --trace-ef
     -- "$HO" --trace-efi trace.jsonl "$PAYLOAD"
 expect fault-sweep-detached-value 2 "--fault-sweep takes its FILE only as --fault-sweep=FILE" \
     -- "$HO" --fault-sweep m.json "$PAYLOAD"
+# An output that names a file the run reads, or another output, is refused
+# before it is opened: --fault-sweep=FILE on its own --sweep-baseline
+# emptied the baseline (O_TRUNC) before the sweep could read it.
+cp "$TOP/tests/golden/mixed-tiny.sweep.json" "$OUT/own-baseline.json"
+expect output-is-sweep-baseline 2 '--fault-sweep .*own-baseline.json: the same file as --sweep-baseline' \
+    -- "$HO" --fault-sweep="$OUT/own-baseline.json" --sweep-baseline "$OUT/own-baseline.json" "$PAYLOAD"
+expect output-is-sweep-baseline-kept 0 -- cmp "$TOP/tests/golden/mixed-tiny.sweep.json" "$OUT/own-baseline.json"
+cp "$PAYLOAD" "$OUT/own-image"
+expect output-is-the-image 2 '--report .*own-image: the same file as BZIMAGE' -- "$HO" --report "$OUT/own-image" "$OUT/own-image"
+expect output-is-the-image-kept 0 -- cmp "$PAYLOAD" "$OUT/own-image"
+rm -f "$OUT/shared-output.json" "$OUT/shared-output-link.json"
+ln -s shared-output.json "$OUT/shared-output-link.json"
+expect outputs-share-a-file 2 '--report .*shared-output-link.json: the same file as --trace-efi' \
+    -- "$HO" --trace-efi="$OUT/shared-output.json" --report "$OUT/shared-output-link.json" "$PAYLOAD"
 expect two-images 2 'more than one BZIMAGE given .*after --: handover BZIMAGE -- CMD' -- "$HO" "$PAYLOAD" "$PAYLOAD"
 expect command-after-dashes 2 '--dtb no/such.dtb: No such file' \
     -- "$HO" --report "$OUT/dashes.json" --initrd "$PAYLOAD" "$PAYLOAD" --dtb no/such.dtb -- sh -c "echo it's" -a
