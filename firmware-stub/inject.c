@@ -170,12 +170,16 @@ static bool out_of_resources(struct firmware *fw, enum inject_kind k, const stru
 
 /* ---- after the call ----------------------------------------------------- */
 
-/* An allocation that landed at or above the address is undone and fails. */
+/* An allocation that landed at or above the address is undone and fails:
+ * EFI_NOT_FOUND for AllocateAddress, as when those pages are not free
+ * (UEFI 2.10 section 7.2.1). Type is a 32-bit enum, read as
+ * fw_allocate_pages reads it. */
 static bool allocated_above(struct firmware *fw, enum inject_kind k, const struct fw_service *s,
                             const struct guest_view *v, const uint64_t *a, efi_status_t *status)
 {
     (void)s;
-    uint64_t type = a[0], pages = a[2], addr;
+    uint32_t type = (uint32_t)a[0];
+    uint64_t pages = a[2], addr;
     if (*status != EFI_SUCCESS || !fw_allocated_pages(v, a, &addr) ||
         addr + (pages << 12) <= fw->cfg.inject.value[k])
         return false;
