@@ -477,10 +477,9 @@ static void print_fault_outcomes(const struct vmm *vm, int rc)
     for (unsigned k = 0; k < INJECT_KINDS; k++) {
         if (!in->on[k])
             continue;
-        char spec[64];
-        inject_spec(in, (enum inject_kind)k, spec, sizeof(spec));
-        vmm_log("fault outcome: %s: %s", spec,
-                fault_outcome_names[fault_outcome(in, (enum inject_kind)k, &run)]);
+        char line[128];
+        fault_outcome_line(in, (enum inject_kind)k, &run, line, sizeof(line));
+        vmm_log("fault outcome: %s", line);
     }
 }
 

@@ -914,11 +914,12 @@ expect fault-sweep-memory-budget 0 'snapshot budget .* is spent at call' 'fault 
     -- "$HO" --timeout 120 --fault-sweep --sweep-memory 32M --cmdline "payload=stop-at-ebs payload.hog=16" "$PAYLOAD"
 expect bad-sweep-memory 2 '--sweep-memory lots: give a size' -- "$HO" --sweep-memory lots "$PAYLOAD"
 # A signal mid-run ends it with 128 + N, a whole report naming the reason,
-# and a trace of whole lines.
+# a trace of whole lines, and no verdict on a fault (it said not-injected,
+# or crashed once the fault had fired: the status 128 + N).
 for sig in TERM INT; do
     selected "signal-$sig" || continue
     "$HO" --timeout 120 --report "$OUT/sig-$sig.json" --trace-efi="$OUT/sig-$sig.trace" --cmdline payload=loop \
-        "$PAYLOAD" >"$OUT/sig-$sig.log" 2>&1 &
+        --stop-at ebs --inject getvar-error "$PAYLOAD" >"$OUT/sig-$sig.log" 2>&1 &
     pid=$!
     for _ in $(seq 120); do grep -q 'payload: looping' "$OUT/sig-$sig.log" && break; sleep 0.5; done
     kill -"$sig" "$pid"
@@ -931,6 +932,9 @@ for sig in TERM INT; do
         fail "signal-$sig" "report or trace not whole" "$OUT/sig-$sig.py"
     elif ! grep -q "end: signal, exit status $want" "$OUT/sig-$sig.log"; then
         fail "signal-$sig" "no final end line" "$OUT/sig-$sig.log"
+    elif ! grep -q "fault outcome: getvar-error: not judged: the run was stopped by signal $((want - 128))" \
+            "$OUT/sig-$sig.log"; then
+        fail "signal-$sig" "a fault judged in a run a signal stopped" "$OUT/sig-$sig.log"
     else pass "signal-$sig"; fi
 done
 
