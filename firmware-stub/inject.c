@@ -170,12 +170,16 @@ static bool out_of_resources(struct firmware *fw, enum inject_kind k, const stru
 
 /* ---- after the call ----------------------------------------------------- */
 
-/* An allocation that landed at or above the address is undone and fails. */
+/* An allocation that landed at or above the address is undone and fails:
+ * EFI_NOT_FOUND for AllocateAddress, as when those pages are not free
+ * (UEFI 2.10 section 7.2.1). Type is a 32-bit enum, read as
+ * fw_allocate_pages reads it. */
 static bool allocated_above(struct firmware *fw, enum inject_kind k, const struct fw_service *s,
                             const struct guest_view *v, const uint64_t *a, efi_status_t *status)
 {
     (void)s;
-    uint64_t type = a[0], pages = a[2], addr;
+    uint32_t type = (uint32_t)a[0];
+    uint64_t pages = a[2], addr;
     if (*status != EFI_SUCCESS || !fw_allocated_pages(v, a, &addr) ||
         addr + (pages << 12) <= fw->cfg.inject.value[k])
         return false;
@@ -295,14 +299,17 @@ const struct inject_fault inject_faults[INJECT_KINDS] = {
 
 /* ---- specs -------------------------------------------------------------- */
 
-/* A positive number filling [s, end) exactly; 0 if it is not one. */
+/* A positive number filling [s, end) exactly; 0 if it is not one.
+ * Decimal, or hexadecimal after 0x, as every number option reads
+ * (vmm/options.c read_number): never octal, which strtoull's base 0 would
+ * make of "010" (eight). */
 static uint64_t positive(const char *s, const char *end)
 {
     char *stop;
     if (s == end || *s < '0' || *s > '9')   /* strtoull would skip spaces and take a sign */
         return 0;
     errno = 0;
-    uint64_t v = strtoull(s, &stop, 0);
+    uint64_t v = strtoull(s, &stop, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
     return errno || stop != end ? 0 : v;
 }
 
@@ -330,6 +337,12 @@ int inject_parse(struct inject *in, const char *spec, char *err, unsigned errlen
             snprintf(err, errlen, "--inject %s: %s", spec,
                      f->takes_from ? "@K needs a positive call number"
                      : "takes no @K (its value names the call, or it holds for the whole boot)");
+            return -1;
+        }
+        /* A run arms each fault once: a second spec would silently
+         * replace the first. */
+        if (in->on[k]) {
+            snprintf(err, errlen, "--inject %s: %s is already given (one --inject per fault)", spec, f->name);
             return -1;
         }
         in->on[k] = true;

@@ -232,13 +232,43 @@ static void release_image_file(struct vmm *vm)
     vm->placed.app_pe.data = NULL;
 }
 
+/* The files the command line names, as an output must not be any of the
+ * others: the inputs read after the outputs are opened, and the outputs. */
+enum { NAMED_FILES = 10 };
+static void named_files(const struct vmm_options *o, struct named_path out[NAMED_FILES])
+{
+    const struct named_path all[NAMED_FILES] = {
+        { "BZIMAGE", o->kernel },
+        { "--initrd", o->initrd },
+        { "--dtb", o->dtb && strcmp(o->dtb, "auto") ? o->dtb : NULL },
+        { "--sweep-baseline", o->sweep_baseline },
+        { "--trace-efi", o->trace_path && strcmp(o->trace_path, "-") ? o->trace_path : NULL },
+        { "--report", o->report_path },
+        { "--kunit-json", o->kunit_json },
+        { "--exec-output", o->exec_output },
+        { "--tpm-log", o->tpm_log },
+        { "--fault-sweep", o->sweep_json },
+    };
+    memcpy(out, all, sizeof(all));
+}
+
+/* An output created or truncated, unless it is a file the run reads or
+ * another output writes (a --fault-sweep=FILE that is the
+ * --sweep-baseline was emptied before the sweep read it). */
+static FILE *open_output(const struct vmm *vm, const char *what, const char *path)
+{
+    struct named_path named[NAMED_FILES];
+    named_files(&vm->opt, named);
+    return vmm_output_clobbers(what, path, named, NAMED_FILES) ? NULL : vmm_open_output(what, path);
+}
+
 /* --report and --kunit-json: opened first, so that a run refused at any
  * later step still writes them, saying it never started. */
 static int open_result_files(struct vmm *vm)
 {
-    if (vm->opt.report_path && !(vm->files.report = vmm_open_output("--report", vm->opt.report_path)))
+    if (vm->opt.report_path && !(vm->files.report = open_output(vm, "--report", vm->opt.report_path)))
         return -1;
-    if (vm->opt.kunit_json && !(vm->files.kunit_json = vmm_open_output("--kunit-json", vm->opt.kunit_json)))
+    if (vm->opt.kunit_json && !(vm->files.kunit_json = open_output(vm, "--kunit-json", vm->opt.kunit_json)))
         return -1;
     return 0;
 }
@@ -250,7 +280,7 @@ static int open_outputs(struct vmm *vm)
 {
     if (vm->opt.trace_path) {
         bool to_stderr = !strcmp(vm->opt.trace_path, "-");
-        vm->files.trace = to_stderr ? stderr : vmm_open_output("--trace-efi", vm->opt.trace_path);
+        vm->files.trace = to_stderr ? stderr : open_output(vm, "--trace-efi", vm->opt.trace_path);
         if (!vm->files.trace)
             return EXIT_USAGE;
         if (to_stderr && vmm_log_as_json()) {
@@ -260,11 +290,11 @@ static int open_outputs(struct vmm *vm)
     }
     if (open_result_files(vm))
         return EXIT_USAGE;
-    if (vm->opt.exec_output && !(vm->files.exec_output = vmm_open_output("--exec-output", vm->opt.exec_output)))
+    if (vm->opt.exec_output && !(vm->files.exec_output = open_output(vm, "--exec-output", vm->opt.exec_output)))
         return EXIT_USAGE;
-    if (vm->opt.tpm_log && !(vm->files.tpm_log = vmm_open_output("--tpm-log", vm->opt.tpm_log)))
+    if (vm->opt.tpm_log && !(vm->files.tpm_log = open_output(vm, "--tpm-log", vm->opt.tpm_log)))
         return EXIT_USAGE;
-    if (vm->opt.sweep_json && !(vm->files.sweep_matrix = vmm_open_output("--fault-sweep", vm->opt.sweep_json)))
+    if (vm->opt.sweep_json && !(vm->files.sweep_matrix = open_output(vm, "--fault-sweep", vm->opt.sweep_json)))
         return EXIT_USAGE;
     if (vm->opt.sweep_baseline &&
         !(vm->files.sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
@@ -447,10 +477,9 @@ static void print_fault_outcomes(const struct vmm *vm, int rc)
     for (unsigned k = 0; k < INJECT_KINDS; k++) {
         if (!in->on[k])
             continue;
-        char spec[64];
-        inject_spec(in, (enum inject_kind)k, spec, sizeof(spec));
-        vmm_log("fault outcome: %s: %s", spec,
-                fault_outcome_names[fault_outcome(in, (enum inject_kind)k, &run)]);
+        char line[128];
+        fault_outcome_line(in, (enum inject_kind)k, &run, line, sizeof(line));
+        vmm_log("fault outcome: %s", line);
     }
 }
 

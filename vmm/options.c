@@ -422,8 +422,8 @@ static const struct option_def options[] = {
                  "\\n or \\r Enter, \\e Escape, \\t Tab, \\b Backspace, \\\\ a\n"
                  "backslash, \\U \\D \\L \\R arrows (e.g. --keys '\\D\\D\\n')", set_keys),
     OPT_CALLBACK("inject", required_argument, "SPEC",
-                 "inject a firmware fault (repeatable); SPEC is one of the\n"
-                 "faults listed below", set_inject),
+                 "inject a firmware fault (repeatable, once per fault); SPEC is\n"
+                 "one of the faults listed below", set_inject),
     OPT_CALLBACK("fault-sweep", optional_argument, "FILE",
                  "boot once to ExitBootServices with a snapshot at every firmware\n"
                  "call a fault applies to; then restore each snapshot in a new\n"

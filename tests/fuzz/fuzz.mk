@@ -20,7 +20,7 @@ FUZZ_ARGS    ?=
 # The library's link flags, as the top-level Makefile has them.
 FUZZ_LDLIBS   = $(if $(LDLIBS),$(LDLIBS),-lz)
 FUZZERS      := bzimage pe firmware firmware32 devices emulate ktap devpath events elf esp_disk secure_boot \
-                secure_boot32 keydir snapshot cpio dtb sweep_baseline notify
+                secure_boot32 keydir snapshot cpio dtb sweep_baseline notify inject
 
 # UB aborts (counts as a crash) instead of printing and going on.
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

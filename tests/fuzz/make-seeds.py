@@ -1087,6 +1087,28 @@ def sweep_baseline_seeds():
           b"{\"cells\": {\"inject\": \"no-rng\"}}")
 
 
+# ---- fuzz_inject -------------------------------------------------------------
+
+INJECT_KINDS = 18   # enum inject_kind (firmware-stub/inject_kind.h)
+
+
+def inject_seeds():
+    """fuzz_inject: a byte naming the fault already given (INJECT_KINDS:
+    none), then a --inject SPEC: good specs of each shape, the largest
+    numbers, octal-looking and hexadecimal ones, and refused ones."""
+    specs = {
+        "gmm-too-small": "gmm-too-small", "gmm-value-from": "gmm-too-small:2@3",
+        "alloc-pages-fail": "alloc-pages-fail:010", "alloc-pages-above": "alloc-pages-above:0x2000000@2",
+        "largest": "alloc-pages-above:0xffffffffffffffff@18446744073709551615",
+        "past-u64": "alloc-pool-fail:18446744073709551616", "no-value": "ebs-stale-key:1",
+        "from-zero": "getvar-error@0", "from-on-nth": "alloc-pages-fail:3@2", "empty": "", "colon": ":",
+        "sign": "gmm-too-small:-1", "space": "no-rng@ 2", "unknown": "frob:1", "tpm-log-full": "tpm-log-full@2",
+    }
+    for name, spec in specs.items():
+        write("inject", name, u8(INJECT_KINDS) + spec.encode())
+    write("inject", "given-twice", u8(0) + b"gmm-too-small@2")
+
+
 # ---- fuzz_esp_disk ----------------------------------------------------------
 
 def esp_disk_seeds():
@@ -1136,6 +1158,7 @@ def main():
     cpio_seeds()
     dtb_seeds()
     sweep_baseline_seeds()
+    inject_seeds()
 
 
 if __name__ == "__main__":

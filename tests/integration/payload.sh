@@ -101,6 +101,20 @@ expect trace-efi-detached-value 2 "--trace-efi takes its FILE only as --trace-ef
     -- "$HO" --trace-efi trace.jsonl "$PAYLOAD"
 expect fault-sweep-detached-value 2 "--fault-sweep takes its FILE only as --fault-sweep=FILE" \
     -- "$HO" --fault-sweep m.json "$PAYLOAD"
+# An output that names a file the run reads, or another output, is refused
+# before it is opened: --fault-sweep=FILE on its own --sweep-baseline
+# emptied the baseline (O_TRUNC) before the sweep could read it.
+cp "$TOP/tests/golden/mixed-tiny.sweep.json" "$OUT/own-baseline.json"
+expect output-is-sweep-baseline 2 '--fault-sweep .*own-baseline.json: the same file as --sweep-baseline' \
+    -- "$HO" --fault-sweep="$OUT/own-baseline.json" --sweep-baseline "$OUT/own-baseline.json" "$PAYLOAD"
+expect output-is-sweep-baseline-kept 0 -- cmp "$TOP/tests/golden/mixed-tiny.sweep.json" "$OUT/own-baseline.json"
+cp "$PAYLOAD" "$OUT/own-image"
+expect output-is-the-image 2 '--report .*own-image: the same file as BZIMAGE' -- "$HO" --report "$OUT/own-image" "$OUT/own-image"
+expect output-is-the-image-kept 0 -- cmp "$PAYLOAD" "$OUT/own-image"
+rm -f "$OUT/shared-output.json" "$OUT/shared-output-link.json"
+ln -s shared-output.json "$OUT/shared-output-link.json"
+expect outputs-share-a-file 2 '--report .*shared-output-link.json: the same file as --trace-efi' \
+    -- "$HO" --trace-efi="$OUT/shared-output.json" --report "$OUT/shared-output-link.json" "$PAYLOAD"
 expect two-images 2 'more than one BZIMAGE given .*after --: handover BZIMAGE -- CMD' -- "$HO" "$PAYLOAD" "$PAYLOAD"
 expect command-after-dashes 2 '--dtb no/such.dtb: No such file' \
     -- "$HO" --report "$OUT/dashes.json" --initrd "$PAYLOAD" "$PAYLOAD" --dtb no/such.dtb -- sh -c "echo it's" -a
@@ -912,11 +926,12 @@ expect fault-sweep-memory-budget 0 'snapshot budget .* is spent at call' 'fault 
     -- "$HO" --timeout 120 --fault-sweep --sweep-memory 32M --cmdline "payload=stop-at-ebs payload.hog=16" "$PAYLOAD"
 expect bad-sweep-memory 2 '--sweep-memory lots: give a size' -- "$HO" --sweep-memory lots "$PAYLOAD"
 # A signal mid-run ends it with 128 + N, a whole report naming the reason,
-# and a trace of whole lines.
+# a trace of whole lines, and no verdict on a fault (it said not-injected,
+# or crashed once the fault had fired: the status 128 + N).
 for sig in TERM INT; do
     selected "signal-$sig" || continue
     "$HO" --timeout 120 --report "$OUT/sig-$sig.json" --trace-efi="$OUT/sig-$sig.trace" --cmdline payload=loop \
-        "$PAYLOAD" >"$OUT/sig-$sig.log" 2>&1 &
+        --stop-at ebs --inject getvar-error "$PAYLOAD" >"$OUT/sig-$sig.log" 2>&1 &
     pid=$!
     for _ in $(seq 120); do grep -q 'payload: looping' "$OUT/sig-$sig.log" && break; sleep 0.5; done
     kill -"$sig" "$pid"
@@ -929,6 +944,9 @@ for sig in TERM INT; do
         fail "signal-$sig" "report or trace not whole" "$OUT/sig-$sig.py"
     elif ! grep -q "end: signal, exit status $want" "$OUT/sig-$sig.log"; then
         fail "signal-$sig" "no final end line" "$OUT/sig-$sig.log"
+    elif ! grep -q "fault outcome: getvar-error: not judged: the run was stopped by signal $((want - 128))" \
+            "$OUT/sig-$sig.log"; then
+        fail "signal-$sig" "a fault judged in a run a signal stopped" "$OUT/sig-$sig.log"
     else pass "signal-$sig"; fi
 done
 

@@ -55,6 +55,23 @@ START_TEST(injected_allocation_failures_leave_the_map_as_it_was)
 }
 END_TEST
 
+/* AllocatePages' Type is a 32-bit enum: the upper half of RCX is not the
+ * caller's (memory.c). An AllocateAddress the fault refuses fails as one
+ * that found no memory there, EFI_NOT_FOUND (UEFI 2.10 section 7.2.1),
+ * whatever that upper half holds; it read the whole register, and said
+ * EFI_OUT_OF_RESOURCES, where an IA-32 firmware's 4-byte slot said
+ * EFI_NOT_FOUND. */
+START_TEST(injected_allocate_address_fails_not_found_whatever_the_upper_half)
+{
+    fw.cfg.inject.on[INJECT_ALLOC_PAGES_ABOVE] = true;
+    fw.cfg.inject.value[INJECT_ALLOC_PAGES_ABOVE] = MiB(8);
+    uint64_t mem_p = put_u64(MiB(9));
+    ck_assert_uint_eq(CALL(BS(ALLOCATE_PAGES), 0xdead000000000000ULL | EFI_ALLOCATE_ADDRESS, EFI_LOADER_DATA, 1, mem_p),
+                      EFI_NOT_FOUND);
+    ck_assert_int_eq(memmap_type_at(&fw.map, MiB(9)), EFI_CONVENTIONAL_MEMORY);
+}
+END_TEST
+
 START_TEST(injected_protocol_and_variable_faults)
 {
     fw.cfg.inject.on[INJECT_NO_LOADED_IMAGE] = true;
@@ -78,6 +95,8 @@ Suite *fw_inject_suite(void)
     Suite *s = suite_create("fw-inject");
     fw_add_tcase(s, "inject", (const TTest *const[]){
         injected_stale_key_and_short_map_exercise_the_stub_retries,
-        injected_allocation_failures_leave_the_map_as_it_was, injected_protocol_and_variable_faults, NULL });
+        injected_allocation_failures_leave_the_map_as_it_was,
+        injected_allocate_address_fails_not_found_whatever_the_upper_half, injected_protocol_and_variable_faults,
+        NULL });
     return s;
 }

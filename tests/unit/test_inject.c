@@ -95,6 +95,39 @@ START_TEST(parse_refuses_bad_from)
 }
 END_TEST
 
+/* Decimal, or hexadecimal after 0x, as the other options' numbers: never
+ * octal (strtoull's base 0 read "010" as eight and refused "08"). */
+START_TEST(parse_reads_decimal_never_octal)
+{
+    struct inject in = { .on = { false } };
+    char err[128];
+    ck_assert_int_eq(inject_parse(&in, "alloc-pages-fail:010", err, sizeof(err)), 0);
+    ck_assert_uint_eq(in.value[INJECT_ALLOC_PAGES_FAIL], 10);
+    ck_assert_int_eq(inject_parse(&in, "alloc-pool-fail:08", err, sizeof(err)), 0);
+    ck_assert_uint_eq(in.value[INJECT_ALLOC_POOL_FAIL], 8);
+    ck_assert_int_eq(inject_parse(&in, "getvar-error@010", err, sizeof(err)), 0);
+    ck_assert_uint_eq(in.from[INJECT_GETVAR_ERROR], 10);
+    ck_assert_int_eq(inject_parse(&in, "alloc-pages-above:0X2000000@0x10", err, sizeof(err)), 0);
+    ck_assert_uint_eq(in.value[INJECT_ALLOC_PAGES_ABOVE], 0x2000000);
+    ck_assert_uint_eq(in.from[INJECT_ALLOC_PAGES_ABOVE], 16);
+}
+END_TEST
+
+/* A fault given twice: the second spec used to replace the first without
+ * a word, so gmm-too-small@1 and gmm-too-small@3 armed only the third call. */
+START_TEST(parse_refuses_a_fault_given_twice)
+{
+    struct inject in = { .on = { false } };
+    char err[128] = "";
+    ck_assert_int_eq(inject_parse(&in, "gmm-too-small:1@1", err, sizeof(err)), 0);
+    ck_assert_int_eq(inject_parse(&in, "gmm-too-small:1@3", err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "--inject gmm-too-small:1@3: gmm-too-small is already given (one --inject per fault)");
+    ck_assert_uint_eq(in.from[INJECT_GMM_TOO_SMALL], 1);
+    ck_assert_int_eq(inject_parse(&in, "no-rng", err, sizeof(err)), 0);
+    ck_assert_int_eq(inject_parse(&in, "no-rng", err, sizeof(err)), -1);
+}
+END_TEST
+
 START_TEST(spec_round_trips)
 {
     static const char *const specs[] = { "gmm-too-small", "gmm-too-small:2", "gmm-too-small@2", "gmm-too-small:2@4",
@@ -382,6 +415,8 @@ Suite *inject_suite(void)
     TCase *parse = tcase_create("spec");
     tcase_add_test(parse, parse_accepts_from);
     tcase_add_test(parse, parse_refuses_bad_from);
+    tcase_add_test(parse, parse_reads_decimal_never_octal);
+    tcase_add_test(parse, parse_refuses_a_fault_given_twice);
     tcase_add_test(parse, spec_round_trips);
     tcase_add_test(parse, inject_specs_parse_and_bad_ones_are_refused);
     tcase_add_test(parse, mem_delta_chain_rebuilds_memory);

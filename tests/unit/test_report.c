@@ -60,6 +60,8 @@ static struct report_facts refused(void)
 /* The report of f and data, parsed: the writer's status, doc set. */
 static int write_and_read(const struct report_facts *f)
 {
+    json_decref(doc);   /* a test's earlier report */
+    free(text);
     FILE *out = open_memstream(&text, &text_len);
     ck_assert_ptr_nonnull(out);
     int rc = report_write(out, f, &data);
@@ -222,6 +224,33 @@ START_TEST(report_refuses_a_command_line_that_is_not_utf8)
 }
 END_TEST
 
+/* So is an --exec command or --exec-output path that is not UTF-8 (the
+ * command reaches the guest in the initramfs, not on the command line):
+ * the report left its exec object out, the command's status with it. */
+START_TEST(report_refuses_an_exec_command_that_is_not_utf8)
+{
+    struct report_facts f = refused();
+    f.exec = "echo \xff";
+    f.exec_status_known = true;
+    f.exec_status = 1;
+    errno = 0;
+    ck_assert_int_eq(write_and_read(&f), -1);
+    ck_assert_int_eq(errno, EILSEQ);
+    f.exec = "true";
+    f.exec_output = "out\xff.txt";
+    errno = 0;
+    ck_assert_int_eq(write_and_read(&f), -1);
+    ck_assert_int_eq(errno, EILSEQ);
+    /* A good exec object beside a command line that is not UTF-8: freed
+     * with the report (the ASan run's leak check). */
+    f.exec_output = NULL;
+    f.cmdline = "console=ttyS0 \xff";
+    errno = 0;
+    ck_assert_int_eq(write_and_read(&f), -1);
+    ck_assert_int_eq(errno, EILSEQ);
+}
+END_TEST
+
 /* A report that cannot be written whole is a failure, however stdio
  * buffered it: a small one fits the buffer and fails only at its flush. */
 START_TEST(report_to_a_full_device_fails)
@@ -330,6 +359,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, report_keeps_the_last_zero_page_and_a_bounded_console);
     tcase_add_test(tc, report_of_exec_and_kunit);
     tcase_add_test(tc, report_refuses_a_command_line_that_is_not_utf8);
+    tcase_add_test(tc, report_refuses_an_exec_command_that_is_not_utf8);
     tcase_add_test(tc, report_to_a_full_device_fails);
     suite_add_tcase(s, tc);
 

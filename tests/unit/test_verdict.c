@@ -256,6 +256,26 @@ START_TEST(fault_outcome_precedence)
 }
 END_TEST
 
+/* A run a signal stopped (a CI job's timeout sends SIGTERM) says nothing
+ * of what the stub did: its exit status 128+N fell to "crashed" in the
+ * --stop-at ebs line. */
+START_TEST(fault_outcome_line_judges_no_run_a_signal_stopped)
+{
+    struct inject in = { .on = { false } };
+    in.on[INJECT_GMM_TOO_SMALL] = true;
+    in.value[INJECT_GMM_TOO_SMALL] = 2;
+    in.from[INJECT_GMM_TOO_SMALL] = 3;
+    in.count[INJECT_GMM_TOO_SMALL] = 1;
+    char line[128];
+    const struct fault_run stopped = { .exit_status = 128 + 15, .signal = 15 };
+    fault_outcome_line(&in, INJECT_GMM_TOO_SMALL, &stopped, line, sizeof(line));
+    ck_assert_str_eq(line, "gmm-too-small:2@3: not judged: the run was stopped by signal 15");
+    const struct fault_run crashed = { .exit_status = EXIT_GUEST_CRASH };
+    fault_outcome_line(&in, INJECT_GMM_TOO_SMALL, &crashed, line, sizeof(line));
+    ck_assert_str_eq(line, "gmm-too-small:2@3: crashed");
+}
+END_TEST
+
 /* e820_check: what setup_e820 (drivers/firmware/efi/libstub/x86-stub.c)
  * makes of a memory map, and the table the stub left in guest memory. */
 static struct memmap map;
@@ -798,6 +818,7 @@ Suite *verdict_suite(void)
     tc = tcase_create("fault-outcome");
     tcase_add_test(tc, fault_outcome_each_outcome);
     tcase_add_test(tc, fault_outcome_precedence);
+    tcase_add_test(tc, fault_outcome_line_judges_no_run_a_signal_stopped);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("end-reason");

@@ -66,6 +66,22 @@ FILE *vmm_open_output(const char *what, const char *path)
     return fd < 0 ? NULL : blocking_stream(what, path, fd, "w");
 }
 
+bool vmm_output_clobbers(const char *what, const char *path, const struct named_path *named, unsigned n)
+{
+    struct stat out, other;
+    if (stat(path, &out) < 0 || !S_ISREG(out.st_mode))
+        return false;   /* created by the open, or a device or FIFO several outputs may share */
+    for (unsigned i = 0; i < n; i++) {
+        if (!named[i].path || !strcmp(named[i].what, what) || stat(named[i].path, &other) < 0 ||
+            !same_inode(&out, &other))
+            continue;
+        vmm_log("%s %s: the same file as %s %s, which opening it would overwrite: give another file", what, path,
+                named[i].what, named[i].path);
+        return true;
+    }
+    return false;
+}
+
 int vmm_reserve_std_fds(void)
 {
     for (int fd = 0; fd <= 2; fd++) {

@@ -878,5 +878,5 @@ struct fault_run vmm_fault_run(const struct vmm *vm, int rc)
 {
     return (struct fault_run){ .exit_status = rc, .reached_ebs = vm->fw.phase == FW_PHASE_RUNTIME,
                                .guest_stopped = vm->ctl.stop != GUEST_RUNNING, .panic = vm->console.panic.ended,
-                               .e820_mismatch = vm->run.e820_mismatch };
+                               .e820_mismatch = vm->run.e820_mismatch, .signal = vm->run.stopped_by_signal };
 }

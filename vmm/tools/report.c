@@ -265,13 +265,14 @@ static json_t *phases_json(const double *milestone_at)
     return phases;
 }
 
+/* NULL if the command or --exec-output's path is not UTF-8, which
+ * jansson refuses (report_write then fails, as for the command line). */
 static json_t *exec_json(const struct report_facts *f)
 {
-    json_t *exec = json_pack("{s:s,s:o}", "command", f->exec, "status",
-                             f->exec_status_known ? json_integer(f->exec_status) : json_null());
     /* --exec-output: where the command's output went (else the console). */
-    json_object_set_new(exec, "output_file", f->exec_output ? json_string(f->exec_output) : json_null());
-    return exec;
+    return json_pack("{s:s,s:o,s:o}", "command", f->exec, "status",
+                     f->exec_status_known ? json_integer(f->exec_status) : json_null(), "output_file",
+                     f->exec_output ? json_string(f->exec_output) : json_null());
 }
 
 /* The memattr check: "ok", "mismatch" or "none" (no kernel found), and
@@ -338,8 +339,11 @@ int report_write(FILE *out, const struct report_facts *f, const struct report_da
         "interrupted", (json_int_t)c->exits[KVM_EXIT_INTR], "internal_error",
         (json_int_t)c->exits[KVM_EXIT_INTERNAL_ERROR],
         "phase_seconds", phases_json(f->milestone_at));
-    if (!root) {
-        errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the command line, the path */
+    json_t *exec = f->exec ? exec_json(f) : NULL;
+    if (!root || (f->exec && !exec)) {
+        json_decref(root);
+        json_decref(exec);
+        errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the command line, the path, --exec's */
         return -1;
     }
     /* Where a run that never entered the guest stopped: options, outputs,
@@ -351,8 +355,8 @@ int report_write(FILE *out, const struct report_facts *f, const struct report_da
     json_object_set_new(root, "vm_exits_by_phase", exits_by_phase_json(c));
     json_object_set_new(root, "host", host_cost_json(f->mem));
     add_kept(root, d, f->mem);
-    if (f->exec)
-        json_object_set_new(root, "exec", exec_json(f));
+    if (exec)
+        json_object_set_new(root, "exec", exec);
     if (f->kunit)
         json_object_set_new(root, "kunit", kunit_json(f->kunit));
     if (f->tpm)

@@ -1,5 +1,7 @@
 #include "fault_outcome.h"
 
+#include <stdio.h>
+
 #include "exit_status.h"
 
 const char *const fault_outcome_names[FAULT_OUTCOMES] = {
@@ -31,4 +33,15 @@ enum fault_outcome fault_outcome(const struct inject *in, enum inject_kind k, co
     default:
         return FAULT_CRASHED;              /* a crash, a panic, a host error */
     }
+}
+
+void fault_outcome_line(const struct inject *in, enum inject_kind k, const struct fault_run *run, char *buf,
+                        size_t len)
+{
+    char spec[64];
+    inject_spec(in, k, spec, sizeof(spec));
+    if (run->signal)
+        snprintf(buf, len, "%s: not judged: the run was stopped by signal %d", spec, run->signal);
+    else
+        snprintf(buf, len, "%s: %s", spec, fault_outcome_names[fault_outcome(in, k, run)]);
 }

@@ -5,6 +5,7 @@
 #define HANDOVER_FAULT_OUTCOME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../../firmware-stub/inject.h"
 
@@ -32,9 +33,15 @@ struct fault_run {
     bool guest_stopped;    /* the guest ended the run: exit port, reset or power-off */
     bool panic;            /* a kernel panic ended it (it may have restarted the guest) */
     bool e820_mismatch;    /* the stub's e820 disagreed with the memory map */
+    int signal;            /* the signal that stopped the run, 0: none */
 };
 
 /* What the stub did about fault kind k (in: the firmware's counters). */
 enum fault_outcome fault_outcome(const struct inject *in, enum inject_kind k, const struct fault_run *run);
+/* The line a --stop-at ebs run ends with for fault k (after "fault
+ * outcome: "): its spec and outcome; none for a run a signal stopped,
+ * which says nothing of what the stub would have done. */
+void fault_outcome_line(const struct inject *in, enum inject_kind k, const struct fault_run *run, char *buf,
+                        size_t len);
 
 #endif
