@@ -9,11 +9,13 @@
 
 #include "../firmware-stub/firmware.h"
 #include "../loader/efi_app.h"
+#include "../loader/elf_deps.h"
 #include "../loader/pe_compat.h"
 #include "devices/device_init.h"
 #include "verdict/fault_outcome.h"
 #include "verdict/ktap.h"
 #include "host/clock.h"
+#include "host/add_files.h"
 #include "host/files.h"
 #include "kvm/host_probe.h"
 #include "host/sandbox.h"
@@ -233,11 +235,18 @@ static void release_image_file(struct vmm *vm)
 }
 
 /* The files the command line names, as an output must not be any of the
- * others: the inputs read after the outputs are opened, and the outputs. */
-enum { NAMED_FILES = 10 };
-static void named_files(const struct vmm_options *o, struct named_path out[NAMED_FILES])
+ * others: the inputs read after the outputs are opened (--add's host files
+ * too: --add FILE --report FILE packed the emptied FILE), and the outputs. */
+enum { NAMED_OPTIONS = 10, NAMED_FILES = NAMED_OPTIONS + ADD_MAX_SPECS };
+struct named_files {
+    struct named_path at[NAMED_FILES];
+    unsigned n;
+    char add_host[ADD_MAX_SPECS][ELF_DEPS_NAME];   /* HOST of each --add HOST[:GUEST] */
+};
+
+static void named_files(const struct vmm_options *o, struct named_files *f)
 {
-    const struct named_path all[NAMED_FILES] = {
+    const struct named_path options[NAMED_OPTIONS] = {
         { "BZIMAGE", o->kernel },
         { "--initrd", o->initrd },
         { "--dtb", o->dtb && strcmp(o->dtb, "auto") ? o->dtb : NULL },
@@ -249,7 +258,15 @@ static void named_files(const struct vmm_options *o, struct named_path out[NAMED
         { "--tpm-log", o->tpm_log },
         { "--fault-sweep", o->sweep_json },
     };
-    memcpy(out, all, sizeof(all));
+    memcpy(f->at, options, sizeof(options));
+    f->n = NAMED_OPTIONS;
+    for (unsigned i = 0; i < o->nadds && i < ADD_MAX_SPECS; i++) {
+        size_t hn = strcspn(o->adds[i], ":");
+        if (hn && hn < ELF_DEPS_NAME) {   /* add_files_archive refuses the others */
+            snprintf(f->add_host[i], ELF_DEPS_NAME, "%.*s", (int)hn, o->adds[i]);
+            f->at[f->n++] = (struct named_path){ "--add", f->add_host[i] };
+        }
+    }
 }
 
 /* An output created or truncated, unless it is a file the run reads or
@@ -257,9 +274,9 @@ static void named_files(const struct vmm_options *o, struct named_path out[NAMED
  * --sweep-baseline was emptied before the sweep read it). */
 static FILE *open_output(const struct vmm *vm, const char *what, const char *path)
 {
-    struct named_path named[NAMED_FILES];
-    named_files(&vm->opt, named);
-    return vmm_output_clobbers(what, path, named, NAMED_FILES) ? NULL : vmm_open_output(what, path);
+    static struct named_files named;
+    named_files(&vm->opt, &named);
+    return vmm_output_clobbers(what, path, named.at, named.n) ? NULL : vmm_open_output(what, path);
 }
 
 /* --report and --kunit-json: opened first, so that a run refused at any

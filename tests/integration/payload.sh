@@ -111,6 +111,10 @@ expect output-is-sweep-baseline-kept 0 -- cmp "$TOP/tests/golden/mixed-tiny.swee
 cp "$PAYLOAD" "$OUT/own-image"
 expect output-is-the-image 2 '--report .*own-image: the same file as BZIMAGE' -- "$HO" --report "$OUT/own-image" "$OUT/own-image"
 expect output-is-the-image-kept 0 -- cmp "$PAYLOAD" "$OUT/own-image"
+echo "an --add file" > "$OUT/added-file"
+expect output-is-an-added-file 2 '--report .*added-file: the same file as --add .*added-file' \
+    -- "$HO" --report "$OUT/added-file" --add "$OUT/added-file:/x" --exec true "$PAYLOAD"
+expect output-is-an-added-file-kept 0 '^an --add file$' -- cat "$OUT/added-file"
 rm -f "$OUT/shared-output.json" "$OUT/shared-output-link.json"
 ln -s shared-output.json "$OUT/shared-output-link.json"
 expect outputs-share-a-file 2 '--report .*shared-output-link.json: the same file as --trace-efi' \
