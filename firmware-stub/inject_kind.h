@@ -27,6 +27,9 @@ enum inject_kind {
     INJECT_BLOCK_READ_ERROR,
     INJECT_KINDS
 };
+/* A service's faults and a call's applying kinds are unsigned masks of
+ * 1u << kind (service.h FW_FAULT, dispatch.c). */
+_Static_assert(INJECT_KINDS <= 32, "fault kinds past an unsigned mask");
 
 /* Each kind applies to some calls (its descriptor's scope and applies):
  * seen[] counts them, whether the fault is on or not. SPEC@K arms a fault
