@@ -13,7 +13,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 ho=${HANDOVER:-$top/build/handover}
 # usage: scripts/update-golden.sh [debian]
 #   no argument: the tiny kernel (tests/golden/tiny-*.trace, grub-tiny.trace,
-#   uki-tiny.trace, and the fault-sweep matrices of GRUB and of the UKI,
+#   uki-tiny.trace, tiny-source (the linux-source-6.1 version built from),
+#   and the fault-sweep matrices of GRUB and of the UKI,
 #   grub-tiny.sweep.json and uki-tiny.sweep.json; the i386 kernel's
 #   tiny-i386.trace and the mixed-mode kernel's mixed-tiny.sweep.json, both
 #   with --firmware-bits 32);
@@ -26,6 +27,9 @@ if [ "${1:-}" = debian ]; then
 else
     kernels=$("$top/scripts/build-tiny-kernel.sh")
     timeout=900
+    # The source they were built from (tests/integration/kernel.sh names it
+    # when a tiny golden differs on a machine that builds from another).
+    dpkg-query -W -f='${Version}\n' linux-source-6.1 > "$top/tests/golden/tiny-source"
 fi
 . "$top/tests/integration/seeded.sh"
 for k in $kernels; do
