@@ -243,9 +243,9 @@ START_TEST(fault_outcome_precedence)
 }
 END_TEST
 
-/* A run a signal stopped (a CI job's timeout sends SIGTERM) says nothing
- * of what the stub did: its exit status 128+N fell to "crashed" in the
- * --stop-at ebs line. */
+/* A run a signal stopped (a CI job's timeout sends SIGTERM), or one
+ * handover itself failed (exit status 3), says nothing of what the stub
+ * did: each fell to "crashed" in the --stop-at ebs line. */
 START_TEST(fault_outcome_line_judges_no_run_a_signal_stopped)
 {
     struct inject in = { .on = { false } };
@@ -257,6 +257,9 @@ START_TEST(fault_outcome_line_judges_no_run_a_signal_stopped)
     const struct fault_run stopped = { .exit_status = 128 + 15, .signal = 15 };
     fault_outcome_line(&in, INJECT_GMM_TOO_SMALL, &stopped, line, sizeof(line));
     ck_assert_str_eq(line, "gmm-too-small:2@3: not judged: the run was stopped by signal 15");
+    const struct fault_run host_failed = { .exit_status = EXIT_HOST };
+    fault_outcome_line(&in, INJECT_GMM_TOO_SMALL, &host_failed, line, sizeof(line));
+    ck_assert_str_eq(line, "gmm-too-small:2@3: not judged: handover failed (exit status 3), not the guest");
     const struct fault_run crashed = { .exit_status = EXIT_GUEST_CRASH };
     fault_outcome_line(&in, INJECT_GMM_TOO_SMALL, &crashed, line, sizeof(line));
     ck_assert_str_eq(line, "gmm-too-small:2@3: crashed");

@@ -396,7 +396,8 @@ out:
     return rc >= 0 ? 0 : -1;
 }
 
-/* Every cell in turn; a signal stops the sweep, not only its cell. */
+/* Every cell in turn; a signal or a failure of handover's own stops the
+ * sweep, not only its cell. */
 static int run_cells(struct fault_sweep *sw)
 {
     struct vmm *vm = sw->vm;
@@ -409,10 +410,11 @@ static int run_cells(struct fault_sweep *sw)
             continue;
         if (run_cell(sw, cell))
             return EXIT_HOST;
-        if (vm->run.stopped_by_signal) {
-            vmm_log("fault sweep: stopped by signal %d in cell %u of %u: no matrix", vm->run.stopped_by_signal, i + 1,
-                    sw->ncells);
-            return EXIT_SIGNAL_BASE + vm->run.stopped_by_signal;
+        char why[64];
+        const struct fault_run run = vmm_fault_run(vm, cell->status);
+        if (!fault_run_judged(&run, why, sizeof(why))) {
+            vmm_log("fault sweep: cell %u of %u not judged: %s: no matrix", i + 1, sw->ncells, why);
+            return run.signal ? EXIT_SIGNAL_BASE + run.signal : EXIT_HOST;
         }
         sw->totals.cells_time += cell->seconds;
         /* A boot of its own would first run up to the call (as long as

@@ -31,17 +31,28 @@ enum fault_outcome fault_outcome(const struct inject *in, enum inject_kind k, co
             return FAULT_FAILED_CLEANLY;   /* ResetSystem */
         return in->seen[k] > in->first_seen[k] ? FAULT_RETRIED : FAULT_FELL_BACK;
     default:
-        return FAULT_CRASHED;              /* a crash, a panic, a host error */
+        return FAULT_CRASHED;              /* a crash or a panic */
     }
+}
+
+bool fault_run_judged(const struct fault_run *run, char *why, size_t len)
+{
+    if (run->signal)
+        snprintf(why, len, "the run was stopped by signal %d", run->signal);
+    else if (run->exit_status == EXIT_HOST)
+        snprintf(why, len, "handover failed (exit status %d), not the guest", EXIT_HOST);
+    else
+        return true;
+    return false;
 }
 
 void fault_outcome_line(const struct inject *in, enum inject_kind k, const struct fault_run *run, char *buf,
                         size_t len)
 {
-    char spec[64];
+    char spec[64], why[64];
     inject_spec(in, k, spec, sizeof(spec));
-    if (run->signal)
-        snprintf(buf, len, "%s: not judged: the run was stopped by signal %d", spec, run->signal);
+    if (!fault_run_judged(run, why, sizeof(why)))
+        snprintf(buf, len, "%s: not judged: %s", spec, why);
     else
         snprintf(buf, len, "%s: %s", spec, fault_outcome_names[fault_outcome(in, k, run)]);
 }

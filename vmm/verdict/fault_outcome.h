@@ -36,11 +36,16 @@ struct fault_run {
     int signal;            /* the signal that stopped the run, 0: none */
 };
 
-/* What the stub did about fault kind k (in: the firmware's counters). */
+/* Whether the run says anything of what the stub did: not when a signal
+ * stopped it, nor when handover itself failed (exit status 3: a KVM
+ * ioctl, an output not written), which is no guest crash. If not, why
+ * says why. */
+bool fault_run_judged(const struct fault_run *run, char *why, size_t len);
+/* What the stub did about fault kind k (in: the firmware's counters), for
+ * a run fault_run_judged takes. */
 enum fault_outcome fault_outcome(const struct inject *in, enum inject_kind k, const struct fault_run *run);
 /* The line a --stop-at ebs run ends with for fault k (after "fault
- * outcome: "): its spec and outcome; none for a run a signal stopped,
- * which says nothing of what the stub would have done. */
+ * outcome: "): its spec and outcome, or "not judged" and why. */
 void fault_outcome_line(const struct inject *in, enum inject_kind k, const struct fault_run *run, char *buf,
                         size_t len);
 
