@@ -236,8 +236,10 @@ static void release_image_file(struct vmm *vm)
 
 /* The files the command line names, as an output must not be any of the
  * others: the inputs read after the outputs are opened (--add's host files
- * too: --add FILE --report FILE packed the emptied FILE), and the outputs. */
-enum { NAMED_OPTIONS = 10, NAMED_FILES = NAMED_OPTIONS + ADD_MAX_SPECS };
+ * too: --add FILE --report FILE packed the emptied FILE), and the outputs;
+ * nor lie in a directory the run reads (--report ESP/EFI/BOOT/BOOTX64.EFI
+ * emptied the application the --esp run was to start). */
+enum { NAMED_OPTIONS = 13, NAMED_FILES = NAMED_OPTIONS + ADD_MAX_SPECS };
 struct named_files {
     struct named_path at[NAMED_FILES];
     unsigned n;
@@ -247,16 +249,19 @@ struct named_files {
 static void named_files(const struct vmm_options *o, struct named_files *f)
 {
     const struct named_path options[NAMED_OPTIONS] = {
-        { "BZIMAGE", o->kernel },
-        { "--initrd", o->initrd },
-        { "--dtb", o->dtb && strcmp(o->dtb, "auto") ? o->dtb : NULL },
-        { "--sweep-baseline", o->sweep_baseline },
-        { "--trace-efi", o->trace_path && strcmp(o->trace_path, "-") ? o->trace_path : NULL },
-        { "--report", o->report_path },
-        { "--kunit-json", o->kunit_json },
-        { "--exec-output", o->exec_output },
-        { "--tpm-log", o->tpm_log },
-        { "--fault-sweep", o->sweep_json },
+        { "BZIMAGE", o->kernel, false },
+        { "--initrd", o->initrd, false },
+        { "--dtb", o->dtb && strcmp(o->dtb, "auto") ? o->dtb : NULL, false },
+        { "--sweep-baseline", o->sweep_baseline, false },
+        { "--trace-efi", o->trace_path && strcmp(o->trace_path, "-") ? o->trace_path : NULL, false },
+        { "--report", o->report_path, false },
+        { "--kunit-json", o->kunit_json, false },
+        { "--exec-output", o->exec_output, false },
+        { "--tpm-log", o->tpm_log, false },
+        { "--fault-sweep", o->sweep_json, false },
+        { "--esp", o->esp, true },
+        { "--secure-boot", o->secure_boot, true },
+        { "--snapshot", o->snapshot, true },
     };
     memcpy(f->at, options, sizeof(options));
     f->n = NAMED_OPTIONS;
@@ -264,7 +269,7 @@ static void named_files(const struct vmm_options *o, struct named_files *f)
         size_t hn = strcspn(o->adds[i], ":");
         if (hn && hn < ELF_DEPS_NAME) {   /* add_files_archive refuses the others */
             snprintf(f->add_host[i], ELF_DEPS_NAME, "%.*s", (int)hn, o->adds[i]);
-            f->at[f->n++] = (struct named_path){ "--add", f->add_host[i] };
+            f->at[f->n++] = (struct named_path){ "--add", f->add_host[i], false };
         }
     }
 }

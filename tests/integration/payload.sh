@@ -115,6 +115,15 @@ echo "an --add file" > "$OUT/added-file"
 expect output-is-an-added-file 2 '--report .*added-file: the same file as --add .*added-file' \
     -- "$HO" --report "$OUT/added-file" --add "$OUT/added-file:/x" --exec true "$PAYLOAD"
 expect output-is-an-added-file-kept 0 '^an --add file$' -- cat "$OUT/added-file"
+mkdir -p "$OUT/esp-with-app/EFI/BOOT"
+echo "the boot application" > "$OUT/esp-with-app/EFI/BOOT/BOOTX64.EFI"
+expect output-inside-the-esp 2 '--report .*BOOTX64.EFI: inside --esp .*esp-with-app, a directory the run reads' \
+    -- "$HO" --report "$OUT/esp-with-app/EFI/BOOT/BOOTX64.EFI" --esp "$OUT/esp-with-app"
+expect output-inside-the-esp-kept 0 '^the boot application$' -- cat "$OUT/esp-with-app/EFI/BOOT/BOOTX64.EFI"
+rm -f "$OUT/esp-with-app/new.json"
+expect output-new-inside-the-esp 2 '--report .*new.json: inside --esp ' \
+    -- "$HO" --report "$OUT/esp-with-app/../esp-with-app/new.json" --esp "$OUT/esp-with-app"
+expect output-new-inside-the-esp-not-made 1 -- test -e "$OUT/esp-with-app/new.json"
 rm -f "$OUT/shared-output.json" "$OUT/shared-output-link.json"
 ln -s shared-output.json "$OUT/shared-output-link.json"
 expect outputs-share-a-file 2 '--report .*shared-output-link.json: the same file as --trace-efi' \

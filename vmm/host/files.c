@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,14 +68,54 @@ FILE *vmm_open_output(const char *what, const char *path)
     return fd < 0 ? NULL : blocking_stream(what, path, fd, "w");
 }
 
+/* The output's absolute path, every symlink resolved: the file's own if
+ * it exists, else its directory's and its name, where open() creates it.
+ * False if neither resolves (the open then fails on its own). */
+static bool resolved_output(const char *path, char out[PATH_MAX])
+{
+    if (realpath(path, out))
+        return true;
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if ((size_t)(slash - path) >= sizeof(dir))
+        return false;
+    else
+        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    char real_dir[PATH_MAX];
+    if (!realpath(dir, real_dir))
+        return false;
+    const char *name = slash ? slash + 1 : path;
+    return snprintf(out, PATH_MAX, "%s/%s", strcmp(real_dir, "/") ? real_dir : "", name) < PATH_MAX;
+}
+
+/* Whether the resolved path lies under the resolved directory dir. */
+static bool path_within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return !strcmp(dir, "/") || (!strncmp(path, dir, n) && path[n] == '/');
+}
+
 bool vmm_output_clobbers(const char *what, const char *path, const struct named_path *named, unsigned n)
 {
     struct stat out, other;
-    if (stat(path, &out) < 0 || !S_ISREG(out.st_mode))
-        return false;   /* created by the open, or a device or FIFO several outputs may share */
+    /* Not a regular file: created by the open, or a device or FIFO several
+     * outputs may share. */
+    bool regular = stat(path, &out) == 0 && S_ISREG(out.st_mode);
+    char real[PATH_MAX], dir[PATH_MAX];
+    bool resolved = resolved_output(path, real);
     for (unsigned i = 0; i < n; i++) {
-        if (!named[i].path || !strcmp(named[i].what, what) || stat(named[i].path, &other) < 0 ||
-            !same_inode(&out, &other))
+        if (!named[i].path || !strcmp(named[i].what, what))
+            continue;
+        if (named[i].dir) {
+            if (!resolved || !realpath(named[i].path, dir) || !path_within(real, dir))
+                continue;
+            vmm_log("%s %s: inside %s %s, a directory the run reads: give a file outside it", what, path,
+                    named[i].what, named[i].path);
+            return true;
+        }
+        if (!regular || stat(named[i].path, &other) < 0 || !same_inode(&out, &other))
             continue;
         vmm_log("%s %s: the same file as %s %s, which opening it would overwrite: give another file", what, path,
                 named[i].what, named[i].path);

@@ -32,17 +32,19 @@ FILE *vmm_open_input(const char *what, const char *path);
  * with no reader is refused). On failure logs and returns NULL. */
 FILE *vmm_open_output(const char *what, const char *path);
 
-/* A file the command line names: the option (or BZIMAGE) and its path,
- * NULL when not given. */
+/* A file or directory the command line names: the option (or BZIMAGE)
+ * and its path, NULL when not given. */
 struct named_path {
     const char *what, *path;
+    bool dir;   /* a directory the run reads (--esp, --secure-boot, --snapshot) */
 };
 
 /* Whether the output PATH (for option WHAT) is, through any name or
  * symlink, the same regular file as one of the n named (the run's inputs
- * and its other outputs; WHAT's own entry is passed over): opening it
- * would truncate a file the run reads, or two outputs would write into
- * one file. True, logged, if so. */
+ * and its other outputs; WHAT's own entry is passed over), or lies inside
+ * one of the named directories: opening it would truncate a file the run
+ * reads (or put an empty file among them), or two outputs would write
+ * into one file. True, logged, if so. */
 bool vmm_output_clobbers(const char *what, const char *path, const struct named_path *named, unsigned n);
 
 /* Make sure descriptors 0, 1 and 2 are open (on /dev/null if they were
