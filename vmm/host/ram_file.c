@@ -57,6 +57,57 @@ int ram_file_write(int fd, const uint8_t *ram, uint64_t size, uint64_t *written)
     return 0;
 }
 
+/* All len bytes at offset at; a file that ends before them is EIO. */
+static int file_pread_all(int fd, uint8_t *p, size_t len, uint64_t at)
+{
+    while (len) {
+        ssize_t n = pread(fd, p, len, (off_t)at);
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+        at += (uint64_t)n;
+    }
+    return 0;
+}
+
+static bool regular_of_size(int fd, uint64_t size)
+{
+    struct stat st;
+    return !fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size;
+}
+
+int ram_file_read(int fd, uint8_t *ram, uint64_t size)
+{
+    if (!regular_of_size(fd, size)) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (uint64_t at = 0; at < size;) {
+        off_t data = lseek(fd, (off_t)at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO)
+            break;   /* holes to the end */
+        off_t hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
+        if (hole < 0)
+            return -1;
+        uint64_t end = (uint64_t)hole < size ? (uint64_t)hole : size;
+        if ((uint64_t)data >= end)
+            break;
+        if (file_pread_all(fd, ram + data, (size_t)(end - (uint64_t)data), (uint64_t)data))
+            return -1;
+        at = end;
+    }
+    /* Cut short while read, its end is a hole to SEEK_DATA; grown, it is no longer this RAM. */
+    if (!regular_of_size(fd, size)) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
 int file_open_nonblocking(const char *path, struct stat *st)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);

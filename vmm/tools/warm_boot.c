@@ -330,10 +330,11 @@ static int new_generation(struct warm_boot *w, bool notify)
     return 0;
 }
 
-/* The snapshot's RAM over the RAM the cold boot's loading wrote,
- * copy-on-write: the file is never written, and only the pages the guest
- * touches are read. 0, or the exit status. */
-static int map_ram(struct warm_boot *w)
+/* The snapshot's RAM in place of the RAM the cold boot's loading wrote:
+ * that is dropped (anonymous memory reads as zeros again) and the file's
+ * data copied in, its holes left as zeros (host/ram_file.h says why a copy
+ * and not a mapping). 0, or the exit status. */
+static int load_ram(struct warm_boot *w)
 {
     struct vmm *vm = w->vm;
     char path[PATH_MAX];
@@ -351,12 +352,18 @@ static int map_ram(struct warm_boot *w)
         close(fd);
         return EXIT_USAGE;
     }
-    void *ram = mmap(vm->mem.host, vm->opt.mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    if (madvise(vm->mem.host, vm->opt.mem, MADV_DONTNEED)) {
+        vmm_log("madvise(MADV_DONTNEED) of guest RAM: %s", strerror(errno));
+        close(fd);
+        return EXIT_HOST;
+    }
+    int rc = ram_file_read(fd, vm->mem.host, vm->opt.mem);
     int err = errno;
     close(fd);
-    if (ram == MAP_FAILED) {
-        vmm_log("%s: mmap: %s", path, strerror(err));
-        return EXIT_HOST;
+    if (rc) {
+        vmm_log("%s: %s: refused", path,
+                err == EIO || err == EINVAL ? "its size changed while it was read" : strerror(err));
+        return EXIT_USAGE;
     }
     return 0;
 }
@@ -402,7 +409,7 @@ static int restore(struct warm_boot *w)
 {
     struct vmm *vm = w->vm;
     struct saved_state s;
-    int rc = map_ram(w);
+    int rc = load_ram(w);
     if (rc || (rc = take_state(w, &s)))
         return rc;
     uint64_t now = realtime_ns(), since = now > s.clock.realtime_ns ? now - s.clock.realtime_ns : 0;
