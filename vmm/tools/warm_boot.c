@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -174,16 +175,49 @@ static int create_new(int dir_fd, const char *name)
     return openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
-/* A new snapshot's files, opened before the sandbox: the old state goes
- * first, so that a run stopped before it saved leaves no snapshot. */
+/* A new snapshot's files, opened before the sandbox, in DIR (w->dir_fd,
+ * locked exclusively): the old state goes first, so that a run stopped
+ * before it saved leaves no snapshot. */
 static int open_new(struct warm_boot *w, const char *dir)
 {
-    w->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (w->dir_fd < 0 || (unlinkat(w->dir_fd, "state", 0) && errno != ENOENT) ||
+    if ((unlinkat(w->dir_fd, "state", 0) && errno != ENOENT) ||
         (w->ram_fd = create_new(w->dir_fd, "ram.tmp")) < 0 || (w->state_fd = create_new(w->dir_fd, "state.tmp")) < 0) {
         vmm_log("--snapshot %s: %s", dir, strerror(errno));
         return EXIT_USAGE;
     }
+    return 0;
+}
+
+/* DIR's lock (flock on DIR itself): shared while a run reads the state
+ * and the RAM, exclusive while one makes a new snapshot, from removing
+ * the old state to its own renames at the save. Two runs that share DIR
+ * would otherwise undo each other: each one's create_new removed the
+ * other's ram.tmp and state.tmp, so one renamed the other's half-written
+ * files into place, and a restore could read one snapshot's state with
+ * another's RAM. 0, 1 if another run holds it (logged), or an exit status. */
+static int lock_dir(struct warm_boot *w, const char *dir, int how)
+{
+    if (!flock(w->dir_fd, how | LOCK_NB))
+        return 0;
+    if (errno != EWOULDBLOCK) {
+        vmm_log("--snapshot %s: flock: %s", dir, strerror(errno));
+        return EXIT_HOST;
+    }
+    if (!w->vm->opt.quiet)
+        vmm_log("--snapshot %s: another run is %s: this run boots without it", dir,
+                how == LOCK_EX ? "using or making the snapshot there" : "making a new snapshot there");
+    return 1;
+}
+
+/* lock_dir's answer rc when another run holds DIR's lock (1): the run
+ * boots cold, sends its command at the ready line and saves nothing, so
+ * it keeps no descriptor of DIR. Otherwise rc, an exit status. */
+static int boot_without_snapshot(struct warm_boot *w, int rc)
+{
+    if (rc != 1)
+        return rc;
+    close(w->dir_fd);
+    w->dir_fd = -1;
     return 0;
 }
 
@@ -213,8 +247,15 @@ int warm_boot_prepare(struct warm_boot *w, int argc, char **argv)
     char path[PATH_MAX];
     if (path_in(path, sizeof(path), dir, "state"))
         return EXIT_USAGE;
-    int rc = read_state(path, &w->state, &w->state_len);
-    if (rc > 1)
+    w->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (w->dir_fd < 0) {
+        vmm_log("--snapshot %s: %s", dir, strerror(errno));
+        return EXIT_USAGE;
+    }
+    int rc = lock_dir(w, dir, LOCK_SH);
+    if (rc)
+        return boot_without_snapshot(w, rc);
+    if ((rc = read_state(path, &w->state, &w->state_len)) > 1)
         return rc;
     if (rc == 0) {
         struct snapshot_header h;
@@ -240,6 +281,9 @@ int warm_boot_prepare(struct warm_boot *w, int argc, char **argv)
         free(w->state);
         w->state = NULL;
     }
+    rc = lock_dir(w, dir, LOCK_EX);
+    if (rc)
+        return boot_without_snapshot(w, rc);
     return open_new(w, dir);
 }
 
@@ -412,6 +456,8 @@ static int restore(struct warm_boot *w)
     int rc = load_ram(w);
     if (rc || (rc = take_state(w, &s)))
         return rc;
+    close(w->dir_fd);   /* the state and the RAM are read: DIR's lock goes */
+    w->dir_fd = -1;
     uint64_t now = realtime_ns(), since = now > s.clock.realtime_ns ? now - s.clock.realtime_ns : 0;
     keep_tsc_rate(vm, s.clock.tsc_khz);
     advance_tsc(&s.cpu, since, s.clock.tsc_khz);
@@ -515,7 +561,6 @@ static int save(struct warm_boot *w, struct vcpu *c)
         vmm_log("--snapshot %s: saving failed: %s", vm->opt.snapshot, strerror(errno));
         return EXIT_HOST;
     }
-    w->saved = true;
     if (!vm->opt.quiet)
         vmm_log("--snapshot %s: saved the VM (%llu of %llu MiB of RAM in use) in %.2f s", vm->opt.snapshot,
                 (unsigned long long)(written >> 20), (unsigned long long)(vm->opt.mem >> 20),
@@ -529,7 +574,8 @@ static int ready_io_exit(void *ctx, struct vcpu *c)
     if (!w->ready)
         return RUN_CONTINUE;
     w->ready = false;
-    int rc = save(w, c);
+    w->sent = true;
+    int rc = w->ram_fd >= 0 ? save(w, c) : 0;
     if (!rc)
         rc = queue_command(w);
     return rc ? rc : RUN_CONTINUE;
@@ -538,7 +584,7 @@ static int ready_io_exit(void *ctx, struct vcpu *c)
 static void ready_line(void *ctx, const char *line)
 {
     struct warm_boot *w = ctx;
-    if (!w->restoring && !w->saved && w->ram_fd >= 0 && strstr(line, READY_LINE))
+    if (!w->restoring && !w->sent && strstr(line, READY_LINE))
         w->ready = true;
 }
 
