@@ -18,11 +18,11 @@
 #include "../host/ram_file.h"
 #include "../kvm/snapshot.h"
 #include "../vmm.h"
+#include "snapshot_payload.h"
 
 #define READY_LINE "handover-init: ready for a command"
 #define SEED_BYTES 32
 #define COMMAND_HEAD_MAX (2 * SEED_BYTES + EXEC_RUN_ID_LEN + 26)   /* "SEED LEN RUN\n" */
-#define MSRS_MAX 4096
 #define MSR_IA32_TSC 0x10   /* the time-stamp counter (SDM vol. 4, table 2-2) */
 #define VMGENID_BYTES 16    /* the VM generation ID, a 128-bit random number */
 
@@ -60,46 +60,6 @@ static void put_options(struct snapshot_cursor *c, int argc, char **argv)
     }
 }
 
-/* How the saved guest was booted, first in the payload: read before the
- * VM is built, so that a restore builds it as the cold boot did without
- * asking the host again. */
-struct boot_record {
-    uint32_t noxsave_added;  /* the XRSTOR probe added noxsave to the command line (main.c) */
-    uint32_t reserved;
-};
-
-/* What the firmware must keep for the kernel's runtime services after a
- * restore; the rest of its state (the memory map, the variables the boot
- * did not change) is rebuilt as the cold boot built it. */
-struct firmware_runtime {
-    uint32_t phase;
-    uint32_t virtual_mode;
-    uint64_t monotonic;
-};
-
-struct clock_state {
-    uint64_t kvmclock_ns;      /* KVM_GET_CLOCK at the save */
-    uint64_t kvm_realtime_ns;  /* the host's CLOCK_REALTIME KVM read with it; 0: KVM gave none */
-    uint64_t realtime_ns;      /* the host's CLOCK_REALTIME, read by handover after it */
-    uint32_t tsc_khz;          /* the guest's TSC frequency (KVM_GET_TSC_KHZ); 0: unknown */
-    uint32_t reserved;
-};
-
-/* What a snapshot's guest was built with beyond its inputs: 2, the ACPI
- * tables with the VM generation ID and its page of NVS memory, which a
- * restore writes to (a snapshot of a guest without them is not restored). */
-#define GUEST_BUILD 2
-
-/* The sizes of what the state file holds as this build lays it out, and
- * how it builds the guest. */
-static uint32_t layout_crc(void)
-{
-    const uint64_t sizes[] = { sizeof(struct snapshot_header), sizeof(struct boot_record), sizeof(struct vcpu_state),
-                               sizeof(struct kvm_msr_entry), sizeof(struct vm_state), sizeof(struct device_snapshot),
-                               sizeof(struct firmware_runtime), sizeof(struct clock_state), GUEST_BUILD };
-    return snapshot_crc(sizes, sizeof(sizes));
-}
-
 static int inputs_of(struct vmm *vm, int argc, char **argv, struct snapshot_inputs *in)
 {
     struct snapshot_cursor opts = { 0 };
@@ -113,7 +73,7 @@ static int inputs_of(struct vmm *vm, int argc, char **argv, struct snapshot_inpu
         .kernel_size = vm->placed.image_file_size, .initrd_size = vm->placed.initrd_size, .options_size = opts.at,
         .kernel_crc = snapshot_crc(vm->placed.image_file, vm->placed.image_file_size),
         .initrd_crc = snapshot_crc(vm->placed.initrd_data, vm->placed.initrd_size),
-        .options_crc = snapshot_crc(opts.buf, opts.at), .layout = layout_crc(),
+        .options_crc = snapshot_crc(opts.buf, opts.at), .layout = snapshot_layout_crc(),
     };
     /* --dtb FILE is placed in guest RAM too. */
     if (vm->placed.dtb)
@@ -412,41 +372,17 @@ static int load_ram(struct warm_boot *w)
     return 0;
 }
 
-/* What save() kept besides the RAM, in its order. */
-struct saved_state {
-    struct boot_record boot;
-    struct vcpu_state cpu;       /* its MSRs allocated: vcpu_state_free */
-    struct vm_state chips;
-    struct device_snapshot dev;
-    struct firmware_runtime fw;
-    struct clock_state clock;
-};
-
 /* The state file's payload into *s; 0, or the exit status (nothing
  * left to free). */
 static int take_state(struct warm_boot *w, struct saved_state *s)
 {
     struct snapshot_cursor cur = payload_of(w);
-    snapshot_take(&cur, &s->boot, sizeof(s->boot));
-    snapshot_take(&cur, &s->cpu, sizeof(s->cpu));
-    s->cpu.msrs = NULL;
-    const size_t cpu_bools[] = { offsetof(struct vcpu_state, has_xsave), offsetof(struct vcpu_state, has_xcrs) };
-    if (!cur.failed && s->cpu.nmsrs <= MSRS_MAX && (s->cpu.msrs = calloc(s->cpu.nmsrs + 1, sizeof(*s->cpu.msrs))))
-        snapshot_take(&cur, s->cpu.msrs, s->cpu.nmsrs * sizeof(*s->cpu.msrs));
-    snapshot_take(&cur, &s->chips, sizeof(s->chips));
-    snapshot_take(&cur, &s->dev, sizeof(s->dev));
-    snapshot_take(&cur, &s->fw, sizeof(s->fw));
-    snapshot_take(&cur, &s->clock, sizeof(s->clock));
-    if (!s->cpu.msrs || cur.failed || cur.at != cur.len || s->dev.len > sizeof(s->dev.bytes) ||
-        !snapshot_bools_valid(&s->cpu, cpu_bools, sizeof(cpu_bools) / sizeof(cpu_bools[0])) ||
-        s->fw.phase > FW_PHASE_RUNTIME) {
-        char path[PATH_MAX];
-        path_in(path, sizeof(path), w->vm->opt.snapshot, "state");
-        vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
-        vcpu_state_free(&s->cpu);
-        return EXIT_USAGE;
-    }
-    return 0;
+    if (saved_state_take(&cur, s))
+        return 0;
+    char path[PATH_MAX];
+    path_in(path, sizeof(path), w->vm->opt.snapshot, "state");
+    vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
+    return EXIT_USAGE;
 }
 
 static int restore(struct warm_boot *w)
@@ -498,43 +434,30 @@ int warm_boot_loaded(struct warm_boot *w)
  * order warm_boot_prepare and restore take them. */
 static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor *out)
 {
-    struct vcpu_state cpu;
-    struct vm_state chips;
-    struct device_snapshot dev;
-    struct clock_state clock;
+    struct saved_state s;
     const char *what = "KVM_GET_CLOCK";
-    memset(&chips, 0, sizeof(chips));
-    memset(&dev, 0, sizeof(dev));
-    memset(&clock, 0, sizeof(clock));
-    if (vcpu_state_save(vm->kvm_fd, c->fd, &cpu, &what) || vm_state_save(vm->vm_fd, &chips, &what) ||
-        (what = "KVM_GET_CLOCK", vm_clock_save(vm->vm_fd, &clock.kvmclock_ns, &clock.kvm_realtime_ns))) {
+    memset(&s, 0, sizeof(s));
+    if (vcpu_state_save(vm->kvm_fd, c->fd, &s.cpu, &what) || vm_state_save(vm->vm_fd, &s.chips, &what) ||
+        (what = "KVM_GET_CLOCK", vm_clock_save(vm->vm_fd, &s.clock.kvmclock_ns, &s.clock.kvm_realtime_ns))) {
         vmm_log("--snapshot: %s: %s", what, strerror(errno));
-        vcpu_state_free(&cpu);
+        vcpu_state_free(&s.cpu);
         return -1;
     }
     /* The TSC once more, beside the clocks: the MSRs were read one by one
      * before, and a restore advances the TSC by the real time since. */
     uint64_t tsc;
     if (!vcpu_read_msr(c->fd, MSR_IA32_TSC, &tsc))
-        for (unsigned i = 0; i < cpu.nmsrs; i++)
-            if (cpu.msrs[i].index == MSR_IA32_TSC)
-                cpu.msrs[i].data = tsc;
-    clock.realtime_ns = realtime_ns();
+        for (unsigned i = 0; i < s.cpu.nmsrs; i++)
+            if (s.cpu.msrs[i].index == MSR_IA32_TSC)
+                s.cpu.msrs[i].data = tsc;
+    s.clock.realtime_ns = realtime_ns();
     int khz = vcpu_tsc_khz(c->fd);
-    clock.tsc_khz = khz > 0 ? (uint32_t)khz : 0;
-    const struct boot_record boot = { vm->placed.noxsave_added, 0 };
-    devices_save(&vm->bus, &dev);
-    const struct firmware_runtime fw = { (uint32_t)vm->fw.phase, vm->fw.virtual_mode, vm->fw.monotonic };
-    struct vcpu_state kept = cpu;
-    kept.msrs = NULL;   /* the pointer means nothing in a file */
-    snapshot_put(out, &boot, sizeof(boot));
-    snapshot_put(out, &kept, sizeof(kept));
-    snapshot_put(out, cpu.msrs, cpu.nmsrs * sizeof(*cpu.msrs));
-    snapshot_put(out, &chips, sizeof(chips));
-    snapshot_put(out, &dev, sizeof(dev));
-    snapshot_put(out, &fw, sizeof(fw));
-    snapshot_put(out, &clock, sizeof(clock));
-    vcpu_state_free(&cpu);
+    s.clock.tsc_khz = khz > 0 ? (uint32_t)khz : 0;
+    s.boot = (struct boot_record){ vm->placed.noxsave_added, 0 };
+    devices_save(&vm->bus, &s.dev);
+    s.fw = (struct firmware_runtime){ (uint32_t)vm->fw.phase, vm->fw.virtual_mode, vm->fw.monotonic };
+    saved_state_put(out, &s);
+    vcpu_state_free(&s.cpu);
     if (out->failed)
         vmm_log("--snapshot: out of memory");
     return out->failed ? -1 : 0;
