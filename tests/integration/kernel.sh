@@ -408,6 +408,27 @@ if [ "$WHICH" = tiny ]; then
            grep -q 'saved the VM' "$OUT/snap-new1.log" && grep -q 'made from other inputs' "$OUT/snap-new2.log" &&
            grep -q 'saved the VM' "$OUT/snap-new2.log"; then pass tiny-snapshot-new-inputs
         else fail tiny-snapshot-new-inputs "exit statuses $rc1 and $rc2, or no new snapshot" "$OUT/snap-new2.log"; fi
+        # A snapshot made where the guest's CPUID differed (here: its CRC in
+        # the boot record changed, the file's CRCs made right again) is
+        # refused, not restored into a guest whose kernel chose its
+        # instructions by another CPU.
+        announce tiny-snapshot-other-cpu
+        rm -rf "$OUT/snap-cpu" && cp -r "$OUT/snap" "$OUT/snap-cpu"
+        python3 - "$OUT/snap-cpu/state" <<'PY'
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], 'rb').read())
+assert b[:8] == b"HOVRSNAP" and struct.unpack_from('<I', b, 12)[0] == 80   # snapshot_file.h's header
+struct.pack_into('<I', b, 84, struct.unpack_from('<I', b, 84)[0] ^ 1)      # the boot record's cpuid_crc
+struct.pack_into('<I', b, 72, zlib.crc32(bytes(b[80:])))                    # payload_crc
+struct.pack_into('<I', b, 76, zlib.crc32(bytes(b[:76])))                    # header_crc
+open(sys.argv[1], 'wb').write(b)
+PY
+        "$HO" --timeout 900 --initrd "$INITRAMFS" --snapshot "$OUT/snap-cpu" --mem 192M \
+            --cmdline-append handover.snapshot=2 --exec 'exit 3' "$K" >"$OUT/snap-cpu.log" 2>&1
+        rc=$?
+        if [ $rc = 2 ] && grep -q "made where the guest's CPUID differed" "$OUT/snap-cpu.log" &&
+           ! grep -q 'restored the VM' "$OUT/snap-cpu.log"; then pass tiny-snapshot-other-cpu
+        else fail tiny-snapshot-other-cpu "exit status $rc, or not refused for its CPUID" "$OUT/snap-cpu.log"; fi
     else
         skip tiny-snapshot "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
     fi

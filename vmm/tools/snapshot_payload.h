@@ -21,7 +21,7 @@
  * asking the host again. */
 struct boot_record {
     uint32_t noxsave_added;  /* the XRSTOR probe added noxsave to the command line (main.c) */
-    uint32_t reserved;
+    uint32_t cpuid_crc;      /* the CRC-32 of vCPU 0's CPUID entries: a restore needs the same */
 };
 
 /* What the firmware must keep for the kernel's runtime services after a

@@ -392,6 +392,13 @@ static int restore(struct warm_boot *w)
     int rc = load_ram(w);
     if (rc || (rc = take_state(w, &s)))
         return rc;
+    if (s.boot.cpuid_crc != w->cpuid_crc) {
+        vmm_log("--snapshot %s: made where the guest's CPUID differed (another CPU, or another KVM): its kernel "
+                "may use what this one lacks: refused (remove %s/state to make a new snapshot)",
+                vm->opt.snapshot, vm->opt.snapshot);
+        free(s.cpu.msrs);
+        return EXIT_USAGE;
+    }
     close(w->dir_fd);   /* the state and the RAM are read: DIR's lock goes */
     w->dir_fd = -1;
     uint64_t now = realtime_ns(), since = now > s.clock.realtime_ns ? now - s.clock.realtime_ns : 0;
@@ -425,15 +432,34 @@ static int restore(struct warm_boot *w)
     return new_generation(w, true) ? EXIT_HOST : queue_command(w);
 }
 
+/* The CRC-32 of the CPUID the guest was given (vCPU 0's), which its
+ * kernel read once at boot to choose what instructions and features to
+ * use: a guest restored on a host whose CPU lacks some of them would run
+ * into #UD or worse, so a snapshot is restored only where it is the same.
+ * 0, or an exit status. */
+static int guest_cpuid_crc(struct warm_boot *w)
+{
+    struct kvm_cpuid2 *c = vmm_guest_cpuid(w->vm, 0);
+    if (!c)
+        return EXIT_HOST;
+    w->cpuid_crc = snapshot_crc(c->entries, c->nent * sizeof(c->entries[0]));
+    free(c);
+    return 0;
+}
+
 int warm_boot_loaded(struct warm_boot *w)
 {
+    int rc = guest_cpuid_crc(w);
+    if (rc)
+        return rc;
     return w->restoring ? restore(w) : new_generation(w, false);
 }
 
 /* How it booted, the vCPU, irqchips, devices, firmware and clock, in the
  * order warm_boot_prepare and restore take them. */
-static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor *out)
+static int build_payload(const struct warm_boot *w, struct vcpu *c, struct snapshot_cursor *out)
 {
+    struct vmm *vm = w->vm;
     struct saved_state s;
     const char *what = "KVM_GET_CLOCK";
     memset(&s, 0, sizeof(s));
@@ -453,7 +479,7 @@ static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor 
     s.clock.realtime_ns = realtime_ns();
     int khz = vcpu_tsc_khz(c->fd);
     s.clock.tsc_khz = khz > 0 ? (uint32_t)khz : 0;
-    s.boot = (struct boot_record){ vm->placed.noxsave_added, 0 };
+    s.boot = (struct boot_record){ vm->placed.noxsave_added, w->cpuid_crc };
     devices_save(&vm->bus, &s.dev);
     s.fw = (struct firmware_runtime){ (uint32_t)vm->fw.phase, vm->fw.virtual_mode, vm->fw.monotonic };
     saved_state_put(out, &s);
@@ -470,7 +496,7 @@ static int save(struct warm_boot *w, struct vcpu *c)
     struct snapshot_cursor payload = { 0 };
     struct snapshot_header h;
     uint64_t written = 0;
-    if (vmm_complete_exit(c) || build_payload(vm, c, &payload)) {
+    if (vmm_complete_exit(c) || build_payload(w, c, &payload)) {
         free(payload.buf);
         return EXIT_HOST;
     }

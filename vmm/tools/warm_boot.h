@@ -26,6 +26,7 @@ struct warm_boot {
     bool sent;                 /* this run sent its command at the ready line */
     bool noxsave_added;        /* restoring: the saved guest's command line got noxsave from the XRSTOR probe */
     struct snapshot_inputs inputs;
+    uint32_t cpuid_crc;        /* the CRC-32 of the CPUID this run's guest is given (the boot record keeps the saved one) */
     uint8_t *state;            /* the state file as read (restoring) */
     size_t state_len;
     int dir_fd;                /* DIR, locked (shared while restoring, exclusive while making one); -1: none */
