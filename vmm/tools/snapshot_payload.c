@@ -8,7 +8,7 @@
 /* What a snapshot's guest was built with beyond its inputs: 2, the ACPI
  * tables with the VM generation ID and its page of NVS memory, which a
  * restore writes to (a snapshot of a guest without them is not restored);
- * 3, the boot record's CPUID CRC (in what was reserved before, 0). */
+ * 3, the boot record's CPUID and firmware CRCs. */
 #define GUEST_BUILD 3
 
 uint32_t snapshot_layout_crc(void)

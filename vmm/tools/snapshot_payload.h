@@ -22,6 +22,8 @@
 struct boot_record {
     uint32_t noxsave_added;  /* the XRSTOR probe added noxsave to the command line (main.c) */
     uint32_t cpuid_crc;      /* the CRC-32 of vCPU 0's CPUID entries: a restore needs the same */
+    uint32_t firmware_crc;   /* the CRC-32 of the firmware's runtime thunks and VM generation ID address: likewise */
+    uint32_t reserved;
 };
 
 /* What the firmware must keep for the kernel's runtime services after a

@@ -385,19 +385,35 @@ static int take_state(struct warm_boot *w, struct saved_state *s)
     return EXIT_USAGE;
 }
 
+/* Why the saved guest cannot go on in this VM (the boot record's CRCs
+ * against this run's), or NULL. */
+static const char *other_machine(const struct warm_boot *w, const struct boot_record *b)
+{
+    if (b->cpuid_crc != w->cpuid_crc)
+        return "where the guest's CPUID differed (another CPU, or another KVM): its kernel may use what this one lacks";
+    if (b->firmware_crc != w->firmware_crc)
+        return "by a handover whose firmware differs from this one's (its runtime services or its VM generation ID's "
+               "place)";
+    return NULL;
+}
+
 static int restore(struct warm_boot *w)
 {
     struct vmm *vm = w->vm;
     struct saved_state s;
-    int rc = load_ram(w);
-    if (rc || (rc = take_state(w, &s)))
+    int rc = take_state(w, &s);
+    if (rc)
         return rc;
-    if (s.boot.cpuid_crc != w->cpuid_crc) {
-        vmm_log("--snapshot %s: made where the guest's CPUID differed (another CPU, or another KVM): its kernel "
-                "may use what this one lacks: refused (remove %s/state to make a new snapshot)",
-                vm->opt.snapshot, vm->opt.snapshot);
-        free(s.cpu.msrs);
+    const char *why = other_machine(w, &s.boot);
+    if (why) {
+        vmm_log("--snapshot %s: made %s: refused (remove %s/state to make a new snapshot)", vm->opt.snapshot, why,
+                vm->opt.snapshot);
+        vcpu_state_free(&s.cpu);
         return EXIT_USAGE;
+    }
+    if ((rc = load_ram(w))) {
+        vcpu_state_free(&s.cpu);
+        return rc;
     }
     close(w->dir_fd);   /* the state and the RAM are read: DIR's lock goes */
     w->dir_fd = -1;
@@ -447,11 +463,28 @@ static int guest_cpuid_crc(struct warm_boot *w)
     return 0;
 }
 
+/* The CRC-32 of what a restored guest goes on using of the firmware as
+ * this build laid it out, read from the RAM its cold load just built:
+ * the runtime services' thunks, one per service ID, which the kernel
+ * calls, and the VM generation ID's address, which a restore writes. A
+ * build that numbers the services otherwise or puts the ID elsewhere,
+ * whatever its structures' sizes, must not restore a snapshot of another
+ * (its calls would reach the wrong services, its ID land in the guest's
+ * own memory). */
+static uint32_t firmware_crc(const struct vmm *vm)
+{
+    const size_t len = FW_RT_DATA_OFFSET - FW_RT_CODE_OFFSET;
+    const uint8_t *thunks = guest_mem_ptr(&vm->mem, GUEST_FIRMWARE_BASE + FW_RT_CODE_OFFSET, len);
+    uint32_t crc = snapshot_crc(&vm->fw.vmgenid, sizeof(vm->fw.vmgenid));
+    return thunks ? snapshot_crc_more(crc, thunks, len) : crc;
+}
+
 int warm_boot_loaded(struct warm_boot *w)
 {
     int rc = guest_cpuid_crc(w);
     if (rc)
         return rc;
+    w->firmware_crc = firmware_crc(w->vm);
     return w->restoring ? restore(w) : new_generation(w, false);
 }
 
@@ -479,7 +512,7 @@ static int build_payload(const struct warm_boot *w, struct vcpu *c, struct snaps
     s.clock.realtime_ns = realtime_ns();
     int khz = vcpu_tsc_khz(c->fd);
     s.clock.tsc_khz = khz > 0 ? (uint32_t)khz : 0;
-    s.boot = (struct boot_record){ vm->placed.noxsave_added, w->cpuid_crc };
+    s.boot = (struct boot_record){ vm->placed.noxsave_added, w->cpuid_crc, w->firmware_crc, 0 };
     devices_save(&vm->bus, &s.dev);
     s.fw = (struct firmware_runtime){ (uint32_t)vm->fw.phase, vm->fw.virtual_mode, vm->fw.monotonic };
     saved_state_put(out, &s);

@@ -27,6 +27,7 @@ struct warm_boot {
     bool noxsave_added;        /* restoring: the saved guest's command line got noxsave from the XRSTOR probe */
     struct snapshot_inputs inputs;
     uint32_t cpuid_crc;        /* the CRC-32 of the CPUID this run's guest is given (the boot record keeps the saved one) */
+    uint32_t firmware_crc;     /* and of what a restored guest uses of this build's firmware (warm_boot.c) */
     uint8_t *state;            /* the state file as read (restoring) */
     size_t state_len;
     int dir_fd;                /* DIR, locked (shared while restoring, exclusive while making one); -1: none */
