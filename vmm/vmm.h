@@ -104,6 +104,9 @@ void vmm_close_vm(struct vmm *vm);
 /* Create vCPU id: CPUID with its APIC ID; the BSP (0) starts in long mode,
  * the others wait for INIT/SIPI in the in-kernel LAPIC. */
 int vmm_setup_vcpu(struct vmm *vm, unsigned id);
+/* The CPUID vCPU id is given (KVM_GET_SUPPORTED_CPUID, normalized for
+ * this VM: vmm/x86/cpuid.h), allocated; NULL (logged) if KVM gives none. */
+struct kvm_cpuid2 *vmm_guest_cpuid(const struct vmm *vm, unsigned id);
 void vmm_destroy(struct vmm *vm);
 void vmm_dump_registers(const struct vcpu *c, FILE *out);
 /* KVM_SET_REGS, the error logged. */

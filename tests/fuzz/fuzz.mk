@@ -54,9 +54,10 @@ $(FUZZ_OUT)/fuzz_secure_boot32: $(FUZZ_SRC)/fuzz_secure_boot.c $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_SECURE_BOOT_BITS=32 -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< \
 	    $(FUZZ_LIB_OBJ) $(FUZZ_LDLIBS)
 
-# The --snapshot state file's checks live with the host code (vmm/host),
-# which no other harness links: its one object, built as the library's are.
-FUZZ_SNAPSHOT_OBJ := $(FUZZ_OUT)/obj/vmm/host/snapshot_file.o
+# The --snapshot state file's checks live with the host code (vmm/host)
+# and its payload's with the tools (vmm/tools/snapshot_payload.c),
+# which no other harness links: their objects, built as the library's are.
+FUZZ_SNAPSHOT_OBJ := $(FUZZ_OUT)/obj/vmm/host/snapshot_file.o $(FUZZ_OUT)/obj/vmm/tools/snapshot_payload.o
 $(FUZZ_OUT)/fuzz_snapshot: $(FUZZ_SRC)/fuzz_snapshot.c $(FUZZ_LIB_OBJ) $(FUZZ_SNAPSHOT_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) $(FUZZ_SNAPSHOT_OBJ) \

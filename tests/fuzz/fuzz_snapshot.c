@@ -1,7 +1,7 @@
 /* libFuzzer harness for the state file of --snapshot DIR (vmm/tools/warm_boot.c):
  * snapshot_check on the whole file (vmm/host/snapshot_file.c), then its
- * payload taken with snapshot_take in the order warm_boot.c's take_state
- * takes it, with its checks, and the devices' part restored with
+ * payload taken with saved_state_take (vmm/tools/snapshot_payload.c, what
+ * warm_boot.c's restore takes it with), and the devices' part restored with
  * devices_restore (vmm/devices/persist.c) onto the bus the init list
  * builds (vmm/devices/device_init.h), which the guest then drives. The
  * CRC is no signature: modes 1 and 2 seal what they build with valid
@@ -15,7 +15,7 @@
  *     version, header_size and payload_size (0: the right value, else a
  *     u32, u32, u64 from the input), ram_size u64, the inputs' bytes,
  *     then the payload: the rest
- *   2 a payload the harness lays out as warm_boot.c's build_payload does,
+ *   2 a payload laid out by saved_state_put, as warm_boot.c's save does,
  *     from a bus that ran a first program (count byte and accesses): the
  *     boot record u32, nmsrs (a byte % 8) and has_xsave/has_xcrs (a byte),
  *     the firmware's phase u32, virtual_mode u32 and monotonic u64, the
@@ -31,7 +31,10 @@
  * Checks, from snapshot_file.h and persist.h: snapshot_check refuses
  * exactly what a reference reading refuses (magic, version, header size,
  * header CRC, payload size, payload CRC), with a message; a take never
- * goes past the payload and, once failed, stays failed; devices_restore
+ * goes past the payload and, once failed, stays failed; a payload
+ * saved_state_take accepts is whole and within its bounds, one it refuses
+ * leaves nothing to free; a payload saved_state_put made from valid
+ * values is accepted and taken back as it was put; devices_restore
  * succeeds exactly when the kept states match the bus and each is a
  * state its device could be in, then devices_save gives back what it
  * restored; on a refusal the devices are left as they were. ASan and
@@ -50,15 +53,10 @@
 #include "../../vmm/devices/serial.h"
 #include "../../vmm/host/snapshot_file.h"
 #include "../../vmm/kvm/snapshot.h"
+#include "../../vmm/tools/snapshot_payload.h"
 #include "fuzz_harness.h"
 #include "fuzz_input.h"
 
-/* warm_boot.c's records that no header shows: the boot record, the
- * firmware's runtime state and the clock, by their sizes. */
-#define BOOT_RECORD_SIZE 8
-#define FIRMWARE_RUNTIME_SIZE 16
-#define CLOCK_STATE_SIZE 32
-#define MSRS_MAX 4096   /* warm_boot.c's */
 #define PROGRAM_MAX 255
 
 static const uint16_t ports[] = {
@@ -152,17 +150,6 @@ static bool reference_refuses(const uint8_t *file, size_t len)
            h.payload_size != len - sizeof(h) || h.payload_crc != snapshot_crc(file + sizeof(h), len - sizeof(h));
 }
 
-/* A take through the cursor: never past the end, failed for good. */
-static bool take(struct snapshot_cursor *c, void *dst, size_t n)
-{
-    bool failed = c->failed;
-    size_t at = c->at;
-    bool ok = snapshot_take(c, dst, n);
-    CHECK(ok == (!failed && n <= c->len - at));
-    CHECK(ok ? c->at == at + n : c->failed && c->at == at);
-    return ok;
-}
-
 /* The devices' kept bytes, as a snapshot would take them. */
 static void kept_bytes(const struct io_bus *bus, struct device_snapshot *s)
 {
@@ -170,65 +157,52 @@ static void kept_bytes(const struct io_bus *bus, struct device_snapshot *s)
     devices_save(bus, s);
 }
 
-/* The payload after the header: take_state's reading, then the devices
+/* The payload after the header: saved_state_take, then the devices
  * restored onto a fresh machine that runs the program. */
 static void restore(const uint8_t *payload, size_t len, bool com2, const struct program *after)
 {
     struct snapshot_cursor cur = { (uint8_t *)payload, len, 0, false };
-    uint8_t boot[BOOT_RECORD_SIZE], fw[FIRMWARE_RUNTIME_SIZE], clock[CLOCK_STATE_SIZE];
-    static struct vcpu_state cpu;
-    static struct vm_state chips;
-    static struct device_snapshot dev;
-    memset(&dev, 0, sizeof(dev));
-    take(&cur, boot, sizeof(boot));
-    take(&cur, &cpu, sizeof(cpu));
-    cpu.msrs = NULL;
-    const size_t cpu_bools[] = { offsetof(struct vcpu_state, has_xsave), offsetof(struct vcpu_state, has_xcrs) };
-    if (!cur.failed && cpu.nmsrs <= MSRS_MAX) {
-        cpu.msrs = calloc(cpu.nmsrs + 1, sizeof(*cpu.msrs));
-        CHECK(cpu.msrs);
-        take(&cur, cpu.msrs, cpu.nmsrs * sizeof(*cpu.msrs));
-    }
-    take(&cur, &chips, sizeof(chips));
-    take(&cur, &dev, sizeof(dev));
-    take(&cur, fw, sizeof(fw));
-    take(&cur, clock, sizeof(clock));
-    uint32_t phase;
-    memcpy(&phase, fw, sizeof(phase));
-    bool refused = !cpu.msrs || cur.failed || cur.at != cur.len || dev.len > sizeof(dev.bytes) ||
-                   !snapshot_bools_valid(&cpu, cpu_bools, sizeof(cpu_bools) / sizeof(cpu_bools[0])) ||
-                   phase > FW_PHASE_RUNTIME;
-    free(cpu.msrs);
-    if (refused)
+    static struct saved_state st;
+    memset(&st, 0xa5, sizeof(st));
+    bool taken = saved_state_take(&cur, &st);
+    CHECK(cur.at <= cur.len);
+    if (!taken) {
+        CHECK(!st.cpu.msrs);
         return;
+    }
     /* Read as bools now, which UBSan checks: 0 or 1, as the check said. */
-    CHECK(cpu.has_xsave == !!cpu.has_xsave && cpu.has_xcrs == !!cpu.has_xcrs);
+    CHECK(cur.at == cur.len && !cur.failed && st.cpu.msrs && st.cpu.nmsrs <= SNAPSHOT_MSRS_MAX);
+    CHECK(st.cpu.has_xsave == !!st.cpu.has_xsave && st.cpu.has_xcrs == !!st.cpu.has_xcrs);
+    CHECK(st.dev.len <= sizeof(st.dev.bytes) && st.fw.phase <= FW_PHASE_RUNTIME);
+    free(st.cpu.msrs);
+    const struct device_snapshot *dev = &st.dev;
 
     static struct machine m;
     machine_init(&m, com2);
     struct device_snapshot was, now;
     kept_bytes(&m.bus, &was);
-    bool fits = dev.nkept == m.bus.nkept && dev.len == m.bus.kept_bytes;
+    bool fits = dev->nkept == m.bus.nkept && dev->len == m.bus.kept_bytes;
     bool valid = fits;
     for (size_t i = 0, at = 0; valid && i < m.bus.nkept; at += m.bus.kept[i++].size)
-        valid = !m.bus.kept[i].valid || m.bus.kept[i].valid(dev.bytes + at);
-    int rc = devices_restore(&m.bus, &dev);
+        valid = !m.bus.kept[i].valid || m.bus.kept[i].valid(dev->bytes + at);
+    int rc = devices_restore(&m.bus, dev);
     CHECK((rc == 0) == valid);
     kept_bytes(&m.bus, &now);
     if (rc) {
         CHECK(!memcmp(&now, &was, sizeof(now)));
         return;
     }
-    CHECK(now.len == dev.len && now.nkept == dev.nkept && now.unclaimed == dev.unclaimed &&
-          !memcmp(now.bytes, dev.bytes, dev.len));
+    CHECK(now.len == dev->len && now.nkept == dev->nkept && now.unclaimed == dev->unclaimed &&
+          !memcmp(now.bytes, dev->bytes, dev->len));
     char head[8];
     int n = snprintf(head, sizeof(head), "%u\n", after->n);
     CHECK(serial_receive(m.console, head, (size_t)n));
     run(&m, after);
 }
 
-/* Mode 2's payload: build_payload's order, from a machine that ran a
- * program; len bytes at *out (malloc'd). */
+/* Mode 2's payload: saved_state_put's, from a machine that ran a
+ * program; len bytes at *out (malloc'd). Before the patches it is what
+ * saved_state_take gives back. */
 static uint8_t *saved_payload(struct fuzz_in *in, bool com2, size_t *len)
 {
     static struct machine m;
@@ -236,36 +210,34 @@ static uint8_t *saved_payload(struct fuzz_in *in, bool com2, size_t *len)
     machine_init(&m, com2);
     read_program(in, &before);
     run(&m, &before);
-    uint8_t boot[BOOT_RECORD_SIZE] = { 0 }, fw[FIRMWARE_RUNTIME_SIZE], clock[CLOCK_STATE_SIZE];
-    uint32_t noxsave = in_u32(in);
-    memcpy(boot, &noxsave, sizeof(noxsave));
-    static struct vcpu_state cpu;
-    static struct vm_state chips;
-    static struct device_snapshot dev;
-    memset(&cpu, 0, sizeof(cpu));
-    cpu.nmsrs = in_u8(in) % 8;
+    static struct saved_state st, back;
+    memset(&st, 0, sizeof(st));
+    st.boot.noxsave_added = in_u32(in);
+    st.cpu.nmsrs = in_u8(in) % 8;
     uint8_t bools = in_u8(in);
-    cpu.has_xsave = bools & 1;
-    cpu.has_xcrs = bools & 2;
+    st.cpu.has_xsave = bools & 1;
+    st.cpu.has_xcrs = bools & 2;
     struct kvm_msr_entry msrs[8];
     memset(msrs, 0, sizeof(msrs));
-    memset(&chips, 0, sizeof(chips));
-    kept_bytes(&m.bus, &dev);
-    in_bytes(in, fw, sizeof(fw));
-    in_bytes(in, clock, sizeof(clock));
+    st.cpu.msrs = msrs;
+    kept_bytes(&m.bus, &st.dev);
+    st.fw.phase = in_u32(in) % (FW_PHASE_RUNTIME + 1);
+    st.fw.virtual_mode = in_u32(in);
+    st.fw.monotonic = in_u64(in);
+    in_bytes(in, &st.clock, sizeof(st.clock));
     struct snapshot_cursor out = { 0 };
-    snapshot_put(&out, boot, sizeof(boot));
-    snapshot_put(&out, &cpu, sizeof(cpu));
-    snapshot_put(&out, msrs, cpu.nmsrs * sizeof(*msrs));
-    snapshot_put(&out, &chips, sizeof(chips));
-    snapshot_put(&out, &dev, sizeof(dev));
-    snapshot_put(&out, fw, sizeof(fw));
-    snapshot_put(&out, clock, sizeof(clock));
+    saved_state_put(&out, &st);
     CHECK(!out.failed);
+    struct snapshot_cursor again = { out.buf, out.at, 0, false };
+    CHECK(saved_state_take(&again, &back));
+    CHECK(back.cpu.nmsrs == st.cpu.nmsrs && !memcmp(back.cpu.msrs, msrs, st.cpu.nmsrs * sizeof(*msrs)) &&
+          !memcmp(&back.dev, &st.dev, sizeof(st.dev)) && !memcmp(&back.fw, &st.fw, sizeof(st.fw)) &&
+          !memcmp(&back.clock, &st.clock, sizeof(st.clock)) && back.boot.noxsave_added == st.boot.noxsave_added);
+    free(back.cpu.msrs);
     unsigned patches = in_u8(in);
     for (unsigned i = 0; i < patches; i++) {
-        size_t back = in_u16(in) % out.at;
-        out.buf[out.at - 1 - back] = in_u8(in);
+        size_t back_by = in_u16(in) % out.at;
+        out.buf[out.at - 1 - back_by] = in_u8(in);
     }
     *len = out.at;
     return out.buf;

@@ -408,6 +408,30 @@ if [ "$WHICH" = tiny ]; then
            grep -q 'saved the VM' "$OUT/snap-new1.log" && grep -q 'made from other inputs' "$OUT/snap-new2.log" &&
            grep -q 'saved the VM' "$OUT/snap-new2.log"; then pass tiny-snapshot-new-inputs
         else fail tiny-snapshot-new-inputs "exit statuses $rc1 and $rc2, or no new snapshot" "$OUT/snap-new2.log"; fi
+        # A snapshot made where the guest's CPUID differed, or by a build
+        # whose firmware (runtime thunks, VM generation ID's place) differs,
+        # is refused, not restored: here its CRC in the boot record is
+        # changed (the payload's byte OFFSET) and the file's CRCs made right.
+        for case in "cpu 84 made where the guest's CPUID differed" "firmware 88 made by a handover whose firmware differs"; do
+            read -r what offset why <<<"$case"
+            announce "tiny-snapshot-other-$what"
+            rm -rf "$OUT/snap-$what" && cp -r "$OUT/snap" "$OUT/snap-$what"
+            python3 - "$OUT/snap-$what/state" "$offset" <<'PY'
+import struct, sys, zlib
+b, at = bytearray(open(sys.argv[1], 'rb').read()), int(sys.argv[2])
+assert b[:8] == b"HOVRSNAP" and struct.unpack_from('<I', b, 12)[0] == 80   # snapshot_file.h's header
+struct.pack_into('<I', b, at, struct.unpack_from('<I', b, at)[0] ^ 1)      # a CRC in the boot record
+struct.pack_into('<I', b, 72, zlib.crc32(bytes(b[80:])))                    # payload_crc
+struct.pack_into('<I', b, 76, zlib.crc32(bytes(b[:76])))                    # header_crc
+open(sys.argv[1], 'wb').write(b)
+PY
+            "$HO" --timeout 900 --initrd "$INITRAMFS" --snapshot "$OUT/snap-$what" --mem 192M \
+                --cmdline-append handover.snapshot=2 --exec 'exit 3' "$K" >"$OUT/snap-$what.log" 2>&1
+            rc=$?
+            if [ $rc = 2 ] && grep -q "$why" "$OUT/snap-$what.log" && ! grep -q 'restored the VM' "$OUT/snap-$what.log"
+            then pass "tiny-snapshot-other-$what"
+            else fail "tiny-snapshot-other-$what" "exit status $rc, or not refused ($why)" "$OUT/snap-$what.log"; fi
+        done
     else
         skip tiny-snapshot "no initramfs: $(tail -n 1 "$OUT/initramfs.log")"
     fi

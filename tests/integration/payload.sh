@@ -174,6 +174,18 @@ if selected snapshot-tmp-symlink-kept-its-target; then
         pass snapshot-tmp-symlink-kept-its-target
     else fail snapshot-tmp-symlink-kept-its-target "ram.tmp's symlink was followed: $(wc -c < "$OUT/snap-victim") bytes left"; fi
 fi
+# Two runs that share DIR: while one holds DIR's lock (flock, here
+# flock(1) as a run making a snapshot would), another neither reads DIR
+# nor makes a snapshot there: it boots without one (before, it read the
+# corrupt state and refused; a first run removed the other's ram.tmp and
+# state.tmp and renamed the other's half-written files into place).
+rm -rf "$OUT/snap-busy" && mkdir -p "$OUT/snap-busy/state.tmp"
+printf 'not a snapshot, but long enough to hold the header of one: %080d' 0 > "$OUT/snap-busy/state"
+expect snapshot-dir-busy 0 'snap-busy: another run is making a new snapshot there: this run boots without it' \
+    '!refused' '!Is a directory' \
+    -- flock -x "$OUT/snap-busy" sh -c '"$@"; echo "handover: exit status $?"' sh \
+       "$HO" --snapshot "$OUT/snap-busy" --timeout 10 --initrd "$PAYLOAD" --exec true "$PAYLOAD"
+expect snapshot-dir-busy-untouched 0 '^not a snapshot' -- sh -c "test -d '$OUT/snap-busy/state.tmp' && cat '$OUT/snap-busy/state'"
 # --cmdline without console= is kept, and said; with one, nothing is said.
 expect cmdline-without-console 2 '--cmdline has no console=: console=ttyS0 was not added' \
     -- "$HO" --cmdline nokaslr --dtb no/such.dtb "$PAYLOAD"

@@ -44,7 +44,7 @@ Suite *sweep_suite(void);      /* test_sweep.c: the --fault-sweep matrix, its ce
 Suite *fw_block_io_suite(void);  /* test_fw_block_io.c: --esp as a disk, EFI_BLOCK_IO */
 Suite *simple_fs_suite(void);  /* test_simple_fs.c: --esp, its volume, file protocols and host folder */
 Suite *esp_disk_suite(void);   /* test_esp_disk.c: --esp as a GPT disk with a FAT partition, read by sfdisk, fsck.fat, mtools */
-Suite *snapshot_file_suite(void);   /* test_snapshot_file.c: --snapshot's state file, its checks and inputs */
+Suite *snapshot_file_suite(void);   /* test_snapshot_file.c: --snapshot's state file, its checks, inputs and payload */
 Suite *ram_file_suite(void);        /* test_ram_file.c: --snapshot's RAM file, written sparse */
 
 #endif

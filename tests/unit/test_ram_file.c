@@ -1,5 +1,6 @@
 /* vmm/host/ram_file.c: --snapshot's RAM file reads back as the RAM was,
- * with its pages of zeros left as holes. */
+ * with its pages of zeros left as holes, and a restore's copy of it. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,51 @@ START_TEST(a_failed_write_is_said)
 }
 END_TEST
 
+/* A restore copies the file into RAM that reads as zeros: data and
+ * holes come back as the RAM was. */
+START_TEST(a_restore_reads_back_data_and_holes)
+{
+    ram[4096] = 3;
+    memset(ram + (2u << 20), 0x5a, 2 * 4096);
+    ram[RAM_SIZE - 1] = 4;
+    uint64_t written = 0;
+    ck_assert_int_eq(ram_file_write(fd, ram, RAM_SIZE, &written), 0);
+    memset(back, 0, RAM_SIZE);
+    ck_assert_int_eq(ram_file_read(fd, back, RAM_SIZE), 0);
+    ck_assert(!memcmp(back, ram, RAM_SIZE));
+}
+END_TEST
+
+/* The restored RAM is the guest's own: a file cut short or rewritten
+ * while the guest runs changes nothing in it. With a mapping of the file
+ * (before), the read below of a page past the new end raised SIGBUS. */
+START_TEST(a_file_cut_short_after_the_restore_leaves_the_ram_whole)
+{
+    memset(ram, 0xc3, RAM_SIZE);
+    uint64_t written = 0;
+    ck_assert_int_eq(ram_file_write(fd, ram, RAM_SIZE, &written), 0);
+    memset(back, 0, RAM_SIZE);
+    ck_assert_int_eq(ram_file_read(fd, back, RAM_SIZE), 0);
+    ck_assert_int_eq(ftruncate(fd, 4096), 0);
+    ck_assert_int_eq(pwrite(fd, "x", 1, 0), 1);
+    ck_assert(!memcmp(back, ram, RAM_SIZE));
+}
+END_TEST
+
+/* A file of another size is not this RAM (the restore checked it before:
+ * another size now means it changed since). */
+START_TEST(a_file_of_another_size_is_refused)
+{
+    ram[0] = 1;
+    uint64_t written = 0;
+    ck_assert_int_eq(ram_file_write(fd, ram, RAM_SIZE - 4096, &written), 0);
+    errno = 0;
+    ck_assert_int_eq(ram_file_read(fd, back, RAM_SIZE), -1);
+    ck_assert_int_eq(errno, EINVAL);
+    ck_assert_int_eq(ram_file_read(-1, back, RAM_SIZE), -1);
+}
+END_TEST
+
 /* --snapshot's state or ram file a FIFO: open() returns at once (it used
  * to wait for a writer forever, before --timeout was armed). */
 START_TEST(a_fifo_opens_without_waiting_for_a_writer)
@@ -116,6 +162,9 @@ Suite *ram_file_suite(void)
     tcase_add_test(tc, all_zero_ram_writes_nothing);
     tcase_add_test(tc, a_size_not_in_whole_pages_keeps_its_tail);
     tcase_add_test(tc, a_failed_write_is_said);
+    tcase_add_test(tc, a_restore_reads_back_data_and_holes);
+    tcase_add_test(tc, a_file_cut_short_after_the_restore_leaves_the_ram_whole);
+    tcase_add_test(tc, a_file_of_another_size_is_refused);
     tcase_add_test(tc, a_fifo_opens_without_waiting_for_a_writer);
     suite_add_tcase(s, tc);
     return s;

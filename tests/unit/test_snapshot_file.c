@@ -7,6 +7,7 @@
 
 #include "suites.h"
 #include "../../vmm/host/snapshot_file.h"
+#include "../../vmm/tools/snapshot_payload.h"
 
 static const struct snapshot_inputs inputs = { .kernel_size = 8u << 20, .initrd_size = 1234, .options_size = 40,
                                                .kernel_crc = 0x1111, .initrd_crc = 0x2222, .options_crc = 0x3333,
@@ -153,6 +154,75 @@ START_TEST(bools_other_than_0_or_1_are_found)
 }
 END_TEST
 
+/* vmm/tools/snapshot_payload.c: a restore takes back what a save put,
+ * and refuses a payload it cannot take whole, leaving nothing to free. */
+static struct saved_state put_state;
+static struct kvm_msr_entry put_msrs[3] = { { .index = 0x10, .data = 123 }, { .index = 0x174 }, { .index = 0xc0000080 } };
+
+static struct snapshot_cursor saved_payload(void)
+{
+    memset(&put_state, 0, sizeof(put_state));
+    put_state.boot = (struct boot_record){ 1, 0xabcd, 0x1234, 0 };
+    put_state.cpu.nmsrs = 3;
+    put_state.cpu.msrs = put_msrs;
+    put_state.cpu.has_xsave = true;
+    put_state.fw = (struct firmware_runtime){ 1, 1, 42 };
+    put_state.clock.tsc_khz = 2000000;
+    struct snapshot_cursor out = { 0 };
+    saved_state_put(&out, &put_state);
+    ck_assert(!out.failed);
+    out.len = out.at;
+    out.at = 0;
+    return out;
+}
+
+START_TEST(saved_state_is_taken_back_as_put)
+{
+    struct snapshot_cursor cur = saved_payload();
+    struct saved_state got;
+    ck_assert(saved_state_take(&cur, &got));
+    ck_assert_uint_eq(got.cpu.nmsrs, 3);
+    ck_assert(!memcmp(got.cpu.msrs, put_msrs, sizeof(put_msrs)));
+    ck_assert(got.cpu.has_xsave && !got.cpu.has_xcrs);
+    ck_assert(!memcmp(&got.boot, &put_state.boot, sizeof(got.boot)));
+    ck_assert(!memcmp(&got.fw, &put_state.fw, sizeof(got.fw)));
+    ck_assert_uint_eq(got.clock.tsc_khz, 2000000);
+    free(got.cpu.msrs);
+    free(cur.buf);
+}
+END_TEST
+
+/* Each way a payload is not one: cut short, a byte too many, more MSRs
+ * than SNAPSHOT_MSRS_MAX, a bool that is 2, a phase past runtime. */
+START_TEST(payloads_that_are_not_whole_or_valid_are_refused)
+{
+    const size_t nmsrs_at = sizeof(struct boot_record) + offsetof(struct vcpu_state, nmsrs);
+    const size_t xsave_at = sizeof(struct boot_record) + offsetof(struct vcpu_state, has_xsave);
+    for (int how = 0; how < 5; how++) {
+        struct snapshot_cursor cur = saved_payload();
+        size_t fw_at = cur.len - sizeof(struct clock_state) - sizeof(struct firmware_runtime);
+        uint32_t many = SNAPSHOT_MSRS_MAX + 1, phase = 2;
+        if (how == 0)
+            cur.len -= 1;
+        if (how == 1) {
+            cur.buf = realloc(cur.buf, cur.len + 1);
+            ck_assert_ptr_nonnull(cur.buf);
+            cur.buf[cur.len++] = 0;
+        }
+        if (how == 2)
+            memcpy(cur.buf + nmsrs_at, &many, sizeof(many));
+        if (how == 3)
+            cur.buf[xsave_at] = 2;
+        if (how == 4)
+            memcpy(cur.buf + fw_at, &phase, sizeof(phase));
+        struct saved_state got;
+        ck_assert_msg(!saved_state_take(&cur, &got), "case %d taken", how);
+        ck_assert_ptr_null(got.cpu.msrs);
+        free(cur.buf);
+    }
+}
+END_TEST
+
 Suite *snapshot_file_suite(void)
 {
     Suite *s = suite_create("snapshot_file");
@@ -167,6 +237,8 @@ Suite *snapshot_file_suite(void)
     tcase_add_test(tc, cursor_takes_what_was_put_and_no_more);
     tcase_add_test(tc, crc_goes_on_across_pieces);
     tcase_add_test(tc, bools_other_than_0_or_1_are_found);
+    tcase_add_test(tc, saved_state_is_taken_back_as_put);
+    tcase_add_test(tc, payloads_that_are_not_whole_or_valid_are_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -97,14 +97,22 @@ int vmm_create_vm(struct vmm *vm)
     return 0;
 }
 
-static int setup_cpuid(struct vmm *vm, struct vcpu *c_)
+struct kvm_cpuid2 *vmm_guest_cpuid(const struct vmm *vm, unsigned id)
 {
     struct kvm_cpuid2 *c = host_supported_cpuid(vm->kvm_fd);
     if (!c) {
         vmm_log("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
-        return -1;
+        return NULL;
     }
-    cpuid_normalize(c, c_->id, vm->opt.cpus);
+    cpuid_normalize(c, id, vm->opt.cpus);
+    return c;
+}
+
+static int setup_cpuid(struct vmm *vm, struct vcpu *c_)
+{
+    struct kvm_cpuid2 *c = vmm_guest_cpuid(vm, c_->id);
+    if (!c)
+        return -1;
     int r = ioctl(c_->fd, KVM_SET_CPUID2, c);
     free(c);
     if (r < 0) {

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -17,11 +18,11 @@
 #include "../host/ram_file.h"
 #include "../kvm/snapshot.h"
 #include "../vmm.h"
+#include "snapshot_payload.h"
 
 #define READY_LINE "handover-init: ready for a command"
 #define SEED_BYTES 32
 #define COMMAND_HEAD_MAX (2 * SEED_BYTES + EXEC_RUN_ID_LEN + 26)   /* "SEED LEN RUN\n" */
-#define MSRS_MAX 4096
 #define MSR_IA32_TSC 0x10   /* the time-stamp counter (SDM vol. 4, table 2-2) */
 #define VMGENID_BYTES 16    /* the VM generation ID, a 128-bit random number */
 
@@ -59,46 +60,6 @@ static void put_options(struct snapshot_cursor *c, int argc, char **argv)
     }
 }
 
-/* How the saved guest was booted, first in the payload: read before the
- * VM is built, so that a restore builds it as the cold boot did without
- * asking the host again. */
-struct boot_record {
-    uint32_t noxsave_added;  /* the XRSTOR probe added noxsave to the command line (main.c) */
-    uint32_t reserved;
-};
-
-/* What the firmware must keep for the kernel's runtime services after a
- * restore; the rest of its state (the memory map, the variables the boot
- * did not change) is rebuilt as the cold boot built it. */
-struct firmware_runtime {
-    uint32_t phase;
-    uint32_t virtual_mode;
-    uint64_t monotonic;
-};
-
-struct clock_state {
-    uint64_t kvmclock_ns;      /* KVM_GET_CLOCK at the save */
-    uint64_t kvm_realtime_ns;  /* the host's CLOCK_REALTIME KVM read with it; 0: KVM gave none */
-    uint64_t realtime_ns;      /* the host's CLOCK_REALTIME, read by handover after it */
-    uint32_t tsc_khz;          /* the guest's TSC frequency (KVM_GET_TSC_KHZ); 0: unknown */
-    uint32_t reserved;
-};
-
-/* What a snapshot's guest was built with beyond its inputs: 2, the ACPI
- * tables with the VM generation ID and its page of NVS memory, which a
- * restore writes to (a snapshot of a guest without them is not restored). */
-#define GUEST_BUILD 2
-
-/* The sizes of what the state file holds as this build lays it out, and
- * how it builds the guest. */
-static uint32_t layout_crc(void)
-{
-    const uint64_t sizes[] = { sizeof(struct snapshot_header), sizeof(struct boot_record), sizeof(struct vcpu_state),
-                               sizeof(struct kvm_msr_entry), sizeof(struct vm_state), sizeof(struct device_snapshot),
-                               sizeof(struct firmware_runtime), sizeof(struct clock_state), GUEST_BUILD };
-    return snapshot_crc(sizes, sizeof(sizes));
-}
-
 static int inputs_of(struct vmm *vm, int argc, char **argv, struct snapshot_inputs *in)
 {
     struct snapshot_cursor opts = { 0 };
@@ -112,7 +73,7 @@ static int inputs_of(struct vmm *vm, int argc, char **argv, struct snapshot_inpu
         .kernel_size = vm->placed.image_file_size, .initrd_size = vm->placed.initrd_size, .options_size = opts.at,
         .kernel_crc = snapshot_crc(vm->placed.image_file, vm->placed.image_file_size),
         .initrd_crc = snapshot_crc(vm->placed.initrd_data, vm->placed.initrd_size),
-        .options_crc = snapshot_crc(opts.buf, opts.at), .layout = layout_crc(),
+        .options_crc = snapshot_crc(opts.buf, opts.at), .layout = snapshot_layout_crc(),
     };
     /* --dtb FILE is placed in guest RAM too. */
     if (vm->placed.dtb)
@@ -174,16 +135,49 @@ static int create_new(int dir_fd, const char *name)
     return openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
-/* A new snapshot's files, opened before the sandbox: the old state goes
- * first, so that a run stopped before it saved leaves no snapshot. */
+/* A new snapshot's files, opened before the sandbox, in DIR (w->dir_fd,
+ * locked exclusively): the old state goes first, so that a run stopped
+ * before it saved leaves no snapshot. */
 static int open_new(struct warm_boot *w, const char *dir)
 {
-    w->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (w->dir_fd < 0 || (unlinkat(w->dir_fd, "state", 0) && errno != ENOENT) ||
+    if ((unlinkat(w->dir_fd, "state", 0) && errno != ENOENT) ||
         (w->ram_fd = create_new(w->dir_fd, "ram.tmp")) < 0 || (w->state_fd = create_new(w->dir_fd, "state.tmp")) < 0) {
         vmm_log("--snapshot %s: %s", dir, strerror(errno));
         return EXIT_USAGE;
     }
+    return 0;
+}
+
+/* DIR's lock (flock on DIR itself): shared while a run reads the state
+ * and the RAM, exclusive while one makes a new snapshot, from removing
+ * the old state to its own renames at the save. Two runs that share DIR
+ * would otherwise undo each other: each one's create_new removed the
+ * other's ram.tmp and state.tmp, so one renamed the other's half-written
+ * files into place, and a restore could read one snapshot's state with
+ * another's RAM. 0, 1 if another run holds it (logged), or an exit status. */
+static int lock_dir(struct warm_boot *w, const char *dir, int how)
+{
+    if (!flock(w->dir_fd, how | LOCK_NB))
+        return 0;
+    if (errno != EWOULDBLOCK) {
+        vmm_log("--snapshot %s: flock: %s", dir, strerror(errno));
+        return EXIT_HOST;
+    }
+    if (!w->vm->opt.quiet)
+        vmm_log("--snapshot %s: another run is %s: this run boots without it", dir,
+                how == LOCK_EX ? "using or making the snapshot there" : "making a new snapshot there");
+    return 1;
+}
+
+/* lock_dir's answer rc when another run holds DIR's lock (1): the run
+ * boots cold, sends its command at the ready line and saves nothing, so
+ * it keeps no descriptor of DIR. Otherwise rc, an exit status. */
+static int boot_without_snapshot(struct warm_boot *w, int rc)
+{
+    if (rc != 1)
+        return rc;
+    close(w->dir_fd);
+    w->dir_fd = -1;
     return 0;
 }
 
@@ -213,8 +207,15 @@ int warm_boot_prepare(struct warm_boot *w, int argc, char **argv)
     char path[PATH_MAX];
     if (path_in(path, sizeof(path), dir, "state"))
         return EXIT_USAGE;
-    int rc = read_state(path, &w->state, &w->state_len);
-    if (rc > 1)
+    w->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (w->dir_fd < 0) {
+        vmm_log("--snapshot %s: %s", dir, strerror(errno));
+        return EXIT_USAGE;
+    }
+    int rc = lock_dir(w, dir, LOCK_SH);
+    if (rc)
+        return boot_without_snapshot(w, rc);
+    if ((rc = read_state(path, &w->state, &w->state_len)) > 1)
         return rc;
     if (rc == 0) {
         struct snapshot_header h;
@@ -240,6 +241,9 @@ int warm_boot_prepare(struct warm_boot *w, int argc, char **argv)
         free(w->state);
         w->state = NULL;
     }
+    rc = lock_dir(w, dir, LOCK_EX);
+    if (rc)
+        return boot_without_snapshot(w, rc);
     return open_new(w, dir);
 }
 
@@ -330,10 +334,11 @@ static int new_generation(struct warm_boot *w, bool notify)
     return 0;
 }
 
-/* The snapshot's RAM over the RAM the cold boot's loading wrote,
- * copy-on-write: the file is never written, and only the pages the guest
- * touches are read. 0, or the exit status. */
-static int map_ram(struct warm_boot *w)
+/* The snapshot's RAM in place of the RAM the cold boot's loading wrote:
+ * that is dropped (anonymous memory reads as zeros again) and the file's
+ * data copied in, its holes left as zeros (host/ram_file.h says why a copy
+ * and not a mapping). 0, or the exit status. */
+static int load_ram(struct warm_boot *w)
 {
     struct vmm *vm = w->vm;
     char path[PATH_MAX];
@@ -351,60 +356,67 @@ static int map_ram(struct warm_boot *w)
         close(fd);
         return EXIT_USAGE;
     }
-    void *ram = mmap(vm->mem.host, vm->opt.mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    if (madvise(vm->mem.host, vm->opt.mem, MADV_DONTNEED)) {
+        vmm_log("madvise(MADV_DONTNEED) of guest RAM: %s", strerror(errno));
+        close(fd);
+        return EXIT_HOST;
+    }
+    int rc = ram_file_read(fd, vm->mem.host, vm->opt.mem);
     int err = errno;
     close(fd);
-    if (ram == MAP_FAILED) {
-        vmm_log("%s: mmap: %s", path, strerror(err));
-        return EXIT_HOST;
+    if (rc) {
+        vmm_log("%s: %s: refused", path,
+                err == EIO || err == EINVAL ? "its size changed while it was read" : strerror(err));
+        return EXIT_USAGE;
     }
     return 0;
 }
-
-/* What save() kept besides the RAM, in its order. */
-struct saved_state {
-    struct boot_record boot;
-    struct vcpu_state cpu;       /* its MSRs allocated: vcpu_state_free */
-    struct vm_state chips;
-    struct device_snapshot dev;
-    struct firmware_runtime fw;
-    struct clock_state clock;
-};
 
 /* The state file's payload into *s; 0, or the exit status (nothing
  * left to free). */
 static int take_state(struct warm_boot *w, struct saved_state *s)
 {
     struct snapshot_cursor cur = payload_of(w);
-    snapshot_take(&cur, &s->boot, sizeof(s->boot));
-    snapshot_take(&cur, &s->cpu, sizeof(s->cpu));
-    s->cpu.msrs = NULL;
-    const size_t cpu_bools[] = { offsetof(struct vcpu_state, has_xsave), offsetof(struct vcpu_state, has_xcrs) };
-    if (!cur.failed && s->cpu.nmsrs <= MSRS_MAX && (s->cpu.msrs = calloc(s->cpu.nmsrs + 1, sizeof(*s->cpu.msrs))))
-        snapshot_take(&cur, s->cpu.msrs, s->cpu.nmsrs * sizeof(*s->cpu.msrs));
-    snapshot_take(&cur, &s->chips, sizeof(s->chips));
-    snapshot_take(&cur, &s->dev, sizeof(s->dev));
-    snapshot_take(&cur, &s->fw, sizeof(s->fw));
-    snapshot_take(&cur, &s->clock, sizeof(s->clock));
-    if (!s->cpu.msrs || cur.failed || cur.at != cur.len || s->dev.len > sizeof(s->dev.bytes) ||
-        !snapshot_bools_valid(&s->cpu, cpu_bools, sizeof(cpu_bools) / sizeof(cpu_bools[0])) ||
-        s->fw.phase > FW_PHASE_RUNTIME) {
-        char path[PATH_MAX];
-        path_in(path, sizeof(path), w->vm->opt.snapshot, "state");
-        vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
-        vcpu_state_free(&s->cpu);
-        return EXIT_USAGE;
-    }
-    return 0;
+    if (saved_state_take(&cur, s))
+        return 0;
+    char path[PATH_MAX];
+    path_in(path, sizeof(path), w->vm->opt.snapshot, "state");
+    vmm_log("%s: its payload is not what version %u keeps: refused", path, SNAPSHOT_VERSION);
+    return EXIT_USAGE;
+}
+
+/* Why the saved guest cannot go on in this VM (the boot record's CRCs
+ * against this run's), or NULL. */
+static const char *other_machine(const struct warm_boot *w, const struct boot_record *b)
+{
+    if (b->cpuid_crc != w->cpuid_crc)
+        return "where the guest's CPUID differed (another CPU, or another KVM): its kernel may use what this one lacks";
+    if (b->firmware_crc != w->firmware_crc)
+        return "by a handover whose firmware differs from this one's (its runtime services or its VM generation ID's "
+               "place)";
+    return NULL;
 }
 
 static int restore(struct warm_boot *w)
 {
     struct vmm *vm = w->vm;
     struct saved_state s;
-    int rc = map_ram(w);
-    if (rc || (rc = take_state(w, &s)))
+    int rc = take_state(w, &s);
+    if (rc)
         return rc;
+    const char *why = other_machine(w, &s.boot);
+    if (why) {
+        vmm_log("--snapshot %s: made %s: refused (remove %s/state to make a new snapshot)", vm->opt.snapshot, why,
+                vm->opt.snapshot);
+        vcpu_state_free(&s.cpu);
+        return EXIT_USAGE;
+    }
+    if ((rc = load_ram(w))) {
+        vcpu_state_free(&s.cpu);
+        return rc;
+    }
+    close(w->dir_fd);   /* the state and the RAM are read: DIR's lock goes */
+    w->dir_fd = -1;
     uint64_t now = realtime_ns(), since = now > s.clock.realtime_ns ? now - s.clock.realtime_ns : 0;
     keep_tsc_rate(vm, s.clock.tsc_khz);
     advance_tsc(&s.cpu, since, s.clock.tsc_khz);
@@ -436,52 +448,75 @@ static int restore(struct warm_boot *w)
     return new_generation(w, true) ? EXIT_HOST : queue_command(w);
 }
 
+/* The CRC-32 of the CPUID the guest was given (vCPU 0's), which its
+ * kernel read once at boot to choose what instructions and features to
+ * use: a guest restored on a host whose CPU lacks some of them would run
+ * into #UD or worse, so a snapshot is restored only where it is the same.
+ * 0, or an exit status. */
+static int guest_cpuid_crc(struct warm_boot *w)
+{
+    struct kvm_cpuid2 *c = vmm_guest_cpuid(w->vm, 0);
+    if (!c)
+        return EXIT_HOST;
+    w->cpuid_crc = snapshot_crc(c->entries, c->nent * sizeof(c->entries[0]));
+    free(c);
+    return 0;
+}
+
+/* The CRC-32 of what a restored guest goes on using of the firmware as
+ * this build laid it out, read from the RAM its cold load just built:
+ * the runtime services' thunks, one per service ID, which the kernel
+ * calls, and the VM generation ID's address, which a restore writes. A
+ * build that numbers the services otherwise or puts the ID elsewhere,
+ * whatever its structures' sizes, must not restore a snapshot of another
+ * (its calls would reach the wrong services, its ID land in the guest's
+ * own memory). */
+static uint32_t firmware_crc(const struct vmm *vm)
+{
+    const size_t len = FW_RT_DATA_OFFSET - FW_RT_CODE_OFFSET;
+    const uint8_t *thunks = guest_mem_ptr(&vm->mem, GUEST_FIRMWARE_BASE + FW_RT_CODE_OFFSET, len);
+    uint32_t crc = snapshot_crc(&vm->fw.vmgenid, sizeof(vm->fw.vmgenid));
+    return thunks ? snapshot_crc_more(crc, thunks, len) : crc;
+}
+
 int warm_boot_loaded(struct warm_boot *w)
 {
+    int rc = guest_cpuid_crc(w);
+    if (rc)
+        return rc;
+    w->firmware_crc = firmware_crc(w->vm);
     return w->restoring ? restore(w) : new_generation(w, false);
 }
 
 /* How it booted, the vCPU, irqchips, devices, firmware and clock, in the
  * order warm_boot_prepare and restore take them. */
-static int build_payload(struct vmm *vm, struct vcpu *c, struct snapshot_cursor *out)
+static int build_payload(const struct warm_boot *w, struct vcpu *c, struct snapshot_cursor *out)
 {
-    struct vcpu_state cpu;
-    struct vm_state chips;
-    struct device_snapshot dev;
-    struct clock_state clock;
+    struct vmm *vm = w->vm;
+    struct saved_state s;
     const char *what = "KVM_GET_CLOCK";
-    memset(&chips, 0, sizeof(chips));
-    memset(&dev, 0, sizeof(dev));
-    memset(&clock, 0, sizeof(clock));
-    if (vcpu_state_save(vm->kvm_fd, c->fd, &cpu, &what) || vm_state_save(vm->vm_fd, &chips, &what) ||
-        (what = "KVM_GET_CLOCK", vm_clock_save(vm->vm_fd, &clock.kvmclock_ns, &clock.kvm_realtime_ns))) {
+    memset(&s, 0, sizeof(s));
+    if (vcpu_state_save(vm->kvm_fd, c->fd, &s.cpu, &what) || vm_state_save(vm->vm_fd, &s.chips, &what) ||
+        (what = "KVM_GET_CLOCK", vm_clock_save(vm->vm_fd, &s.clock.kvmclock_ns, &s.clock.kvm_realtime_ns))) {
         vmm_log("--snapshot: %s: %s", what, strerror(errno));
-        vcpu_state_free(&cpu);
+        vcpu_state_free(&s.cpu);
         return -1;
     }
     /* The TSC once more, beside the clocks: the MSRs were read one by one
      * before, and a restore advances the TSC by the real time since. */
     uint64_t tsc;
     if (!vcpu_read_msr(c->fd, MSR_IA32_TSC, &tsc))
-        for (unsigned i = 0; i < cpu.nmsrs; i++)
-            if (cpu.msrs[i].index == MSR_IA32_TSC)
-                cpu.msrs[i].data = tsc;
-    clock.realtime_ns = realtime_ns();
+        for (unsigned i = 0; i < s.cpu.nmsrs; i++)
+            if (s.cpu.msrs[i].index == MSR_IA32_TSC)
+                s.cpu.msrs[i].data = tsc;
+    s.clock.realtime_ns = realtime_ns();
     int khz = vcpu_tsc_khz(c->fd);
-    clock.tsc_khz = khz > 0 ? (uint32_t)khz : 0;
-    const struct boot_record boot = { vm->placed.noxsave_added, 0 };
-    devices_save(&vm->bus, &dev);
-    const struct firmware_runtime fw = { (uint32_t)vm->fw.phase, vm->fw.virtual_mode, vm->fw.monotonic };
-    struct vcpu_state kept = cpu;
-    kept.msrs = NULL;   /* the pointer means nothing in a file */
-    snapshot_put(out, &boot, sizeof(boot));
-    snapshot_put(out, &kept, sizeof(kept));
-    snapshot_put(out, cpu.msrs, cpu.nmsrs * sizeof(*cpu.msrs));
-    snapshot_put(out, &chips, sizeof(chips));
-    snapshot_put(out, &dev, sizeof(dev));
-    snapshot_put(out, &fw, sizeof(fw));
-    snapshot_put(out, &clock, sizeof(clock));
-    vcpu_state_free(&cpu);
+    s.clock.tsc_khz = khz > 0 ? (uint32_t)khz : 0;
+    s.boot = (struct boot_record){ vm->placed.noxsave_added, w->cpuid_crc, w->firmware_crc, 0 };
+    devices_save(&vm->bus, &s.dev);
+    s.fw = (struct firmware_runtime){ (uint32_t)vm->fw.phase, vm->fw.virtual_mode, vm->fw.monotonic };
+    saved_state_put(out, &s);
+    vcpu_state_free(&s.cpu);
     if (out->failed)
         vmm_log("--snapshot: out of memory");
     return out->failed ? -1 : 0;
@@ -494,7 +529,7 @@ static int save(struct warm_boot *w, struct vcpu *c)
     struct snapshot_cursor payload = { 0 };
     struct snapshot_header h;
     uint64_t written = 0;
-    if (vmm_complete_exit(c) || build_payload(vm, c, &payload)) {
+    if (vmm_complete_exit(c) || build_payload(w, c, &payload)) {
         free(payload.buf);
         return EXIT_HOST;
     }
@@ -508,7 +543,6 @@ static int save(struct warm_boot *w, struct vcpu *c)
         vmm_log("--snapshot %s: saving failed: %s", vm->opt.snapshot, strerror(errno));
         return EXIT_HOST;
     }
-    w->saved = true;
     if (!vm->opt.quiet)
         vmm_log("--snapshot %s: saved the VM (%llu of %llu MiB of RAM in use) in %.2f s", vm->opt.snapshot,
                 (unsigned long long)(written >> 20), (unsigned long long)(vm->opt.mem >> 20),
@@ -522,7 +556,8 @@ static int ready_io_exit(void *ctx, struct vcpu *c)
     if (!w->ready)
         return RUN_CONTINUE;
     w->ready = false;
-    int rc = save(w, c);
+    w->sent = true;
+    int rc = w->ram_fd >= 0 ? save(w, c) : 0;
     if (!rc)
         rc = queue_command(w);
     return rc ? rc : RUN_CONTINUE;
@@ -531,7 +566,7 @@ static int ready_io_exit(void *ctx, struct vcpu *c)
 static void ready_line(void *ctx, const char *line)
 {
     struct warm_boot *w = ctx;
-    if (!w->restoring && !w->saved && w->ram_fd >= 0 && strstr(line, READY_LINE))
+    if (!w->restoring && !w->sent && strstr(line, READY_LINE))
         w->ready = true;
 }
 
