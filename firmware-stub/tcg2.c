@@ -9,6 +9,7 @@
  * device: SubmitCommand answers TPM2_PCR_Read from the same PCRs. */
 #include "tcg2.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "guids.h"
@@ -104,19 +105,24 @@ struct event_data {
     uint32_t size;
 };
 
-/* A TCG_PCR_EVENT2 at gpa: its header, then the event's data. */
-static bool write_event2(struct firmware *fw, uint64_t gpa, const uint32_t head[2], const uint8_t *digest,
-                         const struct event_data *e)
+/* The TCG_PCR_EVENT2 record (its header, then the event's data), made in
+ * host memory before it is written anywhere: the guest's event data may
+ * lie where the record goes (the log is guest RAM too), and the log and
+ * the final-events table must get the same bytes. NULL if out of memory
+ * or the data cannot be read. */
+static uint8_t *event2_record(const uint32_t head[2], const uint8_t *digest, const struct event_data *e)
 {
-    uint8_t *p = guest_mem_ptr(fw->gm, gpa, TCG_EVENT2_HEADER_SIZE + (uint64_t)e->size);
-    if (!p)
-        return false;
-    tcg_event2_header(p, head[0], head[1], digest, e->size);
-    if (e->host) {
-        memcpy(p + TCG_EVENT2_HEADER_SIZE, e->host, e->size);
-        return true;
+    uint8_t *r = malloc(TCG_EVENT2_HEADER_SIZE + (size_t)e->size);
+    if (!r)
+        return NULL;
+    tcg_event2_header(r, head[0], head[1], digest, e->size);
+    if (e->host)
+        memcpy(r + TCG_EVENT2_HEADER_SIZE, e->host, e->size);
+    else if (e->size && !guest_view_read(e->v, e->data, r + TCG_EVENT2_HEADER_SIZE, e->size)) {
+        free(r);
+        return NULL;
     }
-    return !e->size || guest_view_read(e->v, e->data, p + TCG_EVENT2_HEADER_SIZE, e->size);
+    return r;
 }
 
 /* Log the event: in the log, and once the log is handed out in the
@@ -130,14 +136,17 @@ static bool log_event(struct firmware *fw, const uint32_t head[2], const uint8_t
         t->truncated = true;
         return false;
     }
-    if (!write_event2(fw, t->log + t->log_size, head, digest, e))
+    uint8_t *record = event2_record(head, digest, e);
+    uint8_t *count = guest_mem_ptr(fw->gm, t->final_table + 8, 8);
+    bool ok = record && count && guest_mem_write(fw->gm, t->log + t->log_size, record, n) &&
+              (!t->log_handed_out ||
+               guest_mem_write(fw->gm, t->final_table + TCG2_FINAL_HEADER_SIZE + t->final_size, record, n));
+    free(record);
+    if (!ok)
         return false;
     t->last_entry = t->log + t->log_size;
     t->log_size += n;
     if (t->log_handed_out) {
-        uint8_t *count = guest_mem_ptr(fw->gm, t->final_table + 8, 8);
-        if (!count || !write_event2(fw, t->final_table + TCG2_FINAL_HEADER_SIZE + t->final_size, head, digest, e))
-            return false;
         t->final_size += n;
         put_le(count, ++t->final_events, 8);
     }

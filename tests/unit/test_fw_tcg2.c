@@ -201,6 +201,26 @@ START_TEST(get_event_log_hands_out_the_log_and_later_events_go_to_the_final_tabl
 }
 END_TEST
 
+/* An event whose data lies where its record goes, in the log: the record
+ * holds the data as the guest passed it, in the log and the final-events
+ * table alike (the header is not written over the data before it is read). */
+START_TEST(an_event_inside_the_log_is_logged_as_it_was_passed)
+{
+    static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    install();
+    uint64_t loc = put_u64(0), last = put_u64(0), trunc = scratch(1);
+    ck_assert_uint_eq(CALL(TCG2(GET_EVENT_LOG), fw.tcg2, TCG2_LOG_FORMAT_TCG_2, loc, last, trunc), EFI_SUCCESS);
+    uint64_t slot = fw.tpm.log + fw.tpm.log_size, ev = put_event(9, TCG_EV_IPL, data);
+    uint64_t inside = slot + 20 - TCG2_EVENT_HEAD_SIZE;   /* its data 20 bytes into the record's header */
+    memmove(hp(inside), hp(ev), TCG2_EVENT_HEAD_SIZE + strlen(data));
+    ck_assert_uint_eq(CALL(TCG2(HASH_LOG_EXTEND_EVENT), fw.tcg2, 0, put("d", 1), 1, inside), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.tpm.last_entry, slot);
+    ck_assert_uint_eq(rd32(slot + TCG_EVENT2_HEADER_SIZE - 4), strlen(data));
+    ck_assert_mem_eq(hp(slot + TCG_EVENT2_HEADER_SIZE), data, strlen(data));
+    ck_assert_mem_eq(hp(fw.tpm.final_table + TCG2_FINAL_HEADER_SIZE), hp(slot), TCG_EVENT2_HEADER_SIZE + strlen(data));
+}
+END_TEST
+
 START_TEST(a_full_log_still_extends_and_says_truncated)
 {
     install();
@@ -432,7 +452,8 @@ Suite *fw_tcg2_suite(void)
         spec_id_event_is_the_profiles_bytes, event2_header_lays_out_one_sha256_digest,
         extends_match_openssl_and_the_log_records_them, the_protocol_is_offered_only_once_installed,
         get_capability_answers_each_structure_size,
-        get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table, a_full_log_still_extends_and_says_truncated,
+        get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table,
+        an_event_inside_the_log_is_logged_as_it_was_passed, a_full_log_still_extends_and_says_truncated,
         hash_log_extend_event_refuses_hostile_arguments, submit_command_reads_pcrs_and_refuses_other_commands,
         pcr_banks_are_sha256_and_fixed, injected_faults_apply_only_with_tpm,
         an_injected_full_log_extends_and_drops_the_event, the_firmware_measures_the_boot_option, NULL });
