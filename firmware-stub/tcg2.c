@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "authenticode.h"
 #include "guids.h"
 #include "handles.h"
 #include "log.h"
@@ -153,6 +154,28 @@ static bool log_event(struct firmware *fw, const uint32_t head[2], const uint8_t
     return true;
 }
 
+/* Section 6.6: the digest HashLogExtendEvent extends, of DataToHash's
+ * bytes, or with PE_COFF_IMAGE of the PE/COFF image file they hold: its
+ * Authenticode digest, as EDK2's Tcg2Dxe (MeasurePeImageAndExtend) and
+ * Secure Boot hash it. Bytes that are no image it can hash get the
+ * section's EFI_UNSUPPORTED ("the PE/COFF image type is not supported"). */
+static efi_status_t digest_to_extend(struct firmware *fw, uint64_t flags, const uint8_t *bytes, uint64_t len,
+                                     uint8_t digest[TCG_SHA256_SIZE])
+{
+    char err[160];
+    size_t cert_offset, cert_size;
+    if (!(flags & TCG2_PE_COFF_IMAGE)) {
+        if (tcg_sha256(bytes, len, digest))
+            return EFI_SUCCESS;
+        fw_log(fw, "Tcg2.HashLogExtendEvent: OpenSSL's SHA-256 failed: EFI_DEVICE_ERROR");
+        return EFI_DEVICE_ERROR;
+    }
+    if (authenticode_digest(bytes, len, digest, &cert_offset, &cert_size, err, sizeof(err)) == 0)
+        return EFI_SUCCESS;
+    fw_log(fw, "Tcg2.HashLogExtendEvent: PE_COFF_IMAGE: %s: EFI_UNSUPPORTED", err);
+    return EFI_UNSUPPORTED;
+}
+
 /* Section 6.6: the digest of DataToHash (a physical address) extends
  * PCRIndex; EfiTcgEvent's header and data become the log's record.
  * log_full: as if the log had no room left (--inject tpm-log-full). */
@@ -171,16 +194,14 @@ static efi_status_t extend_and_log(struct firmware *fw, const struct guest_view 
     if (header_size != TCG2_EVENT_HEADER_SIZE || version != TCG2_EVENT_HEADER_VERSION || size < TCG2_EVENT_HEAD_SIZE ||
         pcr_type[0] >= FW_TPM_PCRS || !guest_view_accessible(v, event, size))
         return EFI_INVALID_PARAMETER;
-    if (flags & TCG2_PE_COFF_IMAGE) {
-        fw_log(fw, "Tcg2.HashLogExtendEvent: PE_COFF_IMAGE (an image's Authenticode digest) is not served: "
-               "EFI_UNSUPPORTED");
-        return EFI_UNSUPPORTED;
-    }
     const uint8_t *bytes = len ? guest_mem_ptr(fw->gm, data, len) : (const uint8_t *)"";
     if (!bytes || (len && !data))
         return EFI_INVALID_PARAMETER;
     uint8_t digest[TCG_SHA256_SIZE];
-    if (!tcg_sha256(bytes, len, digest) || !tcg_extend(fw->tpm.pcr[pcr_type[0]], digest)) {
+    s = digest_to_extend(fw, flags, bytes, len, digest);
+    if (s != EFI_SUCCESS)
+        return s;
+    if (!tcg_extend(fw->tpm.pcr[pcr_type[0]], digest)) {
         fw_log(fw, "Tcg2.HashLogExtendEvent: OpenSSL's SHA-256 failed: EFI_DEVICE_ERROR");
         return EFI_DEVICE_ERROR;
     }

@@ -288,6 +288,32 @@ START_TEST(hash_log_extend_event_refuses_hostile_arguments)
 }
 END_TEST
 
+/* PE_COFF_IMAGE: the image file's Authenticode digest is extended and
+ * logged, the one efitools' hash-to-efi-sig-list puts in dbx.esl; bytes
+ * that are no PE image: EFI_UNSUPPORTED, nothing extended. */
+START_TEST(pe_coff_image_extends_the_authenticode_digest)
+{
+    struct file image = fixture("unsigned.efi"), dbx = fixture("dbx.esl");
+    const uint8_t *authenticode = dbx.data + dbx.size - 32;
+    install();
+    uint64_t at = put(image.data, image.size), ev = put_event(4, TCG_EV_EFI_BOOT_SERVICES_APPLICATION, "i");
+    ck_assert_uint_eq(CALL(TCG2(HASH_LOG_EXTEND_EVENT), fw.tcg2, TCG2_PE_COFF_IMAGE, at, image.size, ev), EFI_SUCCESS);
+    uint8_t want[32] = { 0 };
+    ck_assert(tcg_extend(want, authenticode));
+    ck_assert_mem_eq(fw.tpm.pcr[4], want, 32);
+    ck_assert_mem_eq(hp(fw.tpm.last_entry + 14), authenticode, 32);
+    uint64_t size = fw.tpm.log_size;
+    ck_assert_uint_eq(CALL(TCG2(HASH_LOG_EXTEND_EVENT), fw.tcg2, TCG2_PE_COFF_IMAGE | TCG2_EXTEND_ONLY, at, 0x30, ev),
+                      EFI_UNSUPPORTED);
+    ck_assert_mem_eq(fw.tpm.pcr[4], want, 32);
+    ck_assert_uint_eq(fw.tpm.log_size, size);
+    ck_assert_msg(strstr(log_text(), "PE_COFF_IMAGE: Authenticode: no MS-DOS header: EFI_UNSUPPORTED"), "%s",
+                  log_text());
+    free(image.data);
+    free(dbx.data);
+}
+END_TEST
+
 /* A TPM2_PCR_Read command of the selections given: hash, then 3 bytes. */
 static size_t pcr_read_command(uint8_t *c, const uint8_t (*sel)[5], unsigned n)
 {
@@ -454,7 +480,8 @@ Suite *fw_tcg2_suite(void)
         get_capability_answers_each_structure_size,
         get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table,
         an_event_inside_the_log_is_logged_as_it_was_passed, a_full_log_still_extends_and_says_truncated,
-        hash_log_extend_event_refuses_hostile_arguments, submit_command_reads_pcrs_and_refuses_other_commands,
+        hash_log_extend_event_refuses_hostile_arguments, pe_coff_image_extends_the_authenticode_digest,
+        submit_command_reads_pcrs_and_refuses_other_commands,
         pcr_banks_are_sha256_and_fixed, injected_faults_apply_only_with_tpm,
         an_injected_full_log_extends_and_drops_the_event, the_firmware_measures_the_boot_option, NULL });
     return s;
