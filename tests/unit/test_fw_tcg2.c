@@ -471,6 +471,31 @@ START_TEST(the_firmware_measures_the_boot_option)
 }
 END_TEST
 
+/* With the log full from the start, every measurement still extends its
+ * PCR (PCR 4 ends with the image's) and the first failure is the one
+ * reported. */
+START_TEST(a_full_log_leaves_every_boot_measurement_extended)
+{
+    struct file image = fixture("unsigned.efi"), dbx = fixture("dbx.esl");
+    char err[200];
+    install();
+    fw.tpm.log_capacity = fw.tpm.log_size;
+    ck_assert_int_eq(firmware_measure_boot(&fw, image.data, image.size, IMAGE_BASE, IMAGE_SIZE, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "the SecureBoot variable's measurement did not fit the event log");
+    ck_assert(fw.tpm.truncated);
+    ck_assert_uint_eq(fw.tpm.log_size, TCG_SPEC_ID_EVENT_SIZE);
+    ck_assert_uint_eq(fw.tpm.extended, 0xff);
+    ck_assert_uint_eq(fw.tpm.update_counter, 5 + 1 + 8 + 1);
+    uint8_t pcr[32] = { 0 }, digest[32];
+    ck_assert(tcg_sha256("Calling EFI Application from Boot Option", 40, digest) && tcg_extend(pcr, digest));
+    ck_assert(tcg_sha256((const uint8_t[4]){ 0 }, 4, digest) && tcg_extend(pcr, digest));
+    ck_assert(tcg_extend(pcr, dbx.data + dbx.size - 32));
+    ck_assert_mem_eq(fw.tpm.pcr[4], pcr, 32);
+    free(image.data);
+    free(dbx.data);
+}
+END_TEST
+
 Suite *fw_tcg2_suite(void)
 {
     Suite *s = suite_create("fw-tcg2");
@@ -483,6 +508,7 @@ Suite *fw_tcg2_suite(void)
         hash_log_extend_event_refuses_hostile_arguments, pe_coff_image_extends_the_authenticode_digest,
         submit_command_reads_pcrs_and_refuses_other_commands,
         pcr_banks_are_sha256_and_fixed, injected_faults_apply_only_with_tpm,
-        an_injected_full_log_extends_and_drops_the_event, the_firmware_measures_the_boot_option, NULL });
+        an_injected_full_log_extends_and_drops_the_event, the_firmware_measures_the_boot_option,
+        a_full_log_leaves_every_boot_measurement_extended, NULL });
     return s;
 }
