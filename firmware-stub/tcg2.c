@@ -176,6 +176,29 @@ static efi_status_t digest_to_extend(struct firmware *fw, uint64_t flags, const 
     return EFI_UNSUPPORTED;
 }
 
+/* The digest extends PCRIndex, and is the record's. An EV_NO_ACTION
+ * event extends no PCR and is logged with a zero digest (PC Client
+ * Platform Firmware Profile, the event types: "not extended"; EDK2's
+ * TcgDxeHashLogExtendEvent). */
+static efi_status_t extend_pcr(struct firmware *fw, uint64_t flags, const uint8_t *bytes, uint64_t len,
+                               const uint32_t pcr_type[2], uint8_t digest[TCG_SHA256_SIZE])
+{
+    if (pcr_type[1] == TCG_EV_NO_ACTION) {
+        memset(digest, 0, TCG_SHA256_SIZE);
+        return EFI_SUCCESS;
+    }
+    efi_status_t s = digest_to_extend(fw, flags, bytes, len, digest);
+    if (s != EFI_SUCCESS)
+        return s;
+    if (!tcg_extend(fw->tpm.pcr[pcr_type[0]], digest)) {
+        fw_log(fw, "Tcg2.HashLogExtendEvent: OpenSSL's SHA-256 failed: EFI_DEVICE_ERROR");
+        return EFI_DEVICE_ERROR;
+    }
+    fw->tpm.extended |= 1u << pcr_type[0];
+    fw->tpm.update_counter++;
+    return EFI_SUCCESS;
+}
+
 /* Section 6.6: the digest of DataToHash (a physical address) extends
  * PCRIndex; EfiTcgEvent's header and data become the log's record.
  * log_full: as if the log had no room left (--inject tpm-log-full). */
@@ -198,23 +221,18 @@ static efi_status_t extend_and_log(struct firmware *fw, const struct guest_view 
     if (!bytes || (len && !data))
         return EFI_INVALID_PARAMETER;
     uint8_t digest[TCG_SHA256_SIZE];
-    s = digest_to_extend(fw, flags, bytes, len, digest);
+    s = extend_pcr(fw, flags, bytes, len, pcr_type, digest);
     if (s != EFI_SUCCESS)
         return s;
-    if (!tcg_extend(fw->tpm.pcr[pcr_type[0]], digest)) {
-        fw_log(fw, "Tcg2.HashLogExtendEvent: OpenSSL's SHA-256 failed: EFI_DEVICE_ERROR");
-        return EFI_DEVICE_ERROR;
-    }
-    fw->tpm.extended |= 1u << pcr_type[0];
-    fw->tpm.update_counter++;
     if (flags & TCG2_EXTEND_ONLY)
         return EFI_SUCCESS;
     const struct event_data e = { v, event + TCG2_EVENT_HEAD_SIZE, NULL, size - TCG2_EVENT_HEAD_SIZE };
     if (log_full)
         fw->tpm.truncated = true;
     if (log_full || !log_event(fw, pcr_type, digest, &e)) {
-        fw_log(fw, "Tcg2.HashLogExtendEvent: PCR %u extended, its %u-byte event not logged (the log is full): "
-               "EFI_VOLUME_FULL", pcr_type[0], size - TCG2_EVENT_HEAD_SIZE);
+        fw_log(fw, "Tcg2.HashLogExtendEvent: PCR %u %s, its %u-byte event not logged (the log is full): "
+               "EFI_VOLUME_FULL", pcr_type[0], pcr_type[1] == TCG_EV_NO_ACTION ? "not extended (EV_NO_ACTION)" :
+               "extended", size - TCG2_EVENT_HEAD_SIZE);
         return EFI_VOLUME_FULL;
     }
     return EFI_SUCCESS;

@@ -314,6 +314,22 @@ START_TEST(pe_coff_image_extends_the_authenticode_digest)
 }
 END_TEST
 
+/* EV_NO_ACTION: logged with a zero digest, no PCR extended. */
+START_TEST(an_ev_no_action_event_is_logged_and_extends_nothing)
+{
+    install();
+    uint64_t ev = put_event(0, TCG_EV_NO_ACTION, "info");
+    ck_assert_uint_eq(CALL(TCG2(HASH_LOG_EXTEND_EVENT), fw.tcg2, 0, put("d", 1), 1, ev), EFI_SUCCESS);
+    static const uint8_t zero[32];
+    ck_assert_mem_eq(fw.tpm.pcr[0], zero, 32);
+    ck_assert_uint_eq(fw.tpm.extended, 0);
+    ck_assert_uint_eq(fw.tpm.update_counter, 0);
+    ck_assert_uint_eq(rd32(fw.tpm.last_entry + 4), TCG_EV_NO_ACTION);
+    ck_assert_mem_eq(hp(fw.tpm.last_entry + 14), zero, 32);
+    ck_assert_mem_eq(hp(fw.tpm.last_entry + TCG_EVENT2_HEADER_SIZE), "info", 4);
+}
+END_TEST
+
 /* A TPM2_PCR_Read command of the selections given: hash, then 3 bytes. */
 static size_t pcr_read_command(uint8_t *c, const uint8_t (*sel)[5], unsigned n)
 {
@@ -506,6 +522,7 @@ Suite *fw_tcg2_suite(void)
         get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table,
         an_event_inside_the_log_is_logged_as_it_was_passed, a_full_log_still_extends_and_says_truncated,
         hash_log_extend_event_refuses_hostile_arguments, pe_coff_image_extends_the_authenticode_digest,
+        an_ev_no_action_event_is_logged_and_extends_nothing,
         submit_command_reads_pcrs_and_refuses_other_commands,
         pcr_banks_are_sha256_and_fixed, injected_faults_apply_only_with_tpm,
         an_injected_full_log_extends_and_drops_the_event, the_firmware_measures_the_boot_option,
