@@ -292,11 +292,26 @@ static efi_status_t get_active_pcr_banks(struct firmware *fw, const struct guest
 }
 
 /* Sections 6.9 and 6.10: the banks cannot change (there is no reset for a
- * change to take effect at). */
-static efi_status_t pcr_banks_fixed(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+ * change to take effect at), so a request for them, and for its result,
+ * is EFI_UNSUPPORTED; a request that names no bank or one this TPM lacks
+ * is EFI_INVALID_PARAMETER first, as EDK2's Tcg2SetActivePCRBanks checks. */
+static efi_status_t set_active_pcr_banks(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    (void)fw, (void)v, (void)a;
-    return EFI_UNSUPPORTED;
+    (void)v;
+    uint64_t banks = u32_arg(a[1]);
+    efi_status_t s = check_this(fw, a[0]);
+    if (s != EFI_SUCCESS)
+        return s;
+    return !banks || (banks & ~(uint64_t)TCG2_BOOT_HASH_ALG_SHA256) ? EFI_INVALID_PARAMETER : EFI_UNSUPPORTED;
+}
+
+static efi_status_t get_result_of_set_active_pcr_banks(struct firmware *fw, const struct guest_view *v,
+                                                       const uint64_t *a)
+{
+    efi_status_t s = check_this(fw, a[0]);
+    if (s != EFI_SUCCESS)
+        return s;
+    return fw_writable(v, a[1], 4) && fw_writable(v, a[2], 4) ? EFI_UNSUPPORTED : EFI_INVALID_PARAMETER;
 }
 
 int firmware_install_tcg2(struct firmware *fw)
@@ -386,7 +401,7 @@ const struct fw_service fw_tcg2_services[TCG2_COUNT] = {
     TCG2(TCG2_SUBMIT_COMMAND, .name = "Tcg2.SubmitCommand", .nargs = 5, .fn = submit_command,
          .decode = decode_submit_command),
     TCG2(TCG2_GET_ACTIVE_PCR_BANKS, .name = "Tcg2.GetActivePcrBanks", .nargs = 2, .fn = get_active_pcr_banks),
-    TCG2(TCG2_SET_ACTIVE_PCR_BANKS, .name = "Tcg2.SetActivePcrBanks", .nargs = 2, .fn = pcr_banks_fixed),
+    TCG2(TCG2_SET_ACTIVE_PCR_BANKS, .name = "Tcg2.SetActivePcrBanks", .nargs = 2, .fn = set_active_pcr_banks),
     TCG2(TCG2_GET_RESULT_OF_SET_ACTIVE_PCR_BANKS, .name = "Tcg2.GetResultOfSetActivePcrBanks", .nargs = 3,
-         .fn = pcr_banks_fixed),
+         .fn = get_result_of_set_active_pcr_banks),
 };

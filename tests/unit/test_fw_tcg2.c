@@ -418,8 +418,16 @@ START_TEST(pcr_banks_are_sha256_and_fixed)
     ck_assert_uint_eq(CALL(TCG2(GET_ACTIVE_PCR_BANKS), fw.tcg2, banks), EFI_SUCCESS);
     ck_assert_uint_eq(rd32(banks), TCG2_BOOT_HASH_ALG_SHA256);
     ck_assert_uint_eq(CALL(TCG2(GET_ACTIVE_PCR_BANKS), fw.tcg2, 0), EFI_INVALID_PARAMETER);
-    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, 1), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, TCG2_BOOT_HASH_ALG_SHA256), EFI_UNSUPPORTED);
+    /* No bank, or SHA-1 (a bank it lacks); This not the protocol. */
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, 0xffffffff00000002ull), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), 0, TCG2_BOOT_HASH_ALG_SHA256), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(CALL(TCG2(GET_RESULT_OF_SET_ACTIVE_PCR_BANKS), fw.tcg2, banks, banks), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(TCG2(GET_RESULT_OF_SET_ACTIVE_PCR_BANKS), fw.tcg2, 0, banks), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(TCG2(GET_RESULT_OF_SET_ACTIVE_PCR_BANKS), fw.tcg2, banks, RAM_SIZE - 2),
+                      EFI_INVALID_PARAMETER);
     exit_boot_services();
     ck_assert_uint_eq(CALL(TCG2(GET_ACTIVE_PCR_BANKS), fw.tcg2, banks), EFI_UNSUPPORTED);   /* boot-time only */
 }
