@@ -91,13 +91,20 @@ static size_t pcr_read(const uint8_t *params, size_t len, const uint8_t (*pcr)[T
 size_t tpm2_answer(const uint8_t *in, size_t in_len, const uint8_t (*pcr)[TCG_SHA256_SIZE], uint32_t update_counter,
                    uint8_t out[TPM2_RESPONSE_MAX])
 {
+    /* The header in the order a TPM unmarshals it (Part 1, "Command Header
+     * Validation"): the tag (either command tag), the size
+     * against the bytes received, then the command code. */
     if (in_len < TPM2_HEADER_SIZE)
         return error_response(TPM2_RC_INSUFFICIENT, out);
+    uint32_t tag = get_be(in, 2);
+    if (tag != TPM2_ST_NO_SESSIONS && tag != TPM2_ST_SESSIONS)
+        return error_response(TPM2_RC_BAD_TAG, out);
     if (get_be(in + 2, 4) != in_len)
         return error_response(TPM2_RC_COMMAND_SIZE, out);
     if (get_be(in + 6, 4) != TPM2_CC_PCR_READ)
         return error_response(TPM2_RC_COMMAND_CODE, out);
-    if (get_be(in, 2) != TPM2_ST_NO_SESSIONS)
+    /* A TPM2_PCR_Read with sessions (an audit session) is not served. */
+    if (tag != TPM2_ST_NO_SESSIONS)
         return error_response(TPM2_RC_BAD_TAG, out);
     return pcr_read(in + TPM2_HEADER_SIZE, in_len - TPM2_HEADER_SIZE, pcr, update_counter, out);
 }

@@ -11,6 +11,7 @@
 #include "tcg_log.h"
 
 #define TPM2_ST_NO_SESSIONS      0x8001
+#define TPM2_ST_SESSIONS         0x8002
 #define TPM2_CC_PCR_READ         0x0000017e
 #define TPM2_RC_SUCCESS          0x000
 #define TPM2_RC_BAD_TAG          0x01e

@@ -375,6 +375,13 @@ START_TEST(submit_command_reads_pcrs_and_refuses_other_commands)
     uint8_t startup[12] = { 0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0 };
     ck_assert_uint_eq(CALL(TCG2(SUBMIT_COMMAND), fw.tcg2, 12, put(startup, 12), 64, out), EFI_SUCCESS);
     ck_assert_mem_eq(r, ((uint8_t[]){ 0x80, 0x01, 0, 0, 0, 10, 0, 0, 0x01, 0x43 }), 10);
+    /* The header checked in a TPM's order: the tag, the size, the code. */
+    startup[1] = 0x02;   /* TPM_ST_SESSIONS: a tag, and the code is the fault */
+    ck_assert_uint_eq(tpm2_answer(startup, 12, fw.tpm.pcr, 0, (uint8_t *)hp(out)), 10);
+    ck_assert_uint_eq(be32(r + 6), TPM2_RC_COMMAND_CODE);
+    startup[0] = 0x12, startup[1] = 0x34, startup[5] = 99;
+    ck_assert_uint_eq(tpm2_answer(startup, 12, fw.tpm.pcr, 0, (uint8_t *)hp(out)), 10);
+    ck_assert_uint_eq(be32(r + 6), TPM2_RC_BAD_TAG);
     /* Hostile commands: a size that is not the block's, selections past
      * the end, too many of them, a select that is not 3 bytes. */
     uint8_t h[64];
