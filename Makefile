@@ -109,7 +109,8 @@ docs: $(EXIT_STATUS_DOC)
 include tests/payload/payload.mk
 include tests/fuzz/fuzz.mk
 
-# The Secure Boot suite's keys and signed images, made with the standard
+# The Secure Boot suite's keys and signed images (the TCG2 suite's PE image
+# too, through fw_fixture.c's fixture()), made with the standard
 # tools (tests/secure-boot-fixtures.sh) over the synthetic payload (here,
 # after payload.mk, which names it).
 SECURE_BOOT_DIR := $(BUILD)/secure-boot
@@ -117,7 +118,8 @@ $(SECURE_BOOT_DIR)/stamp: tests/secure-boot-fixtures.sh tests/tamper-pe.py tests
                           scripts/make-secure-boot-keys.sh $(PAYLOAD_IMAGE)
 	tests/secure-boot-fixtures.sh $(SECURE_BOOT_DIR) $(PAYLOAD_IMAGE)
 	touch $@
-$(call obj,obj,tests/unit/test_secure_boot.c) $(call obj,san,tests/unit/test_secure_boot.c): \
+$(call obj,obj,tests/unit/fw_fixture.c tests/unit/test_secure_boot.c) \
+$(call obj,san,tests/unit/fw_fixture.c tests/unit/test_secure_boot.c): \
     CFLAGS += -DSECURE_BOOT_DIR='"$(SECURE_BOOT_DIR)"'
 $(BUILD)/unit-tests $(BUILD)/unit-tests-san: | $(SECURE_BOOT_DIR)/stamp
 

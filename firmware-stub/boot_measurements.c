@@ -1,6 +1,7 @@
 /* The firmware's own measurements (boot_measurements.h). */
 #include "boot_measurements.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,41 @@ static int measure_variable(struct firmware *fw, const char *name, const efi_gui
     return rc;
 }
 
+/* Keep the first failure's reason in err; the measurements after it are
+ * still made. */
+static void __attribute__((format(printf, 4, 5)))
+note_failure(unsigned *failures, char *err, size_t errlen, const char *fmt, ...)
+{
+    if ((*failures)++)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* EV_EFI_BOOT_SERVICES_APPLICATION: the image's Authenticode digest and a
+ * UEFI_IMAGE_LOAD_EVENT with no device path (the VMM placed it). */
+static void measure_image(struct firmware *fw, const uint8_t *image, size_t size, uint64_t base, uint64_t mem_size,
+                          unsigned *failures, char *err, size_t errlen)
+{
+    uint8_t digest[AUTHENTICODE_DIGEST_SIZE], event[UEFI_IMAGE_LOAD_EVENT_SIZE] = { 0 };
+    size_t cert_offset, cert_size;
+    char why[200];
+    if (authenticode_digest(image, size, digest, &cert_offset, &cert_size, why, sizeof(why))) {
+        note_failure(failures, err, errlen, "%s", why);
+        return;
+    }
+    memcpy(event, &base, 8);
+    memcpy(event + 8, &mem_size, 8);
+    if (fw_tcg2_measure(fw, 4, TCG_EV_EFI_BOOT_SERVICES_APPLICATION, digest, event, sizeof(event)))
+        note_failure(failures, err, errlen, "the image's measurement did not fit the event log");
+}
+
+/* A measurement that does not fit the log still extends its PCR
+ * (fw_tcg2_measure), and the ones after it are made all the same, as
+ * EDK2's Tcg2Dxe goes on with its log marked truncated: the PCRs are
+ * those of a whole boot, only the log lacks events. */
 int firmware_measure_boot(struct firmware *fw, const uint8_t *image, size_t size, uint64_t base, uint64_t mem_size,
                           char *err, size_t errlen)
 {
@@ -55,32 +91,17 @@ int firmware_measure_boot(struct firmware *fw, const uint8_t *image, size_t size
         { "SecureBoot", false }, { "PK", false }, { "KEK", false }, { "db", true }, { "dbx", true },
     };
     const efi_guid_t global = GUID_GLOBAL_VARIABLE, image_db = GUID_IMAGE_SECURITY_DATABASE;
+    unsigned failures = 0;
     for (size_t i = 0; i < sizeof(secure) / sizeof(secure[0]); i++)
-        if (measure_variable(fw, secure[i].name, secure[i].image_db ? &image_db : &global)) {
-            snprintf(err, errlen, "the %s variable's measurement did not fit the event log", secure[i].name);
-            return -1;
-        }
+        if (measure_variable(fw, secure[i].name, secure[i].image_db ? &image_db : &global))
+            note_failure(&failures, err, errlen, "the %s variable's measurement did not fit the event log",
+                         secure[i].name);
     static const uint8_t separator[4];
-    if (measure_data(fw, 4, TCG_EV_EFI_ACTION, CALLING_EFI_APPLICATION, sizeof(CALLING_EFI_APPLICATION) - 1)) {
-        snprintf(err, errlen, "the EV_EFI_ACTION did not fit the event log");
-        return -1;
-    }
+    if (measure_data(fw, 4, TCG_EV_EFI_ACTION, CALLING_EFI_APPLICATION, sizeof(CALLING_EFI_APPLICATION) - 1))
+        note_failure(&failures, err, errlen, "the EV_EFI_ACTION did not fit the event log");
     for (unsigned pcr = 0; pcr <= 7; pcr++)
-        if (measure_data(fw, pcr, TCG_EV_SEPARATOR, separator, sizeof(separator))) {
-            snprintf(err, errlen, "PCR %u's EV_SEPARATOR did not fit the event log", pcr);
-            return -1;
-        }
-    /* EV_EFI_BOOT_SERVICES_APPLICATION: the image's Authenticode digest
-     * and a UEFI_IMAGE_LOAD_EVENT with no device path (the VMM placed it). */
-    uint8_t digest[AUTHENTICODE_DIGEST_SIZE], event[UEFI_IMAGE_LOAD_EVENT_SIZE] = { 0 };
-    size_t cert_offset, cert_size;
-    if (authenticode_digest(image, size, digest, &cert_offset, &cert_size, err, errlen))
-        return -1;
-    memcpy(event, &base, 8);
-    memcpy(event + 8, &mem_size, 8);
-    if (fw_tcg2_measure(fw, 4, TCG_EV_EFI_BOOT_SERVICES_APPLICATION, digest, event, sizeof(event))) {
-        snprintf(err, errlen, "the image's measurement did not fit the event log");
-        return -1;
-    }
-    return 0;
+        if (measure_data(fw, pcr, TCG_EV_SEPARATOR, separator, sizeof(separator)))
+            note_failure(&failures, err, errlen, "PCR %u's EV_SEPARATOR did not fit the event log", pcr);
+    measure_image(fw, image, size, base, mem_size, &failures, err, errlen);
+    return failures ? -1 : 0;
 }

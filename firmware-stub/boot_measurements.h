@@ -13,8 +13,9 @@
 #include "state.h"
 
 /* The measurements, once the image file (size bytes) is placed at base
- * (mem_size bytes in memory). -1 with why in err (the log is full, the
- * image has no PE header to hash). */
+ * (mem_size bytes in memory). -1 with the first failure's reason in err
+ * (the log is full, the image has no PE header to hash); each PCR is
+ * extended all the same. */
 int firmware_measure_boot(struct firmware *fw, const uint8_t *image, size_t size, uint64_t base, uint64_t mem_size,
                           char *err, size_t errlen);
 

@@ -9,8 +9,10 @@
  * device: SubmitCommand answers TPM2_PCR_Read from the same PCRs. */
 #include "tcg2.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "authenticode.h"
 #include "guids.h"
 #include "handles.h"
 #include "log.h"
@@ -104,19 +106,24 @@ struct event_data {
     uint32_t size;
 };
 
-/* A TCG_PCR_EVENT2 at gpa: its header, then the event's data. */
-static bool write_event2(struct firmware *fw, uint64_t gpa, const uint32_t head[2], const uint8_t *digest,
-                         const struct event_data *e)
+/* The TCG_PCR_EVENT2 record (its header, then the event's data), made in
+ * host memory before it is written anywhere: the guest's event data may
+ * lie where the record goes (the log is guest RAM too), and the log and
+ * the final-events table must get the same bytes. NULL if out of memory
+ * or the data cannot be read. */
+static uint8_t *event2_record(const uint32_t head[2], const uint8_t *digest, const struct event_data *e)
 {
-    uint8_t *p = guest_mem_ptr(fw->gm, gpa, TCG_EVENT2_HEADER_SIZE + (uint64_t)e->size);
-    if (!p)
-        return false;
-    tcg_event2_header(p, head[0], head[1], digest, e->size);
-    if (e->host) {
-        memcpy(p + TCG_EVENT2_HEADER_SIZE, e->host, e->size);
-        return true;
+    uint8_t *r = malloc(TCG_EVENT2_HEADER_SIZE + (size_t)e->size);
+    if (!r)
+        return NULL;
+    tcg_event2_header(r, head[0], head[1], digest, e->size);
+    if (e->host)
+        memcpy(r + TCG_EVENT2_HEADER_SIZE, e->host, e->size);
+    else if (e->size && !guest_view_read(e->v, e->data, r + TCG_EVENT2_HEADER_SIZE, e->size)) {
+        free(r);
+        return NULL;
     }
-    return !e->size || guest_view_read(e->v, e->data, p + TCG_EVENT2_HEADER_SIZE, e->size);
+    return r;
 }
 
 /* Log the event: in the log, and once the log is handed out in the
@@ -130,18 +137,66 @@ static bool log_event(struct firmware *fw, const uint32_t head[2], const uint8_t
         t->truncated = true;
         return false;
     }
-    if (!write_event2(fw, t->log + t->log_size, head, digest, e))
+    uint8_t *record = event2_record(head, digest, e);
+    uint8_t *count = guest_mem_ptr(fw->gm, t->final_table + 8, 8);
+    bool ok = record && count && guest_mem_write(fw->gm, t->log + t->log_size, record, n) &&
+              (!t->log_handed_out ||
+               guest_mem_write(fw->gm, t->final_table + TCG2_FINAL_HEADER_SIZE + t->final_size, record, n));
+    free(record);
+    if (!ok)
         return false;
     t->last_entry = t->log + t->log_size;
     t->log_size += n;
     if (t->log_handed_out) {
-        uint8_t *count = guest_mem_ptr(fw->gm, t->final_table + 8, 8);
-        if (!count || !write_event2(fw, t->final_table + TCG2_FINAL_HEADER_SIZE + t->final_size, head, digest, e))
-            return false;
         t->final_size += n;
         put_le(count, ++t->final_events, 8);
     }
     return true;
+}
+
+/* Section 6.6: the digest HashLogExtendEvent extends, of DataToHash's
+ * bytes, or with PE_COFF_IMAGE of the PE/COFF image file they hold: its
+ * Authenticode digest, as EDK2's Tcg2Dxe (MeasurePeImageAndExtend) and
+ * Secure Boot hash it. Bytes that are no image it can hash get the
+ * section's EFI_UNSUPPORTED ("the PE/COFF image type is not supported"). */
+static efi_status_t digest_to_extend(struct firmware *fw, uint64_t flags, const uint8_t *bytes, uint64_t len,
+                                     uint8_t digest[TCG_SHA256_SIZE])
+{
+    char err[160];
+    size_t cert_offset, cert_size;
+    if (!(flags & TCG2_PE_COFF_IMAGE)) {
+        if (tcg_sha256(bytes, len, digest))
+            return EFI_SUCCESS;
+        fw_log(fw, "Tcg2.HashLogExtendEvent: OpenSSL's SHA-256 failed: EFI_DEVICE_ERROR");
+        return EFI_DEVICE_ERROR;
+    }
+    if (authenticode_digest(bytes, len, digest, &cert_offset, &cert_size, err, sizeof(err)) == 0)
+        return EFI_SUCCESS;
+    fw_log(fw, "Tcg2.HashLogExtendEvent: PE_COFF_IMAGE: %s: EFI_UNSUPPORTED", err);
+    return EFI_UNSUPPORTED;
+}
+
+/* The digest extends PCRIndex, and is the record's. An EV_NO_ACTION
+ * event extends no PCR and is logged with a zero digest (PC Client
+ * Platform Firmware Profile, the event types: "not extended"; EDK2's
+ * TcgDxeHashLogExtendEvent). */
+static efi_status_t extend_pcr(struct firmware *fw, uint64_t flags, const uint8_t *bytes, uint64_t len,
+                               const uint32_t pcr_type[2], uint8_t digest[TCG_SHA256_SIZE])
+{
+    if (pcr_type[1] == TCG_EV_NO_ACTION) {
+        memset(digest, 0, TCG_SHA256_SIZE);
+        return EFI_SUCCESS;
+    }
+    efi_status_t s = digest_to_extend(fw, flags, bytes, len, digest);
+    if (s != EFI_SUCCESS)
+        return s;
+    if (!tcg_extend(fw->tpm.pcr[pcr_type[0]], digest)) {
+        fw_log(fw, "Tcg2.HashLogExtendEvent: OpenSSL's SHA-256 failed: EFI_DEVICE_ERROR");
+        return EFI_DEVICE_ERROR;
+    }
+    fw->tpm.extended |= 1u << pcr_type[0];
+    fw->tpm.update_counter++;
+    return EFI_SUCCESS;
 }
 
 /* Section 6.6: the digest of DataToHash (a physical address) extends
@@ -162,29 +217,22 @@ static efi_status_t extend_and_log(struct firmware *fw, const struct guest_view 
     if (header_size != TCG2_EVENT_HEADER_SIZE || version != TCG2_EVENT_HEADER_VERSION || size < TCG2_EVENT_HEAD_SIZE ||
         pcr_type[0] >= FW_TPM_PCRS || !guest_view_accessible(v, event, size))
         return EFI_INVALID_PARAMETER;
-    if (flags & TCG2_PE_COFF_IMAGE) {
-        fw_log(fw, "Tcg2.HashLogExtendEvent: PE_COFF_IMAGE (an image's Authenticode digest) is not served: "
-               "EFI_UNSUPPORTED");
-        return EFI_UNSUPPORTED;
-    }
     const uint8_t *bytes = len ? guest_mem_ptr(fw->gm, data, len) : (const uint8_t *)"";
     if (!bytes || (len && !data))
         return EFI_INVALID_PARAMETER;
     uint8_t digest[TCG_SHA256_SIZE];
-    if (!tcg_sha256(bytes, len, digest) || !tcg_extend(fw->tpm.pcr[pcr_type[0]], digest)) {
-        fw_log(fw, "Tcg2.HashLogExtendEvent: OpenSSL's SHA-256 failed: EFI_DEVICE_ERROR");
-        return EFI_DEVICE_ERROR;
-    }
-    fw->tpm.extended |= 1u << pcr_type[0];
-    fw->tpm.update_counter++;
+    s = extend_pcr(fw, flags, bytes, len, pcr_type, digest);
+    if (s != EFI_SUCCESS)
+        return s;
     if (flags & TCG2_EXTEND_ONLY)
         return EFI_SUCCESS;
     const struct event_data e = { v, event + TCG2_EVENT_HEAD_SIZE, NULL, size - TCG2_EVENT_HEAD_SIZE };
     if (log_full)
         fw->tpm.truncated = true;
     if (log_full || !log_event(fw, pcr_type, digest, &e)) {
-        fw_log(fw, "Tcg2.HashLogExtendEvent: PCR %u extended, its %u-byte event not logged (the log is full): "
-               "EFI_VOLUME_FULL", pcr_type[0], size - TCG2_EVENT_HEAD_SIZE);
+        fw_log(fw, "Tcg2.HashLogExtendEvent: PCR %u %s, its %u-byte event not logged (the log is full): "
+               "EFI_VOLUME_FULL", pcr_type[0], pcr_type[1] == TCG_EV_NO_ACTION ? "not extended (EV_NO_ACTION)" :
+               "extended", size - TCG2_EVENT_HEAD_SIZE);
         return EFI_VOLUME_FULL;
     }
     return EFI_SUCCESS;
@@ -244,11 +292,26 @@ static efi_status_t get_active_pcr_banks(struct firmware *fw, const struct guest
 }
 
 /* Sections 6.9 and 6.10: the banks cannot change (there is no reset for a
- * change to take effect at). */
-static efi_status_t pcr_banks_fixed(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
+ * change to take effect at), so a request for them, and for its result,
+ * is EFI_UNSUPPORTED; a request that names no bank or one this TPM lacks
+ * is EFI_INVALID_PARAMETER first, as EDK2's Tcg2SetActivePCRBanks checks. */
+static efi_status_t set_active_pcr_banks(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    (void)fw, (void)v, (void)a;
-    return EFI_UNSUPPORTED;
+    (void)v;
+    uint64_t banks = u32_arg(a[1]);
+    efi_status_t s = check_this(fw, a[0]);
+    if (s != EFI_SUCCESS)
+        return s;
+    return !banks || (banks & ~(uint64_t)TCG2_BOOT_HASH_ALG_SHA256) ? EFI_INVALID_PARAMETER : EFI_UNSUPPORTED;
+}
+
+static efi_status_t get_result_of_set_active_pcr_banks(struct firmware *fw, const struct guest_view *v,
+                                                       const uint64_t *a)
+{
+    efi_status_t s = check_this(fw, a[0]);
+    if (s != EFI_SUCCESS)
+        return s;
+    return fw_writable(v, a[1], 4) && fw_writable(v, a[2], 4) ? EFI_UNSUPPORTED : EFI_INVALID_PARAMETER;
 }
 
 int firmware_install_tcg2(struct firmware *fw)
@@ -338,7 +401,7 @@ const struct fw_service fw_tcg2_services[TCG2_COUNT] = {
     TCG2(TCG2_SUBMIT_COMMAND, .name = "Tcg2.SubmitCommand", .nargs = 5, .fn = submit_command,
          .decode = decode_submit_command),
     TCG2(TCG2_GET_ACTIVE_PCR_BANKS, .name = "Tcg2.GetActivePcrBanks", .nargs = 2, .fn = get_active_pcr_banks),
-    TCG2(TCG2_SET_ACTIVE_PCR_BANKS, .name = "Tcg2.SetActivePcrBanks", .nargs = 2, .fn = pcr_banks_fixed),
+    TCG2(TCG2_SET_ACTIVE_PCR_BANKS, .name = "Tcg2.SetActivePcrBanks", .nargs = 2, .fn = set_active_pcr_banks),
     TCG2(TCG2_GET_RESULT_OF_SET_ACTIVE_PCR_BANKS, .name = "Tcg2.GetResultOfSetActivePcrBanks", .nargs = 3,
-         .fn = pcr_banks_fixed),
+         .fn = get_result_of_set_active_pcr_banks),
 };

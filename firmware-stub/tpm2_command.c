@@ -26,6 +26,12 @@ static size_t error_response(uint32_t rc, uint8_t *out)
     return TPM2_HEADER_SIZE;
 }
 
+/* A malformed pcrSelectionIn, TPM2_PCR_Read's one parameter. */
+static size_t parameter_error(uint32_t rc, uint8_t *out)
+{
+    return error_response(rc + TPM2_RC_PARAMETER_1, out);
+}
+
 /* TPM2_PCR_Read (Part 3, section 22.4): pcrSelectionIn, a
  * TPML_PCR_SELECTION. The response's pcrSelectionOut names the PCRs whose
  * values it carries: of the SHA-256 bank, in order, at most
@@ -35,10 +41,10 @@ static size_t pcr_read(const uint8_t *params, size_t len, const uint8_t (*pcr)[T
                        uint32_t update_counter, uint8_t *out)
 {
     if (len < 4)
-        return error_response(TPM2_RC_INSUFFICIENT, out);
+        return parameter_error(TPM2_RC_INSUFFICIENT, out);
     uint32_t count = get_be(params, 4);
     if (count > TPM2_MAX_SELECTIONS)
-        return error_response(TPM2_RC_SIZE, out);
+        return parameter_error(TPM2_RC_SIZE, out);
     uint8_t *p = out + TPM2_HEADER_SIZE;
     p = put_be(p, update_counter, 4);
     p = put_be(p, count, 4);
@@ -47,14 +53,14 @@ static size_t pcr_read(const uint8_t *params, size_t len, const uint8_t (*pcr)[T
     size_t at = 4;
     for (uint32_t i = 0; i < count; i++) {
         if (len - at < 3)
-            return error_response(TPM2_RC_INSUFFICIENT, out);
+            return parameter_error(TPM2_RC_INSUFFICIENT, out);
         uint16_t hash = (uint16_t)get_be(params + at, 2);
         uint8_t size = params[at + 2];
         at += 3;
         if (size != TPM2_PCR_SELECT_SIZE)
-            return error_response(TPM2_RC_VALUE, out);
+            return parameter_error(TPM2_RC_VALUE, out);
         if (len - at < size)
-            return error_response(TPM2_RC_INSUFFICIENT, out);
+            return parameter_error(TPM2_RC_INSUFFICIENT, out);
         uint8_t select[TPM2_PCR_SELECT_SIZE] = { 0 };
         for (unsigned n = 0; hash == TCG_ALG_SHA256 && n < 8 * TPM2_PCR_SELECT_SIZE; n++)
             if ((params[at + n / 8] >> (n % 8) & 1) && ndigests < TPM2_PCR_READ_DIGESTS) {
@@ -85,13 +91,20 @@ static size_t pcr_read(const uint8_t *params, size_t len, const uint8_t (*pcr)[T
 size_t tpm2_answer(const uint8_t *in, size_t in_len, const uint8_t (*pcr)[TCG_SHA256_SIZE], uint32_t update_counter,
                    uint8_t out[TPM2_RESPONSE_MAX])
 {
+    /* The header in the order a TPM unmarshals it (Part 1, "Command Header
+     * Validation"): the tag (either command tag), the size
+     * against the bytes received, then the command code. */
     if (in_len < TPM2_HEADER_SIZE)
         return error_response(TPM2_RC_INSUFFICIENT, out);
+    uint32_t tag = get_be(in, 2);
+    if (tag != TPM2_ST_NO_SESSIONS && tag != TPM2_ST_SESSIONS)
+        return error_response(TPM2_RC_BAD_TAG, out);
     if (get_be(in + 2, 4) != in_len)
         return error_response(TPM2_RC_COMMAND_SIZE, out);
     if (get_be(in + 6, 4) != TPM2_CC_PCR_READ)
         return error_response(TPM2_RC_COMMAND_CODE, out);
-    if (get_be(in, 2) != TPM2_ST_NO_SESSIONS)
+    /* A TPM2_PCR_Read with sessions (an audit session) is not served. */
+    if (tag != TPM2_ST_NO_SESSIONS)
         return error_response(TPM2_RC_BAD_TAG, out);
     return pcr_read(in + TPM2_HEADER_SIZE, in_len - TPM2_HEADER_SIZE, pcr, update_counter, out);
 }

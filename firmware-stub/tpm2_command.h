@@ -11,12 +11,17 @@
 #include "tcg_log.h"
 
 #define TPM2_ST_NO_SESSIONS      0x8001
+#define TPM2_ST_SESSIONS         0x8002
 #define TPM2_CC_PCR_READ         0x0000017e
 #define TPM2_RC_SUCCESS          0x000
 #define TPM2_RC_BAD_TAG          0x01e
 #define TPM2_RC_INSUFFICIENT     0x09a     /* the command ends before its parameters do */
-#define TPM2_RC_VALUE            0x084     /* TPM_RC_VALUE + TPM_RC_P + TPM_RC_1: the first parameter */
+#define TPM2_RC_VALUE            0x084
 #define TPM2_RC_SIZE             0x095
+/* TPM_RC_P + TPM_RC_1 (Part 2, 6.6.3): added to a format-one code (bit 7
+ * set) that is about the command's first parameter, as the TPM's command
+ * dispatcher reports an unmarshalling failure. */
+#define TPM2_RC_PARAMETER_1      (0x040 + 0x100)
 #define TPM2_RC_COMMAND_SIZE     0x142
 #define TPM2_RC_COMMAND_CODE     0x143
 

@@ -739,6 +739,9 @@ static const char *conflict(const struct vmm_options *o)
                "layout only";
     if (o->firmware_bits == 32 && o->tpm)
         return "--firmware-bits 32 and --tpm cannot be combined: EFI_TCG2_PROTOCOL is served in the x64 layout only";
+    if (o->snapshot && o->tpm)
+        return "--snapshot and --tpm cannot be combined: the PCRs and the event log live in the VMM and are not "
+               "saved, so a restored VM's --report PCRs and --tpm-log would not be those of its boot";
     if (o->firmware_bits == 32 && o->snapshot)
         return "--firmware-bits 32 and --snapshot cannot be combined: warm boots are made from x64 firmware runs only";
     return NULL;

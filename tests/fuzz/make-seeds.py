@@ -314,6 +314,23 @@ def firmware_seeds():
           extend +
           fw_call(ID.TCG2_SUBMIT_COMMAND, [A.from_scratch(0), A.small(20), A.scratch(0x300), A.small(200)],
                   [A.scratch(0x400)]))
+    # --tpm, HashLogExtendEvent's flags and event types: PE_COFF_IMAGE of
+    # bytes that are no image, EXTEND_ONLY, an EV_NO_ACTION event (logged,
+    # not extended); then the log handed out and the same again into the
+    # final-events table; SetActivePcrBanks with no bank and with SHA-256,
+    # GetResultOfSetActivePcrBanks with a NULL Response.
+    no_action = u32(18 + 4) + u32(14) + u16(1) + u32(0) + u32(3) + b"note"
+    def hash_log_extend(flags, event_at):
+        return fw_call(ID.TCG2_HASH_LOG_EXTEND_EVENT, [A.from_scratch(0), A.small(flags), A.scratch(0x300), A.small(20)],
+                       [A.scratch(event_at)])
+    extends = hash_log_extend(0x10, 0x200) + hash_log_extend(0x01, 0x200) + hash_log_extend(0, 0x280)
+    write("firmware", "tcg2-flags", b"\x08" + fw_call(ID.BS_LOCATE_PROTOCOL, [A.guid(15), A.zero, A.scratch(0)]) +
+          fw_write(0, 0x200, event) + fw_write(0, 0x280, no_action) + fw_write(0, 0x300, pcr_read) + extends +
+          fw_call(ID.TCG2_GET_EVENT_LOG, [A.from_scratch(0), A.small(2), A.scratch(8), A.scratch(16)], [A.scratch(24)]) +
+          extends +
+          fw_call(ID.TCG2_SET_ACTIVE_PCR_BANKS, [A.from_scratch(0), A.zero]) +
+          fw_call(ID.TCG2_SET_ACTIVE_PCR_BANKS, [A.from_scratch(0), A.small(2)]) +
+          fw_call(ID.TCG2_GET_RESULT_OF_SET_ACTIVE_PCR_BANKS, [A.from_scratch(0), A.scratch(0x400), A.zero]))
     # Fault injection (specs through inject_parse), trace with a limit.
     specs = b"gmm-too-small:2\0ebs-stale-key\0alloc-pool-fail:1\0"
     write("firmware", "inject", u8(0x10 | 0x08 | 0x20) + u8(3) + specs + GET_MAP + GET_MAP + EBS_WITH_KEY +

@@ -147,6 +147,8 @@ expect exec-empty 2 "^handover: --exec '': give the command" -- "$HO" --exec '' 
 expect snapshot-needs-exec 2 '^handover: --snapshot needs --exec' -- "$HO" --snapshot "$OUT/snap" "$PAYLOAD"
 expect snapshot-one-vcpu 2 '^handover: --snapshot cannot be combined with --cpus above 1' \
     -- "$HO" --snapshot "$OUT/snap" --cpus 2 --exec true "$PAYLOAD"
+expect snapshot-tpm 2 '^handover: --snapshot and --tpm cannot be combined' \
+    -- "$HO" --snapshot "$OUT/snap" --tpm --exec true "$PAYLOAD"
 mkdir -p "$OUT/snap-bad" "$OUT/snap-short"
 printf 'not a snapshot, but long enough to hold the header of one: %080d' 0 > "$OUT/snap-bad/state"
 head -c 40 /dev/zero > "$OUT/snap-short/state"

@@ -295,3 +295,17 @@ void decoded_tails(char *got, size_t cap)
     free(trace_buf);
     trace_buf = NULL;
 }
+
+struct file fixture(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", SECURE_BOOT_DIR, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f, "%s: missing (made by tests/secure-boot-fixtures.sh)", path);
+    struct file out = { malloc(1 << 20), 0 };
+    ck_assert_ptr_nonnull(out.data);
+    out.size = fread(out.data, 1, 1 << 20, f);
+    fclose(f);
+    ck_assert_uint_gt(out.size, 0);
+    return out;
+}

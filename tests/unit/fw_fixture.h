@@ -89,6 +89,11 @@ bool ucs2_equals(uint64_t gpa, const char *s);
 /* VenMedia(vendor)/End, as systemd-stub builds its initrd and payload paths. */
 uint64_t put_vendor_media_path(efi_guid_t vendor);
 
+/* A file tests/secure-boot-fixtures.sh made in SECURE_BOOT_DIR (keys,
+ * signed and unsigned images), read whole; its data is the caller's to free. */
+struct file { uint8_t *data; size_t size; };
+struct file fixture(const char *name);
+
 /* ---- calls ----------------------------------------------------------------------------- */
 
 /* A call as the guest makes it: four register arguments, the rest on the

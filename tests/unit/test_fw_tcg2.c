@@ -201,6 +201,26 @@ START_TEST(get_event_log_hands_out_the_log_and_later_events_go_to_the_final_tabl
 }
 END_TEST
 
+/* An event whose data lies where its record goes, in the log: the record
+ * holds the data as the guest passed it, in the log and the final-events
+ * table alike (the header is not written over the data before it is read). */
+START_TEST(an_event_inside_the_log_is_logged_as_it_was_passed)
+{
+    static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    install();
+    uint64_t loc = put_u64(0), last = put_u64(0), trunc = scratch(1);
+    ck_assert_uint_eq(CALL(TCG2(GET_EVENT_LOG), fw.tcg2, TCG2_LOG_FORMAT_TCG_2, loc, last, trunc), EFI_SUCCESS);
+    uint64_t slot = fw.tpm.log + fw.tpm.log_size, ev = put_event(9, TCG_EV_IPL, data);
+    uint64_t inside = slot + 20 - TCG2_EVENT_HEAD_SIZE;   /* its data 20 bytes into the record's header */
+    memmove(hp(inside), hp(ev), TCG2_EVENT_HEAD_SIZE + strlen(data));
+    ck_assert_uint_eq(CALL(TCG2(HASH_LOG_EXTEND_EVENT), fw.tcg2, 0, put("d", 1), 1, inside), EFI_SUCCESS);
+    ck_assert_uint_eq(fw.tpm.last_entry, slot);
+    ck_assert_uint_eq(rd32(slot + TCG_EVENT2_HEADER_SIZE - 4), strlen(data));
+    ck_assert_mem_eq(hp(slot + TCG_EVENT2_HEADER_SIZE), data, strlen(data));
+    ck_assert_mem_eq(hp(fw.tpm.final_table + TCG2_FINAL_HEADER_SIZE), hp(slot), TCG_EVENT2_HEADER_SIZE + strlen(data));
+}
+END_TEST
+
 START_TEST(a_full_log_still_extends_and_says_truncated)
 {
     install();
@@ -268,6 +288,48 @@ START_TEST(hash_log_extend_event_refuses_hostile_arguments)
 }
 END_TEST
 
+/* PE_COFF_IMAGE: the image file's Authenticode digest is extended and
+ * logged, the one efitools' hash-to-efi-sig-list puts in dbx.esl; bytes
+ * that are no PE image: EFI_UNSUPPORTED, nothing extended. */
+START_TEST(pe_coff_image_extends_the_authenticode_digest)
+{
+    struct file image = fixture("unsigned.efi"), dbx = fixture("dbx.esl");
+    const uint8_t *authenticode = dbx.data + dbx.size - 32;
+    install();
+    uint64_t at = put(image.data, image.size), ev = put_event(4, TCG_EV_EFI_BOOT_SERVICES_APPLICATION, "i");
+    ck_assert_uint_eq(CALL(TCG2(HASH_LOG_EXTEND_EVENT), fw.tcg2, TCG2_PE_COFF_IMAGE, at, image.size, ev), EFI_SUCCESS);
+    uint8_t want[32] = { 0 };
+    ck_assert(tcg_extend(want, authenticode));
+    ck_assert_mem_eq(fw.tpm.pcr[4], want, 32);
+    ck_assert_mem_eq(hp(fw.tpm.last_entry + 14), authenticode, 32);
+    uint64_t size = fw.tpm.log_size;
+    ck_assert_uint_eq(CALL(TCG2(HASH_LOG_EXTEND_EVENT), fw.tcg2, TCG2_PE_COFF_IMAGE | TCG2_EXTEND_ONLY, at, 0x30, ev),
+                      EFI_UNSUPPORTED);
+    ck_assert_mem_eq(fw.tpm.pcr[4], want, 32);
+    ck_assert_uint_eq(fw.tpm.log_size, size);
+    ck_assert_msg(strstr(log_text(), "PE_COFF_IMAGE: Authenticode: no MS-DOS header: EFI_UNSUPPORTED"), "%s",
+                  log_text());
+    free(image.data);
+    free(dbx.data);
+}
+END_TEST
+
+/* EV_NO_ACTION: logged with a zero digest, no PCR extended. */
+START_TEST(an_ev_no_action_event_is_logged_and_extends_nothing)
+{
+    install();
+    uint64_t ev = put_event(0, TCG_EV_NO_ACTION, "info");
+    ck_assert_uint_eq(CALL(TCG2(HASH_LOG_EXTEND_EVENT), fw.tcg2, 0, put("d", 1), 1, ev), EFI_SUCCESS);
+    static const uint8_t zero[32];
+    ck_assert_mem_eq(fw.tpm.pcr[0], zero, 32);
+    ck_assert_uint_eq(fw.tpm.extended, 0);
+    ck_assert_uint_eq(fw.tpm.update_counter, 0);
+    ck_assert_uint_eq(rd32(fw.tpm.last_entry + 4), TCG_EV_NO_ACTION);
+    ck_assert_mem_eq(hp(fw.tpm.last_entry + 14), zero, 32);
+    ck_assert_mem_eq(hp(fw.tpm.last_entry + TCG_EVENT2_HEADER_SIZE), "info", 4);
+}
+END_TEST
+
 /* A TPM2_PCR_Read command of the selections given: hash, then 3 bytes. */
 static size_t pcr_read_command(uint8_t *c, const uint8_t (*sel)[5], unsigned n)
 {
@@ -313,6 +375,13 @@ START_TEST(submit_command_reads_pcrs_and_refuses_other_commands)
     uint8_t startup[12] = { 0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0 };
     ck_assert_uint_eq(CALL(TCG2(SUBMIT_COMMAND), fw.tcg2, 12, put(startup, 12), 64, out), EFI_SUCCESS);
     ck_assert_mem_eq(r, ((uint8_t[]){ 0x80, 0x01, 0, 0, 0, 10, 0, 0, 0x01, 0x43 }), 10);
+    /* The header checked in a TPM's order: the tag, the size, the code. */
+    startup[1] = 0x02;   /* TPM_ST_SESSIONS: a tag, and the code is the fault */
+    ck_assert_uint_eq(tpm2_answer(startup, 12, fw.tpm.pcr, 0, (uint8_t *)hp(out)), 10);
+    ck_assert_uint_eq(be32(r + 6), TPM2_RC_COMMAND_CODE);
+    startup[0] = 0x12, startup[1] = 0x34, startup[5] = 99;
+    ck_assert_uint_eq(tpm2_answer(startup, 12, fw.tpm.pcr, 0, (uint8_t *)hp(out)), 10);
+    ck_assert_uint_eq(be32(r + 6), TPM2_RC_BAD_TAG);
     /* Hostile commands: a size that is not the block's, selections past
      * the end, too many of them, a select that is not 3 bytes. */
     uint8_t h[64];
@@ -323,15 +392,15 @@ START_TEST(submit_command_reads_pcrs_and_refuses_other_commands)
     memcpy(h, c, len);
     h[13] = 3;
     ck_assert_uint_eq(tpm2_answer(h, len, fw.tpm.pcr, 0, (uint8_t *)hp(out)), 10);
-    ck_assert_uint_eq(be32(r + 6), TPM2_RC_INSUFFICIENT);
+    ck_assert_uint_eq(be32(r + 6), 0x1da);   /* TPM_RC_INSUFFICIENT + TPM_RC_P + TPM_RC_1 */
     memcpy(h, c, len);
     h[10] = 0xff;
     ck_assert_uint_eq(tpm2_answer(h, len, fw.tpm.pcr, 0, (uint8_t *)hp(out)), 10);
-    ck_assert_uint_eq(be32(r + 6), TPM2_RC_SIZE);
+    ck_assert_uint_eq(be32(r + 6), 0x1d5);   /* TPM_RC_SIZE, the first parameter */
     memcpy(h, c, len);
     h[16] = 200;
     ck_assert_uint_eq(tpm2_answer(h, len, fw.tpm.pcr, 0, (uint8_t *)hp(out)), 10);
-    ck_assert_uint_eq(be32(r + 6), TPM2_RC_VALUE);
+    ck_assert_uint_eq(be32(r + 6), 0x1c4);   /* TPM_RC_VALUE, the first parameter */
     ck_assert_uint_eq(tpm2_answer(h, 3, fw.tpm.pcr, 0, (uint8_t *)hp(out)), 10);
     ck_assert_uint_eq(be32(r + 6), TPM2_RC_INSUFFICIENT);
     /* All 24 SHA-256 PCRs asked: the first 8 come back, and the selection says so. */
@@ -356,8 +425,16 @@ START_TEST(pcr_banks_are_sha256_and_fixed)
     ck_assert_uint_eq(CALL(TCG2(GET_ACTIVE_PCR_BANKS), fw.tcg2, banks), EFI_SUCCESS);
     ck_assert_uint_eq(rd32(banks), TCG2_BOOT_HASH_ALG_SHA256);
     ck_assert_uint_eq(CALL(TCG2(GET_ACTIVE_PCR_BANKS), fw.tcg2, 0), EFI_INVALID_PARAMETER);
-    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, 1), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, TCG2_BOOT_HASH_ALG_SHA256), EFI_UNSUPPORTED);
+    /* No bank, or SHA-1 (a bank it lacks); This not the protocol. */
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, 1), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), fw.tcg2, 0xffffffff00000002ull), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(TCG2(SET_ACTIVE_PCR_BANKS), 0, TCG2_BOOT_HASH_ALG_SHA256), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(CALL(TCG2(GET_RESULT_OF_SET_ACTIVE_PCR_BANKS), fw.tcg2, banks, banks), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(CALL(TCG2(GET_RESULT_OF_SET_ACTIVE_PCR_BANKS), fw.tcg2, 0, banks), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(TCG2(GET_RESULT_OF_SET_ACTIVE_PCR_BANKS), fw.tcg2, banks, RAM_SIZE - 2),
+                      EFI_INVALID_PARAMETER);
     exit_boot_services();
     ck_assert_uint_eq(CALL(TCG2(GET_ACTIVE_PCR_BANKS), fw.tcg2, banks), EFI_UNSUPPORTED);   /* boot-time only */
 }
@@ -425,6 +502,31 @@ START_TEST(the_firmware_measures_the_boot_option)
 }
 END_TEST
 
+/* With the log full from the start, every measurement still extends its
+ * PCR (PCR 4 ends with the image's) and the first failure is the one
+ * reported. */
+START_TEST(a_full_log_leaves_every_boot_measurement_extended)
+{
+    struct file image = fixture("unsigned.efi"), dbx = fixture("dbx.esl");
+    char err[200];
+    install();
+    fw.tpm.log_capacity = fw.tpm.log_size;
+    ck_assert_int_eq(firmware_measure_boot(&fw, image.data, image.size, IMAGE_BASE, IMAGE_SIZE, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "the SecureBoot variable's measurement did not fit the event log");
+    ck_assert(fw.tpm.truncated);
+    ck_assert_uint_eq(fw.tpm.log_size, TCG_SPEC_ID_EVENT_SIZE);
+    ck_assert_uint_eq(fw.tpm.extended, 0xff);
+    ck_assert_uint_eq(fw.tpm.update_counter, 5 + 1 + 8 + 1);
+    uint8_t pcr[32] = { 0 }, digest[32];
+    ck_assert(tcg_sha256("Calling EFI Application from Boot Option", 40, digest) && tcg_extend(pcr, digest));
+    ck_assert(tcg_sha256((const uint8_t[4]){ 0 }, 4, digest) && tcg_extend(pcr, digest));
+    ck_assert(tcg_extend(pcr, dbx.data + dbx.size - 32));
+    ck_assert_mem_eq(fw.tpm.pcr[4], pcr, 32);
+    free(image.data);
+    free(dbx.data);
+}
+END_TEST
+
 Suite *fw_tcg2_suite(void)
 {
     Suite *s = suite_create("fw-tcg2");
@@ -432,9 +534,13 @@ Suite *fw_tcg2_suite(void)
         spec_id_event_is_the_profiles_bytes, event2_header_lays_out_one_sha256_digest,
         extends_match_openssl_and_the_log_records_them, the_protocol_is_offered_only_once_installed,
         get_capability_answers_each_structure_size,
-        get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table, a_full_log_still_extends_and_says_truncated,
-        hash_log_extend_event_refuses_hostile_arguments, submit_command_reads_pcrs_and_refuses_other_commands,
+        get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table,
+        an_event_inside_the_log_is_logged_as_it_was_passed, a_full_log_still_extends_and_says_truncated,
+        hash_log_extend_event_refuses_hostile_arguments, pe_coff_image_extends_the_authenticode_digest,
+        an_ev_no_action_event_is_logged_and_extends_nothing,
+        submit_command_reads_pcrs_and_refuses_other_commands,
         pcr_banks_are_sha256_and_fixed, injected_faults_apply_only_with_tpm,
-        an_injected_full_log_extends_and_drops_the_event, the_firmware_measures_the_boot_option, NULL });
+        an_injected_full_log_extends_and_drops_the_event, the_firmware_measures_the_boot_option,
+        a_full_log_leaves_every_boot_measurement_extended, NULL });
     return s;
 }

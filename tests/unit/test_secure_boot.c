@@ -19,22 +19,6 @@
 #define TIME_BASED EFI_VARIABLE_TIME_BASED_AUTHENTICATED_WRITE_ACCESS
 #define KEY_ATTRS  (ATTR_NV_BS_RT | TIME_BASED)
 
-struct file { uint8_t *data; size_t size; };
-
-static struct file fixture(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", SECURE_BOOT_DIR, name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f, "%s: missing (made by tests/secure-boot-fixtures.sh)", path);
-    struct file out = { malloc(1 << 20), 0 };
-    ck_assert_ptr_nonnull(out.data);
-    out.size = fread(out.data, 1, 1 << 20, f);
-    fclose(f);
-    ck_assert_uint_gt(out.size, 0);
-    return out;
-}
-
 /* A list of n SHA-256 signatures, each filled with its index. */
 static size_t sha256_list(uint8_t *d, unsigned n)
 {
