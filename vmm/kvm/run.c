@@ -49,8 +49,7 @@ static void report_exits(struct vmm *vm)
 
 static struct guest_view view_of(struct vmm *vm, const struct kvm_sregs *s)
 {
-    bool pae32 = (s->cr4 & CR4_PAE) && !(s->efer & EFER_LMA);
-    return (struct guest_view){ &vm->mem, (s->cr0 & CR0_PG) ? s->cr3 : 0, (s->cr4 & CR4_LA57) != 0, pae32 };
+    return x86_guest_view(&vm->mem, s);
 }
 
 static void report_code_bytes(struct vcpu *c, uint64_t rip)
