@@ -265,13 +265,13 @@ static int emulation_failure(struct vcpu *c)
     if (ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0)
         return guest_crash(c, what);
     struct guest_view v = view_of(vm, &s);
-    unsigned len = 0;
-    while (len < sizeof(code) && guest_view_read(&v, r.rip + len, &code[len], 1))
-        len++;
+    unsigned len = emulate_fetch(code, &s, r.rip, view_read, &v);
     struct kvm_fpu fpu;
     if (ioctl(c->fd, KVM_GET_FPU, &fpu) < 0)
         return guest_crash(c, what);
-    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v, !s.cs.l);
+    struct emulate_mode mode = emulate_mode_of(&s, r.rflags);
+    uint64_t at = r.rip;
+    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v, &mode);
     if (e.action == EMULATE_NONE)
         return guest_crash(c, what);
     vm->counters.fallbacks++;
@@ -302,7 +302,7 @@ static int emulation_failure(struct vcpu *c)
         vm->counters.fallback_reported[which] = true;
         if (!vm->run.opt.quiet)
             vmm_log("emulation fallback: %s at RIP 0x%llx performed by the VMM (the host cannot emulate it)", e.name,
-                    (unsigned long long)(r.rip - e.length));
+                    (unsigned long long)at);
     }
     return RUN_CONTINUE;
 }

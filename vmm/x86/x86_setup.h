@@ -7,6 +7,8 @@
 /* Control register and EFER bits (SDM vol. 3A, 2.5 and 2.2.1). */
 #define CR0_PE (1u << 0)
 #define CR0_MP (1u << 1)
+#define CR0_EM (1u << 2)
+#define CR0_TS (1u << 3)
 #define CR0_ET (1u << 4)
 #define CR0_NE (1u << 5)
 #define CR0_WP (1u << 16)
