@@ -300,6 +300,11 @@ START_TEST(emulate_fetch_reads_cs_rip)
     emulate_fetch(code, &s, 0x1ffe, read_code, &end);
     ck_assert_uint_eq(fetched_at[0], 0xffe);   /* 0xfffff000 + 0x1ffe, in 32 bits */
     ck_assert_uint_eq(fetched_at[2], 0x1000);
+    /* The crash report's code bytes come from the same address. */
+    ck_assert_uint_eq(emulate_code_address(&s, 0x1ffe), 0xffe);
+    s.cs.l = 1;
+    ck_assert_uint_eq(emulate_code_address(&s, 0xffff800000001000ULL), 0xffff800000001000ULL);
+    s.cs.l = 0;
     end = 0x1002;   /* the page from 0x1002 not present */
     fetches = 0;
     ck_assert_uint_eq(emulate_fetch(code, &s, 0x1ffe, read_code, &end), 4);

@@ -60,7 +60,7 @@ static void report_code_bytes(struct vcpu *c, uint64_t rip)
     if (ioctl(c->fd, KVM_GET_SREGS, &s) < 0)
         return;
     struct guest_view v = view_of(vm, &s);
-    if (!guest_view_read(&v, rip, code, sizeof(code))) {
+    if (!guest_view_read(&v, emulate_code_address(&s, rip), code, sizeof(code))) {
         vmm_log("code at RIP 0x%llx is not readable", (unsigned long long)rip);
         return;
     }

@@ -48,14 +48,17 @@ struct emulate_mode emulate_mode_of(const struct kvm_sregs *s, uint64_t rflags)
     };
 }
 
+uint64_t emulate_code_address(const struct kvm_sregs *s, uint64_t rip)
+{
+    return (s->efer & EFER_LMA) && s->cs.l ? rip : (uint32_t)(s->cs.base + rip);
+}
+
 unsigned emulate_fetch(uint8_t code[EMULATE_MAX_INSN], const struct kvm_sregs *s, uint64_t rip, emulate_read_fn read,
                        void *ctx)
 {
-    bool code64 = (s->efer & EFER_LMA) && s->cs.l;
     unsigned len = 0;
     while (len < EMULATE_MAX_INSN) {
-        uint64_t at = code64 ? rip + len : (uint32_t)(s->cs.base + rip + len);
-        if (!read(ctx, at, &code[len], 1))
+        if (!read(ctx, emulate_code_address(s, rip + len), &code[len], 1))
             break;
         len++;
     }

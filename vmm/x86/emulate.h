@@ -52,10 +52,13 @@ struct emulate_mode emulate_mode_of(const struct kvm_sregs *s, uint64_t rflags);
 /* Reads guest memory at a guest-virtual address; false if not mapped. */
 typedef bool (*emulate_read_fn)(void *ctx, uint64_t va, void *dst, unsigned len);
 
+/* The linear address of CS:RIP: RIP in 64-bit code, CS.base + RIP in 32
+ * bits outside it (SDM vol. 3A, 3.4). */
+uint64_t emulate_code_address(const struct kvm_sregs *s, uint64_t rip);
+
 /* The instruction's bytes at CS:RIP, up to EMULATE_MAX_INSN of them,
  * into code: as many as can be read before the first that cannot (a
- * page not present, past RAM). Its linear address is CS.base + RIP
- * outside 64-bit code, in 32 bits. */
+ * page not present, past RAM). */
 unsigned emulate_fetch(uint8_t code[EMULATE_MAX_INSN], const struct kvm_sregs *s, uint64_t rip, emulate_read_fn read,
                        void *ctx);
 
