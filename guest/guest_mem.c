@@ -63,6 +63,23 @@ bool guest_mem_write(const struct guest_mem *gm, uint64_t gpa, const void *src, 
     return true;
 }
 
+/* Intel SDM vol. 3A, 4.3: 32-bit paging. A 4 MiB page's address has
+ * bits 39:32 in the directory entry's bits 20:13 (PSE-36). */
+static bool translate_paging32(const struct guest_view *v, uint64_t va, uint64_t *pa)
+{
+    uint32_t pde, pte;
+    if (va >> 32 || !guest_mem_read(v->gm, (v->cr3 & 0xfffff000) + (va >> 22) * 4, &pde, 4) || !(pde & PTE_PRESENT))
+        return false;
+    if (v->pse && (pde & PTE_LARGE)) {
+        *pa = (pde & 0xffc00000) | ((uint64_t)(pde & 0x1fe000) << 19) | (va & 0x3fffff);
+        return true;
+    }
+    if (!guest_mem_read(v->gm, (pde & 0xfffff000) + ((va >> 12) & 1023) * 4, &pte, 4) || !(pte & PTE_PRESENT))
+        return false;
+    *pa = (pte & 0xfffff000) | (va & 0xfff);
+    return true;
+}
+
 /* Intel SDM vol. 3A, 4.5: 4-level and 5-level paging. */
 
 bool guest_view_translate(const struct guest_view *v, uint64_t va, uint64_t *pa)
@@ -71,6 +88,8 @@ bool guest_view_translate(const struct guest_view *v, uint64_t va, uint64_t *pa)
         *pa = va;
         return true;
     }
+    if (v->paging32)
+        return translate_paging32(v, va, pa);
     /* Intel SDM vol. 1, 3.3.7.1: in 64-bit mode an address whose bits 63:47
      * (63:56 with LA57) are not copies of bit 47 (56) is not canonical and
      * faults (#GP) without a walk; the walk's indexes would alias it onto

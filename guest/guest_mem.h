@@ -45,8 +45,8 @@ bool guest_mem_write(const struct guest_mem *gm, uint64_t gpa, const void *src, 
 
 /* A view of guest memory through the guest's paging, as a guest pointer
  * means it: with paging off (cr3 == 0) addresses are physical; otherwise
- * they are translated through the 4- or 5-level tables at cr3, or the
- * 3-level ones of 32-bit PAE paging. */
+ * they are translated through the 4- or 5-level tables at cr3, the
+ * 3-level ones of 32-bit PAE paging, or the 2-level ones of 32-bit paging. */
 struct guest_view {
     const struct guest_mem *gm;
     uint64_t cr3;   /* 0: no translation */
@@ -54,6 +54,11 @@ struct guest_view {
     bool pae32;     /* CR4.PAE outside long mode: a PDPT of 4 entries at cr3
                      * (32-byte aligned, SDM vol. 3A 4.4), then directories
                      * and tables as in 4-level paging */
+    bool paging32;  /* CR4.PAE clear outside long mode: 32-bit paging (SDM
+                     * vol. 3A 4.3), a directory at cr3 and tables of 1024
+                     * 4-byte entries */
+    bool pse;       /* with paging32, CR4.PSE: a directory entry with PS
+                     * set maps a 4 MiB page */
 };
 
 /* Translate a guest-virtual address; false if not mapped or a table is

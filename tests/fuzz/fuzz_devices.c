@@ -10,7 +10,8 @@
  * 0xf0 + k for k < 8, else ACPI port 0x600 + k - 8, 3 a raw u16 port), a byte (bit 0 out, size 1/2/4 by bits 1-2 mod 3) and
  * for an out the value u32.
  *
- * Checked: unclaimed reads give all ones, only size bytes are touched,
+ * Checked: each byte of an access no one device's range holds goes to
+ * the port it addresses, unclaimed reads give all ones, only size bytes are touched,
  * the UART's LCR/MCR/SCR/LSR and the ACPI registers read back what a small
  * shadow model says, a transmitted byte is one written to THR with DLAB
  * and loopback off, IRQ callbacks only report level changes, and a VM stop
@@ -81,10 +82,19 @@ static void serial_byte_in(const struct shadow *sh, unsigned reg, uint8_t v)
     }
 }
 
-/* The byte an access of sz bytes at port puts on register port reg, or -1. */
-static int acpi_byte(uint16_t port, const uint8_t *buf, unsigned sz, unsigned reg)
+/* The byte an access of sz bytes at port puts on port reg, or -1. */
+static int byte_at(uint16_t port, const uint8_t *buf, unsigned sz, unsigned reg)
 {
     return reg >= port && reg < port + sz ? buf[reg - port] : -1;
+}
+
+/* The device whose range holds port (above 0xffff: none). */
+static const struct io_device *device_at(const struct io_bus *bus, unsigned port)
+{
+    for (unsigned k = 0; k < bus->n; k++)
+        if (port >= bus->dev[k].base && port < (unsigned)bus->dev[k].base + bus->dev[k].len)
+            return &bus->dev[k];
+    return NULL;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -156,37 +166,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t before[8];
         memcpy(before, buf, sizeof(buf));
 
-        const struct io_device *owner = NULL;
-        for (unsigned k = 0; k < bus.n; k++)
-            if (port >= bus.dev[k].base && port < bus.dev[k].base + bus.dev[k].len) {
-                owner = &bus.dev[k];
-                break;
-            }
+        /* Each byte goes to the device at its own port: the bus splits an
+         * access that no one device's range holds (io_bus.h). */
+        const struct io_device *owner[4] = { NULL, NULL, NULL, NULL };
+        bool any = false;
+        for (unsigned i = 0; i < sz; i++)
+            any |= (owner[i] = device_at(&bus, (unsigned)port + i)) != NULL;
         uint64_t unclaimed = bus.unclaimed;
         bool claimed = io_bus_access(&bus, port, out, buf, sz);
-        CHECK(claimed == (owner != NULL));
+        CHECK(claimed == any);
         CHECK(bus.unclaimed == unclaimed + !claimed);
         CHECK(!memcmp(buf + sz, before + sz, sizeof(buf) - sz));   /* nothing past the access */
         if (out)
             CHECK(!memcmp(buf, before, sz));                        /* an out does not change its data */
-        if (!out && (!owner || !owner->in))
-            for (unsigned i = 0; i < sz; i++)
+        for (unsigned i = 0; i < sz; i++) {
+            const struct io_device *d = owner[i];
+            unsigned reg = port + i;
+            if (!out && (!d || !d->in))
                 CHECK(buf[i] == 0xff);
-
-        if (owner == &bus.dev[0]) {
-            for (unsigned i = 0; i < sz; i++) {
-                unsigned reg = (unsigned)(port - GUEST_PORT_COM1 + i) & 7;
-                if (out)
-                    serial_byte_out(&sh, reg, buf[i], &expect_tx);
-                else
-                    serial_byte_in(&sh, reg, buf[i]);
-            }
-        } else if ((owner == &bus.dev[1] || owner == &bus.dev[2]) && !out) {   /* i8042 ports */
-            for (unsigned i = 0; i < sz; i++)
+            else if (d == &bus.dev[0] && out)
+                serial_byte_out(&sh, reg - GUEST_PORT_COM1, buf[i], &expect_tx);
+            else if (d == &bus.dev[0])
+                serial_byte_in(&sh, reg - GUEST_PORT_COM1, buf[i]);
+            else if ((d == &bus.dev[1] || d == &bus.dev[2]) && !out)   /* i8042 ports */
                 CHECK(buf[i] == 0);
-        } else if (owner == &bus.dev[4]) {   /* ACPI registers: PM1_EN as written, PM1_CNT's SCI_EN set, others 0 */
-            for (unsigned i = 0; i < sz; i++) {
-                unsigned reg = port + i, en = reg - (GUEST_PORT_ACPI_PM1_EVT + 2u);
+            else if (d == &bus.dev[4]) {   /* ACPI registers: PM1_EN as written, PM1_CNT's SCI_EN set, others 0 */
+                unsigned en = reg - (GUEST_PORT_ACPI_PM1_EVT + 2u);
                 if (out && en < 2 && stopped == GUEST_RUNNING)
                     pm1_en[en] = buf[i];
                 else if (!out)
@@ -203,15 +208,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(out);
             switch (ctl.stop) {
             case GUEST_RESET:
-                CHECK((port == GUEST_PORT_I8042_CMD && buf[0] == 0xfe) ||
-                      (owner == &bus.dev[4] &&
-                       acpi_byte(port, buf, sz, GUEST_PORT_ACPI_RESET) == GUEST_ACPI_RESET_VALUE));
+                CHECK(byte_at(port, buf, sz, GUEST_PORT_I8042_CMD) == 0xfe ||
+                      byte_at(port, buf, sz, GUEST_PORT_ACPI_RESET) == GUEST_ACPI_RESET_VALUE);
                 break;
             case GUEST_EXIT_PORT:
-                CHECK(port == GUEST_PORT_EXIT && ctl.exit_status == buf[0]);
+                CHECK(byte_at(port, buf, sz, GUEST_PORT_EXIT) == ctl.exit_status);
                 break;
             case GUEST_POWEROFF: {   /* PM1_CNT's SLP_EN and SLP_TYPx: ACPI 6.4, 4.8.3.2.1 */
-                int hi = owner == &bus.dev[4] ? acpi_byte(port, buf, sz, GUEST_PORT_ACPI_PM1_CNT + 1) : -1;
+                int hi = byte_at(port, buf, sz, GUEST_PORT_ACPI_PM1_CNT + 1);
                 CHECK(hi >= 0 && (hi & 0x20) && (hi & 0x1c) >> 2 == GUEST_ACPI_SLP_TYP_S5);
                 break;
             }

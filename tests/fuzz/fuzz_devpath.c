@@ -490,7 +490,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(memmap_reserve(&fw.map, IMAGE_BASE, 0x100000 / PAGE, EFI_LOADER_CODE) == EFI_SUCCESS);
     CHECK(memmap_reserve(&fw.map, RAM_SIZE - PAGE, 1, EFI_LOADER_DATA) == EFI_SUCCESS);
     firmware_set_image(&fw, IMAGE_BASE, 0x100000);
-    view = (struct guest_view){ &gm, 0, false, false };
+    view = (struct guest_view){ &gm, 0, false, false, false, false };
     put_app(ram + APP);
     for (unsigned i = 0; i < NGUIDS; i++)
         memcpy(ram + GUID_SLOT(i), guid(i), 16);

@@ -5,19 +5,23 @@
  * instruction, handed over in a buffer of exactly that size so ASan sees
  * an over-read), a mode byte (bit 0: every read succeeds, wrapping in the
  * 64-byte memory; else only reads inside [base, base + 64) do; bit 1:
- * 32-bit code), base u64,
+ * 32-bit code, bit 2: 16-bit code (over bit 1); bit 3: CPL 3; bits 4, 5
+ * and 6: CR0.TS, CR0.EM and CR0.MP set; bit 7: CR4.OSFXSR clear and the
+ * data segments at a base), base u64,
  * struct kvm_regs, the 64 bytes of memory, then the start of struct kvm_fpu.
  * Missing bytes are zeros.
  *
  * Checked: length <= 15 and <= the bytes given; EMULATE_NONE leaves the
  * registers and the FPU state untouched; otherwise RIP advanced by length,
- * the name is a table entry and the FPU state changed only if fpu_changed. */
+ * the name is a table entry and the FPU state changed only if fpu_changed;
+ * nothing the mode makes fault is performed (emulate.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../vmm/x86/emulate.h"
+#include "../../vmm/x86/x86_setup.h"
 #include "fuzz_input.h"
 #include "fuzz_harness.h"
 
@@ -71,7 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct kvm_regs regs0 = regs;
     struct kvm_fpu fpu0 = fpu;
 
-    struct emulate_result r = emulate_instruction(code, len, &regs, &fpu, read_mem, &m, mode & 2);
+    struct emulate_mode em = {
+        .code = (mode & 4) ? EMULATE_CODE16 : (mode & 2) ? EMULATE_CODE32 : EMULATE_CODE64,
+        .cpl = (mode & 8) ? 3 : 0,
+        .cr0 = CR0_PE | ((mode & 16) ? CR0_TS : 0) | ((mode & 32) ? CR0_EM : 0) | ((mode & 64) ? CR0_MP : 0),
+        .cr4 = (mode & 128) ? 0 : CR4_OSFXSR,
+        .flat = !(mode & 128),
+    };
+    struct emulate_result r = emulate_instruction(code, len, &regs, &fpu, read_mem, &m, &em);
     free(code);
 
     CHECK(r.length <= EMULATE_MAX_INSN && r.length <= len);
@@ -83,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     CHECK(r.action == EMULATE_DONE || r.action == EMULATE_INJECT_BP);
     CHECK(r.length >= 1);
-    CHECK(regs.rip == regs0.rip + r.length);
+    uint64_t rip = regs0.rip + r.length;   /* EIP and IP wrap */
+    CHECK(regs.rip == (em.code == EMULATE_CODE32 ? (uint32_t)rip : em.code == EMULATE_CODE16 ? (uint16_t)rip : rip));
     CHECK(r.name);
     bool known = false;
     for (unsigned i = 0; emulate_table_names[i]; i++)
@@ -97,5 +109,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (m.reads)
         CHECK(!strcmp(r.name, "ldmxcsr") || !strcmp(r.name, "shlx") || !strcmp(r.name, "sarx") ||
               !strcmp(r.name, "shrx"));
+    if (em.code == EMULATE_CODE16)
+        CHECK(!m.reads && (!strcmp(r.name, "int3") || !strcmp(r.name, "fwait") || !strcmp(r.name, "clac") ||
+                           !strcmp(r.name, "stac") || !strcmp(r.name, "fninit")));
+    if (em.cpl)
+        CHECK(strcmp(r.name, "clac") && strcmp(r.name, "stac"));
+    if (em.cr0 & (CR0_TS | CR0_EM))
+        CHECK(strcmp(r.name, "fninit") && strcmp(r.name, "ldmxcsr"));
+    if ((em.cr0 & CR0_TS) && (em.cr0 & CR0_MP))
+        CHECK(strcmp(r.name, "fwait"));
+    if (!em.flat)
+        CHECK(!m.reads && strcmp(r.name, "ldmxcsr"));
     return 0;
 }

@@ -495,7 +495,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .keys = mode & 1 && keys_ok ? s : NULL,
     };
     CHECK(firmware_init(&fw, &gm, &cfg) == 0);
-    view = (struct guest_view){ &gm, 0, false, false };
+    view = (struct guest_view){ &gm, 0, false, false, false, false };
     for (unsigned i = 0; i < 3; i++)
         memset(ram + GROUP_SLOT + 16 * i, 0x11 * (i + 1), 16);
     memset(ev, 0, sizeof(ev));

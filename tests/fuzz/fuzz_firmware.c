@@ -645,7 +645,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fragments = 0;
     frozen_valid = false;
-    struct guest_view view = { &gm, 0, false, false };
+    struct guest_view view = { &gm, 0, false, false, false, false };
     if (mode & 1) {
         view.la57 = !IA32 && (mode & 2);
         view.pae32 = IA32 && (mode & 2);

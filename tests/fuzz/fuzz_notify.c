@@ -266,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .console = devnull, .log = devnull, .trace_limit = UINT64_MAX,
     };
     CHECK(firmware_init(&fw, &gm, &cfg) == 0);
-    view = (struct guest_view){ &gm, 0, false, false };
+    view = (struct guest_view){ &gm, 0, false, false, false, false };
     memset(ram + GROUP_SLOT, 0x11, 16);
     memset(ram + GROUP_SLOT + 16, 0x22, 16);
     memcpy(ram + GROUP_SLOT + 32, &GUID_EVENT_GROUP_EXIT_BOOT_SERVICES, 16);

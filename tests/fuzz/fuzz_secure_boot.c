@@ -402,7 +402,7 @@ static uint32_t rd32(uint64_t gpa)
 /* The call as the guest makes it at the build's width. */
 static efi_status_t call_service(unsigned id, const uint64_t *a, unsigned n)
 {
-    struct fw_call c = { .rsp = STACK, .view = { &gm, 0, false, false } };
+    struct fw_call c = { .rsp = STACK, .view = { &gm, 0, false, false, false, false } };
     if (IA32) {
         memcpy(ram + STACK, &(uint32_t){ 0xfeedf00d }, 4);
         for (unsigned i = 0; i < n; i++)

@@ -37,7 +37,7 @@ static void fw_setup(void)
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
     ck_assert_uint_eq(memmap_reserve(&fw.map, SCRATCH, SCRATCH_SIZE >> 12, EFI_LOADER_DATA), EFI_SUCCESS);
     scratch_next = SCRATCH;
-    cur_view = (struct guest_view){ &gm, 0, false, false };
+    cur_view = (struct guest_view){ &gm, 0, false, false, false, false };
     cur_rsp = STACK_TOP;
     memset(&cur_saved, 0, sizeof(cur_saved));
 }

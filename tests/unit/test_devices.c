@@ -616,6 +616,39 @@ START_TEST(uart_receive_refuses_what_does_not_fit)
 }
 END_TEST
 
+/* An access that runs past a device's last port, or starts before its
+ * first, goes byte by byte to the ports it covers, as a wide cycle to
+ * 8-bit ISA devices does: inw at the UART's scratch register (0x3ff) does
+ * not wrap to its receive buffer and take a byte the guest has not read,
+ * outw at 0x63 sends its high byte to the i8042's command port, and
+ * nothing wraps past 0xffff to port 0. */
+START_TEST(io_bus_splits_accesses_across_range_ends)
+{
+    uint8_t w[4];
+    out8(COM1 + SCR, 0x5a);
+    ck_assert(serial_receive(&uart, "k", 1));
+    ck_assert(io_bus_access(&bus, COM1 + SCR, false, w, 2));
+    ck_assert_uint_eq(w[0], 0x5a);
+    ck_assert_uint_eq(w[1], 0xff);                      /* 0x400: nobody */
+    ck_assert_uint_eq(in8(COM1 + LSR) & 0x01, 0x01);    /* the byte still waits */
+    ck_assert_uint_eq(in8(COM1 + RBR), 'k');
+    ck_assert_uint_eq(bus.unclaimed, 0);                /* a device took part of it */
+
+    ck_assert(out16(GUEST_PORT_I8042_CMD - 1, 0xfe00));
+    ck_assert_int_eq(ctl.stop, GUEST_RESET);
+
+    struct io_device top = { .name = "top", .base = 0xfff8, .len = 8, .out = nop_out };
+    ck_assert_int_eq(io_bus_register(&bus, &top), 0);
+    struct io_device bottom = { .name = "bottom", .base = 0, .len = 8, .out = nop_out };
+    ck_assert_int_eq(io_bus_register(&bus, &bottom), 0);
+    memset(w, 0, sizeof(w));
+    ck_assert(io_bus_access(&bus, 0xfffe, false, w, 4));
+    ck_assert_uint_eq(w[0] & w[1] & w[2] & w[3], 0xff);
+    ck_assert(!io_bus_access(&bus, 0x3f6, false, w, 2));   /* 0x3f6 and 0x3f7: nobody */
+    ck_assert_uint_eq(bus.unclaimed, 1);
+}
+END_TEST
+
 Suite *devices_suite(void)
 {
     Suite *s = suite_create("devices");
@@ -647,6 +680,7 @@ Suite *devices_suite(void)
     tcase_add_test(tc, io_bus_refuses_overlapping_ranges);
     tcase_add_test(tc, io_bus_unclaimed_ports_read_all_ones);
     tcase_add_test(tc, io_bus_has_a_device_limit_and_reaches_port_ffff);
+    tcase_add_test(tc, io_bus_splits_accesses_across_range_ends);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("persist");

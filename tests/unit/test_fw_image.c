@@ -290,7 +290,7 @@ static struct guest_view path_mapped_by(uint64_t pd_b)
     for (unsigned i = 0; i < RAM_SIZE >> 21; i++)
         wr64(pd_a + 8 * i, ((uint64_t)i << 21) | 0x83);
     wr64(pd_b, SCRATCH | 0x83);
-    return (struct guest_view){ &gm, pml4, false, false };
+    return (struct guest_view){ &gm, pml4, false, false, false, false };
 }
 
 START_TEST(load_image_keeps_the_device_path_it_copied_before_loading)

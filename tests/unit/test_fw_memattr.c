@@ -41,7 +41,7 @@ static uint64_t pde(uint64_t addr) { return rd64(GUEST_PD + 8 * (addr >> 21)); }
 
 static bool mapped(uint64_t addr)
 {
-    struct guest_view v = { &gm, GUEST_PML4, false, false };
+    struct guest_view v = { &gm, GUEST_PML4, false, false, false, false };
     uint64_t pa;
     return guest_view_translate(&v, addr, &pa) && pa == addr;
 }

@@ -94,7 +94,7 @@ START_TEST(runtime_services_follow_the_guests_page_tables)
     for (unsigned i = 0; i < RAM_SIZE >> 21; i++)
         wr64(pd + 8 * i, ((uint64_t)i << 21) | 0x83);
     uint64_t name = put_ucs2("Virt"), guid = put_guid(GUID_TEST), size_p = put_u64(16), data = scratch(16);
-    cur_view = (struct guest_view){ &gm, pml4, false, false };
+    cur_view = (struct guest_view){ &gm, pml4, false, false, false, false };
     cur_rsp = DIRECT_MAP + STACK_TOP;
     ck_assert_uint_eq(CALL(RT(GET_VARIABLE), DIRECT_MAP + name, DIRECT_MAP + guid, 0, DIRECT_MAP + size_p,
                            DIRECT_MAP + data),

@@ -191,7 +191,7 @@ START_TEST(install_configuration_table_never_follows_a_guest_count_out_of_ram)
     if (before)
         memcpy(before, host + size, canary_len);
     memcpy(host + 0x1000, &g, sizeof(g));
-    struct fw_call c = { .rcx = 0x1000, .rdx = 0x1234, .rsp = 0x8000, .view = { &gm2, 0, false, false } };
+    struct fw_call c = { .rcx = 0x1000, .rdx = 0x1234, .rsp = 0x8000, .view = { &gm2, 0, false, false, false, false } };
     efi_status_t s = rc == 0 ? firmware_call(fw2, BS(INSTALL_CONFIGURATION_TABLE), &c) : EFI_LOAD_ERROR;
     bool canary_intact = before && !memcmp(before, host + size, canary_len);
     if (fw2)

@@ -98,7 +98,7 @@ static void map(uint64_t va, uint64_t pa, int leaf_level)
     *entry_for(va, leaf_level) = pa | PTE_P | PTE_RW | (leaf_level > 1 ? PTE_PS : 0);
 }
 
-static struct guest_view view(void) { return (struct guest_view){ &gm, root, levels == 5, false }; }
+static struct guest_view view(void) { return (struct guest_view){ &gm, root, levels == 5, false, false, false }; }
 
 static bool translates_to(const struct guest_view *v, uint64_t va, uint64_t want)
 {
@@ -191,7 +191,7 @@ END_TEST
 
 START_TEST(view_without_paging_is_physical)
 {
-    struct guest_view v = { &gm, 0, false, false };
+    struct guest_view v = { &gm, 0, false, false, false, false };
     uint64_t pa = 0;
     ck_assert(guest_view_translate(&v, 0x123456, &pa));
     ck_assert_uint_eq(pa, 0x123456);
@@ -265,7 +265,7 @@ START_TEST(tables_pointing_outside_ram_fail)
     uint64_t pa;
     ck_assert(!guest_view_translate(&v, 0x200000, &pa));
     *pde = saved;
-    struct guest_view bad_root = { &gm, GiB(2), false, false };
+    struct guest_view bad_root = { &gm, GiB(2), false, false, false, false };
     ck_assert(!guest_view_translate(&bad_root, 0x200000, &pa));
     /* A mapping whose target is outside RAM translates but cannot be accessed. */
     map(0x300000, GiB(3), 1);
@@ -331,7 +331,7 @@ START_TEST(five_level_tables_use_the_pml5_index)
     ck_assert(!guest_view_translate(&v, 0x0100000000123456ULL, &pa));
     ck_assert(!guest_view_translate(&v, 0xfe00000000123456ULL, &pa));
     /* The same tables read as 4-level: the PML5 is taken for a PML4. */
-    struct guest_view v4 = { &gm, root, false, false };
+    struct guest_view v4 = { &gm, root, false, false, false, false };
     ck_assert(!translates_to(&v4, 0x0001000000001234ULL, 0x200234));
 }
 END_TEST

@@ -44,7 +44,7 @@ static void teardown(void)
 
 static struct fw_call call4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
-    return (struct fw_call){ a, b, c, d, STACK, { &gm, 0, false, false }, { 0 } };
+    return (struct fw_call){ a, b, c, d, STACK, { &gm, 0, false, false, false, false }, { 0 } };
 }
 
 static uint64_t put_guid(uint64_t at, efi_guid_t g)

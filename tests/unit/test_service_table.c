@@ -89,14 +89,14 @@ START_TEST(protocol_lookups_are_where_the_spec_puts_them)
         ck_assert_uint_eq(s->lookup.not_found, want[i].not_found);
         ck_assert_uint_eq(s->lookup.by_protocol, want[i].by_protocol);
         /* The row resolves to the argument, through the public call too. */
-        struct fw_call c = { EFI_BY_PROTOCOL, 0x1111, 0x2222, 0x3333, STACK, { NULL, 0, false, false }, { 0 } };
+        struct fw_call c = { EFI_BY_PROTOCOL, 0x1111, 0x2222, 0x3333, STACK, { NULL, 0, false, false, false, false }, { 0 } };
         const uint64_t regs[4] = { c.rcx, c.rdx, c.r8, c.r9 };
         ck_assert_uint_eq(firmware_protocol_arg(&x64, s->id, &c), regs[want[i].guid]);
         c.rcx = EFI_ALL_HANDLES;
         ck_assert_uint_eq(firmware_protocol_arg(&x64, s->id, &c),
                           want[i].by_protocol ? 0 : want[i].guid ? 0x1111 : EFI_ALL_HANDLES);
     }
-    struct fw_call c = { 0x1111, 0x2222, 0x3333, 0x4444, STACK, { NULL, 0, false, false }, { 0 } };
+    struct fw_call c = { 0x1111, 0x2222, 0x3333, 0x4444, STACK, { NULL, 0, false, false, false, false }, { 0 } };
     ck_assert_uint_eq(firmware_protocol_arg(&x64, FW_ID_BS(BS_CLOSE_PROTOCOL), &c), 0);
     ck_assert_uint_eq(firmware_protocol_arg(&x64, FW_ID_BS(BS_COUNT), &c), 0);
 }

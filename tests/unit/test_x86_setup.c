@@ -32,7 +32,7 @@ static void teardown(void)
 
 static bool identity(const struct guest_mem *m, uint64_t va)
 {
-    struct guest_view v = { m, GUEST_PML4, false, false };
+    struct guest_view v = { m, GUEST_PML4, false, false, false, false };
     uint64_t pa = ~0ULL;
     return guest_view_translate(&v, va, &pa) && pa == va;
 }
@@ -51,14 +51,14 @@ START_TEST(page_tables_identity_map_4g_with_2m_pages)
                                 GiB(3) - 1, 0xfee00000, GiB(4) - 1 };
     for (unsigned i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
         ck_assert_msg(identity(&gm, probes[i]), "0x%llx is not identity-mapped", (unsigned long long)probes[i]);
-    struct guest_view v = { &gm, GUEST_PML4, false, false };
+    struct guest_view v = { &gm, GUEST_PML4, false, false, false, false };
     uint64_t pa;
     ck_assert(!guest_view_translate(&v, GiB(4), &pa));
     ck_assert(!guest_view_translate(&v, 0xffff800000000000ULL, &pa));
     ck_assert_uint_eq(pde(0x200000), 0x200000 | 0x83);   /* present, writable, 2 MiB */
     /* The second PML4 holds the same map (switching to it flushes the TLB). */
     ck_assert_mem_eq(ram + GUEST_PML4_ALT, ram + GUEST_PML4, 4096);
-    struct guest_view alt = { &gm, GUEST_PML4_ALT, false, false };
+    struct guest_view alt = { &gm, GUEST_PML4_ALT, false, false, false, false };
     ck_assert(guest_view_translate(&alt, GiB(3) - 1, &pa) && pa == GiB(3) - 1);
 }
 END_TEST
@@ -309,7 +309,7 @@ START_TEST(pae_root_maps_the_same_4g_through_the_same_directories)
     memcpy(pdpte, ram + GUEST_PDPT_PAE, sizeof(pdpte));
     for (unsigned g = 0; g < 4; g++)
         ck_assert_uint_eq(pdpte[g], (GUEST_PD + 4096 * g) | 1);
-    struct guest_view v = { &gm, GUEST_PDPT_PAE, false, true };
+    struct guest_view v = { &gm, GUEST_PDPT_PAE, false, true, false, false };
     const uint64_t probes[] = { 0, 0x1000, 0x123456, RAM_SIZE - 1, GiB(1) + 0x1234, GiB(3) - 1, GiB(4) - 1 };
     uint64_t pa;
     for (unsigned i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
@@ -319,6 +319,43 @@ START_TEST(pae_root_maps_the_same_4g_through_the_same_directories)
     x86_set_nx_outside(&gm, keep, 1, true);
     ck_assert_uint_eq(pde(MiB(4)) & PTE_NX, PTE_NX);
     ck_assert(guest_view_translate(&v, MiB(4) + 0x10, &pa) && pa == MiB(4) + 0x10);
+}
+END_TEST
+
+/* An i386 kernel without PAE pages with 32-bit paging (SDM vol. 3A 4.3):
+ * a directory and tables of 4-byte entries, 4 MiB pages with CR4.PSE.
+ * The view of its state walks them so, not as 4-level tables (what
+ * run.c's view did), so an emulation fallback's fetch and a firmware
+ * call's pointers reach the bytes the guest means. */
+START_TEST(guest_view_walks_32_bit_paging)
+{
+    const uint32_t dir = 0x10000, table = 0x11000;
+    uint32_t *pd = (uint32_t *)(ram + dir), *pt = (uint32_t *)(ram + table);
+    pd[0x300] = table | 0x3;                     /* 0xc0000000: a table */
+    pt[1] = 0x200000 | 0x3;                      /* 0xc0001000 -> 0x200000 */
+    pd[0x301] = 0x800000 | 0x83;                 /* 0xc0400000: a 4 MiB page at 8 MiB */
+    ram[0x200010] = 0x5a;
+    ram[0x800000 + 0x1234] = 0xa5;
+    struct kvm_sregs s = { .cr0 = CR0_PE | CR0_PG, .cr3 = dir, .cr4 = CR4_PSE };
+    struct guest_view v = x86_guest_view(&gm, &s);
+    uint8_t b = 0;
+    ck_assert(guest_view_read(&v, 0xc0001010, &b, 1) && b == 0x5a);
+    ck_assert(guest_view_read(&v, 0xc0401234, &b, 1) && b == 0xa5);
+    ck_assert(!guest_view_read(&v, 0xc0002000, &b, 1));   /* not present */
+    ck_assert(!guest_view_read(&v, 0x1c0001010ULL, &b, 1));   /* past 32 bits */
+    /* Without CR4.PSE the PS bit is ignored: the entry names a table
+     * (at 8 MiB, all zeros: nothing mapped). */
+    s.cr4 = 0;
+    v = x86_guest_view(&gm, &s);
+    ck_assert(!guest_view_read(&v, 0xc0401234, &b, 1));
+    /* PAE and long mode keep their walks; paging off is physical. */
+    s.cr4 = CR4_PAE;
+    ck_assert(x86_guest_view(&gm, &s).pae32 && !x86_guest_view(&gm, &s).paging32);
+    s.efer = EFER_LMA | EFER_LME;
+    v = x86_guest_view(&gm, &s);
+    ck_assert(!v.pae32 && !v.paging32 && v.cr3 == dir);
+    s.cr0 = CR0_PE;
+    ck_assert_uint_eq(x86_guest_view(&gm, &s).cr3, 0);
 }
 END_TEST
 
@@ -342,6 +379,7 @@ Suite *x86_setup_suite(void)
     tcase_add_test(tc, mixed_thunk_keeps_the_firmware_idt);
     tcase_add_test(tc, idt32_gates_are_8_byte_32_bit_interrupt_gates);
     tcase_add_test(tc, pae_root_maps_the_same_4g_through_the_same_directories);
+    tcase_add_test(tc, guest_view_walks_32_bit_paging);
     suite_add_tcase(s, tc);
     return s;
 }

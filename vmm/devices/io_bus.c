@@ -28,22 +28,53 @@ int io_bus_register(struct io_bus *bus, const struct io_device *dev)
     return 0;
 }
 
+/* The device whose range holds port, or NULL. */
+static struct io_device *device_at(struct io_bus *bus, uint32_t port)
+{
+    for (unsigned i = 0; i < bus->n; i++)
+        if (port >= bus->dev[i].base && port < (uint32_t)bus->dev[i].base + bus->dev[i].len)
+            return &bus->dev[i];
+    return NULL;
+}
+
+static void device_access(struct io_device *d, uint32_t port, bool out, uint8_t *data, unsigned size)
+{
+    uint16_t off = (uint16_t)(port - d->base);
+    if (out && d->out)
+        d->out(d->state, off, data, size);
+    else if (!out && d->in)
+        d->in(d->state, off, data, size);
+    else if (!out)
+        memset(data, 0xff, size);
+}
+
+/* An access that does not lie within one device's range: each byte goes
+ * to the port it addresses, as the bus splits a wide cycle to 8-bit
+ * devices; a byte past 0xffff or at a port nobody has reads all ones.
+ * Whether any device took a byte. */
+static bool split_access(struct io_bus *bus, uint16_t port, bool out, uint8_t *data, unsigned size)
+{
+    bool claimed = false;
+    for (unsigned i = 0; i < size; i++) {
+        struct io_device *d = device_at(bus, (uint32_t)port + i);
+        if (d)
+            device_access(d, (uint32_t)port + i, out, data + i, 1);
+        else if (!out)
+            data[i] = 0xff;
+        claimed |= d != NULL;
+    }
+    return claimed;
+}
+
 bool io_bus_access(struct io_bus *bus, uint16_t port, bool out, uint8_t *data, unsigned size)
 {
-    for (unsigned i = 0; i < bus->n; i++) {
-        struct io_device *d = &bus->dev[i];
-        if (port < d->base || port >= d->base + d->len)
-            continue;
-        if (out && d->out)
-            d->out(d->state, (uint16_t)(port - d->base), data, size);
-        else if (!out && d->in)
-            d->in(d->state, (uint16_t)(port - d->base), data, size);
-        else if (!out)
-            memset(data, 0xff, size);
+    struct io_device *d = device_at(bus, port);
+    if (d && (uint32_t)port + size <= (uint32_t)d->base + d->len) {
+        device_access(d, port, out, data, size);
         return true;
     }
+    if (split_access(bus, port, out, data, size))
+        return true;
     bus->unclaimed++;
-    if (!out)
-        memset(data, 0xff, size);
     return false;
 }

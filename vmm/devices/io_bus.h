@@ -48,7 +48,9 @@ struct io_bus {
  * size): a device that is not on the bus is a bug the caller must report
  * (kvmtool's kvm__register_pio is __must_check for the same reason). */
 __attribute__((warn_unused_result)) int io_bus_register(struct io_bus *bus, const struct io_device *dev);
-/* Returns false if no device claimed the port (reads then give all ones). */
+/* An access of size bytes at port: to the device whose range holds them
+ * all, else byte by byte to the port each byte addresses. Returns false if
+ * no device claimed any of them (reads then give all ones). */
 bool io_bus_access(struct io_bus *bus, uint16_t port, bool out, uint8_t *data, unsigned size);
 
 #endif

@@ -49,8 +49,7 @@ static void report_exits(struct vmm *vm)
 
 static struct guest_view view_of(struct vmm *vm, const struct kvm_sregs *s)
 {
-    bool pae32 = (s->cr4 & CR4_PAE) && !(s->efer & EFER_LMA);
-    return (struct guest_view){ &vm->mem, (s->cr0 & CR0_PG) ? s->cr3 : 0, (s->cr4 & CR4_LA57) != 0, pae32 };
+    return x86_guest_view(&vm->mem, s);
 }
 
 static void report_code_bytes(struct vcpu *c, uint64_t rip)
@@ -61,7 +60,7 @@ static void report_code_bytes(struct vcpu *c, uint64_t rip)
     if (ioctl(c->fd, KVM_GET_SREGS, &s) < 0)
         return;
     struct guest_view v = view_of(vm, &s);
-    if (!guest_view_read(&v, rip, code, sizeof(code))) {
+    if (!guest_view_read(&v, emulate_code_address(&s, rip), code, sizeof(code))) {
         vmm_log("code at RIP 0x%llx is not readable", (unsigned long long)rip);
         return;
     }
@@ -266,13 +265,13 @@ static int emulation_failure(struct vcpu *c)
     if (ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0)
         return guest_crash(c, what);
     struct guest_view v = view_of(vm, &s);
-    unsigned len = 0;
-    while (len < sizeof(code) && guest_view_read(&v, r.rip + len, &code[len], 1))
-        len++;
+    unsigned len = emulate_fetch(code, &s, r.rip, view_read, &v);
     struct kvm_fpu fpu;
     if (ioctl(c->fd, KVM_GET_FPU, &fpu) < 0)
         return guest_crash(c, what);
-    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v, !s.cs.l);
+    struct emulate_mode mode = emulate_mode_of(&s, r.rflags);
+    uint64_t at = r.rip;
+    struct emulate_result e = emulate_instruction(code, len, &r, &fpu, view_read, &v, &mode);
     if (e.action == EMULATE_NONE)
         return guest_crash(c, what);
     vm->counters.fallbacks++;
@@ -303,7 +302,7 @@ static int emulation_failure(struct vcpu *c)
         vm->counters.fallback_reported[which] = true;
         if (!vm->run.opt.quiet)
             vmm_log("emulation fallback: %s at RIP 0x%llx performed by the VMM (the host cannot emulate it)", e.name,
-                    (unsigned long long)(r.rip - e.length));
+                    (unsigned long long)at);
     }
     return RUN_CONTINUE;
 }

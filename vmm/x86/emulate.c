@@ -10,13 +10,18 @@
 
 #include <string.h>
 
+#include "x86_setup.h"
+
 #define RFLAGS_CF (1ULL << 0)
 #define RFLAGS_PF (1ULL << 2)
 #define RFLAGS_AF (1ULL << 4)
 #define RFLAGS_ZF (1ULL << 6)
 #define RFLAGS_SF (1ULL << 7)
 #define RFLAGS_OF (1ULL << 11)
+#define RFLAGS_VM (1ULL << 17)
 #define RFLAGS_AC (1ULL << 18)
+
+#define FSW_ES 0x80   /* an unmasked x87 exception pending */
 
 const char *const emulate_table_names[] = { "int3", "clac", "stac", "popcnt", "fwait", "ldmxcsr", "fninit",
                                             "shlx", "sarx", "shrx", NULL };
@@ -28,6 +33,36 @@ static __u64 *gpr(struct kvm_regs *r, unsigned n)
     __u64 *regs[16] = { &r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp, &r->rsi, &r->rdi,
                            &r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15 };
     return regs[n & 15];
+}
+
+struct emulate_mode emulate_mode_of(const struct kvm_sregs *s, uint64_t rflags)
+{
+    bool code64 = (s->efer & EFER_LMA) && s->cs.l;
+    bool protected_mode = s->cr0 & CR0_PE, vm86 = protected_mode && (rflags & RFLAGS_VM);
+    return (struct emulate_mode){
+        .code = code64 ? EMULATE_CODE64 : (s->cs.db && !vm86 && protected_mode) ? EMULATE_CODE32 : EMULATE_CODE16,
+        .cpl = vm86 ? 3 : protected_mode ? s->ss.dpl : 0,
+        .cr0 = s->cr0,
+        .cr4 = s->cr4,
+        .flat = code64 || (!s->ds.base && !s->ss.base),
+    };
+}
+
+uint64_t emulate_code_address(const struct kvm_sregs *s, uint64_t rip)
+{
+    return (s->efer & EFER_LMA) && s->cs.l ? rip : (uint32_t)(s->cs.base + rip);
+}
+
+unsigned emulate_fetch(uint8_t code[EMULATE_MAX_INSN], const struct kvm_sregs *s, uint64_t rip, emulate_read_fn read,
+                       void *ctx)
+{
+    unsigned len = 0;
+    while (len < EMULATE_MAX_INSN) {
+        if (!read(ctx, emulate_code_address(s, rip + len), &code[len], 1))
+            break;
+        len++;
+    }
+    return len;
 }
 
 /* A REX prefix at c[i]: 64-bit code only (in 32-bit code 40-4F are
@@ -88,15 +123,18 @@ static bool displacement(const uint8_t *c, unsigned len, unsigned *n, unsigned s
 }
 
 /* Effective address of a ModRM memory operand at c[0] (64-bit addressing,
- * SIB, disp8/disp32, RIP-relative; with bits32, 32-bit addressing, where
+ * SIB, disp8/disp32, RIP-relative; in 32-bit code, 32-bit addressing, where
  * 00/101 is an absolute disp32). Returns the bytes used, 0 if c[0] is a
- * register operand or the bytes run out. insn_len_after: bytes of the
- * instruction after the operand (for RIP-relative). */
+ * register operand, the bytes run out, or the operand's segment has a base
+ * (not flat). insn_len_after: bytes of the instruction after the operand
+ * (for RIP-relative). */
 static unsigned modrm_address(const uint8_t *c, unsigned len, unsigned rex, const struct kvm_regs *r,
-                              unsigned insn_start_to_modrm, unsigned insn_len_after, bool bits32, uint64_t *ea)
+                              unsigned insn_start_to_modrm, unsigned insn_len_after, const struct emulate_mode *m,
+                              uint64_t *ea)
 {
     struct kvm_regs copy = *r;
-    if (!len)
+    bool bits32 = m->code != EMULATE_CODE64;
+    if (!len || !m->flat)
         return 0;
     unsigned mod = c[0] >> 6, rm = c[0] & 7, n = 1;
     if (mod == 3)
@@ -132,17 +170,21 @@ static unsigned modrm_address(const uint8_t *c, unsigned len, unsigned rex, cons
     return n;
 }
 
-/* LDMXCSR m32: [REX] 0F AE /2 with a memory operand. */
+/* LDMXCSR m32: [REX] 0F AE /2 with a memory operand. #UD with CR0.EM
+ * set or CR4.OSFXSR clear, #NM with CR0.TS set (SDM vol. 2, LDMXCSR):
+ * not performed then. */
 static unsigned ldmxcsr(const uint8_t *c, unsigned len, const struct kvm_regs *r, struct kvm_fpu *fpu,
-                        emulate_read_fn read, void *ctx, bool bits32)
+                        emulate_read_fn read, void *ctx, const struct emulate_mode *m)
 {
     unsigned i = 0, rex = 0;
-    if (is_rex(c, len, i, bits32))
+    if ((m->cr0 & (CR0_EM | CR0_TS)) || !(m->cr4 & CR4_OSFXSR))
+        return 0;
+    if (is_rex(c, len, i, m->code != EMULATE_CODE64))
         rex = c[i++];
     if (i + 3 > len || c[i] != 0x0f || c[i + 1] != 0xae || ((c[i + 2] >> 3) & 7) != 2)
         return 0;
     uint64_t ea;
-    unsigned n = modrm_address(c + i + 2, len - i - 2, rex, r, i + 2, 0, bits32, &ea);
+    unsigned n = modrm_address(c + i + 2, len - i - 2, rex, r, i + 2, 0, m, &ea);
     uint32_t v;
     if (!n)
         return 0;
@@ -157,11 +199,14 @@ static unsigned ldmxcsr(const uint8_t *c, unsigned len, const struct kvm_regs *r
 /* SHLX/SARX/SHRX r, r/m, r (VEX 3-byte form C4): dest = src1 shifted by
  * vvvv, count masked to the operand size; flags untouched. In 32-bit code
  * C4 is LES unless R and X (inverted) are both set, and W, B and vvvv's
- * high bit are ignored (SDM vol. 2, 2.3.5). */
+ * high bit are ignored (SDM vol. 2, 2.3.5). VEX.L must be 0 (VEX.LZ:
+ * #UD otherwise). */
 static unsigned bmi2_shift(const uint8_t *c, unsigned len, struct kvm_regs *r, emulate_read_fn read, void *ctx,
-                           bool bits32, const char **name)
+                           const struct emulate_mode *m, const char **name)
 {
-    if (len < 5 || c[0] != 0xc4 || (c[1] & 0x1f) != 2 || c[3] != 0xf7 || (bits32 && (c[1] & 0xc0) != 0xc0))
+    bool bits32 = m->code != EMULATE_CODE64;
+    if (len < 5 || c[0] != 0xc4 || (c[1] & 0x1f) != 2 || c[3] != 0xf7 || (bits32 && (c[1] & 0xc0) != 0xc0) ||
+        (c[2] & 4))
         return 0;
     unsigned pp = c[2] & 3;
     if (pp == 0)
@@ -176,7 +221,7 @@ static unsigned bmi2_shift(const uint8_t *c, unsigned len, struct kvm_regs *r, e
         src = *gpr(r, (c[4] & 7) | ((rex & 1) << 3));
         n = 1;
     } else {
-        if (!(n = modrm_address(c + 4, len - 4, rex, r, 4, 0, bits32, &ea)) || !read(ctx, ea, &src, w ? 8 : 4))
+        if (!(n = modrm_address(c + 4, len - 4, rex, r, 4, 0, m, &ea)) || !read(ctx, ea, &src, w ? 8 : 4))
             return 0;
     }
     unsigned bits = w ? 64 : 32;
@@ -198,8 +243,52 @@ static unsigned bmi2_shift(const uint8_t *c, unsigned len, struct kvm_regs *r, e
     return 4 + n;
 }
 
+/* FWAIT: #NM with CR0.MP and CR0.TS set, #MF with an unmasked x87
+ * exception pending (SDM vol. 2, WAIT/FWAIT): a no-op otherwise. */
+static bool fwait_is_nop(const struct emulate_mode *m, const struct kvm_fpu *fpu)
+{
+    return !((m->cr0 & CR0_MP) && (m->cr0 & CR0_TS)) && !(fpu->fsw & FSW_ES);
+}
+
+/* FNINIT: #NM with CR0.EM or CR0.TS set. FCW 0x37f, status and tags
+ * cleared (SDM vol. 1, 8.1). */
+static bool fninit(const uint8_t *c, unsigned len, const struct emulate_mode *m, struct kvm_fpu *fpu)
+{
+    if (len < 2 || c[0] != 0xdb || c[1] != 0xe3 || (m->cr0 & (CR0_EM | CR0_TS)))
+        return false;
+    fpu->fcw = 0x37f;
+    fpu->fsw = 0;
+    fpu->ftwx = 0;
+    fpu->last_opcode = 0;
+    fpu->last_ip = fpu->last_dp = 0;
+    return true;
+}
+
+/* CLAC/STAC (0F 01 CA/CB): #UD above CPL 0 and in virtual-8086 mode
+ * (SDM vol. 2, CLAC, STAC). */
+static bool clac_stac(const uint8_t *c, unsigned len, const struct emulate_mode *m, struct kvm_regs *r)
+{
+    if (len < 3 || c[0] != 0x0f || c[1] != 0x01 || (c[2] != 0xca && c[2] != 0xcb) || m->cpl)
+        return false;
+    if (c[2] == 0xca)
+        r->rflags &= ~RFLAGS_AC;
+    else
+        r->rflags |= RFLAGS_AC;
+    return true;
+}
+
+/* RIP past the instruction: EIP and IP wrap in 32- and 16-bit code. */
+static void advance_rip(struct kvm_regs *r, unsigned length, const struct emulate_mode *m)
+{
+    r->rip += length;
+    if (m->code == EMULATE_CODE32)
+        r->rip = (uint32_t)r->rip;
+    else if (m->code == EMULATE_CODE16)
+        r->rip = (uint16_t)r->rip;
+}
+
 struct emulate_result emulate_instruction(const uint8_t *c, unsigned len, struct kvm_regs *r, struct kvm_fpu *fpu,
-                                          emulate_read_fn read, void *ctx, bool bits32)
+                                          emulate_read_fn read, void *ctx, const struct emulate_mode *m)
 {
     unsigned n;
     struct emulate_result res = { EMULATE_NONE, NULL, 0, false };
@@ -208,29 +297,22 @@ struct emulate_result emulate_instruction(const uint8_t *c, unsigned len, struct
     if (c[0] == 0xcc) {
         res = (struct emulate_result){ EMULATE_INJECT_BP, "int3", 1, false };
     } else if (c[0] == 0x9b) {
-        res = (struct emulate_result){ EMULATE_DONE, "fwait", 1, false };
-    } else if (len >= 3 && c[0] == 0x0f && c[1] == 0x01 && (c[2] == 0xca || c[2] == 0xcb)) {
-        if (c[2] == 0xca)
-            r->rflags &= ~RFLAGS_AC;
-        else
-            r->rflags |= RFLAGS_AC;
+        if (fwait_is_nop(m, fpu))
+            res = (struct emulate_result){ EMULATE_DONE, "fwait", 1, false };
+    } else if (clac_stac(c, len, m, r)) {
         res = (struct emulate_result){ EMULATE_DONE, c[2] == 0xca ? "clac" : "stac", 3, false };
-    } else if (len >= 2 && c[0] == 0xdb && c[1] == 0xe3) {
-        /* FNINIT: FCW 0x37f, status and tags cleared (SDM vol. 1, 8.1). */
-        fpu->fcw = 0x37f;
-        fpu->fsw = 0;
-        fpu->ftwx = 0;
-        fpu->last_opcode = 0;
-        fpu->last_ip = fpu->last_dp = 0;
+    } else if (fninit(c, len, m, fpu)) {
         res = (struct emulate_result){ EMULATE_DONE, "fninit", 2, true };
-    } else if (c[0] == 0xf3 && (n = popcnt(c, len, r, bits32))) {
+    } else if (m->code == EMULATE_CODE16) {
+        return res;   /* 16-bit operands and addressing: not decoded */
+    } else if (c[0] == 0xf3 && (n = popcnt(c, len, r, m->code != EMULATE_CODE64))) {
         res = (struct emulate_result){ EMULATE_DONE, "popcnt", n, false };
-    } else if ((n = bmi2_shift(c, len, r, read, ctx, bits32, &res.name))) {
+    } else if ((n = bmi2_shift(c, len, r, read, ctx, m, &res.name))) {
         res = (struct emulate_result){ EMULATE_DONE, res.name, n, false };
-    } else if ((n = ldmxcsr(c, len, r, fpu, read, ctx, bits32))) {
+    } else if ((n = ldmxcsr(c, len, r, fpu, read, ctx, m))) {
         res = (struct emulate_result){ EMULATE_DONE, "ldmxcsr", n, true };
     }
     if (res.action != EMULATE_NONE)
-        r->rip += res.length;
+        advance_rip(r, res.length, m);
     return res;
 }

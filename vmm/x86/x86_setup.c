@@ -207,3 +207,11 @@ void x86_setup_sregs(struct kvm_sregs *s)
     s->cr4 = CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT;
     s->efer = EFER_LME | EFER_LMA | EFER_NXE;
 }
+
+struct guest_view x86_guest_view(const struct guest_mem *gm, const struct kvm_sregs *s)
+{
+    bool paging = s->cr0 & CR0_PG, long_mode = s->efer & EFER_LMA, pae = s->cr4 & CR4_PAE;
+    return (struct guest_view){ .gm = gm, .cr3 = paging ? s->cr3 : 0, .la57 = long_mode && (s->cr4 & CR4_LA57),
+                                .pae32 = pae && !long_mode, .paging32 = !pae && !long_mode,
+                                .pse = (s->cr4 & CR4_PSE) != 0 };
+}

@@ -7,11 +7,14 @@
 /* Control register and EFER bits (SDM vol. 3A, 2.5 and 2.2.1). */
 #define CR0_PE (1u << 0)
 #define CR0_MP (1u << 1)
+#define CR0_EM (1u << 2)
+#define CR0_TS (1u << 3)
 #define CR0_ET (1u << 4)
 #define CR0_NE (1u << 5)
 #define CR0_WP (1u << 16)
 #define CR0_AM (1u << 18)
 #define CR0_PG (1u << 31)
+#define CR4_PSE        (1u << 4)
 #define CR4_PAE        (1u << 5)
 #define CR4_OSFXSR     (1u << 9)
 #define CR4_OSXMMEXCPT (1u << 10)
@@ -43,6 +46,10 @@ uint64_t x86_gdt_entry(const struct kvm_segment *s);
 void x86_setup_idt(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
                    const void *ctx);
 void x86_setup_sregs(struct kvm_sregs *s);
+/* Guest memory as the vCPU in state s addresses it: physical with paging
+ * off (CR0.PG), else through the tables at CR3 in the paging mode CR4 and
+ * EFER select (SDM vol. 3A, 4.1.1): 4- or 5-level, PAE, or 32-bit. */
+struct guest_view x86_guest_view(const struct guest_mem *gm, const struct kvm_sregs *s);
 
 /* An IA-32 firmware's CPU state, for a mixed-mode kernel's 32-bit handover
  * entry (boot.rst "EFI Handover Protocol"; efi_mixed.S efi32_stub_entry):
