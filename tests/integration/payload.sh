@@ -156,6 +156,14 @@ expect snapshot-corrupt-refused 2 "snap-bad/state: not a handover snapshot \\(ba
     -- "$HO" --snapshot "$OUT/snap-bad" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
 expect snapshot-truncated-refused 2 'snap-short/state: truncated: 40 bytes' \
     -- "$HO" --snapshot "$OUT/snap-short" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
+# One of another version of the format (an older handover's) is replaced,
+# not refused: here state.tmp, a folder, ends the run before any guest.
+rm -rf "$OUT/snap-old" && mkdir -p "$OUT/snap-old/state.tmp"
+{ printf 'HOVRSNAP\001\000\000\000'; head -c 200 /dev/zero; } > "$OUT/snap-old/state"
+expect snapshot-other-version-replaced 2 \
+    'snap-old: its snapshot was made by another version of handover \(version 1 with a 0-byte header' \
+    'snap-old: Is a directory' '!refused' \
+    -- "$HO" --snapshot "$OUT/snap-old" --initrd "$PAYLOAD" --exec true "$PAYLOAD"
 # A state file that is a FIFO is refused at once (open() does not wait for a writer).
 mkdir -p "$OUT/snap-fifo"
 rm -f "$OUT/snap-fifo/state"

@@ -79,6 +79,25 @@ START_TEST(magic_version_and_payload_are_named)
 }
 END_TEST
 
+/* A state file of another version of the format is handover's own, made
+ * by an older or newer one, and is replaced; one that is not handover's,
+ * or is corrupt within this version, is not (it is refused). */
+START_TEST(another_version_is_told_from_corruption)
+{
+    ck_assert(!snapshot_other_version(file, sizeof(file)));
+    struct snapshot_header *hp = (struct snapshot_header *)(void *)file;
+    hp->version = SNAPSHOT_VERSION - 1;
+    ck_assert(snapshot_other_version(file, sizeof(file)));
+    ck_assert(snapshot_other_version(file, 16));
+    ck_assert(!snapshot_other_version(file, 15));
+    file[0] = 'X';
+    ck_assert(!snapshot_other_version(file, sizeof(file)));
+    make_file();
+    file[sizeof(struct snapshot_header) + 5] ^= 1;
+    ck_assert(!snapshot_other_version(file, sizeof(file)));
+}
+END_TEST
+
 START_TEST(trailing_bytes_are_refused)
 {
     uint8_t longer[sizeof(file) + 1];
@@ -232,6 +251,7 @@ Suite *snapshot_file_suite(void)
     tcase_add_test(tc, truncated_files_are_refused);
     tcase_add_test(tc, a_flipped_bit_anywhere_is_refused);
     tcase_add_test(tc, magic_version_and_payload_are_named);
+    tcase_add_test(tc, another_version_is_told_from_corruption);
     tcase_add_test(tc, trailing_bytes_are_refused);
     tcase_add_test(tc, any_other_input_is_another_snapshot);
     tcase_add_test(tc, cursor_takes_what_was_put_and_no_more);

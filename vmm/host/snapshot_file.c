@@ -100,6 +100,17 @@ const char *snapshot_check(const void *file, size_t len, struct snapshot_header 
     return NULL;
 }
 
+bool snapshot_other_version(const void *file, size_t len)
+{
+    struct snapshot_header h;
+    const size_t head = offsetof(struct snapshot_header, payload_size);
+    if (len < head)
+        return false;
+    memcpy(&h, file, head);
+    return !memcmp(h.magic, SNAPSHOT_MAGIC, sizeof(h.magic)) &&
+           (h.version != SNAPSHOT_VERSION || h.header_size != sizeof(h));
+}
+
 bool snapshot_bools_valid(const void *data, const size_t *offsets, size_t n)
 {
     const uint8_t *b = data;

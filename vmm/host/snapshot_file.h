@@ -62,6 +62,10 @@ void snapshot_seal(struct snapshot_header *h, const struct snapshot_inputs *in, 
  * wrong with it, as a phrase ("truncated: 120 of 4096 bytes"; why points
  * into a static buffer). */
 const char *snapshot_check(const void *file, size_t len, struct snapshot_header *h);
+/* Whether a state file of len bytes is handover's, but of another version
+ * of the format (its magic, then another version or header size): a
+ * snapshot an older or newer handover made, which this one replaces. */
+bool snapshot_other_version(const void *file, size_t len);
 /* Whether the byte at each of the n offsets into data, a structure
  * taken from a state file, is 0 or 1: a bool that holds another value is
  * undefined when read (C11 6.2.6.1), so a payload's bools are checked as

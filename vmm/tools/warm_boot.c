@@ -220,11 +220,12 @@ int warm_boot_prepare(struct warm_boot *w, int argc, char **argv)
     if (rc == 0) {
         struct snapshot_header h;
         const char *why = snapshot_check(w->state, w->state_len, &h);
-        if (why) {
+        bool other_version = why && snapshot_other_version(w->state, w->state_len);
+        if (why && !other_version) {
             vmm_log("%s: %s: refused (remove it to make a new snapshot)", path, why);
             return EXIT_USAGE;
         }
-        if (snapshot_inputs_equal(&h.inputs, &w->inputs) && h.ram_size == vm->opt.mem) {
+        if (!why && snapshot_inputs_equal(&h.inputs, &w->inputs) && h.ram_size == vm->opt.mem) {
             struct boot_record boot;
             struct snapshot_cursor cur = payload_of(w);
             if (!snapshot_take(&cur, &boot, sizeof(boot))) {
@@ -235,7 +236,10 @@ int warm_boot_prepare(struct warm_boot *w, int argc, char **argv)
             w->restoring = true;
             return 0;
         }
-        if (!vm->opt.quiet)
+        if (other_version)   /* said even with --quiet: a handover update costs the next run a cold boot */
+            vmm_log("--snapshot %s: its snapshot was made by another version of handover (%s): making a new one",
+                    dir, why);
+        else if (!vm->opt.quiet)
             vmm_log("--snapshot %s: its snapshot was made from other inputs (kernel, initrd or options): making a "
                     "new one", dir);
         free(w->state);
