@@ -2,6 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -19,13 +22,10 @@ static bool page_zero(const uint8_t *p, size_t len)
     return true;
 }
 
-/* All len bytes at offset at, read (into p) or written (from it), however
- * many calls it takes; a file that ends before them is EIO. p is only
- * read when writing, so a const buffer may be passed for that. */
-static int file_io_all(int fd, uint8_t *p, size_t len, uint64_t at, bool writing)
+int file_pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t at)
 {
     while (len) {
-        ssize_t n = writing ? pwrite(fd, p, len, (off_t)at) : pread(fd, p, len, (off_t)at);
+        ssize_t n = pwrite(fd, p, len, (off_t)at);
         if (n <= 0) {
             if (n == 0)
                 errno = EIO;
@@ -36,11 +36,6 @@ static int file_io_all(int fd, uint8_t *p, size_t len, uint64_t at, bool writing
         at += (uint64_t)n;
     }
     return 0;
-}
-
-int file_pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t at)
-{
-    return file_io_all(fd, (uint8_t *)p, len, at, true);
 }
 
 int ram_file_write(int fd, const uint8_t *ram, uint64_t size, uint64_t *written)
@@ -65,40 +60,6 @@ int ram_file_write(int fd, const uint8_t *ram, uint64_t size, uint64_t *written)
     return 0;
 }
 
-static bool regular_of_size(int fd, uint64_t size)
-{
-    struct stat st;
-    return !fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size;
-}
-
-int ram_file_read(int fd, uint8_t *ram, uint64_t size)
-{
-    if (!regular_of_size(fd, size)) {
-        errno = EINVAL;
-        return -1;
-    }
-    for (uint64_t at = 0; at < size;) {
-        off_t data = lseek(fd, (off_t)at, SEEK_DATA);
-        if (data < 0 && errno == ENXIO)
-            break;   /* holes to the end */
-        off_t hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
-        if (hole < 0)
-            return -1;
-        uint64_t end = (uint64_t)hole < size ? (uint64_t)hole : size;
-        if ((uint64_t)data >= end)
-            break;
-        if (file_io_all(fd, ram + data, (size_t)(end - (uint64_t)data), (uint64_t)data, false))
-            return -1;
-        at = end;
-    }
-    /* Cut short while read, its end is a hole to SEEK_DATA; grown, it is no longer this RAM. */
-    if (!regular_of_size(fd, size)) {
-        errno = EIO;
-        return -1;
-    }
-    return 0;
-}
-
 int file_open_nonblocking(const char *path, struct stat *st)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -109,4 +70,45 @@ int file_open_nonblocking(const char *path, struct stat *st)
         return -1;
     }
     return fd;
+}
+
+/* The mapping on_sigbus guards, and what it says as it ends the run. */
+static uint8_t *mapped;
+static uint64_t mapped_size;
+static int mapped_exit_status;
+static char mapped_why[320];
+static size_t mapped_why_len;
+
+/* A page past the end of a file cut short in place while mapped raises
+ * SIGBUS at the access (mmap(2)). One in the RAM file's mapping ends the
+ * run with a line saying why; any other SIGBUS takes its default action
+ * once the handler returns. Only async-signal-safe calls. */
+static void on_sigbus(int sig, siginfo_t *si, void *context)
+{
+    (void)context;
+    const uint8_t *at = si->si_addr;
+    if (!mapped || at < mapped || at >= mapped + mapped_size) {
+        signal(sig, SIG_DFL);
+        return;
+    }
+    ssize_t n = write(STDERR_FILENO, mapped_why, mapped_why_len);
+    (void)n;
+    _exit(mapped_exit_status);
+}
+
+int ram_file_map(int fd, void *at, uint64_t size, int exit_status)
+{
+    struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+    sigemptyset(&sa.sa_mask);
+    if (mmap(at, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
+        return -1;
+    mapped = at;
+    mapped_size = size;
+    mapped_exit_status = exit_status;
+    int n = snprintf(mapped_why, sizeof(mapped_why),
+                     "handover: --snapshot: the RAM file was cut short while the restored guest ran (a snapshot's "
+                     "files are replaced by renaming new ones into place, never rewritten)\n"
+                     "handover: end: host-error, exit status %d\n", exit_status);
+    mapped_why_len = n > 0 && (size_t)n < sizeof(mapped_why) ? (size_t)n : 0;
+    return sigaction(SIGBUS, &sa, NULL);
 }

@@ -338,11 +338,10 @@ static int new_generation(struct warm_boot *w, bool notify)
     return 0;
 }
 
-/* The snapshot's RAM in place of the RAM the cold boot's loading wrote:
- * that is dropped (anonymous memory reads as zeros again) and the file's
- * data copied in, its holes left as zeros (host/ram_file.h says why a copy
- * and not a mapping). 0, or the exit status. */
-static int load_ram(struct warm_boot *w)
+/* The snapshot's RAM over the RAM the cold boot's loading wrote,
+ * copy-on-write: the file is never written, and only the pages the guest
+ * touches are read. 0, or the exit status. */
+static int map_ram(struct warm_boot *w)
 {
     struct vmm *vm = w->vm;
     char path[PATH_MAX];
@@ -360,18 +359,12 @@ static int load_ram(struct warm_boot *w)
         close(fd);
         return EXIT_USAGE;
     }
-    if (madvise(vm->mem.host, vm->opt.mem, MADV_DONTNEED)) {
-        vmm_log("madvise(MADV_DONTNEED) of guest RAM: %s", strerror(errno));
-        close(fd);
-        return EXIT_HOST;
-    }
-    int rc = ram_file_read(fd, vm->mem.host, vm->opt.mem);
+    int rc = ram_file_map(fd, vm->mem.host, vm->opt.mem, EXIT_HOST);
     int err = errno;
     close(fd);
     if (rc) {
-        vmm_log("%s: %s: refused", path,
-                err == EIO || err == EINVAL ? "its size changed while it was read" : strerror(err));
-        return EXIT_USAGE;
+        vmm_log("%s: mapping it: %s", path, strerror(err));
+        return EXIT_HOST;
     }
     return 0;
 }
@@ -415,11 +408,11 @@ static int restore(struct warm_boot *w)
         vcpu_state_free(&s.cpu);
         return EXIT_USAGE;
     }
-    if ((rc = load_ram(w))) {
+    if ((rc = map_ram(w))) {
         vcpu_state_free(&s.cpu);
         return rc;
     }
-    close(w->dir_fd);   /* the state and the RAM are read: DIR's lock goes */
+    close(w->dir_fd);   /* the state is read and the RAM mapped: DIR's lock goes */
     w->dir_fd = -1;
     uint64_t now = realtime_ns(), since = now > s.clock.realtime_ns ? now - s.clock.realtime_ns : 0;
     keep_tsc_rate(vm, s.clock.tsc_khz);

@@ -5,8 +5,8 @@
  * restores that VM instead of booting and sends its own command. DIR
  * holds two files: state (the header, the vCPU, the irqchips, the devices,
  * the firmware's runtime state, the clock) and ram (guest RAM as is,
- * sparse: a page of zeros is a hole), whose data a restore copies into
- * guest RAM, leaving the holes as zeros. docs/snapshots.md. */
+ * sparse: a page of zeros is a hole), which a restore maps copy-on-write,
+ * so it reads only the pages the guest touches. docs/snapshots.md. */
 #ifndef HANDOVER_WARM_BOOT_H
 #define HANDOVER_WARM_BOOT_H
 
