@@ -36,8 +36,9 @@ struct warm_boot {
 };
 
 /* After the image and the inputs are read (their bytes are hashed), before
- * the VM: a sound snapshot of these inputs is restored, one of others is
- * replaced, and a corrupt or truncated one is refused (EXIT_USAGE, one line
+ * the VM: a sound snapshot of these inputs is restored, one of others (or
+ * of another version of the format) is replaced, and a corrupt or
+ * truncated one is refused (EXIT_USAGE, one line
  * naming the file). A new one's files are opened here, before the
  * sandbox. DIR is locked (shared to restore, exclusive to make one); a
  * run that finds it locked by another boots without a snapshot. argv: the options, of which those that do not shape the VM
