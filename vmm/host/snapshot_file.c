@@ -72,6 +72,12 @@ void snapshot_seal(struct snapshot_header *h, const struct snapshot_inputs *in, 
     h->header_crc = snapshot_crc(h, offsetof(struct snapshot_header, header_crc));
 }
 
+/* A header of another version of the format than this build's. */
+static bool other_format(const struct snapshot_header *h)
+{
+    return h->version != SNAPSHOT_VERSION || h->header_size != sizeof(*h);
+}
+
 const char *snapshot_check(const void *file, size_t len, struct snapshot_header *h)
 {
     static char why[128];
@@ -82,7 +88,7 @@ const char *snapshot_check(const void *file, size_t len, struct snapshot_header 
     memcpy(h, file, sizeof(*h));
     if (memcmp(h->magic, SNAPSHOT_MAGIC, sizeof(h->magic)))
         return "not a handover snapshot (bad magic)";
-    if (h->version != SNAPSHOT_VERSION || h->header_size != sizeof(*h)) {
+    if (other_format(h)) {
         snprintf(why, sizeof(why), "version %u with a %u-byte header, this handover reads version %u (%zu bytes)",
                  h->version, h->header_size, SNAPSHOT_VERSION, sizeof(*h));
         return why;
@@ -107,8 +113,7 @@ bool snapshot_other_version(const void *file, size_t len)
     if (len < head)
         return false;
     memcpy(&h, file, head);
-    return !memcmp(h.magic, SNAPSHOT_MAGIC, sizeof(h.magic)) &&
-           (h.version != SNAPSHOT_VERSION || h.header_size != sizeof(h));
+    return !memcmp(h.magic, SNAPSHOT_MAGIC, sizeof(h.magic)) && other_format(&h);
 }
 
 bool snapshot_bools_valid(const void *data, const size_t *offsets, size_t n)
