@@ -353,10 +353,36 @@ static struct run_options cell_options(const struct fault_sweep *sw, const struc
     return r;
 }
 
-/* Restore the cell's snapshot, arm its fault, run; -1 on a host error. */
-static int run_cell(struct fault_sweep *sw, struct sweep_cell *cell)
+/* Cell i's outcome and detail from its run (exit status rc, its log):
+ * EXIT_OK, or, for a run that says nothing of the stub (a signal stopped
+ * it, or handover itself failed), the status the sweep ends with. */
+static int judge_cell(struct fault_sweep *sw, unsigned i, int rc, const char *log, double seconds)
 {
     struct vmm *vm = sw->vm;
+    struct sweep_cell *cell = &sw->cells[i];
+    const struct fault_run run = vmm_fault_run(vm, rc);
+    char why[64];
+    if (!fault_run_judged(&run, why, sizeof(why))) {
+        vmm_log("fault sweep: cell %u of %u not judged: %s: no matrix", i + 1, sw->ncells, why);
+        return run.signal ? EXIT_SIGNAL_BASE + run.signal : EXIT_HOST;
+    }
+    cell->status = rc;
+    cell->outcome = fault_outcome(&vm->fw.cfg.inject, cell->kind, &run);
+    const struct sweep_cell_end end = { log, rc, vm->ctl.stop == GUEST_EXIT_PORT, vm->ctl.exit_status,
+                                        vm->fw.last_line };
+    sweep_cell_detail(&end, cell->detail, sizeof(cell->detail));
+    cell->seconds = seconds;
+    return EXIT_OK;
+}
+
+/* Restore cell i's snapshot, arm its fault, run and judge it: EXIT_OK,
+ * or the status the sweep ends with (logged): EXIT_HOST if the cell could
+ * not run, or a cell no outcome can be judged from (a signal, handover's
+ * own failure) stops the sweep, not only its cell. */
+static int run_cell(struct fault_sweep *sw, unsigned i)
+{
+    struct vmm *vm = sw->vm;
+    struct sweep_cell *cell = &sw->cells[i];
     const struct sweep_snapshot *s = &sw->snap[cell->snap];
     const struct sweep_call *call = &sw->calls[cell->snap];
     char *log = NULL;
@@ -364,7 +390,7 @@ static int run_cell(struct fault_sweep *sw, struct sweep_cell *cell)
     FILE *logf = open_memstream(&log, &log_len);
     if (!logf) {
         vmm_log("fault sweep: open_memstream: %s", strerror(errno));
-        return -1;
+        return EXIT_HOST;
     }
     double t0 = clock_seconds();
     int rc = -1;
@@ -383,24 +409,14 @@ static int run_cell(struct fault_sweep *sw, struct sweep_cell *cell)
     rc = vmm_run(vm, &o);
 out:
     fclose(logf);
-    if (rc >= 0) {
-        cell->status = rc;
-        const struct fault_run run = vmm_fault_run(vm, rc);
-        cell->outcome = fault_outcome(&vm->fw.cfg.inject, cell->kind, &run);
-        const struct sweep_cell_end end = { log, rc, vm->ctl.stop == GUEST_EXIT_PORT, vm->ctl.exit_status,
-                                            vm->fw.last_line };
-        sweep_cell_detail(&end, cell->detail, sizeof(cell->detail));
-        cell->seconds = clock_seconds() - t0;
-    }
+    int status = rc >= 0 ? judge_cell(sw, i, rc, log, clock_seconds() - t0) : EXIT_HOST;
     free(log);
-    return rc >= 0 ? 0 : -1;
+    return status;
 }
 
-/* Every cell in turn; a signal or a failure of handover's own stops the
- * sweep, not only its cell. */
+/* Every cell in turn, until one stops the sweep. */
 static int run_cells(struct fault_sweep *sw)
 {
-    struct vmm *vm = sw->vm;
     unsigned applied = 0;
     for (unsigned i = 0; i < sw->ncells; i++) {
         struct sweep_cell *cell = &sw->cells[i];
@@ -408,14 +424,9 @@ static int run_cells(struct fault_sweep *sw)
         advance_reference(sw, cell->snap, &applied);
         if (cell->skipped)
             continue;
-        if (run_cell(sw, cell))
-            return EXIT_HOST;
-        char why[64];
-        const struct fault_run run = vmm_fault_run(vm, cell->status);
-        if (!fault_run_judged(&run, why, sizeof(why))) {
-            vmm_log("fault sweep: cell %u of %u not judged: %s: no matrix", i + 1, sw->ncells, why);
-            return run.signal ? EXIT_SIGNAL_BASE + run.signal : EXIT_HOST;
-        }
+        int rc = run_cell(sw, i);
+        if (rc != EXIT_OK)
+            return rc;
         sw->totals.cells_time += cell->seconds;
         /* A boot of its own would first run up to the call (as long as
          * the baseline took to get there, less its snapshots). */
