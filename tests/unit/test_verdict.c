@@ -526,11 +526,20 @@ START_TEST(memattr_check_reads_the_kernels_runs)
     ck_assert(c.found && !c.ok);
     ck_assert_str_eq(memattr_prot_name(c.run[c.nruns - 1].prot), "not present");
 
-    /* More runs than it keeps: said, and not ok. */
+    /* More runs than it keeps: said; the runs it lists end where their
+     * pages do, and every page is judged, those past the list too. */
+    page_prot_change(&gm, KERNEL_AT + KERNEL_SIZE - 0x1000, 0x1000, 0, PAGE_PROT_NOT_PRESENT, table_page, &tables);
     for (uint64_t a = KERNEL_AT + TEXT_SIZE + 0x1000; a < KERNEL_AT + TEXT_SIZE + 0x20000; a += 0x2000)
         page_prot_change(&gm, a, 0x1000, PAGE_PROT_NO_EXECUTE, 0, table_page, &tables);
     memattr_check(&gm, &map, &c);
-    ck_assert(c.found && c.more && !c.ok);
+    ck_assert(c.found && c.more && c.ok);   /* writable pages, some non-executable: as a kernel's data may be */
+    ck_assert_uint_eq(c.nruns, MEMATTR_MAX_RUNS);
+    ck_assert_uint_eq(c.run[MEMATTR_MAX_RUNS - 1].start, KERNEL_AT + TEXT_SIZE + 0x6000);
+    ck_assert_uint_eq(c.run[MEMATTR_MAX_RUNS - 1].end, KERNEL_AT + TEXT_SIZE + 0x7000);
+    ck_assert_str_eq(memattr_prot_name(c.run[MEMATTR_MAX_RUNS - 1].prot), "writable, executable");
+    page_prot_change(&gm, KERNEL_AT + KERNEL_SIZE - 0x1000, 0x1000, PAGE_PROT_NOT_PRESENT, 0, table_page, &tables);
+    memattr_check(&gm, &map, &c);
+    ck_assert(c.found && c.more && !c.ok);   /* a page past the listed runs not present */
     ck_assert_uint_eq(c.nruns, MEMATTR_MAX_RUNS);
     free(mem);
 }

@@ -5,8 +5,15 @@
 
 #include "../../guest/page_prot.h"
 
-/* The pages of [start, end) in runs of one protection; false if the map
- * does not reach one of them. */
+/* A kernel page as the stub leaves it: present, and executable if read-only. */
+static bool prot_ok(unsigned prot)
+{
+    return !(prot & PAGE_PROT_NOT_PRESENT) && (!(prot & PAGE_PROT_READ_ONLY) || !(prot & PAGE_PROT_NO_EXECUTE));
+}
+
+/* Every page of [start, end) judged into c->ok, and listed in runs of one
+ * protection, the first MEMATTR_MAX_RUNS of them: a run grows only with the
+ * pages right after it. False if the map does not reach one of them. */
 static bool runs_of(const struct guest_mem *gm, uint64_t start, uint64_t end, struct memattr_check *c)
 {
     uint64_t next;
@@ -16,8 +23,9 @@ static bool runs_of(const struct guest_mem *gm, uint64_t start, uint64_t end, st
             return false;
         if (next > end)
             next = end;
+        c->ok &= prot_ok(prot);
         struct memattr_run *last = c->nruns ? &c->run[c->nruns - 1] : NULL;
-        if (last && last->prot == prot)
+        if (last && last->end == a && last->prot == prot)
             last->end = next;
         else if (c->nruns < MEMATTR_MAX_RUNS)
             c->run[c->nruns++] = (struct memattr_run){ a, next, prot };
@@ -49,13 +57,11 @@ void memattr_check(const struct guest_mem *gm, const struct memmap *m, struct me
             out->end = end;
         }
     }
-    if (!out->found || !runs_of(gm, out->start, out->end, out))
+    if (!out->found)
         return;
-    out->ok = !out->more;
-    for (unsigned i = 0; i < out->nruns; i++) {
-        unsigned p = out->run[i].prot;
-        out->ok &= !(p & PAGE_PROT_NOT_PRESENT) && (!(p & PAGE_PROT_READ_ONLY) || !(p & PAGE_PROT_NO_EXECUTE));
-    }
+    out->ok = true;
+    if (!runs_of(gm, out->start, out->end, out))
+        out->ok = false;
 }
 
 const char *memattr_prot_name(unsigned prot)
