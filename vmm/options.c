@@ -204,9 +204,13 @@ static int set_cell_timeout(struct vmm_options *o, const char *a)
  * take every cell once, and their matrices merge into the whole one. */
 static int set_shard(struct vmm_options *o, const char *a)
 {
-    char *end;
+    char *end = (char *)a;
     errno = 0;
-    unsigned long k = strtoul(a, &end, 10), n = 0;
+    unsigned long k = 0, n = 0;
+    /* Digits first: strtoul takes spaces and a sign, and reads
+     * "-18446744073709551615" as 1. */
+    if (*a >= '0' && *a <= '9')
+        k = strtoul(a, &end, 10);
     if (!errno && end != a && *end == '/' && end[1] >= '0' && end[1] <= '9')
         n = strtoul(end + 1, &end, 10);
     if (errno || *end || !n || n > SWEEP_MAX_SHARDS || !k || k > n) {

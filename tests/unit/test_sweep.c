@@ -298,6 +298,29 @@ START_TEST(sweep_fail_on_takes_the_outcome_names)
 }
 END_TEST
 
+static int parse_shard(const char *shard, struct vmm_options *o)
+{
+    char *argv[] = { "handover", "--fault-sweep", "--shard", (char *)shard, "bzImage", NULL };
+    optind = 0;
+    return parse_options(5, argv, o);
+}
+
+/* --shard K/N is digits: no sign and no space, which strtoul would take
+ * ("-18446744073709551615/4" read as shard 1 of 4). */
+START_TEST(sweep_shard_takes_digits_only)
+{
+    struct vmm_options o;
+    ck_assert_int_eq(parse_shard("2/4", &o), 0);
+    ck_assert_uint_eq(o.shard, 2);
+    ck_assert_uint_eq(o.shards, 4);
+    const char *bad[] = { "-18446744073709551615/4", "+1/4", " 1/4", "1/ 4", "1/-4", "0/4", "5/4", "1/4x", "1", "" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_msg(parse_shard(bad[i], &o) == EXIT_USAGE, "--shard '%s' was taken", bad[i]);
+        ck_assert_ptr_nonnull(strstr(logged(), "give K/N with 1 <= K <= N"));
+    }
+}
+END_TEST
+
 Suite *sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -306,6 +329,7 @@ Suite *sweep_suite(void)
     tcase_add_test(tc, sweep_plans_each_kind_that_applies);
     tcase_add_test(tc, sweep_skips_alloc_pages_above_a_failed_call);
     tcase_add_test(tc, sweep_shard_keeps_every_nth_cell);
+    tcase_add_test(tc, sweep_shard_takes_digits_only);
     tcase_add_test(tc, sweep_cell_detail_names_how_it_ended);
     tcase_add_test(tc, sweep_verdict_fails_on_named_outcomes);
     tcase_add_test(tc, sweep_verdict_against_a_baseline);
