@@ -3,6 +3,7 @@
  * --fail-on and a baseline, the table and the JSON; and --help's and
  * --fail-on's outcome names against the outcome table. */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -229,6 +230,21 @@ START_TEST(sweep_matrix_as_json)
 }
 END_TEST
 
+/* A kernel path that is not UTF-8, which JSON cannot hold: no matrix, and
+ * errno says why (EILSEQ, as --report's), not what an earlier call left. */
+START_TEST(sweep_matrix_refuses_a_path_that_is_not_utf8)
+{
+    struct sweep_totals latin1 = totals;
+    latin1.kernel = "bz\xe9Image";
+    FILE *out = open_memstream(&text, &text_len);
+    errno = 0;
+    ck_assert_int_eq(sweep_write_json(out, &latin1, calls, two_cells, 2), -1);
+    ck_assert_int_eq(errno, EILSEQ);
+    fclose(out);
+    ck_assert_uint_eq(text_len, 0);
+}
+END_TEST
+
 START_TEST(sweep_table_and_timing_line)
 {
     FILE *out = open_memstream(&text, &text_len);
@@ -330,6 +346,7 @@ Suite *sweep_suite(void)
     tcase_add_test(tc, sweep_skips_alloc_pages_above_a_failed_call);
     tcase_add_test(tc, sweep_shard_keeps_every_nth_cell);
     tcase_add_test(tc, sweep_shard_takes_digits_only);
+    tcase_add_test(tc, sweep_matrix_refuses_a_path_that_is_not_utf8);
     tcase_add_test(tc, sweep_cell_detail_names_how_it_ended);
     tcase_add_test(tc, sweep_verdict_fails_on_named_outcomes);
     tcase_add_test(tc, sweep_verdict_against_a_baseline);

@@ -1,6 +1,7 @@
 /* The --fault-sweep matrix (sweep_matrix.h). */
 #include "sweep_matrix.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -129,7 +130,11 @@ int sweep_write_json(FILE *out, const struct sweep_totals *t, const struct sweep
     if (root && t->shards)
         json_object_set_new(root, "shard", json_pack("{s:I, s:I}", "index", (json_int_t)t->shard, "count",
                                                      (json_int_t)t->shards));
-    int rc = root && !json_dumpf(root, out, JSON_INDENT(1)) && fputc('\n', out) != EOF && !fflush(out) ? 0 : -1;
+    if (!root) {
+        errno = EILSEQ;   /* jansson refuses strings that are not UTF-8: the kernel's path */
+        return -1;
+    }
+    int rc = !json_dumpf(root, out, JSON_INDENT(1)) && fputc('\n', out) != EOF && !fflush(out) ? 0 : -1;
     json_decref(root);
     return rc;
 }
