@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "suites.h"
 #include "../../firmware-stub/firmware.h"
+#include "../../vmm/host/log.h"
 #include "../../vmm/tools/report.h"
 #include "../../vmm/verdict/milestones.h"
 
@@ -348,6 +351,71 @@ START_TEST(kunit_json_lists_a_failure_whose_name_is_not_utf8)
 }
 END_TEST
 
+/* vmm/host/log.c with --trace-efi on stderr: each message a JSON line
+ * {"log":...} (RFC 8259), whatever bytes it carries: quotes, backslashes,
+ * control bytes, escape sequences, bytes that are not UTF-8, a line past
+ * the 4096 bytes a JSON line holds. In a child, whose stderr is a pipe
+ * (the JSON stream, once made, stays). */
+enum { LONG_LINE = 5000, JSON_LINE_MAX = 4096 };
+
+static void log_hostile_lines(void)
+{
+    if (vmm_log_as_json())
+        _exit(90);
+    vmm_log("guest said \"%s\"", "q\"b\\c\x01\x1b[31m\xff\xc3\x28\there");
+    fputs("raw \"\x01\x7f\xff\xfe\\ end\n\n", vmm_log_file());
+    for (int i = 0; i < LONG_LINE; i++)
+        fputc('a', vmm_log_file());
+    fputc('\n', vmm_log_file());
+    fflush(vmm_log_file());
+    _exit(0);
+}
+
+START_TEST(log_lines_as_json_are_json_whatever_the_guest_wrote)
+{
+    int err[2];
+    ck_assert_int_eq(pipe(err), 0);
+    fflush(stderr);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        close(err[0]);
+        dup2(err[1], STDERR_FILENO);
+        log_hostile_lines();
+    }
+    close(err[1]);
+    static char out[16384];
+    size_t len = 0;
+    for (ssize_t n; (n = read(err[0], out + len, sizeof(out) - 1 - len)) > 0;)
+        len += (size_t)n;
+    close(err[0]);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    const char *want[] = { "guest said \"q\"b\\c\\x01\\x1b[31m\\xff\\xc3(\\x09here\"",
+                           "raw \"\x01\x7f\u00ff\u00fe\\ end", "" };
+    unsigned lines = 0;
+    for (char *line = out, *nl; line < out + len; line = nl + 1, lines++) {
+        nl = memchr(line, '\n', (size_t)(out + len - line));
+        ck_assert_ptr_nonnull(nl);
+        json_error_t e;
+        json_t *j = json_loadb(line, (size_t)(nl - line), 0, &e);
+        ck_assert_msg(j, "line %u is not JSON: %s", lines + 1, e.text);
+        const char *log = json_string_value(json_object_get(j, "log"));
+        ck_assert_ptr_nonnull(log);
+        ck_assert_uint_eq(json_object_size(j), 1);
+        if (lines < 3) {
+            ck_assert_str_eq(log, want[lines]);
+        } else {   /* the long line, cut in two */
+            ck_assert_uint_eq(strspn(log, "a"), strlen(log));
+            ck_assert_uint_eq(strlen(log), lines == 3 ? JSON_LINE_MAX : LONG_LINE - JSON_LINE_MAX);
+        }
+        json_decref(j);
+    }
+    ck_assert_uint_eq(lines, 5);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -369,6 +437,10 @@ Suite *report_suite(void)
     tcase_add_test(tc, kunit_json_of_a_finished_run);
     tcase_add_test(tc, kunit_json_lists_a_failure_whose_name_is_not_utf8);
     tcase_add_test(tc, kunit_json_of_a_run_with_no_suites);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("json-log");
+    tcase_add_test(tc, log_lines_as_json_are_json_whatever_the_guest_wrote);
     suite_add_tcase(s, tc);
     return s;
 }
