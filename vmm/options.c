@@ -158,6 +158,28 @@ static int set_cmdline(struct vmm_options *o, const char *a)
     return 0;
 }
 
+/* Repeatable, each STR added after those before it: a second
+ * --cmdline-append took the first's place, and its words were lost. */
+static int set_cmdline_append(struct vmm_options *o, const char *a)
+{
+    static char joined[FW_CMDLINE_MAX];
+    if (!o->cmdline_append) {
+        o->cmdline_append = a;
+        return 0;
+    }
+    size_t have = strlen(o->cmdline_append), add = strlen(a);
+    if (have + 1 + add >= sizeof(joined)) {
+        vmm_log("--cmdline-append: %zu bytes with those before it, a command line takes at most %zu", have + 1 + add,
+                sizeof(joined) - 1);
+        return -1;
+    }
+    memmove(joined, o->cmdline_append, have);
+    joined[have] = ' ';
+    memcpy(joined + have + 1, a, add + 1);
+    o->cmdline_append = joined;
+    return 0;
+}
+
 static int set_firmware_bits(struct vmm_options *o, const char *a)
 {
     if (strcmp(a, "32") && strcmp(a, "64")) {
@@ -341,7 +363,9 @@ static const struct option_def options[] = {
     OPT_CALLBACK("cmdline", required_argument, "STR",
                  "kernel command line (default: \"" DEFAULT_CMDLINE "\");\n"
                  "for an EFI application, its LoadOptions (none by default)", set_cmdline),
-    OPT_STRING("cmdline-append", cmdline_append, "STR", "add STR to the command line (the default one or --cmdline's)"),
+    OPT_CALLBACK("cmdline-append", required_argument, "STR",
+                 "add STR to the command line (the default one or --cmdline's);\n"
+                 "repeatable, each added after those before it", set_cmdline_append),
     OPT_CALLBACK("cpus", required_argument, "N", "vCPUs, 1..64 (default 1), listed in the ACPI MADT", set_cpus),
     OPT_BOOLEAN("no-acpi", no_acpi, "no ACPI tables (then no SMP, and no ACPI power-off)"),
     OPT_CALLBACK("mem", required_argument, "SIZE",

@@ -41,6 +41,7 @@ Suite *verdict_suite(void);    /* test_verdict.c: console watchers, fault outcom
 Suite *service_table_suite(void); /* test_service_table.c: service rows and fault descriptors */
 Suite *report_suite(void);     /* test_report.c: --report's and --kunit-json's JSON */
 Suite *sweep_suite(void);      /* test_sweep.c: the --fault-sweep matrix, its cells and verdict */
+Suite *options_suite(void);    /* test_options.c: the command line handover is given */
 Suite *fw_block_io_suite(void);  /* test_fw_block_io.c: --esp as a disk, EFI_BLOCK_IO */
 Suite *simple_fs_suite(void);  /* test_simple_fs.c: --esp, its volume, file protocols and host folder */
 Suite *esp_disk_suite(void);   /* test_esp_disk.c: --esp as a GPT disk with a FAT partition, read by sfdisk, fsck.fat, mtools */

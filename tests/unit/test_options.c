@@ -1,0 +1,73 @@
+/* vmm/options.c: parse_options on whole command lines (no VM). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "../../firmware-stub/firmware.h"
+#include "../../vmm/host/log.h"
+#include "../../vmm/options.h"
+#include "../../vmm/verdict/exit_status.h"
+
+static FILE *log_out;
+static char *log_text;
+static size_t log_len;
+
+static void setup(void)
+{
+    log_out = open_memstream(&log_text, &log_len);
+    ck_assert_ptr_nonnull(log_out);
+    vmm_set_log_file(log_out);
+}
+
+static void teardown(void)
+{
+    vmm_set_log_file(NULL);
+    fclose(log_out);
+    free(log_text);
+    log_text = NULL;
+}
+
+/* argv up to its NULL, as main would pass it. */
+static int parse_words(char **argv, struct vmm_options *o)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    optind = 0;   /* glibc: start getopt afresh */
+    return parse_options(argc, argv, o);
+}
+
+/* --cmdline-append given twice adds both, in order (the second took the
+ * first's place); together they are held to a command line's bound
+ * (COMMAND_LINE_SIZE, FW_CMDLINE_MAX) as one long one is. */
+START_TEST(cmdline_append_adds_each_one_given)
+{
+    struct vmm_options o;
+    char *one[] = { "handover", "--cmdline-append", "quiet", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(one, &o), 0);
+    ck_assert_str_eq(o.cmdline_append, "quiet");
+    char *three[] = { "handover", "--cmdline-append", "quiet", "--cmdline-append", "loglevel=3 panic=1",
+                      "--cmdline-append=x", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(three, &o), 0);
+    ck_assert_str_eq(o.cmdline_append, "quiet loglevel=3 panic=1 x");
+    static char half[FW_CMDLINE_MAX / 2 + 1];
+    memset(half, 'a', sizeof(half) - 1);
+    char *too_long[] = { "handover", "--cmdline-append", half, "--cmdline-append", half, "bzImage", NULL };
+    ck_assert_int_eq(parse_words(too_long, &o), EXIT_USAGE);
+    fflush(log_out);
+    ck_assert_ptr_nonnull(strstr(log_text, "--cmdline-append: 2049 bytes with those before it, a command line takes "
+                                           "at most 2047"));
+}
+END_TEST
+
+Suite *options_suite(void)
+{
+    Suite *s = suite_create("options");
+    TCase *tc = tcase_create("options");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, cmdline_append_adds_each_one_given);
+    suite_add_tcase(s, tc);
+    return s;
+}
