@@ -1,33 +1,12 @@
 /* vmm/options.c: parse_options on whole command lines (no VM). */
 #include <getopt.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "log_capture.h"
 #include "suites.h"
 #include "../../firmware-stub/firmware.h"
-#include "../../vmm/host/log.h"
 #include "../../vmm/options.h"
 #include "../../vmm/verdict/exit_status.h"
-
-static FILE *log_out;
-static char *log_text;
-static size_t log_len;
-
-static void setup(void)
-{
-    log_out = open_memstream(&log_text, &log_len);
-    ck_assert_ptr_nonnull(log_out);
-    vmm_set_log_file(log_out);
-}
-
-static void teardown(void)
-{
-    vmm_set_log_file(NULL);
-    fclose(log_out);
-    free(log_text);
-    log_text = NULL;
-}
 
 /* argv up to its NULL, as main would pass it. */
 static int parse_words(char **argv, struct vmm_options *o)
@@ -56,8 +35,7 @@ START_TEST(cmdline_append_adds_each_one_given)
     memset(half, 'a', sizeof(half) - 1);
     char *too_long[] = { "handover", "--cmdline-append", half, "--cmdline-append", half, "bzImage", NULL };
     ck_assert_int_eq(parse_words(too_long, &o), EXIT_USAGE);
-    fflush(log_out);
-    ck_assert_ptr_nonnull(strstr(log_text, "--cmdline-append: 2049 bytes with those before it, a command line takes "
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--cmdline-append: 2049 bytes with those before it, a command line takes "
                                            "at most 2047"));
 }
 END_TEST
@@ -66,7 +44,7 @@ Suite *options_suite(void)
 {
     Suite *s = suite_create("options");
     TCase *tc = tcase_create("options");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, log_capture_start, log_capture_stop);
     tcase_add_test(tc, cmdline_append_adds_each_one_given);
     suite_add_tcase(s, tc);
     return s;

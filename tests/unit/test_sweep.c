@@ -9,43 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log_capture.h"
 #include "suites.h"
-#include "../../vmm/host/log.h"
 #include "../../vmm/options.h"
 #include "../../vmm/tools/sweep_matrix.h"
 #include "../../vmm/verdict/exit_status.h"
 
 static char *text;
 static size_t text_len;
-static FILE *log_out;
-static char *log_text;
-static size_t log_len;
 static json_t *doc;
-
-/* handover's messages into log_text. */
-static void setup(void)
-{
-    log_out = open_memstream(&log_text, &log_len);
-    ck_assert_ptr_nonnull(log_out);
-    vmm_set_log_file(log_out);
-}
 
 static void teardown(void)
 {
-    vmm_set_log_file(NULL);
-    fclose(log_out);
-    free(log_text);
-    log_text = NULL;
+    log_capture_stop();
     free(text);
     text = NULL;
     json_decref(doc);
     doc = NULL;
-}
-
-static const char *logged(void)
-{
-    fflush(log_out);
-    return log_text;
 }
 
 static const struct sweep_call calls[2] = {
@@ -136,8 +116,8 @@ START_TEST(sweep_verdict_fails_on_named_outcomes)
 {
     ck_assert_int_eq(sweep_verdict(0, NULL, NULL, 0, 0, calls, two_cells, 2), EXIT_OK);
     ck_assert_int_eq(sweep_verdict(1u << FAULT_FAILED_CLEANLY, NULL, NULL, 0, 0, calls, two_cells, 2), EXIT_SWEEP_FAILED);
-    ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:1 at call 9 AllocatePool: failed-cleanly (--fail-on)"));
-    ck_assert_ptr_nonnull(strstr(logged(), "1 cells with an outcome --fail-on names, 0 that differ"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "cell alloc-pool-fail:1 at call 9 AllocatePool: failed-cleanly (--fail-on)"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "1 cells with an outcome --fail-on names, 0 that differ"));
 }
 END_TEST
 
@@ -162,11 +142,11 @@ START_TEST(sweep_verdict_against_a_baseline)
                                      " {\"inject\": \"gmm-too-small\", \"outcome\": \"retried\"}]}"), EXIT_OK);
     ck_assert_int_eq(verdict_against("{\"cells\": [{\"inject\": \"gmm-too-small\", \"outcome\": \"crashed\"}]}"),
                      EXIT_SWEEP_FAILED);
-    ck_assert_ptr_nonnull(strstr(logged(), "cell gmm-too-small: retried, the baseline says crashed"));
-    ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:1: failed-cleanly, the baseline says absent"));
-    ck_assert_ptr_nonnull(strstr(logged(), "0 cells with an outcome --fail-on names, 2 that differ"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "cell gmm-too-small: retried, the baseline says crashed"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "cell alloc-pool-fail:1: failed-cleanly, the baseline says absent"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "0 cells with an outcome --fail-on names, 2 that differ"));
     ck_assert_int_eq(verdict_against("{\"rows\": []}"), EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(logged(), "--sweep-baseline base.json: not a --fault-sweep matrix: no cells array"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--sweep-baseline base.json: not a --fault-sweep matrix: no cells array"));
 }
 END_TEST
 
@@ -180,11 +160,11 @@ END_TEST
 START_TEST(sweep_verdict_counts_baseline_cells_the_run_did_not_make)
 {
     ck_assert_int_eq(verdict_against("{\"cells\": " THREE_ROWS "}"), EXIT_SWEEP_FAILED);
-    ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:2: absent, the baseline says failed-cleanly"));
-    ck_assert_ptr_nonnull(strstr(logged(), "0 cells with an outcome --fail-on names, 1 that differ"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "cell alloc-pool-fail:2: absent, the baseline says failed-cleanly"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "0 cells with an outcome --fail-on names, 1 that differ"));
     /* Shard 1/2 of a whole baseline: rows 1 and 3; the run made row 1's cell only. */
     ck_assert_int_eq(verdict_of_shard("{\"cells\": " THREE_ROWS "}", 1, 2, 1), EXIT_SWEEP_FAILED);
-    ck_assert_ptr_nonnull(strstr(logged(), "cell alloc-pool-fail:2: absent"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "cell alloc-pool-fail:2: absent"));
     /* Shard 2/2: row 2 only, a cell the run made. */
     ck_assert_int_eq(verdict_of_shard("{\"cells\": [" "{\"inject\": \"alloc-pool-fail:1\", \"outcome\": "
                                       "\"failed-cleanly\"}, {\"inject\": \"gmm-too-small\", \"outcome\": \"retried\"}]}",
@@ -192,7 +172,7 @@ START_TEST(sweep_verdict_counts_baseline_cells_the_run_did_not_make)
     /* A baseline of shard 1/2 is that shard's whole: its rows all count. */
     ck_assert_int_eq(verdict_of_shard("{\"shard\": {\"index\": 1, \"count\": 2}, \"cells\": " THREE_ROWS "}",
                                       1, 2, 2), EXIT_SWEEP_FAILED);
-    ck_assert_ptr_nonnull(strstr(logged(), "1 that differ"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "1 that differ"));
     /* A baseline of another shard: its rows are not this run's. */
     ck_assert_int_eq(verdict_of_shard("{\"shard\": {\"index\": 2, \"count\": 2}, \"cells\": " THREE_ROWS "}",
                                       1, 2, 2), EXIT_OK);
@@ -309,7 +289,7 @@ START_TEST(sweep_fail_on_takes_the_outcome_names)
     ck_assert_int_eq(parse("not-injected,failed-cleanly", &o), 0);
     ck_assert_uint_eq(o.sweep_fail_on, 1u << FAULT_NOT_INJECTED | 1u << FAULT_FAILED_CLEANLY);
     ck_assert_int_eq(parse("crashed,broken", &o), EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(logged(), "--fail-on crashed,broken: unknown outcome 'broken' (not-injected, "
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--fail-on crashed,broken: unknown outcome 'broken' (not-injected, "
                                            "retried, fell-back, failed-cleanly, crashed, hung, bad-e820, or none)"));
 }
 END_TEST
@@ -332,7 +312,7 @@ START_TEST(sweep_shard_takes_digits_only)
     const char *bad[] = { "-18446744073709551615/4", "+1/4", " 1/4", "1/ 4", "1/-4", "0/4", "5/4", "1/4x", "1", "" };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ck_assert_msg(parse_shard(bad[i], &o) == EXIT_USAGE, "--shard '%s' was taken", bad[i]);
-        ck_assert_ptr_nonnull(strstr(logged(), "give K/N with 1 <= K <= N"));
+        ck_assert_ptr_nonnull(strstr(log_captured(), "give K/N with 1 <= K <= N"));
     }
 }
 END_TEST
@@ -341,7 +321,7 @@ Suite *sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
     TCase *tc = tcase_create("matrix");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, log_capture_start, teardown);
     tcase_add_test(tc, sweep_plans_each_kind_that_applies);
     tcase_add_test(tc, sweep_skips_alloc_pages_above_a_failed_call);
     tcase_add_test(tc, sweep_shard_keeps_every_nth_cell);
