@@ -76,15 +76,17 @@ void vmm_console_tx(void *ctx, uint8_t byte)
     vmm_milestone(vm, MILESTONE_FIRST_CONSOLE);
     run_hooks_console_byte(vm, byte);
     vm->console.last_output = clock_since_start();
-    /* Past the limit the text is still read (KTAP, panics), not printed. */
+    /* Past the limit the text is still read (KTAP, panics), not printed;
+     * the first byte left out says so (with --console-limit 0 too). */
     if (vm->console.bytes < limit) {
         if (putchar(byte) == EOF)
             console_write_failed(vm);
-        if (++vm->console.bytes == limit) {
-            console_flush(vm);
-            vmm_log("console output limit of %llu bytes reached (--console-limit): further output is not printed",
-                    (unsigned long long)limit);
-        }
+        vm->console.bytes++;
+    } else if (!vm->console.limit_told) {
+        vm->console.limit_told = true;
+        console_flush(vm);
+        vmm_log("console output limit of %llu bytes reached (--console-limit): further output is not printed",
+                (unsigned long long)limit);
     }
     if (byte == '\n')
         console_flush(vm);
@@ -92,19 +94,25 @@ void vmm_console_tx(void *ctx, uint8_t byte)
 }
 
 /* Byte for byte as the guest sent it (its /init turns off the tty's output
- * processing), up to --console-limit; after a write error, nothing more. */
+ * processing), up to --console-limit, the first byte left out said; after
+ * a write error, nothing more. */
 void vmm_exec_output_tx(void *ctx, uint8_t byte)
 {
     struct vmm *vm = ctx;
     uint64_t limit = vm->run.opt.console_limit;
-    if (vm->files.exec_output_failed || vm->files.exec_output_bytes >= limit)
+    if (vm->files.exec_output_failed)
         return;
+    if (vm->files.exec_output_bytes >= limit) {
+        if (!vm->files.exec_output_limit_told)
+            vmm_log("--exec-output: limit of %llu bytes reached (--console-limit): further output is not written",
+                    (unsigned long long)limit);
+        vm->files.exec_output_limit_told = true;
+        return;
+    }
     if (putc(byte, vm->files.exec_output) == EOF) {
         vmm_log("--exec-output %s: write failed: %s", vm->opt.exec_output, strerror(errno));
         vm->files.exec_output_failed = true;
         return;
     }
-    if (++vm->files.exec_output_bytes == limit)
-        vmm_log("--exec-output: limit of %llu bytes reached (--console-limit): further output is not written",
-                (unsigned long long)limit);
+    vm->files.exec_output_bytes++;
 }

@@ -4,6 +4,7 @@
 #ifndef HANDOVER_CONSOLE_H
 #define HANDOVER_CONSOLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "devices/console_line.h"
@@ -16,6 +17,7 @@ struct vmm_console {
     struct line_consumers consumers;
     struct panic_watch panic;          /* the kernel's "Kernel panic - not syncing" line */
     uint64_t bytes;                    /* printed, the firmware's ConOut included (--console-limit) */
+    bool limit_told;                   /* a byte past --console-limit was left out, and that said */
     double last_output;                /* clock_since_start() at the UART's last byte, 0: none yet */
     int write_errno;                   /* errno of the first failed write to stdout, 0: none */
     char exec_run_id[EXEC_RUN_ID_LEN + 1];   /* --exec: this run's mark (console_watch.h) */

@@ -860,8 +860,9 @@ selected report-with-stdout-closed &&
 expect report-with-stdout-closed 0 '^report is JSON$' \
     -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r["exit_status"] == 0; print("report is JSON")' \
        "$OUT/closed-stdout.json"
-# ConOut counts against --console-limit like the serial console.
-expect console-limit-conout 0 '!hello from ConOut' -- "$HO" --timeout 60 --console-limit 0 --cmdline payload=services "$PAYLOAD"
+# ConOut counts against --console-limit like the serial console; the first
+# byte left out says so, at a limit of 0 too.
+expect console-limit-conout 0 '!hello from ConOut' 'console output limit of 0 bytes reached' -- "$HO" --timeout 60 --console-limit 0 --cmdline payload=services "$PAYLOAD"
 # Many vCPUs, many times: a vCPU thread that stops late must not signal one
 # that is already joined (it crashed 5 runs in 6 at --cpus 64).
 if selected cpus-64-fifty-runs; then

@@ -1,5 +1,7 @@
-/* vmm_setup_vcpu (vmm/kvm/kvm.c) against a faked KVM: ioctl and mmap are
- * wrapped at link time (-Wl,--wrap), so the vCPU "exists" but its kvm_run
+/* vmm_open_kvm and vmm_setup_vcpu (vmm/kvm/kvm.c) against a faked KVM:
+ * open, ioctl and mmap are wrapped at link time (-Wl,--wrap).
+ * vmm_open_kvm: each way /dev/kvm can fail to be KVM's device gets its own
+ * message, which says what to do. vmm_setup_vcpu: the vCPU "exists" but its kvm_run
  * page cannot be mapped. on_signal (vmm/kvm/run.c) writes through any
  * non-NULL vcpu->run, and a sweep's restore sets vCPUs up with it
  * installed: a failed mapping must leave run NULL, never MAP_FAILED.
@@ -9,17 +11,39 @@
 #include <fcntl.h>
 #include <linux/kvm.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../../vmm/host/log.h"
 #include "../../vmm/vmm.h"
 
+int __real_open(const char *path, int flags, ...);
 int __real_ioctl(int fd, unsigned long request, ...);
 void *__real_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
 
 static int fake_kvm_fd = -1, fake_vm_fd = -1, fake_vcpu_fd = -1;
 static unsigned mmap_calls;
+/* What opening /dev/kvm gives: an errno, or 0 for /dev/null, a device
+ * that answers no KVM ioctl. */
+static int dev_kvm_errno;
+
+int __wrap_open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    int mode = va_arg(ap, int);
+    va_end(ap);
+    if (strcmp(path, "/dev/kvm"))
+        return __real_open(path, flags, mode);
+    if (dev_kvm_errno) {
+        errno = dev_kvm_errno;
+        return -1;
+    }
+    return __real_open("/dev/null", flags, mode);
+}
 
 int __wrap_ioctl(int fd, unsigned long request, ...)
 {
@@ -62,11 +86,50 @@ START_TEST(failed_kvm_run_mapping_leaves_run_null)
 }
 END_TEST
 
+/* What vmm_open_kvm says when /dev/kvm opens with error e (0: it opens,
+ * but is not KVM's device). */
+static char *open_kvm_message(int e)
+{
+    static struct vmm vm;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(log);
+    vmm_set_log_file(log);
+    dev_kvm_errno = e;
+    ck_assert_int_eq(vmm_open_kvm(&vm), -1);
+    vmm_set_log_file(NULL);
+    fclose(log);
+    if (vm.kvm_fd >= 0)
+        close(vm.kvm_fd);
+    return text;
+}
+
+START_TEST(each_way_dev_kvm_fails_is_named)
+{
+    static const struct { int e; const char *says; } cases[] = {
+        { ENOENT, "/dev/kvm does not exist: load the kvm module" },
+        { EACCES, "/dev/kvm: permission denied: add yourself to the 'kvm' group" },
+        { ENXIO, "/dev/kvm: No such device or address" },
+        { 0, "/dev/kvm: KVM_GET_API_VERSION: Inappropriate ioctl for device: the device is not KVM's" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *text = open_kvm_message(cases[i].e);
+        ck_assert_msg(strstr(text, cases[i].says), "errno %d: said \"%s\", not \"%s\"", cases[i].e, text,
+                      cases[i].says);
+        free(text);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kvm-fake");
     TCase *tc = tcase_create("vcpu_setup");
     tcase_add_test(tc, failed_kvm_run_mapping_leaves_run_null);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("open_kvm");
+    tcase_add_test(tc, each_way_dev_kvm_fails_is_named);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -19,6 +19,7 @@ struct run_files {
     FILE *exec_output;        /* --exec-output: what COM2 sends */
     FILE *tpm_log;            /* --tpm-log */
     uint64_t exec_output_bytes;
+    bool exec_output_limit_told;  /* a byte past --console-limit was left out, and that said */
     bool exec_output_failed;  /* a write to it failed: the run exits 3 */
     bool write_failed;        /* an output's failed write made a success EXIT_HOST */
 };

@@ -29,6 +29,10 @@ int vmm_open_kvm(struct vmm *vm)
         return -1;
     }
     int version = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0);
+    if (version < 0) {
+        vmm_log("/dev/kvm: KVM_GET_API_VERSION: %s: the device is not KVM's", strerror(errno));
+        return -1;
+    }
     if (version != KVM_API_VERSION) {
         vmm_log("KVM API version %d, expected %d", version, KVM_API_VERSION);
         return -1;
