@@ -13,7 +13,8 @@
 #define ELF_DEPS_NAME 256
 
 struct elf_deps {
-    char interp[ELF_DEPS_NAME];            /* "" for a static program */
+    char interp[ELF_DEPS_NAME];            /* the first PT_INTERP's; "" for a static program, or
+                                              one whose PT_INTERP the kernel would refuse */
     char needed[ELF_DEPS_MAX][ELF_DEPS_NAME];
     unsigned nneeded;
 };

@@ -5,13 +5,16 @@
  *
  * Checks, from elf_deps.h and the System V gABI: -1 exactly when the file
  * is no little-endian ELF64 with a program header table of at most 256
- * entries (the reader's own bound) inside it, and then deps all zeros; otherwise the interpreter is the string the last
- * PT_INTERP names (or "" if it names none that fits), at most
+ * entries (the reader's own bound) inside it, and then deps all zeros; otherwise the interpreter is the string the first
+ * PT_INTERP names, as fs/binfmt_elf.c reads it (p_filesz of 2 to PATH_MAX
+ * bytes inside the file, the last a NUL), or "" if it names none that
+ * fits, at most
  * ELF_DEPS_MAX libraries, each the string a DT_NEEDED entry (before
  * DT_NULL) names in the DT_STRTAB that a PT_LOAD maps, in the order of the
  * dynamic section, every name NUL-terminated inside its buffer and the
  * unused slots zero. The reader is deterministic. abort() otherwise. */
 #include <elf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,19 +78,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     }
     CHECK(rc == 0);
 
-    /* The interpreter: the last PT_INTERP's string, or none. */
-    const char *interp = "";
+    /* The interpreter: the first PT_INTERP's string, or none. */
+    const char *interp = NULL;
     const Elf64_Phdr *dyn = NULL;
     Elf64_Phdr ph[256];
     for (unsigned i = 0; i < eh.e_phnum; i++) {
         ph[i] = phdr(d, &eh, i);
-        if (ph[i].p_type == PT_INTERP) {
-            const char *s = string_at(d, n, ph[i].p_offset);
+        if (ph[i].p_type == PT_INTERP && !interp) {
+            const Elf64_Phdr *p = &ph[i];
+            bool whole = p->p_filesz >= 2 && p->p_filesz <= PATH_MAX && p->p_offset <= n &&
+                         p->p_filesz <= n - p->p_offset && !d[p->p_offset + p->p_filesz - 1];
+            const char *s = whole ? string_at(d, n, p->p_offset) : NULL;
             interp = s ? s : "";
         }
         if (ph[i].p_type == PT_DYNAMIC)
             dyn = &ph[i];
     }
+    if (!interp)
+        interp = "";
     check_name(deps.interp);
     CHECK(!strcmp(deps.interp, interp));
 
