@@ -328,6 +328,10 @@ expect add-fifo-as-image 11 'add-fifo: not a regular file' -- timeout 20 "$HO" "
 sleep 0.3
 expect add-fifo-never-opened 0 '^still blocked$' -- bash -c '[ -e "$1" ] || echo still blocked' _ "$OUT/add-fifo-opened"
 kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
+# A file whose bytes are not the size stat gives (a /proc file says 0) is
+# refused, never packed cut short.
+expect add-proc-file 2 '--add /proc/self/status: its size said 0 bytes, the read found otherwise' \
+    -- "$HO" --initrd "$PAYLOAD" --add /proc/self/status "$PAYLOAD"
 # --esp DIR is read before /dev/kvm is opened: a missing folder, a file,
 # and a file over the bound are usage errors naming it; a FIFO (never
 # opened) and a symlink out of the folder are left out, each said, before.

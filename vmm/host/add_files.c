@@ -53,6 +53,14 @@ static void add_parents(struct add_state *st, const char *name)
     }
 }
 
+/* Exactly the size fstat gave, and then the end of the file: a file that
+ * grew or shrank while it was read, or one whose size stat does not know
+ * (/proc and /sys files say 0 or 4096), would be packed cut short. */
+static bool read_exactly(FILE *f, uint8_t *buf, size_t len)
+{
+    return fread(buf, 1, len, f) == len && fgetc(f) == EOF && !ferror(f);
+}
+
 static uint8_t *read_whole(const char *what, const char *path, size_t *len, unsigned *perm)
 {
     FILE *f = vmm_open_input(what, path);
@@ -62,14 +70,19 @@ static uint8_t *read_whole(const char *what, const char *path, size_t *len, unsi
     uint8_t *buf = NULL;
     if (fstat(fileno(f), &sb) || sb.st_size > (off_t)ADD_MAX_BYTES) {
         vmm_log("%s %s: larger than the %llu MiB --add allows", what, path, ADD_MAX_BYTES >> 20);
-    } else if ((buf = malloc(sb.st_size ? (size_t)sb.st_size : 1)) &&
-               fread(buf, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size) {
-        *len = (size_t)sb.st_size;
-        *perm = sb.st_mode & 0777u;
-    } else {
-        vmm_log("%s %s: read failed", what, path);
+    } else if (!(buf = malloc(sb.st_size ? (size_t)sb.st_size : 1))) {
+        vmm_log("%s %s: out of memory", what, path);
+    } else if (!read_exactly(f, buf, (size_t)sb.st_size)) {
+        if (ferror(f))
+            vmm_log("%s %s: %s", what, path, strerror(errno));
+        else
+            vmm_log("%s %s: its size said %lld bytes, the read found otherwise: it changed while read, or is a "
+                    "/proc or /sys file", what, path, (long long)sb.st_size);
         free(buf);
         buf = NULL;
+    } else {
+        *len = (size_t)sb.st_size;
+        *perm = sb.st_mode & 0777u;
     }
     fclose(f);
     return buf;
