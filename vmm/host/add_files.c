@@ -39,8 +39,51 @@ static bool already(struct add_state *st, const char *guest)
     return false;
 }
 
+#define LINK_DEPTH 8   /* symlinks followed through parents' targets; a loop ends there */
+
+static void add_parents(struct add_state *st, const char *name, unsigned depth);
+
+/* Where the symlink dir (a guest path) points, as a guest path: its
+ * target from the top, or from the link's own directory. False if that is
+ * no plain relative name (a ".." in it) or too long. */
+static bool link_points_to(const char *dir, const char *target, char *to, size_t len)
+{
+    const char *slash = strrchr(dir, '/');
+    int n = target[0] == '/' ? snprintf(to, len, "%s", target + 1)
+                             : snprintf(to, len, "%.*s%s%s", slash ? (int)(slash - dir) : 0, dir, slash ? "/" : "",
+                                        target);
+    return n > 0 && (size_t)n < len && cpio_name_safe(to);
+}
+
+/* A directory of a guest path, as the host has it at the same path (the
+ * libraries' and the interpreter's guest paths are the host's). A symlink
+ * there to a directory (merged /usr: /lib -> usr/lib) goes in as that
+ * symlink, after the directories it points to: a directory entry where an
+ * --initrd has the symlink would replace it (init/initramfs.c,
+ * clean_path), and that initrd's /lib would then hold only what this
+ * archive brings. Anything else (a loop, a link to no directory, a target
+ * with "..") goes in as a directory. */
+static void add_dir(struct add_state *st, const char *dir, unsigned depth)
+{
+    char host[ELF_DEPS_NAME + 1], target[ELF_DEPS_NAME], to[ELF_DEPS_NAME];
+    struct stat sb;
+    snprintf(host, sizeof(host), "/%s", dir);
+    ssize_t n = depth < LINK_DEPTH && !stat(host, &sb) && S_ISDIR(sb.st_mode)
+                    ? readlink(host, target, sizeof(target) - 1) : -1;
+    if (n > 0) {
+        target[n] = 0;
+        if (link_points_to(dir, target, to, sizeof(to))) {
+            add_parents(st, to, depth + 1);
+            add_dir(st, to, depth + 1);
+            cpio_add_symlink(st->b, dir, target);
+            return;
+        }
+    }
+    cpio_add_dir(st->b, dir);
+}
+
 /* The parent directories of a guest path ("a/b/c" gives "a" and "a/b"). */
-static void add_parents(struct add_state *st, const char *name)
+static void add_parents(struct add_state *st, const char *name, unsigned depth)
 {
     char dir[ELF_DEPS_NAME];
     for (const char *s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
@@ -49,7 +92,7 @@ static void add_parents(struct add_state *st, const char *name)
             continue;
         memcpy(dir, name, n);
         dir[n] = 0;
-        cpio_add_dir(st->b, dir);
+        add_dir(st, dir, depth);
     }
 }
 
@@ -164,7 +207,7 @@ static int add_one(struct add_state *st, const char *host, const char *guest)
     uint8_t *data = read_whole("--add", host, &len, &perm);
     if (!data)
         return -1;
-    add_parents(st, name);
+    add_parents(st, name, 0);
     cpio_add_file(st->b, name, perm, data, len);
     static struct elf_deps deps;
     int rc = 0;
