@@ -157,12 +157,40 @@ START_TEST(add_keeps_the_symlinks_of_the_parents_as_the_host_has_them)
 }
 END_TEST
 
+/* A guest path the archive holds already is refused, never packed twice
+ * (the kernel keeps the later file) nor dropped: handover's own
+ * /handover/cmd, or an earlier --add's. */
+START_TEST(add_refuses_a_guest_path_already_taken)
+{
+    struct cpio_builder b;
+    const char *over_cmd[] = { "tests/unit/test_cpio.c:/handover/cmd" };
+    struct add_files_request r = { .exec = "true", .run_id = "0123456789abcdef", .adds = over_cmd, .nadds = 1 };
+    ck_assert_int_eq(add_files_archive(&r, &b), -1);
+    ck_assert_ptr_null(b.buf);
+
+    const char *twice[] = { "tests/unit/test_cpio.c:/x", "tests/unit/test_dtb.c:/x" };
+    r = (struct add_files_request){ .adds = twice, .nadds = 2 };
+    ck_assert_int_eq(add_files_archive(&r, &b), -1);
+
+    const char *apart[] = { "tests/unit/test_cpio.c:/x", "tests/unit/test_dtb.c:/y" };
+    r = (struct add_files_request){ .exec = "true", .run_id = "0123456789abcdef", .adds = apart, .nadds = 2 };
+    ck_assert_int_eq(add_files_archive(&r, &b), 0);
+    static struct entry e[64];
+    size_t n = read_newc(b.buf, b.len, e, 64);
+    ck_assert_int_ge(find(e, n, "handover/cmd"), 0);
+    ck_assert_int_ge(find(e, n, "x"), 0);
+    ck_assert_int_ge(find(e, n, "y"), 0);
+    cpio_free(&b);
+}
+END_TEST
+
 Suite *add_files_suite(void)
 {
     Suite *s = suite_create("add-files");
     TCase *t = tcase_create("add-files");
     tcase_add_checked_fixture(t, make_host_folder, remove_host_folder);
     tcase_add_test(t, add_keeps_the_symlinks_of_the_parents_as_the_host_has_them);
+    tcase_add_test(t, add_refuses_a_guest_path_already_taken);
     suite_add_tcase(s, t);
     return s;
 }

@@ -223,6 +223,14 @@ static int add_one(struct add_state *st, const char *host, const char *guest)
     return rc;
 }
 
+/* A file handover writes itself, kept among the names taken so that no
+ * --add takes its name. */
+static void add_own(struct add_state *st, const char *name, unsigned perm, const void *data, size_t len)
+{
+    snprintf(st->done[st->ndone++], ELF_DEPS_NAME, "%s", name);
+    cpio_add_file(st->b, name, perm, data, len);
+}
+
 /* --exec without --initrd: the init archive that scripts/build-initramfs.sh
  * builds, made here: the directories /init uses, /init itself and the
  * host's busybox (a static one; a dynamic one brings its libraries, as
@@ -233,7 +241,7 @@ static int add_init_base(struct add_state *st)
     static const char *const dirs[] = { "bin", "sbin", "dev", "proc", "sys", "tmp" };
     for (size_t i = 0; i < NDIRS(dirs); i++)
         cpio_add_dir(st->b, dirs[i]);
-    cpio_add_file(st->b, "init", 0755, handover_init_sh, sizeof(handover_init_sh) - 1);
+    add_own(st, "init", 0755, handover_init_sh, sizeof(handover_init_sh) - 1);
     if (access(HOST_BUSYBOX, R_OK)) {
         vmm_log("--exec packs the host's %s with its /init: %s (apt-get install busybox-static), or give --initrd",
                 HOST_BUSYBOX, strerror(errno));
@@ -242,48 +250,69 @@ static int add_init_base(struct add_state *st)
     return add_one(st, HOST_BUSYBOX, HOST_BUSYBOX);
 }
 
+/* The files of /handover that /init reads (docs/guest-abi.md). */
+static void add_exec_files(struct add_state *st, const struct add_files_request *r)
+{
+    if (r->exec)
+        cpio_add_dir(st->b, "handover");
+    if (r->exec && r->snapshot) {
+        add_own(st, "handover/snapshot-wait", 0644, "", 0);
+        add_own(st, "handover/reseed", 0755, handover_reseed, sizeof(handover_reseed));
+    } else if (r->exec) {
+        add_own(st, "handover/cmd", 0644, r->exec, strlen(r->exec));
+        add_own(st, "handover/run", 0644, r->run_id, strlen(r->run_id));
+    }
+    if (r->exec_output)
+        add_own(st, "handover/output", 0644, EXEC_OUTPUT_TTY, strlen(EXEC_OUTPUT_TTY));
+}
+
+/* One --add HOST[:GUEST]. A guest path already taken (by handover's own
+ * files, an earlier --add or the libraries it brought) is refused: the
+ * kernel would unpack the later file over the earlier one, and a second
+ * library of a name is never packed. */
+static int add_spec(struct add_state *st, const char *spec)
+{
+    char host[ELF_DEPS_NAME], guest[2 * ELF_DEPS_NAME];
+    const char *colon = strchr(spec, ':');
+    size_t hn = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (!hn || (colon && (colon[1] != '/' || strlen(colon + 1) >= sizeof(guest)))) {
+        vmm_log("--add %s: give HOST_PATH or HOST_PATH:/GUEST_PATH (an absolute guest path)", spec);
+        return -1;
+    }
+    if (hn >= sizeof(host)) {
+        vmm_log("--add %s: the host path is longer than %d bytes", spec, ELF_DEPS_NAME - 1);
+        return -1;
+    }
+    memcpy(host, spec, hn);
+    host[hn] = 0;
+    const char *base = strrchr(host, '/');
+    /* The default guest path is the file's name in /, the directory
+     * /init runs the command in: --exec ./my-test --add build/my-test. */
+    snprintf(guest, sizeof(guest), "%s%s", colon ? "" : "/", colon ? colon + 1 : base ? base + 1 : host);
+    if (strlen(guest) >= ELF_DEPS_NAME) {
+        vmm_log("--add %s: the guest path is too long", spec);
+        return -1;
+    }
+    if (already(st, guest + strspn(guest, "/"))) {
+        vmm_log("--add %s: %s is in the archive already (handover's own file, or an earlier --add or a library "
+                "it needs)", spec, guest);
+        return -1;
+    }
+    return add_one(st, host, guest);
+}
+
 int add_files_archive(const struct add_files_request *r, struct cpio_builder *b)
 {
     cpio_begin(b, ADD_MAX_BYTES);
-    if (r->exec)
-        cpio_add_dir(b, "handover");
-    if (r->exec && r->snapshot) {
-        cpio_add_file(b, "handover/snapshot-wait", 0644, "", 0);
-        cpio_add_file(b, "handover/reseed", 0755, handover_reseed, sizeof(handover_reseed));
-    } else if (r->exec) {
-        cpio_add_file(b, "handover/cmd", 0644, r->exec, strlen(r->exec));
-        cpio_add_file(b, "handover/run", 0644, r->run_id, strlen(r->run_id));
-    }
-    if (r->exec_output)
-        cpio_add_file(b, "handover/output", 0644, EXEC_OUTPUT_TTY, strlen(EXEC_OUTPUT_TTY));
     struct add_state st = { b, calloc(ADD_MAX_FILES, ELF_DEPS_NAME), 0 };
     if (!st.done) {
         vmm_log("--add: out of memory");
         return -1;
     }
+    add_exec_files(&st, r);
     int rc = r->whole_initrd ? add_init_base(&st) : 0;
-    for (unsigned i = 0; !rc && i < r->nadds; i++) {
-        char host[ELF_DEPS_NAME], guest[2 * ELF_DEPS_NAME];
-        const char *spec = r->adds[i], *colon = strchr(spec, ':');
-        size_t hn = colon ? (size_t)(colon - spec) : strlen(spec);
-        if (!hn || hn >= sizeof(host) || (colon && (colon[1] != '/' || strlen(colon + 1) >= sizeof(guest)))) {
-            vmm_log("--add %s: give HOST_PATH or HOST_PATH:/GUEST_PATH (an absolute guest path)", spec);
-            rc = -1;
-            break;
-        }
-        memcpy(host, spec, hn);
-        host[hn] = 0;
-        const char *base = strrchr(host, '/');
-        /* The default guest path is the file's name in /, the directory
-         * /init runs the command in: --exec ./my-test --add build/my-test. */
-        snprintf(guest, sizeof(guest), "%s%s", colon ? "" : "/", colon ? colon + 1 : base ? base + 1 : host);
-        if (strlen(guest) >= ELF_DEPS_NAME) {
-            vmm_log("--add %s: the guest path is too long", spec);
-            rc = -1;
-            break;
-        }
-        rc = add_one(&st, host, guest);
-    }
+    for (unsigned i = 0; !rc && i < r->nadds; i++)
+        rc = add_spec(&st, r->adds[i]);
     free(st.done);
     if (!rc && !cpio_end(b)) {
         vmm_log("--add: the files come to more than %llu MiB", ADD_MAX_BYTES >> 20);
