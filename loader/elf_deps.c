@@ -74,14 +74,18 @@ int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
     }
     if (!strtab)
         return 0;
-    for (size_t i = 0; i < count && deps->nneeded < ELF_DEPS_MAX; i++) {
+    char name[ELF_DEPS_NAME];
+    for (size_t i = 0; i < count && !deps->more_needed; i++) {
         Elf64_Dyn e;
         memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
         if (e.d_tag == DT_NULL)
             break;
-        if (e.d_tag == DT_NEEDED && strtab + e.d_un.d_val >= strtab &&
-            !copy_string(d, n, strtab + e.d_un.d_val, deps->needed[deps->nneeded]))
-            deps->nneeded++;
+        if (e.d_tag != DT_NEEDED || strtab + e.d_un.d_val < strtab || copy_string(d, n, strtab + e.d_un.d_val, name))
+            continue;
+        if (deps->nneeded == ELF_DEPS_MAX)
+            deps->more_needed = true;
+        else
+            memcpy(deps->needed[deps->nneeded++], name, sizeof(name));
     }
     return 0;
 }

@@ -213,7 +213,10 @@ static int add_one(struct add_state *st, const char *host, const char *guest)
     int rc = 0;
     bool elf = elf_deps_read(data, len, &deps) == 0;
     free(data);
-    if (elf) {
+    if (elf && deps.more_needed) {
+        vmm_log("--add %s: needs more than %d libraries", host, ELF_DEPS_MAX);
+        rc = -1;
+    } else if (elf) {
         struct elf_deps mine = deps;   /* the recursion reuses the static */
         if (mine.interp[0])
             rc = add_interpreter(st, host, mine.interp);
