@@ -74,18 +74,19 @@ int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
     }
     if (!strtab)
         return 0;
-    char name[ELF_DEPS_NAME];
+    char spare[ELF_DEPS_NAME];   /* a name past ELF_DEPS_MAX: read to be counted, not kept */
     for (size_t i = 0; i < count && !deps->more_needed; i++) {
         Elf64_Dyn e;
         memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
         if (e.d_tag == DT_NULL)
             break;
-        if (e.d_tag != DT_NEEDED || strtab + e.d_un.d_val < strtab || copy_string(d, n, strtab + e.d_un.d_val, name))
+        char *out = deps->nneeded < ELF_DEPS_MAX ? deps->needed[deps->nneeded] : spare;
+        if (e.d_tag != DT_NEEDED || strtab + e.d_un.d_val < strtab || copy_string(d, n, strtab + e.d_un.d_val, out))
             continue;
-        if (deps->nneeded == ELF_DEPS_MAX)
+        if (out == spare)
             deps->more_needed = true;
         else
-            memcpy(deps->needed[deps->nneeded++], name, sizeof(name));
+            deps->nneeded++;
     }
     return 0;
 }
