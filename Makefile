@@ -76,7 +76,7 @@ $(BUILD)/handover-san: $(VMM_OBJ_SAN) $(LIB_OBJ_SAN)
 # --snapshot's state file checks, its payload and RAM file
 # (host/snapshot_file.c, tools/snapshot_payload.c, host/ram_file.c), and
 # the option table (options.c: --help against the tables).
-UNIT_HOST_SRC := vmm/host/esp_dir.c vmm/host/snapshot_file.c vmm/host/ram_file.c vmm/tools/snapshot_payload.c vmm/options.c
+UNIT_HOST_SRC := vmm/host/add_files.c vmm/host/files.c vmm/host/esp_dir.c vmm/host/snapshot_file.c vmm/host/ram_file.c vmm/tools/snapshot_payload.c vmm/options.c
 $(BUILD)/unit-tests: $(UNIT_OBJ) $(LIB_OBJ) $(call obj,obj,$(TOOL_LIB_SRC) $(UNIT_HOST_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) -ljansson
 

@@ -181,9 +181,14 @@ static int parse_sections(struct pe_image *pe, uint64_t sect, char *err, size_t 
 {
     const uint8_t *d = pe->data;
     size_t size = pe->size;
-    if (sect + (uint64_t)pe->nsections * SECTION_SIZE > size)
-        return fail(err, errlen, "PE: section table (%u entries at 0x%llx) runs past the end of the file",
-                    pe->nsections, (unsigned long long)sect);
+    /* SizeOfHeaders is "the combined size of an MS-DOS stub, PE header, and
+     * section headers" (PE/COFF, "Optional Header Windows-Specific
+     * Fields"): the mapped image's headers hold the whole section table,
+     * which EDK2's loader requires too. check_optional_header put
+     * SizeOfHeaders inside the file. */
+    if (sect + (uint64_t)pe->nsections * SECTION_SIZE > pe->size_of_headers)
+        return fail(err, errlen, "PE: section table (%u entries at 0x%llx) runs past SizeOfHeaders 0x%x",
+                    pe->nsections, (unsigned long long)sect, pe->size_of_headers);
     for (unsigned i = 0; i < pe->nsections; i++) {
         const uint8_t *s = d + sect + i * SECTION_SIZE;
         struct pe_section *ps = &pe->sections[i];

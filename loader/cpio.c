@@ -8,6 +8,7 @@
 #define NEWC_NAME_MAX 4096
 #define MODE_FILE 0100000u
 #define MODE_DIR  0040000u
+#define MODE_LINK 0120000u
 #define ALIGN4(x) (((x) + 3) & ~(size_t)3)
 
 void cpio_begin(struct cpio_builder *b, size_t max)
@@ -75,6 +76,18 @@ void cpio_add_dir(struct cpio_builder *b, const char *name)
 void cpio_add_file(struct cpio_builder *b, const char *name, unsigned perm, const void *data, size_t len)
 {
     put_entry(b, MODE_FILE | (perm & 07777u), name, data, len);
+}
+
+/* newc keeps a link's target as its data, without a NUL; the kernel skips
+ * a target longer than PATH_MAX (init/initramfs.c, do_header). */
+void cpio_add_symlink(struct cpio_builder *b, const char *name, const char *target)
+{
+    size_t len = strlen(target);
+    if (!len || len >= NEWC_NAME_MAX) {
+        b->failed = true;
+        return;
+    }
+    put_entry(b, MODE_LINK | 0777u, name, target, len);
 }
 
 size_t cpio_end(struct cpio_builder *b)

@@ -24,6 +24,9 @@ bool cpio_name_safe(const char *name);
 void cpio_add_dir(struct cpio_builder *b, const char *name);
 /* A regular file with the given permission bits (e.g. 0755). */
 void cpio_add_file(struct cpio_builder *b, const char *name, unsigned perm, const void *data, size_t len);
+/* A symbolic link to target (as readlink gives it: relative to the
+ * link's directory, or absolute in the guest), 1 to 4095 bytes. */
+void cpio_add_symlink(struct cpio_builder *b, const char *name, const char *target);
 /* The trailer: returns the archive's size, 0 if anything failed. */
 size_t cpio_end(struct cpio_builder *b);
 void cpio_free(struct cpio_builder *b);

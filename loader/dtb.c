@@ -75,9 +75,14 @@ size_t dtb_build(void *buf, size_t cap, const struct dtb_machine *m)
     return fdt_totalsize(buf);
 }
 
+/* The header alone (the blocks inside totalsize) leaves the structure
+ * block unread: a bad tag, a name past the strings block or an unclosed
+ * node would reach the kernel, which unflattens the tree without asking
+ * more of it than the header (drivers/of/fdt.c, early_init_dt_verify). */
 int dtb_check(const void *buf, size_t len)
 {
-    if (len < sizeof(struct fdt_header) || fdt_check_header(buf) || fdt_totalsize(buf) > len)
+    if (len < sizeof(struct fdt_header) || fdt_check_header(buf) || fdt_totalsize(buf) > len ||
+        fdt_check_full(buf, len))
         return -1;
     return 0;
 }

@@ -18,7 +18,9 @@ struct dtb_machine {
 
 /* Build into buf; returns the blob's size, or 0 if it does not fit. */
 size_t dtb_build(void *buf, size_t cap, const struct dtb_machine *m);
-/* Is buf[0..len) a valid FDT blob of exactly totalsize <= len? */
+/* 0 if buf[0..len) starts with a valid FDT blob of totalsize <= len:
+ * its header, and its structure block read whole by libfdt's
+ * fdt_check_full (tags, nesting, names in the strings block). */
 int dtb_check(const void *buf, size_t len);
 
 #endif

@@ -1,6 +1,7 @@
 #include "elf_deps.h"
 
 #include <elf.h>
+#include <limits.h>
 #include <string.h>
 
 /* A NUL-terminated string at file offset off, copied into out. */
@@ -13,6 +14,17 @@ static int copy_string(const uint8_t *d, size_t n, uint64_t off, char *out)
         return -1;
     memcpy(out, d + off, (size_t)(end - (d + off)) + 1);
     return 0;
+}
+
+/* PT_INTERP's path as the kernel reads it (fs/binfmt_elf.c,
+ * load_elf_binary): p_filesz bytes at p_offset, 2 to PATH_MAX of them,
+ * the last a NUL; the path is the string they start with. */
+static int copy_interp(const uint8_t *d, size_t n, const Elf64_Phdr *ph, char *out)
+{
+    if (ph->p_filesz < 2 || ph->p_filesz > PATH_MAX || ph->p_offset > n || ph->p_filesz > n - ph->p_offset ||
+        d[ph->p_offset + ph->p_filesz - 1])
+        return -1;
+    return copy_string(d, n, ph->p_offset, out);
 }
 
 /* The file offset of virtual address va, through the PT_LOAD segments. */
@@ -39,13 +51,15 @@ int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
         return -1;
     Elf64_Phdr ph[256];
     memcpy(ph, d + eh.e_phoff, eh.e_phnum * sizeof(Elf64_Phdr));
-    const Elf64_Phdr *dyn = NULL;
+    const Elf64_Phdr *dyn = NULL, *interp = NULL;
     for (unsigned i = 0; i < eh.e_phnum; i++) {
-        if (ph[i].p_type == PT_INTERP && copy_string(d, n, ph[i].p_offset, deps->interp))
-            deps->interp[0] = 0;
+        if (ph[i].p_type == PT_INTERP && !interp)
+            interp = &ph[i];   /* the kernel runs the first one */
         if (ph[i].p_type == PT_DYNAMIC)
             dyn = &ph[i];
     }
+    if (interp && copy_interp(d, n, interp, deps->interp))
+        deps->interp[0] = 0;
     if (!dyn || dyn->p_offset > n || dyn->p_filesz > n - dyn->p_offset)
         return 0;
     size_t count = dyn->p_filesz / sizeof(Elf64_Dyn);
@@ -60,13 +74,18 @@ int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
     }
     if (!strtab)
         return 0;
-    for (size_t i = 0; i < count && deps->nneeded < ELF_DEPS_MAX; i++) {
+    char spare[ELF_DEPS_NAME];   /* a name past ELF_DEPS_MAX: read to be counted, not kept */
+    for (size_t i = 0; i < count && !deps->more_needed; i++) {
         Elf64_Dyn e;
         memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
         if (e.d_tag == DT_NULL)
             break;
-        if (e.d_tag == DT_NEEDED && strtab + e.d_un.d_val >= strtab &&
-            !copy_string(d, n, strtab + e.d_un.d_val, deps->needed[deps->nneeded]))
+        char *out = deps->nneeded < ELF_DEPS_MAX ? deps->needed[deps->nneeded] : spare;
+        if (e.d_tag != DT_NEEDED || strtab + e.d_un.d_val < strtab || copy_string(d, n, strtab + e.d_un.d_val, out))
+            continue;
+        if (out == spare)
+            deps->more_needed = true;
+        else
             deps->nneeded++;
     }
     return 0;

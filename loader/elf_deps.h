@@ -6,6 +6,7 @@
 #ifndef HANDOVER_ELF_DEPS_H
 #define HANDOVER_ELF_DEPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,9 +14,11 @@
 #define ELF_DEPS_NAME 256
 
 struct elf_deps {
-    char interp[ELF_DEPS_NAME];            /* "" for a static program */
+    char interp[ELF_DEPS_NAME];            /* the first PT_INTERP's; "" for a static program, or
+                                              one whose PT_INTERP the kernel would refuse */
     char needed[ELF_DEPS_MAX][ELF_DEPS_NAME];
     unsigned nneeded;
+    bool more_needed;                      /* DT_NEEDED names past the first ELF_DEPS_MAX */
 };
 
 /* 0 and deps filled for a little-endian ELF64 file (a static one has no

@@ -16,7 +16,8 @@
  *
  * Checks, from dtb.h: dtb_check accepts a file only when its header says
  * a flattened device tree whose blocks lie inside its totalsize and that
- * totalsize inside the file; dtb_build returns 0 or a blob of at most
+ * totalsize inside the file, and libfdt's full check reads its structure
+ * block whole; dtb_build returns 0 or a blob of at most
  * the buffer's size that dtb_check and libfdt's full check accept, whose
  * /chosen bootargs are the command line and which has a node for each
  * CPU, RAM range and UART. abort() otherwise. */
@@ -51,6 +52,7 @@ static void check_file(const uint8_t *file, size_t len)
     CHECK(inside(fdt_off_mem_rsvmap(file), 0, total));
     CHECK(inside(fdt_off_dt_strings(file), fdt_version(file) >= 3 ? fdt_size_dt_strings(file) : 0, total));
     CHECK(inside(fdt_off_dt_struct(file), fdt_version(file) >= 17 ? fdt_size_dt_struct(file) : 0, total));
+    CHECK(fdt_check_full(file, len) == 0);
 }
 
 static int count_nodes(const void *fdt, const char *prefix)

@@ -5,13 +5,17 @@
  *
  * Checks, from elf_deps.h and the System V gABI: -1 exactly when the file
  * is no little-endian ELF64 with a program header table of at most 256
- * entries (the reader's own bound) inside it, and then deps all zeros; otherwise the interpreter is the string the last
- * PT_INTERP names (or "" if it names none that fits), at most
- * ELF_DEPS_MAX libraries, each the string a DT_NEEDED entry (before
+ * entries (the reader's own bound) inside it, and then deps all zeros; otherwise the interpreter is the string the first
+ * PT_INTERP names, as fs/binfmt_elf.c reads it (p_filesz of 2 to PATH_MAX
+ * bytes inside the file, the last a NUL), or "" if it names none that
+ * fits, at most
+ * ELF_DEPS_MAX libraries (more_needed set exactly when a further one
+ * follows), each the string a DT_NEEDED entry (before
  * DT_NULL) names in the DT_STRTAB that a PT_LOAD maps, in the order of the
  * dynamic section, every name NUL-terminated inside its buffer and the
  * unused slots zero. The reader is deterministic. abort() otherwise. */
 #include <elf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,19 +79,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     }
     CHECK(rc == 0);
 
-    /* The interpreter: the last PT_INTERP's string, or none. */
-    const char *interp = "";
+    /* The interpreter: the first PT_INTERP's string, or none. */
+    const char *interp = NULL;
     const Elf64_Phdr *dyn = NULL;
     Elf64_Phdr ph[256];
     for (unsigned i = 0; i < eh.e_phnum; i++) {
         ph[i] = phdr(d, &eh, i);
-        if (ph[i].p_type == PT_INTERP) {
-            const char *s = string_at(d, n, ph[i].p_offset);
+        if (ph[i].p_type == PT_INTERP && !interp) {
+            const Elf64_Phdr *p = &ph[i];
+            bool whole = p->p_filesz >= 2 && p->p_filesz <= PATH_MAX && p->p_offset <= n &&
+                         p->p_filesz <= n - p->p_offset && !d[p->p_offset + p->p_filesz - 1];
+            const char *s = whole ? string_at(d, n, p->p_offset) : NULL;
             interp = s ? s : "";
         }
         if (ph[i].p_type == PT_DYNAMIC)
             dyn = &ph[i];
     }
+    if (!interp)
+        interp = "";
     check_name(deps.interp);
     CHECK(!strcmp(deps.interp, interp));
 
@@ -125,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
                 break;
             }
         }
-        for (size_t i = 0; !bad && strtab && i < count && want < ELF_DEPS_MAX; i++) {
+        for (size_t i = 0; !bad && strtab && i < count && want <= ELF_DEPS_MAX; i++) {
             Elf64_Dyn e;
             memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
             if (e.d_tag == DT_NULL)
@@ -135,10 +144,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
             const char *s = string_at(d, n, strtab + e.d_un.d_val);
             if (!s)
                 continue;
-            CHECK(want < deps.nneeded && !strcmp(deps.needed[want], s));
+            CHECK(want == ELF_DEPS_MAX || (want < deps.nneeded && !strcmp(deps.needed[want], s)));
             want++;
         }
     }
-    CHECK(deps.nneeded == want);
+    /* One name past ELF_DEPS_MAX is said, never dropped. */
+    CHECK(deps.more_needed == (want > ELF_DEPS_MAX));
+    CHECK(deps.nneeded == (want > ELF_DEPS_MAX ? ELF_DEPS_MAX : want));
     return 0;
 }

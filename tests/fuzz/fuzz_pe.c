@@ -41,6 +41,14 @@ static void check_parsed(const struct pe_image *pe, const uint8_t *data, size_t 
     CHECK(pe->nsections >= 1 && pe->nsections <= PE_MAX_SECTIONS);
     CHECK(pe->entry > 0 && pe->entry < pe->size_of_image);
     CHECK(pe->size_of_headers <= size && pe->size_of_headers <= pe->size_of_image);
+    /* The section table (after the PE signature, COFF header and optional
+     * header e_lfanew and SizeOfOptionalHeader place) inside the headers
+     * the image maps. */
+    uint32_t lfanew;
+    uint16_t optsize;
+    memcpy(&lfanew, data + 0x3c, sizeof(lfanew));
+    memcpy(&optsize, data + (uint64_t)lfanew + 4 + 16, sizeof(optsize));
+    CHECK((uint64_t)lfanew + 4 + 20 + optsize + 40ull * pe->nsections <= pe->size_of_headers);
     CHECK((uint64_t)pe->reloc_rva + pe->reloc_size <= pe->size_of_image);
     CHECK(pe->image_base <= UINT64_MAX - pe->size_of_image);
     for (unsigned i = 0; i < pe->nsections; i++) {

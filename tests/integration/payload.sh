@@ -319,6 +319,11 @@ expect add-needed-path 2 'needs /etc/passwd, not a bare library name' \
     -- "$HO" --initrd "$PAYLOAD" --add "$(elf needed-path /lib64/ld-linux-x86-64.so.2 /etc/passwd)" "$PAYLOAD"
 expect add-needed-dotdot 2 'needs \.\., not a bare library name' \
     -- "$HO" --initrd "$PAYLOAD" --add "$(elf needed-dotdot /lib64/ld-linux-x86-64.so.2 ..)" "$PAYLOAD"
+# More DT_NEEDED names than elf_deps reads (64) are said, not packed in part.
+expect add-needed-too-many 2 'needs more than 64 libraries' \
+    -- "$HO" --initrd "$PAYLOAD" --add "$(elf needed-many /lib64/ld-linux-x86-64.so.2 $(seq -f 'libmany%g.so' 65))" "$PAYLOAD"
+expect add-needed-64 2 'needs libmany1.so, which is in none of the library directories' \
+    -- "$HO" --initrd "$PAYLOAD" --add "$(elf needed-64 /lib64/ld-linux-x86-64.so.2 $(seq -f 'libmany%g.so' 64))" "$PAYLOAD"
 expect add-guest-dotdot 2 "the guest path /bin/../../x has an empty, '.' or '..' component" \
     -- "$HO" --initrd "$PAYLOAD" --add "$PAYLOAD:/bin/../../x" "$PAYLOAD"
 mkfifo "$OUT/add-fifo"
@@ -328,6 +333,10 @@ expect add-fifo-as-image 11 'add-fifo: not a regular file' -- timeout 20 "$HO" "
 sleep 0.3
 expect add-fifo-never-opened 0 '^still blocked$' -- bash -c '[ -e "$1" ] || echo still blocked' _ "$OUT/add-fifo-opened"
 kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
+# A file whose bytes are not the size stat gives (a /proc file says 0) is
+# refused, never packed cut short.
+expect add-proc-file 2 '--add /proc/self/status: its size said 0 bytes, the read found otherwise' \
+    -- "$HO" --initrd "$PAYLOAD" --add /proc/self/status "$PAYLOAD"
 # --esp DIR is read before /dev/kvm is opened: a missing folder, a file,
 # and a file over the bound are usage errors naming it; a FIFO (never
 # opened) and a symlink out of the folder are left out, each said, before.

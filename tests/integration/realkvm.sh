@@ -473,6 +473,19 @@ if KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
     if gcc -o "$OUT/dyn-hello" "$OUT/dyn-hello.c" 2>"$OUT/gcc.log"; then
         expect debian-6.12-exec-add-dynamic 0 '^dyn-hello: ok' \
             -- "$HO" --timeout 300 --add "$OUT/dyn-hello" --exec ./dyn-hello "$K612"
+        # The same into a merged-/usr initrd (/bin -> usr/bin, /lib -> usr/lib,
+        # as initramfs-tools and dracut make them): the added libraries'
+        # folders come as the host's symlinks, which keep the initrd's own,
+        # so what it has in /lib is still there.
+        if [ -n "${INITRAMFS:-}" ]; then
+            mkdir -p "$OUT/merged/usr/lib"
+            (cd "$OUT/merged" && cpio -id --quiet < "$INITRAMFS" && mv bin usr/bin && ln -s usr/bin bin &&
+                ln -s usr/lib lib && echo 'marker: kept' > usr/lib/handover-marker &&
+                find . -print0 | sort -z | cpio --null -o -H newc --owner=0:0 --quiet) > "$OUT/merged.cpio"
+            expect debian-6.12-exec-add-merged-usr 0 '^marker: kept' '^dyn-hello: ok' \
+                -- "$HO" --timeout 300 --initrd "$OUT/merged.cpio" --add "$OUT/dyn-hello" \
+                   --exec 'cat /lib/handover-marker; ./dyn-hello' "$K612"
+        fi
     else
         fail debian-6.12-exec-add-dynamic "gcc failed" "$OUT/gcc.log"
     fi

@@ -11,6 +11,7 @@ Suite *dtb_suite(void);        /* test_dtb.c: the device tree, read back with li
 Suite *cpio_suite(void);       /* test_cpio.c: the newc archive and the names it refuses */
 Suite *kernel_entry_suite(void); /* test_kernel_entry.c: the entry of a kernel another loader placed */
 Suite *elf_deps_suite(void);   /* test_elf_deps.c: what an --add program needs */
+Suite *add_files_suite(void);  /* test_add_files.c: the archive --add builds, as the kernel unpacks it */
 Suite *memmap_suite(void);     /* test_memmap.c: the EFI memory map and page allocator */
 Suite *guest_mem_suite(void);  /* test_guest_mem.c: bounds and page-table walks */
 /* The firmware through firmware_call, on the fixture of fw_fixture.h. */

@@ -54,12 +54,39 @@ START_TEST(cpio_names_never_climb)
 }
 END_TEST
 
+/* A symlink's target is its data, without a NUL; an empty target, or one
+ * longer than the kernel takes (PATH_MAX with its NUL), fails the archive. */
+START_TEST(cpio_symlink_keeps_its_target_as_data)
+{
+    struct cpio_builder b;
+    cpio_begin(&b, 1 << 20);
+    cpio_add_symlink(&b, "lib", "usr/lib");
+    size_t n = cpio_end(&b);
+    ck_assert_uint_gt(n, 0);
+    ck_assert(!memcmp(b.buf + 6 + 1 * 8, "0000A1FF", 8));   /* S_IFLNK | 0777 */
+    ck_assert(!memcmp(b.buf + 6 + 6 * 8, "00000007", 8));
+    ck_assert(!memcmp(b.buf + 116, "usr/lib", 7));          /* 110 + 4 (name and NUL) = 114, padded to 116 */
+    cpio_free(&b);
+
+    static char long_target[4097];
+    memset(long_target, 'a', 4096);
+    const char *bad[] = { "", long_target };
+    for (size_t i = 0; i < 2; i++) {
+        cpio_begin(&b, 1 << 20);
+        cpio_add_symlink(&b, "lib", bad[i]);
+        ck_assert_uint_eq(cpio_end(&b), 0);
+        cpio_free(&b);
+    }
+}
+END_TEST
+
 Suite *cpio_suite(void)
 {
     Suite *s = suite_create("cpio");
     TCase *t = tcase_create("cpio");
     tcase_add_test(t, cpio_archive_is_newc);
     tcase_add_test(t, cpio_names_never_climb);
+    tcase_add_test(t, cpio_symlink_keeps_its_target_as_data);
     suite_add_tcase(s, t);
     return s;
 }

@@ -50,11 +50,41 @@ START_TEST(dtb_reads_back_with_libfdt)
 }
 END_TEST
 
+/* A --dtb FILE whose header is sound but whose structure block is not
+ * (a tag no FDT has, a property named past the strings block) is refused:
+ * the kernel checks only the header before it unflattens the tree. */
+START_TEST(dtb_with_a_bad_structure_block_is_refused)
+{
+    static uint8_t blob[16384];
+    struct dtb_machine m = { .ram = { { 0, 0x20000000 } }, .nram = 1, .cpus = 1, .bootargs = "console=ttyS0",
+                             .uart = { { 0x3f8, 4 } }, .nuart = 1 };
+    size_t n = dtb_build(blob, sizeof(blob), &m);
+    ck_assert_uint_gt(n, 0);
+    ck_assert_int_eq(dtb_check(blob, n), 0);
+    fdt32_t *first_tag = (fdt32_t *)(blob + fdt_off_dt_struct(blob));
+    ck_assert_uint_eq(fdt32_to_cpu(*first_tag), FDT_BEGIN_NODE);
+    *first_tag = cpu_to_fdt32(0x0badf00d);
+    ck_assert_int_eq(fdt_check_header(blob), 0);
+    ck_assert_int_ne(dtb_check(blob, n), 0);
+
+    n = dtb_build(blob, sizeof(blob), &m);
+    int chosen = fdt_path_offset(blob, "/chosen");
+    ck_assert_int_ge(chosen, 0);
+    int prop = fdt_first_property_offset(blob, chosen);
+    ck_assert_int_ge(prop, 0);
+    struct fdt_property *p = (struct fdt_property *)(blob + fdt_off_dt_struct(blob) + prop);
+    p->nameoff = cpu_to_fdt32(fdt_size_dt_strings(blob) + 64);
+    ck_assert_int_eq(fdt_check_header(blob), 0);
+    ck_assert_int_ne(dtb_check(blob, n), 0);
+}
+END_TEST
+
 Suite *dtb_suite(void)
 {
     Suite *s = suite_create("dtb");
     TCase *t = tcase_create("dtb");
     tcase_add_test(t, dtb_reads_back_with_libfdt);
+    tcase_add_test(t, dtb_with_a_bad_structure_block_is_refused);
     suite_add_tcase(s, t);
     return s;
 }

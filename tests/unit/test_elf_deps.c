@@ -1,5 +1,6 @@
 /* loader/elf_deps.c: what a program --add packs needs besides itself (its
  * PT_INTERP and DT_NEEDED libraries). */
+#include <elf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,11 +31,63 @@ START_TEST(elf_deps_of_this_program)
 }
 END_TEST
 
+/* A program whose PT_INTERP entries are interps[0..n), each p_filesz
+ * bytes of its string (cut short when p_filesz is below its length). */
+struct interp_entry {
+    const char *path;
+    uint64_t filesz;
+};
+
+static size_t elf_with_interps(uint8_t *f, const struct interp_entry *interps, unsigned n)
+{
+    Elf64_Ehdr eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+                      .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+                      .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+                      .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = (Elf64_Half)n };
+    memcpy(f, &eh, sizeof(eh));
+    size_t at = sizeof(eh) + n * sizeof(Elf64_Phdr);
+    for (unsigned i = 0; i < n; i++) {
+        Elf64_Phdr ph = { .p_type = PT_INTERP, .p_flags = PF_R, .p_offset = at, .p_filesz = interps[i].filesz,
+                          .p_memsz = interps[i].filesz, .p_align = 1 };
+        memcpy(f + sizeof(eh) + i * sizeof(ph), &ph, sizeof(ph));
+        memcpy(f + at, interps[i].path, strlen(interps[i].path) + 1);
+        at += strlen(interps[i].path) + 1;
+    }
+    return at;
+}
+
+/* fs/binfmt_elf.c (load_elf_binary) runs the first PT_INTERP and only
+ * when its p_filesz bytes end in a NUL: --add packs that interpreter, or
+ * none when the kernel would refuse the program. */
+START_TEST(elf_deps_interpreter_is_the_first_pt_interp_the_kernel_reads)
+{
+    static uint8_t f[4096];
+    struct elf_deps d;
+    const char *glibc = "/lib64/ld-linux-x86-64.so.2", *musl = "/lib/ld-musl-x86_64.so.1";
+    const struct interp_entry two[] = { { glibc, strlen(glibc) + 1 }, { musl, strlen(musl) + 1 } };
+    ck_assert_int_eq(elf_deps_read(f, elf_with_interps(f, two, 2), &d), 0);
+    ck_assert_str_eq(d.interp, glibc);
+
+    const struct interp_entry second_cut[] = { { glibc, strlen(glibc) + 1 }, { musl, 4 } };
+    ck_assert_int_eq(elf_deps_read(f, elf_with_interps(f, second_cut, 2), &d), 0);
+    ck_assert_str_eq(d.interp, glibc);
+
+    /* p_filesz stops before the NUL, or at one byte: the kernel refuses to run it. */
+    const struct interp_entry cut[] = { { glibc, strlen(glibc) } };
+    ck_assert_int_eq(elf_deps_read(f, elf_with_interps(f, cut, 1), &d), 0);
+    ck_assert_str_eq(d.interp, "");
+    const struct interp_entry one_byte[] = { { "", 1 } };
+    ck_assert_int_eq(elf_deps_read(f, elf_with_interps(f, one_byte, 1), &d), 0);
+    ck_assert_str_eq(d.interp, "");
+}
+END_TEST
+
 Suite *elf_deps_suite(void)
 {
     Suite *s = suite_create("elf-deps");
     TCase *t = tcase_create("elf-deps");
     tcase_add_test(t, elf_deps_of_this_program);
+    tcase_add_test(t, elf_deps_interpreter_is_the_first_pt_interp_the_kernel_reads);
     suite_add_tcase(s, t);
     return s;
 }

@@ -326,6 +326,7 @@ MUTATOR(m_image_base_unaligned, wr64(f + OPT_OFF + 24, IMAGE_BASE + 0x800))
 MUTATOR(m_image_base_wraps, wr64(f + OPT_OFF + 24, 0xfffffffffffff000ULL))
 MUTATOR(m_ndirs_many, wr32(f + OPT_OFF + 108, 17))
 MUTATOR(m_ndirs_past_opt, wr16(f + COFF_OFF + 16, 200))
+MUTATOR(m_table_past_headers, wr32(f + OPT_OFF + 60, SECT_OFF + 2 * 40))
 MUTATOR(m_debug_dir_outside, wr32(f + DIR_OFF(6), SIZE_OF_IMAGE - 4); wr32(f + DIR_OFF(6) + 4, 0x1c))
 MUTATOR(m_reloc_dir_outside, reloc_dir(f, SIZE_OF_IMAGE - 8, RELOC_SIZE))
 MUTATOR(m_reloc_dir_in_bss, reloc_dir(f, DATA_VA + 0x400, RELOC_SIZE))
@@ -352,6 +353,7 @@ static const struct variant variants[] = {
     { "ImageBase that wraps", m_image_base_wraps, "ImageBase" },
     { "17 data directories", m_ndirs_many, "NumberOfRvaAndSizes" },
     { "data directories past the optional header", m_ndirs_past_opt, "NumberOfRvaAndSizes" },
+    { "third section header past SizeOfHeaders", m_table_past_headers, "runs past SizeOfHeaders" },
     { "debug directory past SizeOfImage", m_debug_dir_outside, "Debug" },
     { "relocation directory past SizeOfImage", m_reloc_dir_outside, "Base Relocation Table" },
     { "relocation directory in BSS", m_reloc_dir_in_bss, "Base Relocation Table" },

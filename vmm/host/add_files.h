@@ -6,7 +6,9 @@
  * --add files; a dynamically linked program brings its interpreter (the
  * host's of that file name in the loader directories, at the path the
  * program names) and its libraries (bare names, from the library
- * directories, at the paths the host has them). Built before /dev/kvm is
+ * directories, at the paths the host has them). A parent folder that is a
+ * symlink to a folder on the host (merged /usr's /lib -> usr/lib) goes in
+ * as that symlink, so an --initrd's own is kept. Built before /dev/kvm is
  * opened; no name in it holds "..". */
 #ifndef HANDOVER_ADD_FILES_H
 #define HANDOVER_ADD_FILES_H
