@@ -280,13 +280,6 @@ efi_status_t fw_handle_protocol(struct firmware *fw, const struct guest_view *v,
     return open_interface(fw, v, handle, protocol, interface_ptr, false);
 }
 
-#define EFI_OPEN_PROTOCOL_BY_HANDLE_PROTOCOL  0x01
-#define EFI_OPEN_PROTOCOL_GET_PROTOCOL        0x02
-#define EFI_OPEN_PROTOCOL_TEST_PROTOCOL       0x04
-#define EFI_OPEN_PROTOCOL_BY_CHILD_CONTROLLER 0x08
-#define EFI_OPEN_PROTOCOL_BY_DRIVER           0x10
-#define EFI_OPEN_PROTOCOL_EXCLUSIVE           0x20
-
 /* Attributes is one of the values UEFI 2.10 section 7.3.9 names, with
  * the handles it needs (as EDK2's CoreOpenProtocol checks them); the
  * opens themselves are not recorded. */
@@ -312,11 +305,13 @@ static bool open_attributes_valid(const struct firmware *fw, uint64_t handle, ui
 
 efi_status_t fw_open_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t handle = a[0], protocol = a[1], interface_ptr = a[2], agent = a[3], controller = a[4];
+    uint64_t handle = a[0], protocol = a[1], agent = a[3], controller = a[4];
     uint32_t attributes = (uint32_t)a[5];   /* a UINT32: the upper half of its stack slot is not the caller's */
     if (!open_attributes_valid(fw, handle, attributes, agent, controller))
         return EFI_INVALID_PARAMETER;
-    return open_interface(fw, v, handle, protocol, interface_ptr, attributes == EFI_OPEN_PROTOCOL_TEST_PROTOCOL);
+    /* To test, Interface is optional and never written. */
+    bool test = fw_open_only_tests(attributes);
+    return open_interface(fw, v, handle, protocol, test ? 0 : a[2], test);
 }
 
 /* UEFI 2.10 section 7.3.10; the handles checked as EDK2's CoreCloseProtocol

@@ -162,6 +162,31 @@ START_TEST(open_protocol_checks_its_attributes)
 }
 END_TEST
 
+/* OpenProtocol to test (EFI_OPEN_PROTOCOL_TEST_PROTOCOL): "Interface is
+ * optional for this attribute value, so it is ignored, and the caller
+ * should only use the return status code" (UEFI 2.10 section 7.3.9): it is
+ * neither checked nor written, whatever the status, and an injected
+ * missing protocol leaves it alone too. */
+START_TEST(open_protocol_to_test_ignores_interface)
+{
+    uint64_t iface_p = put_u64(0x9999), img = fw.image_handle, li = put_guid(GUID_LOADED_IMAGE);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, iface_p, img, 0, 0x4), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, put_guid(GUID_GOP), iface_p, img, 0, 0x4), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), 0x4242, li, iface_p, img, 0, 0x4), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, RAM_SIZE - 4, img, 0, 0x4), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, RAM_SIZE + 0x1000, img, 0, 0x4), EFI_SUCCESS);
+    char err[128];
+    ck_assert_msg(!inject_parse(&fw.cfg.inject, "no-loaded-image", err, sizeof(err)), "%s", err);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, iface_p, img, 0, 0x4), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, iface_p, img, 0, 0x2), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(iface_p), 0);
+}
+END_TEST
+
 /* Without --initrd no LoadFile2 is installed, and its thunk, called
  * anyway, serves nothing: not an empty file for This == NULL. */
 START_TEST(loadfile2_without_an_initrd_serves_nothing)
@@ -413,6 +438,7 @@ Suite *fw_protocols_suite(void)
         locate_handle_buffer_returns_a_pool_of_handles, locate_device_path_for_the_initrd_is_exactly_not_found,
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
         close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes,
+        open_protocol_to_test_ignores_interface,
         loadfile2_without_an_initrd_serves_nothing, loadfile2_reads_boot_policy_as_a_boolean, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
