@@ -343,13 +343,15 @@ static unsigned search_handles(const struct firmware *fw, uint64_t type, const e
     return n;
 }
 
-/* The handles a LocateHandle(Buffer) search finds, into handles[*n]. */
+/* The handles a LocateHandle(Buffer) search finds, into handles[*n].
+ * ByRegisterNotify's SearchKey is a Registration RegisterProtocolNotify
+ * returned, and it returns none (not served): whatever the key, NULL (UEFI
+ * 2.10 section 7.3, LocateHandle) or not, EFI_INVALID_PARAMETER, as
+ * U-Boot's efi_locate_handle answers a key that is no registration. */
 static efi_status_t locate(struct firmware *fw, const struct guest_view *v, uint32_t type, uint64_t guid_ptr,
                            uint64_t *handles, unsigned *n)
 {
     efi_guid_t g;
-    if (type == EFI_BY_REGISTER_NOTIFY)
-        return EFI_UNSUPPORTED;   /* no RegisterProtocolNotify */
     if (type != EFI_ALL_HANDLES && type != EFI_BY_PROTOCOL)
         return EFI_INVALID_PARAMETER;
     if (type == EFI_BY_PROTOCOL && !fw_read_guid(v, guid_ptr, &g))
@@ -414,9 +416,12 @@ void fw_decode_locate_handle(struct fw_trace_out *o, const struct fw_service *s,
     fw_decode_protocol(o, s, v, a, status);
 }
 
+/* UEFI 2.10 section 7.3, LocateProtocol: the first instance of the
+ * protocol. A Registration is no registration (locate):
+ * EFI_INVALID_PARAMETER, as U-Boot's efi_locate_protocol answers one. */
 efi_status_t fw_locate_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t protocol = a[0], interface_ptr = a[2];
+    uint64_t protocol = a[0], registration = a[1], interface_ptr = a[2];
     efi_guid_t g;
     if (!fw_writable(v, interface_ptr, fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
@@ -424,6 +429,8 @@ efi_status_t fw_locate_protocol(struct firmware *fw, const struct guest_view *v,
      * memory-attribute, TCG2 and CC protocols (section 7 item 3). */
     fw_write_uintn(fw, v, interface_ptr, 0);
     if (!fw_read_guid(v, protocol, &g))
+        return EFI_INVALID_PARAMETER;
+    if (registration)
         return EFI_INVALID_PARAMETER;
     for (unsigned i = 0; i < fw->nprotocols; i++)
         if (guid_equal(&fw->protocols[i].guid, &g)) {

@@ -187,6 +187,33 @@ START_TEST(open_protocol_to_test_ignores_interface)
 }
 END_TEST
 
+/* LocateHandle(ByRegisterNotify) takes a SearchKey RegisterProtocolNotify
+ * returned, and LocateProtocol a Registration; handover serves no
+ * RegisterProtocolNotify, so none is one: EFI_INVALID_PARAMETER, as UEFI
+ * 2.10 section 7.3 (LocateHandle) names it for a NULL SearchKey and as
+ * U-Boot answers any key that is no registration; never the first
+ * instance, as if no key had been given, and never EFI_UNSUPPORTED, which
+ * neither service has. */
+START_TEST(register_notify_searches_are_refused)
+{
+    uint64_t size_p = put_u64(64), buf = scratch(64), n_p = put_u64(7), buf_p = put_u64(0x5555);
+    uint64_t key = scratch(64), g = put_guid(GUID_LOADED_IMAGE);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_BY_REGISTER_NOTIFY, g, 0, size_p, buf), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_BY_REGISTER_NOTIFY, g, key, size_p, buf), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 64);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE_BUFFER), EFI_BY_REGISTER_NOTIFY, g, 0, n_p, buf_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE_BUFFER), EFI_BY_REGISTER_NOTIFY, g, key, n_p, buf_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(buf_p), 0x5555);
+    uint64_t iface_p = put_u64(0x9999);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), g, key, iface_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(iface_p), 0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), g, 0, iface_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), fw.loaded_image);
+}
+END_TEST
+
 /* Without --initrd no LoadFile2 is installed, and its thunk, called
  * anyway, serves nothing: not an empty file for This == NULL. */
 START_TEST(loadfile2_without_an_initrd_serves_nothing)
@@ -438,7 +465,7 @@ Suite *fw_protocols_suite(void)
         locate_handle_buffer_returns_a_pool_of_handles, locate_device_path_for_the_initrd_is_exactly_not_found,
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
         close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes,
-        open_protocol_to_test_ignores_interface,
+        open_protocol_to_test_ignores_interface, register_notify_searches_are_refused,
         loadfile2_without_an_initrd_serves_nothing, loadfile2_reads_boot_policy_as_a_boolean, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
