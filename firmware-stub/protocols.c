@@ -199,9 +199,12 @@ efi_status_t fw_uninstall_multiple_protocol_interfaces(struct firmware *fw, cons
     return s == EFI_SUCCESS ? uninstall(fw, handle, p, n, EFI_INVALID_PARAMETER) : s;
 }
 
-/* The first two GUIDs of a variadic list (RDX and R9; the rest are on the stack). */
+/* The first two GUIDs of a variadic list (RDX and R9; the rest are on the
+ * stack). A NULL first one ends the list: R9 is then no argument. */
 static void decode_multiple(struct fw_trace_out *o, const struct guest_view *v, const uint64_t *a)
 {
+    if (!a[1])
+        return;
     fw_trace_guid(o, "protocol", v, a[1]);
     fw_trace_guid(o, "protocol2", v, a[3]);
 }

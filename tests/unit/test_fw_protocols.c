@@ -436,6 +436,27 @@ START_TEST(hostile_variadic_lists_are_refused_whole)
 }
 END_TEST
 
+/* The trace names the protocols a variadic list holds and no other: the
+ * second GUID (R9) only when there is a first, since an empty list ends
+ * at RDX and R9 is then no argument at all. */
+START_TEST(variadic_traces_name_only_the_listed_protocols)
+{
+    uint64_t h_p = put_u64(0), g = put_guid(GUID_TEST), g2 = put_guid(GUID_GOP);
+    trace_to_memory();
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, 0, 0x1234, g2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), fw.image_handle, 0, 0x1234, g2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g, 0x1234, 0), EFI_SUCCESS);
+    char got[1024], want[1024];
+    decoded_tails(got, sizeof(got));
+    snprintf(want, sizeof(want),
+             ",\"decoded\":{\"handle\":\"0x0\"}}\n"
+             ",\"decoded\":{\"handle\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"protocol\":\"3a1b2c4d-1111-2222-3344-5566778899aa\",\"handle\":\"0x%llx\"}}\n",
+             (unsigned long long)fw.image_handle, (unsigned long long)rd64(h_p));
+    ck_assert_str_eq(got, want);
+}
+END_TEST
+
 /* One pair named twice is refused whole, as EDK2's
  * CoreUninstallMultipleProtocolInterfaces fails on the second (already
  * gone) and puts the first back: nothing is uninstalled. */
@@ -471,6 +492,6 @@ Suite *fw_protocols_suite(void)
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
         install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it, hostile_variadic_lists_are_refused_whole,
-        uninstall_multiple_with_a_pair_twice_removes_nothing, NULL });
+        uninstall_multiple_with_a_pair_twice_removes_nothing, variadic_traces_name_only_the_listed_protocols, NULL });
     return s;
 }
