@@ -20,8 +20,8 @@ void fw_remove_protocol(struct firmware *fw, unsigned i);
 /* Uninstall every protocol of handle, which then no longer exists. */
 void fw_remove_handle(struct firmware *fw, uint64_t handle);
 
-/* A device path as the firmware keeps it: at most FW_DEVICE_PATH_MAX bytes
- * before the end node, and the end node (a node header alone). */
+/* A device path as the firmware keeps it: fewer than FW_DEVICE_PATH_MAX
+ * bytes before the end node, and the end node (a node header alone). */
 #define FW_DEVICE_PATH_MAX  1024
 #define FW_DEVICE_PATH_END  sizeof(struct efi_device_path_header)
 #define FW_DEVICE_PATH_SIZE (FW_DEVICE_PATH_MAX + FW_DEVICE_PATH_END)
