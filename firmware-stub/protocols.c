@@ -35,7 +35,8 @@ static bool device_path_installed(struct firmware *fw, const struct guest_view *
 /* Install every pair on *handle_ptr's handle, or on a new one if it holds
  * NULL; all or nothing. multiple: InstallMultipleProtocolInterfaces, which
  * also refuses a device path already in the database with
- * EFI_ALREADY_STARTED (UEFI 2.10 sections 7.3.2 and 7.3.16). */
+ * EFI_ALREADY_STARTED (UEFI 2.10 sections 7.3.2 and 7.3.16); a NULL one is
+ * no path, installed as EDK2 and U-Boot install it. */
 static efi_status_t install(struct firmware *fw, const struct guest_view *v, uint64_t handle_ptr,
                             const struct protocol_pair *p, unsigned n, bool multiple)
 {
@@ -50,7 +51,7 @@ static efi_status_t install(struct firmware *fw, const struct guest_view *v, uin
         for (unsigned j = 0; j < i; j++)
             if (guid_equal(&p[j].guid, &p[i].guid))
                 return EFI_INVALID_PARAMETER;
-        if (multiple && guid_equal(&p[i].guid, &GUID_DEVICE_PATH)) {
+        if (multiple && p[i].interface && guid_equal(&p[i].guid, &GUID_DEVICE_PATH)) {
             uint8_t path[FW_DEVICE_PATH_SIZE];
             long len = fw_device_path_copy(v, p[i].interface, path);
             if (len < 0)

@@ -457,6 +457,27 @@ START_TEST(variadic_traces_name_only_the_listed_protocols)
 }
 END_TEST
 
+/* A device path protocol installed with a NULL interface is a handle with
+ * no path: nothing is read at guest address 0 (which is RAM) for it, so it
+ * is installed whatever lies there (as EDK2's and U-Boot's
+ * InstallMultipleProtocolInterfaces install it) and no LocateDevicePath
+ * finds it, even with an end node at address 0, which read as a path
+ * would match every path. */
+START_TEST(a_null_device_path_is_no_path)
+{
+    uint64_t g_dp = put_guid(GUID_DEVICE_PATH), g_lf2 = put_guid(GUID_LOAD_FILE2_PROTOCOL), h_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g_dp, 0, g_lf2, 0x1234, 0), EFI_SUCCESS);
+    wr64(h_p, 0);
+    uint8_t end[4] = { EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 };
+    memcpy(hp(0), end, sizeof(end));
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g_dp, 0, put_guid(GUID_TEST), 1, 0),
+                      EFI_SUCCESS);
+    uint64_t dp_p = put_u64(put_vendor_media_path(GUID_LINUX_INITRD_MEDIA)), dev_p = put_u64(0x1111);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, dp_p, dev_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(dev_p), 0x1111);
+}
+END_TEST
+
 /* One pair named twice is refused whole, as EDK2's
  * CoreUninstallMultipleProtocolInterfaces fails on the second (already
  * gone) and puts the first back: nothing is uninstalled. */
@@ -492,6 +513,7 @@ Suite *fw_protocols_suite(void)
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
         install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it, hostile_variadic_lists_are_refused_whole,
-        uninstall_multiple_with_a_pair_twice_removes_nothing, variadic_traces_name_only_the_listed_protocols, NULL });
+        uninstall_multiple_with_a_pair_twice_removes_nothing, variadic_traces_name_only_the_listed_protocols,
+        a_null_device_path_is_no_path, NULL });
     return s;
 }
