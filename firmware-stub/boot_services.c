@@ -198,7 +198,8 @@ static efi_status_t set_mem(struct firmware *fw, const struct guest_view *v, con
 
 /* A protocol lookup's failure as each reports it (UEFI 2.10 sections
  * 7.3.7-7.3.16): HandleProtocol and OpenProtocol say EFI_UNSUPPORTED, the
- * Locate services EFI_NOT_FOUND; those with an *Interface clear it. */
+ * Locate services EFI_NOT_FOUND; those with an *Interface clear it, but
+ * for an OpenProtocol that only tests (fw_interface_arg). */
 #define LOOKUP_HANDLE   { .not_found = EFI_UNSUPPORTED, .guid = 1, .clears_interface = true }
 #define LOOKUP_SEARCH   { .not_found = EFI_NOT_FOUND, .guid = 1, .by_protocol = true }
 
@@ -252,7 +253,7 @@ const struct fw_service fw_boot_services[BS_COUNT] = {
     BS(BS_CONNECT_CONTROLLER, .name = "ConnectController", .nargs = 4),
     BS(BS_DISCONNECT_CONTROLLER, .name = "DisconnectController", .nargs = 3),
     BS(BS_OPEN_PROTOCOL, .name = "OpenProtocol", .nargs = 6, .fn = fw_open_protocol, .decode = fw_decode_protocol,
-       .lookup = LOOKUP_HANDLE),
+       .lookup = { .not_found = EFI_UNSUPPORTED, .guid = 1, .clears_interface = true, .attributes = 5 }),
     BS(BS_CLOSE_PROTOCOL, .name = "CloseProtocol", .nargs = 4, .fn = fw_close_protocol),
     BS(BS_OPEN_PROTOCOL_INFORMATION, .name = "OpenProtocolInformation", .nargs = 4),
     BS(BS_PROTOCOLS_PER_HANDLE, .name = "ProtocolsPerHandle", .nargs = 3, .fn = fw_protocols_per_handle,

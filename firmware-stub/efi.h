@@ -80,6 +80,14 @@ enum efi_allocate_type {
 enum efi_locate_search_type { EFI_ALL_HANDLES, EFI_BY_REGISTER_NOTIFY, EFI_BY_PROTOCOL };
 #define EFI_NATIVE_INTERFACE 0   /* EFI_INTERFACE_TYPE, InstallProtocolInterface */
 
+/* OpenProtocol's Attributes (UEFI 2.10 section 7.3.9) */
+#define EFI_OPEN_PROTOCOL_BY_HANDLE_PROTOCOL  0x01
+#define EFI_OPEN_PROTOCOL_GET_PROTOCOL        0x02
+#define EFI_OPEN_PROTOCOL_TEST_PROTOCOL       0x04
+#define EFI_OPEN_PROTOCOL_BY_CHILD_CONTROLLER 0x08
+#define EFI_OPEN_PROTOCOL_BY_DRIVER           0x10
+#define EFI_OPEN_PROTOCOL_EXCLUSIVE           0x20
+
 #define EFI_PAGE_SIZE 4096ULL
 #define EFI_MEMORY_DESCRIPTOR_VERSION 1
 

@@ -11,7 +11,7 @@ long fw_device_path_copy(const struct guest_view *v, uint64_t dp, uint8_t out[FW
 {
     memset(out, 0, FW_DEVICE_PATH_SIZE);
     uint64_t off = 0;
-    while (off < FW_DEVICE_PATH_MAX) {
+    while (dp && off < FW_DEVICE_PATH_MAX) {
         struct efi_device_path_header h;
         if (!guest_view_read(v, dp + off, &h, sizeof(h)))
             return -1;

@@ -20,8 +20,8 @@ void fw_remove_protocol(struct firmware *fw, unsigned i);
 /* Uninstall every protocol of handle, which then no longer exists. */
 void fw_remove_handle(struct firmware *fw, uint64_t handle);
 
-/* A device path as the firmware keeps it: at most FW_DEVICE_PATH_MAX bytes
- * before the end node, and the end node (a node header alone). */
+/* A device path as the firmware keeps it: fewer than FW_DEVICE_PATH_MAX
+ * bytes before the end node, and the end node (a node header alone). */
 #define FW_DEVICE_PATH_MAX  1024
 #define FW_DEVICE_PATH_END  sizeof(struct efi_device_path_header)
 #define FW_DEVICE_PATH_SIZE (FW_DEVICE_PATH_MAX + FW_DEVICE_PATH_END)
@@ -29,7 +29,7 @@ void fw_remove_handle(struct firmware *fw, uint64_t handle);
  * node by node so each guest byte is read once and the copy is well formed
  * whatever the guest changes meanwhile: every use after works on the copy.
  * Its bytes before the end node, or -1 if malformed, too long or
- * unreadable. */
+ * unreadable, or if dp is NULL: no path, never read at guest address 0. */
 long fw_device_path_copy(const struct guest_view *v, uint64_t dp, uint8_t out[FW_DEVICE_PATH_SIZE]);
 /* LocateDevicePath's search for the copied path (want bytes before its end
  * node): the bytes the best handle's device path matches (its handle in

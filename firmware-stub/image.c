@@ -19,7 +19,6 @@
 #include "secure_boot_keys.h"
 #include "esp_volume.h"
 #include "trace_decode.h"
-#include "ucs2.h"
 #include "width.h"
 #include "../guest/guest_text.h"
 
@@ -360,6 +359,19 @@ static struct fw_image *running_image(struct firmware *fw)
     return NULL;
 }
 
+/* The string ExitData starts with (UEFI 2.10 section 7.4.5), for the log:
+ * up to its NUL or the end of its size bytes, whichever comes first, at
+ * most cap - 1 characters, printable ASCII ('?' for any other); "" for no
+ * data. */
+static void exit_text(const struct guest_view *v, uint64_t data, uint64_t size, char *text, size_t cap)
+{
+    size_t n = 0;
+    uint16_t c;
+    while (data && n + 1 < cap && 2 * (n + 1) <= size && guest_view_read(v, data + 2 * n, &c, 2) && c)
+        text[n++] = guest_text_printable(c) ? (char)c : '?';
+    text[n] = 0;
+}
+
 /* The top-level image's Exit ends the run; a started image's Exit returns
  * from its StartImage; a loaded one that never started is unloaded; any
  * other handle is not an image that can exit: EFI_INVALID_PARAMETER
@@ -385,15 +397,8 @@ efi_status_t fw_exit(struct firmware *fw, const struct guest_view *v, const uint
     }
     if (image_handle != fw->image_handle)
         return EFI_INVALID_PARAMETER;
-    uint16_t data[256];
     char text[256];
-    text[0] = 0;
-    if (exit_data_size && exit_data && fw_read_ucs2(v, exit_data, data, 256) > 0) {
-        unsigned i;
-        for (i = 0; i < sizeof(text) - 1 && data[i]; i++)
-            text[i] = guest_text_printable(data[i]) ? (char)data[i] : '?';
-        text[i] = 0;
-    }
+    exit_text(v, exit_data, exit_data_size, text, sizeof(text));
     fw_log(fw, "the image called Exit(%s)%s%s", efi_status_name(exit_status), text[0] ? ": " : "", text);
     fw->stop = FW_STOP_EXIT;
     fw->stop_status = exit_status;

@@ -125,8 +125,8 @@ static bool protocol_missing(struct firmware *fw, enum inject_kind k, const stru
                              const struct guest_view *v, const uint64_t *a, efi_status_t *status)
 {
     (void)k;
-    uint64_t interface_ptr = a[2];
-    if (s->lookup.clears_interface && interface_ptr)
+    uint64_t interface_ptr = fw_interface_arg(s, a);
+    if (interface_ptr)
         fw_write_uintn(fw, v, interface_ptr, 0);
     *status = s->lookup.not_found;
     return true;

@@ -35,7 +35,8 @@ static bool device_path_installed(struct firmware *fw, const struct guest_view *
 /* Install every pair on *handle_ptr's handle, or on a new one if it holds
  * NULL; all or nothing. multiple: InstallMultipleProtocolInterfaces, which
  * also refuses a device path already in the database with
- * EFI_ALREADY_STARTED (UEFI 2.10 sections 7.3.2 and 7.3.16). */
+ * EFI_ALREADY_STARTED (UEFI 2.10 sections 7.3.2 and 7.3.16); a NULL one is
+ * no path, installed as EDK2 and U-Boot install it. */
 static efi_status_t install(struct firmware *fw, const struct guest_view *v, uint64_t handle_ptr,
                             const struct protocol_pair *p, unsigned n, bool multiple)
 {
@@ -50,7 +51,7 @@ static efi_status_t install(struct firmware *fw, const struct guest_view *v, uin
         for (unsigned j = 0; j < i; j++)
             if (guid_equal(&p[j].guid, &p[i].guid))
                 return EFI_INVALID_PARAMETER;
-        if (multiple && guid_equal(&p[i].guid, &GUID_DEVICE_PATH)) {
+        if (multiple && p[i].interface && guid_equal(&p[i].guid, &GUID_DEVICE_PATH)) {
             uint8_t path[FW_DEVICE_PATH_SIZE];
             long len = fw_device_path_copy(v, p[i].interface, path);
             if (len < 0)
@@ -199,9 +200,12 @@ efi_status_t fw_uninstall_multiple_protocol_interfaces(struct firmware *fw, cons
     return s == EFI_SUCCESS ? uninstall(fw, handle, p, n, EFI_INVALID_PARAMETER) : s;
 }
 
-/* The first two GUIDs of a variadic list (RDX and R9; the rest are on the stack). */
+/* The first two GUIDs of a variadic list (RDX and R9; the rest are on the
+ * stack). A NULL first one ends the list: R9 is then no argument. */
 static void decode_multiple(struct fw_trace_out *o, const struct guest_view *v, const uint64_t *a)
 {
+    if (!a[1])
+        return;
     fw_trace_guid(o, "protocol", v, a[1]);
     fw_trace_guid(o, "protocol2", v, a[3]);
 }
@@ -280,13 +284,6 @@ efi_status_t fw_handle_protocol(struct firmware *fw, const struct guest_view *v,
     return open_interface(fw, v, handle, protocol, interface_ptr, false);
 }
 
-#define EFI_OPEN_PROTOCOL_BY_HANDLE_PROTOCOL  0x01
-#define EFI_OPEN_PROTOCOL_GET_PROTOCOL        0x02
-#define EFI_OPEN_PROTOCOL_TEST_PROTOCOL       0x04
-#define EFI_OPEN_PROTOCOL_BY_CHILD_CONTROLLER 0x08
-#define EFI_OPEN_PROTOCOL_BY_DRIVER           0x10
-#define EFI_OPEN_PROTOCOL_EXCLUSIVE           0x20
-
 /* Attributes is one of the values UEFI 2.10 section 7.3.9 names, with
  * the handles it needs (as EDK2's CoreOpenProtocol checks them); the
  * opens themselves are not recorded. */
@@ -312,11 +309,13 @@ static bool open_attributes_valid(const struct firmware *fw, uint64_t handle, ui
 
 efi_status_t fw_open_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t handle = a[0], protocol = a[1], interface_ptr = a[2], agent = a[3], controller = a[4];
+    uint64_t handle = a[0], protocol = a[1], agent = a[3], controller = a[4];
     uint32_t attributes = (uint32_t)a[5];   /* a UINT32: the upper half of its stack slot is not the caller's */
     if (!open_attributes_valid(fw, handle, attributes, agent, controller))
         return EFI_INVALID_PARAMETER;
-    return open_interface(fw, v, handle, protocol, interface_ptr, attributes == EFI_OPEN_PROTOCOL_TEST_PROTOCOL);
+    /* To test, Interface is optional and never written. */
+    bool test = fw_open_only_tests(attributes);
+    return open_interface(fw, v, handle, protocol, test ? 0 : a[2], test);
 }
 
 /* UEFI 2.10 section 7.3.10; the handles checked as EDK2's CoreCloseProtocol
@@ -348,13 +347,15 @@ static unsigned search_handles(const struct firmware *fw, uint64_t type, const e
     return n;
 }
 
-/* The handles a LocateHandle(Buffer) search finds, into handles[*n]. */
+/* The handles a LocateHandle(Buffer) search finds, into handles[*n].
+ * ByRegisterNotify's SearchKey is a Registration RegisterProtocolNotify
+ * returned, and it returns none (not served): whatever the key, NULL (UEFI
+ * 2.10 section 7.3, LocateHandle) or not, EFI_INVALID_PARAMETER, as
+ * U-Boot's efi_locate_handle answers a key that is no registration. */
 static efi_status_t locate(struct firmware *fw, const struct guest_view *v, uint32_t type, uint64_t guid_ptr,
                            uint64_t *handles, unsigned *n)
 {
     efi_guid_t g;
-    if (type == EFI_BY_REGISTER_NOTIFY)
-        return EFI_UNSUPPORTED;   /* no RegisterProtocolNotify */
     if (type != EFI_ALL_HANDLES && type != EFI_BY_PROTOCOL)
         return EFI_INVALID_PARAMETER;
     if (type == EFI_BY_PROTOCOL && !fw_read_guid(v, guid_ptr, &g))
@@ -419,9 +420,12 @@ void fw_decode_locate_handle(struct fw_trace_out *o, const struct fw_service *s,
     fw_decode_protocol(o, s, v, a, status);
 }
 
+/* UEFI 2.10 section 7.3, LocateProtocol: the first instance of the
+ * protocol. A Registration is no registration (locate):
+ * EFI_INVALID_PARAMETER, as U-Boot's efi_locate_protocol answers one. */
 efi_status_t fw_locate_protocol(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
-    uint64_t protocol = a[0], interface_ptr = a[2];
+    uint64_t protocol = a[0], registration = a[1], interface_ptr = a[2];
     efi_guid_t g;
     if (!fw_writable(v, interface_ptr, fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
@@ -429,6 +433,8 @@ efi_status_t fw_locate_protocol(struct firmware *fw, const struct guest_view *v,
      * memory-attribute, TCG2 and CC protocols (section 7 item 3). */
     fw_write_uintn(fw, v, interface_ptr, 0);
     if (!fw_read_guid(v, protocol, &g))
+        return EFI_INVALID_PARAMETER;
+    if (registration)
         return EFI_INVALID_PARAMETER;
     for (unsigned i = 0; i < fw->nprotocols; i++)
         if (guid_equal(&fw->protocols[i].guid, &g)) {

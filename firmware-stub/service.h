@@ -29,6 +29,7 @@ struct fw_lookup {
     unsigned guid;           /* the argument holding the GUID's address */
     bool by_protocol;        /* the GUID counts only when a[0], SearchType, is ByProtocol */
     bool clears_interface;   /* *Interface, a[2], becomes NULL */
+    unsigned attributes;     /* OpenProtocol's: the argument holding Attributes; 0 for the others */
 };
 
 /* Everything about one service: the row in its group's table. */
@@ -54,6 +55,25 @@ static inline uint64_t fw_protocol_arg(const struct fw_service *s, const uint64_
     if (!s || !s->lookup.not_found || (s->lookup.by_protocol && a[0] != EFI_BY_PROTOCOL))
         return 0;
     return a[s->lookup.guid];
+}
+
+/* Does OpenProtocol's Attributes (a UINT32: the upper half of its stack
+ * slot is not the caller's) only test? Its Interface then "is ignored,
+ * and the caller should only use the return status code" (UEFI 2.10
+ * section 7.3.9, EFI_OPEN_PROTOCOL_TEST_PROTOCOL). */
+static inline bool fw_open_only_tests(uint64_t attributes)
+{
+    return (uint32_t)attributes == EFI_OPEN_PROTOCOL_TEST_PROTOCOL;
+}
+
+/* The guest address of the *Interface a lookup writes (NULL when the
+ * protocol is not there): a[2]; 0 for any other call, and for an
+ * OpenProtocol that only tests. */
+static inline uint64_t fw_interface_arg(const struct fw_service *s, const uint64_t *a)
+{
+    if (!s || !s->lookup.clears_interface || (s->lookup.attributes && fw_open_only_tests(a[s->lookup.attributes])))
+        return 0;
+    return a[2];
 }
 
 /* A guest output buffer: non-NULL and wholly inside guest memory. */

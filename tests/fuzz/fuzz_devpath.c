@@ -145,11 +145,11 @@ static void put_app(uint8_t *f)
 /* What UEFI 2.10 section 10.2 and handles.h's FW_DEVICE_PATH_MAX make of
  * the bytes at dp in guest RAM: the bytes before the end-entire node, each
  * node at least its 4-byte header and all of them ending before
- * FW_DEVICE_PATH_MAX; -1 otherwise. */
+ * FW_DEVICE_PATH_MAX; -1 otherwise, and for NULL, which is no path. */
 static long ref_path(uint64_t dp)
 {
     uint64_t off = 0;
-    while (off < FW_DEVICE_PATH_MAX) {
+    while (dp && off < FW_DEVICE_PATH_MAX) {
         if (dp > RAM_SIZE || RAM_SIZE - dp < off + END_LEN)
             return -1;
         const uint8_t *h = ram + dp + off;
@@ -338,7 +338,7 @@ static void op_install(struct fuzz_in *in)
     if (kind & 1) {
         uint64_t stack[3] = { GUID_SLOT(1 + (kind >> 1) % 3), 0x1234000, 0 };
         st = call(BS_INSTALL_MULTIPLE_PROTOCOL_INTERFACES, HANDLE_SLOT, GUID_SLOT(0), dp, stack[0], stack + 1, 2);
-        if (len < 0)   /* InstallMultiple copies a device path: a malformed one is refused */
+        if (dp && len < 0)   /* InstallMultiple copies a device path: a malformed one is refused */
             CHECK(st != EFI_SUCCESS);
     } else {
         st = call(BS_INSTALL_PROTOCOL_INTERFACE, HANDLE_SLOT, GUID_SLOT(0), EFI_NATIVE_INTERFACE, dp, NULL, 0);

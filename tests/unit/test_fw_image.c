@@ -624,6 +624,24 @@ START_TEST(exit_with_a_handle_that_is_no_image_is_refused)
 }
 END_TEST
 
+/* The top-level image's ExitData text in the log: its string within its
+ * ExitDataSize bytes (UEFI 2.10 section 7.4.5), nothing of the guest
+ * memory after them; a string longer than the log takes is cut, not
+ * dropped. */
+START_TEST(exit_data_text_stays_within_exit_data_size)
+{
+    uint64_t data = put_ucs2("no root\x01 device, and more after the data");
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.image_handle, EFI_LOAD_ERROR, 2 * 15, data), EFI_SUCCESS);
+    ck_assert_msg(strstr(log_text(), "the image called Exit(EFI_LOAD_ERROR): no root? device\n"), "%s", log_text());
+    char big[400];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = 0;
+    ck_assert_uint_eq(CALL(BS(EXIT), fw.image_handle, EFI_ERR(21), 2 * sizeof(big), put_ucs2(big)), EFI_SUCCESS);
+    ck_assert_msg(strstr(log_text(), "Exit(EFI_ABORTED): xxxx"), "%s", log_text());
+    ck_assert_ptr_null(strstr(log_text(), "EFI_ABORTED): \n"));
+}
+END_TEST
+
 /* StartImage returns at the TPL it was called at, with the notify
  * functions that ran inside the image gone with it (EDK2's CoreStartImage
  * restores Image->Tpl after the image's LongJump): an image that exits
@@ -721,6 +739,7 @@ Suite *fw_image_suite(void)
         free_pool_refuses_an_images_info_page,
         start_image_enters_the_entry_and_its_return_restores_the_caller,
         exit_unwinds_only_the_running_image_and_nests, exit_with_a_handle_that_is_no_image_is_refused,
+        exit_data_text_stays_within_exit_data_size,
         a_driver_that_exits_with_an_error_is_unloaded,
         exit_restores_the_callers_tpl_and_drops_the_images_notify_functions,
         exit_data_reaches_the_caller_in_a_pool_buffer_of_its_own,

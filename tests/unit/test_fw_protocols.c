@@ -162,6 +162,58 @@ START_TEST(open_protocol_checks_its_attributes)
 }
 END_TEST
 
+/* OpenProtocol to test (EFI_OPEN_PROTOCOL_TEST_PROTOCOL): "Interface is
+ * optional for this attribute value, so it is ignored, and the caller
+ * should only use the return status code" (UEFI 2.10 section 7.3.9): it is
+ * neither checked nor written, whatever the status, and an injected
+ * missing protocol leaves it alone too. */
+START_TEST(open_protocol_to_test_ignores_interface)
+{
+    uint64_t iface_p = put_u64(0x9999), img = fw.image_handle, li = put_guid(GUID_LOADED_IMAGE);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, iface_p, img, 0, 0x4), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, put_guid(GUID_GOP), iface_p, img, 0, 0x4), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), 0x4242, li, iface_p, img, 0, 0x4), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, RAM_SIZE - 4, img, 0, 0x4), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, RAM_SIZE + 0x1000, img, 0, 0x4), EFI_SUCCESS);
+    char err[128];
+    ck_assert_msg(!inject_parse(&fw.cfg.inject, "no-loaded-image", err, sizeof(err)), "%s", err);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, iface_p, img, 0, 0x4), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(iface_p), 0x9999);
+    ck_assert_uint_eq(CALL(BS(OPEN_PROTOCOL), img, li, iface_p, img, 0, 0x2), EFI_UNSUPPORTED);
+    ck_assert_uint_eq(rd64(iface_p), 0);
+}
+END_TEST
+
+/* LocateHandle(ByRegisterNotify) takes a SearchKey RegisterProtocolNotify
+ * returned, and LocateProtocol a Registration; handover serves no
+ * RegisterProtocolNotify, so none is one: EFI_INVALID_PARAMETER, as UEFI
+ * 2.10 section 7.3 (LocateHandle) names it for a NULL SearchKey and as
+ * U-Boot answers any key that is no registration; never the first
+ * instance, as if no key had been given, and never EFI_UNSUPPORTED, which
+ * neither service has. */
+START_TEST(register_notify_searches_are_refused)
+{
+    uint64_t size_p = put_u64(64), buf = scratch(64), n_p = put_u64(7), buf_p = put_u64(0x5555);
+    uint64_t key = scratch(64), g = put_guid(GUID_LOADED_IMAGE);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_BY_REGISTER_NOTIFY, g, 0, size_p, buf), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE), EFI_BY_REGISTER_NOTIFY, g, key, size_p, buf), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), 64);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE_BUFFER), EFI_BY_REGISTER_NOTIFY, g, 0, n_p, buf_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(BS(LOCATE_HANDLE_BUFFER), EFI_BY_REGISTER_NOTIFY, g, key, n_p, buf_p),
+                      EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(buf_p), 0x5555);
+    uint64_t iface_p = put_u64(0x9999);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), g, key, iface_p), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(iface_p), 0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_PROTOCOL), g, 0, iface_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(iface_p), fw.loaded_image);
+}
+END_TEST
+
 /* Without --initrd no LoadFile2 is installed, and its thunk, called
  * anyway, serves nothing: not an empty file for This == NULL. */
 START_TEST(loadfile2_without_an_initrd_serves_nothing)
@@ -384,6 +436,48 @@ START_TEST(hostile_variadic_lists_are_refused_whole)
 }
 END_TEST
 
+/* The trace names the protocols a variadic list holds and no other: the
+ * second GUID (R9) only when there is a first, since an empty list ends
+ * at RDX and R9 is then no argument at all. */
+START_TEST(variadic_traces_name_only_the_listed_protocols)
+{
+    uint64_t h_p = put_u64(0), g = put_guid(GUID_TEST), g2 = put_guid(GUID_GOP);
+    trace_to_memory();
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, 0, 0x1234, g2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(UNINSTALL_MULTIPLE_PROTOCOL_INTERFACES), fw.image_handle, 0, 0x1234, g2), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g, 0x1234, 0), EFI_SUCCESS);
+    char got[1024], want[1024];
+    decoded_tails(got, sizeof(got));
+    snprintf(want, sizeof(want),
+             ",\"decoded\":{\"handle\":\"0x0\"}}\n"
+             ",\"decoded\":{\"handle\":\"0x%llx\"}}\n"
+             ",\"decoded\":{\"protocol\":\"3a1b2c4d-1111-2222-3344-5566778899aa\",\"handle\":\"0x%llx\"}}\n",
+             (unsigned long long)fw.image_handle, (unsigned long long)rd64(h_p));
+    ck_assert_str_eq(got, want);
+}
+END_TEST
+
+/* A device path protocol installed with a NULL interface is a handle with
+ * no path: nothing is read at guest address 0 (which is RAM) for it, so it
+ * is installed whatever lies there (as EDK2's and U-Boot's
+ * InstallMultipleProtocolInterfaces install it) and no LocateDevicePath
+ * finds it, even with an end node at address 0, which read as a path
+ * would match every path. */
+START_TEST(a_null_device_path_is_no_path)
+{
+    uint64_t g_dp = put_guid(GUID_DEVICE_PATH), g_lf2 = put_guid(GUID_LOAD_FILE2_PROTOCOL), h_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g_dp, 0, g_lf2, 0x1234, 0), EFI_SUCCESS);
+    wr64(h_p, 0);
+    uint8_t end[4] = { EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 };
+    memcpy(hp(0), end, sizeof(end));
+    ck_assert_uint_eq(CALL(BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), h_p, g_dp, 0, put_guid(GUID_TEST), 1, 0),
+                      EFI_SUCCESS);
+    uint64_t dp_p = put_u64(put_vendor_media_path(GUID_LINUX_INITRD_MEDIA)), dev_p = put_u64(0x1111);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), g_lf2, dp_p, dev_p), EFI_NOT_FOUND);
+    ck_assert_uint_eq(rd64(dev_p), 0x1111);
+}
+END_TEST
+
 /* One pair named twice is refused whole, as EDK2's
  * CoreUninstallMultipleProtocolInterfaces fails on the second (already
  * gone) and puts the first back: nothing is uninstalled. */
@@ -413,11 +507,13 @@ Suite *fw_protocols_suite(void)
         locate_handle_buffer_returns_a_pool_of_handles, locate_device_path_for_the_initrd_is_exactly_not_found,
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
         close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes,
+        open_protocol_to_test_ignores_interface, register_notify_searches_are_refused,
         loadfile2_without_an_initrd_serves_nothing, loadfile2_reads_boot_policy_as_a_boolean, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
         install_multiple_registers_the_stub_initrd_where_the_kernel_finds_it, hostile_variadic_lists_are_refused_whole,
-        uninstall_multiple_with_a_pair_twice_removes_nothing, NULL });
+        uninstall_multiple_with_a_pair_twice_removes_nothing, variadic_traces_name_only_the_listed_protocols,
+        a_null_device_path_is_no_path, NULL });
     return s;
 }
