@@ -459,30 +459,44 @@ static int run(struct vmm *vm, const struct tools *t)
     return vmm_run(vm, &o);
 }
 
+/* A step of the boot ended with rc: a stop signal that came meanwhile
+ * ends the run there, as the signal (a call it cut short may have made the
+ * step fail); else rc. */
+static int after_step(struct vmm *vm, int rc)
+{
+    int sig = vmm_stop_signal();
+    if (!sig)
+        return rc;
+    vmm_log("stopped by signal %d (%s) before the guest was entered: exit status %d", sig, strsignal(sig),
+            EXIT_SIGNAL_BASE + sig);
+    vm->run.stopped_by_signal = sig;
+    return EXIT_SIGNAL_BASE + sig;
+}
+
 /* Each step says how far the boot got (--report's not_started_at). */
 static int boot(struct vmm *vm, struct tools *t, int argc, char **argv)
 {
     vm->step = STEP_OUTPUTS;
-    int rc = open_outputs(vm);
+    int rc = after_step(vm, open_outputs(vm));
     if (rc)
         return rc;
     vm->step = STEP_IMAGE;
-    if ((rc = take_image(vm)))
+    if ((rc = after_step(vm, take_image(vm))))
         return rc;
     vm->step = STEP_FILES;
-    if (vmm_read_inputs(vm))
-        return EXIT_USAGE;
-    if (vm->opt.snapshot && (rc = warm_boot_prepare(&t->warm, argc, argv)))
+    if ((rc = after_step(vm, vmm_read_inputs(vm) ? EXIT_USAGE : 0)))
+        return rc;
+    if (vm->opt.snapshot && (rc = after_step(vm, warm_boot_prepare(&t->warm, argc, argv))))
         return rc;
     vm->placed.restoring = t->warm.restoring;
     vm->placed.noxsave_added = t->warm.noxsave_added;
     vm->step = STEP_HOST;
     if ((rc = make_vm(vm)) || (rc = attach_devices(vm, &t->warm)) || (rc = load(vm)))
+        return after_step(vm, rc);
+    if (vm->opt.snapshot && (rc = after_step(vm, warm_boot_loaded(&t->warm))))
         return rc;
-    if (vm->opt.snapshot && (rc = warm_boot_loaded(&t->warm)))
+    if ((rc = after_step(vm, enter_sandbox(vm, &t->warm) ? EXIT_HOST : 0)))
         return rc;
-    if (enter_sandbox(vm, &t->warm))
-        return EXIT_HOST;
     vm->step = STEP_GUEST;
     vmm_milestone(vm, MILESTONE_ENTRY);
     return run(vm, t);
@@ -624,6 +638,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "handover: cannot ignore SIGPIPE: %s\n", strerror(errno));
         return EXIT_HOST;
     }
+    if (vmm_catch_stop_signals(&vm))
+        return EXIT_HOST;
     ktap_init(&tools.ktap);
     int rc = parse_options(argc, argv, &vm.opt);
     if (watch(&vm, &tools) && !rc)

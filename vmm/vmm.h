@@ -132,6 +132,12 @@ const char *vmm_image_status(const struct vmm *vm);
  * immediate_exit (Documentation/virt/kvm/api.rst, KVM_EXIT_IO), before
  * its state is saved. -1, logged, if it fails. */
 int vmm_complete_exit(struct vcpu *c);
+/* run.c: SIGINT, SIGTERM, SIGQUIT and SIGHUP (and the run's own SIGALRM
+ * and SIGUSR1) caught and unblocked from the start, for the whole of vm's
+ * boot and run; -1, logged, if they cannot be. */
+int vmm_catch_stop_signals(struct vmm *vm);
+/* run.c: the stop signal received so far, 0 if none. */
+int vmm_stop_signal(void);
 /* run.c: the run the options ask for (run_options's fields from them). */
 struct run_options vmm_run_options(const struct vmm_options *o);
 /* Run until the guest stops; returns the exit status. */

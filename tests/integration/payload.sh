@@ -268,6 +268,18 @@ expect report-of-refused-options 2 'unknown option --frobnicate' \
 expect report-of-refused-options-says 0 '^not-started options$' \
     -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"])' \
     "$OUT/refused-options.json"
+# A stop signal before the guest is entered ends the run as the signal,
+# with its report saying where (docs/exit-status.md): here SIGINT is
+# blocked and pending when handover starts (a parent's mask passes through
+# exec), which kept it from ever stopping the run; one that came during
+# the boot killed handover without its report or end line.
+expect signal-before-guest 130 'stopped by signal 2 \(Interrupt\) before the guest' 'end: signal, exit status 130' \
+    -- python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+os.kill(os.getpid(), signal.SIGINT); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$HO" --report "$OUT/signal-before-guest.json" "$PAYLOAD"
+expect signal-before-guest-report 0 '^signal outputs 130$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"], r["exit_status"])' \
+    "$OUT/signal-before-guest.json"
 # handover's stderr is its own voice: a control byte in what it reports
 # (a file name here, a guest console line in a run) is printed escaped.
 ESC=$(printf '\033')

@@ -618,6 +618,9 @@ START_TEST(end_reason_precedence)
     ck_assert_str_eq(end_reason(&(struct run_end){ .write_failed = true, .exit_status = EXIT_HOST }),
                      "output-write-failed");
     ck_assert_str_eq(end_reason(STARTED(.write_failed = true, .stopped_by_signal = 2)), "output-write-failed");
+    /* A signal while the boot was still being made ends the run as a signal,
+     * with its 128+N, which not-started does not give. */
+    ck_assert_str_eq(end_reason(&(struct run_end){ .stopped_by_signal = 2, .exit_status = 130 }), "signal");
     ck_assert_str_eq(end_reason(STARTED(.fault_sweep = true, .timed_out = true, .exit_status = EXIT_OK)), "sweep-done");
     ck_assert_str_eq(end_reason(STARTED(.fault_sweep = true, .exit_status = EXIT_HOST)), "host-error");
     ck_assert_str_eq(end_reason(STARTED(.kunit = false, .exit_status = EXIT_KUNIT_INCOMPLETE)), "ended");

@@ -770,12 +770,47 @@ static void on_signal(int sig)
             signal_vm->vcpus[i].run->immediate_exit = 1;
 }
 
+/* The signals that stop a run, caught from the start: one that comes
+ * while the boot is made stops it at its next step (vmm_stop_signal), or
+ * at the guest's first KVM_RUN, with the report and the end line written
+ * (docs/exit-status.md), where their default action killed the process
+ * without them. A parent may have blocked them (the mask passes through
+ * exec): unblocked, as a run that ignores SIGTERM or its --timeout
+ * (SIGALRM), or whose vCPUs never wake (SIGUSR1), cannot keep the
+ * contract. */
+static const int run_signals[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGALRM, SIGUSR1 };
+
+static int catch_run_signals(void)
+{
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigset_t set;
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof(run_signals) / sizeof(run_signals[0]); i++)
+        if (sigaction(run_signals[i], &sa, NULL) < 0 || sigaddset(&set, run_signals[i]) < 0)
+            return -1;
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL) ? -1 : 0;
+}
+
+int vmm_catch_stop_signals(struct vmm *vm)
+{
+    signal_vm = vm;
+    if (catch_run_signals()) {
+        vmm_log("sigaction: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int vmm_stop_signal(void)
+{
+    return stop_signal;
+}
+
 /* The signal handlers, then the threads of the vCPUs but the first;
  * EXIT_HOST (logged) if either fails, else RUN_CONTINUE. */
 static int start_vcpus(struct vmm *vm)
 {
-    struct sigaction sa = { .sa_handler = on_signal };
-    sigemptyset(&sa.sa_mask);
     signal_vm = vm;
     timed_out = 0;
     /* A stop signal that came before this run (between two sweep cells)
@@ -784,8 +819,7 @@ static int start_vcpus(struct vmm *vm)
         vm->vcpus[i].run->immediate_exit = 1;
     /* A signal that ends the run ends it like --timeout: every vCPU stops,
      * then the report and the trace are written whole. */
-    if (sigaction(SIGALRM, &sa, NULL) < 0 || sigaction(SIGUSR1, &sa, NULL) < 0 || sigaction(SIGINT, &sa, NULL) < 0 ||
-        sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGQUIT, &sa, NULL) < 0 || sigaction(SIGHUP, &sa, NULL) < 0) {
+    if (catch_run_signals()) {
         vmm_log("sigaction: %s", strerror(errno));
         return EXIT_HOST;
     }

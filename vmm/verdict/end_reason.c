@@ -10,17 +10,19 @@ static const char *named(enum end_reason_id r)
 }
 
 /* The first that holds wins: what ends a run from outside it (a failed
- * output, no start, a signal), then the sweep's own end, then what the
+ * output, a signal, no start), then the sweep's own end, then what the
  * guest did, then what the exit status alone says; the image's Exit after
  * --kunit's and --exec's own failures, which it caused. */
 const char *end_reason(const struct run_end *e)
 {
     if (e->write_failed)
         return named(END_OUTPUT_WRITE_FAILED);
-    if (!e->started)
-        return named(END_NOT_STARTED);
+    /* A signal before the guest stopped a run that would have started:
+     * its status is the signal's, which not-started never gives. */
     if (e->stopped_by_signal)
         return named(END_SIGNAL);
+    if (!e->started)
+        return named(END_NOT_STARTED);
     /* A sweep's end is the matrix's, not its last cell's. */
     if (e->fault_sweep && (e->exit_status == EXIT_OK || e->exit_status == EXIT_SWEEP_FAILED))
         return named(e->exit_status == EXIT_OK ? END_SWEEP_DONE : END_SWEEP_CELLS_FAILED);

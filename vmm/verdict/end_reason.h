@@ -16,11 +16,13 @@
     X(END_OUTPUT_WRITE_FAILED, "output-write-failed", (EXIT_HOST), \
       "the run succeeded but --report, --trace-efi, --kunit-json, --exec-output or the sweep matrix could not be " \
       "written whole; or stdout failed (its reader went away, its disk is full), which stops the run there") \
+    X(END_SIGNAL, "signal", (EXIT_BY_SIGNAL), \
+      "SIGINT, SIGTERM, SIGQUIT or SIGHUP stopped the run, before the guest was entered too (the report's " \
+      "not_started_at then says where)") \
     X(END_NOT_STARTED, "not-started", (EXIT_USAGE, EXIT_HOST, EXIT_FIRMWARE_EXIT, EXIT_BAD_IMAGE), \
       "the guest was never entered: refused options, an output that cannot be opened, a bad image, a missing input " \
       "file, no /dev/kvm or a KVM error before the entry, an image Secure Boot refused (the report's not_started_at " \
       "says which)") \
-    X(END_SIGNAL, "signal", (EXIT_BY_SIGNAL), "SIGINT, SIGTERM, SIGQUIT or SIGHUP stopped the run") \
     X(END_SWEEP_DONE, "sweep-done", (EXIT_OK), \
       "--fault-sweep: every cell ran, none failed (the sweep takes no --report: stderr only)") \
     X(END_SWEEP_CELLS_FAILED, "sweep-cells-failed", (EXIT_SWEEP_FAILED), \
