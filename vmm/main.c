@@ -589,7 +589,8 @@ static int write_results(struct vmm *vm, const struct tools *t, int rc)
     return rc;
 }
 
-/* The trace, which the firmware wrote as the run went. */
+/* The trace, which the firmware wrote as the run went: closed before the
+ * report is written (main). */
 static int close_trace(struct vmm *vm, int rc)
 {
     FILE *trace = vm->files.trace;
@@ -652,7 +653,9 @@ int main(int argc, char **argv)
     fflush(stdout);
     vmm_milestone(&vm, MILESTONE_END);
     print_fault_outcomes(&vm, rc);
-    rc = close_trace(&vm, write_results(&vm, &tools, rc));
+    /* The trace first: its failure turns a success into EXIT_HOST, which
+     * the report, written after it, must then say too. */
+    rc = write_results(&vm, &tools, close_trace(&vm, rc));
     /* The last line says why the run ended, so that a guest's status N is
      * never mistaken for one of handover's own (docs/exit-status.md). */
     if (!vm.opt.quiet || rc != EXIT_OK)

@@ -19,7 +19,7 @@ echo "# payload tests with $HO"
 case $PART in
     san) [ -n "${HANDOVER_TEST_FULL:-}" ] || TESTS_ONLY=${TESTS_ONLY-"services-* hostile-* efi-exit-* fallbacks-handover events events-wait-made-again notify notify-traced
         race-crc-double-fetch stop-at-ebs-* report-e820-* initrd-loadfile2-pe fault-sweep fault-sweep-agrees
-        trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails stdout-*
+        trace-deterministic trace-on-stderr-is-all-json console-limit trace-limit report-write-fails trace-write-fails* stdout-*
         report-non-utf8 report-with-stdout-closed dtb-auto relocated triple-fault timeout stall-past-timeout exit-port signal-* panic-then-reset* exec-panic-then-reset* exec-efi-exit-success*
         sweep-fail-on sweep-baseline-same sweep-baseline-differs sweep-baseline-cell-gone fault-sweep-memory-budget"} ;;
     emulating) TESTS_ONLY=${TESTS_ONLY-"services-handover fallbacks-* no-emulation-fallbacks cmdline-append"} ;;
@@ -862,7 +862,12 @@ expect fifo-dtb 2 '--dtb .*/fifo-in: not a regular file' -- timeout 20 "$HO" --d
 expect report-write-fails 3 '--report /dev/full: write failed' 'end: output-write-failed, exit status 3' \
     -- "$HO" --timeout 60 --report /dev/full --cmdline payload=services "$PAYLOAD"
 expect trace-write-fails 3 '--trace-efi=/dev/full: write failed' 'end: output-write-failed, exit status 3' \
-    -- "$HO" --timeout 60 --trace-efi=/dev/full --cmdline payload=services "$PAYLOAD"
+    -- "$HO" --timeout 60 --trace-efi=/dev/full --report "$OUT/trace-write-fails.json" --cmdline payload=services "$PAYLOAD"
+# The report says the run's end as the exit status and the end line do: it
+# was written before the trace was closed, and said exit status 0.
+expect trace-write-fails-report 0 '^output-write-failed 3$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["exit_status"])' \
+    "$OUT/trace-write-fails.json"
 # A console nobody can read ends the run as any failed output does, with
 # its report and last line: a reader that went away (EPIPE: its pipe's
 # read end is closed before handover starts), never SIGPIPE; a full disk.
