@@ -5,6 +5,8 @@
  * page cannot be mapped. on_signal (vmm/kvm/run.c) writes through any
  * non-NULL vcpu->run, and a sweep's restore sets vCPUs up with it
  * installed: a failed mapping must leave run NULL, never MAP_FAILED.
+ * vcpu_state_load (vmm/kvm/snapshot.c): the order a restore puts the
+ * state in, as KVM takes it.
  * No /dev/kvm needed. */
 #include <check.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "../../vmm/host/log.h"
+#include "../../vmm/kvm/snapshot.h"
 #include "../../vmm/vmm.h"
 
 int __real_open(const char *path, int flags, ...);
@@ -26,6 +29,32 @@ void *__real_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t 
 
 static int fake_kvm_fd = -1, fake_vm_fd = -1, fake_vcpu_fd = -1;
 static unsigned mmap_calls;
+/* A restored vCPU (restore_fd): its LAPIC timer's mode, and the
+ * IA32_TSC_DEADLINE KVM kept, which it takes only in TSC-deadline mode
+ * (arch/x86/kvm/lapic.c, kvm_set_lapic_tscdeadline_msr). */
+#define FAKE_LVTT 0x320
+#define FAKE_LVTT_TSC_DEADLINE (2u << 17)
+#define FAKE_MSR_TSC_DEADLINE 0x6e0
+static int restore_fd = -1;
+static bool restore_lvtt_deadline;
+static uint64_t restore_deadline;
+
+/* What the restored vCPU does with request (every request succeeds). */
+static int fake_restore_ioctl(unsigned long request, void *arg)
+{
+    if (request == KVM_SET_LAPIC) {
+        uint32_t lvtt;
+        memcpy(&lvtt, ((struct kvm_lapic_state *)arg)->regs + FAKE_LVTT, sizeof(lvtt));
+        restore_lvtt_deadline = (lvtt & (3u << 17)) == FAKE_LVTT_TSC_DEADLINE;
+    }
+    if (request != KVM_SET_MSRS)
+        return 0;
+    struct kvm_msrs *m = arg;
+    for (unsigned i = 0; i < m->nmsrs; i++)
+        if (m->entries[i].index == FAKE_MSR_TSC_DEADLINE && restore_lvtt_deadline)
+            restore_deadline = m->entries[i].data;
+    return (int)m->nmsrs;
+}
 /* What opening /dev/kvm gives: an errno, or 0 for /dev/null, a device
  * that answers no KVM ioctl. */
 static int dev_kvm_errno;
@@ -57,6 +86,8 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
     }
     if (fd == fake_kvm_fd && request == KVM_GET_VCPU_MMAP_SIZE)
         return 2 * 4096;
+    if (fd >= 0 && fd == restore_fd)
+        return fake_restore_ioctl(request, arg);
     return __real_ioctl(fd, request, arg);
 }
 
@@ -122,6 +153,26 @@ START_TEST(each_way_dev_kvm_fails_is_named)
 }
 END_TEST
 
+/* A guest whose LAPIC timer was armed in TSC-deadline mode when it was
+ * saved gets its deadline back: KVM drops the MSR put before the LAPIC. */
+START_TEST(restore_keeps_the_tsc_deadline)
+{
+    struct kvm_msr_entry msrs[] = { { .index = 0x10, .data = 1000 }, { .index = FAKE_MSR_TSC_DEADLINE, .data = 5000 } };
+    static struct vcpu_state st;
+    const uint32_t lvtt = FAKE_LVTT_TSC_DEADLINE | 0xec;
+    memcpy(st.lapic.regs + FAKE_LVTT, &lvtt, sizeof(lvtt));
+    st.msrs = msrs;
+    st.nmsrs = 2;
+    restore_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    ck_assert_int_ge(restore_fd, 0);
+    const char *what = NULL;
+    ck_assert_int_eq(vcpu_state_load(restore_fd, &st, &what), 0);
+    ck_assert_uint_eq(restore_deadline, 5000);
+    close(restore_fd);
+    restore_fd = -1;
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kvm-fake");
@@ -130,6 +181,9 @@ int main(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("open_kvm");
     tcase_add_test(tc, each_way_dev_kvm_fails_is_named);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("snapshot");
+    tcase_add_test(tc, restore_keeps_the_tsc_deadline);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

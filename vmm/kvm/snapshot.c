@@ -1,6 +1,6 @@
 /* Saving and restoring the state of a VM, in the order QEMU's kvm_arch_put_registers
  * restores it: special registers before the general ones, XSAVE before
- * XCRs, MSRs, then events and the LAPIC. */
+ * XCRs, MSRs, then events and the LAPIC, and the TSC deadline after it. */
 #include "snapshot.h"
 #include "msrs.h"
 
@@ -86,6 +86,30 @@ static void set_msrs(int vcpu_fd, const struct vcpu_state *st)
     }
 }
 
+#define MSR_IA32_TSC_DEADLINE 0x6e0   /* SDM vol. 4, table 2-2 */
+
+/* KVM takes IA32_TSC_DEADLINE only while the LAPIC's timer is in
+ * TSC-deadline mode (arch/x86/kvm/lapic.c, kvm_set_lapic_tscdeadline_msr):
+ * put with the other MSRs, before KVM_SET_LAPIC made the mode so, it was
+ * dropped, and the restored guest's armed timer never fired. Put again
+ * once the LAPIC is, as QEMU's kvm_put_tscdeadline_msr does after
+ * kvm_put_apic. 0, or -1 with errno. */
+static int set_tsc_deadline(int vcpu_fd, const struct vcpu_state *st)
+{
+    for (unsigned i = 0; i < st->nmsrs; i++)
+        if (st->msrs[i].index == MSR_IA32_TSC_DEADLINE) {
+            KVM_MSRS_WITH(1) one;
+            memset(&one, 0, sizeof(one));
+            one.hdr.nmsrs = 1;
+            one.hdr.entries[0] = st->msrs[i];
+            int set = ioctl(vcpu_fd, KVM_SET_MSRS, &one);
+            if (set == 0)
+                errno = EINVAL;   /* refused: KVM sets none, with no error */
+            return set == 1 ? 0 : -1;
+        }
+    return 0;
+}
+
 int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
 {
 #define SET(req, field)                                                                                           \
@@ -107,6 +131,10 @@ int vcpu_state_load(int vcpu_fd, const struct vcpu_state *st, const char **what)
     SET(KVM_SET_LAPIC, &st->lapic);
     SET(KVM_SET_DEBUGREGS, &st->debugregs);
 #undef SET
+    if (set_tsc_deadline(vcpu_fd, st)) {
+        *what = "KVM_SET_MSRS (IA32_TSC_DEADLINE)";
+        return -1;
+    }
     return 0;
 }
 
