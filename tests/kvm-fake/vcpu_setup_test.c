@@ -6,7 +6,8 @@
  * non-NULL vcpu->run, and a sweep's restore sets vCPUs up with it
  * installed: a failed mapping must leave run NULL, never MAP_FAILED.
  * vcpu_state_load (vmm/kvm/snapshot.c): the order a restore puts the
- * state in, as KVM takes it.
+ * state in, as KVM takes it; warm_boot_free (vmm/tools/warm_boot.c): a
+ * new snapshot's files, unsaved, removed.
  * No /dev/kvm needed. */
 #include <check.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 
 #include "../../vmm/host/log.h"
 #include "../../vmm/kvm/snapshot.h"
+#include "../../vmm/tools/warm_boot.h"
 #include "../../vmm/vmm.h"
 
 int __real_open(const char *path, int flags, ...);
@@ -173,6 +175,29 @@ START_TEST(restore_keeps_the_tsc_deadline)
 }
 END_TEST
 
+/* A run that ends before its save (a signal, a timeout, a crash) leaves
+ * no ram.tmp or state.tmp in the --snapshot directory. */
+START_TEST(unsaved_snapshot_files_are_removed)
+{
+    char dir[] = "/tmp/handover-kvm-fake-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    struct warm_boot w = { .dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
+    ck_assert_int_ge(w.dir_fd, 0);
+    int keep = dup(w.dir_fd);
+    w.ram_fd = openat(keep, "ram.tmp", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    w.state_fd = openat(keep, "state.tmp", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ck_assert_int_ge(w.ram_fd, 0);
+    ck_assert_int_ge(w.state_fd, 0);
+    warm_boot_free(&w);
+    ck_assert_int_eq(faccessat(keep, "ram.tmp", F_OK, 0), -1);
+    ck_assert_int_eq(faccessat(keep, "state.tmp", F_OK, 0), -1);
+    unlinkat(keep, "ram.tmp", 0);
+    unlinkat(keep, "state.tmp", 0);
+    close(keep);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kvm-fake");
@@ -184,6 +209,7 @@ int main(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("snapshot");
     tcase_add_test(tc, restore_keeps_the_tsc_deadline);
+    tcase_add_test(tc, unsaved_snapshot_files_are_removed);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -251,6 +251,47 @@ static void file_size_limit(void)
     failures += !ok;
 }
 
+/* --snapshot's first run removes its two files in DIR when it ends
+ * unsaved (warm_boot_free): unlinkat of a file on DIR's fd reaches the
+ * file system (ENOENT for a name that is not there), a directory's
+ * removal (AT_REMOVEDIR) does not. */
+static void snapshot_unlink(void)
+{
+    int p[2];
+    if (pipe(p)) {
+        perror("pipe");
+        exit(2);
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        int got[2];
+        plan.outputs[2] = p[1];   /* the answer goes out as the trace does */
+        if (sandbox_enter(&plan))
+            _exit(2);
+        got[0] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", 0) < 0 ? errno : 0;
+        got[1] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", AT_REMOVEDIR) < 0 ? errno
+                                                                                                            : 0;
+        _exit(write(p[1], got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 3);
+    }
+    close(p[1]);
+    int got[2] = { -1, -1 }, status = 0;
+    ssize_t n = read(p[0], got, sizeof(got));
+    close(p[0]);
+    waitpid(pid, &status, 0);
+    bool ok = n == (ssize_t)sizeof(got) && got[0] == ENOENT;
+    printf("%s - run --snapshot filter: unlinkat of a file in DIR reaches it (%s)\n", ok ? "ok" : "not ok",
+           n == (ssize_t)sizeof(got) ? strerror(got[0]) : "no answer");
+    failures += !ok;
+    passes += ok;
+    ok = n == (ssize_t)sizeof(got) && got[1] == EPERM;
+    printf("%s - run --snapshot filter: unlinkat AT_REMOVEDIR in DIR -> %s\n", ok ? "ok" : "not ok",
+           n == (ssize_t)sizeof(got) ? strerror(got[1]) : "no answer");
+    failures += !ok;
+    passes += ok;
+}
+
 int main(void)
 {
     /* Stand-ins for /dev/kvm, the VM and the vCPU (and what the VMM
@@ -285,6 +326,7 @@ int main(void)
         return 2;
     }
     under("run --snapshot", sandbox_enter, ctl);
+    snapshot_unlink();
     printf("%d passed, %d failed\n", passes, failures);
     return failures ? 1 : 0;
 }

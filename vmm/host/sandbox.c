@@ -199,7 +199,8 @@ static bool sanitizer_skips(const struct sandbox_plan *p)
 }
 
 /* What --snapshot's save asks (vmm/tools/warm_boot.c, vmm/kvm/snapshot.c):
- * the state's KVM requests on the run's own fds, and its two files. */
+ * the state's KVM requests on the run's own fds, and its two files (and
+ * their removal, when the run ends unsaved). */
 static const unsigned long snapshot_vcpu_ioctls[] = {
     KVM_GET_LAPIC, KVM_GET_MSRS, KVM_GET_XSAVE, KVM_GET_XCRS, KVM_GET_DEBUGREGS, KVM_GET_TSC_KHZ,
 };
@@ -227,6 +228,9 @@ static int allow_snapshot_save(scmp_filter_ctx ctx, const struct sandbox_plan *p
                            arg_eq(2, p->snapshot_dir_fd));
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat2), 2, arg_eq(0, p->snapshot_dir_fd),
                            arg_eq(2, p->snapshot_dir_fd));
+    /* A run that ends without its save removes its ram.tmp and state.tmp
+     * (warm_boot_free): files in DIR, never a directory. */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(unlinkat), 2, arg_eq(0, p->snapshot_dir_fd), arg_eq(2, 0));
     return rc;
 }
 

@@ -570,8 +570,21 @@ static void ready_line(void *ctx, const char *line)
 const struct run_hooks warm_boot_hooks = { .name = "snapshot-ready", .console_line = ready_line,
                                            .io_exit = ready_io_exit };
 
+/* A new snapshot's files, if the run ended before its save renamed them
+ * into place (a signal, a timeout, a crash, a failed save): removed while
+ * DIR is still locked, so that DIR keeps no half-written RAM. After a save
+ * they are gone (ENOENT). */
+static void remove_unsaved(const struct warm_boot *w)
+{
+    if (w->dir_fd <= 2 || w->ram_fd <= 2)
+        return;
+    unlinkat(w->dir_fd, "ram.tmp", 0);
+    unlinkat(w->dir_fd, "state.tmp", 0);
+}
+
 void warm_boot_free(struct warm_boot *w)
 {
+    remove_unsaved(w);
     free(w->state);
     w->state = NULL;
     const int fds[] = { w->dir_fd, w->ram_fd, w->state_fd };
