@@ -200,17 +200,21 @@ END_TEST
 
 int main(void)
 {
+    const struct {
+        const char *tcase;
+        const TTest *test;
+    } tests[] = {
+        { "vcpu_setup", failed_kvm_run_mapping_leaves_run_null },
+        { "open_kvm", each_way_dev_kvm_fails_is_named },
+        { "snapshot", restore_keeps_the_tsc_deadline },
+        { "snapshot", unsaved_snapshot_files_are_removed },
+    };
     Suite *s = suite_create("kvm-fake");
-    TCase *tc = tcase_create("vcpu_setup");
-    tcase_add_test(tc, failed_kvm_run_mapping_leaves_run_null);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("open_kvm");
-    tcase_add_test(tc, each_way_dev_kvm_fails_is_named);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("snapshot");
-    tcase_add_test(tc, restore_keeps_the_tsc_deadline);
-    tcase_add_test(tc, unsaved_snapshot_files_are_removed);
-    suite_add_tcase(s, tc);
+    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+        TCase *tc = tcase_create(tests[i].tcase);
+        tcase_add_test(tc, tests[i].test);
+        suite_add_tcase(s, tc);
+    }
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -203,7 +203,10 @@ static void check(const char *filter, const int ctl[NDENIED], const int got[NDEN
     passes += run_ok + write_ok;
 }
 
-static void under(const char *name, int (*enter)(const struct sandbox_plan *), const int ctl[NDENIED])
+/* body(enter, wfd) in a child, which writes size bytes of answers to wfd
+ * and exits 0; true if they all came, into got. */
+static bool in_child(const char *name, void (*body)(int (*)(const struct sandbox_plan *), int),
+                     int (*enter)(const struct sandbox_plan *), int *got, size_t size)
 {
     int p[2];
     if (pipe(p)) {
@@ -214,19 +217,25 @@ static void under(const char *name, int (*enter)(const struct sandbox_plan *), c
     pid_t pid = fork();
     if (pid == 0) {
         close(p[0]);
-        child(enter, p[1]);
+        body(enter, p[1]);
     }
     close(p[1]);
-    int got[NDENIED + 2], status = 0;
-    ssize_t n = read(p[0], got, sizeof(got));
+    int status = 0;
+    ssize_t n = read(p[0], got, size);
     close(p[0]);
     waitpid(pid, &status, 0);
-    if (n != (ssize_t)sizeof(got) || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        printf("not ok - %s filter: the child ended with status 0x%x before reporting\n", name, status);
-        failures++;
-        return;
-    }
-    check(name, ctl, got);
+    if (n == (ssize_t)size && WIFEXITED(status) && !WEXITSTATUS(status))
+        return true;
+    printf("not ok - %s filter: the child ended with status 0x%x before reporting\n", name, status);
+    failures++;
+    return false;
+}
+
+static void under(const char *name, int (*enter)(const struct sandbox_plan *), const int ctl[NDENIED])
+{
+    int got[NDENIED + 2];
+    if (in_child(name, child, enter, got, sizeof(got)))
+        check(name, ctl, got);
 }
 
 /* RLIMIT_FSIZE: what the outputs may add, on top of the biggest file,
@@ -255,39 +264,29 @@ static void file_size_limit(void)
  * unsaved (warm_boot_free): unlinkat of a file on DIR's fd reaches the
  * file system (ENOENT for a name that is not there), a directory's
  * removal (AT_REMOVEDIR) does not. */
+static void unlink_in_dir(int (*enter)(const struct sandbox_plan *), int wfd)
+{
+    int got[2];
+    plan.outputs[2] = wfd;   /* the answers go out as the trace does */
+    if (enter(&plan))
+        _exit(2);
+    got[0] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", 0) < 0 ? errno : 0;
+    got[1] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", AT_REMOVEDIR) < 0 ? errno : 0;
+    _exit(write(wfd, got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 3);
+}
+
 static void snapshot_unlink(void)
 {
-    int p[2];
-    if (pipe(p)) {
-        perror("pipe");
-        exit(2);
-    }
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(p[0]);
-        int got[2];
-        plan.outputs[2] = p[1];   /* the answer goes out as the trace does */
-        if (sandbox_enter(&plan))
-            _exit(2);
-        got[0] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", 0) < 0 ? errno : 0;
-        got[1] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", AT_REMOVEDIR) < 0 ? errno
-                                                                                                            : 0;
-        _exit(write(p[1], got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 3);
-    }
-    close(p[1]);
-    int got[2] = { -1, -1 }, status = 0;
-    ssize_t n = read(p[0], got, sizeof(got));
-    close(p[0]);
-    waitpid(pid, &status, 0);
-    bool ok = n == (ssize_t)sizeof(got) && got[0] == ENOENT;
+    int got[2];
+    if (!in_child("run --snapshot", unlink_in_dir, sandbox_enter, got, sizeof(got)))
+        return;
+    bool ok = got[0] == ENOENT;
     printf("%s - run --snapshot filter: unlinkat of a file in DIR reaches it (%s)\n", ok ? "ok" : "not ok",
-           n == (ssize_t)sizeof(got) ? strerror(got[0]) : "no answer");
+           strerror(got[0]));
     failures += !ok;
     passes += ok;
-    ok = n == (ssize_t)sizeof(got) && got[1] == EPERM;
-    printf("%s - run --snapshot filter: unlinkat AT_REMOVEDIR in DIR -> %s\n", ok ? "ok" : "not ok",
-           n == (ssize_t)sizeof(got) ? strerror(got[1]) : "no answer");
+    ok = got[1] == EPERM;
+    printf("%s - run --snapshot filter: unlinkat AT_REMOVEDIR in DIR -> %s\n", ok ? "ok" : "not ok", strerror(got[1]));
     failures += !ok;
     passes += ok;
 }
