@@ -459,18 +459,9 @@ static int run(struct vmm *vm, const struct tools *t)
     return vmm_run(vm, &o);
 }
 
-/* A step of the boot ended with rc: a stop signal that came meanwhile
- * ends the run there, as the signal (a call it cut short may have made the
- * step fail); else rc. */
 static int after_step(struct vmm *vm, int rc)
 {
-    int sig = vmm_stop_signal();
-    if (!sig)
-        return rc;
-    vmm_log("stopped by signal %d (%s) before the guest was entered: exit status %d", sig, strsignal(sig),
-            EXIT_SIGNAL_BASE + sig);
-    vm->run.stopped_by_signal = sig;
-    return EXIT_SIGNAL_BASE + sig;
+    return vmm_step_end(vm, rc, "before the guest was entered");
 }
 
 /* Each step says how far the boot got (--report's not_started_at). */

@@ -136,8 +136,11 @@ int vmm_complete_exit(struct vcpu *c);
  * and SIGUSR1) caught and unblocked from the start, for the whole of vm's
  * boot and run; -1, logged, if they cannot be. */
 int vmm_catch_stop_signals(struct vmm *vm);
-/* run.c: the stop signal received so far, 0 if none. */
-int vmm_stop_signal(void);
+/* run.c: a host step (before the guest, or a sweep cell's restore) ended
+ * with rc: a stop signal that came meanwhile ends the run there, as the
+ * signal (logged, saying WHERE), for a call it cut short (EINTR) may have
+ * made the step fail; else rc. */
+int vmm_step_end(struct vmm *vm, int rc, const char *where);
 /* run.c: the run the options ask for (run_options's fields from them). */
 struct run_options vmm_run_options(const struct vmm_options *o);
 /* Run until the guest stops; returns the exit status. */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,26 @@ START_TEST(unsaved_snapshot_files_are_removed)
 }
 END_TEST
 
+/* A step that failed while a stop signal came ends as the signal (the
+ * signal-sweep check once saw KVM_CREATE_VM cut short by its SIGTERM, in a
+ * sweep cell's restore, end as a host error, exit 3); SIGHUP ignored from
+ * the start (nohup) stays ignored. Each test runs in its own process. */
+START_TEST(a_step_cut_short_by_a_stop_signal_ends_as_the_signal)
+{
+    static struct vmm vm;
+    struct sigaction was;
+    ck_assert(signal(SIGHUP, SIG_IGN) != SIG_ERR);
+    ck_assert_int_eq(vmm_catch_stop_signals(&vm), 0);
+    ck_assert_int_eq(sigaction(SIGHUP, NULL, &was), 0);
+    ck_assert(was.sa_handler == SIG_IGN);
+    ck_assert_int_eq(raise(SIGHUP), 0);
+    ck_assert_int_eq(vmm_step_end(&vm, EXIT_HOST, "in a test"), EXIT_HOST);
+    ck_assert_int_eq(raise(SIGTERM), 0);
+    ck_assert_int_eq(vmm_step_end(&vm, EXIT_HOST, "in a test"), EXIT_SIGNAL_BASE + SIGTERM);
+    ck_assert_int_eq(vm.run.stopped_by_signal, SIGTERM);
+}
+END_TEST
+
 int main(void)
 {
     const struct {
@@ -208,6 +229,7 @@ int main(void)
         { "open_kvm", each_way_dev_kvm_fails_is_named },
         { "snapshot", restore_keeps_the_tsc_deadline },
         { "snapshot", unsaved_snapshot_files_are_removed },
+        { "signals", a_step_cut_short_by_a_stop_signal_ends_as_the_signal },
     };
     Suite *s = suite_create("kvm-fake");
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {

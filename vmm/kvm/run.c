@@ -771,7 +771,7 @@ static void on_signal(int sig)
 }
 
 /* The signals that stop a run, caught from the start: one that comes
- * while the boot is made stops it at its next step (vmm_stop_signal), or
+ * while the boot is made stops it at its next step (vmm_step_end), or
  * at the guest's first KVM_RUN, with the report and the end line written
  * (docs/exit-status.md), where their default action killed the process
  * without them. A parent may have blocked them (the mask passes through
@@ -782,13 +782,23 @@ static const int run_signals[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGALRM, SI
 
 static int catch_run_signals(void)
 {
-    struct sigaction sa = { .sa_handler = on_signal };
+    struct sigaction sa = { .sa_handler = on_signal }, was;
     sigset_t set;
     sigemptyset(&sa.sa_mask);
     sigemptyset(&set);
-    for (size_t i = 0; i < sizeof(run_signals) / sizeof(run_signals[0]); i++)
-        if (sigaction(run_signals[i], &sa, NULL) < 0 || sigaddset(&set, run_signals[i]) < 0)
+    for (size_t i = 0; i < sizeof(run_signals) / sizeof(run_signals[0]); i++) {
+        int sig = run_signals[i];
+        if (sigaction(sig, NULL, &was) < 0)
             return -1;
+        /* SIGHUP ignored from the start (nohup) stays ignored: the run is
+         * to outlive its terminal. SIGINT and SIGQUIT are caught even so,
+         * as a shell without job control ignores them in every command it
+         * starts with &, and they are how a script stops such a run. */
+        if (sig == SIGHUP && was.sa_handler == SIG_IGN)
+            continue;
+        if (sigaction(sig, &sa, NULL) < 0 || sigaddset(&set, sig) < 0)
+            return -1;
+    }
     return pthread_sigmask(SIG_UNBLOCK, &set, NULL) ? -1 : 0;
 }
 
@@ -802,9 +812,14 @@ int vmm_catch_stop_signals(struct vmm *vm)
     return 0;
 }
 
-int vmm_stop_signal(void)
+int vmm_step_end(struct vmm *vm, int rc, const char *where)
 {
-    return stop_signal;
+    int sig = stop_signal;
+    if (!sig)
+        return rc;
+    vmm_log("stopped by signal %d (%s) %s: exit status %d", sig, strsignal(sig), where, EXIT_SIGNAL_BASE + sig);
+    vm->run.stopped_by_signal = sig;
+    return EXIT_SIGNAL_BASE + sig;
 }
 
 /* The signal handlers, then the threads of the vCPUs but the first;

@@ -409,7 +409,8 @@ static int run_cell(struct fault_sweep *sw, unsigned i)
     rc = vmm_run(vm, &o);
 out:
     fclose(logf);
-    int status = rc >= 0 ? judge_cell(sw, i, rc, log, clock_seconds() - t0) : EXIT_HOST;
+    int status = rc >= 0 ? judge_cell(sw, i, rc, log, clock_seconds() - t0)
+                         : vmm_step_end(vm, EXIT_HOST, "while a sweep cell was made ready");
     free(log);
     return status;
 }

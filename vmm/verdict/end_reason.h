@@ -18,7 +18,7 @@
       "written whole; or stdout failed (its reader went away, its disk is full), which stops the run there") \
     X(END_SIGNAL, "signal", (EXIT_BY_SIGNAL), \
       "SIGINT, SIGTERM, SIGQUIT or SIGHUP stopped the run, before the guest was entered too (the report's " \
-      "not_started_at then says where)") \
+      "not_started_at then says where); a SIGHUP ignored when handover started (nohup) stays ignored") \
     X(END_NOT_STARTED, "not-started", (EXIT_USAGE, EXIT_HOST, EXIT_FIRMWARE_EXIT, EXIT_BAD_IMAGE), \
       "the guest was never entered: refused options, an output that cannot be opened, a bad image, a missing input " \
       "file, no /dev/kvm or a KVM error before the entry, an image Secure Boot refused (the report's not_started_at " \
