@@ -256,6 +256,41 @@ if selected installed-examples; then
     expect installed-initramfs-builder 0 'initramfs/busybox\.cpio$' \
         -- env -C "$OUT" HANDOVER_CACHE="$OUT/cache" "$INST/usr/bin/handover-initramfs"
 fi
+# The scripts' cache (HANDOVER_CACHE) holds only whole results. A kernel
+# whose copy into the cache failed (a full disk: a cp that writes 100 bytes
+# and fails stands in) is built again by the next run, not taken as it is;
+# the stand-in source tree builds a 4096-byte bzImage. Two initramfs builds
+# at once (a cpio that takes a second) both succeed with a whole archive.
+if selected tiny-kernel-cut-short; then
+    ksrc_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
+    if [ -z "$ksrc_ver" ] || [ ! -r /usr/src/linux-source-6.1.tar.xz ]; then
+        skip tiny-kernel-cut-short "needs linux-source-6.1 (scripts/install-packages.sh)"
+    else
+        fake=$OUT/kcache/src/linux-source-6.1-$ksrc_ver
+        mkdir -p "$fake/scripts/kconfig" "$OUT/full-disk"
+        touch "$fake/.extracted"
+        printf 'tinyconfig olddefconfig:\n\t@touch $(O)/.config\nbzImage:\n\t@mkdir -p $(O)/arch/x86/boot && head -c 4096 /dev/zero > $(O)/arch/x86/boot/bzImage\n' \
+            > "$fake/Makefile"
+        printf '#!/bin/sh\nshift 3\nout=$1\nshift\ncat "$@" > "$out"\n' > "$fake/scripts/kconfig/merge_config.sh"
+        printf '#!/bin/sh\nhead -c 100 "$1" > "$2"\necho "cp: error writing $2: No space left on device" >&2\nexit 1\n' \
+            > "$OUT/full-disk/cp"
+        chmod +x "$fake/scripts/kconfig/merge_config.sh" "$OUT/full-disk/cp"
+        HANDOVER_CACHE="$OUT/kcache" PATH="$OUT/full-disk:$PATH" "$TOP/scripts/build-tiny-kernel.sh" \
+            >"$OUT/kernel-full-disk.log" 2>&1
+        expect tiny-kernel-cut-short 0 '^4096 .*/kernels/tiny-[0-9a-f]+/bzImage$' \
+            -- sh -c 'k=$(HANDOVER_CACHE="$1" "$2") && echo "$(stat -c %s "$k") $k"' sh "$OUT/kcache" \
+            "$TOP/scripts/build-tiny-kernel.sh"
+    fi
+fi
+if selected initramfs-two-at-once; then
+    mkdir -p "$OUT/slow-cpio"
+    printf '#!/bin/sh\ncat > /dev/null\nsleep 1\necho whole-archive\n' > "$OUT/slow-cpio/cpio"
+    chmod +x "$OUT/slow-cpio/cpio"
+    expect initramfs-two-at-once 0 '^first 0 whole-archive$' '^second 0 whole-archive$' \
+        -- env HANDOVER_CACHE="$OUT/cache-two" PATH="$OUT/slow-cpio:$PATH" sh -c '
+            run() { out=$("$1"); echo "$2 $? $(cat "$out")"; }
+            run "$0" first & sleep 0.3; run "$0" second; wait' "$TOP/scripts/build-initramfs.sh"
+fi
 # A refused image still writes --report with its end reason.
 expect report-of-refused-image 11 'boot_flag: 0x0000' \
     -- "$HO" --report "$OUT/refused-image.json" "$(img refused 'b[0x1fe:0x200] = b"\0\0"')"
