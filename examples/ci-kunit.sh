@@ -16,15 +16,18 @@
 set -euo pipefail
 
 src=${1:?usage: $0 KERNEL_SRC [FRAGMENT...]}
-shift
 # The base fragment: in the checkout, or installed beside the examples.
 here=$(dirname "$(readlink -f "$0")")
 base=$here/../tests/kernel/tiny.config
 [ -f "$base" ] || base=$here/../tiny.config
 [ -f "$base" ] || { echo "ci-kunit: no tiny.config in $here/../tests/kernel or $here/.." >&2; exit 2; }
 handover=${HANDOVER:-handover}
+# Both as absolute paths: kbuild reads a relative O= from inside the tree
+# (after make -C), merge_config.sh and the boot from here.
+src=$(cd "$src" && pwd) || { echo "ci-kunit: $1: not a folder" >&2; exit 2; }
 build=${BUILD_DIR:-$src/.handover-build}
 mkdir -p "$build"
+build=$(cd "$build" && pwd)
 
 cat > "$build/kunit-base.config" <<'CFG'
 CONFIG_KUNIT=y
@@ -32,7 +35,7 @@ CONFIG_KUNIT_DEFAULT_ENABLED=y
 CFG
 make -s -C "$src" O="$build" tinyconfig
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" \
-    "$base" "$build/kunit-base.config" "$@"
+    "$base" "$build/kunit-base.config" "${@:2}"
 make -s -C "$src" O="$build" olddefconfig
 make -s -C "$src" O="$build" -j"$(nproc)" bzImage
 

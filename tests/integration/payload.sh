@@ -250,9 +250,15 @@ if selected installed-examples; then
         > "$OUT/ksrc/Makefile"
     printf '#!/bin/sh\nshift 3\nfor f; do [ -r "$f" ] || { echo "no fragment $f"; exit 1; }; done\necho "fragments: $*"\n' \
         > "$OUT/ksrc/scripts/kconfig/merge_config.sh"
-    chmod +x "$OUT/ksrc/scripts/kconfig/merge_config.sh"
+    printf '#!/bin/sh\nfor image; do :; done\nls "$image" && echo "boots $image"\n' > "$OUT/ksrc-boot"
+    chmod +x "$OUT/ksrc/scripts/kconfig/merge_config.sh" "$OUT/ksrc-boot"
+    cp -r "$OUT/ksrc" "$OUT/ksrc-rel"
     expect installed-ci-kunit 0 'fragments: .*/share/handover/examples/\.\./tiny\.config ' \
         -- env -C "$OUT" HANDOVER=true "$INST/usr/share/handover/examples/ci-kunit.sh" "$OUT/ksrc"
+    # A tree named relative to here, as kbuild reads O= (relative to the
+    # tree, after make -C): the image is where the example boots it from.
+    expect ci-kunit-relative-tree 0 'boots /.*/ksrc-rel/\.handover-build/arch/x86/boot/bzImage$' \
+        -- env -C "$OUT" HANDOVER="$OUT/ksrc-boot" "$TOP/examples/ci-kunit.sh" ksrc-rel
     expect installed-initramfs-builder 0 'initramfs/busybox\.cpio$' \
         -- env -C "$OUT" HANDOVER_CACHE="$OUT/cache" "$INST/usr/bin/handover-initramfs"
 fi
