@@ -297,6 +297,40 @@ if selected initramfs-two-at-once; then
             run() { out=$("$1"); echo "$2 $? $(cat "$out")"; }
             run "$0" first & sleep 0.3; run "$0" second; wait' "$TOP/scripts/build-initramfs.sh"
 fi
+# scripts/kvm-host --prepare with a stand-in kernel package (apt-cache and
+# apt-get stubs; its modules are ELF objects with only a .modinfo), on the
+# PATH a user has on Debian (no /usr/sbin, where depmod and modprobe are):
+# the L1's initramfs loads all of its modules. A package without one of
+# them is refused, and no L1 is left in the cache for the next run to take.
+l1_package() {   # l1_package DIR MODULE...: the package in DIR, stubs in DIR/bin
+    local d=$1 m k=6.1.0-99-amd64; shift
+    mkdir -p "$d/pkg/DEBIAN" "$d/pkg/boot" "$d/pkg/lib/modules/$k/kernel" "$d/bin"
+    printf 'Package: linux-image-%s\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: t\n' "$k" \
+        > "$d/pkg/DEBIAN/control"
+    echo kernel > "$d/pkg/boot/vmlinuz-$k"
+    echo 'int x;' | cc -c -x c - -o "$d/empty.o"
+    for m; do
+        printf 'name=%s\0depends=\0vermagic=%s SMP mod_unload modversions \0' "$m" "$k" > "$d/modinfo"
+        objcopy --add-section .modinfo="$d/modinfo" "$d/empty.o" "$d/pkg/lib/modules/$k/kernel/$m.ko"
+    done
+    dpkg-deb -b -Zgzip "$d/pkg" "$d/linux-image-$k.deb" >/dev/null
+    printf '#!/bin/sh\necho "  Depends: linux-image-%s"\n' "$k" > "$d/bin/apt-cache"
+    printf '#!/bin/sh\ncp "%s/linux-image-%s.deb" .\n' "$d" "$k" > "$d/bin/apt-get"
+    chmod +x "$d/bin/apt-cache" "$d/bin/apt-get"
+}
+if selected kvm-host-prepare-user-path; then
+    l1_package "$OUT/l1-whole" virtio_pci 9pnet_virtio 9p overlay kvm_amd
+    expect kvm-host-prepare-user-path 0 '^virtio_pci\.ko$' '^9pnet_virtio\.ko$' '^9p\.ko$' '^overlay\.ko$' '^kvm_amd\.ko$' \
+        -- env HANDOVER_CACHE="$OUT/l1-whole/cache" PATH="$OUT/l1-whole/bin:/usr/local/bin:/usr/bin:/bin" sh -c '
+            l1=$("$0" --prepare) && cd "$l1" && cpio -i --quiet --to-stdout modules/order < initrd.cpio' "$TOP/scripts/kvm-host"
+fi
+if selected kvm-host-prepare-module-missing; then
+    l1_package "$OUT/l1-short" virtio_pci 9pnet_virtio 9p overlay
+    expect kvm-host-prepare-module-missing 125 'kvm-host: linux-image-6\.1\.0-99-amd64 has no module kvm_amd' \
+        '!^6\.1\.0-99-amd64' \
+        -- env HANDOVER_CACHE="$OUT/l1-short/cache" PATH="$OUT/l1-short/bin:$PATH" sh -c '
+            "$0" --prepare; rc=$?; ls "$HANDOVER_CACHE/kvm-host"; exit $rc' "$TOP/scripts/kvm-host"
+fi
 # A refused image still writes --report with its end reason.
 expect report-of-refused-image 11 'boot_flag: 0x0000' \
     -- "$HO" --report "$OUT/refused-image.json" "$(img refused 'b[0x1fe:0x200] = b"\0\0"')"
