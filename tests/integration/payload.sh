@@ -261,6 +261,12 @@ if selected installed-examples; then
         -- env -C "$OUT" HANDOVER="$OUT/ksrc-boot" "$TOP/examples/ci-kunit.sh" ksrc-rel
     expect installed-initramfs-builder 0 'initramfs/busybox\.cpio$' \
         -- env -C "$OUT" HANDOVER_CACHE="$OUT/cache" "$INST/usr/bin/handover-initramfs"
+    # make uninstall removes every file make install made, in a PREFIX with a space.
+    expect install-uninstall 0 '^installed [1-9][0-9]* files, left 0$' \
+        -- sh -c 'make -s -C "$1" install BUILD="$2" DESTDIR="$3" PREFIX="/my tools" &&
+            n=$(find "$3" -type f | wc -l) && make -s -C "$1" uninstall DESTDIR="$3" PREFIX="/my tools" &&
+            echo "installed $n files, left $(find "$3" -type f | wc -l)"' \
+            sh "$TOP" "$(cd "$(dirname "$HO")" && pwd)" "$OUT/inst-spaced"
 fi
 # The scripts' cache (HANDOVER_CACHE) holds only whole results. A kernel
 # whose copy into the cache failed (a full disk: a cp that writes 100 bytes
