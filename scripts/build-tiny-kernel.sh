@@ -42,6 +42,12 @@ if [ -n "${KVM_HOST_IN_L1:-}" ]; then
     exit 1
 fi
 
+# kbuild refuses a source tree whose path has a space or colon (its top
+# Makefile), which it would say only after the extraction.
+case $cache in *[[:space:]:]*)
+    echo "build-tiny-kernel: the kernel cannot be built under '$cache' (a space or colon in its path): set HANDOVER_CACHE to another folder" >&2
+    exit 1 ;;
+esac
 # One build at a time per cache: the variants share the extracted source.
 mkdir -p "$cache"
 exec 9>"$cache/.build-tiny-kernel.lock"

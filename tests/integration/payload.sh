@@ -292,6 +292,11 @@ if selected tiny-kernel-cut-short; then
         expect tiny-kernel-cut-short 0 '^4096 .*/kernels/tiny-[0-9a-f]+/bzImage$' \
             -- sh -c 'k=$(HANDOVER_CACHE="$1" "$2") && echo "$(stat -c %s "$k") $k"' sh "$OUT/kcache" \
             "$TOP/scripts/build-tiny-kernel.sh"
+        # A cache whose path kbuild refuses is said at once, not after the extraction.
+        mkdir -p "$OUT/k cache/src"
+        cp -r "$fake" "$OUT/k cache/src/"
+        expect tiny-kernel-spaced-cache 1 "cannot be built under '.*/k cache'.*set HANDOVER_CACHE" \
+            -- env HANDOVER_CACHE="$OUT/k cache" "$TOP/scripts/build-tiny-kernel.sh"
     fi
 fi
 if selected initramfs-two-at-once; then
