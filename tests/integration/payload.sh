@@ -308,6 +308,13 @@ if selected initramfs-two-at-once; then
             run() { out=$("$1"); echo "$2 $? $(cat "$out")"; }
             run "$0" first & sleep 0.3; run "$0" second; wait' "$TOP/scripts/build-initramfs.sh"
 fi
+# A tool the script needs and cannot find is named with its package.
+if selected secure-boot-keys-without-efitools; then
+    mkdir -p "$OUT/no-efitools"
+    for t in bash env mkdir cat realpath openssl; do ln -sf "$(command -v "$t")" "$OUT/no-efitools/$t"; done
+    expect secure-boot-keys-without-efitools 1 'need cert-to-efi-sig-list: apt-get install efitools' \
+        -- env PATH="$OUT/no-efitools" "$TOP/scripts/make-secure-boot-keys.sh" "$OUT/keys-without-efitools"
+fi
 # scripts/kvm-host --prepare with a stand-in kernel package (apt-cache and
 # apt-get stubs; its modules are ELF objects with only a .modinfo), on the
 # PATH a user has on Debian (no /usr/sbin, where depmod and modprobe are):
