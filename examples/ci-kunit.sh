@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI recipe: build a kernel with your KUnit suites built in, boot it with
 # handover (no QEMU), and exit with the result: 0 every test passed, 1 a
-# test failed, 6 kernel panic, 7 the run did not finish, 124 timeout.
+# test failed, 6 kernel panic, 7 the run did not finish, 124 timeout (2: a
+# usage error).
 #
 # usage: examples/ci-kunit.sh KERNEL_SRC [FRAGMENT...]
 #   KERNEL_SRC  a kernel tree (e.g. your branch)
@@ -15,7 +16,9 @@
 # itself; add your suites' options in a fragment.
 set -euo pipefail
 
-src=${1:?usage: $0 KERNEL_SRC [FRAGMENT...]}
+# A usage error is status 2, as handover's own: 1 says a test failed.
+[ $# -ge 1 ] && [ -n "$1" ] || { echo "usage: $0 KERNEL_SRC [FRAGMENT...]" >&2; exit 2; }
+src=$1
 # The base fragment: in the checkout, or installed beside the examples.
 here=$(dirname "$(readlink -f "$0")")
 base=$here/../tests/kernel/tiny.config

@@ -308,6 +308,9 @@ if selected initramfs-two-at-once; then
             run() { out=$("$1"); echo "$2 $? $(cat "$out")"; }
             run "$0" first & sleep 0.3; run "$0" second; wait' "$TOP/scripts/build-initramfs.sh"
 fi
+# The CI examples' usage errors are status 2, never one their results use.
+expect ci-exec-usage 2 "^usage: .*ci-exec\.sh BZIMAGE 'COMMAND'" -- "$TOP/examples/ci-exec.sh" "$PAYLOAD"
+expect ci-kunit-usage 2 '^usage: .*ci-kunit\.sh KERNEL_SRC' -- "$TOP/examples/ci-kunit.sh"
 # A tool the script needs and cannot find is named with its package.
 if selected secure-boot-keys-without-efitools; then
     mkdir -p "$OUT/no-efitools"
