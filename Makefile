@@ -36,7 +36,7 @@ UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
 .PHONY: all test test-full test-fuzz test-fast test-clang test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
-        install man docs clean help kernels boot bench bench-sweep bench-realkvm bench-warm bench-mixed
+        install uninstall man docs clean help kernels boot bench bench-sweep bench-realkvm bench-warm bench-mixed
 all: $(BUILD)/handover
 
 $(BUILD)/obj/%.o: %.c
@@ -206,8 +206,10 @@ test-valgrind: $(BUILD)/unit-tests
 	CK_FORK=no valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all $(BUILD)/unit-tests
 
 # The first boot a new user makes: the tiny KUnit kernel, its tests' result.
+# No L1 is started for a kernel that could not be built.
 boot: $(BUILD)/handover
-	scripts/kvm-host $(BUILD)/handover --kunit --timeout 1200 "$$(scripts/build-tiny-kernel.sh kunit)"
+	kernel=$$(scripts/build-tiny-kernel.sh kunit) && \
+	    scripts/kvm-host $(BUILD)/handover --kunit --timeout 1200 "$$kernel"
 
 # handover against QEMU on this host (about 25 minutes): bench/results.json and a table.
 bench: $(BUILD)/handover $(PAYLOAD_IMAGE) bench-realkvm bench-warm bench-mixed
@@ -264,15 +266,21 @@ man: $(BUILD)/handover.1
 # users: --exec packs its own) with the /init it packs, the man page, and
 # the examples (the scripts executable) with the kernel config fragment
 # ci-kunit.sh reads, so that an installed handover works without the checkout.
+INSTALL_TO = "$(DESTDIR)$(PREFIX)"
 install: $(BUILD)/handover $(BUILD)/handover.1
-	install -D -m 0755 $(BUILD)/handover $(DESTDIR)$(PREFIX)/bin/handover
-	install -D -m 0644 $(BUILD)/handover.1 $(DESTDIR)$(PREFIX)/share/man/man1/handover.1
-	install -D -m 0755 scripts/build-initramfs.sh $(DESTDIR)$(PREFIX)/bin/handover-initramfs
-	install -D -m 0644 scripts/handover-init.sh $(DESTDIR)$(PREFIX)/share/handover/handover-init.sh
-	install -D -m 0644 tests/kernel/tiny.config $(DESTDIR)$(PREFIX)/share/handover/tiny.config
-	install -d $(DESTDIR)$(PREFIX)/share/handover/examples
-	install -m 0755 examples/*.sh $(DESTDIR)$(PREFIX)/share/handover/examples/
-	install -m 0644 examples/*.yml $(DESTDIR)$(PREFIX)/share/handover/examples/
+	install -D -m 0755 $(BUILD)/handover $(INSTALL_TO)/bin/handover
+	install -D -m 0644 $(BUILD)/handover.1 $(INSTALL_TO)/share/man/man1/handover.1
+	install -D -m 0755 scripts/build-initramfs.sh $(INSTALL_TO)/bin/handover-initramfs
+	install -D -m 0644 scripts/handover-init.sh $(INSTALL_TO)/share/handover/handover-init.sh
+	install -D -m 0644 tests/kernel/tiny.config $(INSTALL_TO)/share/handover/tiny.config
+	install -d $(INSTALL_TO)/share/handover/examples
+	install -m 0755 examples/*.sh $(INSTALL_TO)/share/handover/examples/
+	install -m 0644 examples/*.yml $(INSTALL_TO)/share/handover/examples/
+
+# What make install put there (with the same DESTDIR and PREFIX).
+uninstall:
+	rm -f $(INSTALL_TO)/bin/handover $(INSTALL_TO)/bin/handover-initramfs $(INSTALL_TO)/share/man/man1/handover.1
+	rm -rf $(INSTALL_TO)/share/handover
 
 clean:
 	rm -rf $(BUILD)
@@ -300,6 +308,7 @@ help:
 	@echo "make man            build/handover.1, the man page (help2man from --help)"
 	@echo "make docs           write docs/exit-status.md from the exit-status and end-reason tables"
 	@echo "make install        install handover, handover-initramfs, the man page and the examples under $(PREFIX)"
+	@echo "make uninstall      remove what make install installed under $(PREFIX)"
 	@echo "make clean          remove $(BUILD)/"
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -12,8 +12,11 @@
 # Needs a host whose KVM runs guest user space (bare metal, or a cloud VM
 # with nested VMX/SVM). On a nested, emulating KVM init dies at its first
 # system call; handover then says so and exits with status 6 (kernel panic).
-# Exit status: the command's; 8 when the guest ended without reporting it.
+# Exit status: the command's; 8 when the guest ended without reporting it;
+# 2 for a usage error.
 set -euo pipefail
-kernel=${1:?usage: $0 BZIMAGE COMMAND} cmd=${2:?usage: $0 BZIMAGE COMMAND}
+# A usage error is status 2, as handover's own: 1 could be the command's.
+[ $# = 2 ] && [ -n "$1" ] && [ -n "$2" ] || { echo "usage: $0 BZIMAGE 'COMMAND'" >&2; exit 2; }
+kernel=$1 cmd=$2
 exec "${HANDOVER:-handover}" --timeout "${TIMEOUT:-600}" --exec "$cmd" \
     --cmdline "console=ttyS0 quiet" "$kernel"

@@ -57,8 +57,8 @@ key=$( { sha256sum "$0" "$mods/kernel.img" "$mods/$loader.mod" "$kernel" ${initr
 out=${HANDOVER_CACHE:-$HOME/.cache/handover}/grub/$key
 if [ -s "$out/grubx64.efi" ]; then echo "$out/grubx64.efi"; exit 0; fi
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d) part=
+trap 'rm -rf "$work" "$part"' EXIT
 boot_lines() {   # boot_lines EXTRA: load the kernel (and initrd) with EXTRA on its command line
     echo "$loader /vmlinuz $cmdline${1:+ $1}"
     [ -z "$initrd" ] || echo "${loader/linux/initrd} /initrd.img"
@@ -81,5 +81,10 @@ grub-mkstandalone -O x86_64-efi -o "$work/grubx64.efi" --install-modules="normal
     --locales= --fonts= --themes= "${files[@]}" >&2
 mkdir -p "$out"
 cp "$work/grub.cfg" "$out/grub.cfg"
-mv "$work/grubx64.efi" "$out/grubx64.efi"
+# Copied under a name of this run's own and renamed when whole ($work may be
+# on another file system): a copy cut short is never taken as the GRUB.
+part=$(mktemp "$out/grubx64.efi.XXXXXX")
+cp "$work/grubx64.efi" "$part"
+chmod 644 "$part"
+mv "$part" "$out/grubx64.efi"
 echo "$out/grubx64.efi"

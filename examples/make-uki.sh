@@ -33,8 +33,8 @@ key=$( { sha256sum "$0" "$stub" "$kernel" "$initrd"; printf '%s\n' "$cmdline"; }
 out=${HANDOVER_CACHE:-$HOME/.cache/handover}/uki/$key
 if [ -s "$out/uki.efi" ]; then echo "$out/uki.efi"; exit 0; fi
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d) part=
+trap 'rm -rf "$work" "$part"' EXIT
 printf '%s\n' "$cmdline" > "$work/cmdline.txt"
 printf 'ID=handover\nPRETTY_NAME="handover UKI"\n' > "$work/os-release"
 objcopy \
@@ -44,5 +44,10 @@ objcopy \
     --add-section .initrd="$initrd" --change-section-vma .initrd=0x3000000 \
     "$stub" "$work/uki.efi"
 mkdir -p "$out"
-mv "$work/uki.efi" "$out/uki.efi"
+# Copied under a name of this run's own and renamed when whole ($work may be
+# on another file system): a copy cut short is never taken as the UKI.
+part=$(mktemp "$out/uki.efi.XXXXXX")
+cp "$work/uki.efi" "$part"
+chmod 644 "$part"
+mv "$part" "$out/uki.efi"
 echo "$out/uki.efi"

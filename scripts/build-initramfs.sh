@@ -37,7 +37,12 @@ for applet in $("$busybox" --list); do [ "$applet" = busybox ] || ln -sf busybox
 cp "$init" "$root/init"
 chmod +x "$root/init"
 mkdir -p "$cache"
-(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --owner=0:0 --quiet) > "$out.tmp"
-mv "$out.tmp" "$out"
+# A temporary name of this run's own, renamed when whole: two runs at once
+# (or one cut short) never leave a part of an archive under $out.
+part=$(mktemp "$out.part.XXXXXX")
+trap 'rm -rf "$root" "$part"' EXIT
+(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --owner=0:0 --quiet) > "$part"
+chmod 644 "$part"
+mv "$part" "$out"
 echo "$key" > "$cache/KEY"
 echo "$out"

@@ -42,6 +42,18 @@ if [ -n "${KVM_HOST_IN_L1:-}" ]; then
     exit 1
 fi
 
+# kbuild refuses a source tree whose path has a space or colon (its top
+# Makefile), which it would say only after the extraction.
+case $cache in *[[:space:]:]*)
+    echo "build-tiny-kernel: the kernel cannot be built under '$cache' (a space or colon in its path): set HANDOVER_CACHE to another folder" >&2
+    exit 1 ;;
+esac
+# One build at a time per cache: the variants share the extracted source.
+mkdir -p "$cache"
+exec 9>"$cache/.build-tiny-kernel.lock"
+flock -n 9 || { echo "build-tiny-kernel: waiting for another build in $cache" >&2; flock 9; }
+if [ -s "$out/bzImage" ]; then echo "$out/bzImage"; exit 0; fi
+
 src="$cache/src/linux-source-6.1-$srcver"
 if [ ! -f "$src/.extracted" ]; then
     echo "build-tiny-kernel: extracting $tarball" >&2
@@ -82,7 +94,14 @@ echo "build-tiny-kernel: building (a few minutes on 2 cores)" >&2
 export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00 UTC' KBUILD_BUILD_USER=handover KBUILD_BUILD_HOST=handover
 rm -f "$build/.version"
 make -s -C "$src" O="$build" ARCH="$arch" -j"$(nproc)" bzImage >&2
-mkdir -p "$out"
-cp "$build/arch/x86/boot/bzImage" "$out/bzImage"
-cp "$build/.config" "$out/config"
+# The result appears whole or not at all: a copy cut short (a full disk,
+# Ctrl-C) stays in a folder of its own, never in $out for a later run to
+# take as the kernel. Another run that finished first keeps its own.
+mkdir -p "$cache/kernels"
+part=$(mktemp -d "$out.part.XXXXXX")
+trap 'rm -rf "$part"' EXIT
+cp "$build/arch/x86/boot/bzImage" "$part/bzImage"
+cp "$build/.config" "$part/config"
+chmod 755 "$part"
+mv -T "$part" "$out" 2>/dev/null || [ -s "$out/bzImage" ] || { echo "build-tiny-kernel: cannot make $out" >&2; exit 1; }
 echo "$out/bzImage"

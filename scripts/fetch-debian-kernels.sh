@@ -20,14 +20,20 @@ fetch() {   # fetch PACKAGE NAME
     if [ -s "$dir/vmlinuz" ] && [ "$(cat "$dir/VERSION" 2>/dev/null)" = "$pkg $ver" ]; then
         echo "$dir/vmlinuz"; return
     fi
-    local tmp; tmp=$(mktemp -d)
-    (cd "$tmp" && apt-get download -q "$pkg" >&2)
-    dpkg-deb -x "$tmp"/*.deb "$tmp/x"
     mkdir -p "$dir"
-    cp "$tmp"/x/boot/vmlinuz-* "$dir/vmlinuz"
+    # Unpacked beside the result, so that the rename below is one step: a
+    # run cut short leaves no part of a kernel under the name the tests
+    # and benches read (and VERSION, written after it, still differs).
+    tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
+    (cd "$tmp" && apt-get download -q "$pkg" >&2) ||
+        { echo "fetch-debian-kernels: apt-get download $pkg failed (network? apt-get update?)" >&2; exit 1; }
+    dpkg-deb -x "$tmp"/*.deb "$tmp/x"
+    mv "$tmp"/x/boot/vmlinuz-* "$dir/vmlinuz"
     echo "$pkg $ver" > "$dir/VERSION"
     rm -rf "$tmp"
     echo "$dir/vmlinuz"
 }
+tmp=
+trap 'rm -rf "$tmp"' EXIT
 fetch "$pkg61" debian-6.1
 fetch "$pkg612" debian-6.12

@@ -12,6 +12,10 @@
 # usage: scripts/make-secure-boot-keys.sh DIR [CERT...]
 set -euo pipefail
 dir=${1:?usage: $0 DIR [CERT...]}
+for tool in openssl:openssl cert-to-efi-sig-list:efitools sign-efi-sig-list:efitools; do
+    command -v "${tool%%:*}" >/dev/null ||
+        { echo "make-secure-boot-keys: need ${tool%%:*}: apt-get install ${tool#*:}" >&2; exit 1; }
+done
 shift
 mkdir -p "$dir"
 certs=()

@@ -32,7 +32,8 @@ else
     dpkg-query -W -f='${Version}\n' linux-source-6.1 > "$top/tests/golden/tiny-source"
 fi
 . "$top/tests/integration/seeded.sh"
-for k in $kernels; do
+mapfile -t images <<< "$kernels"   # one a line: a path may hold a space
+for k in "${images[@]}"; do
     name=tiny
     [ "${1:-}" = debian ] && name=$(basename "$(dirname "$k")")
     for e in handover pe; do

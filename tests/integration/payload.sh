@@ -250,11 +250,107 @@ if selected installed-examples; then
         > "$OUT/ksrc/Makefile"
     printf '#!/bin/sh\nshift 3\nfor f; do [ -r "$f" ] || { echo "no fragment $f"; exit 1; }; done\necho "fragments: $*"\n' \
         > "$OUT/ksrc/scripts/kconfig/merge_config.sh"
-    chmod +x "$OUT/ksrc/scripts/kconfig/merge_config.sh"
+    printf '#!/bin/sh\nfor image; do :; done\nls "$image" && echo "boots $image"\n' > "$OUT/ksrc-boot"
+    chmod +x "$OUT/ksrc/scripts/kconfig/merge_config.sh" "$OUT/ksrc-boot"
+    cp -r "$OUT/ksrc" "$OUT/ksrc-rel"
     expect installed-ci-kunit 0 'fragments: .*/share/handover/examples/\.\./tiny\.config ' \
         -- env -C "$OUT" HANDOVER=true "$INST/usr/share/handover/examples/ci-kunit.sh" "$OUT/ksrc"
+    # A tree named relative to here, as kbuild reads O= (relative to the
+    # tree, after make -C): the image is where the example boots it from.
+    expect ci-kunit-relative-tree 0 'boots /.*/ksrc-rel/\.handover-build/arch/x86/boot/bzImage$' \
+        -- env -C "$OUT" HANDOVER="$OUT/ksrc-boot" "$TOP/examples/ci-kunit.sh" ksrc-rel
     expect installed-initramfs-builder 0 'initramfs/busybox\.cpio$' \
         -- env -C "$OUT" HANDOVER_CACHE="$OUT/cache" "$INST/usr/bin/handover-initramfs"
+    # make uninstall removes every file make install made, in a PREFIX with a space.
+    expect install-uninstall 0 '^installed [1-9][0-9]* files, left 0$' \
+        -- sh -c 'make -s -C "$1" install BUILD="$2" DESTDIR="$3" PREFIX="/my tools" &&
+            n=$(find "$3" -type f | wc -l) && make -s -C "$1" uninstall DESTDIR="$3" PREFIX="/my tools" &&
+            echo "installed $n files, left $(find "$3" -type f | wc -l)"' \
+            sh "$TOP" "$(cd "$(dirname "$HO")" && pwd)" "$OUT/inst-spaced"
+fi
+# The scripts' cache (HANDOVER_CACHE) holds only whole results. A kernel
+# whose copy into the cache failed (a full disk: a cp that writes 100 bytes
+# and fails stands in) is built again by the next run, not taken as it is;
+# the stand-in source tree builds a 4096-byte bzImage. Two initramfs builds
+# at once (a cpio that takes a second) both succeed with a whole archive.
+if selected tiny-kernel-cut-short; then
+    ksrc_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
+    if [ -z "$ksrc_ver" ] || [ ! -r /usr/src/linux-source-6.1.tar.xz ]; then
+        skip tiny-kernel-cut-short "needs linux-source-6.1 (scripts/install-packages.sh)"
+    else
+        fake=$OUT/kcache/src/linux-source-6.1-$ksrc_ver
+        mkdir -p "$fake/scripts/kconfig" "$OUT/full-disk"
+        touch "$fake/.extracted"
+        printf 'tinyconfig olddefconfig:\n\t@touch $(O)/.config\nbzImage:\n\t@mkdir -p $(O)/arch/x86/boot && head -c 4096 /dev/zero > $(O)/arch/x86/boot/bzImage\n' \
+            > "$fake/Makefile"
+        printf '#!/bin/sh\nshift 3\nout=$1\nshift\ncat "$@" > "$out"\n' > "$fake/scripts/kconfig/merge_config.sh"
+        printf '#!/bin/sh\nhead -c 100 "$1" > "$2"\necho "cp: error writing $2: No space left on device" >&2\nexit 1\n' \
+            > "$OUT/full-disk/cp"
+        chmod +x "$fake/scripts/kconfig/merge_config.sh" "$OUT/full-disk/cp"
+        HANDOVER_CACHE="$OUT/kcache" PATH="$OUT/full-disk:$PATH" "$TOP/scripts/build-tiny-kernel.sh" \
+            >"$OUT/kernel-full-disk.log" 2>&1
+        expect tiny-kernel-cut-short 0 '^4096 .*/kernels/tiny-[0-9a-f]+/bzImage$' \
+            -- sh -c 'k=$(HANDOVER_CACHE="$1" "$2") && echo "$(stat -c %s "$k") $k"' sh "$OUT/kcache" \
+            "$TOP/scripts/build-tiny-kernel.sh"
+        # A cache whose path kbuild refuses is said at once, not after the extraction.
+        mkdir -p "$OUT/k cache/src"
+        cp -r "$fake" "$OUT/k cache/src/"
+        expect tiny-kernel-spaced-cache 1 "cannot be built under '.*/k cache'.*set HANDOVER_CACHE" \
+            -- env HANDOVER_CACHE="$OUT/k cache" "$TOP/scripts/build-tiny-kernel.sh"
+    fi
+fi
+if selected initramfs-two-at-once; then
+    mkdir -p "$OUT/slow-cpio"
+    printf '#!/bin/sh\ncat > /dev/null\nsleep 1\necho whole-archive\n' > "$OUT/slow-cpio/cpio"
+    chmod +x "$OUT/slow-cpio/cpio"
+    expect initramfs-two-at-once 0 '^first 0 whole-archive$' '^second 0 whole-archive$' \
+        -- env HANDOVER_CACHE="$OUT/cache-two" PATH="$OUT/slow-cpio:$PATH" sh -c '
+            run() { out=$("$1"); echo "$2 $? $(cat "$out")"; }
+            run "$0" first & sleep 0.3; run "$0" second; wait' "$TOP/scripts/build-initramfs.sh"
+fi
+# The CI examples' usage errors are status 2, never one their results use.
+expect ci-exec-usage 2 "^usage: .*ci-exec\.sh BZIMAGE 'COMMAND'" -- "$TOP/examples/ci-exec.sh" "$PAYLOAD"
+expect ci-kunit-usage 2 '^usage: .*ci-kunit\.sh KERNEL_SRC' -- "$TOP/examples/ci-kunit.sh"
+# A tool the script needs and cannot find is named with its package.
+if selected secure-boot-keys-without-efitools; then
+    mkdir -p "$OUT/no-efitools"
+    for t in bash env mkdir cat realpath openssl; do ln -sf "$(command -v "$t")" "$OUT/no-efitools/$t"; done
+    expect secure-boot-keys-without-efitools 1 'need cert-to-efi-sig-list: apt-get install efitools' \
+        -- env PATH="$OUT/no-efitools" "$TOP/scripts/make-secure-boot-keys.sh" "$OUT/keys-without-efitools"
+fi
+# scripts/kvm-host --prepare with a stand-in kernel package (apt-cache and
+# apt-get stubs; its modules are ELF objects with only a .modinfo), on the
+# PATH a user has on Debian (no /usr/sbin, where depmod and modprobe are):
+# the L1's initramfs loads all of its modules. A package without one of
+# them is refused, and no L1 is left in the cache for the next run to take.
+l1_package() {   # l1_package DIR MODULE...: the package in DIR, stubs in DIR/bin
+    local d=$1 m k=6.1.0-99-amd64; shift
+    mkdir -p "$d/pkg/DEBIAN" "$d/pkg/boot" "$d/pkg/lib/modules/$k/kernel" "$d/bin"
+    printf 'Package: linux-image-%s\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: t\n' "$k" \
+        > "$d/pkg/DEBIAN/control"
+    echo kernel > "$d/pkg/boot/vmlinuz-$k"
+    echo 'int x;' | cc -c -x c - -o "$d/empty.o"
+    for m; do
+        printf 'name=%s\0depends=\0vermagic=%s SMP mod_unload modversions \0' "$m" "$k" > "$d/modinfo"
+        objcopy --add-section .modinfo="$d/modinfo" "$d/empty.o" "$d/pkg/lib/modules/$k/kernel/$m.ko"
+    done
+    dpkg-deb -b -Zgzip "$d/pkg" "$d/linux-image-$k.deb" >/dev/null
+    printf '#!/bin/sh\necho "  Depends: linux-image-%s"\n' "$k" > "$d/bin/apt-cache"
+    printf '#!/bin/sh\ncp "%s/linux-image-%s.deb" .\n' "$d" "$k" > "$d/bin/apt-get"
+    chmod +x "$d/bin/apt-cache" "$d/bin/apt-get"
+}
+if selected kvm-host-prepare-user-path; then
+    l1_package "$OUT/l1-whole" virtio_pci 9pnet_virtio 9p overlay kvm_amd
+    expect kvm-host-prepare-user-path 0 '^virtio_pci\.ko$' '^9pnet_virtio\.ko$' '^9p\.ko$' '^overlay\.ko$' '^kvm_amd\.ko$' \
+        -- env HANDOVER_CACHE="$OUT/l1-whole/cache" PATH="$OUT/l1-whole/bin:/usr/local/bin:/usr/bin:/bin" sh -c '
+            l1=$("$0" --prepare) && cd "$l1" && cpio -i --quiet --to-stdout modules/order < initrd.cpio' "$TOP/scripts/kvm-host"
+fi
+if selected kvm-host-prepare-module-missing; then
+    l1_package "$OUT/l1-short" virtio_pci 9pnet_virtio 9p overlay
+    expect kvm-host-prepare-module-missing 125 'kvm-host: linux-image-6\.1\.0-99-amd64 has no module kvm_amd' \
+        '!^6\.1\.0-99-amd64' \
+        -- env HANDOVER_CACHE="$OUT/l1-short/cache" PATH="$OUT/l1-short/bin:$PATH" sh -c '
+            "$0" --prepare; rc=$?; ls "$HANDOVER_CACHE/kvm-host"; exit $rc' "$TOP/scripts/kvm-host"
 fi
 # A refused image still writes --report with its end reason.
 expect report-of-refused-image 11 'boot_flag: 0x0000' \
