@@ -109,14 +109,13 @@ static efi_status_t check_attrs(const struct firmware *fw, uint64_t attrs)
     return EFI_SUCCESS;
 }
 
-/* The variable at p (NULL: a new one) written with attrs and the size
- * bytes at data, or with append those added to its own. */
+/* The variable at p (NULL: a new one; else one with attrs already)
+ * written with attrs and the size bytes at data, or with append those
+ * added to its own. */
 static efi_status_t write_data(struct firmware *fw, const struct guest_view *v, struct fw_variable **p,
                                const uint16_t *name, size_t len, const efi_guid_t *g, uint32_t attrs, bool append,
                                uint64_t size, uint64_t data)
 {
-    if (p && (*p)->attrs != attrs)
-        return EFI_INVALID_PARAMETER;
     if (append && !size && !p)   /* nothing to add to nothing: EDK2's UpdateVariable writes no variable */
         return EFI_SUCCESS;
     uint64_t old = p ? (*p)->size : 0;
@@ -161,6 +160,13 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
         hidden = p;
         p = NULL;
     }
+    /* A variable keeps its attributes: others are EFI_INVALID_PARAMETER
+     * for a delete by DataSize 0 as for a write, and an append with no
+     * access attributes neither deletes nor writes (UEFI 2.10 section
+     * 8.2, SetVariable(): the exceptions are none given, or APPEND_WRITE
+     * the only difference; EDK2 checks before it deletes). */
+    if (p && (attrs || append) && attrs != (*p)->attrs)
+        return EFI_INVALID_PARAMETER;
     if (attrs && (size || append)) {
         s = write_data(fw, v, p, buf, (size_t)len, &g, (uint32_t)attrs, append, size, data);
         /* After ExitBootServices a variable without RUNTIME_ACCESS is not

@@ -141,6 +141,26 @@ START_TEST(append_write_extends_a_variable)
 }
 END_TEST
 
+/* A variable keeps its attributes (UEFI 2.10 section 8.2, SetVariable()):
+ * a DataSize of 0 with other attributes deletes nothing, and APPEND_WRITE
+ * with no access attributes neither deletes nor appends. Attributes 0
+ * still deletes. */
+START_TEST(set_variable_with_other_attributes_neither_deletes_nor_writes)
+{
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS, NULL, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_NV_BS_RT, NULL, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, EFI_VARIABLE_APPEND_WRITE, "def", 3), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, EFI_VARIABLE_APPEND_WRITE, NULL, 0), EFI_INVALID_PARAMETER);
+    uint64_t size_p = put_u64(16), data = scratch(16);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Kept"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 3);
+    ck_assert_mem_eq(hp(data), "abc", 3);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, 0, NULL, 0), EFI_SUCCESS);
+    ck_assert_ptr_null(fw.variables);
+}
+END_TEST
+
 /* An append of nothing to a variable that is not there creates nothing
  * (EDK2's UpdateVariable: EFI_SUCCESS, no variable). */
 START_TEST(an_empty_append_creates_no_variable)
@@ -460,7 +480,8 @@ Suite *fw_variables_suite(void)
         get_variable_too_small_reports_the_size_and_writes_no_data, get_next_variable_name_walks_in_creation_order,
         get_next_variable_name_too_small_reports_the_size, setting_size_zero_deletes_a_variable,
         set_variable_refuses_bad_attributes_and_names, variable_attributes_ignore_the_upper_half_of_their_register,
-        append_write_extends_a_variable, an_empty_append_creates_no_variable,
+        append_write_extends_a_variable, set_variable_with_other_attributes_neither_deletes_nor_writes,
+        an_empty_append_creates_no_variable,
         runtime_get_variable_works_after_exit_boot_services,
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
