@@ -109,6 +109,23 @@ static efi_status_t check_attrs(const struct firmware *fw, uint64_t attrs)
     return EFI_SUCCESS;
 }
 
+/* After ExitBootServices only variables with NON_VOLATILE and
+ * RUNTIME_ACCESS can be set: one with RUNTIME_ACCESS alone is read-only
+ * data (UEFI 2.10 section 8.2, SetVariable(); EDK2's UpdateVariable
+ * answers EFI_WRITE_PROTECTED for such a variable and
+ * EFI_INVALID_PARAMETER for a new one without NON_VOLATILE). p is the
+ * variable the caller sees, or NULL. */
+static efi_status_t check_runtime_write(const struct firmware *fw, struct fw_variable *const *p, uint64_t attrs)
+{
+    if (fw->phase != FW_PHASE_RUNTIME)
+        return EFI_SUCCESS;
+    if (p && !((*p)->attrs & EFI_VARIABLE_NON_VOLATILE))
+        return EFI_WRITE_PROTECTED;
+    if (attrs && !(attrs & EFI_VARIABLE_NON_VOLATILE))
+        return EFI_INVALID_PARAMETER;
+    return EFI_SUCCESS;
+}
+
 /* The variable at p (NULL: a new one; else one with attrs already)
  * written with attrs and the size bytes at data, or with append those
  * added to its own. */
@@ -167,6 +184,9 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
      * the only difference; EDK2 checks before it deletes). */
     if (p && (attrs || append) && attrs != (*p)->attrs)
         return EFI_INVALID_PARAMETER;
+    s = check_runtime_write(fw, p, attrs);
+    if (s != EFI_SUCCESS)
+        return s;
     if (attrs && (size || append)) {
         s = write_data(fw, v, p, buf, (size_t)len, &g, (uint32_t)attrs, append, size, data);
         /* After ExitBootServices a variable without RUNTIME_ACCESS is not

@@ -178,7 +178,32 @@ START_TEST(runtime_get_variable_works_after_exit_boot_services)
     uint64_t size_p = put_u64(8), data = scratch(8);
     ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Kept"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
     ck_assert_mem_eq(hp(data), "rt", 2);
-    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "RT", 2), EFI_SUCCESS);
+}
+END_TEST
+
+/* After ExitBootServices only NV|BS|RT variables can be set; a volatile
+ * one with RUNTIME_ACCESS is read-only data (UEFI 2.10 section 8.2,
+ * SetVariable()): not rewritten, appended to or deleted, and no new one
+ * is made. */
+START_TEST(runtime_writes_only_non_volatile_variables)
+{
+    ck_assert_uint_eq(set_var("Volatile", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Stored", GUID_TEST, ATTR_NV_BS_RT, "nv", 2), EFI_SUCCESS);
+    exit_boot_services();
+    ck_assert_uint_eq(set_var("Volatile", GUID_TEST, ATTR_BS_RT, "RT", 2), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("Volatile", GUID_TEST, ATTR_BS_RT | EFI_VARIABLE_APPEND_WRITE, "!", 1),
+                      EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("Volatile", GUID_TEST, 0, NULL, 0), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("New", GUID_TEST, ATTR_BS_RT, "n", 1), EFI_INVALID_PARAMETER);
+    uint64_t size_p = put_u64(8), data = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Volatile"), put_guid(GUID_TEST), 0, size_p, data),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), 2);
+    ck_assert_mem_eq(hp(data), "rt", 2);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("New"), put_guid(GUID_TEST), 0, size_p, data), EFI_NOT_FOUND);
+    ck_assert_uint_eq(set_var("Stored", GUID_TEST, ATTR_NV_BS_RT, "NV", 2), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Made", GUID_TEST, ATTR_NV_BS_RT, "m", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Stored", GUID_TEST, 0, NULL, 0), EFI_SUCCESS);
 }
 END_TEST
 
@@ -362,7 +387,7 @@ START_TEST(set_variable_past_the_variable_limit_is_invalid_and_past_the_store_ou
 END_TEST
 
 /* After ExitBootServices a variable without RUNTIME_ACCESS is not there
- * for the caller: writing its name anew (with RUNTIME_ACCESS) makes a
+ * for the caller: writing its name anew (NV, BS and RT) makes a
  * variable GetVariable then reads, in its place, not a second variable
  * of the same name and GUID that the hidden one shadows. */
 START_TEST(a_runtime_write_replaces_a_hidden_boot_only_variable)
@@ -370,7 +395,7 @@ START_TEST(a_runtime_write_replaces_a_hidden_boot_only_variable)
     ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS, "boot", 4), EFI_SUCCESS);
     ck_assert_uint_eq(set_var("After", GUID_TEST, ATTR_BS_RT, "a", 1), EFI_SUCCESS);
     exit_boot_services();
-    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_NV_BS_RT, "rt", 2), EFI_SUCCESS);
     uint64_t size_p = put_u64(8), data = scratch(8);
     ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Hidden"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(size_p), 2);
@@ -482,7 +507,7 @@ Suite *fw_variables_suite(void)
         set_variable_refuses_bad_attributes_and_names, variable_attributes_ignore_the_upper_half_of_their_register,
         append_write_extends_a_variable, set_variable_with_other_attributes_neither_deletes_nor_writes,
         an_empty_append_creates_no_variable,
-        runtime_get_variable_works_after_exit_boot_services,
+        runtime_get_variable_works_after_exit_boot_services, runtime_writes_only_non_volatile_variables,
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
         get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid,
