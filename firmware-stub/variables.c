@@ -217,6 +217,8 @@ efi_status_t fw_query_variable_info(struct firmware *fw, const struct guest_view
         return EFI_INVALID_PARAMETER;
     guest_view_write_u64(v, max_storage, VAR_STORE_MAX);
     guest_view_write_u64(v, remaining, VAR_STORE_MAX - fw->variable_bytes);
-    guest_view_write_u64(v, max_size, VAR_DATA_MAX);
+    /* No more than a variable can now be written with: EDK2's
+     * QueryVariableInfo caps it at what remains, less a variable's header. */
+    guest_view_write_u64(v, max_size, fw_variable_largest(fw));
     return EFI_SUCCESS;
 }

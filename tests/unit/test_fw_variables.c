@@ -386,6 +386,33 @@ START_TEST(set_variable_past_the_variable_limit_is_invalid_and_past_the_store_ou
 }
 END_TEST
 
+/* QueryVariableInfo's MaximumVariableSize is a size SetVariable then
+ * takes: below VAR_DATA_MAX once the store has less room than that, 0
+ * when it has none (UEFI 2.10 section 8.2, QueryVariableInfo()). */
+START_TEST(query_variable_info_maximum_size_fits_the_room_left)
+{
+    uint64_t big = scratch(VAR_DATA_MAX);
+    efi_status_t s = EFI_SUCCESS;
+    for (unsigned i = 0; i < 40 && s == EFI_SUCCESS; i++) {
+        char name[8] = { 'B', (char)('a' + i % 26), (char)('a' + i / 26), 0 };
+        s = CALL(RT(SET_VARIABLE), put_ucs2(name), put_guid(GUID_TEST), ATTR_BS, VAR_DATA_MAX, big);
+    }
+    ck_assert_uint_eq(s, EFI_OUT_OF_RESOURCES);
+    uint64_t max_p = put_u64(0), rem_p = put_u64(0), size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS, max_p, rem_p, size_p), EFI_SUCCESS);
+    uint64_t largest = rd64(size_p);
+    ck_assert_uint_gt(largest, 0);
+    ck_assert_uint_lt(largest, rd64(rem_p));
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Last"), put_guid(GUID_TEST), ATTR_BS, largest + 1, big),
+                      EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Last"), put_guid(GUID_TEST), ATTR_BS, largest, big),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS, max_p, rem_p, size_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(rem_p), 0);
+    ck_assert_uint_eq(rd64(size_p), 0);
+}
+END_TEST
+
 /* After ExitBootServices a variable without RUNTIME_ACCESS is not there
  * for the caller: writing its name anew (NV, BS and RT) makes a
  * variable GetVariable then reads, in its place, not a second variable
@@ -514,6 +541,7 @@ Suite *fw_variables_suite(void)
         get_next_variable_name_needs_the_nul_within_the_size,
         query_variable_info_refuses_invalid_attribute_combinations, get_variable_too_small_still_reports_the_attributes,
         set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources,
+        query_variable_info_maximum_size_fits_the_room_left,
         a_runtime_write_replaces_a_hidden_boot_only_variable, get_next_variable_name_does_not_go_on_from_a_hidden_variable,
         NULL });
     fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
