@@ -2,8 +2,8 @@
  * QueryVariableInfo (UEFI 2.10 section 8.2), on the variable store.
  * Missing variables give EFI_NOT_FOUND without touching *DataSize: the stub
  * probes SecureBoot, SetupMode and MOR and relies on that (section 7 item 2).
- * With Secure Boot (cfg.secure_boot) the keys' writes are secure_boot_keys.c's
- * and the modes are read-only. */
+ * With Secure Boot (cfg.secure_boot) the keys' writes are secure_boot_keys.c's;
+ * the modes are read-only with it or without. */
 #include "variables.h"
 
 #include <stdlib.h>
@@ -162,7 +162,10 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
     long len;
     if (!read_name_guid(v, name, guid, buf, &len, &g) || len == 0 || (size && !data))
         return EFI_INVALID_PARAMETER;
-    if (fw->cfg.secure_boot && secure_boot_mode_variable(buf, (size_t)len, &g))
+    /* The modes are the firmware's, with Secure Boot or without (then
+     * absent): no guest makes SecureBoot say 1 (UEFI 2.10 section 3.3:
+     * read-only; EDK2's VarCheckUefiLib refuses them the same way). */
+    if (secure_boot_mode_variable(buf, (size_t)len, &g))
         return EFI_WRITE_PROTECTED;
     enum secure_boot_key key = fw->cfg.secure_boot ? secure_boot_key_of(buf, (size_t)len, &g) : SB_NOT_A_KEY;
     if (key != SB_NOT_A_KEY)

@@ -161,6 +161,21 @@ START_TEST(set_variable_with_other_attributes_neither_deletes_nor_writes)
 }
 END_TEST
 
+/* Without Secure Boot the mode variables are not there, and no guest
+ * makes them: a SecureBoot of 1 would tell the kernel Secure Boot is on
+ * (UEFI 2.10 section 3.3: read-only). */
+START_TEST(the_secure_boot_modes_cannot_be_made_without_secure_boot)
+{
+    ck_assert_uint_eq(set_var("SecureBoot", GUID_GLOBAL_VARIABLE, ATTR_BS_RT, "\1", 1), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("SetupMode", GUID_GLOBAL_VARIABLE, ATTR_BS_RT, "\0", 1), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("AuditMode", GUID_GLOBAL_VARIABLE, ATTR_NV_BS_RT, "\0", 1), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("DeployedMode", GUID_GLOBAL_VARIABLE, ATTR_BS, "\0", 1), EFI_WRITE_PROTECTED);
+    ck_assert_ptr_null(fw.variables);
+    /* The same names under another GUID are anyone's. */
+    ck_assert_uint_eq(set_var("SecureBoot", GUID_TEST, ATTR_BS_RT, "\1", 1), EFI_SUCCESS);
+}
+END_TEST
+
 /* An append of nothing to a variable that is not there creates nothing
  * (EDK2's UpdateVariable: EFI_SUCCESS, no variable). */
 START_TEST(an_empty_append_creates_no_variable)
@@ -533,6 +548,7 @@ Suite *fw_variables_suite(void)
         get_next_variable_name_too_small_reports_the_size, setting_size_zero_deletes_a_variable,
         set_variable_refuses_bad_attributes_and_names, variable_attributes_ignore_the_upper_half_of_their_register,
         append_write_extends_a_variable, set_variable_with_other_attributes_neither_deletes_nor_writes,
+        the_secure_boot_modes_cannot_be_made_without_secure_boot,
         an_empty_append_creates_no_variable,
         runtime_get_variable_works_after_exit_boot_services, runtime_writes_only_non_volatile_variables,
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
