@@ -4,6 +4,15 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/variable_store.h"
 
+/* The variable name under GUID_TEST holds the len bytes at want. */
+static void expect_test_variable(const char *name, const void *want, size_t len)
+{
+    uint64_t size_p = put_u64(64), data = scratch(64);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2(name), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), len);
+    ck_assert_mem_eq(hp(data), want, len);
+}
+
 START_TEST(get_variable_not_found_leaves_data_size_untouched)
 {
     uint64_t size_p = put_u64(0x1234), attr_p = put_u64(0x77), data = scratch(16);
@@ -152,10 +161,7 @@ START_TEST(set_variable_with_other_attributes_neither_deletes_nor_writes)
     ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_NV_BS_RT, NULL, 0), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(set_var("Kept", GUID_TEST, EFI_VARIABLE_APPEND_WRITE, "def", 3), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(set_var("Kept", GUID_TEST, EFI_VARIABLE_APPEND_WRITE, NULL, 0), EFI_INVALID_PARAMETER);
-    uint64_t size_p = put_u64(16), data = scratch(16);
-    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Kept"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
-    ck_assert_uint_eq(rd64(size_p), 3);
-    ck_assert_mem_eq(hp(data), "abc", 3);
+    expect_test_variable("Kept", "abc", 3);
     ck_assert_uint_eq(set_var("Kept", GUID_TEST, 0, NULL, 0), EFI_SUCCESS);
     ck_assert_ptr_null(fw.variables);
 }
@@ -210,11 +216,8 @@ START_TEST(runtime_writes_only_non_volatile_variables)
                       EFI_WRITE_PROTECTED);
     ck_assert_uint_eq(set_var("Volatile", GUID_TEST, 0, NULL, 0), EFI_WRITE_PROTECTED);
     ck_assert_uint_eq(set_var("New", GUID_TEST, ATTR_BS_RT, "n", 1), EFI_INVALID_PARAMETER);
+    expect_test_variable("Volatile", "rt", 2);
     uint64_t size_p = put_u64(8), data = scratch(8);
-    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Volatile"), put_guid(GUID_TEST), 0, size_p, data),
-                      EFI_SUCCESS);
-    ck_assert_uint_eq(rd64(size_p), 2);
-    ck_assert_mem_eq(hp(data), "rt", 2);
     ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("New"), put_guid(GUID_TEST), 0, size_p, data), EFI_NOT_FOUND);
     ck_assert_uint_eq(set_var("Stored", GUID_TEST, ATTR_NV_BS_RT, "NV", 2), EFI_SUCCESS);
     ck_assert_uint_eq(set_var("Made", GUID_TEST, ATTR_NV_BS_RT, "m", 1), EFI_SUCCESS);
@@ -438,10 +441,7 @@ START_TEST(a_runtime_write_replaces_a_hidden_boot_only_variable)
     ck_assert_uint_eq(set_var("After", GUID_TEST, ATTR_BS_RT, "a", 1), EFI_SUCCESS);
     exit_boot_services();
     ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_NV_BS_RT, "rt", 2), EFI_SUCCESS);
-    uint64_t size_p = put_u64(8), data = scratch(8);
-    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Hidden"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
-    ck_assert_uint_eq(rd64(size_p), 2);
-    ck_assert_mem_eq(hp(data), "rt", 2);
+    expect_test_variable("Hidden", "rt", 2);
     unsigned named = 0;
     for (const struct fw_variable *var = fw.variables; var; var = var->next)
         named += var->name_len == 6 && var->name[0] == 'H';
