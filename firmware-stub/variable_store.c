@@ -22,6 +22,14 @@ efi_status_t fw_variable_room(const struct firmware *fw, struct fw_variable *con
                                                                                              : EFI_OUT_OF_RESOURCES;
 }
 
+uint64_t fw_variable_largest(const struct firmware *fw)
+{
+    uint64_t left = VAR_STORE_MAX - fw->variable_bytes, record = var_cost_of(0);
+    if (left <= record)
+        return 0;
+    return left - record < VAR_DATA_MAX ? left - record : VAR_DATA_MAX;
+}
+
 bool fw_variable_visible(const struct firmware *fw, const struct fw_variable *var)
 {
     return fw->phase == FW_PHASE_BOOT || (var->attrs & EFI_VARIABLE_RUNTIME_ACCESS);

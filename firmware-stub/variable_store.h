@@ -33,6 +33,9 @@ struct fw_variable {
  * maximum; EDK2's UpdateVariable likewise for an append); past the store
  * EFI_OUT_OF_RESOURCES. */
 efi_status_t fw_variable_room(const struct firmware *fw, struct fw_variable *const *p, uint64_t total);
+/* The most data a new variable can hold now: VAR_DATA_MAX, less as the
+ * store fills (what fw_variable_room takes). */
+uint64_t fw_variable_largest(const struct firmware *fw);
 /* Does the guest see the variable now: every one before
  * ExitBootServices, after it those with RUNTIME_ACCESS. */
 bool fw_variable_visible(const struct firmware *fw, const struct fw_variable *var);

@@ -2,8 +2,8 @@
  * QueryVariableInfo (UEFI 2.10 section 8.2), on the variable store.
  * Missing variables give EFI_NOT_FOUND without touching *DataSize: the stub
  * probes SecureBoot, SetupMode and MOR and relies on that (section 7 item 2).
- * With Secure Boot (cfg.secure_boot) the keys' writes are secure_boot_keys.c's
- * and the modes are read-only. */
+ * With Secure Boot (cfg.secure_boot) the keys' writes are secure_boot_keys.c's;
+ * the modes are read-only with it or without. */
 #include "variables.h"
 
 #include <stdlib.h>
@@ -109,14 +109,30 @@ static efi_status_t check_attrs(const struct firmware *fw, uint64_t attrs)
     return EFI_SUCCESS;
 }
 
-/* The variable at p (NULL: a new one) written with attrs and the size
- * bytes at data, or with append those added to its own. */
+/* After ExitBootServices only variables with NON_VOLATILE and
+ * RUNTIME_ACCESS can be set: one with RUNTIME_ACCESS alone is read-only
+ * data (UEFI 2.10 section 8.2, SetVariable(); EDK2's UpdateVariable
+ * answers EFI_WRITE_PROTECTED for such a variable and
+ * EFI_INVALID_PARAMETER for a new one without NON_VOLATILE). p is the
+ * variable the caller sees, or NULL. */
+static efi_status_t check_runtime_write(const struct firmware *fw, struct fw_variable *const *p, uint64_t attrs)
+{
+    if (fw->phase != FW_PHASE_RUNTIME)
+        return EFI_SUCCESS;
+    if (p && !((*p)->attrs & EFI_VARIABLE_NON_VOLATILE))
+        return EFI_WRITE_PROTECTED;
+    if (attrs && !(attrs & EFI_VARIABLE_NON_VOLATILE))
+        return EFI_INVALID_PARAMETER;
+    return EFI_SUCCESS;
+}
+
+/* The variable at p (NULL: a new one; else one with attrs already)
+ * written with attrs and the size bytes at data, or with append those
+ * added to its own. */
 static efi_status_t write_data(struct firmware *fw, const struct guest_view *v, struct fw_variable **p,
                                const uint16_t *name, size_t len, const efi_guid_t *g, uint32_t attrs, bool append,
                                uint64_t size, uint64_t data)
 {
-    if (p && (*p)->attrs != attrs)
-        return EFI_INVALID_PARAMETER;
     if (append && !size && !p)   /* nothing to add to nothing: EDK2's UpdateVariable writes no variable */
         return EFI_SUCCESS;
     uint64_t old = p ? (*p)->size : 0;
@@ -146,7 +162,10 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
     long len;
     if (!read_name_guid(v, name, guid, buf, &len, &g) || len == 0 || (size && !data))
         return EFI_INVALID_PARAMETER;
-    if (fw->cfg.secure_boot && secure_boot_mode_variable(buf, (size_t)len, &g))
+    /* The modes are the firmware's, with Secure Boot or without (then
+     * absent): no guest makes SecureBoot say 1 (UEFI 2.10 section 3.3:
+     * read-only; EDK2's VarCheckUefiLib refuses them the same way). */
+    if (secure_boot_mode_variable(buf, (size_t)len, &g))
         return EFI_WRITE_PROTECTED;
     enum secure_boot_key key = fw->cfg.secure_boot ? secure_boot_key_of(buf, (size_t)len, &g) : SB_NOT_A_KEY;
     if (key != SB_NOT_A_KEY)
@@ -161,6 +180,16 @@ efi_status_t fw_set_variable(struct firmware *fw, const struct guest_view *v, ui
         hidden = p;
         p = NULL;
     }
+    /* A variable keeps its attributes: others are EFI_INVALID_PARAMETER
+     * for a delete by DataSize 0 as for a write, and an append with no
+     * access attributes neither deletes nor writes (UEFI 2.10 section
+     * 8.2, SetVariable(): the exceptions are none given, or APPEND_WRITE
+     * the only difference; EDK2 checks before it deletes). */
+    if (p && (attrs || append) && attrs != (*p)->attrs)
+        return EFI_INVALID_PARAMETER;
+    s = check_runtime_write(fw, p, attrs);
+    if (s != EFI_SUCCESS)
+        return s;
     if (attrs && (size || append)) {
         s = write_data(fw, v, p, buf, (size_t)len, &g, (uint32_t)attrs, append, size, data);
         /* After ExitBootServices a variable without RUNTIME_ACCESS is not
@@ -191,6 +220,8 @@ efi_status_t fw_query_variable_info(struct firmware *fw, const struct guest_view
         return EFI_INVALID_PARAMETER;
     guest_view_write_u64(v, max_storage, VAR_STORE_MAX);
     guest_view_write_u64(v, remaining, VAR_STORE_MAX - fw->variable_bytes);
-    guest_view_write_u64(v, max_size, VAR_DATA_MAX);
+    /* No more than a variable can now be written with: EDK2's
+     * QueryVariableInfo caps it at what remains, less a variable's header. */
+    guest_view_write_u64(v, max_size, fw_variable_largest(fw));
     return EFI_SUCCESS;
 }

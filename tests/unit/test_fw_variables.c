@@ -4,6 +4,15 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/variable_store.h"
 
+/* The variable name under GUID_TEST holds the len bytes at want. */
+static void expect_test_variable(const char *name, const void *want, size_t len)
+{
+    uint64_t size_p = put_u64(64), data = scratch(64);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2(name), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(size_p), len);
+    ck_assert_mem_eq(hp(data), want, len);
+}
+
 START_TEST(get_variable_not_found_leaves_data_size_untouched)
 {
     uint64_t size_p = put_u64(0x1234), attr_p = put_u64(0x77), data = scratch(16);
@@ -141,6 +150,38 @@ START_TEST(append_write_extends_a_variable)
 }
 END_TEST
 
+/* A variable keeps its attributes (UEFI 2.10 section 8.2, SetVariable()):
+ * a DataSize of 0 with other attributes deletes nothing, and APPEND_WRITE
+ * with no access attributes neither deletes nor appends. Attributes 0
+ * still deletes. */
+START_TEST(set_variable_with_other_attributes_neither_deletes_nor_writes)
+{
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "abc", 3), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS, NULL, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_NV_BS_RT, NULL, 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, EFI_VARIABLE_APPEND_WRITE, "def", 3), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, EFI_VARIABLE_APPEND_WRITE, NULL, 0), EFI_INVALID_PARAMETER);
+    expect_test_variable("Kept", "abc", 3);
+    ck_assert_uint_eq(set_var("Kept", GUID_TEST, 0, NULL, 0), EFI_SUCCESS);
+    ck_assert_ptr_null(fw.variables);
+}
+END_TEST
+
+/* Without Secure Boot the mode variables are not there, and no guest
+ * makes them: a SecureBoot of 1 would tell the kernel Secure Boot is on
+ * (UEFI 2.10 section 3.3: read-only). */
+START_TEST(the_secure_boot_modes_cannot_be_made_without_secure_boot)
+{
+    ck_assert_uint_eq(set_var("SecureBoot", GUID_GLOBAL_VARIABLE, ATTR_BS_RT, "\1", 1), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("SetupMode", GUID_GLOBAL_VARIABLE, ATTR_BS_RT, "\0", 1), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("AuditMode", GUID_GLOBAL_VARIABLE, ATTR_NV_BS_RT, "\0", 1), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("DeployedMode", GUID_GLOBAL_VARIABLE, ATTR_BS, "\0", 1), EFI_WRITE_PROTECTED);
+    ck_assert_ptr_null(fw.variables);
+    /* The same names under another GUID are anyone's. */
+    ck_assert_uint_eq(set_var("SecureBoot", GUID_TEST, ATTR_BS_RT, "\1", 1), EFI_SUCCESS);
+}
+END_TEST
+
 /* An append of nothing to a variable that is not there creates nothing
  * (EDK2's UpdateVariable: EFI_SUCCESS, no variable). */
 START_TEST(an_empty_append_creates_no_variable)
@@ -158,7 +199,29 @@ START_TEST(runtime_get_variable_works_after_exit_boot_services)
     uint64_t size_p = put_u64(8), data = scratch(8);
     ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Kept"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
     ck_assert_mem_eq(hp(data), "rt", 2);
-    ck_assert_uint_eq(set_var("Kept", GUID_TEST, ATTR_BS_RT, "RT", 2), EFI_SUCCESS);
+}
+END_TEST
+
+/* After ExitBootServices only NV|BS|RT variables can be set; a volatile
+ * one with RUNTIME_ACCESS is read-only data (UEFI 2.10 section 8.2,
+ * SetVariable()): not rewritten, appended to or deleted, and no new one
+ * is made. */
+START_TEST(runtime_writes_only_non_volatile_variables)
+{
+    ck_assert_uint_eq(set_var("Volatile", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Stored", GUID_TEST, ATTR_NV_BS_RT, "nv", 2), EFI_SUCCESS);
+    exit_boot_services();
+    ck_assert_uint_eq(set_var("Volatile", GUID_TEST, ATTR_BS_RT, "RT", 2), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("Volatile", GUID_TEST, ATTR_BS_RT | EFI_VARIABLE_APPEND_WRITE, "!", 1),
+                      EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("Volatile", GUID_TEST, 0, NULL, 0), EFI_WRITE_PROTECTED);
+    ck_assert_uint_eq(set_var("New", GUID_TEST, ATTR_BS_RT, "n", 1), EFI_INVALID_PARAMETER);
+    expect_test_variable("Volatile", "rt", 2);
+    uint64_t size_p = put_u64(8), data = scratch(8);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("New"), put_guid(GUID_TEST), 0, size_p, data), EFI_NOT_FOUND);
+    ck_assert_uint_eq(set_var("Stored", GUID_TEST, ATTR_NV_BS_RT, "NV", 2), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Made", GUID_TEST, ATTR_NV_BS_RT, "m", 1), EFI_SUCCESS);
+    ck_assert_uint_eq(set_var("Stored", GUID_TEST, 0, NULL, 0), EFI_SUCCESS);
 }
 END_TEST
 
@@ -341,8 +404,35 @@ START_TEST(set_variable_past_the_variable_limit_is_invalid_and_past_the_store_ou
 }
 END_TEST
 
+/* QueryVariableInfo's MaximumVariableSize is a size SetVariable then
+ * takes: below VAR_DATA_MAX once the store has less room than that, 0
+ * when it has none (UEFI 2.10 section 8.2, QueryVariableInfo()). */
+START_TEST(query_variable_info_maximum_size_fits_the_room_left)
+{
+    uint64_t big = scratch(VAR_DATA_MAX);
+    efi_status_t s = EFI_SUCCESS;
+    for (unsigned i = 0; i < 40 && s == EFI_SUCCESS; i++) {
+        char name[8] = { 'B', (char)('a' + i % 26), (char)('a' + i / 26), 0 };
+        s = CALL(RT(SET_VARIABLE), put_ucs2(name), put_guid(GUID_TEST), ATTR_BS, VAR_DATA_MAX, big);
+    }
+    ck_assert_uint_eq(s, EFI_OUT_OF_RESOURCES);
+    uint64_t max_p = put_u64(0), rem_p = put_u64(0), size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS, max_p, rem_p, size_p), EFI_SUCCESS);
+    uint64_t largest = rd64(size_p);
+    ck_assert_uint_gt(largest, 0);
+    ck_assert_uint_lt(largest, rd64(rem_p));
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Last"), put_guid(GUID_TEST), ATTR_BS, largest + 1, big),
+                      EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(CALL(RT(SET_VARIABLE), put_ucs2("Last"), put_guid(GUID_TEST), ATTR_BS, largest, big),
+                      EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(RT(QUERY_VARIABLE_INFO), ATTR_BS, max_p, rem_p, size_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(rem_p), 0);
+    ck_assert_uint_eq(rd64(size_p), 0);
+}
+END_TEST
+
 /* After ExitBootServices a variable without RUNTIME_ACCESS is not there
- * for the caller: writing its name anew (with RUNTIME_ACCESS) makes a
+ * for the caller: writing its name anew (NV, BS and RT) makes a
  * variable GetVariable then reads, in its place, not a second variable
  * of the same name and GUID that the hidden one shadows. */
 START_TEST(a_runtime_write_replaces_a_hidden_boot_only_variable)
@@ -350,11 +440,8 @@ START_TEST(a_runtime_write_replaces_a_hidden_boot_only_variable)
     ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS, "boot", 4), EFI_SUCCESS);
     ck_assert_uint_eq(set_var("After", GUID_TEST, ATTR_BS_RT, "a", 1), EFI_SUCCESS);
     exit_boot_services();
-    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_BS_RT, "rt", 2), EFI_SUCCESS);
-    uint64_t size_p = put_u64(8), data = scratch(8);
-    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("Hidden"), put_guid(GUID_TEST), 0, size_p, data), EFI_SUCCESS);
-    ck_assert_uint_eq(rd64(size_p), 2);
-    ck_assert_mem_eq(hp(data), "rt", 2);
+    ck_assert_uint_eq(set_var("Hidden", GUID_TEST, ATTR_NV_BS_RT, "rt", 2), EFI_SUCCESS);
+    expect_test_variable("Hidden", "rt", 2);
     unsigned named = 0;
     for (const struct fw_variable *var = fw.variables; var; var = var->next)
         named += var->name_len == 6 && var->name[0] == 'H';
@@ -460,14 +547,17 @@ Suite *fw_variables_suite(void)
         get_variable_too_small_reports_the_size_and_writes_no_data, get_next_variable_name_walks_in_creation_order,
         get_next_variable_name_too_small_reports_the_size, setting_size_zero_deletes_a_variable,
         set_variable_refuses_bad_attributes_and_names, variable_attributes_ignore_the_upper_half_of_their_register,
-        append_write_extends_a_variable, an_empty_append_creates_no_variable,
-        runtime_get_variable_works_after_exit_boot_services,
+        append_write_extends_a_variable, set_variable_with_other_attributes_neither_deletes_nor_writes,
+        the_secure_boot_modes_cannot_be_made_without_secure_boot,
+        an_empty_append_creates_no_variable,
+        runtime_get_variable_works_after_exit_boot_services, runtime_writes_only_non_volatile_variables,
         variables_without_runtime_access_vanish_after_exit_boot_services, query_variable_info_reports_the_store,
         store_limit_counts_the_host_cost_of_each_variable, get_variable_with_null_data_size_is_invalid,
         get_next_variable_name_with_null_size_is_invalid, set_variable_with_null_data_is_invalid,
         get_next_variable_name_needs_the_nul_within_the_size,
         query_variable_info_refuses_invalid_attribute_combinations, get_variable_too_small_still_reports_the_attributes,
         set_variable_past_the_variable_limit_is_invalid_and_past_the_store_out_of_resources,
+        query_variable_info_maximum_size_fits_the_room_left,
         a_runtime_write_replaces_a_hidden_boot_only_variable, get_next_variable_name_does_not_go_on_from_a_hidden_variable,
         NULL });
     fw_add_tcase_ia32(s, "variables-ia32", (const TTest *const[]){
