@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log_capture.h"
 #include "suites.h"
 #include "../../vmm/host/add_files.h"
 
@@ -169,10 +170,13 @@ START_TEST(add_refuses_a_guest_path_already_taken)
     struct add_files_request r = { .exec = "true", .run_id = "0123456789abcdef", .adds = over_cmd, .nadds = 1 };
     ck_assert_int_eq(add_files_archive(&r, &b), -1);
     ck_assert_ptr_null(b.buf);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--add tests/unit/test_cpio.c:/handover/cmd: /handover/cmd is in the "
+                                                 "archive already (handover's own file"));
 
     const char *twice[] = { "tests/unit/test_cpio.c:/x", "tests/unit/test_dtb.c:/x" };
     r = (struct add_files_request){ .adds = twice, .nadds = 2 };
     ck_assert_int_eq(add_files_archive(&r, &b), -1);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--add tests/unit/test_dtb.c:/x: /x is in the archive already"));
 
     const char *apart[] = { "tests/unit/test_cpio.c:/x", "tests/unit/test_dtb.c:/y" };
     r = (struct add_files_request){ .exec = "true", .run_id = "0123456789abcdef", .adds = apart, .nadds = 2 };
@@ -190,6 +194,7 @@ Suite *add_files_suite(void)
 {
     Suite *s = suite_create("add-files");
     TCase *t = tcase_create("add-files");
+    tcase_add_checked_fixture(t, log_capture_start, log_capture_stop);
     tcase_add_test(t, add_keeps_the_symlinks_of_the_parents_as_the_host_has_them);
     tcase_add_test(t, add_refuses_a_guest_path_already_taken);
     suite_add_tcase(s, t);
