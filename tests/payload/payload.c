@@ -1043,19 +1043,25 @@ static void test_after_ebs(void)
     check_error(g.bs->allocate_pool(EfiLoaderData, 64, &p), "after_ebs_allocate_pool");
     check_variable_absent(u"SecureBoot", "after_ebs_get_variable_secureboot");
 
-    const uint32_t attrs = EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
-    efi_status_t s = g.rt->set_variable(u"PayloadVolatile", &payload_vendor_guid, attrs, 4,
-                                        "wxyz");
+    /* After ExitBootServices only NON_VOLATILE runtime variables can be
+     * set; a volatile one is not made (UEFI 2.10 section 8.2, SetVariable). */
+    const uint32_t rt = EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
+    efi_status_t s = g.rt->set_variable(u"PayloadVolatile", &payload_vendor_guid, rt, 4, "wxyz");
     uint8_t data[8] = { 0 };
     uint64_t size = sizeof(data);
+    efi_status_t s2 = g.rt->get_variable(u"PayloadVolatile", &payload_vendor_guid, NULL, &size, data);
+    checkf(s == EFI_INVALID_PARAMETER && s2 == EFI_NOT_FOUND, "after_ebs_volatile_variable_not_made",
+           "set 0x%lx (want 0x%lx), get 0x%lx (want 0x%lx)", s, EFI_INVALID_PARAMETER, s2, EFI_NOT_FOUND);
+
+    const uint32_t attrs = EFI_VARIABLE_NON_VOLATILE | rt;
+    s = g.rt->set_variable(u"PayloadStored", &payload_vendor_guid, attrs, 4, "wxyz");
+    size = sizeof(data);
     uint32_t got_attrs = 0;
-    efi_status_t s2 = g.rt->get_variable(u"PayloadVolatile", &payload_vendor_guid, &got_attrs,
-                                         &size, data);
-    efi_status_t s3 = g.rt->set_variable(u"PayloadVolatile", &payload_vendor_guid, attrs, 0,
-                                         NULL);
+    s2 = g.rt->get_variable(u"PayloadStored", &payload_vendor_guid, &got_attrs, &size, data);
+    efi_status_t s3 = g.rt->set_variable(u"PayloadStored", &payload_vendor_guid, attrs, 0, NULL);
     checkf(s == EFI_SUCCESS && s2 == EFI_SUCCESS && size == 4 &&
            memcmp(data, "wxyz", 4) == 0 && got_attrs == attrs && s3 == EFI_SUCCESS,
-           "after_ebs_volatile_variable",
+           "after_ebs_non_volatile_variable",
            "set 0x%lx, get 0x%lx (size %lu, attributes 0x%x), delete 0x%lx", s, s2, size,
            got_attrs, s3);
 }
