@@ -822,8 +822,9 @@ int vmm_step_end(struct vmm *vm, int rc, const char *where)
     return EXIT_SIGNAL_BASE + sig;
 }
 
-/* The signal handlers, then the threads of the vCPUs but the first;
- * EXIT_HOST (logged) if either fails, else RUN_CONTINUE. */
+/* The threads of the vCPUs but the first (the signal handlers are
+ * main's, from the start: vmm_catch_stop_signals); EXIT_HOST (logged) if
+ * one cannot start, else RUN_CONTINUE. */
 static int start_vcpus(struct vmm *vm)
 {
     signal_vm = vm;
@@ -832,12 +833,6 @@ static int start_vcpus(struct vmm *vm)
      * still stops it, at once. */
     for (unsigned i = 0; stop_signal && i < vm->opt.cpus; i++)
         vm->vcpus[i].run->immediate_exit = 1;
-    /* A signal that ends the run ends it like --timeout: every vCPU stops,
-     * then the report and the trace are written whole. */
-    if (catch_run_signals()) {
-        vmm_log("sigaction: %s", strerror(errno));
-        return EXIT_HOST;
-    }
     vm->vcpus[0].thread = pthread_self();
     for (unsigned i = 1; i < vm->opt.cpus; i++)
         if (pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i])) {
