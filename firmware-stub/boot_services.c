@@ -64,7 +64,13 @@ static efi_status_t install_configuration_table(struct firmware *fw, const struc
     efi_guid_t g;
     if (!fw_read_guid(v, guid, &g))
         return EFI_INVALID_PARAMETER;
-    return fw_install_config_table(fw, &g, table);
+    efi_status_t status = fw_install_config_table(fw, &g, table);
+    /* Each change signals the event group of the table's GUID (EDK2
+     * CoreInstallConfigurationTable, U-Boot efi_install_configuration_table);
+     * its notify functions run as the call returns (dispatch.c). */
+    if (status == EFI_SUCCESS)
+        fw_signal_event_group(fw, &g);
+    return status;
 }
 
 static void decode_install_configuration_table(struct fw_trace_out *o, const struct fw_service *s,

@@ -532,6 +532,28 @@ START_TEST(exit_boot_services_and_set_virtual_address_map_run_their_groups_first
 }
 END_TEST
 
+/* InstallConfigurationTable signals the event group named by the table's
+ * GUID on every change it makes (EDK2 CoreInstallConfigurationTable, U-Boot
+ * efi_install_configuration_table); its functions run as the call returns. */
+START_TEST(install_configuration_table_signals_the_tables_group)
+{
+    uint64_t p = put_u64(0), g = put_guid(GUID_TEST);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 7, g, p), EFI_SUCCESS);
+    uint64_t e = rd64(p);
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), put_guid(GUID_GOP), 0x600000), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);   /* another table's GUID */
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), g, 0), EFI_NOT_FOUND);
+    ck_assert(!fw.transfer.pending);   /* nothing changed */
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), g, 0x600000), EFI_SUCCESS);
+    assert_notify_runs(e, NOTIFY_FN, 7, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(BS(INSTALL_CONFIGURATION_TABLE), STACK_TOP, FW_TPL_APPLICATION);
+    fw.transfer.pending = false;
+    ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), g, 0), EFI_SUCCESS);   /* removed: signaled again */
+    assert_notify_runs(e, NOTIFY_FN, 7, TPL_CALLBACK, STACK_TOP);
+}
+END_TEST
+
 /* ExitBootServices stops the timer tick before it signals its group
  * (EDK2's CoreExitBootServices: gTimer->SetTimerPeriod (gTimer, 0)): a
  * timer due while the group's functions run fires no more. */
@@ -674,7 +696,7 @@ Suite *fw_events_suite(void)
         restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first,
         a_notify_function_calling_services_nests_only_above_its_tpl,
         exit_boot_services_and_set_virtual_address_map_run_their_groups_first,
-        exit_boot_services_stops_the_timers_before_its_group_runs,
+        exit_boot_services_stops_the_timers_before_its_group_runs, install_configuration_table_signals_the_tables_group,
         wait_notify_functions_run_from_check_event_and_wait_for_event,
         a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_in_return,
         raise_and_restore_tpl_the_wrong_way_are_guest_bugs_in_the_log,
