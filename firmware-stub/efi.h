@@ -146,6 +146,14 @@ struct efi_configuration_table {
 };
 _Static_assert(sizeof(struct efi_configuration_table) == 24, "EFI_CONFIGURATION_TABLE is 24 bytes");
 
+/* EFI_RT_PROPERTIES_TABLE (UEFI 2.10 section 4.6.2): which runtime services
+ * the firmware serves after ExitBootServices, one EFI_RT_SUPPORTED_* bit each. */
+struct efi_rt_properties_table {
+    uint16_t version, length;
+    uint32_t runtime_services_supported;
+};
+#define EFI_RT_PROPERTIES_TABLE_VERSION 1
+
 /* EFI_BOOT_SERVICES holds 44 function pointers after its header, and
  * EFI_RUNTIME_SERVICES 14 (UEFI 2.10 sections 4.4 and 4.5). */
 #define EFI_BOOT_SERVICES_COUNT    BS_COUNT   /* services.h */

@@ -5,7 +5,8 @@
  *   page  memory type                offsets
  *   0     EfiRuntimeServicesCode     the thunks, FW_THUNK_SIZE each, by service ID
  *   1     EfiRuntimeServicesData     system table, runtime services, vendor
- *                                    string, configuration tables
+ *                                    string, configuration tables, the
+ *                                    runtime properties table
  *   2     EfiBootServicesData        boot services, ConOut (and its Mode),
  *                                    ConIn, the fixed handles, LoadedImage and
  *                                    its device path, RNG, the initrd's
@@ -27,6 +28,7 @@ enum fw_region_offset {
     FW_RT_OFFSET = FW_RT_DATA_OFFSET + 0x080,
     FW_VENDOR_OFFSET = FW_RT_DATA_OFFSET + 0x110,
     FW_CONFIG_OFFSET = FW_RT_DATA_OFFSET + 0x200,
+    FW_RT_PROPERTIES_OFFSET = FW_RT_DATA_OFFSET + 0x800,
 
     FW_BS_DATA_OFFSET = 0x2000,
     FW_BS_OFFSET = FW_BS_DATA_OFFSET + 0x000,

@@ -209,3 +209,24 @@ const struct fw_service fw_runtime_services[RT_COUNT] = {
     RT(RT_QUERY_CAPSULE_CAPABILITIES, .name = "QueryCapsuleCapabilities", .nargs = 4),
     RT(RT_QUERY_VARIABLE_INFO, .name = "QueryVariableInfo", .nargs = 4, .fn = query_variable_info),
 };
+
+/* The EFI_RT_SUPPORTED_* bit of each service (UEFI 2.10 section 4.6.2), in
+ * an order of their own. */
+static const uint32_t rt_supported_bit[RT_COUNT] = {
+    [RT_GET_TIME] = 0x0001, [RT_SET_TIME] = 0x0002, [RT_GET_WAKEUP_TIME] = 0x0004,
+    [RT_SET_WAKEUP_TIME] = 0x0008, [RT_GET_VARIABLE] = 0x0010, [RT_GET_NEXT_VARIABLE_NAME] = 0x0020,
+    [RT_SET_VARIABLE] = 0x0040, [RT_SET_VIRTUAL_ADDRESS_MAP] = 0x0080, [RT_CONVERT_POINTER] = 0x0100,
+    [RT_GET_NEXT_HIGH_MONOTONIC_COUNT] = 0x0200, [RT_RESET_SYSTEM] = 0x0400, [RT_UPDATE_CAPSULE] = 0x0800,
+    [RT_QUERY_CAPSULE_CAPABILITIES] = 0x1000, [RT_QUERY_VARIABLE_INFO] = 0x2000,
+};
+
+uint32_t fw_runtime_services_supported(const struct firmware *fw)
+{
+    uint32_t mask = 0;
+    for (unsigned i = 0; i < RT_COUNT; i++) {
+        bool served = fw_runtime_services[i].fn && !(i == RT_SET_VIRTUAL_ADDRESS_MAP && fw_ia32(fw));
+        if (served)
+            mask |= rt_supported_bit[i];
+    }
+    return mask;
+}

@@ -6,4 +6,9 @@
 
 extern const struct fw_service fw_runtime_services[RT_COUNT];
 
+struct firmware;
+/* The EFI_RT_SUPPORTED_* mask of the services fw serves after
+ * ExitBootServices (EFI_RT_PROPERTIES_TABLE). */
+uint32_t fw_runtime_services_supported(const struct firmware *fw);
+
 #endif

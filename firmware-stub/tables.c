@@ -10,6 +10,7 @@
 #include "firmware.h"
 #include "guids.h"
 #include "handles.h"
+#include "runtime_services.h"
 #include "secure_boot_keys.h"
 #include "esp_volume.h"
 #include "system_table.h"
@@ -19,8 +20,9 @@
 
 _Static_assert(FW_RT_OFFSET >= FW_SYSTAB_OFFSET + sizeof(struct efi_system_table), "systab fits");
 _Static_assert(FW_VENDOR_OFFSET >= FW_RT_OFFSET + EFI_RUNTIME_SERVICES_SIZE, "RT table fits");
-_Static_assert(FW_CONFIG_OFFSET + FW_MAX_CONFIG_TABLES * sizeof(struct efi_configuration_table) <= FW_BS_DATA_OFFSET,
-               "config table array fits in runtime data");
+_Static_assert(FW_CONFIG_OFFSET + FW_MAX_CONFIG_TABLES * sizeof(struct efi_configuration_table) <=
+                   FW_RT_PROPERTIES_OFFSET,
+               "config table array ends before the runtime properties table");
 _Static_assert(FW_CONOUT_OFFSET >= FW_BS_OFFSET + EFI_BOOT_SERVICES_SIZE, "BS table fits");
 _Static_assert(FW_LOADED_IMAGE_OFFSET + sizeof(struct efi_loaded_image) <= FW_IMAGE_DP_OFFSET, "LoadedImage fits");
 _Static_assert(FW_LOAD_OPTIONS_OFFSET + 2 * FW_CMDLINE_MAX <= FW_REGION_SIZE, "LoadOptions fit");
@@ -326,6 +328,22 @@ static void build_system_table(struct firmware *fw)
     fw_update_crc(fw, fw->systab);
 }
 
+/* EFI_RT_PROPERTIES_TABLE, the first configuration table: a firmware that
+ * does not serve every runtime service must publish it (UEFI 2.10 section
+ * 4.6.2), and the kernel then leaves the others alone
+ * (drivers/firmware/efi/efi.c efi_config_parse_tables). */
+static int install_rt_properties(struct firmware *fw)
+{
+    struct efi_rt_properties_table t = {
+        .version = EFI_RT_PROPERTIES_TABLE_VERSION,
+        .length = sizeof(t),
+        .runtime_services_supported = fw_runtime_services_supported(fw),
+    };
+    memcpy(at(fw, FW_RT_PROPERTIES_OFFSET, sizeof(t)), &t, sizeof(t));
+    return fw_install_config_table(fw, &GUID_RT_PROPERTIES_TABLE, fw->cfg.base + FW_RT_PROPERTIES_OFFSET) ==
+                   EFI_SUCCESS ? 0 : -1;
+}
+
 int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct fw_config *cfg)
 {
     memset(fw, 0, sizeof(*fw));
@@ -347,6 +365,8 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     build_loaded_image(fw);
     install_protocols(fw);
     build_system_table(fw);
+    if (install_rt_properties(fw))
+        return -1;
     return cfg->secure_boot ? fw_secure_boot_init(fw) : 0;
 }
 

@@ -211,11 +211,12 @@ if [ "$WHICH" = tiny ]; then
 
     # Past ExitBootServices into the kernel proper: the banner, the e820 the
     # kernel received, EFI runtime services in use, init reached; no root
-    # fs, so it ends in the expected panic.
+    # fs, so it ends in the expected panic. The kernel reads the runtime
+    # properties table (RTPROP).
     # Two vCPUs from the MADT, the ACPI interpreter on the firmware's DSDT.
     expect tiny-boot 6 'Linux version 6\.1\.' 'efi: EFI v2\.100 by handover' 'BIOS-e820: \[mem 0x0000000000000000-0x000000000009ffff\] usable' \
         'smp: Brought up 1 node, 2 CPUs' 'ACPI: Interpreter enabled' 'Run /(sbin/)?init as init process' \
-        'Kernel panic - not syncing' '!efi: .*(error|failed)' '!ACPI Error' \
+        'efi: RTPROP=0x[0-9a-f]+ ACPI 2\.0=0x' 'Kernel panic - not syncing' '!efi: .*(error|failed)' '!ACPI Error' \
         -- "$HO" --timeout 900 --cpus 2 --trace-efi="$OUT/tiny-boot.trace" --cmdline "console=ttyS0 earlyprintk=serial" "$K"
     selected tiny-e820-reaches-kernel &&
         e820_reaches_kernel tiny-e820-reaches-kernel "$OUT/tiny-stop-at-ebs-handover.log" "$OUT/tiny-boot.log"
@@ -495,7 +496,7 @@ PY
                 --trace-efi="$OUT/golden-i386.trace" "$KI" >/dev/null 2>&1
             golden_diff tiny-golden-i386 "$TOP/tests/golden/tiny-i386.trace" "$OUT/golden-i386.trace"
         fi
-        expect tiny-i386-boot 6 'efi: EFI v2\.100 by handover' 'efi: ACPI 2\.0=0x' \
+        expect tiny-i386-boot 6 'efi: EFI v2\.100 by handover' 'efi: RTPROP=0x[0-9a-f]+ ACPI 2\.0=0x' \
             'Unable to switch EFI into virtual mode' 'No working init found' \
             -- "$HO" --timeout 900 --firmware-bits 32 "$KI"
         expect tiny-i386-exec-refused 2 "an i386 kernel: --exec's own initramfs holds the host's x86-64 busybox" \
@@ -579,7 +580,7 @@ PY
         # On to the kernel's end without an init: it reads the IA-32 system
         # and configuration tables, and runs without runtime services, for
         # a 32-bit firmware's SetVirtualAddressMap is not served.
-        expect tiny-mixed-boot 6 'efi: EFI v2\.100 by handover' 'efi: ACPI 2\.0=0x' \
+        expect tiny-mixed-boot 6 'efi: EFI v2\.100 by handover' 'efi: RTPROP=0x[0-9a-f]+ ACPI 2\.0=0x' \
             'Unable to switch EFI into virtual mode' 'No working init found' \
             -- "$HO" --timeout 900 --firmware-bits 32 "$KM"
         # The KUnit suites in the mixed-mode kernel, run to the end.

@@ -17,7 +17,7 @@ NATIVE=('!emulation fallback' '!added noxsave')
 # the tty. NAME KERNEL [OPTION...]
 exec_boots() {
     local name=$1 K=$2; shift 2
-    expect "$name-exec-0" 0 '^exec-out: hello' 'Hypervisor detected: KVM' 'kvm-clock: ' \
+    expect "$name-exec-0" 0 '^exec-out: hello' 'Hypervisor detected: KVM' 'kvm-clock: ' 'efi: RTPROP=0x' \
         'IO-APIC +4-edge +ttyS0' "${NATIVE[@]}" '!tsc: Unable to calibrate' \
         'milestone: exit_boot_services at' 'milestone: linux_banner at' 'milestone: run_init at' \
         -- "$HO" --timeout 300 "$@" --exec 'echo exec-out: hello; grep ttyS0 /proc/interrupts' "$K"

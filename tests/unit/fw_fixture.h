@@ -45,6 +45,9 @@
 #define GUID_RANDOM_SEED EFI_GUID(0x1ce1e5bc, 0x7ceb, 0x42f2, 0x81, 0xe5, 0x8a, 0xad, 0xf1, 0x80, 0xf5, 0x7b)
 #define GUID_STUB_PAYLOAD EFI_GUID(0x55c5d1f8, 0x04cd, 0x46b5, 0x8a, 0x20, 0xe5, 0x6c, 0xbb, 0x30, 0x52, 0xd0)
 
+/* The configuration tables firmware_init installs itself: EFI_RT_PROPERTIES_TABLE. */
+#define FIRMWARE_CONFIG_TABLES 1
+
 /* The virtual addresses virtual_map() moves runtime code and data to. */
 #define VA_CODE 0xfffffffeffe00000ULL
 #define VA_DATA 0xfffffffeffd00000ULL

@@ -32,7 +32,7 @@ START_TEST(set_virtual_address_map_moves_the_runtime_pointers)
     ck_assert_uint_eq(st->runtime_services, VA_DATA + (fw.rt - data_pa));
     ck_assert_uint_eq(st->firmware_vendor, VA_DATA + (fw.vendor - data_pa));
     ck_assert_uint_eq(st->configuration_table, VA_DATA + (fw.config_tables - data_pa));
-    ck_assert_uint_eq(st->number_of_table_entries, 1);
+    ck_assert_uint_eq(st->number_of_table_entries, FIRMWARE_CONFIG_TABLES + 1);
     ck_assert(crc_ok(fw.rt));
     ck_assert(crc_ok(fw.systab));
     ck_assert(fw.virtual_mode);
@@ -142,6 +142,58 @@ START_TEST(exit_and_reset_system_stop_the_vm)
 }
 END_TEST
 
+/* ---- EFI_RT_PROPERTIES_TABLE (UEFI 2.10 section 4.6.2) ------------------------------------ */
+
+/* The table, the first configuration table; its mask. */
+static uint32_t rt_properties_mask(void)
+{
+    const struct efi_configuration_table *ct = hp(systab()->configuration_table);
+    const efi_guid_t g = GUID_RT_PROPERTIES_TABLE;
+    ck_assert(guid_equal(&ct->vendor_guid, &g));
+    ck_assert_int_eq(memmap_type_at(&fw.map, ct->vendor_table), EFI_RUNTIME_SERVICES_DATA);
+    const struct efi_rt_properties_table *t = hp(ct->vendor_table);
+    ck_assert_uint_eq(t->version, 1);
+    ck_assert_uint_eq(t->length, 8);
+    return t->runtime_services_supported;
+}
+
+/* Each runtime service by its EFI_RT_SUPPORTED_* bit (the kernel's
+ * include/linux/efi.h). */
+static const struct { unsigned id; uint32_t bit; } rt_bits[] = {
+    { RT(GET_TIME), 0x0001 }, { RT(SET_TIME), 0x0002 }, { RT(GET_WAKEUP_TIME), 0x0004 },
+    { RT(SET_WAKEUP_TIME), 0x0008 }, { RT(GET_VARIABLE), 0x0010 }, { RT(GET_NEXT_VARIABLE_NAME), 0x0020 },
+    { RT(SET_VARIABLE), 0x0040 }, { RT(SET_VIRTUAL_ADDRESS_MAP), 0x0080 }, { RT(CONVERT_POINTER), 0x0100 },
+    { RT(GET_NEXT_HIGH_MONOTONIC_COUNT), 0x0200 }, { RT(RESET_SYSTEM), 0x0400 }, { RT(UPDATE_CAPSULE), 0x0800 },
+    { RT(QUERY_CAPSULE_CAPABILITIES), 0x1000 }, { RT(QUERY_VARIABLE_INFO), 0x2000 },
+};
+
+/* The table lists what is served after ExitBootServices: each service,
+ * called then with arguments none accepts, answers EFI_UNSUPPORTED exactly
+ * when its bit is clear. */
+START_TEST(rt_properties_table_lists_the_services_served)
+{
+    uint32_t mask = rt_properties_mask();
+    ck_assert_uint_eq(mask, 0x26f1);   /* time and reset, variables, SetVirtualAddressMap, the count */
+    exit_boot_services();
+    for (size_t i = 0; i < sizeof(rt_bits) / sizeof(rt_bits[0]); i++) {
+        efi_status_t s = CALL(rt_bits[i].id, 0, 0, 0, 0, 0);
+        ck_assert_msg((s == EFI_UNSUPPORTED) == !(mask & rt_bits[i].bit), "service %u: bit 0x%x, status 0x%llx",
+                      rt_bits[i].id, rt_bits[i].bit, (unsigned long long)s);
+        fw.stop = FW_RUN;   /* ResetSystem's */
+    }
+}
+END_TEST
+
+/* A 32-bit firmware does not serve SetVirtualAddressMap (set_virtual_address_map). */
+START_TEST(ia32_rt_properties_table_leaves_out_set_virtual_address_map)
+{
+    const struct efi_configuration_table32 *ct = hp(rd32(fw.systab + 68));
+    const efi_guid_t g = GUID_RT_PROPERTIES_TABLE;
+    ck_assert(guid_equal(&ct->vendor_guid, &g));
+    ck_assert_uint_eq(rd32(ct->vendor_table + 4), 0x26f1 & ~0x80u);
+}
+END_TEST
+
 Suite *fw_runtime_suite(void)
 {
     Suite *s = suite_create("fw-runtime");
@@ -150,5 +202,8 @@ Suite *fw_runtime_suite(void)
         set_virtual_address_map_refuses_bad_maps, runtime_services_follow_the_guests_page_tables, NULL });
     fw_add_tcase(s, "time-and-reset", (const TTest *const[]){
         get_time_gives_a_plausible_date, exit_and_reset_system_stop_the_vm, NULL });
+    fw_add_tcase(s, "rt-properties", (const TTest *const[]){ rt_properties_table_lists_the_services_served, NULL });
+    fw_add_tcase_ia32(s, "rt-properties-ia32", (const TTest *const[]){
+        ia32_rt_properties_table_leaves_out_set_virtual_address_map, NULL });
     return s;
 }

@@ -43,7 +43,7 @@ START_TEST(system_table_points_at_the_firmwares_structures)
     ck_assert_uint_eq(st->con_in, fw.con_in);
     ck_assert_uint_eq(st->console_out_handle, fw.con_out_handle);
     ck_assert_uint_eq(st->configuration_table, fw.config_tables);
-    ck_assert_uint_eq(st->number_of_table_entries, 0);
+    ck_assert_uint_eq(st->number_of_table_entries, FIRMWARE_CONFIG_TABLES);
     ck_assert_uint_eq(rd64(fw.con_out + 8 * CONOUT_OUTPUT_STRING), firmware_thunk(&fw, FW_ID_CONOUT(CONOUT_OUTPUT_STRING)));
 }
 END_TEST
@@ -112,17 +112,17 @@ START_TEST(install_configuration_table_adds_replaces_and_removes)
     uint64_t memmap_g = put_guid(GUID_BOOT_MEMMAP), seed_g = put_guid(GUID_RANDOM_SEED);
     ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), memmap_g, 0x600000), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), seed_g, 0x700000), EFI_SUCCESS);
-    ck_assert_uint_eq(systab()->number_of_table_entries, 2);
-    ck_assert(guid_equal(&config_table(0)->vendor_guid, &GUID_BOOT_MEMMAP));
-    ck_assert_uint_eq(config_table(1)->vendor_table, 0x700000);
+    ck_assert_uint_eq(systab()->number_of_table_entries, FIRMWARE_CONFIG_TABLES + 2);
+    ck_assert(guid_equal(&config_table(FIRMWARE_CONFIG_TABLES)->vendor_guid, &GUID_BOOT_MEMMAP));
+    ck_assert_uint_eq(config_table(FIRMWARE_CONFIG_TABLES + 1)->vendor_table, 0x700000);
     ck_assert(crc_ok(fw.systab));
     ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), memmap_g, 0x650000), EFI_SUCCESS);  /* replace */
-    ck_assert_uint_eq(systab()->number_of_table_entries, 2);
-    ck_assert_uint_eq(config_table(0)->vendor_table, 0x650000);
+    ck_assert_uint_eq(systab()->number_of_table_entries, FIRMWARE_CONFIG_TABLES + 2);
+    ck_assert_uint_eq(config_table(FIRMWARE_CONFIG_TABLES)->vendor_table, 0x650000);
     ck_assert(crc_ok(fw.systab));
     ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), memmap_g, 0), EFI_SUCCESS);         /* remove */
-    ck_assert_uint_eq(systab()->number_of_table_entries, 1);
-    ck_assert(guid_equal(&config_table(0)->vendor_guid, &GUID_RANDOM_SEED));
+    ck_assert_uint_eq(systab()->number_of_table_entries, FIRMWARE_CONFIG_TABLES + 1);
+    ck_assert(guid_equal(&config_table(FIRMWARE_CONFIG_TABLES)->vendor_guid, &GUID_RANDOM_SEED));
     ck_assert(crc_ok(fw.systab));
     ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), memmap_g, 0), EFI_NOT_FOUND);
     ck_assert_uint_eq(memmap_type_at(&fw.map, systab()->configuration_table), EFI_RUNTIME_SERVICES_DATA);
@@ -131,7 +131,7 @@ END_TEST
 
 START_TEST(configuration_table_array_has_a_bound)
 {
-    for (unsigned i = 0; i < FW_MAX_CONFIG_TABLES; i++) {
+    for (unsigned i = FIRMWARE_CONFIG_TABLES; i < FW_MAX_CONFIG_TABLES; i++) {
         efi_guid_t g = GUID_TEST;
         g.b[15] = (uint8_t)i;
         ck_assert_uint_eq(CALL(BS(INSTALL_CONFIGURATION_TABLE), put_guid(g), 0x600000 + i), EFI_SUCCESS);
