@@ -38,15 +38,38 @@ static int va_to_offset(const Elf64_Phdr *ph, unsigned phnum, uint64_t va, uint6
     return -1;
 }
 
+/* An ELF32 program (i386): 0 and foreign_dynamic set if it has a PT_INTERP
+ * or PT_DYNAMIC; -1 if its program headers are not within the file. */
+static int read_elf32(const uint8_t *d, size_t n, struct elf_deps *deps)
+{
+    Elf32_Ehdr eh;
+    if (n < sizeof(eh))
+        return -1;
+    memcpy(&eh, d, sizeof(eh));
+    if (eh.e_phentsize != sizeof(Elf32_Phdr) || eh.e_phoff > n ||
+        (uint64_t)eh.e_phnum * sizeof(Elf32_Phdr) > n - eh.e_phoff)
+        return -1;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf32_Phdr ph;
+        memcpy(&ph, d + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+        if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
+            deps->foreign_dynamic = true;
+    }
+    return 0;
+}
+
 int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
 {
     memset(deps, 0, sizeof(*deps));
     Elf64_Ehdr eh;
+    if (n < EI_NIDENT || memcmp(d, ELFMAG, SELFMAG) || d[EI_DATA] != ELFDATA2LSB)
+        return -1;
+    if (d[EI_CLASS] == ELFCLASS32)
+        return read_elf32(d, n, deps);
     if (n < sizeof(eh))
         return -1;
     memcpy(&eh, d, sizeof(eh));
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256 ||
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256 ||
         eh.e_phoff > n || (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > n - eh.e_phoff)
         return -1;
     Elf64_Phdr ph[256];
@@ -57,6 +80,11 @@ int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
             interp = &ph[i];   /* the kernel runs the first one */
         if (ph[i].p_type == PT_DYNAMIC)
             dyn = &ph[i];
+    }
+    /* Its interpreter and libraries would be the host's x86-64 ones. */
+    if (eh.e_machine != EM_X86_64) {
+        deps->foreign_dynamic = interp || dyn;
+        return 0;
     }
     if (interp && copy_interp(d, n, interp, deps->interp))
         deps->interp[0] = 0;

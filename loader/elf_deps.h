@@ -19,10 +19,12 @@ struct elf_deps {
     char needed[ELF_DEPS_MAX][ELF_DEPS_NAME];
     unsigned nneeded;
     bool more_needed;                      /* DT_NEEDED names past the first ELF_DEPS_MAX */
+    bool foreign_dynamic;                  /* an ELF32 or non-x86-64 program with PT_INTERP or
+                                              PT_DYNAMIC: nothing else is read of it */
 };
 
-/* 0 and deps filled for a little-endian ELF64 file (a static one has no
- * interpreter and nothing needed); -1 if it is not one (a data file). */
+/* 0 and deps filled for a little-endian ELF file (a static x86-64 one has
+ * no interpreter and nothing needed); -1 if it is not one (a data file). */
 int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps);
 
 #endif

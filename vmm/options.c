@@ -404,8 +404,9 @@ static const struct option_def options[] = {
                "kernel, initrd and options restore it and run their own"),
     OPT_CALLBACK("add", required_argument, "HOST[:GUEST]",
                  "put a host file into the initramfs (repeatable), at GUEST or\n"
-                 "in / by its name; an ELF program brings its interpreter and\n"
-                 "the libraries it needs: --exec ./my-test --add build/my-test", set_add),
+                 "in / by its name; an x86-64 ELF program brings its interpreter\n"
+                 "and the libraries it needs: --exec ./my-test --add build/my-test\n"
+                 "(a dynamic one for another machine, i386 say, is refused)", set_add),
     OPT_STRING("dtb", dtb, "auto|FILE",
                "pass a device tree as SETUP_DTB setup_data (handover entry):\n"
                "auto builds one (memory, CPUs, serial, bootargs)"),

@@ -1,6 +1,7 @@
 /* vmm/host/add_files.c: the archive --add builds, read back as the
  * kernel's init/initramfs.c unpacks it. Host folders made in /tmp stand
  * for the host's own (merged /usr's /lib -> usr/lib). */
+#include <elf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,53 @@ START_TEST(add_refuses_a_guest_path_already_taken)
 }
 END_TEST
 
+/* A host file of the bytes given, at a fresh path in /tmp (its name in path). */
+static void temp_file(char path[32], const void *data, size_t len)
+{
+    strcpy(path, "/tmp/handover-add-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+    ck_assert_int_eq(close(fd), 0);
+}
+
+/* An i386 program that needs ld-linux.so.2 would get none, for the host's
+ * libraries are x86-64 ones: refused, where a static one is packed. */
+START_TEST(add_refuses_a_dynamic_program_for_another_machine)
+{
+    static const char interp[] = "/lib/ld-linux.so.2";
+    struct {
+        Elf32_Ehdr eh;
+        Elf32_Phdr ph;
+        char path[sizeof(interp)];
+    } prog = {
+        .eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS32, ELFDATA2LSB, EV_CURRENT },
+                .e_type = ET_EXEC, .e_machine = EM_386, .e_version = EV_CURRENT, .e_phoff = sizeof(Elf32_Ehdr),
+                .e_ehsize = sizeof(Elf32_Ehdr), .e_phentsize = sizeof(Elf32_Phdr), .e_phnum = 1 },
+        .ph = { .p_type = PT_INTERP, .p_offset = sizeof(Elf32_Ehdr) + sizeof(Elf32_Phdr), .p_filesz = sizeof(interp) },
+    };
+    memcpy(prog.path, interp, sizeof(interp));
+    char host[32], spec[64];
+    temp_file(host, &prog, sizeof(prog));
+    snprintf(spec, sizeof(spec), "%s:/bin/prog32", host);
+    const char *adds[] = { spec };
+    struct add_files_request r = { .adds = adds, .nadds = 1 };
+    struct cpio_builder b;
+    ck_assert_int_eq(add_files_archive(&r, &b), -1);
+    ck_assert_int_eq(unlink(host), 0);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "a dynamically linked program for another machine than x86-64"));
+
+    prog.ph.p_type = PT_LOAD;   /* static */
+    temp_file(host, &prog, sizeof(prog));
+    snprintf(spec, sizeof(spec), "%s:/bin/prog32", host);
+    ck_assert_int_eq(add_files_archive(&r, &b), 0);
+    ck_assert_int_eq(unlink(host), 0);
+    static struct entry e[16];
+    ck_assert_int_ge(find(e, read_newc(b.buf, b.len, e, 16), "bin/prog32"), 0);
+    cpio_free(&b);
+}
+END_TEST
+
 Suite *add_files_suite(void)
 {
     Suite *s = suite_create("add-files");
@@ -197,6 +245,7 @@ Suite *add_files_suite(void)
     tcase_add_checked_fixture(t, log_capture_start, log_capture_stop);
     tcase_add_test(t, add_keeps_the_symlinks_of_the_parents_as_the_host_has_them);
     tcase_add_test(t, add_refuses_a_guest_path_already_taken);
+    tcase_add_test(t, add_refuses_a_dynamic_program_for_another_machine);
     suite_add_tcase(s, t);
     return s;
 }

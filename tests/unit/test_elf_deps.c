@@ -82,12 +82,59 @@ START_TEST(elf_deps_interpreter_is_the_first_pt_interp_the_kernel_reads)
 }
 END_TEST
 
+/* An i386 program: a PT_LOAD, then a PT_INTERP if dynamic. */
+static size_t elf32_program(uint8_t *f, bool dynamic)
+{
+    const char *interp = "/lib/ld-linux.so.2";
+    Elf32_Ehdr eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS32, ELFDATA2LSB, EV_CURRENT },
+                      .e_type = ET_EXEC, .e_machine = EM_386, .e_version = EV_CURRENT,
+                      .e_phoff = sizeof(Elf32_Ehdr), .e_ehsize = sizeof(Elf32_Ehdr),
+                      .e_phentsize = sizeof(Elf32_Phdr), .e_phnum = dynamic ? 2 : 1 };
+    size_t at = sizeof(eh) + eh.e_phnum * sizeof(Elf32_Phdr);
+    Elf32_Phdr ph[2] = { { .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_filesz = (Elf32_Word)at, .p_align = 4096 },
+                         { .p_type = PT_INTERP, .p_flags = PF_R, .p_offset = (Elf32_Off)at,
+                           .p_filesz = (Elf32_Word)strlen(interp) + 1 } };
+    memcpy(f, &eh, sizeof(eh));
+    memcpy(f + sizeof(eh), ph, eh.e_phnum * sizeof(Elf32_Phdr));
+    memcpy(f + at, interp, strlen(interp) + 1);
+    return at + strlen(interp) + 1;
+}
+
+/* A program for another machine than x86-64 is read (a static one packs
+ * alone), and a dynamic one is said to be so: the host's libraries are
+ * x86-64 ones. */
+START_TEST(elf_deps_of_a_program_for_another_machine)
+{
+    static uint8_t f[4096];
+    struct elf_deps d;
+    ck_assert_int_eq(elf_deps_read(f, elf32_program(f, true), &d), 0);
+    ck_assert(d.foreign_dynamic);
+    ck_assert_str_eq(d.interp, "");
+    ck_assert_uint_eq(d.nneeded, 0);
+    ck_assert_int_eq(elf_deps_read(f, elf32_program(f, false), &d), 0);
+    ck_assert(!d.foreign_dynamic);
+    size_t n = elf32_program(f, true);
+    ck_assert_int_eq(elf_deps_read(f, sizeof(Elf32_Ehdr) + sizeof(Elf32_Phdr), &d), -1);   /* headers cut */
+    f[EI_DATA] = ELFDATA2MSB;
+    ck_assert_int_eq(elf_deps_read(f, n, &d), -1);
+
+    const char *glibc = "/lib/ld-linux-aarch64.so.1";
+    const struct interp_entry one[] = { { glibc, strlen(glibc) + 1 } };
+    n = elf_with_interps(f, one, 1);
+    ((Elf64_Ehdr *)f)->e_machine = EM_AARCH64;
+    ck_assert_int_eq(elf_deps_read(f, n, &d), 0);
+    ck_assert(d.foreign_dynamic);
+    ck_assert_str_eq(d.interp, "");
+}
+END_TEST
+
 Suite *elf_deps_suite(void)
 {
     Suite *s = suite_create("elf-deps");
     TCase *t = tcase_create("elf-deps");
     tcase_add_test(t, elf_deps_of_this_program);
     tcase_add_test(t, elf_deps_interpreter_is_the_first_pt_interp_the_kernel_reads);
+    tcase_add_test(t, elf_deps_of_a_program_for_another_machine);
     suite_add_tcase(s, t);
     return s;
 }
