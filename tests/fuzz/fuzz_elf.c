@@ -4,8 +4,12 @@
  * exactly the input, so ASan reports a read past it).
  *
  * Checks, from elf_deps.h and the System V gABI: -1 exactly when the file
- * is no little-endian ELF64 with a program header table of at most 256
- * entries (the reader's own bound) inside it, and then deps all zeros; otherwise the interpreter is the string the first
+ * is no little-endian ELF32 with its program header table inside it, nor a
+ * little-endian ELF64 with one of at most 256 entries (the reader's own
+ * bound) inside it, and then deps all zeros. An ELF32, or an ELF64 for
+ * another machine than x86-64, gives foreign_dynamic exactly when a
+ * PT_INTERP or PT_DYNAMIC is there, and nothing else. For an x86-64 one,
+ * foreign_dynamic is false, the interpreter is the string the first
  * PT_INTERP names, as fs/binfmt_elf.c reads it (p_filesz of 2 to PATH_MAX
  * bytes inside the file, the last a NUL), or "" if it names none that
  * fits, at most
@@ -57,6 +61,37 @@ static Elf64_Phdr phdr(const uint8_t *d, const Elf64_Ehdr *eh, unsigned i)
     return p;
 }
 
+/* A program for another machine: whether it is dynamic, and nothing else. */
+static void check_foreign(const struct elf_deps *deps, bool dynamic)
+{
+    CHECK(deps->foreign_dynamic == dynamic && !deps->nneeded && !deps->more_needed);
+    CHECK(all_zero(deps->interp, sizeof(deps->interp)) && all_zero(deps->needed, sizeof(deps->needed)));
+}
+
+/* An ELF32: read when its program header table lies inside it. */
+static void check_elf32(const uint8_t *d, size_t n, int rc, const struct elf_deps *deps)
+{
+    Elf32_Ehdr eh;
+    bool ok = n >= sizeof(eh);
+    if (ok) {
+        memcpy(&eh, d, sizeof(eh));
+        ok = eh.e_phentsize == sizeof(Elf32_Phdr) && eh.e_phoff <= n &&
+             (uint64_t)eh.e_phnum * sizeof(Elf32_Phdr) <= n - eh.e_phoff;
+    }
+    if (!ok) {
+        CHECK(rc == -1 && all_zero(deps, sizeof(*deps)));
+        return;
+    }
+    CHECK(rc == 0);
+    bool dynamic = false;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf32_Phdr p;
+        memcpy(&p, d + eh.e_phoff + i * sizeof(p), sizeof(p));
+        dynamic |= p.p_type == PT_INTERP || p.p_type == PT_DYNAMIC;
+    }
+    check_foreign(deps, dynamic);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     static struct elf_deps deps, again;
@@ -65,6 +100,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     memset(&again, 0x5a, sizeof(again));
     CHECK(elf_deps_read(d, n, &again) == rc && !memcmp(&deps, &again, sizeof(deps)));
 
+    if (n >= EI_NIDENT && !memcmp(d, ELFMAG, SELFMAG) && d[EI_CLASS] == ELFCLASS32 && d[EI_DATA] == ELFDATA2LSB) {
+        check_elf32(d, n, rc, &deps);
+        return 0;
+    }
     Elf64_Ehdr eh;
     bool elf = n >= sizeof(eh);
     if (elf) {
@@ -95,6 +134,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         if (ph[i].p_type == PT_DYNAMIC)
             dyn = &ph[i];
     }
+    if (eh.e_machine != EM_X86_64) {
+        check_foreign(&deps, interp || dyn);
+        return 0;
+    }
+    CHECK(!deps.foreign_dynamic);
     if (!interp)
         interp = "";
     check_name(deps.interp);
