@@ -761,6 +761,45 @@ START_TEST(ktap_plan_past_an_int_is_never_complete)
 }
 END_TEST
 
+/* A panic (or hang) in a case leaves its suite without a result line
+ * (lib/kunit/test.c prints it after the last case): the run is no pass,
+ * and the summary names the suite and the last case that finished, not
+ * only "incomplete"; a failure it reported before is still listed. */
+START_TEST(ktap_crash_mid_suite_names_the_suite_and_its_last_case)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..3\n    # Subtest: first\n    1..1\n    ok 1 a\nok 1 first\n"
+                  "    KTAP version 1\n    # Subtest: second\n    1..4\n    ok 1 b\n    not ok 2 c\n"
+                  "    ok 3 d\n[    2.5] BUG: kernel NULL pointer dereference, address: 0000000000000000\n"
+                  "[    2.6] Kernel panic - not syncing: Fatal exception\n");
+    ck_assert(!ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_ptr_nonnull(ktap_unfinished(&k));
+    ck_assert_str_eq(ktap_unfinished(&k)->name, "second");
+    ck_assert_str_eq(ktap_unfinished_last_case(&k), "d");
+    char *text = ktap_summary_text(&k);
+    ck_assert_ptr_nonnull(strstr(text, "kunit: second                   UNFINISHED  2 passed, 1 failed, 0 skipped\n"));
+    ck_assert_ptr_nonnull(strstr(text, "kunit: unfinished suite second: the run stopped after its case d\n"));
+    ck_assert_ptr_nonnull(strstr(text, "kunit: failed test: second.c\n"));
+    ck_assert_ptr_nonnull(strstr(text, "kunit: incomplete: 1 of 3 suites reported\n"));
+    free(text);
+    ktap_free(&k);
+
+    ktap_init(&k);   /* its first case crashed */
+    feed_ktap(&k, "KTAP version 1\n1..1\n    # Subtest: only\n    1..2\n");
+    ck_assert_str_eq(ktap_unfinished(&k)->name, "only");
+    ck_assert_ptr_null(ktap_unfinished_last_case(&k));
+    text = ktap_summary_text(&k);
+    ck_assert_ptr_nonnull(strstr(text, "kunit: unfinished suite only: the run stopped before its first case reported\n"));
+    free(text);
+    feed_ktap(&k, "    ok 1 x\n    ok 2 y\nok 1 only\n");   /* a suite that finished is none */
+    ck_assert_ptr_null(ktap_unfinished(&k));
+    ck_assert(ktap_passed(&k));
+    ktap_free(&k);
+}
+END_TEST
+
 /* Any number of suites: 200, three cases each, two failures in the 150th
  * (the reader once stopped at 64 suites and called the run incomplete). */
 START_TEST(ktap_reads_200_suites_with_failures_in_the_150th)
@@ -849,6 +888,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, ktap_plan_past_an_int_is_never_complete);
     tcase_add_test(tc, ktap_failed_case_under_an_ok_suite_is_no_pass);
     tcase_add_test(tc, ktap_reads_200_suites_with_failures_in_the_150th);
+    tcase_add_test(tc, ktap_crash_mid_suite_names_the_suite_and_its_last_case);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -214,18 +214,51 @@ bool ktap_passed(const struct ktap *k)
     return true;
 }
 
+const struct ktap_suite *ktap_unfinished(const struct ktap *k)
+{
+    return k->current >= 0 && !ktap_complete(k) ? &k->suites[k->current] : NULL;
+}
+
+const char *ktap_unfinished_last_case(const struct ktap *k)
+{
+    if (!ktap_unfinished(k) || !k->ncases || k->cases[k->ncases - 1].suite != (unsigned)k->current)
+        return NULL;
+    return k->cases[k->ncases - 1].name;
+}
+
+static void suite_line(const struct ktap_suite *s, const char *verdict, FILE *out)
+{
+    fprintf(out, "kunit: %-24s %-6s  %u passed, %u failed, %u skipped\n", s->name, verdict, s->passed, s->failed,
+            s->skipped);
+}
+
+/* The suite a crash or hang cut short: its name, what it reported, and the
+ * last case that finished (the one after it is where the run stopped). */
+static void unfinished_summary(const struct ktap *k, FILE *out)
+{
+    const struct ktap_suite *s = ktap_unfinished(k);
+    if (!s)
+        return;
+    const char *last = ktap_unfinished_last_case(k);
+    suite_line(s, "UNFINISHED", out);
+    if (last)
+        fprintf(out, "kunit: unfinished suite %s: the run stopped after its case %s\n", s->name, last);
+    else
+        fprintf(out, "kunit: unfinished suite %s: the run stopped before its first case reported\n", s->name);
+}
+
 void ktap_summary(const struct ktap *k, FILE *out)
 {
     unsigned passed = 0, failed = 0, skipped = 0, bad = 0;
     for (unsigned i = 0; i < k->nsuites; i++) {
         const struct ktap_suite *s = &k->suites[i];
-        fprintf(out, "kunit: %-24s %s  %u passed, %u failed, %u skipped\n", s->name, s->ok ? "ok    " : "FAILED",
-                s->passed, s->failed, s->skipped);
+        suite_line(s, s->ok ? "ok" : "FAILED", out);
         passed += s->passed;
         failed += s->failed;
         skipped += s->skipped;
         bad += !s->ok;
     }
+    unfinished_summary(k, out);
     for (unsigned i = 0; i < k->nfailed; i++)
         fprintf(out, "kunit: failed test: %s\n", k->failed[i]);
     if (k->failed_unnamed)
