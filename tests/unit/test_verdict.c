@@ -583,7 +583,7 @@ START_TEST(end_reason_each_reason)
         { RUN(.timed_out = true, .exit_status = EXIT_TIMEOUT), "timeout" },
         { RUN(.stop_at_ebs = true, .reached_runtime = true, .stop_unreached = true, .exit_status = EXIT_STOP_UNREACHED),
           "stop-unreached" },
-        { RUN(.exit_port = true, .exit_status = 3), "guest-status" },
+        { RUN(.exit_port = true, .exit_port_status = 3, .exit_status = 3), "guest-status" },
         { RUN(.panic = true, .exit_status = EXIT_PANIC), "kernel-panic" },
         { RUN(.efi_exit = true, .exit_status = EXIT_FIRMWARE_EXIT), "efi-exit" },
         { RUN(.kunit = true, .kunit_complete = true, .exit_status = EXIT_KUNIT_FAILED), "kunit-finished" },
@@ -613,8 +613,19 @@ END_TEST
  * out still ends as a sweep. */
 START_TEST(end_reason_precedence)
 {
-    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_status = EXIT_TIMEOUT)), "guest-status");
-    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_status = EXIT_GUEST_CRASH)), "guest-status");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = EXIT_TIMEOUT,
+                                        .exit_status = EXIT_TIMEOUT)), "guest-status");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = EXIT_GUEST_CRASH,
+                                        .exit_status = EXIT_GUEST_CRASH)), "guest-status");
+    /* --kunit takes a 0 (or 5) on the exit port before every suite reported
+     * for no result (kunit.c): the run did not finish, which the reason
+     * says; "guest-status, exit status 7" named a status the guest never wrote. */
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = 0, .kunit = true,
+                                        .exit_status = EXIT_KUNIT_INCOMPLETE)), "kunit-incomplete");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = EXIT_FIRMWARE_EXIT, .kunit = true,
+                                        .exit_status = EXIT_KUNIT_INCOMPLETE)), "kunit-incomplete");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = EXIT_KUNIT_INCOMPLETE, .kunit = true,
+                                        .exit_status = EXIT_KUNIT_INCOMPLETE)), "guest-status");
     ck_assert_str_eq(end_reason(&(struct run_end){ .write_failed = true, .exit_status = EXIT_HOST }),
                      "output-write-failed");
     ck_assert_str_eq(end_reason(STARTED(.write_failed = true, .stopped_by_signal = 2)), "output-write-failed");

@@ -909,6 +909,7 @@ struct run_end vmm_run_end(const struct vmm *vm, int rc)
         .exit_status = rc, .write_failed = vm->files.write_failed, .started = vm->step == STEP_GUEST,
         .stopped_by_signal = vm->run.stopped_by_signal, .fault_sweep = vm->opt.fault_sweep,
         .timed_out = vm->run.timed_out, .exit_port = vm->ctl.stop == GUEST_EXIT_PORT,
+        .exit_port_status = vm->ctl.exit_status,
         .panic = vm->console.panic.ended, .efi_exit = vm->fw.stop == FW_STOP_EXIT, .kunit = vm->opt.kunit,
         .exec = vm->opt.exec != NULL, .stop_at_ebs = vm->opt.stop_at == STOP_AT_EBS,
         .stop_unreached = vm->run.stop_unreached,
