@@ -691,6 +691,15 @@ START_TEST(ktap_passing_and_failing_runs)
     ck_assert(ktap_complete(&k));
     ck_assert(ktap_passed(&k));
 
+    ktap_free(&k);   /* CONFIG_PRINTK_CALLER: the caller's field after the time, or alone */
+    feed_ktap(&k, "[    0.500000][    T1] KTAP version 1\n[    0.500001][    T1] 1..2\n"
+                  "[    0.6][    T1]     # Subtest: a\n[    0.6][    T1]     not ok 1 b\n"
+                  "[    0.7][    T1] not ok 1 a\n[     T1] ok 2 c\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_str_eq(k.failed[0], "a.b");
+    ck_assert_str_eq(k.suites[1].name, "c");
+
     ktap_free(&k);   /* ok lines before a KTAP header are not results */
     feed_ktap(&k, "ok 1 nothing\n1..1\n");
     ck_assert(!k.started);

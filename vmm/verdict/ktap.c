@@ -65,13 +65,19 @@ static struct ktap_suite *new_suite(struct ktap *k, const char *name)
     return su;
 }
 
-/* Skip a printk timestamp "[    1.234567] " if the kernel prints them. */
+/* Skip printk's prefix, if the kernel prints one: kernel/printk/printk.c
+ * (info_print_prefix) puts the time "[    1.234567]", with
+ * CONFIG_PRINTK_CALLER the caller "[     T1]", then one space. */
 static const char *strip_time(const char *s)
 {
-    if (s[0] != '[')
-        return s;
-    const char *e = strchr(s, ']');
-    return e && e[1] == ' ' ? e + 2 : s;
+    const char *p = s;
+    while (*p == '[') {
+        const char *e = strchr(p, ']');
+        if (!e)
+            return s;
+        p = e + 1;
+    }
+    return p != s && *p == ' ' ? p + 1 : s;
 }
 
 /* "ok N name # directive" or "not ok N name ..." → ok, name, skip. */
