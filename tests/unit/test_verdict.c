@@ -725,6 +725,19 @@ START_TEST(ktap_failed_case_under_an_ok_suite_is_no_pass)
     ck_assert(ktap_complete(&k));
     ck_assert(!ktap_passed(&k));
     ktap_free(&k);
+    /* A suite without its "# Subtest:" line (optional in ktap.rst): its
+     * failed case was dropped, and "ok 1 example" passed the run. */
+    feed_ktap(&k, "KTAP version 1\n1..2\n    KTAP version 1\n    1..2\n    ok 1 a\n    not ok 2 b\nok 1 example\n"
+                  "    # Subtest: next\n    ok 1 c\nok 2 next\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_uint_eq(k.nsuites, 2);
+    ck_assert_str_eq(k.suites[0].name, "example");
+    ck_assert_uint_eq(k.suites[0].passed, 1);
+    ck_assert_uint_eq(k.suites[0].failed, 1);
+    ck_assert_str_eq(k.failed[0], "b");
+    ck_assert_uint_eq(k.suites[1].passed, 1);
+    ktap_free(&k);
 }
 END_TEST
 

@@ -138,7 +138,9 @@ static void top_level_line(struct ktap *k, const char *t)
     if (!parse_result(t, &ok, name, sizeof(name), &skip))
         return;
     struct ktap_suite *su = k->current >= 0 ? &k->suites[k->current] : NULL;
-    if (!su || strcmp(su->name, name))
+    if (su && !su->name[0])
+        snprintf(su->name, sizeof(su->name), "%s", name);   /* a suite whose header we did not see */
+    else if (!su || strcmp(su->name, name))
         su = new_suite(k, name);
     k->current = -1;
     if (!su) {
@@ -168,7 +170,8 @@ static void case_result(struct ktap *k, const char *name, bool ok, bool skip)
     else {
         su->failed++;
         if (grow((void **)&k->failed, &k->failed_cap, k->nfailed, sizeof(*k->failed), KTAP_MAX_FAILED))
-            snprintf(k->failed[k->nfailed++], sizeof(k->failed[0]), "%s.%s", su->name, name);
+            snprintf(k->failed[k->nfailed++], sizeof(k->failed[0]), "%s%s%s", su->name, su->name[0] ? "." : "",
+                     name);
         else
             k->failed_unnamed++;
     }
@@ -192,7 +195,14 @@ void ktap_line(struct ktap *k, const char *line)
         k->current = new_suite(k, t + 11) ? (int)k->nsuites : -1;
         return;
     }
-    if (k->current >= 0 && parse_result(t, &ok, name, sizeof(name), &skip))
+    if (!parse_result(t, &ok, name, sizeof(name), &skip))
+        return;
+    /* A case with no "# Subtest:" before it (KTAP makes that line optional,
+     * Documentation/dev-tools/ktap.rst) is still a result: its suite is
+     * named by its own result line. */
+    if (k->current < 0)
+        k->current = new_suite(k, "") ? (int)k->nsuites : -1;
+    if (k->current >= 0)
         case_result(k, name, ok, skip);
 }
 
