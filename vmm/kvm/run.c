@@ -635,6 +635,11 @@ static int handle_exit(struct vcpu *c)
     case KVM_EXIT_HLT:
         return guest_crash(c, "HLT with interrupts off (the guest halted for good)");
     case KVM_EXIT_SHUTDOWN:
+        /* After a panic line it is the panic's restart: with panic=N,
+         * emergency_restart, and reboot=t (or every other way failing,
+         * arch/x86/kernel/reboot.c) restarts by a triple fault. */
+        if (vm->console.panic.line[0])
+            return guest_restarted(vm);
         return guest_crash(c, "triple fault (KVM_EXIT_SHUTDOWN)");
     case KVM_EXIT_SYSTEM_EVENT:
         fflush(stdout);

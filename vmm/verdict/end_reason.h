@@ -35,7 +35,8 @@
     X(END_GUEST_STATUS, "guest-status", (EXIT_GUEST_BYTE), \
       "the guest wrote N to the exit port " EXIT_STATUS_STR(GUEST_PORT_EXIT) ", or --exec's command reported N") \
     X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), \
-      "the console showed \"Kernel panic - not syncing\", then its end marker or, with panic=N, a reset or power-off") \
+      "the console showed \"Kernel panic - not syncing\", then its end marker or, with panic=N, a reset, power-off or " \
+      "triple fault (reboot=t)") \
     X(END_KUNIT_FINISHED, "kunit-finished", (EXIT_OK, EXIT_KUNIT_FAILED), \
       "--kunit: every planned suite reported, its tests passed or not (1 too when no suite ran: a plan of 1..0)") \
     X(END_REFUSED, "refused", (EXIT_USAGE), "after a sweep: the --sweep-baseline file is not a matrix") \
