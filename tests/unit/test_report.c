@@ -281,6 +281,19 @@ static void kunit_json_of(const char *const *lines, size_t n, const char *kernel
     ck_assert_ptr_nonnull(doc);
 }
 
+/* After kunit_json_of: --report's kunit object for the same KTAP reader. */
+static const json_t *report_kunit_of_the_same_run(void)
+{
+    json_decref(doc);
+    doc = NULL;
+    free(text);
+    text = NULL;
+    struct report_facts f = refused();
+    f.kunit = &ktap;
+    ck_assert_int_eq(write_and_read(&f), 0);
+    return json_object_get(doc, "kunit");
+}
+
 /* A run that never entered the guest is an ERROR case of the root group,
  * never a pass; a finished run lists its suites and cases. */
 START_TEST(kunit_json_says_why_a_run_has_no_result)
@@ -340,15 +353,7 @@ START_TEST(kunit_json_lists_the_suite_a_crash_cut_short)
     ck_assert_str_eq(str(json_array_get(cases, 1), "name"), "c");
     ck_assert_str_eq(str(json_array_get(cases, 2), "name"), "unfinished");
     ck_assert_str_eq(str(json_array_get(cases, 2), "status"), "ERROR");
-    json_decref(doc);
-    doc = NULL;
-    free(text);
-    text = NULL;
-
-    struct report_facts f = refused();
-    f.kunit = &ktap;
-    ck_assert_int_eq(write_and_read(&f), 0);
-    const json_t *unfinished = json_object_get(json_object_get(doc, "kunit"), "unfinished_suite");
+    const json_t *unfinished = json_object_get(report_kunit_of_the_same_run(), "unfinished_suite");
     ck_assert_str_eq(str(unfinished, "name"), "cut");
     ck_assert_str_eq(str(unfinished, "last_case"), "c");
     ck_assert_int_eq(json_integer_value(json_object_get(unfinished, "failed")), 1);
@@ -371,15 +376,7 @@ START_TEST(kunit_json_lists_a_failure_whose_name_is_not_utf8)
     ck_assert_str_eq(str(good, "name"), "b??[0m");
     ck_assert_str_eq(str(good, "status"), "FAIL");
     ck_assert_str_eq(str(json_array_get(groups, 1), "name"), "bad?");
-    json_decref(doc);
-    doc = NULL;
-    free(text);
-    text = NULL;
-
-    struct report_facts f = refused();
-    f.kunit = &ktap;
-    ck_assert_int_eq(write_and_read(&f), 0);
-    const json_t *k = json_object_get(doc, "kunit");
+    const json_t *k = report_kunit_of_the_same_run();
     ck_assert_int_eq(json_array_size(json_object_get(k, "suites")), 2);
     const json_t *failed = json_object_get(k, "failed_tests");
     ck_assert_int_eq(json_array_size(failed), 2);
