@@ -51,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(!passed || complete);
     /* A pass tested something, and no case of it failed. */
     CHECK(!passed || (!ktap_no_suites(k) && !k->nfailed && !k->failed_unnamed));
+    /* A suite cut short is never part of a pass, and its last case is one it reported. */
+    CHECK(!ktap_unfinished(k) || (!passed && !complete));
+    CHECK(!ktap_unfinished_last_case(k) || ktap_unfinished(k));
     ktap_summary(k, devnull);
     ktap_free(k);
     free(k);

@@ -218,6 +218,12 @@ if [ "$WHICH" = tiny ]; then
         'smp: Brought up 1 node, 2 CPUs' 'ACPI: Interpreter enabled' 'Run /(sbin/)?init as init process' \
         'efi: RTPROP=0x[0-9a-f]+ ACPI 2\.0=0x' 'Kernel panic - not syncing' '!efi: .*(error|failed)' '!ACPI Error' \
         -- "$HO" --timeout 900 --cpus 2 --trace-efi="$OUT/tiny-boot.trace" --cmdline "console=ttyS0 earlyprintk=serial" "$K"
+    # panic=-1 reboot=t: the panic restarts at once, by a triple fault
+    # (kernel/panic.c emergency_restart, arch/x86/kernel/reboot.c BOOT_TRIPLE),
+    # before its end marker: still the kernel's panic, not a guest crash.
+    expect tiny-panic-reboot-triple 6 'Kernel panic - not syncing' 'end: kernel-panic, exit status 6' \
+        '!guest stopped: triple fault' \
+        -- "$HO" --timeout 900 --cmdline "console=ttyS0 panic=-1 reboot=t" "$K"
     selected tiny-e820-reaches-kernel &&
         e820_reaches_kernel tiny-e820-reaches-kernel "$OUT/tiny-stop-at-ebs-handover.log" "$OUT/tiny-boot.log"
     # Runtime services after the kernel took over, through its page tables.

@@ -213,6 +213,7 @@ START_TEST(report_of_exec_and_kunit)
     ck_assert(json_is_true(json_object_get(k, "complete")));
     ck_assert(json_is_false(json_object_get(k, "passed")));
     ck_assert_str_eq(str(json_array_get(json_object_get(k, "suites"), 0), "name"), "suite");
+    ck_assert(json_is_null(json_object_get(k, "unfinished_suite")));
 }
 END_TEST
 
@@ -280,6 +281,19 @@ static void kunit_json_of(const char *const *lines, size_t n, const char *kernel
     ck_assert_ptr_nonnull(doc);
 }
 
+/* After kunit_json_of: --report's kunit object for the same KTAP reader. */
+static const json_t *report_kunit_of_the_same_run(void)
+{
+    json_decref(doc);
+    doc = NULL;
+    free(text);
+    text = NULL;
+    struct report_facts f = refused();
+    f.kunit = &ktap;
+    ck_assert_int_eq(write_and_read(&f), 0);
+    return json_object_get(doc, "kunit");
+}
+
 /* A run that never entered the guest is an ERROR case of the root group,
  * never a pass; a finished run lists its suites and cases. */
 START_TEST(kunit_json_says_why_a_run_has_no_result)
@@ -319,6 +333,34 @@ START_TEST(kunit_json_of_a_finished_run)
 }
 END_TEST
 
+/* A crash in a suite's case: the suite is a group all the same, with the
+ * cases it reported and an ERROR where it stopped, and --report's kunit
+ * object names it; a finished run has none. */
+START_TEST(kunit_json_lists_the_suite_a_crash_cut_short)
+{
+    const char *lines[] = { "KTAP version 1", "1..2", "    # Subtest: done", "    ok 1 a", "ok 1 done",
+                            "    # Subtest: cut", "    1..3", "    not ok 1 b", "    ok 2 c",
+                            "Kernel panic - not syncing: Fatal exception" };
+    kunit_json_of(lines, sizeof(lines) / sizeof(lines[0]), "bzImage", true);
+    ck_assert_str_eq(str(json_array_get(json_object_get(doc, "test_cases"), 0), "name"), "run-incomplete");
+    const json_t *groups = json_object_get(doc, "sub_groups");
+    ck_assert_int_eq(json_array_size(groups), 2);
+    const json_t *cut = json_array_get(groups, 1);
+    ck_assert_str_eq(str(cut, "name"), "cut");
+    const json_t *cases = json_object_get(cut, "test_cases");
+    ck_assert_int_eq(json_array_size(cases), 3);
+    ck_assert_str_eq(str(json_array_get(cases, 0), "status"), "FAIL");
+    ck_assert_str_eq(str(json_array_get(cases, 1), "name"), "c");
+    ck_assert_str_eq(str(json_array_get(cases, 2), "name"), "unfinished");
+    ck_assert_str_eq(str(json_array_get(cases, 2), "status"), "ERROR");
+    const json_t *unfinished = json_object_get(report_kunit_of_the_same_run(), "unfinished_suite");
+    ck_assert_str_eq(str(unfinished, "name"), "cut");
+    ck_assert_str_eq(str(unfinished, "last_case"), "c");
+    ck_assert_int_eq(json_integer_value(json_object_get(unfinished, "failed")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(unfinished, "passed")), 1);
+}
+END_TEST
+
 /* Names are the guest's console bytes: one that is not UTF-8 is still
  * listed (jansson refuses such a string), so a failure under it is never
  * left out of either document. */
@@ -334,15 +376,7 @@ START_TEST(kunit_json_lists_a_failure_whose_name_is_not_utf8)
     ck_assert_str_eq(str(good, "name"), "b??[0m");
     ck_assert_str_eq(str(good, "status"), "FAIL");
     ck_assert_str_eq(str(json_array_get(groups, 1), "name"), "bad?");
-    json_decref(doc);
-    doc = NULL;
-    free(text);
-    text = NULL;
-
-    struct report_facts f = refused();
-    f.kunit = &ktap;
-    ck_assert_int_eq(write_and_read(&f), 0);
-    const json_t *k = json_object_get(doc, "kunit");
+    const json_t *k = report_kunit_of_the_same_run();
     ck_assert_int_eq(json_array_size(json_object_get(k, "suites")), 2);
     const json_t *failed = json_object_get(k, "failed_tests");
     ck_assert_int_eq(json_array_size(failed), 2);
@@ -437,6 +471,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, kunit_json_of_a_finished_run);
     tcase_add_test(tc, kunit_json_lists_a_failure_whose_name_is_not_utf8);
     tcase_add_test(tc, kunit_json_of_a_run_with_no_suites);
+    tcase_add_test(tc, kunit_json_lists_the_suite_a_crash_cut_short);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("json-log");

@@ -583,7 +583,7 @@ START_TEST(end_reason_each_reason)
         { RUN(.timed_out = true, .exit_status = EXIT_TIMEOUT), "timeout" },
         { RUN(.stop_at_ebs = true, .reached_runtime = true, .stop_unreached = true, .exit_status = EXIT_STOP_UNREACHED),
           "stop-unreached" },
-        { RUN(.exit_port = true, .exit_status = 3), "guest-status" },
+        { RUN(.exit_port = true, .exit_port_status = 3, .exit_status = 3), "guest-status" },
         { RUN(.panic = true, .exit_status = EXIT_PANIC), "kernel-panic" },
         { RUN(.efi_exit = true, .exit_status = EXIT_FIRMWARE_EXIT), "efi-exit" },
         { RUN(.kunit = true, .kunit_complete = true, .exit_status = EXIT_KUNIT_FAILED), "kunit-finished" },
@@ -613,8 +613,19 @@ END_TEST
  * out still ends as a sweep. */
 START_TEST(end_reason_precedence)
 {
-    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_status = EXIT_TIMEOUT)), "guest-status");
-    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_status = EXIT_GUEST_CRASH)), "guest-status");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = EXIT_TIMEOUT,
+                                        .exit_status = EXIT_TIMEOUT)), "guest-status");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = EXIT_GUEST_CRASH,
+                                        .exit_status = EXIT_GUEST_CRASH)), "guest-status");
+    /* --kunit takes a 0 (or 5) on the exit port before every suite reported
+     * for no result (kunit.c): the run did not finish, which the reason
+     * says; "guest-status, exit status 7" named a status the guest never wrote. */
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = 0, .kunit = true,
+                                        .exit_status = EXIT_KUNIT_INCOMPLETE)), "kunit-incomplete");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = EXIT_FIRMWARE_EXIT, .kunit = true,
+                                        .exit_status = EXIT_KUNIT_INCOMPLETE)), "kunit-incomplete");
+    ck_assert_str_eq(end_reason(STARTED(.exit_port = true, .exit_port_status = EXIT_KUNIT_INCOMPLETE, .kunit = true,
+                                        .exit_status = EXIT_KUNIT_INCOMPLETE)), "guest-status");
     ck_assert_str_eq(end_reason(&(struct run_end){ .write_failed = true, .exit_status = EXIT_HOST }),
                      "output-write-failed");
     ck_assert_str_eq(end_reason(STARTED(.write_failed = true, .stopped_by_signal = 2)), "output-write-failed");
@@ -680,6 +691,15 @@ START_TEST(ktap_passing_and_failing_runs)
     ck_assert(ktap_complete(&k));
     ck_assert(ktap_passed(&k));
 
+    ktap_free(&k);   /* CONFIG_PRINTK_CALLER: the caller's field after the time, or alone */
+    feed_ktap(&k, "[    0.500000][    T1] KTAP version 1\n[    0.500001][    T1] 1..2\n"
+                  "[    0.6][    T1]     # Subtest: a\n[    0.6][    T1]     not ok 1 b\n"
+                  "[    0.7][    T1] not ok 1 a\n[     T1] ok 2 c\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_str_eq(k.failed[0], "a.b");
+    ck_assert_str_eq(k.suites[1].name, "c");
+
     ktap_free(&k);   /* ok lines before a KTAP header are not results */
     feed_ktap(&k, "ok 1 nothing\n1..1\n");
     ck_assert(!k.started);
@@ -704,6 +724,19 @@ START_TEST(ktap_failed_case_under_an_ok_suite_is_no_pass)
     feed_ktap(&k, "KTAP version 1\n1..1\n    # Subtest: example\n    1..1\n    not ok 1 b\nok 1 exa\n");
     ck_assert(ktap_complete(&k));
     ck_assert(!ktap_passed(&k));
+    ktap_free(&k);
+    /* A suite without its "# Subtest:" line (optional in ktap.rst): its
+     * failed case was dropped, and "ok 1 example" passed the run. */
+    feed_ktap(&k, "KTAP version 1\n1..2\n    KTAP version 1\n    1..2\n    ok 1 a\n    not ok 2 b\nok 1 example\n"
+                  "    # Subtest: next\n    ok 1 c\nok 2 next\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_uint_eq(k.nsuites, 2);
+    ck_assert_str_eq(k.suites[0].name, "example");
+    ck_assert_uint_eq(k.suites[0].passed, 1);
+    ck_assert_uint_eq(k.suites[0].failed, 1);
+    ck_assert_str_eq(k.failed[0], "b");
+    ck_assert_uint_eq(k.suites[1].passed, 1);
     ktap_free(&k);
 }
 END_TEST
@@ -757,6 +790,45 @@ START_TEST(ktap_plan_past_an_int_is_never_complete)
     ktap_init(&k);
     feed_ktap(&k, "KTAP version 1\n1..x\n    # Subtest: a\n    1..1\n    ok 1 b\nok 1 a\n");
     ck_assert(!ktap_complete(&k));
+    ktap_free(&k);
+}
+END_TEST
+
+/* A panic (or hang) in a case leaves its suite without a result line
+ * (lib/kunit/test.c prints it after the last case): the run is no pass,
+ * and the summary names the suite and the last case that finished, not
+ * only "incomplete"; a failure it reported before is still listed. */
+START_TEST(ktap_crash_mid_suite_names_the_suite_and_its_last_case)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..3\n    # Subtest: first\n    1..1\n    ok 1 a\nok 1 first\n"
+                  "    KTAP version 1\n    # Subtest: second\n    1..4\n    ok 1 b\n    not ok 2 c\n"
+                  "    ok 3 d\n[    2.5] BUG: kernel NULL pointer dereference, address: 0000000000000000\n"
+                  "[    2.6] Kernel panic - not syncing: Fatal exception\n");
+    ck_assert(!ktap_complete(&k));
+    ck_assert(!ktap_passed(&k));
+    ck_assert_ptr_nonnull(ktap_unfinished(&k));
+    ck_assert_str_eq(ktap_unfinished(&k)->name, "second");
+    ck_assert_str_eq(ktap_unfinished_last_case(&k), "d");
+    char *text = ktap_summary_text(&k);
+    ck_assert_ptr_nonnull(strstr(text, "kunit: second                   UNFINISHED  2 passed, 1 failed, 0 skipped\n"));
+    ck_assert_ptr_nonnull(strstr(text, "kunit: unfinished suite second: the run stopped after its case d\n"));
+    ck_assert_ptr_nonnull(strstr(text, "kunit: failed test: second.c\n"));
+    ck_assert_ptr_nonnull(strstr(text, "kunit: incomplete: 1 of 3 suites reported\n"));
+    free(text);
+    ktap_free(&k);
+
+    ktap_init(&k);   /* its first case crashed */
+    feed_ktap(&k, "KTAP version 1\n1..1\n    # Subtest: only\n    1..2\n");
+    ck_assert_str_eq(ktap_unfinished(&k)->name, "only");
+    ck_assert_ptr_null(ktap_unfinished_last_case(&k));
+    text = ktap_summary_text(&k);
+    ck_assert_ptr_nonnull(strstr(text, "kunit: unfinished suite only: the run stopped before its first case reported\n"));
+    free(text);
+    feed_ktap(&k, "    ok 1 x\n    ok 2 y\nok 1 only\n");   /* a suite that finished is none */
+    ck_assert_ptr_null(ktap_unfinished(&k));
+    ck_assert(ktap_passed(&k));
     ktap_free(&k);
 }
 END_TEST
@@ -849,6 +921,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, ktap_plan_past_an_int_is_never_complete);
     tcase_add_test(tc, ktap_failed_case_under_an_ok_suite_is_no_pass);
     tcase_add_test(tc, ktap_reads_200_suites_with_failures_in_the_150th);
+    tcase_add_test(tc, ktap_crash_mid_suite_names_the_suite_and_its_last_case);
     suite_add_tcase(s, tc);
     return s;
 }

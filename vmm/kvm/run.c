@@ -635,6 +635,11 @@ static int handle_exit(struct vcpu *c)
     case KVM_EXIT_HLT:
         return guest_crash(c, "HLT with interrupts off (the guest halted for good)");
     case KVM_EXIT_SHUTDOWN:
+        /* After a panic line it is the panic's restart: with panic=N,
+         * emergency_restart, and reboot=t (or every other way failing,
+         * arch/x86/kernel/reboot.c) restarts by a triple fault. */
+        if (vm->console.panic.line[0])
+            return guest_restarted(vm);
         return guest_crash(c, "triple fault (KVM_EXIT_SHUTDOWN)");
     case KVM_EXIT_SYSTEM_EVENT:
         fflush(stdout);
@@ -909,6 +914,7 @@ struct run_end vmm_run_end(const struct vmm *vm, int rc)
         .exit_status = rc, .write_failed = vm->files.write_failed, .started = vm->step == STEP_GUEST,
         .stopped_by_signal = vm->run.stopped_by_signal, .fault_sweep = vm->opt.fault_sweep,
         .timed_out = vm->run.timed_out, .exit_port = vm->ctl.stop == GUEST_EXIT_PORT,
+        .exit_port_status = vm->ctl.exit_status,
         .panic = vm->console.panic.ended, .efi_exit = vm->fw.stop == FW_STOP_EXIT, .kunit = vm->opt.kunit,
         .exec = vm->opt.exec != NULL, .stop_at_ebs = vm->opt.stop_at == STOP_AT_EBS,
         .stop_unreached = vm->run.stop_unreached,

@@ -141,6 +141,18 @@ static json_t *exits_by_phase_json(const struct run_counters *c)
                      (json_int_t)after_total, "by_reason", rest);
 }
 
+/* The suite a crash or hang cut short, or null. */
+static json_t *unfinished_json(const struct ktap *k)
+{
+    const struct ktap_suite *su = ktap_unfinished(k);
+    const char *last = ktap_unfinished_last_case(k);
+    if (!su)
+        return json_null();
+    return json_pack("{s:s,s:i,s:i,s:i,s:o}", "name", su->name, "passed", (int)su->passed, "failed",
+                     (int)su->failed, "skipped", (int)su->skipped, "last_case",
+                     last ? json_string(last) : json_null());
+}
+
 /* The KUnit results as the KTAP reader saw them: per suite and the failed
  * cases by name. */
 static json_t *kunit_json(const struct ktap *k)
@@ -153,9 +165,9 @@ static json_t *kunit_json(const struct ktap *k)
     }
     for (unsigned i = 0; i < k->nfailed; i++)
         json_array_append_new(failed, json_string(k->failed[i]));
-    return json_pack("{s:b,s:b,s:b,s:i,s:o,s:o,s:i,s:i}", "started", k->started, "complete", ktap_complete(k),
+    return json_pack("{s:b,s:b,s:b,s:i,s:o,s:o,s:i,s:i,s:o}", "started", k->started, "complete", ktap_complete(k),
                      "passed", ktap_passed(k), "plan", k->plan, "suites", suites, "failed_tests", failed, "suites_not_listed", (int)k->suites_dropped,
-                     "failed_tests_not_named", (int)k->failed_unnamed);
+                     "failed_tests_not_named", (int)k->failed_unnamed, "unfinished_suite", unfinished_json(k));
 }
 
 /* --kunit-json: the results in the format of kunit.py's --json (the
@@ -189,12 +201,18 @@ int report_write_kunit_json(FILE *out, const struct ktap *k, const char *kernel,
 {
     static const char *const status[] = { [KTAP_PASS] = "PASS", [KTAP_FAIL] = "FAIL", [KTAP_SKIP] = "SKIP" };
     json_t *groups = json_array();
-    for (unsigned i = 0; i < k->nsuites; i++) {
+    const struct ktap_suite *unfinished = ktap_unfinished(k);
+    unsigned nsuites = k->nsuites + (unfinished != NULL);   /* the unfinished one is at nsuites */
+    for (unsigned i = 0; i < nsuites; i++) {
         json_t *cases = json_array();
         for (unsigned c = 0; c < k->ncases; c++)
             if (k->cases[c].suite == i)
                 json_array_append_new(cases, json_pack("{s:s,s:s}", "name", k->cases[c].name, "status",
                                                        status[k->cases[c].status]));
+        /* The case after its last is where the run stopped: ERROR, as
+         * kunit.py marks a crashed test. */
+        if (i == k->nsuites)
+            json_array_append_new(cases, json_pack("{s:s,s:s}", "name", "unfinished", "status", "ERROR"));
         json_t *g = json_pack("{s:s,s:[],s:o}", "name", k->suites[i].name, "sub_groups", "test_cases", cases);
         if (g && !kunit_json_common(g, kernel))
             json_array_append_new(groups, g);

@@ -17,9 +17,10 @@ struct panic_watch {
 /* A line consumer (ctx: struct panic_watch). */
 void panic_watch_line(void *ctx, const char *line);
 
-/* The guest restarted or powered off. kernel/panic.c: with panic=N (N != 0)
- * panic() restarts the machine (emergency_restart) where it would print
- * its end marker, so a panic seen before is over: true, and w->ended set. */
+/* The guest restarted (a reset, or with reboot=t a triple fault) or powered
+ * off. kernel/panic.c: with panic=N (N != 0) panic() restarts the machine
+ * (emergency_restart) where it would print its end marker, so a panic seen
+ * before is over: true, and w->ended set. */
 bool panic_watch_restart(struct panic_watch *w);
 
 /* --exec: the run's own mark, EXEC_RUN_ID_LEN hex digits handover draws

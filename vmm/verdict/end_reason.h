@@ -35,7 +35,8 @@
     X(END_GUEST_STATUS, "guest-status", (EXIT_GUEST_BYTE), \
       "the guest wrote N to the exit port " EXIT_STATUS_STR(GUEST_PORT_EXIT) ", or --exec's command reported N") \
     X(END_KERNEL_PANIC, "kernel-panic", (EXIT_PANIC), \
-      "the console showed \"Kernel panic - not syncing\", then its end marker or, with panic=N, a reset or power-off") \
+      "the console showed \"Kernel panic - not syncing\", then its end marker or, with panic=N, a reset, power-off or " \
+      "triple fault (reboot=t)") \
     X(END_KUNIT_FINISHED, "kunit-finished", (EXIT_OK, EXIT_KUNIT_FAILED), \
       "--kunit: every planned suite reported, its tests passed or not (1 too when no suite ran: a plan of 1..0)") \
     X(END_REFUSED, "refused", (EXIT_USAGE), "after a sweep: the --sweep-baseline file is not a matrix") \
@@ -44,7 +45,8 @@
       "triple fault, an exception through the firmware's IDT, HLT with interrupts off, an emulation failure, a " \
       "WaitForEvent nothing can end") \
     X(END_KUNIT_INCOMPLETE, "kunit-incomplete", (EXIT_KUNIT_INCOMPLETE), \
-      "--kunit: the guest stopped before every suite reported") \
+      "--kunit: the guest stopped before every suite reported (it powered off, reset, ended, or wrote 0 or 5 to " \
+      "the exit port, which --kunit does not take for a result)") \
     X(END_EXEC_STATUS_UNKNOWN, "exec-status-unknown", (EXIT_EXEC_NO_STATUS), \
       "--exec: the guest ended without reporting the command's status") \
     X(END_EFI_EXIT, "efi-exit", (EXIT_OK, EXIT_FIRMWARE_EXIT), \
@@ -78,7 +80,8 @@ struct run_end {
     int stopped_by_signal;    /* 0: none */
     bool fault_sweep;         /* the run was a --fault-sweep */
     bool timed_out;           /* --timeout ran out, or a wait would outlast it */
-    bool exit_port;           /* the guest wrote its status to the exit port */
+    bool exit_port;           /* the guest wrote exit_port_status to the exit port */
+    int exit_port_status;
     bool panic;               /* the console showed a kernel panic */
     bool efi_exit;            /* the top-level image called Exit or returned */
     bool kunit, kunit_complete;   /* --kunit, and its KTAP reader saw every suite */

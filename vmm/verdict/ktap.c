@@ -65,13 +65,19 @@ static struct ktap_suite *new_suite(struct ktap *k, const char *name)
     return su;
 }
 
-/* Skip a printk timestamp "[    1.234567] " if the kernel prints them. */
+/* Skip printk's prefix, if the kernel prints one: kernel/printk/printk.c
+ * (info_print_prefix) puts the time "[    1.234567]", with
+ * CONFIG_PRINTK_CALLER the caller "[     T1]", then one space. */
 static const char *strip_time(const char *s)
 {
-    if (s[0] != '[')
-        return s;
-    const char *e = strchr(s, ']');
-    return e && e[1] == ' ' ? e + 2 : s;
+    const char *p = s;
+    while (*p == '[') {
+        const char *e = strchr(p, ']');
+        if (!e)
+            return s;
+        p = e + 1;
+    }
+    return p != s && *p == ' ' ? p + 1 : s;
 }
 
 /* "ok N name # directive" or "not ok N name ..." → ok, name, skip. */
@@ -132,7 +138,9 @@ static void top_level_line(struct ktap *k, const char *t)
     if (!parse_result(t, &ok, name, sizeof(name), &skip))
         return;
     struct ktap_suite *su = k->current >= 0 ? &k->suites[k->current] : NULL;
-    if (!su || strcmp(su->name, name))
+    if (su && !su->name[0])
+        snprintf(su->name, sizeof(su->name), "%s", name);   /* a suite whose header we did not see */
+    else if (!su || strcmp(su->name, name))
         su = new_suite(k, name);
     k->current = -1;
     if (!su) {
@@ -162,7 +170,8 @@ static void case_result(struct ktap *k, const char *name, bool ok, bool skip)
     else {
         su->failed++;
         if (grow((void **)&k->failed, &k->failed_cap, k->nfailed, sizeof(*k->failed), KTAP_MAX_FAILED))
-            snprintf(k->failed[k->nfailed++], sizeof(k->failed[0]), "%s.%s", su->name, name);
+            snprintf(k->failed[k->nfailed++], sizeof(k->failed[0]), "%s%s%s", su->name, su->name[0] ? "." : "",
+                     name);
         else
             k->failed_unnamed++;
     }
@@ -186,7 +195,14 @@ void ktap_line(struct ktap *k, const char *line)
         k->current = new_suite(k, t + 11) ? (int)k->nsuites : -1;
         return;
     }
-    if (k->current >= 0 && parse_result(t, &ok, name, sizeof(name), &skip))
+    if (!parse_result(t, &ok, name, sizeof(name), &skip))
+        return;
+    /* A case with no "# Subtest:" before it (KTAP makes that line optional,
+     * Documentation/dev-tools/ktap.rst) is still a result: its suite is
+     * named by its own result line. */
+    if (k->current < 0)
+        k->current = new_suite(k, "") ? (int)k->nsuites : -1;
+    if (k->current >= 0)
         case_result(k, name, ok, skip);
 }
 
@@ -214,18 +230,51 @@ bool ktap_passed(const struct ktap *k)
     return true;
 }
 
+const struct ktap_suite *ktap_unfinished(const struct ktap *k)
+{
+    return k->current >= 0 && !ktap_complete(k) ? &k->suites[k->current] : NULL;
+}
+
+const char *ktap_unfinished_last_case(const struct ktap *k)
+{
+    if (!ktap_unfinished(k) || !k->ncases || k->cases[k->ncases - 1].suite != (unsigned)k->current)
+        return NULL;
+    return k->cases[k->ncases - 1].name;
+}
+
+static void suite_line(const struct ktap_suite *s, const char *verdict, FILE *out)
+{
+    fprintf(out, "kunit: %-24s %-6s  %u passed, %u failed, %u skipped\n", s->name, verdict, s->passed, s->failed,
+            s->skipped);
+}
+
+/* The suite a crash or hang cut short: its name, what it reported, and the
+ * last case that finished (the one after it is where the run stopped). */
+static void unfinished_summary(const struct ktap *k, FILE *out)
+{
+    const struct ktap_suite *s = ktap_unfinished(k);
+    if (!s)
+        return;
+    const char *last = ktap_unfinished_last_case(k);
+    suite_line(s, "UNFINISHED", out);
+    if (last)
+        fprintf(out, "kunit: unfinished suite %s: the run stopped after its case %s\n", s->name, last);
+    else
+        fprintf(out, "kunit: unfinished suite %s: the run stopped before its first case reported\n", s->name);
+}
+
 void ktap_summary(const struct ktap *k, FILE *out)
 {
     unsigned passed = 0, failed = 0, skipped = 0, bad = 0;
     for (unsigned i = 0; i < k->nsuites; i++) {
         const struct ktap_suite *s = &k->suites[i];
-        fprintf(out, "kunit: %-24s %s  %u passed, %u failed, %u skipped\n", s->name, s->ok ? "ok    " : "FAILED",
-                s->passed, s->failed, s->skipped);
+        suite_line(s, s->ok ? "ok" : "FAILED", out);
         passed += s->passed;
         failed += s->failed;
         skipped += s->skipped;
         bad += !s->ok;
     }
+    unfinished_summary(k, out);
     for (unsigned i = 0; i < k->nfailed; i++)
         fprintf(out, "kunit: failed test: %s\n", k->failed[i]);
     if (k->failed_unnamed)

@@ -56,6 +56,13 @@ bool ktap_no_suites(const struct ktap *k);
 /* Did every suite and every case pass (skips count as passes)? Never
  * when none ran. */
 bool ktap_passed(const struct ktap *k);
+/* The suite whose cases were being read when the run stopped short of its
+ * plan, or NULL: KUnit prints a suite's result after its last case
+ * (lib/kunit/test.c, kunit_run_tests), so a crash or hang in a case leaves
+ * its suite without one. */
+const struct ktap_suite *ktap_unfinished(const struct ktap *k);
+/* The name of the last case the unfinished suite reported, or NULL. */
+const char *ktap_unfinished_last_case(const struct ktap *k);
 /* Per-suite and total summary, "kunit: ..." lines. */
 void ktap_summary(const struct ktap *k, FILE *out);
 
