@@ -403,8 +403,8 @@ _Static_assert(OFF_VMGENID_SSDT + sizeof(struct acpi_header) + sizeof(vmgenid_am
  * zero until the VMM writes one; the SSDT's ADDR names it. */
 static int build_vmgenid(struct firmware *fw, void *at)
 {
-    uint64_t id = 0xffffffffULL;
-    if (memmap_allocate(&fw->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_ACPI_MEMORY_NVS, 1, &id) != EFI_SUCCESS)
+    uint64_t id;
+    if (memmap_take_below(&fw->map, EFI_ACPI_MEMORY_NVS, 1, 0xffffffffULL, &id) != EFI_SUCCESS)
         return -1;
     memset(guest_mem_ptr(fw->gm, id, 4096), 0, 4096);
     uint8_t aml[sizeof(vmgenid_aml)];
@@ -419,9 +419,9 @@ static int build_vmgenid(struct firmware *fw, void *at)
 
 uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2, bool vmgenid)
 {
-    uint64_t base = 0xffffffffULL;
+    uint64_t base;
     if (!ncpus || ncpus > ACPI_MAX_CPUS ||
-        memmap_allocate(&fw->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_ACPI_RECLAIM_MEMORY, ACPI_PAGES, &base) != EFI_SUCCESS)
+        memmap_take_below(&fw->map, EFI_ACPI_RECLAIM_MEMORY, ACPI_PAGES, 0xffffffffULL, &base) != EFI_SUCCESS)
         return 0;
     uint8_t *t = guest_mem_ptr(fw->gm, base, ACPI_PAGES * 4096);
     memset(t, 0, ACPI_PAGES * 4096);

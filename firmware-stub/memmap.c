@@ -183,8 +183,8 @@ static int find_any(const struct memmap *m, uint64_t pages, uint64_t align, uint
     return i < 0 ? find_top_down(m, pages, UINT64_MAX, align, start) : i;
 }
 
-efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem_type,
-                             uint64_t pages, uint64_t *addr)
+static efi_status_t allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem_type, uint64_t pages, bool fixed,
+                             uint64_t *addr)
 {
     if (alloc_type >= EFI_MAX_ALLOCATE_TYPE || !memmap_type_allocatable(mem_type))
         return EFI_INVALID_PARAMETER;
@@ -217,10 +217,22 @@ efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem
             return EFI_OUT_OF_RESOURCES;
         break;
     }
-    efi_status_t s = retype(m, (unsigned)i, start, pages, mem_type, false);
+    efi_status_t s = retype(m, (unsigned)i, start, pages, mem_type, fixed);
     if (s == EFI_SUCCESS)
         *addr = start;
     return s;
+}
+
+efi_status_t memmap_allocate(struct memmap *m, uint32_t alloc_type, uint32_t mem_type,
+                             uint64_t pages, uint64_t *addr)
+{
+    return allocate(m, alloc_type, mem_type, pages, false, addr);
+}
+
+efi_status_t memmap_take_below(struct memmap *m, uint32_t type, uint64_t pages, uint64_t max, uint64_t *addr)
+{
+    *addr = max;
+    return allocate(m, EFI_ALLOCATE_MAX_ADDRESS, type, pages, true, addr);
 }
 
 /* pages where AllocateAnyPages would put them, at a multiple of align. */

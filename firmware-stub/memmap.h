@@ -47,6 +47,11 @@ efi_status_t memmap_allocate_aligned(struct memmap *m, uint32_t mem_type, uint64
  * AllocateAnyPages would put them, as type, but fixed, so FreePages
  * refuses them. */
 efi_status_t memmap_take(struct memmap *m, uint32_t type, uint64_t pages, uint64_t *addr);
+/* Pages the firmware keeps serving from after it hands out their address
+ * (the ACPI tables, the VM generation ID, the TPM event logs): as
+ * AllocateMaxAddress with *addr max would place them, but fixed, so
+ * FreePages refuses them and the allocator never hands them out again. */
+efi_status_t memmap_take_below(struct memmap *m, uint32_t type, uint64_t pages, uint64_t max, uint64_t *addr);
 
 /* The entry containing addr, or NULL. */
 const struct memmap_entry *memmap_entry_at(const struct memmap *m, uint64_t addr);

@@ -41,8 +41,11 @@ efi_status_t fw_pool_free(struct firmware *fw, uint64_t buffer, bool own)
             continue;
         if (fw->pools[i].own && !own)
             return EFI_INVALID_PARAMETER;
+        /* Kept if its pages stay allocated (no descriptor left to split
+         * the map with): a retry may succeed. */
         efi_status_t s = memmap_free(&fw->map, fw->pools[i].addr, fw->pools[i].pages);
-        fw->pools[i] = fw->pools[--fw->npools];
+        if (s == EFI_SUCCESS)
+            fw->pools[i] = fw->pools[--fw->npools];
         return s;
     }
     /* Includes FreePool(NULL), which the stub's setup_efi_pci makes. */

@@ -324,13 +324,13 @@ int firmware_install_tcg2(struct firmware *fw)
         return -1;
     }
     struct fw_tpm *t = &fw->tpm;
-    uint64_t log = 0xffffffffULL, final = 0xffffffffULL;
+    uint64_t log, final;
     uint8_t digest[TCG_SHA256_SIZE];
     /* A digest now, before the sandbox: OpenSSL reads its configuration on
      * its first use. */
     if (!tcg_sha256("", 0, digest) ||
-        memmap_allocate(&fw->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_BOOT_SERVICES_DATA, TCG2_LOG_PAGES, &log) ||
-        memmap_allocate(&fw->map, EFI_ALLOCATE_MAX_ADDRESS, EFI_ACPI_MEMORY_NVS, TCG2_FINAL_PAGES, &final))
+        memmap_take_below(&fw->map, EFI_BOOT_SERVICES_DATA, TCG2_LOG_PAGES, 0xffffffffULL, &log) ||
+        memmap_take_below(&fw->map, EFI_ACPI_MEMORY_NVS, TCG2_FINAL_PAGES, 0xffffffffULL, &final))
         return -1;
     uint8_t *l = guest_mem_ptr(fw->gm, log, TCG2_LOG_PAGES * EFI_PAGE_SIZE);
     uint8_t *f = guest_mem_ptr(fw->gm, final, TCG2_FINAL_PAGES * EFI_PAGE_SIZE);

@@ -7,6 +7,9 @@
 
 #include "fw_fixture.h"
 
+#include "../../firmware-stub/acpi.h"
+#include "../../firmware-stub/tcg2.h"
+
 /* ---- GetMemoryMap and the map key ------------------------------------------------------ */
 
 START_TEST(get_memory_map_size_probe_fills_size_and_descriptor_info)
@@ -151,6 +154,57 @@ START_TEST(free_pages_refuses_a_pool_allocations_pages)
 }
 END_TEST
 
+/* The ACPI tables, the VM generation ID's page and the TPM's two logs
+ * are the firmware's, which it keeps serving (the VMM writes a new
+ * generation ID on restore, HashLogExtendEvent appends to the logs):
+ * AllocatePages did not allocate them, so FreePages answers EFI_NOT_FOUND
+ * (UEFI 2.10 section 7.2.2) and the allocator never hands them out. */
+START_TEST(free_pages_refuses_the_firmwares_tables)
+{
+    uint64_t rsdp = firmware_install_acpi(&fw, 1, false, true);
+    ck_assert_uint_ne(rsdp, 0);
+    ck_assert_int_eq(firmware_install_tcg2(&fw), 0);
+    const uint64_t pages[][2] = {
+        { rsdp & ~0xfffULL, 1 }, { fw.vmgenid, 1 }, { fw.tpm.log, 1 }, { fw.tpm.final_table, 1 },
+    };
+    uint64_t k = map_key();
+    for (unsigned i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+        int type = memmap_type_at(&fw.map, pages[i][0]);
+        ck_assert_uint_eq(CALL(BS(FREE_PAGES), pages[i][0], pages[i][1]), EFI_NOT_FOUND);
+        ck_assert_int_eq(memmap_type_at(&fw.map, pages[i][0]), type);
+    }
+    ck_assert_uint_eq(map_key(), k);
+}
+END_TEST
+
+/* A FreePool that cannot give its pages back (the map has no descriptor
+ * left to split its type's range with) keeps the allocation: forgotten,
+ * a retry would be told it was never allocated, and FreePages could then
+ * free its pages. */
+START_TEST(free_pool_that_fails_keeps_the_allocation)
+{
+    uint64_t buf[3];
+    for (unsigned i = 0; i < 3; i++) {
+        uint64_t buf_p = put_u64(0);
+        ck_assert_uint_eq(CALL(BS(ALLOCATE_POOL), EFI_LOADER_DATA, 0x1000, buf_p), EFI_SUCCESS);
+        buf[i] = rd64(buf_p);
+    }
+    ck_assert_uint_eq(buf[1], buf[0] - 0x1000);   /* one LoaderData range: freeing buf[1] splits it */
+    static struct memmap before;
+    before = fw.map;
+    for (uint64_t a = MiB(1); a < buf[2] && fw.map.n < MEMMAP_MAX_ENTRIES - 1; a += 0x2000)
+        memmap_reserve(&fw.map, a, 1, EFI_RESERVED_MEMORY_TYPE);
+    ck_assert_uint_ge(fw.map.n, MEMMAP_MAX_ENTRIES - 1);
+    unsigned pools = fw.npools;
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), buf[1]), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(fw.npools, pools);
+    ck_assert_uint_eq(CALL(BS(FREE_PAGES), buf[1], 1), EFI_NOT_FOUND);
+    fw.map = before;
+    ck_assert_uint_eq(CALL(BS(FREE_POOL), buf[1]), EFI_SUCCESS);
+    ck_assert_int_eq(memmap_type_at(&fw.map, buf[1]), EFI_CONVENTIONAL_MEMORY);
+}
+END_TEST
+
 START_TEST(free_pool_null_is_harmless)
 {
     uint64_t k = map_key();
@@ -234,6 +288,7 @@ Suite *fw_memory_suite(void)
         failed_memory_calls_leave_the_map_key_alone, allocate_pages_service_honours_each_allocate_type,
         enum_arguments_ignore_the_upper_half_of_their_register,
         free_pool_null_is_harmless, free_pages_refuses_a_pool_allocations_pages,
+        free_pages_refuses_the_firmwares_tables, free_pool_that_fails_keeps_the_allocation,
         allocate_address_takes_each_conventional_range_whole,
         firmware_map_covers_ram_on_both_sides_of_the_hole, NULL });
     return s;

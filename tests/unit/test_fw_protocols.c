@@ -226,6 +226,12 @@ START_TEST(loadfile2_without_an_initrd_serves_nothing)
 }
 END_TEST
 
+/* An End Entire device path node alone. */
+static uint64_t put_end_path(void)
+{
+    return put((const uint8_t[]){ EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 }, 4);
+}
+
 /* BootPolicy is a BOOLEAN: only its low byte is the caller's (the rest
  * of RCX... R8, or of an IA-32 stack slot, is whatever was there); TRUE is
  * EFI_UNSUPPORTED for LoadFile2 (UEFI 2.10 section 13.2). */
@@ -235,13 +241,36 @@ START_TEST(loadfile2_reads_boot_policy_as_a_boolean)
     fw.cfg.initrd = initrd;   /* as firmware_init's install_initrd leaves it with --initrd */
     fw.cfg.initrd_size = sizeof(initrd);
     fw.initrd_lf2 = FW_BASE + FW_INITRD_LF2_OFFSET;
-    uint64_t dp = put_vendor_media_path(GUID_LINUX_INITRD_MEDIA), size_p = put_u64(0);
+    uint64_t dp = put_end_path(), size_p = put_u64(0);
     ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 0xffffff00ULL, size_p, 0), EFI_BUFFER_TOO_SMALL);
     ck_assert_uint_eq(rd64(size_p), sizeof(initrd));
     uint64_t buf = scratch(sizeof(initrd));
     ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 0xdead000000000000ULL, size_p, buf), EFI_SUCCESS);
     ck_assert_mem_eq(hp(buf), initrd, sizeof(initrd));
     ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, dp, 1, size_p, buf), EFI_UNSUPPORTED);
+}
+END_TEST
+
+/* FilePath is what LocateDevicePath left of the initrd's device path
+ * (efi_load_initrd_dev_path in the stub's efi-stub-helper.c): its end
+ * node, as the initrd is the whole device. A path naming anything in the
+ * device is not found, and no path is invalid (UEFI 2.10 section 13.2);
+ * neither writes *BufferSize nor the buffer. */
+START_TEST(loadfile2_serves_only_the_end_of_the_initrd_path)
+{
+    static const uint8_t initrd[100] = { 1, 2, 3 };
+    fw.cfg.initrd = initrd;
+    fw.cfg.initrd_size = sizeof(initrd);
+    fw.initrd_lf2 = FW_BASE + FW_INITRD_LF2_OFFSET;
+    uint64_t size_p = put_u64(sizeof(initrd)), buf = scratch(sizeof(initrd));
+    uint64_t whole = put_vendor_media_path(GUID_LINUX_INITRD_MEDIA);
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, whole, 0, size_p, buf), EFI_NOT_FOUND);
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, 0, 0, size_p, buf), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, RAM_SIZE - 2, 0, size_p, buf), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(rd64(size_p), sizeof(initrd));
+    ck_assert_uint_eq(*(const uint8_t *)hp(buf), 0);
+    ck_assert_uint_eq(CALL(FW_ID_LOADFILE2, fw.initrd_lf2, put_end_path(), 0, size_p, buf), EFI_SUCCESS);
+    ck_assert_mem_eq(hp(buf), initrd, sizeof(initrd));
 }
 END_TEST
 
@@ -508,7 +537,8 @@ Suite *fw_protocols_suite(void)
         handle_protocol_on_unknown_handles_and_protocols, unserved_protocols_and_services_name_themselves_once,
         close_protocol_needs_an_agent_and_a_real_controller, open_protocol_checks_its_attributes,
         open_protocol_to_test_ignores_interface, register_notify_searches_are_refused,
-        loadfile2_without_an_initrd_serves_nothing, loadfile2_reads_boot_policy_as_a_boolean, NULL });
+        loadfile2_without_an_initrd_serves_nothing, loadfile2_reads_boot_policy_as_a_boolean,
+        loadfile2_serves_only_the_end_of_the_initrd_path, NULL });
     fw_add_tcase(s, "handles", (const TTest *const[]){
         install_protocol_interface_makes_a_handle_that_lookups_see,
         reinstall_and_uninstall_need_the_installed_interface,
