@@ -486,6 +486,8 @@ expect app-driver 11 'PE: Subsystem 11 is an EFI boot service driver, not an app
 head -c 1024 "$APP" > "$OUT/app-truncated.efi"
 expect app-truncated 11 'app-truncated.efi: PE: ' -- "$HO" "$OUT/app-truncated.efi"
 head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"
+expect stub-bisect-usage 2 '^usage: .*stub-bisect.sh OLD_BZIMAGE NEW_BZIMAGE' \
+    -- "$(dirname "$0")/../../examples/stub-bisect.sh" "$PAYLOAD"
 expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skipping' \
     -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$OUT/unbootable.img" "$PAYLOAD"
 # In CI a SKIP not listed in tests/allowed-skips fails the tier.
