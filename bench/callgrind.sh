@@ -6,7 +6,7 @@
 # sandbox's setrlimit, so handover would stop: a preloaded no-op
 # seccomp_load() and setrlimit() let the same binary run unsandboxed. KVM's
 # ioctls work under valgrind.
-set -u
+set -uo pipefail
 dir=$1; shift
 mkdir -p "$dir"
 command -v valgrind >/dev/null || { echo "no valgrind" >"$dir/callgrind.stderr"; exit 0; }

@@ -23,6 +23,8 @@ def callgrind_figures(d, ncalls):
         cg['method'] = ('LD_PRELOAD of a no-op seccomp_load() so the same binary runs unsandboxed '
                         'under valgrind; KVM ioctls themselves work under valgrind')
         cg['rc'] = int(read(os.path.join(d, 'callgrind.rc')).strip() or -1)
+        if cg['rc'] != 0:
+            return cg   # no figures from a run that failed
         m = re.search(r'([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS', selftxt)
         cg['total_instructions'] = int(m.group(1).replace(',', '')) if m else None
         top = []

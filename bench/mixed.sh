@@ -11,7 +11,7 @@
 # scripts/kvm-host sets it, into that folder). Needs a KVM: make bench-mixed
 # runs it in scripts/kvm-host.
 # usage: bench/mixed.sh [HANDOVER [KERNEL]]
-set -u
+set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 HO=${1:-$TOP/build/handover}
 K=${2:-$("$TOP/scripts/build-tiny-kernel.sh" mixed)} || { echo "bench/mixed.sh: no mixed-mode kernel"; exit 1; }

@@ -36,7 +36,7 @@
 #                      in .cmdline): what systemd-stub costs beyond the kernel's stub
 #   handover-grub      handover running GRUB (examples/make-grub.sh: standalone,
 #                      linuxefi, the initramfs through initrdefi)
-set -u
+set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 HO=$(realpath "${1:-$TOP/build/handover}")
 RUNS=${BENCH_RUNS:-5}
@@ -48,6 +48,10 @@ TSRUN=(python3 "$TOP/bench/tsrun.py")
 mkdir -p "$WORK"
 RUNS_FILE=${KVM_HOST_OUT:-$WORK}/runs.jsonl
 say() { echo "bench-realkvm: $*" >&2; }
+# A step that failed (a kernel missing, an image not built, a run whose
+# timer failed): said when it happens; the exit status is 1 at the end.
+STEP_FAILED=
+step_failed() { say "$*"; STEP_FAILED=1; }
 
 if [ ! -d /sys/module/kvm_amd ] && [ ! -d /sys/module/kvm_intel ]; then
     say "not a hardware KVM: run it through scripts/kvm-host (make bench does)"; exit 2
@@ -123,12 +127,13 @@ perf stat -e kvm:kvm_exit -x, true >/dev/null 2>&1 && perf_ok=1
 # record that counts kvm:kvm_exit by reason in each phase.
 run_case() {
     local c=$1 kname=$2 K=$3 round=$4
-    cmd_for "$c" "$K" || { say "$kname $c: could not build its image: skipped"; return; }
+    cmd_for "$c" "$K" || { step_failed "$kname $c: could not build its image: skipped"; return; }
     log=$WORK/$kname-$c-$round.log
     extra=(--rss 1)
     if [ "$round" = exits ]; then extra=(--exits-by-phase exit_boot_services,banner,run_init)
     elif [ -n "$perf_ok" ]; then extra+=(--perf kvm:kvm_exit); fi
-    res=$("${TSRUN[@]}" --log "$log" "${MILESTONES[@]}" --timeout 300 --idle 120 "${extra[@]}" -- "${CMD[@]}")
+    res=$("${TSRUN[@]}" --log "$log" "${MILESTONES[@]}" --timeout 300 --idle 120 "${extra[@]}" -- "${CMD[@]}") ||
+        { step_failed "$kname $c round $round: bench/tsrun.py failed: no result"; return; }
     fw=null
     if [ "${c#handover}" != "$c" ] && [ -s "$WORK/report.json" ]; then
         fw=$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(json.dumps({k: r[k] for k in ("firmware_calls", "vm_exits", "vm_exits_by_phase", "phase_seconds", "host")}))' "$WORK/report.json")
@@ -140,8 +145,7 @@ run_case() {
 
 for round in $(seq "$RUNS") ${perf_ok:+exits}; do
     for kname in $KERNELS; do
-        K=$(kernel_path "$kname") || { say "no kernel $kname: skipped"; continue; }
-        [ -n "$K" ] || { say "no kernel $kname: skipped"; continue; }
+        K=$(kernel_path "$kname") && [ -n "$K" ] || { step_failed "no kernel $kname: skipped"; continue; }
         # A new order each round (the same for the same round number): a
         # case that always ran first, right after the previous kernel's QEMU
         # runs, carried that placement in every one of its runs.
@@ -162,3 +166,4 @@ for kname in $KERNELS; do
 done
 echo "${QEMU_COMMON[*]}" >"${KVM_HOST_OUT:-$WORK}/qemu-common-args"
 say "runs in $RUNS_FILE"
+[ -z "$STEP_FAILED" ] || { say "FAILED: a step failed (above)"; exit 1; }

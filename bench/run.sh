@@ -14,7 +14,9 @@
 #   BENCH_WORK=DIR     logs of every run (default a new /tmp/handover-bench.*)
 #   BENCH_BUDGET=SEC   from run 2 on, skip a run that would end past SEC seconds
 #                      after the start (default 1500), judging by its last run
-set -u
+# Exit status 1 when a step failed or one of handover's runs did (the table
+# and results then leave those runs out, and say which), 2 on a usage error.
+set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 HO=$(realpath "${1:-$TOP/build/handover}")
 PAYLOAD=$(realpath "${2:-$TOP/build/payload.bzImage}")
@@ -27,6 +29,7 @@ WORK=${BENCH_WORK:-$(mktemp -d /tmp/handover-bench.XXXXXX)}
 CASES=${BENCH_CASES:-"handover-ebs handover-kunit handover-pe-kunit qemu-kvm-q35 qemu-kvm-microvm qemu-kvm-ovmf qemu-tcg-ovmf qemu-tcg-q35"}
 CMDLINE="console=ttyS0 earlyprintk=serial noxsave kunit_shutdown=reboot"
 TSRUN=(python3 "$TOP/bench/tsrun.py")
+STEP_FAILED=
 mkdir -p "$WORK"
 : >"$WORK/runs.jsonl"
 : >"$WORK/notes.txt"
@@ -81,7 +84,8 @@ fi
 
 if [ -z "$KERNEL" ]; then
     KERNEL=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$WORK/kernel-build.log") ||
-        { note "no KUnit kernel: $(tail -n 1 "$WORK/kernel-build.log"); kernel cases skipped"; KERNEL=""; CASES=""; }
+        { note "no KUnit kernel: $(tail -n 1 "$WORK/kernel-build.log"); kernel cases skipped"; KERNEL=""; CASES=""
+          STEP_FAILED=1; }
 fi
 
 # --- host-side cost: the synthetic payload ----------------------------------
@@ -101,12 +105,15 @@ done
 for i in $(seq 5); do
     "${TSRUN[@]}" --milestone first_output=o:. -- "$HO" "${P_EXIT0[@]}" >>"$HOSTDIR/exit0.first.jsonl"
 done
+# A word of hyperfine's command line (split as a shell would, with -N too):
+# single-quoted, so that a path with a space or a quote stays one word.
+sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 if have hyperfine; then
     hyperfine -N --style basic --warmup 3 --runs "$HRUNS" --export-json "$HOSTDIR/timing.json" \
-        -n exit0 "$HO --quiet --cmdline 'payload=exit=0' $PAYLOAD" \
-        -n exit0-noprobe "$HO --quiet --cmdline 'payload=exit=0 noxsave' $PAYLOAD" \
-        -n services "$HO --quiet --cmdline 'payload=services' $PAYLOAD" >"$HOSTDIR/hyperfine.txt" 2>&1 ||
-        note "hyperfine failed: $(tail -n 2 "$HOSTDIR/hyperfine.txt")"
+        -n exit0 "$(sq "$HO") --quiet --cmdline 'payload=exit=0' $(sq "$PAYLOAD")" \
+        -n exit0-noprobe "$(sq "$HO") --quiet --cmdline 'payload=exit=0 noxsave' $(sq "$PAYLOAD")" \
+        -n services "$(sq "$HO") --quiet --cmdline 'payload=services' $(sq "$PAYLOAD")" >"$HOSTDIR/hyperfine.txt" 2>&1 ||
+        { note "hyperfine failed: $(tail -n 2 "$HOSTDIR/hyperfine.txt")"; rm -f "$HOSTDIR/timing.json"; }
     TIMER=hyperfine
 else
     TIMER=loop
@@ -119,7 +126,8 @@ for name, cl in cmds.items():
     ts = []
     for i in range(n + 3):
         t = time.monotonic()
-        subprocess.run([ho, '--quiet', '--cmdline', cl, pl], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([ho, '--quiet', '--cmdline', cl, pl], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=True)   # a failed run leaves no timings
         if i >= 3:
             ts.append(time.monotonic() - t)
     res.append({'command': name, 'mean': statistics.mean(ts), 'median': statistics.median(ts),
@@ -199,7 +207,8 @@ if [ -n "$CASES" ]; then
             fi
             case_cmd "$c" "$r" || continue
             say "$c run $r/$RUNS (load $(cut -d' ' -f1-3 /proc/loadavg))"
-            "${TSRUN[@]}" --rss 1 "${MS[@]}" "${EXTRA[@]}" --log "$WORK/$c.$r.log" -- "${CMD[@]}" >"$WORK/one.json"
+            "${TSRUN[@]}" --rss 1 "${MS[@]}" "${EXTRA[@]}" --log "$WORK/$c.$r.log" -- "${CMD[@]}" >"$WORK/one.json" ||
+                { note "$c run $r: bench/tsrun.py failed: no result"; STEP_FAILED=1; continue; }
             python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.update(case=sys.argv[2], run=int(sys.argv[3]), log=sys.argv[4], load=sys.argv[5]); print(json.dumps(d))' \
                 "$WORK/one.json" "$c" "$r" "$WORK/$c.$r.log" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$WORK/runs.jsonl"
             LAST_WALL[$c]=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["wall_s"]) + 1)' "$WORK/one.json")
@@ -240,4 +249,5 @@ json.dump({
   'perf_events': '$PERF_EVENTS', 'payload': '$PAYLOAD', 'work': '$WORK',
 }, open(sys.argv[1], 'w'), indent=1)
 PY
-python3 "$TOP/bench/summarize.py" "$WORK" "$OUT"
+python3 "$TOP/bench/summarize.py" "$WORK" "$OUT" || STEP_FAILED=1
+[ -z "$STEP_FAILED" ] || { say "FAILED: a step or a run failed (above, and in $WORK)"; exit 1; }

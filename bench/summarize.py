@@ -12,6 +12,11 @@ import sys
 from callgrind_figures import callgrind_figures, read
 
 WORK, OUT = sys.argv[1], sys.argv[2]
+# What failed among handover's own runs and the bench's steps: reported at
+# the end, and the exit status is 1 (the figures above come only from the
+# runs that succeeded). QEMU's failed runs are findings of the comparison,
+# listed with their case, not problems of the bench.
+PROBLEMS = []
 MILESTONES = ['ebs', 'banner', 'kcmdline', 'memory', 'fpu', 'smp', 'ktap_start', 'ktap_end',
               'kunit_summary', 'reset', 'exit']
 LABEL = {
@@ -75,8 +80,17 @@ def failure_detail(log):
     return d
 
 
-def summarize_case(name, runs):
-    c = {'label': LABEL.get(name, name), 'runs': len(runs), 'milestones_s': {}}
+def succeeded(r):
+    """A run that ended by itself with status 0: only those give figures."""
+    return r['rc'] == 0 and not r.get('stopped')
+
+
+def summarize_case(name, all_runs):
+    runs = [r for r in all_runs if succeeded(r)]
+    c = {'label': LABEL.get(name, name), 'runs': len(all_runs), 'succeeded': len(runs), 'milestones_s': {},
+         'failed_runs': [{'run': r.get('run'), 'rc': r['rc'], 'stopped': r.get('stopped'),
+                          'last_milestone': r['last_milestone'], 'log': r.get('log')}
+                         for r in all_runs if not succeeded(r)]}
     for ms in MILESTONES:
         vals = []
         for r in runs:
@@ -87,18 +101,18 @@ def summarize_case(name, runs):
         s = stats(vals)
         if s:
             c['milestones_s'][ms] = s
-    fails = stats([r['milestones_s'].get('failure') for r in runs])
+    fails = stats([r['milestones_s'].get('failure') for r in all_runs])
     if fails:
         c['failure_s'] = fails
     c['wall_s'] = stats([r['wall_s'] for r in runs])
     c['peak_rss_kib'] = stats([r.get('peak_rss_kib') for r in runs])
     c['cpu_user_s'] = stats([r.get('user_s') for r in runs])
     c['cpu_sys_s'] = stats([r.get('sys_s') for r in runs])
-    c['last_milestone'] = sorted({r['last_milestone'] or 'none' for r in runs})
-    c['rc'] = sorted({r['rc'] for r in runs})
-    c['stopped'] = sorted({r['stopped'] for r in runs if r.get('stopped')})
-    c['last_console_line'] = runs[-1]['last_console_line']
-    c['loadavg_during'] = [r.get('load') for r in runs]
+    c['last_milestone'] = sorted({r['last_milestone'] or 'none' for r in all_runs})
+    c['rc'] = sorted({r['rc'] for r in all_runs})
+    c['stopped'] = sorted({r['stopped'] for r in all_runs if r.get('stopped')})
+    c['last_console_line'] = all_runs[-1]['last_console_line']
+    c['loadavg_during'] = [r.get('load') for r in all_runs]
     ue = [r.get('perf', {}).get('kvm:kvm_userspace_exit') for r in runs]
     if any(isinstance(x, int) for x in ue):
         c['userspace_exits'] = stats([x for x in ue if isinstance(x, int)])
@@ -113,11 +127,11 @@ def summarize_case(name, runs):
             ebs.append(int(m.group(1)) if m else None)
         c['firmware_calls_to_ebs'] = stats(ebs)
         c['outcome'] = ', '.join(f'rc={x} {HO_RC.get(x, "guest exit code")}' for x in c['rc'])
-        fb = sorted(set(re.findall(r'emulation fallback: (\S+)', read(runs[-1]['log']))))
+        fb = sorted(set(re.findall(r'emulation fallback: (\S+)', read(all_runs[-1]['log']))))
         if fb:
             c['emulation_fallbacks_used'] = fb
     else:
-        det = failure_detail(runs[-1]['log'])
+        det = failure_detail(all_runs[-1]['log'])
         if det:
             c['failure'] = det
         if c['stopped']:
@@ -146,7 +160,14 @@ def host_side():
         timing[name] = {k: round(r[k], 6) for k in ('min', 'median', 'mean', 'stddev', 'max') if r.get(k) is not None}
         timing[name]['runs'] = len(r.get('times', []))
     h['timing_s'] = timing
-    counted = {w: load(os.path.join(d, f'{w}.counted.json'), {}) for w in ('exit0', 'services')}
+    if not timing:
+        PROBLEMS.append(f'host side: no timings in {d}/timing.json (hyperfine or its loop failed)')
+    counted = {}
+    for w in ('exit0', 'services'):
+        c = load(os.path.join(d, f'{w}.counted.json'), {})
+        if c.get('rc') != 0:
+            PROBLEMS.append(f'host side: the counted {w} run failed (rc {c.get("rc")})')
+        counted[w] = c if c.get('rc') == 0 else {}
     h['counted'] = {w: {'firmware_calls': c.get('trace_lines'), 'perf': c.get('perf'),
                         'peak_rss_kib': c.get('peak_rss_kib'), 'rc': c.get('rc')} for w, c in counted.items()}
     calls = (counted['services'].get('trace_lines') or 0) - (counted['exit0'].get('trace_lines') or 0)
@@ -168,7 +189,11 @@ def host_side():
         h['xrstor_probe_s'] = round(timing['exit0']['median'] - timing['exit0-noprobe']['median'], 6)
     firsts = []
     for ln in read(os.path.join(d, 'exit0.first.jsonl')).splitlines():
-        firsts.append(json.loads(ln)['milestones_s'].get('first_output'))
+        r = json.loads(ln)
+        if succeeded(r):
+            firsts.append(r['milestones_s'].get('first_output'))
+        else:
+            PROBLEMS.append(f'host side: a first-output run failed (rc {r["rc"]})')
     h['start_to_first_guest_output_s'] = stats(firsts)
     # strace: execve -> /dev/kvm open -> probe VM -> VM of the boot -> first KVM_RUN -> exit
     phases = []
@@ -211,6 +236,8 @@ def host_side():
             cg['plain_valgrind_problem'] = ('valgrind does not implement seccomp(2) (syscall 317): '
                                             'handover cannot install its seccomp filter and stops')
     cg.update(callgrind_figures(d, counted['services'].get('trace_lines')))
+    if cg.get('rc', 0) != 0:
+        PROBLEMS.append(f"host side: the callgrind run failed (rc {cg['rc']}, {d}/callgrind.stderr)")
     h['callgrind'] = cg
     return h
 
@@ -231,6 +258,10 @@ def main():
     for r in runs:
         by.setdefault(r['case'], []).append(r)
     cases = {n: summarize_case(n, rs) for n, rs in by.items()}
+    for n, c in cases.items():
+        if n.startswith('handover') and c['failed_runs']:
+            PROBLEMS.append(f"{n}: {len(c['failed_runs'])} of {c['runs']} runs failed: "
+                            + ', '.join(f"rc {f['rc']} ({f['log']})" for f in c['failed_runs']))
     for n, c in cases.items():
         if n.startswith('qemu-') and 'userspace_exits' not in c:
             c['userspace_exits_note'] = 'perf not available'
@@ -319,6 +350,10 @@ def main():
                                      if 'shared_libraries' in v else '') for k, v in b.items() if v))
     for n in res['notes']:
         print('note: ' + n)
+    for p in PROBLEMS:
+        print('FAILED: ' + p)
+    if PROBLEMS:
+        sys.exit(1)
 
 
 if __name__ == '__main__':

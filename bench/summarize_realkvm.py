@@ -65,6 +65,8 @@ def main():
             runs += [json.loads(line) for line in open(path) if line.strip()]
         except OSError:
             pass
+    if not runs:
+        sys.exit(f'summarize_realkvm: no runs in {" ".join(sys.argv[4:])}: {out} left as it was')
     cases, exits_runs = {}, {}
     for r in runs:
         key = (r['kernel'], r['case'])
@@ -166,6 +168,14 @@ def main():
     for n in results['notes']:
         print('note:', n)
     print(f'\nresults: {out}')
+    # handover's own failed runs fail the bench (their figures are left out
+    # above); QEMU's are findings of the comparison, listed in its table.
+    failed = [f'{kernel} {case}: {why}' for kernel, cs in results['kernels'].items() for case, e in cs.items()
+              if case.startswith('handover') and isinstance(e, dict) for why in e.get('failures', [])]
+    for f in failed:
+        print('FAILED:', f)
+    if failed:
+        sys.exit(1)
 
 
 if __name__ == '__main__':

@@ -10,7 +10,7 @@
 #   HANDOVER-ARGS  more options for every run (after --seed 1 and a nokaslr
 #             command line; a later --cmdline replaces it)
 # environment: SWEEP_OUT=FILE  results (default bench/sweep-results.json)
-set -u
+set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 HO=$(realpath "${1:-$TOP/build/handover}")
 K=${2:-$("$TOP/scripts/build-tiny-kernel.sh")}

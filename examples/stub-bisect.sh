@@ -7,14 +7,16 @@
 # Useful in a `git bisect run` of drivers/firmware/efi/libstub: exit 0 when
 # the traces are the same, 1 when they differ, 125 (git bisect's "skip")
 # when a kernel did not reach ExitBootServices, so an unbootable commit is
-# skipped instead of counted as a difference.
+# skipped instead of counted as a difference; 2 on a usage error, as every
+# script here.
 #
 # The boots are seeded as the golden traces are (tests/integration/seeded.sh):
 # a fixed RNG seed, nokaslr (the stub's KASLR seed mixes RDRAND/RDTSC) and
 # noxsave (added by itself on some hosts), so that equal stubs give equal
 # traces byte for byte.
 set -euo pipefail
-old=${1:?usage: $0 OLD_BZIMAGE NEW_BZIMAGE [handover|pe]} new=${2:?}
+[ $# = 2 ] || [ $# = 3 ] || { echo "usage: $0 OLD_BZIMAGE NEW_BZIMAGE [handover|pe]" >&2; exit 2; }
+old=$1 new=$2
 entry=${3:-handover}
 handover=${HANDOVER:-handover}
 dir=$(mktemp -d)

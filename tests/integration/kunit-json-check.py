@@ -21,6 +21,8 @@ def flatten(root):
 mine, theirs = (json.load(open(p)) for p in sys.argv[1:3])
 assert mine['name'] == theirs['name'] == 'KUnit Test Group', (mine['name'], theirs['name'])
 a, b = flatten(mine), flatten(theirs)
+if not b:
+    sys.exit('kunit.py found no suite: nothing to compare')
 if set(a) != set(b):
     sys.exit(f'suites differ: handover {sorted(a)}, kunit.py {sorted(b)}')
 for suite in a:

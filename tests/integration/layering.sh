@@ -95,39 +95,45 @@ above() {
     sort -u
 }
 
-report() {   # report RULE WHY: pass, or fail with the lines in $OUT/bad
-    if [ -s "$OUT/bad" ]; then fail "$1" "$2" "$OUT/bad"; else pass "$1"; fi
+# report RULE WHY: pass, or fail with the lines in $OUT/bad. A rule whose
+# input ($OUT/in: the calls, includes or symbols it judged) is empty checked
+# nothing (a missing nm, objects that are not objects, a path that matches
+# no file) and fails too.
+report() {
+    if [ ! -s "$OUT/in" ]; then fail "$1" "nothing to check: no input reached the rule"
+    elif [ -s "$OUT/bad" ]; then fail "$1" "$2" "$OUT/bad"
+    else pass "$1"; fi
 }
 
 # 1. Only vmm/kvm/ calls ioctl.
-grep -rnE '\bioctl *\(' --include='*.c' vmm | grep -v '^vmm/kvm/' > "$OUT/bad"
+grep -rnE '\bioctl *\(' --include='*.c' vmm | tee "$OUT/in" | grep -v '^vmm/kvm/' > "$OUT/bad"
 report only-vmm-kvm-calls-ioctl "ioctl called outside vmm/kvm/"
 
 # 2. A folder includes only itself and the folders below it.
-includes "${FOLDER_RANKS[@]}" | above folder "${FOLDER_RANKS[@]}" > "$OUT/bad"
+includes "${FOLDER_RANKS[@]}" | tee "$OUT/in" | above folder "${FOLDER_RANKS[@]}" > "$OUT/bad"
 report folders-include-only-lower-folders "the folders, bottom first: ${FOLDER_RANKS[*]}"
 
 # 3. Inside vmm/, a folder or file includes only its own rank or lower.
 { find vmm -name '*.[ch]' | sed 's/.*/&:0 &/'
-  includes vmm | grep ' vmm/'; } | above vmm "${VMM_RANKS[@]}" > "$OUT/bad"
+  includes vmm | grep ' vmm/'; } | tee "$OUT/in" | above vmm "${VMM_RANKS[@]}" > "$OUT/bad"
 report vmm-includes-only-lower-ranks "the ranks: VMM_RANKS in $0"
 
 # 4. The pure folders include only pure folders.
 # shellcheck disable=SC2086
-includes $PURE_DIRS | awk -v pure=" $PURE_DIRS " '{ d = $2; sub(/\/[^\/]*$/, "", d)
+includes $PURE_DIRS | tee "$OUT/in" | awk -v pure=" $PURE_DIRS " '{ d = $2; sub(/\/[^\/]*$/, "", d)
     if (!index(pure, " " d " ")) print $1, "includes", $2, "(not in a pure folder)" }' > "$OUT/bad"
 report pure-folders-include-only-pure-folders "the pure folders: $PURE_DIRS"
 
 # 5. A firmware-stub file includes only headers of its own rank or lower.
 { for f in firmware-stub/*.[ch]; do echo "$f:0 $f"; done
-  includes firmware-stub | grep ' firmware-stub/'; } | above include "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
+  includes firmware-stub | grep ' firmware-stub/'; } | tee "$OUT/in" | above include "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
 report firmware-stub-files-include-only-lower-ranks "the ranks: FIRMWARE_RANKS in $0"
 
 # 6. A firmware-stub file uses only the functions and tables of lower
 # ranks: read from the objects, so that no declaration in the wrong header
 # can hide a call.
 if ! ls "$OBJ"/firmware-stub/*.o > /dev/null 2>&1; then
-    echo "no objects in $OBJ/firmware-stub: build first" > "$OUT/bad"
+    echo "no objects in $OBJ/firmware-stub: build first" | tee "$OUT/in" > "$OUT/bad"
 else
     for o in "$OBJ"/firmware-stub/*.o; do
         f=firmware-stub/$(basename "$o" .o).c
@@ -135,7 +141,7 @@ else
         nm --undefined-only "$o" | awk -v f="$f" '{ print "use", f, $2 }'
     done | awk '$1 == "def" { owner[$3] = $2; next } { n++; user[n] = $2; sym[n] = $3 }
                 END { for (i = 1; i <= n; i++) if (sym[i] in owner) print user[i] ":0", owner[sym[i]], sym[i] }' |
-    above call "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
+    tee "$OUT/in" | above call "${FIRMWARE_RANKS[@]}" > "$OUT/bad"
 fi
 report firmware-stub-files-use-only-lower-ranks "the ranks: FIRMWARE_RANKS in $0"
 
@@ -143,11 +149,11 @@ report firmware-stub-files-use-only-lower-ranks "the ranks: FIRMWARE_RANKS in $0
 # libraries' own prefixes): fw_* names are its internals, which no object
 # outside firmware-stub/ uses.
 if ! ls "$OBJ"/vmm/*.o > /dev/null 2>&1; then
-    echo "no objects in $OBJ/vmm: build first" > "$OUT/bad"
+    echo "no objects in $OBJ/vmm: build first" | tee "$OUT/in" > "$OUT/bad"
 else
     find "$OBJ"/vmm "$OBJ"/loader "$OBJ"/guest -name '*.o' | sort | while read -r o; do
-        nm --undefined-only "$o" | awk -v o="${o#"$OBJ"/}" '$2 ~ /^fw_/ { print o, "uses", $2 }'
-    done > "$OUT/bad"
+        nm --undefined-only "$o" | awk -v o="${o#"$OBJ"/}" '{ print o, $2 }'
+    done | tee "$OUT/in" | awk '$2 ~ /^fw_/ { print $1, "uses", $2 }' > "$OUT/bad"
 fi
 report only-firmware-stub-uses-fw-names "fw_* is the firmware's internal prefix: call a firmware_* function"
 

@@ -100,6 +100,10 @@ kvm_usable() { [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
 
 summary() {
     ci_skip_policy
+    # A tier that ran nothing, when it was not told to pick its tests
+    # (TESTS_ONLY), checked nothing: that is not a pass.
+    [ $((PASSED + FAILED + SKIPPED)) -gt 0 ] || [ -n "${TESTS_ONLY:-}" ] ||
+        fail "${0##*/}" "no test ran (nor was any skipped)"
     echo "$PASSED passed, $FAILED failed ($SKIPPED skipped)"
     [ "$FAILED" -eq 0 ]
 }

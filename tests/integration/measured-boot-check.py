@@ -28,6 +28,8 @@ for line in out.stdout.split("pcrs:", 1)[-1].splitlines():
     if m and bank == "sha256":
         replayed[m.group(1)] = m.group(2).lower()
 events = out.stdout.count("- EventNum:")
+if not events or not replayed:
+    sys.exit(f"tpm2_eventlog {log}: {events} events, {len(replayed)} SHA-256 PCRs replayed: nothing to compare")
 reported = json.load(open(report)).get("pcrs", {}).get("sha256")
 if reported is None:
     sys.exit(f"{report} has no pcrs.sha256")

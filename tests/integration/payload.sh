@@ -486,6 +486,8 @@ expect app-driver 11 'PE: Subsystem 11 is an EFI boot service driver, not an app
 head -c 1024 "$APP" > "$OUT/app-truncated.efi"
 expect app-truncated 11 'app-truncated.efi: PE: ' -- "$HO" "$OUT/app-truncated.efi"
 head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"
+expect stub-bisect-usage 2 '^usage: .*stub-bisect.sh OLD_BZIMAGE NEW_BZIMAGE' \
+    -- "$(dirname "$0")/../../examples/stub-bisect.sh" "$PAYLOAD"
 expect stub-bisect-skips-unbootable 125 'did not reach ExitBootServices; skipping' \
     -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$OUT/unbootable.img" "$PAYLOAD"
 # In CI a SKIP not listed in tests/allowed-skips fails the tier.
@@ -494,17 +496,20 @@ expect ci-skip-policy 1 'not ok - made-up-tier: SKIP is not allowed in CI' '^0 p
 # The man page (make man: help2man from --help) documents every option.
 man=$(dirname "$HO")/handover.1
 if [ -s "$man" ]; then
-    missing=$("$HO" --help | grep -oE '^  --[a-z-]+' | sed 's/^ *//' | while read -r o; do
-        grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$man" || echo "$o"; done)
-    if [ -z "$missing" ]; then pass man-page-has-every-option
+    options=$("$HO" --help | grep -oE '^  --[a-z-]+' | sed 's/^ *//')
+    missing=$(for o in $options; do grep -qF -- "${o//-/\\-}" "$man" || echo "$o"; done)
+    if [ "$(echo "$options" | grep -c .)" -lt 10 ]; then
+        fail man-page-has-every-option "$HO --help lists only: $options"
+    elif [ -z "$missing" ]; then pass man-page-has-every-option
     else fail man-page-has-every-option "not in $man: $missing"; fi
 else
     fail man-page-has-every-option "no $man (make man)"
 fi
 # docs/exit-status.md is what the exit-status and end-reason tables make
 # (make docs writes it).
-expect exit-status-doc-is-made 0 '^docs/exit-status.md is made$' -- sh -c '"$1" | diff -u "$2" - && echo "docs/exit-status.md is made"' \
-    sh "$(dirname "$HO")/exit-status-doc" "$TOP/docs/exit-status.md"
+expect exit-status-doc-is-made 0 '^docs/exit-status.md is made$' \
+    -- bash -c 'set -o pipefail; "$1" | diff -u "$2" - && echo "docs/exit-status.md is made"' \
+    _ "$(dirname "$HO")/exit-status-doc" "$TOP/docs/exit-status.md"
 # Its sections: SYNOPSIS, EXIT STATUS with a row for every status
 # docs/exit-status.md lists, EXAMPLES, and the --inject faults as a list.
 expect man-page-sections 0 '^sections ok$' -- python3 - "$man" "$TOP/docs/exit-status.md" <<'PY'
@@ -585,7 +590,10 @@ expect image-no-64bit-pe32 2 'XLF_KERNEL_64: an i386 kernel, entered by --firmwa
 expect image-handover-offset 11 'handover_offset' -- "$HO" "$(img hoff 'b[0x264:0x268] = struct.pack("<I", 0x7fffffff)')"
 expect image-pe-machine 11 'PE: Machine 0x14c' -- "$HO" --entry pe "$(img pem 'o = struct.unpack_from("<I", b, 0x3c)[0]; b[o+4:o+6] = struct.pack("<H", 0x14c)')"
 # Every key of a report is documented, and so is every end reason:
-# the reports of the runs refused above.
+# the reports of the runs refused above. No report given is a usage error,
+# not a pass.
+expect reports-documented-none 1 '^usage: report-doc-check.py' \
+    -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/docs/exit-status.md"
 expect reports-documented 0 'reports documented' \
     -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/docs/exit-status.md" \
        "$OUT/kunit-missing.json" "$OUT/refused-options.json" "$OUT/dashes.json" "$OUT/dtb-bad.json" \

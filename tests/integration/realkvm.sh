@@ -425,11 +425,12 @@ if KK=$("$TOP/scripts/build-tiny-kernel.sh" kunit 2>"$OUT/build-kunit.log"); the
            "$OUT/kunit-fail.json"
     # The console is KTAP as the kernel printed it: the kernel's own
     # kunit.py parses handover's output (the source tree the tiny kernels
-    # are built from has it).
+    # are built from has it). pipefail: a boot that failed fails the test,
+    # whatever kunit.py makes of the console it left.
     KUNIT_PY=$(ls "${HANDOVER_CACHE:-$HOME/.cache/handover}"/src/linux-source-6.1-*/tools/testing/kunit/kunit.py 2>/dev/null | head -n 1)
     if [ -n "$KUNIT_PY" ]; then
         expect realkvm-kunit-py-parse 0 'Testing complete\. Ran [0-9]+ tests: passed: [0-9]+' '!failed: [1-9]' \
-            -- bash -c '"$1" --kunit --timeout 300 --kunit-json "$4/kunit-handover.json" "$2" 2>/dev/null |
+            -- bash -c 'set -o pipefail; "$1" --kunit --timeout 300 --kunit-json "$4/kunit-handover.json" "$2" 2>/dev/null |
                         tee "$4/kunit-console.txt" | python3 "$3" parse' _ "$HO" "$KK" "$KUNIT_PY" "$OUT"
         selected realkvm-kunit-json &&
             python3 "$KUNIT_PY" parse --json="$OUT/kunit-py.json" < "$OUT/kunit-console.txt" >/dev/null 2>&1

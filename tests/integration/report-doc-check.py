@@ -8,6 +8,8 @@ import json
 import re
 import sys
 
+if len(sys.argv) < 4:
+    sys.exit(__doc__)
 doc, reasons_doc, reports = sys.argv[1], sys.argv[2], sys.argv[3:]
 documented = set(re.findall(r"^\| `([^`]+)` \|", open(doc).read(), re.M))
 reasons = set(re.findall(r"^\| `([a-z-]+)` \|", open(reasons_doc).read().split("## End reasons")[1], re.M))

@@ -43,8 +43,11 @@ EOF
 chmod +x "$shim/apt-get"
 
 # checkout: the tree as it is now (tracked files, with their changes, and new
-# ones git does not ignore), into a workspace of its own.
+# ones git does not ignore), into a workspace of its own. pipefail: a git
+# that cannot list the tree is a failed checkout, not an empty workspace.
 checkout() {
+    local -
+    set -o pipefail
     rm -rf "$ws" && mkdir -p "$ws" &&
         git -C "$TOP" ls-files -z --cached --others --exclude-standard |
         (cd "$TOP" && xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
@@ -87,6 +90,7 @@ with() { sed -n "s/^$1=//p" "$body"; }
 upload() {
     local name p missing=
     name=$(with name)
+    [ -n "$(with path)" ] || { echo "upload-artifact $name: no path"; return 1; }
     mkdir -p "$art/$name"
     while IFS= read -r p; do
         if [ -e "$ws/$p" ]; then cp -a "$ws/$p" "$art/$name/"; else missing="$missing $p"; fi
@@ -116,7 +120,11 @@ for meta in "$steps"/*.meta; do
     if [ "$job/$label" != "$last_run" ]; then
         ws=$OUT/ws-$job
         [ "$label" = - ] || ws=$ws-${label//[^a-z0-9]/_}
-        checkout; : > "$ws/.github-env"; failed_run=; last_run=$job/$label
+        failed_run= last_run=$job/$label
+        if ! checkout 2>"$OUT/checkout.log"; then
+            fail "$name" "the copy of the tree for this job failed" "$OUT/checkout.log"; failed_run=1; continue
+        fi
+        : > "$ws/.github-env"
     fi
     case $cond in
         'always()') ;;
