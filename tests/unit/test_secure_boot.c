@@ -118,6 +118,35 @@ START_TEST(the_authenticode_digest_is_efitools_and_malformed_images_are_refused)
 }
 END_TEST
 
+static uint32_t le32_at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static void put_le32_at(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+
+/* db-signed.efi's last section header. */
+static size_t last_section_header(const uint8_t *f)
+{
+    uint32_t pe = le32_at(f + 0x3c);
+    uint16_t nsections = (uint16_t)(f[pe + 6] | f[pe + 7] << 8), opt_size = (uint16_t)(f[pe + 20] | f[pe + 21] << 8);
+    return pe + 24 + opt_size + 40u * (nsections - 1u);
+}
+
+/* Data after the sections is hashed up to the certificate table; sections
+ * whose raw data runs into the table are refused, as EDK2's HashPeImage
+ * refuses them (mImageSize < CertSize + SumOfBytesHashed). */
+START_TEST(sections_that_run_into_the_certificate_table_are_refused)
+{
+    struct file signed_image = fixture("db-signed.efi");
+    uint8_t digest[32];
+    size_t at, size;
+    char err[200];
+    uint8_t *raw_size = signed_image.data + last_section_header(signed_image.data) + 16;
+    put_le32_at(raw_size, le32_at(raw_size) + 8);   /* its last 8 bytes are the table's first 8 */
+    ck_assert_int_eq(authenticode_digest(signed_image.data, signed_image.size, digest, &at, &size, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "Authenticode: the sections' raw data runs into the certificate table");
+    free(signed_image.data);
+}
+END_TEST
+
 /* ---- the firmware with Secure Boot on ------------------------------------------------------ */
 
 static void enrol(const char *dir, const char *key)
@@ -421,6 +450,7 @@ Suite *secure_boot_suite(void)
     tcase_add_test(tc, signature_lists_are_walked_and_malformed_ones_refused);
     tcase_add_test(tc, authentication_descriptors_are_split_and_malformed_ones_refused);
     tcase_add_test(tc, the_authenticode_digest_is_efitools_and_malformed_images_are_refused);
+    tcase_add_test(tc, sections_that_run_into_the_certificate_table_are_refused);
     suite_add_tcase(s, tc);
     const TTest *const firmware[] = {
         setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
