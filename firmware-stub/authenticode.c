@@ -190,16 +190,19 @@ bool authenticode_allowed(const uint8_t *f, size_t n, const uint8_t *db, size_t 
         return false;
     }
     snprintf(why, whylen, "not signed, and its SHA-256 %s is not in db", digest_hex);
-    /* The certificate table: WIN_CERTIFICATEs, each 8-byte aligned. Every
-     * signature is held against dbx, also those after one that db allows
-     * (EDK2's DxeImageVerificationHandler: IsForbiddenByDbx for each). */
+    /* The certificate table: WIN_CERTIFICATEs, each padded to 8 bytes, and
+     * nothing else; EDK2's DxeImageVerificationHandler refuses an image
+     * whose walk does not end at the table's end (OffSet != SecDataDirEnd).
+     * Every signature is held against dbx, also those after one that db
+     * allows (IsForbiddenByDbx for each). */
     bool signed_allowed = false;
-    for (size_t off = 0; off + WIN_CERT_HEADER_SIZE <= size;) {
+    for (size_t off = 0; off < size;) {
         const uint8_t *c = f + at + off;
-        uint32_t len = le32(c);
-        if (len < WIN_CERT_HEADER_SIZE || len > size - off) {
-            snprintf(why, whylen, "Authenticode: a WIN_CERTIFICATE's dwLength %u goes past the certificate table",
-                     len);
+        uint32_t len = size - off > WIN_CERT_HEADER_SIZE ? le32(c) : 0;
+        size_t padded = ((size_t)len + 7) & ~(size_t)7;
+        if (len < WIN_CERT_HEADER_SIZE || padded > size - off) {
+            snprintf(why, whylen, "Authenticode: the certificate table's last %zu bytes are not a WIN_CERTIFICATE "
+                     "padded to 8 bytes (dwLength %u)", size - off, len);
             return false;
         }
         size_t signed_size;
@@ -215,7 +218,7 @@ bool authenticode_allowed(const uint8_t *f, size_t n, const uint8_t *db, size_t 
                 return false;
             signed_allowed |= verdict > 0;
         }
-        off += ((size_t)len + 7) & ~(size_t)7;
+        off += padded;
     }
     if (signed_allowed)
         return true;

@@ -121,12 +121,18 @@ END_TEST
 static uint32_t le32_at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static void put_le32_at(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 
-/* db-signed.efi's last section header. */
+/* db-signed.efi's last section header, and its certificate table entry
+ * (PE32+: data directory 4 of the optional header). */
 static size_t last_section_header(const uint8_t *f)
 {
     uint32_t pe = le32_at(f + 0x3c);
     uint16_t nsections = (uint16_t)(f[pe + 6] | f[pe + 7] << 8), opt_size = (uint16_t)(f[pe + 20] | f[pe + 21] << 8);
     return pe + 24 + opt_size + 40u * (nsections - 1u);
+}
+
+static size_t cert_table_entry(const uint8_t *f)
+{
+    return le32_at(f + 0x3c) + 24 + 112 + 8 * 4;
 }
 
 /* Data after the sections is hashed up to the certificate table; sections
@@ -144,6 +150,37 @@ START_TEST(sections_that_run_into_the_certificate_table_are_refused)
                      -1);
     ck_assert_str_eq(err, "Authenticode: the sections' raw data runs into the certificate table");
     free(signed_image.data);
+}
+END_TEST
+
+/* The certificate table holds WIN_CERTIFICATEs, each padded to 8 bytes,
+ * and nothing else: EDK2's DxeImageVerificationHandler refuses an image
+ * whose walk of the table does not end at its end (OffSet !=
+ * SecDataDirEnd), whatever its signatures say. Here the one signature db
+ * allows, its table first cut before the padding, then given 4 bytes
+ * more; neither changes the image's digest. */
+START_TEST(a_certificate_table_with_bytes_past_its_win_certificates_is_refused)
+{
+    struct file signed_image = fixture("db-signed.efi"), db = fixture("keys/db.esl");
+    char why[400];
+    uint8_t *f = signed_image.data;
+    size_t entry = cert_table_entry(f), n = signed_image.size;
+    uint32_t table_size = le32_at(f + entry + 4), dw_length = le32_at(f + le32_at(f + entry));
+    ck_assert(authenticode_allowed(f, n, db.data, db.size, NULL, 0, why, sizeof(why)));
+    ck_assert_uint_eq(dw_length, 1558);   /* padded to 1560 in the table */
+    put_le32_at(f + entry + 4, dw_length);
+    ck_assert(!authenticode_allowed(f, n - (table_size - dw_length), db.data, db.size, NULL, 0, why, sizeof(why)));
+    ck_assert_str_eq(why, "Authenticode: the certificate table's last 1558 bytes are not a WIN_CERTIFICATE "
+                          "padded to 8 bytes (dwLength 1558)");
+    uint8_t *longer = calloc(1, n + 4);
+    memcpy(longer, f, n);
+    put_le32_at(longer + entry + 4, table_size + 4);
+    ck_assert(!authenticode_allowed(longer, n + 4, db.data, db.size, NULL, 0, why, sizeof(why)));
+    ck_assert_str_eq(why, "Authenticode: the certificate table's last 4 bytes are not a WIN_CERTIFICATE "
+                          "padded to 8 bytes (dwLength 0)");
+    free(longer);
+    free(signed_image.data);
+    free(db.data);
 }
 END_TEST
 
@@ -451,6 +488,7 @@ Suite *secure_boot_suite(void)
     tcase_add_test(tc, authentication_descriptors_are_split_and_malformed_ones_refused);
     tcase_add_test(tc, the_authenticode_digest_is_efitools_and_malformed_images_are_refused);
     tcase_add_test(tc, sections_that_run_into_the_certificate_table_are_refused);
+    tcase_add_test(tc, a_certificate_table_with_bytes_past_its_win_certificates_is_refused);
     suite_add_tcase(s, tc);
     const TTest *const firmware[] = {
         setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
