@@ -429,6 +429,25 @@ static size_t setup_mode_append(uint8_t *d, unsigned first, unsigned n)
     return sizeof(head) + 1 + size;
 }
 
+/* An EFI_CERT_X509_GUID signature is a DER X.509 certificate (UEFI 2.10
+ * section 32.4.1): one libcrypto cannot read would anchor or revoke
+ * nothing, and its write is EFI_INVALID_PARAMETER, as EDK2's
+ * CheckSignatureListFormat refuses it. Here a dbx in Setup Mode (no
+ * signature checked) whose one "certificate" is 32 bytes of a digest. */
+START_TEST(a_key_write_whose_certificate_is_not_one_is_invalid)
+{
+    uint8_t d[256];
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE, x509 = GUID_CERT_X509;
+    size_t n = setup_mode_append(d, 0, 1);
+    memcpy(d + EFI_TIME_SIZE + 24 + 1, &x509, sizeof(x509));   /* the list's SignatureType */
+    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS, d, n), EFI_INVALID_PARAMETER);
+    ck_assert_ptr_nonnull(strstr(log_text(), "SetVariable(dbx): EFI_INVALID_PARAMETER: an EFI_CERT_X509_GUID signature "
+                                             "is not a DER X.509 certificate"));
+    uint64_t size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("dbx"), put_guid(g), 0, size_p, 0), EFI_NOT_FOUND);
+}
+END_TEST
+
 /* A key past a variable's 64 KiB is EFI_INVALID_PARAMETER, as any
  * variable's DataSize past the maximum (UEFI 2.10 section 8.2). */
 START_TEST(a_key_past_the_variable_limit_is_invalid)
@@ -498,7 +517,7 @@ Suite *secure_boot_suite(void)
         load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
         load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
         setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
-        a_key_past_the_variable_limit_is_invalid, NULL,
+        a_key_past_the_variable_limit_is_invalid, a_key_write_whose_certificate_is_not_one_is_invalid, NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
     fw_add_tcase_ia32_secure_boot(s, "firmware-ia32", (const TTest *const[]){
