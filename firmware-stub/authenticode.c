@@ -73,7 +73,7 @@ int authenticode_digest(const uint8_t *f, size_t n, uint8_t digest[AUTHENTICODE_
         return fail(err, errlen, "the certificate table goes past the file");
 
     struct raw_section sec[PE_MAX_HASHED_SECTIONS];
-    size_t nraw = 0;
+    size_t nraw = 0, hashed = headers;   /* the specification's SUM_OF_BYTES_HASHED */
     for (size_t i = 0; i < nsections; i++) {
         const uint8_t *s = f + table + i * PE_SECTION_HEADER_SIZE;
         struct raw_section r = { le32(s + 20), le32(s + 16) };
@@ -82,7 +82,14 @@ int authenticode_digest(const uint8_t *f, size_t n, uint8_t digest[AUTHENTICODE_
         if (r.offset > n || r.size > n - r.offset)
             return fail(err, errlen, "a section's raw data goes past the file");
         sec[nraw++] = r;
+        hashed += r.size;
     }
+    /* The data after the sections is hashed up to the certificate table,
+     * which ends the file: sections that run into it leave less than
+     * nothing, and EDK2's HashPeImage refuses the image (mImageSize <
+     * CertSize + SumOfBytesHashed). */
+    if (hashed < n && *cert_size > n - hashed)
+        return fail(err, errlen, "the sections' raw data runs into the certificate table");
     qsort(sec, nraw, sizeof(sec[0]), by_offset);
 
     EVP_MD_CTX *md = EVP_MD_CTX_new();
@@ -92,14 +99,10 @@ int authenticode_digest(const uint8_t *f, size_t n, uint8_t digest[AUTHENTICODE_
              EVP_DigestUpdate(md, f + cert_entry + 8, headers - cert_entry - 8);
     else
         ok = ok && EVP_DigestUpdate(md, f + checksum + 4, headers - checksum - 4);
-    size_t hashed = headers;
-    for (size_t i = 0; ok && i < nraw; i++) {
+    for (size_t i = 0; ok && i < nraw; i++)
         ok = EVP_DigestUpdate(md, f + sec[i].offset, sec[i].size);
-        hashed += sec[i].size;
-    }
-    size_t end = *cert_size ? n - *cert_size : n;
-    if (ok && end > hashed)
-        ok = EVP_DigestUpdate(md, f + hashed, end - hashed);
+    if (ok && hashed < n - *cert_size)
+        ok = EVP_DigestUpdate(md, f + hashed, n - *cert_size - hashed);
     ok = ok && EVP_DigestFinal_ex(md, digest, NULL);
     EVP_MD_CTX_free(md);
     return ok ? 0 : fail(err, errlen, "SHA-256 failed in libcrypto");
@@ -187,16 +190,19 @@ bool authenticode_allowed(const uint8_t *f, size_t n, const uint8_t *db, size_t 
         return false;
     }
     snprintf(why, whylen, "not signed, and its SHA-256 %s is not in db", digest_hex);
-    /* The certificate table: WIN_CERTIFICATEs, each 8-byte aligned. Every
-     * signature is held against dbx, also those after one that db allows
-     * (EDK2's DxeImageVerificationHandler: IsForbiddenByDbx for each). */
+    /* The certificate table: WIN_CERTIFICATEs, each padded to 8 bytes, and
+     * nothing else; EDK2's DxeImageVerificationHandler refuses an image
+     * whose walk does not end at the table's end (OffSet != SecDataDirEnd).
+     * Every signature is held against dbx, also those after one that db
+     * allows (IsForbiddenByDbx for each). */
     bool signed_allowed = false;
-    for (size_t off = 0; off + WIN_CERT_HEADER_SIZE <= size;) {
+    for (size_t off = 0; off < size;) {
         const uint8_t *c = f + at + off;
-        uint32_t len = le32(c);
-        if (len < WIN_CERT_HEADER_SIZE || len > size - off) {
-            snprintf(why, whylen, "Authenticode: a WIN_CERTIFICATE's dwLength %u goes past the certificate table",
-                     len);
+        uint32_t len = size - off > WIN_CERT_HEADER_SIZE ? le32(c) : 0;
+        size_t padded = ((size_t)len + 7) & ~(size_t)7;
+        if (len < WIN_CERT_HEADER_SIZE || padded > size - off) {
+            snprintf(why, whylen, "Authenticode: the certificate table's last %zu bytes are not a WIN_CERTIFICATE "
+                     "padded to 8 bytes (dwLength %u)", size - off, len);
             return false;
         }
         size_t signed_size;
@@ -212,7 +218,7 @@ bool authenticode_allowed(const uint8_t *f, size_t n, const uint8_t *db, size_t 
                 return false;
             signed_allowed |= verdict > 0;
         }
-        off += ((size_t)len + 7) & ~(size_t)7;
+        off += padded;
     }
     if (signed_allowed)
         return true;

@@ -11,6 +11,7 @@
 #include "guids.h"
 #include "log.h"
 #include "signature_list.h"
+#include "signed_data.h"
 #include "variable_store.h"
 
 #define KEY_ATTRS (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS | \
@@ -54,13 +55,18 @@ static bool derive_modes(struct firmware *fw)
     return true;
 }
 
-static bool one_certificate(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
+/* A key write's signatures: how many (an X.509 certificate counts one,
+ * any other two: PK holds exactly one certificate), and whether an
+ * EFI_CERT_X509_GUID one is no certificate, which stops the walk. */
+struct key_signatures { unsigned kinds; bool not_a_certificate; };
+
+static bool count_signature(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
 {
-    (void)data;
-    (void)size;
-    unsigned *n = ctx;
-    *n += guid_equal(type, &GUID_CERT_X509) ? 1 : 2;
-    return false;
+    struct key_signatures *k = ctx;
+    bool x509 = guid_equal(type, &GUID_CERT_X509);
+    k->kinds += x509 ? 1 : 2;
+    k->not_a_certificate = x509 && !signed_data_is_certificate(data, size);
+    return k->not_a_certificate;
 }
 
 /* Who may sign a write of key: PK itself, or in Setup Mode the new PK (it
@@ -99,12 +105,19 @@ static efi_status_t parse_key_write(enum secure_boot_key key, uint64_t attrs, co
         snprintf(why, whylen, "EFI_VARIABLE_AUTHENTICATION_2: %s", err);
         return EFI_SECURITY_VIOLATION;
     }
-    unsigned kinds = 0;
-    if (a->payload_size && siglist_walk(a->payload, a->payload_size, one_certificate, &kinds, err, sizeof(err)) < 0) {
+    struct key_signatures k = { 0, false };
+    if (a->payload_size && siglist_walk(a->payload, a->payload_size, count_signature, &k, err, sizeof(err)) < 0) {
         snprintf(why, whylen, "%s", err);
         return EFI_INVALID_PARAMETER;
     }
-    if (key == SB_PK && a->payload_size && kinds != 1) {
+    /* EFI_CERT_X509_GUID's data is a DER X.509 certificate (UEFI 2.10
+     * section 32.4.1); EDK2's CheckSignatureListFormat refuses a write
+     * whose certificate it cannot read, where it would anchor nothing. */
+    if (k.not_a_certificate) {
+        snprintf(why, whylen, "an EFI_CERT_X509_GUID signature is not a DER X.509 certificate");
+        return EFI_INVALID_PARAMETER;
+    }
+    if (key == SB_PK && a->payload_size && k.kinds != 1) {
         snprintf(why, whylen, "PK holds one X.509 certificate and nothing else");
         return EFI_INVALID_PARAMETER;
     }

@@ -135,6 +135,15 @@ int signed_data_authenticode(const struct signed_data *sd, const uint8_t **conte
     return ok ? 0 : -1;
 }
 
+bool signed_data_is_certificate(const uint8_t *der, size_t n)
+{
+    const unsigned char *p = der;
+    X509 *cert = n <= LONG_MAX ? d2i_X509(NULL, &p, (long)n) : NULL;
+    X509_free(cert);
+    ERR_clear_error();
+    return cert != NULL;
+}
+
 static bool add_anchor(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
 {
     if (!guid_equal(type, &GUID_CERT_X509) || size > LONG_MAX)

@@ -38,6 +38,10 @@ int signed_data_authenticode(const struct signed_data *sd, const uint8_t **conte
 int signed_data_verify(const struct signed_data *sd, const uint8_t *content, size_t content_size,
                        const struct signed_data_anchors *anchors, char *err, size_t errlen);
 
+/* Do the n bytes at der begin with a DER X.509 certificate, as libcrypto
+ * reads one (EDK2 reads an EFI_CERT_X509_GUID signature as much)? */
+bool signed_data_is_certificate(const uint8_t *der, size_t n);
+
 /* Is a certificate the signature carries one of the X.509 certificates
  * of the lists (dbx)? */
 bool signed_data_carries_listed(const struct signed_data *sd, const uint8_t *lists, size_t size);

@@ -30,7 +30,10 @@ static int read_auth(const char *dir, const char *name, uint8_t **data, size_t *
         vmm_log("--secure-boot %s: the path is too long", dir);
         return -1;
     }
-    if (stat(path, &st) && errno == ENOENT)
+    /* Only a name that is not there at all leaves the key out: a symbolic
+     * link to nothing is a file that cannot be read, not a missing key (a
+     * missing PK.auth would leave the platform in Setup Mode unchecked). */
+    if (lstat(path, &st) && errno == ENOENT)
         return 1;
     FILE *f = vmm_open_input("--secure-boot", path);
     if (!f)

@@ -193,15 +193,17 @@ static void fuzz_lists(const uint8_t *d, size_t n)
 
 /* ---- mode 1: an image -------------------------------------------------------------------- */
 
-/* Are the certificate table's WIN_CERTIFICATEs well formed (each dwLength
- * at least its 8-byte header and inside the table, 8-byte aligned)? */
+/* Is the certificate table WIN_CERTIFICATEs and nothing else (each
+ * dwLength at least its 8-byte header, and padded to 8 bytes inside the
+ * table)? */
 static bool certificate_table_ok(const uint8_t *f, size_t at, size_t size)
 {
-    for (size_t off = 0; off + 8 <= size;) {
-        uint32_t len = le32(f + at + off);
-        if (len < 8 || len > size - off)
+    for (size_t off = 0; off < size;) {
+        uint32_t len = size - off > 8 ? le32(f + at + off) : 0;
+        size_t padded = ((size_t)len + 7) & ~(size_t)7;
+        if (len < 8 || padded > size - off)
             return false;
-        off += ((size_t)len + 7) & ~(size_t)7;
+        off += padded;
     }
     return true;
 }

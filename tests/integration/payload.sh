@@ -734,6 +734,14 @@ print(r["efi_status"], r["end_reason"], r["not_started_at"])' "$OUT/secure-boot-
         'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
         -- "$HO" --timeout 60 --secure-boot "$SB/setup-mode" --initrd "$SB/other-signed.efi" \
            --cmdline "payload=secure-boot payload.secureboot=0 payload.load=success" "$PAYLOAD"
+    # A key file that is a symbolic link to nothing is a file that cannot
+    # be read (exit 2), not a key left out: without PK.auth nothing would
+    # be checked.
+    mkdir -p "$SB/dangling-pk"
+    cp "$SB/keys/db.auth" "$SB/keys/KEK.auth" "$SB/dangling-pk/"
+    ln -sfn no-such.auth "$SB/dangling-pk/PK.auth"
+    expect secure-boot-dangling-key 2 "^handover: --secure-boot $SB/dangling-pk/PK.auth: No such file or directory" \
+        'end: not-started, exit status 2' -- "$HO" --timeout 60 --secure-boot "$SB/dangling-pk" "$PAYLOAD"
     # A file that is not EFI_VARIABLE_AUTHENTICATION_2 is refused, and says why.
     head -c 100 /dev/zero > "$SB/bad-db/db.auth"
     expect secure-boot-bad-auth-file 2 \

@@ -118,6 +118,72 @@ START_TEST(the_authenticode_digest_is_efitools_and_malformed_images_are_refused)
 }
 END_TEST
 
+static uint32_t le32_at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static void put_le32_at(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+
+/* db-signed.efi's last section header, and its certificate table entry
+ * (PE32+: data directory 4 of the optional header). */
+static size_t last_section_header(const uint8_t *f)
+{
+    uint32_t pe = le32_at(f + 0x3c);
+    uint16_t nsections = (uint16_t)(f[pe + 6] | f[pe + 7] << 8), opt_size = (uint16_t)(f[pe + 20] | f[pe + 21] << 8);
+    return pe + 24 + opt_size + 40u * (nsections - 1u);
+}
+
+static size_t cert_table_entry(const uint8_t *f)
+{
+    return le32_at(f + 0x3c) + 24 + 112 + 8 * 4;
+}
+
+/* Data after the sections is hashed up to the certificate table; sections
+ * whose raw data runs into the table are refused, as EDK2's HashPeImage
+ * refuses them (mImageSize < CertSize + SumOfBytesHashed). */
+START_TEST(sections_that_run_into_the_certificate_table_are_refused)
+{
+    struct file signed_image = fixture("db-signed.efi");
+    uint8_t digest[32];
+    size_t at, size;
+    char err[200];
+    uint8_t *raw_size = signed_image.data + last_section_header(signed_image.data) + 16;
+    put_le32_at(raw_size, le32_at(raw_size) + 8);   /* its last 8 bytes are the table's first 8 */
+    ck_assert_int_eq(authenticode_digest(signed_image.data, signed_image.size, digest, &at, &size, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "Authenticode: the sections' raw data runs into the certificate table");
+    free(signed_image.data);
+}
+END_TEST
+
+/* The certificate table holds WIN_CERTIFICATEs, each padded to 8 bytes,
+ * and nothing else: EDK2's DxeImageVerificationHandler refuses an image
+ * whose walk of the table does not end at its end (OffSet !=
+ * SecDataDirEnd), whatever its signatures say. Here the one signature db
+ * allows, its table first cut before the padding, then given 4 bytes
+ * more; neither changes the image's digest. */
+START_TEST(a_certificate_table_with_bytes_past_its_win_certificates_is_refused)
+{
+    struct file signed_image = fixture("db-signed.efi"), db = fixture("keys/db.esl");
+    char why[400];
+    uint8_t *f = signed_image.data;
+    size_t entry = cert_table_entry(f), n = signed_image.size;
+    uint32_t table_size = le32_at(f + entry + 4), dw_length = le32_at(f + le32_at(f + entry));
+    ck_assert(authenticode_allowed(f, n, db.data, db.size, NULL, 0, why, sizeof(why)));
+    ck_assert_uint_eq(dw_length, 1558);   /* padded to 1560 in the table */
+    put_le32_at(f + entry + 4, dw_length);
+    ck_assert(!authenticode_allowed(f, n - (table_size - dw_length), db.data, db.size, NULL, 0, why, sizeof(why)));
+    ck_assert_str_eq(why, "Authenticode: the certificate table's last 1558 bytes are not a WIN_CERTIFICATE "
+                          "padded to 8 bytes (dwLength 1558)");
+    uint8_t *longer = calloc(1, n + 4);
+    memcpy(longer, f, n);
+    put_le32_at(longer + entry + 4, table_size + 4);
+    ck_assert(!authenticode_allowed(longer, n + 4, db.data, db.size, NULL, 0, why, sizeof(why)));
+    ck_assert_str_eq(why, "Authenticode: the certificate table's last 4 bytes are not a WIN_CERTIFICATE "
+                          "padded to 8 bytes (dwLength 0)");
+    free(longer);
+    free(signed_image.data);
+    free(db.data);
+}
+END_TEST
+
 /* ---- the firmware with Secure Boot on ------------------------------------------------------ */
 
 static void enrol(const char *dir, const char *key)
@@ -363,6 +429,25 @@ static size_t setup_mode_append(uint8_t *d, unsigned first, unsigned n)
     return sizeof(head) + 1 + size;
 }
 
+/* An EFI_CERT_X509_GUID signature is a DER X.509 certificate (UEFI 2.10
+ * section 32.4.1): one libcrypto cannot read would anchor or revoke
+ * nothing, and its write is EFI_INVALID_PARAMETER, as EDK2's
+ * CheckSignatureListFormat refuses it. Here a dbx in Setup Mode (no
+ * signature checked) whose one "certificate" is 32 bytes of a digest. */
+START_TEST(a_key_write_whose_certificate_is_not_one_is_invalid)
+{
+    uint8_t d[256];
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE, x509 = GUID_CERT_X509;
+    size_t n = setup_mode_append(d, 0, 1);
+    memcpy(d + EFI_TIME_SIZE + 24 + 1, &x509, sizeof(x509));   /* the list's SignatureType */
+    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS, d, n), EFI_INVALID_PARAMETER);
+    ck_assert_ptr_nonnull(strstr(log_text(), "SetVariable(dbx): EFI_INVALID_PARAMETER: an EFI_CERT_X509_GUID signature "
+                                             "is not a DER X.509 certificate"));
+    uint64_t size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("dbx"), put_guid(g), 0, size_p, 0), EFI_NOT_FOUND);
+}
+END_TEST
+
 /* A key past a variable's 64 KiB is EFI_INVALID_PARAMETER, as any
  * variable's DataSize past the maximum (UEFI 2.10 section 8.2). */
 START_TEST(a_key_past_the_variable_limit_is_invalid)
@@ -421,6 +506,8 @@ Suite *secure_boot_suite(void)
     tcase_add_test(tc, signature_lists_are_walked_and_malformed_ones_refused);
     tcase_add_test(tc, authentication_descriptors_are_split_and_malformed_ones_refused);
     tcase_add_test(tc, the_authenticode_digest_is_efitools_and_malformed_images_are_refused);
+    tcase_add_test(tc, sections_that_run_into_the_certificate_table_are_refused);
+    tcase_add_test(tc, a_certificate_table_with_bytes_past_its_win_certificates_is_refused);
     suite_add_tcase(s, tc);
     const TTest *const firmware[] = {
         setup_mode_until_pk_then_user_mode, the_modes_are_read_only,
@@ -430,7 +517,7 @@ Suite *secure_boot_suite(void)
         load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
         load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
         setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
-        a_key_past_the_variable_limit_is_invalid, NULL,
+        a_key_past_the_variable_limit_is_invalid, a_key_write_whose_certificate_is_not_one_is_invalid, NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
     fw_add_tcase_ia32_secure_boot(s, "firmware-ia32", (const TTest *const[]){
