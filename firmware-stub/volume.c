@@ -32,12 +32,23 @@ static bool same_name(const uint16_t *a, const uint16_t *b, unsigned b_len)
 static bool dot(const uint16_t *s, unsigned n) { return n == 1 && s[0] == '.'; }
 static bool dotdot(const uint16_t *s, unsigned n) { return n == 2 && s[0] == '.' && s[1] == '.'; }
 
+/* Microsoft's FAT specification, sections 6.1 and 7: a long name holds
+ * no control character and none of these. */
+static bool fat_forbids(uint16_t c)
+{
+    static const uint16_t forbidden[] = u"\"*/:<>?\\|";
+    for (unsigned i = 0; forbidden[i]; i++)
+        if (c == forbidden[i])
+            return true;
+    return c < 0x20;
+}
+
 bool volume_name_valid(const uint16_t *name, unsigned len)
 {
     if (!len || len > VOLUME_NAME_MAX || dot(name, len) || dotdot(name, len))
         return false;
     for (unsigned i = 0; i < len; i++)
-        if (name[i] < 0x20 || name[i] == SEPARATOR || name[i] == '/')
+        if (fat_forbids(name[i]))
             return false;
     return true;
 }

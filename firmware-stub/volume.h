@@ -103,8 +103,8 @@ int volume_rename(struct volume *vol, unsigned node, const uint16_t *name, unsig
 /* Delete a file or an empty directory (not the root); -1 otherwise. */
 int volume_delete(struct volume *vol, unsigned node);
 /* Whether a volume may hold the name (len characters): 1 to
- * VOLUME_NAME_MAX of them, not "." or "..", no control character, '\' or
- * '/' (none of which FAT's long names may hold either). */
+ * VOLUME_NAME_MAX of them, not "." or "..", no control character and none
+ * of " * / : < > ? \ | (none of which FAT's long names may hold either). */
 bool volume_name_valid(const uint16_t *name, unsigned len);
 /* Characters of a NUL-terminated UCS-2 string. */
 unsigned volume_name_len(const uint16_t *s);

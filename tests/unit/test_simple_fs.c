@@ -536,6 +536,16 @@ START_TEST(names_are_fat_names)
     ck_assert_int_lt(volume_add(&base, VOLUME_ROOT, u"Loader", 6, true, NULL, 0, 0), 0);
     ck_assert_int_lt(volume_add(&base, VOLUME_ROOT, u"..", 2, true, NULL, 0, 0), 0);
     ck_assert_int_lt(volume_add(&base, VOLUME_ROOT, u"a\\b", 3, true, NULL, 0, 0), 0);
+    /* Nor may a long name hold " * / : < > ? | (Microsoft's FAT specification, sections 6.1 and 7). */
+    for (const uint16_t *c = u"\"*/:<>?|"; *c; c++) {
+        uint16_t name[3] = { 'a', *c, 'b' };
+        ck_assert_msg(volume_add(&base, VOLUME_ROOT, name, 3, false, NULL, 0, 0) < 0, "a%cb", (char)*c);
+    }
+    ck_assert_int_gt(volume_add(&base, VOLUME_ROOT, u"a+,;=[]b c", 10, false, NULL, 0, 0), 0);   /* these it may */
+    /* The guest cannot create one either (EDK2's FatFileNameIsValid: EFI_INVALID_PARAMETER). */
+    uint64_t root = open_root(), f;
+    ck_assert_uint_eq(open_at(root, "what?.txt", MODE_CREATE, 0, &f), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(open_at(root, "what?.txt", MODE_READ, 0, &f), EFI_NOT_FOUND);
     ck_assert_int_lt(volume_add(&base, (unsigned)volume_child(&base, VOLUME_ROOT, u"hello.txt", 9), u"x", 1, false,
                                 NULL, 0, 0), 0);   /* a file holds no entries */
     ck_assert_int_lt(volume_add(&base, VOLUME_ROOT, u"big", 3, false, NULL, VOLUME_FILE_MAX + 1, 0), 0);
@@ -650,15 +660,15 @@ START_TEST(the_host_folder_is_read_beneath_itself)
 }
 END_TEST
 
-/* Linux names FAT cannot hold: a '\\' (the volume's separator) or a
- * control character. Each is left out, said on a line; the rest of the
- * folder is served. */
+/* Linux names FAT cannot hold: a '\\' (the volume's separator), a
+ * control character, or one of " * : < > ? |. Each is left out, said on
+ * a line; the rest of the folder is served. */
 START_TEST(a_host_name_fat_cannot_hold_is_left_out)
 {
     char top[] = "/tmp/handover-esp-XXXXXX", p[128], err[256];
     ck_assert_ptr_nonnull(mkdtemp(top));
-    const char *names[] = { "back\\slash", "new\nline", "tab\there", "kept.txt" };
-    for (unsigned i = 0; i < 4; i++) {
+    const char *names[] = { "back\\slash", "new\nline", "tab\there", "what?", "a:b", "kept.txt" };
+    for (unsigned i = 0; i < 6; i++) {
         snprintf(p, sizeof(p), "%s/%s", top, names[i]);
         write_host(p, "x");
     }
@@ -670,6 +680,8 @@ START_TEST(a_host_name_fat_cannot_hold_is_left_out)
     ck_assert_int_ge(volume_child(&vol, VOLUME_ROOT, u"kept.txt", 8), 0);
     ck_assert_ptr_nonnull(strstr(notes, "back\\slash: its name holds a character FAT names cannot hold"));
     ck_assert_ptr_nonnull(strstr(notes, "new\nline: its name holds a character FAT names cannot hold"));
+    ck_assert_ptr_nonnull(strstr(notes, "what?: its name holds a character FAT names cannot hold"));
+    ck_assert_ptr_nonnull(strstr(notes, "a:b: its name holds a character FAT names cannot hold"));
     volume_free(&vol);
     char cmd[96];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", top);

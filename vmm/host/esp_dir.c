@@ -159,7 +159,8 @@ static int read_entry(struct reader *r, const char *rel, const char *name, unsig
         return 0;
     }
     if (!volume_name_valid(uname, (unsigned)ulen)) {
-        left_out(r, rel, "its name holds a character FAT names cannot hold (a control character or '\\')");
+        left_out(r, rel, "its name holds a character FAT names cannot hold "
+                         "(a control character or one of \" * : < > ? \\ |)");
         return 0;
     }
     /* The type of what the path leads to (a symlink followed), checked
