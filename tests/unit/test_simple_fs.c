@@ -689,6 +689,43 @@ START_TEST(a_host_name_fat_cannot_hold_is_left_out)
 }
 END_TEST
 
+/* A symlink back to a directory it is in (openSUSE's /boot/boot -> .) is
+ * left out, said on a line: followed, it would copy the folder into itself
+ * level after level until a bound refused the whole folder. A symlink to
+ * a directory beside it is followed. */
+START_TEST(a_symlink_loop_is_left_out)
+{
+    char top[] = "/tmp/handover-esp-XXXXXX", p[128], err[256];
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    snprintf(p, sizeof(p), "%s/EFI", top);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof(p), "%s/EFI/app.efi", top);
+    write_host(p, "app");
+    snprintf(p, sizeof(p), "%s/boot", top);
+    ck_assert_int_eq(symlink(".", p), 0);
+    snprintf(p, sizeof(p), "%s/EFI/up", top);
+    ck_assert_int_eq(symlink("..", p), 0);
+    snprintf(p, sizeof(p), "%s/same", top);
+    ck_assert_int_eq(symlink("EFI", p), 0);
+    notes[0] = 0;
+    err[0] = 0;
+    struct volume vol;
+    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    ck_assert_int_lt(volume_child(&vol, VOLUME_ROOT, u"boot", 4), 0);
+    long efi = volume_child(&vol, VOLUME_ROOT, u"EFI", 3), same = volume_child(&vol, VOLUME_ROOT, u"same", 4);
+    ck_assert_int_ge(efi, 0);
+    ck_assert_int_lt(volume_child(&vol, (unsigned)efi, u"up", 2), 0);
+    ck_assert_int_ge(same, 0);
+    ck_assert_int_ge(volume_child(&vol, (unsigned)same, u"app.efi", 7), 0);
+    ck_assert_ptr_nonnull(strstr(notes, "boot: a symlink back to a directory it is in (a loop): left out"));
+    ck_assert_ptr_nonnull(strstr(notes, "EFI/up: a symlink back to a directory it is in (a loop): left out"));
+    volume_free(&vol);
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *simple_fs_suite(void)
 {
     Suite *s = suite_create("simple_fs");
@@ -716,5 +753,6 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, an_empty_folder_is_an_empty_volume);
     tcase_add_test(t, the_host_folder_is_read_beneath_itself);
     tcase_add_test(t, a_host_name_fat_cannot_hold_is_left_out);
+    tcase_add_test(t, a_symlink_loop_is_left_out);
     return s;
 }
