@@ -181,8 +181,9 @@ long volume_add(struct volume *vol, unsigned parent, const uint16_t *name, unsig
 
 void volume_resolve(const struct volume *vol, unsigned from, const uint16_t *path, struct volume_lookup *out)
 {
-    unsigned at = path[0] == SEPARATOR ? VOLUME_ROOT : from;
+    unsigned at = path[0] == SEPARATOR ? VOLUME_ROOT : from, len = volume_name_len(path);
     memset(out, 0, sizeof(*out));
+    out->dir_named = len && path[len - 1] == SEPARATOR;
     for (const uint16_t *p = path;;) {
         while (*p == SEPARATOR)
             p++;
@@ -190,6 +191,10 @@ void volume_resolve(const struct volume *vol, unsigned from, const uint16_t *pat
         while (*p && *p != SEPARATOR)
             p++;
         unsigned n = (unsigned)(p - c);
+        if (!n && out->dir_named && !vol->node[at].dir) {
+            out->found = VOLUME_MISSING;
+            return;
+        }
         if (!n) {
             out->found = VOLUME_FOUND;
             out->node = at;

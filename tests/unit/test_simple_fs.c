@@ -223,8 +223,14 @@ START_TEST(paths_are_relative_to_a_directory_and_never_leave_the_root)
     ck_assert_uint_eq(open_at(root, "..", MODE_READ, 0, &f), EFI_NOT_FOUND);
     ck_assert_uint_eq(open_at(loader, "..\\..\\hello.txt", MODE_READ, 0, &f), EFI_NOT_FOUND);
     ck_assert_uint_eq(open_at(root, "\\..\\etc\\passwd", MODE_READ, 0, &f), EFI_NOT_FOUND);
-    /* A file is no directory on the way. */
+    /* A file is no directory on the way, nor at the end of a path that
+     * ends in '\\' (which names a directory, as EDK2's FatLocateOFile
+     * has it); such a path creates a directory only. */
     ck_assert_uint_eq(open_at(root, "hello.txt\\x", MODE_READ, 0, &f), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "hello.txt\\", MODE_READ, 0, &f), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "new.txt\\", MODE_CREATE, 0, &f), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(open_at(root, "new.txt", MODE_READ, 0, &f), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "newdir\\", MODE_CREATE, VOLUME_ATTR_DIRECTORY, &f), EFI_SUCCESS);
     /* Modes of UEFI 2.10 section 13.5.2 only. */
     ck_assert_uint_eq(open_at(root, "hello.txt", 0x2, 0, &f), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(open_at(root, "hello.txt", 0, 0, &f), EFI_INVALID_PARAMETER);
