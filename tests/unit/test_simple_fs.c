@@ -571,13 +571,28 @@ static void write_host(const char *path, const char *data)
     fclose(f);
 }
 
+/* The folder read into *vol, its notes in notes: the read must succeed. */
+static void read_folder(const char *dir, struct volume *vol)
+{
+    char err[256] = "";
+    notes[0] = 0;
+    ck_assert_msg(esp_dir_read(dir, vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+}
+
+static void remove_folder(const char *dir)
+{
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
 /* An empty folder is a volume with its root alone. */
 START_TEST(an_empty_folder_is_an_empty_volume)
 {
-    char top[] = "/tmp/handover-esp-XXXXXX", err[256];
+    char top[] = "/tmp/handover-esp-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(top));
     struct volume vol;
-    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    read_folder(top, &vol);
     ck_assert_uint_eq(vol.n, 1);
     volume_free(&vol);
     ck_assert_int_eq(rmdir(top), 0);
@@ -659,9 +674,7 @@ START_TEST(the_host_folder_is_read_beneath_itself)
 
     firmware_free(&fw);
     volume_free(&vol);
-    char cmd[96];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_folder(top);
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);   /* for the teardown */
 }
 END_TEST
@@ -671,17 +684,15 @@ END_TEST
  * a line; the rest of the folder is served. */
 START_TEST(a_host_name_fat_cannot_hold_is_left_out)
 {
-    char top[] = "/tmp/handover-esp-XXXXXX", p[128], err[256];
+    char top[] = "/tmp/handover-esp-XXXXXX", p[128];
     ck_assert_ptr_nonnull(mkdtemp(top));
     const char *names[] = { "back\\slash", "new\nline", "tab\there", "what?", "a:b", "kept.txt" };
     for (unsigned i = 0; i < 6; i++) {
         snprintf(p, sizeof(p), "%s/%s", top, names[i]);
         write_host(p, "x");
     }
-    notes[0] = 0;
-    err[0] = 0;
     struct volume vol;
-    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    read_folder(top, &vol);
     ck_assert_uint_eq(vol.n, 2);
     ck_assert_int_ge(volume_child(&vol, VOLUME_ROOT, u"kept.txt", 8), 0);
     ck_assert_ptr_nonnull(strstr(notes, "back\\slash: its name holds a character FAT names cannot hold"));
@@ -689,9 +700,7 @@ START_TEST(a_host_name_fat_cannot_hold_is_left_out)
     ck_assert_ptr_nonnull(strstr(notes, "what?: its name holds a character FAT names cannot hold"));
     ck_assert_ptr_nonnull(strstr(notes, "a:b: its name holds a character FAT names cannot hold"));
     volume_free(&vol);
-    char cmd[96];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_folder(top);
 }
 END_TEST
 
@@ -701,22 +710,19 @@ END_TEST
  * a directory beside it is followed. */
 START_TEST(a_symlink_loop_is_left_out)
 {
-    char top[] = "/tmp/handover-esp-XXXXXX", p[128], err[256];
+    char top[] = "/tmp/handover-esp-XXXXXX", p[128];
     ck_assert_ptr_nonnull(mkdtemp(top));
+    static const char *const links[][2] = { { "boot", "." }, { "EFI/up", ".." }, { "same", "EFI" } };
     snprintf(p, sizeof(p), "%s/EFI", top);
     ck_assert_int_eq(mkdir(p, 0755), 0);
-    snprintf(p, sizeof(p), "%s/EFI/app.efi", top);
+    strcat(p, "/app.efi");
     write_host(p, "app");
-    snprintf(p, sizeof(p), "%s/boot", top);
-    ck_assert_int_eq(symlink(".", p), 0);
-    snprintf(p, sizeof(p), "%s/EFI/up", top);
-    ck_assert_int_eq(symlink("..", p), 0);
-    snprintf(p, sizeof(p), "%s/same", top);
-    ck_assert_int_eq(symlink("EFI", p), 0);
-    notes[0] = 0;
-    err[0] = 0;
+    for (unsigned i = 0; i < 3; i++) {
+        snprintf(p, sizeof(p), "%s/%s", top, links[i][0]);
+        ck_assert_int_eq(symlink(links[i][1], p), 0);
+    }
     struct volume vol;
-    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    read_folder(top, &vol);
     ck_assert_int_lt(volume_child(&vol, VOLUME_ROOT, u"boot", 4), 0);
     long efi = volume_child(&vol, VOLUME_ROOT, u"EFI", 3), same = volume_child(&vol, VOLUME_ROOT, u"same", 4);
     ck_assert_int_ge(efi, 0);
@@ -726,9 +732,7 @@ START_TEST(a_symlink_loop_is_left_out)
     ck_assert_ptr_nonnull(strstr(notes, "boot: a symlink back to a directory it is in (a loop): left out"));
     ck_assert_ptr_nonnull(strstr(notes, "EFI/up: a symlink back to a directory it is in (a loop): left out"));
     volume_free(&vol);
-    char cmd[96];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_folder(top);
 }
 END_TEST
 
