@@ -141,15 +141,16 @@ static void describe_image(struct firmware *fw, const struct guest_view *v, cons
 
 /* Where LoadImage reads the file: SourceBuffer, or without one the file
  * DevicePath (path, dp_len bytes; NULL: none) names on the --esp volume,
- * then *on_volume; its size in *size. A status if neither will do. */
+ * then *on_volume (NULL for an empty file, which has no bytes); its size
+ * in *size. A status if neither will do. */
 static efi_status_t image_source(struct firmware *fw, const struct guest_view *v, uint64_t source,
                                  const uint8_t *path, long dp_len, const uint8_t **on_volume, uint64_t *size)
 {
     if (!source && (!path || fw_esp_file(fw, v, path, dp_len, on_volume, size) != EFI_SUCCESS))
         return EFI_NOT_FOUND;
-    if (*on_volume && (!*size || *size > FW_IMAGE_FILE_MAX))
+    if (!source && (!*size || *size > FW_IMAGE_FILE_MAX))
         return EFI_LOAD_ERROR;
-    if (!*on_volume && (!*size || *size > FW_IMAGE_FILE_MAX || !guest_view_accessible(v, source, *size)))
+    if (source && (!*size || *size > FW_IMAGE_FILE_MAX || !guest_view_accessible(v, source, *size)))
         return EFI_INVALID_PARAMETER;
     return EFI_SUCCESS;
 }

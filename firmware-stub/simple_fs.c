@@ -121,6 +121,8 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     long node = l.found == VOLUME_FOUND ? (long)l.node : -1;
     if (l.found == VOLUME_LAST_MISSING && (open_mode & FILE_MODE_CREATE)) {
         bool dir = attributes & VOLUME_ATTR_DIRECTORY;
+        if (l.dir_named && !dir)
+            return EFI_INVALID_PARAMETER;   /* "x\" names a directory (EDK2's FatLocateOFile) */
         if (free_file_slot(fw->esp) == ESP_MAX_FILES)
             return EFI_OUT_OF_RESOURCES;   /* before the file is made: a failed Open creates nothing */
         if (volume_name_valid(l.last, l.last_len) && !fw_esp_dir_may_hold(fw, l.parent, -1, l.last, l.last_len))

@@ -32,12 +32,23 @@ static bool same_name(const uint16_t *a, const uint16_t *b, unsigned b_len)
 static bool dot(const uint16_t *s, unsigned n) { return n == 1 && s[0] == '.'; }
 static bool dotdot(const uint16_t *s, unsigned n) { return n == 2 && s[0] == '.' && s[1] == '.'; }
 
+/* Microsoft's FAT specification, sections 6.1 and 7: a long name holds
+ * no control character and none of these. */
+static bool fat_forbids(uint16_t c)
+{
+    static const uint16_t forbidden[] = u"\"*/:<>?\\|";
+    for (unsigned i = 0; forbidden[i]; i++)
+        if (c == forbidden[i])
+            return true;
+    return c < 0x20;
+}
+
 bool volume_name_valid(const uint16_t *name, unsigned len)
 {
     if (!len || len > VOLUME_NAME_MAX || dot(name, len) || dotdot(name, len))
         return false;
     for (unsigned i = 0; i < len; i++)
-        if (name[i] < 0x20 || name[i] == SEPARATOR || name[i] == '/')
+        if (fat_forbids(name[i]))
             return false;
     return true;
 }
@@ -170,8 +181,9 @@ long volume_add(struct volume *vol, unsigned parent, const uint16_t *name, unsig
 
 void volume_resolve(const struct volume *vol, unsigned from, const uint16_t *path, struct volume_lookup *out)
 {
-    unsigned at = path[0] == SEPARATOR ? VOLUME_ROOT : from;
+    unsigned at = path[0] == SEPARATOR ? VOLUME_ROOT : from, len = volume_name_len(path);
     memset(out, 0, sizeof(*out));
+    out->dir_named = len && path[len - 1] == SEPARATOR;
     for (const uint16_t *p = path;;) {
         while (*p == SEPARATOR)
             p++;
@@ -179,6 +191,10 @@ void volume_resolve(const struct volume *vol, unsigned from, const uint16_t *pat
         while (*p && *p != SEPARATOR)
             p++;
         unsigned n = (unsigned)(p - c);
+        if (!n && out->dir_named && !vol->node[at].dir) {
+            out->found = VOLUME_MISSING;
+            return;
+        }
         if (!n) {
             out->found = VOLUME_FOUND;
             out->node = at;

@@ -63,6 +63,7 @@ struct volume_lookup {
     unsigned node, parent;
     const uint16_t *last;    /* into the path: the last component */
     unsigned last_len;
+    bool dir_named;          /* the path ends in '\': it names a directory */
 };
 
 /* An empty base volume: the root directory only, with mtime. -1 if out
@@ -85,7 +86,8 @@ long volume_add(struct volume *vol, unsigned parent, const uint16_t *name, unsig
 long volume_child(const struct volume *vol, unsigned dir, const uint16_t *name, unsigned name_len);
 /* Resolve a path, NUL-terminated UCS-2 of '\'-separated components, from
  * the directory from ('\' first: from the root). Empty components and
- * "." stay where they are; ".." goes to the parent, never above the root. */
+ * "." stay where they are; ".." goes to the parent, never above the root.
+ * A path ending in '\' names a directory: a file there is VOLUME_MISSING. */
 void volume_resolve(const struct volume *vol, unsigned from, const uint16_t *path, struct volume_lookup *out);
 /* The live child of dir after index `after` (0: the first), or -1: a
  * directory's entries in order, for Read. */
@@ -103,8 +105,8 @@ int volume_rename(struct volume *vol, unsigned node, const uint16_t *name, unsig
 /* Delete a file or an empty directory (not the root); -1 otherwise. */
 int volume_delete(struct volume *vol, unsigned node);
 /* Whether a volume may hold the name (len characters): 1 to
- * VOLUME_NAME_MAX of them, not "." or "..", no control character, '\' or
- * '/' (none of which FAT's long names may hold either). */
+ * VOLUME_NAME_MAX of them, not "." or "..", no control character and none
+ * of " * / : < > ? \ | (none of which FAT's long names may hold either). */
 bool volume_name_valid(const uint16_t *name, unsigned len);
 /* Characters of a NUL-terminated UCS-2 string. */
 unsigned volume_name_len(const uint16_t *s);

@@ -239,6 +239,7 @@ START_TEST(load_image_reads_a_file_of_the_esp_volume)
     ck_assert_int_eq(volume_init(&vol, 0), 0);
     long efi = volume_add(&vol, VOLUME_ROOT, u"EFI", 3, true, NULL, 0, 0);
     ck_assert_int_ge(volume_add(&vol, (unsigned)efi, u"app.efi", 7, false, app, APP_FILE_SIZE, 0), 0);
+    ck_assert_int_ge(volume_add(&vol, (unsigned)efi, u"nil.efi", 7, false, NULL, 0, 0), 0);   /* as Open(CREATE) makes one */
     ck_assert_int_eq(firmware_attach_esp(&fw, &vol, NULL), 0);
     uint64_t device = ((struct efi_loaded_image *)hp(fw.loaded_image))->device_handle, dp_p = put_u64(0);
     ck_assert_uint_eq(CALL(BS(HANDLE_PROTOCOL), device, put_guid(GUID_DEVICE_PATH), dp_p), EFI_SUCCESS);
@@ -256,6 +257,9 @@ START_TEST(load_image_reads_a_file_of_the_esp_volume)
     ck_assert_uint_eq(li->device_handle, device);
     ck_assert_int_eq(memcmp(hp(li->file_path), path + DEV, 36), 0);
     ck_assert_uint_eq(rd64(li->image_base + APP_TARGET), li->image_base + APP_ENTRY);   /* relocated */
+    /* An empty file is no image: EFI_LOAD_ERROR (UEFI 2.10 section 7.4.1), as for a file too large. */
+    memcpy(path + DEV + 12 + 4, (uint8_t[]){ 'N', 0, 'I', 0, 'L', 0 }, 6);
+    ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, sizeof(path)), 0, 0, h_p), EFI_LOAD_ERROR);
     /* A path to no file, or to a directory, loads nothing. */
     path[DEV + 12 + 4] = 'B';
     ck_assert_uint_eq(CALL(BS(LOAD_IMAGE), 0, fw.image_handle, put(path, sizeof(path)), 0, 0, h_p), EFI_NOT_FOUND);

@@ -223,8 +223,14 @@ START_TEST(paths_are_relative_to_a_directory_and_never_leave_the_root)
     ck_assert_uint_eq(open_at(root, "..", MODE_READ, 0, &f), EFI_NOT_FOUND);
     ck_assert_uint_eq(open_at(loader, "..\\..\\hello.txt", MODE_READ, 0, &f), EFI_NOT_FOUND);
     ck_assert_uint_eq(open_at(root, "\\..\\etc\\passwd", MODE_READ, 0, &f), EFI_NOT_FOUND);
-    /* A file is no directory on the way. */
+    /* A file is no directory on the way, nor at the end of a path that
+     * ends in '\\' (which names a directory, as EDK2's FatLocateOFile
+     * has it); such a path creates a directory only. */
     ck_assert_uint_eq(open_at(root, "hello.txt\\x", MODE_READ, 0, &f), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "hello.txt\\", MODE_READ, 0, &f), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "new.txt\\", MODE_CREATE, 0, &f), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(open_at(root, "new.txt", MODE_READ, 0, &f), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "newdir\\", MODE_CREATE, VOLUME_ATTR_DIRECTORY, &f), EFI_SUCCESS);
     /* Modes of UEFI 2.10 section 13.5.2 only. */
     ck_assert_uint_eq(open_at(root, "hello.txt", 0x2, 0, &f), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(open_at(root, "hello.txt", 0, 0, &f), EFI_INVALID_PARAMETER);
@@ -536,6 +542,16 @@ START_TEST(names_are_fat_names)
     ck_assert_int_lt(volume_add(&base, VOLUME_ROOT, u"Loader", 6, true, NULL, 0, 0), 0);
     ck_assert_int_lt(volume_add(&base, VOLUME_ROOT, u"..", 2, true, NULL, 0, 0), 0);
     ck_assert_int_lt(volume_add(&base, VOLUME_ROOT, u"a\\b", 3, true, NULL, 0, 0), 0);
+    /* Nor may a long name hold " * / : < > ? | (Microsoft's FAT specification, sections 6.1 and 7). */
+    for (const uint16_t *c = u"\"*/:<>?|"; *c; c++) {
+        uint16_t name[3] = { 'a', *c, 'b' };
+        ck_assert_msg(volume_add(&base, VOLUME_ROOT, name, 3, false, NULL, 0, 0) < 0, "a%cb", (char)*c);
+    }
+    ck_assert_int_gt(volume_add(&base, VOLUME_ROOT, u"a+,;=[]b c", 10, false, NULL, 0, 0), 0);   /* these it may */
+    /* The guest cannot create one either (EDK2's FatFileNameIsValid: EFI_INVALID_PARAMETER). */
+    uint64_t root = open_root(), f;
+    ck_assert_uint_eq(open_at(root, "what?.txt", MODE_CREATE, 0, &f), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(open_at(root, "what?.txt", MODE_READ, 0, &f), EFI_NOT_FOUND);
     ck_assert_int_lt(volume_add(&base, (unsigned)volume_child(&base, VOLUME_ROOT, u"hello.txt", 9), u"x", 1, false,
                                 NULL, 0, 0), 0);   /* a file holds no entries */
     ck_assert_int_lt(volume_add(&base, VOLUME_ROOT, u"big", 3, false, NULL, VOLUME_FILE_MAX + 1, 0), 0);
@@ -555,13 +571,28 @@ static void write_host(const char *path, const char *data)
     fclose(f);
 }
 
+/* The folder read into *vol, its notes in notes: the read must succeed. */
+static void read_folder(const char *dir, struct volume *vol)
+{
+    char err[256] = "";
+    notes[0] = 0;
+    ck_assert_msg(esp_dir_read(dir, vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+}
+
+static void remove_folder(const char *dir)
+{
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
 /* An empty folder is a volume with its root alone. */
 START_TEST(an_empty_folder_is_an_empty_volume)
 {
-    char top[] = "/tmp/handover-esp-XXXXXX", err[256];
+    char top[] = "/tmp/handover-esp-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(top));
     struct volume vol;
-    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    read_folder(top, &vol);
     ck_assert_uint_eq(vol.n, 1);
     volume_free(&vol);
     ck_assert_int_eq(rmdir(top), 0);
@@ -643,37 +674,65 @@ START_TEST(the_host_folder_is_read_beneath_itself)
 
     firmware_free(&fw);
     volume_free(&vol);
-    char cmd[96];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_folder(top);
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);   /* for the teardown */
 }
 END_TEST
 
-/* Linux names FAT cannot hold: a '\\' (the volume's separator) or a
- * control character. Each is left out, said on a line; the rest of the
- * folder is served. */
+/* Linux names FAT cannot hold: a '\\' (the volume's separator), a
+ * control character, or one of " * : < > ? |. Each is left out, said on
+ * a line; the rest of the folder is served. */
 START_TEST(a_host_name_fat_cannot_hold_is_left_out)
 {
-    char top[] = "/tmp/handover-esp-XXXXXX", p[128], err[256];
+    char top[] = "/tmp/handover-esp-XXXXXX", p[128];
     ck_assert_ptr_nonnull(mkdtemp(top));
-    const char *names[] = { "back\\slash", "new\nline", "tab\there", "kept.txt" };
-    for (unsigned i = 0; i < 4; i++) {
+    const char *names[] = { "back\\slash", "new\nline", "tab\there", "what?", "a:b", "kept.txt" };
+    for (unsigned i = 0; i < 6; i++) {
         snprintf(p, sizeof(p), "%s/%s", top, names[i]);
         write_host(p, "x");
     }
-    notes[0] = 0;
-    err[0] = 0;
     struct volume vol;
-    ck_assert_msg(esp_dir_read(top, &vol, note, err, sizeof(err)) == 0, "esp_dir_read: %s", err);
+    read_folder(top, &vol);
     ck_assert_uint_eq(vol.n, 2);
     ck_assert_int_ge(volume_child(&vol, VOLUME_ROOT, u"kept.txt", 8), 0);
     ck_assert_ptr_nonnull(strstr(notes, "back\\slash: its name holds a character FAT names cannot hold"));
     ck_assert_ptr_nonnull(strstr(notes, "new\nline: its name holds a character FAT names cannot hold"));
+    ck_assert_ptr_nonnull(strstr(notes, "what?: its name holds a character FAT names cannot hold"));
+    ck_assert_ptr_nonnull(strstr(notes, "a:b: its name holds a character FAT names cannot hold"));
     volume_free(&vol);
-    char cmd[96];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_folder(top);
+}
+END_TEST
+
+/* A symlink back to a directory it is in (openSUSE's /boot/boot -> .) is
+ * left out, said on a line: followed, it would copy the folder into itself
+ * level after level until a bound refused the whole folder. A symlink to
+ * a directory beside it is followed. */
+START_TEST(a_symlink_loop_is_left_out)
+{
+    char top[] = "/tmp/handover-esp-XXXXXX", p[128];
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    static const char *const links[][2] = { { "boot", "." }, { "EFI/up", ".." }, { "same", "EFI" } };
+    snprintf(p, sizeof(p), "%s/EFI", top);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    strcat(p, "/app.efi");
+    write_host(p, "app");
+    for (unsigned i = 0; i < 3; i++) {
+        snprintf(p, sizeof(p), "%s/%s", top, links[i][0]);
+        ck_assert_int_eq(symlink(links[i][1], p), 0);
+    }
+    struct volume vol;
+    read_folder(top, &vol);
+    ck_assert_int_lt(volume_child(&vol, VOLUME_ROOT, u"boot", 4), 0);
+    long efi = volume_child(&vol, VOLUME_ROOT, u"EFI", 3), same = volume_child(&vol, VOLUME_ROOT, u"same", 4);
+    ck_assert_int_ge(efi, 0);
+    ck_assert_int_lt(volume_child(&vol, (unsigned)efi, u"up", 2), 0);
+    ck_assert_int_ge(same, 0);
+    ck_assert_int_ge(volume_child(&vol, (unsigned)same, u"app.efi", 7), 0);
+    ck_assert_ptr_nonnull(strstr(notes, "boot: a symlink back to a directory it is in (a loop): left out"));
+    ck_assert_ptr_nonnull(strstr(notes, "EFI/up: a symlink back to a directory it is in (a loop): left out"));
+    volume_free(&vol);
+    remove_folder(top);
 }
 END_TEST
 
@@ -704,5 +763,6 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, an_empty_folder_is_an_empty_volume);
     tcase_add_test(t, the_host_folder_is_read_beneath_itself);
     tcase_add_test(t, a_host_name_fat_cannot_hold_is_left_out);
+    tcase_add_test(t, a_symlink_loop_is_left_out);
     return s;
 }

@@ -16,9 +16,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* A directory as the host knows it, whatever path led to it. */
+struct dir_id {
+    dev_t dev;
+    ino_t ino;
+};
+
 struct reader {
     const char *dir;
     int root;                    /* DIR, every open is beneath it */
+    struct dir_id open_dirs[VOLUME_DEPTH_MAX + 1];   /* the directories being read, by depth: DIR first */
     struct volume *vol;
     void (*note)(const char *line);
     char *err;
@@ -148,6 +155,17 @@ failed:
 
 static int read_dir(struct reader *r, const char *rel, unsigned parent, unsigned depth);
 
+/* Whether st is DIR or a directory below it that is being read, at
+ * depth or above: followed, a symlink to it would copy the folder into
+ * itself until a bound refused the whole folder. */
+static bool being_read(const struct reader *r, const struct stat *st, unsigned depth)
+{
+    for (unsigned i = 0; i <= depth; i++)
+        if (r->open_dirs[i].dev == st->st_dev && r->open_dirs[i].ino == st->st_ino)
+            return true;
+    return false;
+}
+
 /* One entry of a directory: added to parent, or left out. */
 static int read_entry(struct reader *r, const char *rel, const char *name, unsigned parent, unsigned depth)
 {
@@ -159,7 +177,8 @@ static int read_entry(struct reader *r, const char *rel, const char *name, unsig
         return 0;
     }
     if (!volume_name_valid(uname, (unsigned)ulen)) {
-        left_out(r, rel, "its name holds a character FAT names cannot hold (a control character or '\\')");
+        left_out(r, rel, "its name holds a character FAT names cannot hold "
+                         "(a control character or one of \" * : < > ? \\ |)");
         return 0;
     }
     /* The type of what the path leads to (a symlink followed), checked
@@ -183,6 +202,11 @@ static int read_entry(struct reader *r, const char *rel, const char *name, unsig
     if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
         close(fd);
         left_out(r, rel, "not a regular file or a directory");
+        return 0;
+    }
+    if (S_ISDIR(st.st_mode) && being_read(r, &st, depth)) {
+        close(fd);
+        left_out(r, rel, "a symlink back to a directory it is in (a loop)");
         return 0;
     }
     if (volume_child(r->vol, parent, uname, (unsigned)ulen) >= 0) {
@@ -214,9 +238,15 @@ static int read_dir(struct reader *r, const char *rel, unsigned parent, unsigned
 {
     if (depth > VOLUME_DEPTH_MAX)
         return fail(r, "--esp %s: %s: more than %u levels of directories", r->dir, rel, VOLUME_DEPTH_MAX);
+    struct stat st;
     int fd = open_beneath(r->root, rel, O_DIRECTORY);
-    if (fd < 0)
-        return fail(r, "--esp %s: %s: %s", r->dir, rel, strerror(errno));
+    if (fd < 0 || fstat(fd, &st)) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return fail(r, "--esp %s: %s: %s", r->dir, rel, strerror(e));
+    }
+    r->open_dirs[depth] = (struct dir_id){ st.st_dev, st.st_ino };
     size_t n = 0;
     char **names = list(r, fd, rel, &n);
     if (!names)

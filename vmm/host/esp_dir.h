@@ -12,9 +12,10 @@
 
 /* Read DIR into vol (volume_init'd here; volume_free it, also after a
  * failure). Entries left out are each said through note: a symlink out of
- * DIR, anything but a regular file or a directory, a name that is not
- * UTF-8 of the BMP (UCS-2) or that a volume may not hold (a control
- * character, '\': volume_name_valid), a name another entry has but for
+ * DIR or back to a directory it is in (a loop), anything but a regular
+ * file or a directory, a name that is not UTF-8 of the BMP (UCS-2) or
+ * that a volume may not hold (a control character, one of
+ * " * : < > ? \ |: volume_name_valid), a name another entry has but for
  * case (FAT tells no case apart). -1 with the reason in err when a file
  * is larger than VOLUME_FILE_MAX, all files together than
  * VOLUME_BASE_MAX, there are more than VOLUME_NODES_MAX entries or
