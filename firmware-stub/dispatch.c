@@ -351,10 +351,15 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     const char *injected = NULL;
     unsigned applies = firmware_inject_applies(fw, id, call);
     begin_call(fw, id, call, applies);
-    if (!read_args(fw, s, call, a, nargs))
-        status = EFI_INVALID_PARAMETER;
-    else if (servable(fw, s, id))
-        injected = serve(fw, s, id, applies, &call->view, a, &status);
+    bool readable = read_args(fw, s, call, a, nargs);
+    /* A call no service takes stays EFI_UNSUPPORTED whatever its stack
+     * holds: its arguments are read for the trace only. */
+    if (servable(fw, s, id)) {
+        if (readable)
+            injected = serve(fw, s, id, applies, &call->view, a, &status);
+        else
+            status = EFI_INVALID_PARAMETER;
+    }
     if (fw->cfg.trace)
         trace_call(fw, s, id, &call->view, a, nargs, status, injected);
     fw->call = NULL;

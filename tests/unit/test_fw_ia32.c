@@ -287,6 +287,16 @@ START_TEST(ia32_unreadable_stack_arguments_are_refused)
 }
 END_TEST
 
+/* An unknown ID is EFI_UNSUPPORTED, and said so, whatever the stack its
+ * arguments would be on holds. */
+START_TEST(ia32_unknown_ids_are_unsupported_on_any_stack)
+{
+    struct fw_call c = { .rsp = RAM_SIZE - 4, .view = cur_view };   /* the return address fits, no argument */
+    ck_assert_uint_eq(firmware_call(&fw, 200, &c), EFI_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(log_text(), "unknown service ID 200"));
+}
+END_TEST
+
 /* A mixed-mode stub calls in compatibility mode on its long-mode tables,
  * which may map RAM above 4 GiB: a view of 2 MiB pages mapping the 4 MiB
  * at 0 onto themselves, the top 2 MiB below 4 GiB onto RAM at 6 MiB and
@@ -408,7 +418,8 @@ Suite *fw_ia32_suite(void)
         ia32_status_and_trace_name_the_width, ia32_exit_status_has_its_error_bit_at_31,
         ia32_reset_status_has_its_error_bit_at_31,
         ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions,
-        ia32_unreadable_stack_arguments_are_refused, ia32_stack_arguments_wrap_at_4_gib,
+        ia32_unreadable_stack_arguments_are_refused, ia32_unknown_ids_are_unsupported_on_any_stack,
+        ia32_stack_arguments_wrap_at_4_gib,
         ia32_variadic_arguments_wrap_at_4_gib,
         ia32_outputs_above_4_gib_are_refused, ia32_esp_is_refused_with_loaded_image_untouched,
         ia32_tcg2_is_refused_with_nothing_installed, NULL });
