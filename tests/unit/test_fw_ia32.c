@@ -319,26 +319,37 @@ static struct guest_view view_with_ram_at_4_gib(void)
 
 static void put32(const struct guest_view *v, uint64_t va, uint32_t w) { ck_assert(guest_view_write(v, va, &w, 4)); }
 
+/* n argument words above the return address at esp, as the caller's
+ * pushes lay them: their addresses wrap at 4 GiB. */
+static void put_args32(const struct guest_view *v, uint32_t esp, const uint32_t *w, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        put32(v, (uint32_t)(esp + 4 + 4 * i), w[i]);
+}
+
+/* Guest RAM at 4 GiB that a wrong read would take arguments from. */
+static void poison_4_gib(const struct guest_view *v)
+{
+    for (uint64_t at = GiB(4); at < GiB(4) + 16; at += 4)
+        put32(v, at, 0xbad);
+}
+
 /* ESP + 4 + n has 32 bits in the caller's code: the arguments past
  * 0xffffffff continue at 0, not at 4 GiB, where RAM is out of its reach. */
 START_TEST(ia32_stack_arguments_wrap_at_4_gib)
 {
-    struct fw_call c = { .rsp = 0xfffffff4, .view = view_with_ram_at_4_gib() };
+    struct fw_call c = { .view = view_with_ram_at_4_gib() };
     const struct fw_service *free_pages = fw_service_of(BS(FREE_PAGES));   /* (UINT64 Memory, UINTN Pages) */
     uint64_t a[2];
-    for (uint64_t at = GiB(4); at < GiB(4) + 16; at += 4)
-        put32(&c.view, at, 0xbad);
-    put32(&c.view, 0xfffffff8, 0x3000);
-    put32(&c.view, 0xfffffffc, 0x2);
-    put32(&c.view, 0, 5);
+    poison_4_gib(&c.view);
+    c.rsp = 0xfffffff4;
+    put_args32(&c.view, (uint32_t)c.rsp, (const uint32_t[]){ 0x3000, 0x2, 5 }, 3);
     ck_assert_uint_eq(fw_stack_args32(free_pages, &c, a, 2), 2);
     ck_assert_uint_eq(a[0], 0x200003000);
     ck_assert_uint_eq(a[1], 5);
     /* A UINT64 across the wrap: its high half is at 0. */
     c.rsp = 0xfffffff8;
-    put32(&c.view, 0xfffffffc, 0x4000);
-    put32(&c.view, 0, 0x1);
-    put32(&c.view, 4, 7);
+    put_args32(&c.view, (uint32_t)c.rsp, (const uint32_t[]){ 0x4000, 0x1, 7 }, 3);
     ck_assert_uint_eq(fw_stack_args32(free_pages, &c, a, 2), 2);
     ck_assert_uint_eq(a[0], 0x100004000);
     ck_assert_uint_eq(a[1], 7);
@@ -348,15 +359,12 @@ END_TEST
 /* The same for a variadic call's arguments past the fourth. */
 START_TEST(ia32_variadic_arguments_wrap_at_4_gib)
 {
-    struct guest_view v = view_with_ram_at_4_gib();
+    struct fw_call c = { .rsp = 0xffffffec, .view = view_with_ram_at_4_gib() };
     efi_guid_t g1 = GUID_TEST, g2 = GUID_RANDOM_SEED;
-    uint64_t handle_ptr = put_u64(0), at = 0xfffffff0;
+    uint64_t handle_ptr = put_u64(0);
     const uint32_t args[] = { (uint32_t)handle_ptr, (uint32_t)put_guid(g1), 0x5000, (uint32_t)put_guid(g2), 0x6000, 0 };
-    for (unsigned i = 0; i < 6; i++)
-        put32(&v, (uint32_t)(at + 4 * i), args[i]);   /* the last two at 0 and 4 */
-    for (uint64_t bad = GiB(4); bad < GiB(4) + 16; bad += 4)
-        put32(&v, bad, 0xbad);
-    struct fw_call c = { .rsp = at - 4, .view = v };
+    poison_4_gib(&c.view);
+    put_args32(&c.view, (uint32_t)c.rsp, args, 6);   /* the last two at 0 and 4 */
     ck_assert_uint_eq(firmware_call(&fw, BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), &c), EFI_SUCCESS);
     uint64_t handle = rd32(handle_ptr);
     ck_assert_uint_eq(fw_find_protocol(&fw, handle, &g1)->interface, 0x5000);
