@@ -110,20 +110,29 @@ static void register_args(const struct fw_call *call, uint64_t *a)
     a[3] = call->r9;
 }
 
+/* The 4-byte word at byte off of an IA-32 caller's arguments. */
+static bool stack_word32(const struct fw_call *call, uint64_t off, uint32_t *w)
+{
+    return guest_view_read(&call->view, fw_stack32(call->rsp, off), w, 4);
+}
+
 /* An IA-32 firmware's call (cdecl, UEFI 2.10 section 2.3.2): every
  * argument on the stack above the 4-byte return address, 4 bytes each but
  * the service's wide ones (a UINT64 takes 8, low half first). ESP is the
- * low half of RSP. Returns the number read: nargs, or the index of the
- * first argument not readable. */
+ * low half of RSP, and each word's address wraps at 4 GiB as the caller's
+ * does (width.h fw_stack32). Returns the number read: nargs, or the index
+ * of the first argument not readable. */
 unsigned fw_stack_args32(const struct fw_service *s, const struct fw_call *call, uint64_t *a, unsigned nargs)
 {
-    uint64_t at = (uint32_t)call->rsp + 4;
+    uint64_t off = 0;
     for (unsigned i = 0; i < nargs; i++) {
-        unsigned len = s && (s->wide & FW_WIDE(i)) ? 8 : 4;
+        bool wide = s && (s->wide & FW_WIDE(i));
+        uint32_t lo = 0, hi = 0;
         a[i] = 0;
-        if (!guest_view_read(&call->view, at, &a[i], len))
+        if (!stack_word32(call, off, &lo) || (wide && !stack_word32(call, off + 4, &hi)))
             return i;
-        at += len;
+        a[i] = lo | (uint64_t)hi << 32;
+        off += wide ? 8 : 4;
     }
     return nargs;
 }
@@ -342,10 +351,15 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
     const char *injected = NULL;
     unsigned applies = firmware_inject_applies(fw, id, call);
     begin_call(fw, id, call, applies);
-    if (!read_args(fw, s, call, a, nargs))
-        status = EFI_INVALID_PARAMETER;
-    else if (servable(fw, s, id))
-        injected = serve(fw, s, id, applies, &call->view, a, &status);
+    bool readable = read_args(fw, s, call, a, nargs);
+    /* A call no service takes stays EFI_UNSUPPORTED whatever its stack
+     * holds: its arguments are read for the trace only. */
+    if (servable(fw, s, id)) {
+        if (readable)
+            injected = serve(fw, s, id, applies, &call->view, a, &status);
+        else
+            status = EFI_INVALID_PARAMETER;
+    }
     if (fw->cfg.trace)
         trace_call(fw, s, id, &call->view, a, nargs, status, injected);
     fw->call = NULL;

@@ -150,7 +150,7 @@ static bool variadic_arg(const struct firmware *fw, const struct guest_view *v, 
                          uint64_t *val)
 {
     if (fw_ia32(fw))   /* cdecl: all on the stack, above the return address */
-        return fw_read_uintn(fw, v, (uint32_t)fw->call->rsp + 4 + 4ULL * i, val);
+        return fw_read_uintn(fw, v, fw_stack32(fw->call->rsp, 4ULL * i), val);
     if (i < 4) {
         *val = a[i];
         return true;

@@ -19,6 +19,15 @@ static inline bool fw_ia32(const struct firmware *fw)
     return fw->cfg.bits == 32;
 }
 
+/* The address of the stack byte off above an IA-32 caller's return
+ * address: ESP + 4 + off as the CPU forms it in 32-bit protected mode or
+ * compatibility mode, where an address has 32 bits and wraps at 4 GiB
+ * (what lies above 4 GiB is out of such a caller's reach). */
+static inline uint64_t fw_stack32(uint64_t rsp, uint64_t off)
+{
+    return (uint32_t)(rsp + 4 + off);
+}
+
 /* sizeof(UINTN), and of a pointer, EFI_HANDLE or EFI_EVENT. */
 static inline unsigned fw_uintn_size(const struct firmware *fw)
 {

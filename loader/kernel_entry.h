@@ -33,8 +33,9 @@ extern const uint8_t kernel_entry_trap[KERNEL_ENTRY_TRAP_LEN];
 
 /* The first page of EfiLoaderCode or EfiLoaderData memory that holds a
  * loader's boot_params: the setup header's "HdrS", protocol 2.00 or later,
- * a type_of_loader set (the kernel file's own header has 0), and a
- * code32_start inside loader memory. false if none. */
+ * a type_of_loader set (the kernel file's own header has 0), and each
+ * entry it names with both bytes of its trap inside loader memory (the
+ * kernel the loader placed, never the firmware's pages). false if none. */
 bool kernel_entry_find(const struct guest_mem *gm, const struct memmap *map, struct kernel_entry *out);
 
 /* Write the trap over each entry; false, and nothing written, if one is

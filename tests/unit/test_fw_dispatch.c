@@ -134,6 +134,18 @@ START_TEST(unreadable_stack_arguments_give_invalid_parameter)
 }
 END_TEST
 
+/* A call no service takes is EFI_UNSUPPORTED, and said so, whatever its
+ * stack holds: here a boot service after ExitBootServices, its fifth
+ * argument past the end of RAM. */
+START_TEST(unservable_calls_are_unsupported_on_any_stack)
+{
+    exit_boot_services();
+    struct fw_call c = { .rsp = RAM_SIZE - 0x28, .view = cur_view };
+    ck_assert_uint_eq(firmware_call(&fw, BS(OPEN_PROTOCOL), &c), EFI_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(log_text(), "OpenProtocol called after ExitBootServices"));
+}
+END_TEST
+
 /* ---- unknown and unimplemented services, the log --------------------------------------- */
 
 START_TEST(unknown_service_ids_are_unsupported)
@@ -257,7 +269,8 @@ Suite *fw_dispatch_suite(void)
 {
     Suite *s = suite_create("fw-dispatch");
     fw_add_tcase(s, "hostile", (const TTest *const[]){
-        hostile_arguments_give_errors_and_change_nothing, unreadable_stack_arguments_give_invalid_parameter, NULL });
+        hostile_arguments_give_errors_and_change_nothing, unreadable_stack_arguments_give_invalid_parameter,
+        unservable_calls_are_unsupported_on_any_stack, NULL });
     fw_add_tcase(s, "ids-and-log", (const TTest *const[]){
         test_service_constants_name_the_right_services, unknown_service_ids_are_unsupported,
         unimplemented_services_are_unsupported_and_reported_once, firmware_log_stops_after_its_limit, NULL });

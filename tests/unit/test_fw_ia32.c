@@ -8,6 +8,7 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/dispatch.h"
 #include "../../firmware-stub/esp.h"
+#include "../../firmware-stub/handles.h"
 #include "../../firmware-stub/tcg2.h"
 #include "../../firmware-stub/volume.h"
 #include "../../firmware-stub/width.h"
@@ -287,6 +288,91 @@ START_TEST(ia32_unreadable_stack_arguments_are_refused)
 }
 END_TEST
 
+/* An unknown ID is EFI_UNSUPPORTED, and said so, whatever the stack its
+ * arguments would be on holds. */
+START_TEST(ia32_unknown_ids_are_unsupported_on_any_stack)
+{
+    struct fw_call c = { .rsp = RAM_SIZE - 4, .view = cur_view };   /* the return address fits, no argument */
+    ck_assert_uint_eq(firmware_call(&fw, 200, &c), EFI_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(log_text(), "unknown service ID 200"));
+}
+END_TEST
+
+/* A mixed-mode stub calls in compatibility mode on its long-mode tables,
+ * which may map RAM above 4 GiB: a view of 2 MiB pages mapping the 4 MiB
+ * at 0 onto themselves, the top 2 MiB below 4 GiB onto RAM at 6 MiB and
+ * the 2 MiB at 4 GiB onto RAM at 8 MiB. */
+static struct guest_view view_with_ram_at_4_gib(void)
+{
+    const uint64_t pw = PTE_PRESENT | PTE_WRITE;
+    uint64_t t = (scratch(6 * 4096) + 0xfff) & ~0xfffULL;
+    uint64_t pml4 = t, pdpt = t + 0x1000, pd_low = t + 0x2000, pd_top = t + 0x3000, pd_high = t + 0x4000;
+    wr64(pml4, pdpt | pw);
+    wr64(pdpt, pd_low | pw);
+    wr64(pdpt + 3 * 8, pd_top | pw);
+    wr64(pdpt + 4 * 8, pd_high | pw);
+    wr64(pd_low, 0 | pw | PTE_LARGE);
+    wr64(pd_low + 8, MiB(2) | pw | PTE_LARGE);
+    wr64(pd_top + 511 * 8, MiB(6) | pw | PTE_LARGE);
+    wr64(pd_high, MiB(8) | pw | PTE_LARGE);
+    return (struct guest_view){ .gm = &gm, .cr3 = pml4 };
+}
+
+static void put32(const struct guest_view *v, uint64_t va, uint32_t w) { ck_assert(guest_view_write(v, va, &w, 4)); }
+
+/* n argument words above the return address at esp, as the caller's
+ * pushes lay them: their addresses wrap at 4 GiB. */
+static void put_args32(const struct guest_view *v, uint32_t esp, const uint32_t *w, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        put32(v, (uint32_t)(esp + 4 + 4 * i), w[i]);
+}
+
+/* Guest RAM at 4 GiB that a wrong read would take arguments from. */
+static void poison_4_gib(const struct guest_view *v)
+{
+    for (uint64_t at = GiB(4); at < GiB(4) + 16; at += 4)
+        put32(v, at, 0xbad);
+}
+
+/* ESP + 4 + n has 32 bits in the caller's code: the arguments past
+ * 0xffffffff continue at 0, not at 4 GiB, where RAM is out of its reach. */
+START_TEST(ia32_stack_arguments_wrap_at_4_gib)
+{
+    struct fw_call c = { .view = view_with_ram_at_4_gib() };
+    const struct fw_service *free_pages = fw_service_of(BS(FREE_PAGES));   /* (UINT64 Memory, UINTN Pages) */
+    uint64_t a[2];
+    poison_4_gib(&c.view);
+    c.rsp = 0xfffffff4;
+    put_args32(&c.view, (uint32_t)c.rsp, (const uint32_t[]){ 0x3000, 0x2, 5 }, 3);
+    ck_assert_uint_eq(fw_stack_args32(free_pages, &c, a, 2), 2);
+    ck_assert_uint_eq(a[0], 0x200003000);
+    ck_assert_uint_eq(a[1], 5);
+    /* A UINT64 across the wrap: its high half is at 0. */
+    c.rsp = 0xfffffff8;
+    put_args32(&c.view, (uint32_t)c.rsp, (const uint32_t[]){ 0x4000, 0x1, 7 }, 3);
+    ck_assert_uint_eq(fw_stack_args32(free_pages, &c, a, 2), 2);
+    ck_assert_uint_eq(a[0], 0x100004000);
+    ck_assert_uint_eq(a[1], 7);
+}
+END_TEST
+
+/* The same for a variadic call's arguments past the fourth. */
+START_TEST(ia32_variadic_arguments_wrap_at_4_gib)
+{
+    struct fw_call c = { .rsp = 0xffffffec, .view = view_with_ram_at_4_gib() };
+    efi_guid_t g1 = GUID_TEST, g2 = GUID_RANDOM_SEED;
+    uint64_t handle_ptr = put_u64(0);
+    const uint32_t args[] = { (uint32_t)handle_ptr, (uint32_t)put_guid(g1), 0x5000, (uint32_t)put_guid(g2), 0x6000, 0 };
+    poison_4_gib(&c.view);
+    put_args32(&c.view, (uint32_t)c.rsp, args, 6);   /* the last two at 0 and 4 */
+    ck_assert_uint_eq(firmware_call(&fw, BS(INSTALL_MULTIPLE_PROTOCOL_INTERFACES), &c), EFI_SUCCESS);
+    uint64_t handle = rd32(handle_ptr);
+    ck_assert_uint_eq(fw_find_protocol(&fw, handle, &g1)->interface, 0x5000);
+    ck_assert_uint_eq(fw_find_protocol(&fw, handle, &g2)->interface, 0x6000);
+}
+END_TEST
+
 START_TEST(ia32_outputs_above_4_gib_are_refused)
 {
     uint64_t p = out_slot();
@@ -341,7 +427,9 @@ Suite *fw_ia32_suite(void)
         ia32_status_and_trace_name_the_width, ia32_exit_status_has_its_error_bit_at_31,
         ia32_reset_status_has_its_error_bit_at_31,
         ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions,
-        ia32_unreadable_stack_arguments_are_refused,
+        ia32_unreadable_stack_arguments_are_refused, ia32_unknown_ids_are_unsupported_on_any_stack,
+        ia32_stack_arguments_wrap_at_4_gib,
+        ia32_variadic_arguments_wrap_at_4_gib,
         ia32_outputs_above_4_gib_are_refused, ia32_esp_is_refused_with_loaded_image_untouched,
         ia32_tcg2_is_refused_with_nothing_installed, NULL });
     return s;

@@ -102,6 +102,27 @@ START_TEST(nothing_found_outside_loader_memory)
 }
 END_TEST
 
+/* A trap goes over the loader's memory only: a header whose startup_64,
+ * or the second byte of whose code32_start, falls on the firmware's
+ * runtime code names no kernel the loader placed. */
+START_TEST(an_entry_past_loader_memory_is_not_taken)
+{
+    allocate(EFI_LOADER_DATA, BOOT_PARAMS, 1);
+    allocate(EFI_LOADER_CODE, KERNEL, 1);
+    allocate(EFI_RUNTIME_SERVICES_CODE, KERNEL + 0x1000, 1);
+    struct kernel_entry e;
+    header_at(BOOT_PARAMS, 0x020f, 0x72, KERNEL + 0xf00, XLF_KERNEL_64);
+    ck_assert(!kernel_entry_find(&gm, &map, &e));
+    header_at(BOOT_PARAMS, 0x020f, 0x72, KERNEL + 0xfff, 0);
+    ck_assert(!kernel_entry_find(&gm, &map, &e));
+    ck_assert_uint_eq(e.n, 0);
+    header_at(BOOT_PARAMS, 0x020f, 0x72, KERNEL + 0xdfe, XLF_KERNEL_64);
+    ck_assert(kernel_entry_find(&gm, &map, &e));
+    ck_assert_uint_eq(e.n, 2);
+    ck_assert_uint_eq(e.at[1], KERNEL + 0xffe);
+}
+END_TEST
+
 /* An entry at the end of RAM takes no trap past it. */
 START_TEST(an_entry_outside_ram_is_not_armed)
 {
@@ -130,6 +151,7 @@ Suite *kernel_entry_suite(void)
     tcase_add_test(tc, finds_the_loaders_boot_params_and_traps_both_entries);
     tcase_add_test(tc, an_old_protocol_has_the_32_bit_entry_only);
     tcase_add_test(tc, nothing_found_outside_loader_memory);
+    tcase_add_test(tc, an_entry_past_loader_memory_is_not_taken);
     tcase_add_test(tc, an_entry_outside_ram_is_not_armed);
     tcase_add_test(tc, an_entry_outside_ram_leaves_the_other_untouched);
     suite_add_tcase(s, tc);
