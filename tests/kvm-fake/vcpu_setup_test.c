@@ -7,7 +7,9 @@
  * installed: a failed mapping must leave run NULL, never MAP_FAILED.
  * vcpu_state_load (vmm/kvm/snapshot.c): the order a restore puts the
  * state in, as KVM takes it; warm_boot_free (vmm/tools/warm_boot.c): a
- * new snapshot's files, unsaved, removed.
+ * new snapshot's files, unsaved, removed. handle_io (vmm/kvm/run.c): an
+ * OUT to the firmware-call port that no thunk makes, through vmm_run
+ * with KVM_RUN faked.
  * No /dev/kvm needed. */
 #include <check.h>
 #include <errno.h>
@@ -39,6 +41,12 @@ static unsigned mmap_calls;
 #define FAKE_LVTT_TSC_DEADLINE (2u << 17)
 #define FAKE_MSR_TSC_DEADLINE 0x6e0
 static int restore_fd = -1;
+/* A vCPU whose first KVM_RUN exits with run_exit written into its
+ * kvm_run page, its data at data_offset, and the next with a HLT (its
+ * other ioctls fail, as on /dev/null). */
+static int run_fd = -1;
+static struct kvm_run *run_page;
+static struct kvm_run run_exit;
 static bool restore_lvtt_deadline;
 static uint64_t restore_deadline;
 
@@ -91,6 +99,11 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
         return 2 * 4096;
     if (fd >= 0 && fd == restore_fd)
         return fake_restore_ioctl(request, arg);
+    if (fd >= 0 && fd == run_fd && request == KVM_RUN) {
+        memcpy(run_page, &run_exit, sizeof(run_exit));
+        run_exit.exit_reason = KVM_EXIT_HLT;
+        return 0;
+    }
     return __real_ioctl(fd, request, arg);
 }
 
@@ -219,6 +232,58 @@ START_TEST(a_step_cut_short_by_a_stop_signal_ends_as_the_signal)
 }
 END_TEST
 
+/* What a run whose vCPU's one exit is an OUT of count elements of size
+ * bytes to the firmware-call port 0xEC ends with: its status, the
+ * firmware calls it made and its log, in *log (freed by the caller). */
+static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long long *calls, char **log)
+{
+    static struct vmm vm;
+    size_t len = 0;
+    FILE *f = open_memstream(log, &len);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(vmm_catch_stop_signals(&vm), 0);
+    run_page = calloc(1, 4096);
+    ck_assert_ptr_nonnull(run_page);
+    run_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    ck_assert_int_ge(run_fd, 0);
+    vm.opt.cpus = 1;
+    vm.vcpus[0] = (struct vcpu){ .vm = &vm, .fd = run_fd, .run = run_page };
+    run_exit = (struct kvm_run){ .exit_reason = KVM_EXIT_IO };
+    run_exit.io.direction = KVM_EXIT_IO_OUT;
+    run_exit.io.port = 0xec;
+    run_exit.io.size = size;
+    run_exit.io.count = count;
+    run_exit.io.data_offset = 1024;
+    int rc = vmm_run(&vm, &(struct run_options){ .log = f });
+    fclose(f);
+    *calls = (unsigned long long)vm.counters.hypercalls;
+    close(run_fd);
+    run_fd = -1;
+    free(run_page);
+    return rc;
+}
+
+/* A REP OUTSD to the firmware-call port once made each element a full
+ * firmware call with the same registers: a thunk makes one 4-byte OUT
+ * (firmware-stub/tables.c), and any other OUT there but the kernel-entry
+ * trap's one byte is refused once, with no call. */
+START_TEST(an_out_no_thunk_makes_to_the_firmware_port_is_refused)
+{
+    static const struct { uint32_t count; uint8_t size; } cases[] = { { 3, 4 }, { 2, 1 }, { 1, 2 } };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned long long calls;
+        char *log = NULL, want[96];
+        int rc = run_firmware_port_out(cases[i].count, cases[i].size, &calls, &log);
+        snprintf(want, sizeof(want), "port 0xec of %u element(s) of %u byte(s)", cases[i].count, cases[i].size);
+        ck_assert_msg(rc == EXIT_GUEST_CRASH && calls == 0 && strstr(log, want),
+                      "count %u size %u: status %d, %llu calls, log \"%s\"", cases[i].count, cases[i].size, rc,
+                      calls, log);
+        ck_assert_ptr_eq(strstr(strstr(log, want) + 1, want), NULL);
+        free(log);
+    }
+}
+END_TEST
+
 int main(void)
 {
     const struct {
@@ -230,6 +295,7 @@ int main(void)
         { "snapshot", restore_keeps_the_tsc_deadline },
         { "snapshot", unsaved_snapshot_files_are_removed },
         { "signals", a_step_cut_short_by_a_stop_signal_ends_as_the_signal },
+        { "run", an_out_no_thunk_makes_to_the_firmware_port_is_refused },
     };
     Suite *s = suite_create("kvm-fake");
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {

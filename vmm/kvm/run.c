@@ -547,12 +547,36 @@ static int guest_stopped(struct vmm *vm)
     }
 }
 
+/* An OUT to the firmware-call port that no thunk makes: a thunk's is one
+ * `out 0xEC, eax` (4 bytes, tables.c fill_thunks), the kernel-entry
+ * trap's one `out 0xEC, al` (1 byte, loader/kernel_entry.c). A REP OUTS
+ * (count > 1) or a 2-byte OUT there is a guest bug, or a hostile guest
+ * replaying one call's registers as many calls: the run stops on it,
+ * with no call made. */
+static bool stray_firmware_port_write(const struct kvm_run *run)
+{
+    if (run->io.port != GUEST_PORT_HYPERCALL || run->io.direction != KVM_EXIT_IO_OUT)
+        return false;
+    return run->io.count != 1 || (run->io.size != 4 && run->io.size != 1);
+}
+
+static int refuse_stray_firmware_port_write(struct vcpu *c)
+{
+    char what[200];
+    snprintf(what, sizeof(what), "an OUT to the firmware-call port 0x%x of %u element(s) of %u byte(s), where a "
+             "firmware call is one 4-byte `out 0x%x, eax` (docs/guest-abi.md): refused, no call made",
+             GUEST_PORT_HYPERCALL, c->run->io.count, c->run->io.size, GUEST_PORT_HYPERCALL);
+    return guest_crash(c, what);
+}
+
 static int handle_io(struct vcpu *c)
 {
     struct vmm *vm = c->vm;
     struct kvm_run *run = c->run;
     uint8_t *data = (uint8_t *)run + run->io.data_offset;
     bool out = run->io.direction == KVM_EXIT_IO_OUT;
+    if (stray_firmware_port_write(run))
+        return refuse_stray_firmware_port_write(c);
     bool call = run->io.port == GUEST_PORT_HYPERCALL && out && run->io.size == 4;
     if (call && vm->fw.phase == FW_PHASE_BOOT)
         vm->counters.firmware_phase.firmware_calls++;
@@ -561,16 +585,15 @@ static int handle_io(struct vcpu *c)
         if (rc != RUN_CONTINUE)
             return rc;
     }
-    for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
-        if (call) {
-            uint32_t id;
-            memcpy(&id, data, 4);
-            int rc = hypercall(c, id);
-            if (rc >= 0)
-                return rc;
-            continue;
-        }
-        io_bus_access(&vm->bus, run->io.port, out, data, run->io.size);
+    if (call) {
+        uint32_t id;
+        memcpy(&id, data, 4);
+        int rc = hypercall(c, id);
+        if (rc >= 0)
+            return rc;
+    } else {
+        for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size)
+            io_bus_access(&vm->bus, run->io.port, out, data, run->io.size);
     }
     int rc = run_hooks_io_exit(vm, c);
     if (rc != RUN_CONTINUE)
