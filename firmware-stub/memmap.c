@@ -42,17 +42,20 @@ static bool mergeable(const struct memmap_entry *a, const struct memmap_entry *b
     return a->type == b->type && a->fixed == b->fixed && a->attribute == b->attribute && entry_end(a) == b->start;
 }
 
-static void coalesce(struct memmap *m)
+/* Merge the adjacent mergeable entries of e[0..n); returns how many are left. */
+static unsigned coalesce_entries(struct memmap_entry *e, unsigned n)
 {
     unsigned w = 0;
-    for (unsigned r = 0; r < m->n; r++) {
-        if (w && mergeable(&m->e[w - 1], &m->e[r]))
-            m->e[w - 1].pages += m->e[r].pages;
+    for (unsigned r = 0; r < n; r++) {
+        if (w && mergeable(&e[w - 1], &e[r]))
+            e[w - 1].pages += e[r].pages;
         else
-            m->e[w++] = m->e[r];
+            e[w++] = e[r];
     }
-    m->n = w;
+    return w;
 }
+
+static void coalesce(struct memmap *m) { m->n = coalesce_entries(m->e, m->n); }
 
 static int insert_at(struct memmap *m, unsigned i, struct memmap_entry e)
 {
@@ -105,29 +108,35 @@ int memmap_type_at(const struct memmap *m, uint64_t addr)
     return i < 0 ? -1 : (int)m->e[i].type;
 }
 
-/* Retype [start, start+pages) which lies inside entry i. */
+/* Retype [start, start+pages) which lies inside entry i. Entries i-1..i+1
+ * become at most five (the neighbours, the part of entry i below the
+ * range, the range, the part above), merged where they can be: the change
+ * takes only the descriptors left after merging, so a full map still
+ * takes a FreePages or an allocation that grows a neighbour. Room is
+ * checked first so that failure changes nothing. */
 static efi_status_t retype(struct memmap *m, unsigned i, uint64_t start, uint64_t pages, uint32_t type, bool fixed)
 {
-    struct memmap_entry old = m->e[i];
+    struct memmap_entry old = m->e[i], piece[5];
     uint64_t end = start + (pages << PAGE_SHIFT);
-    /* Up to two extra entries: check room first so failure changes nothing. */
-    if (m->n + 2 > MEMMAP_MAX_ENTRIES)
+    unsigned first = i > 0 ? i - 1 : i, last = i + 1 < m->n ? i + 1 : i, k = 0;
+    if (first < i)
+        piece[k++] = m->e[first];
+    if (start > old.start)
+        piece[k++] = (struct memmap_entry){ old.type, old.fixed, old.start, (start - old.start) >> PAGE_SHIFT,
+                                            old.attribute };
+    piece[k++] = (struct memmap_entry){ type, fixed, start, pages, memmap_attributes(type) };
+    if (end < entry_end(&old))
+        piece[k++] = (struct memmap_entry){ old.type, old.fixed, end, (entry_end(&old) - end) >> PAGE_SHIFT,
+                                            old.attribute };
+    if (last > i)
+        piece[k++] = m->e[last];
+    k = coalesce_entries(piece, k);
+    unsigned replaced = last - first + 1;
+    if (m->n - replaced + k > MEMMAP_MAX_ENTRIES)
         return EFI_OUT_OF_RESOURCES;
-    struct memmap_entry mid = { type, fixed, start, pages, memmap_attributes(type) };
-    m->e[i] = mid;
-    if (start > old.start) {
-        struct memmap_entry lo = old;
-        lo.pages = (start - old.start) >> PAGE_SHIFT;
-        insert_at(m, i, lo);
-        i++;
-    }
-    if (end < entry_end(&old)) {
-        struct memmap_entry hi = old;
-        hi.start = end;
-        hi.pages = (entry_end(&old) - end) >> PAGE_SHIFT;
-        insert_at(m, i + 1, hi);
-    }
-    coalesce(m);
+    memmove(&m->e[first + k], &m->e[last + 1], (m->n - last - 1) * sizeof(m->e[0]));
+    memcpy(&m->e[first], piece, k * sizeof(m->e[0]));
+    m->n = m->n - replaced + k;
     m->key++;
     return EFI_SUCCESS;
 }
