@@ -6,9 +6,10 @@ usage: scripts/sweep-merge.py SHARD.json... > sweep.json
 
 Shard K holds the cells numbered K, K+N, ... of the whole sweep, in order
 (vmm/tools/fault_sweep.c, take_shard), so the merge interleaves them back.
-It refuses a set that is not whole (a shard missing or given twice) or whose
-shards disagree on the kernel, the entry or the baseline boot's calls: exit
-status 2 with the reason. Prints a one-line summary on stderr.
+It refuses a set that is not whole (a shard missing or given twice), a shard
+without a whole index and count (1 <= K <= N), or shards that disagree on
+the kernel, the entry or the baseline boot's calls: exit status 2 with the
+reason. Prints a one-line summary on stderr.
 """
 import json
 import sys
@@ -30,7 +31,20 @@ def load(path):
     shard = m.get("shard")
     if not isinstance(shard, dict):
         fail(f"{path}: not a shard's matrix (no \"shard\" key: was it run with --shard K/N?)")
+    check_shard_numbers(path, shard)
     return m
+
+
+def check_shard_numbers(path, shard):
+    """--shard K/N's K (index) and N (count), whole numbers with 1 <= K <= N."""
+    for key in ("index", "count"):
+        v = shard.get(key)
+        if v is None:
+            fail(f"{path}: its \"shard\" has no {key}")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            fail(f"{path}: its shard {key} {v!r} is not a whole number of 1 or more")
+    if shard["index"] > shard["count"]:
+        fail(f"{path}: shard {shard['index']} of {shard['count']}: the index is past the count")
 
 
 def main(paths):

@@ -308,6 +308,14 @@ if selected initramfs-two-at-once; then
             run() { out=$("$1"); echo "$2 $? $(cat "$out")"; }
             run "$0" first & sleep 0.3; run "$0" second; wait' "$TOP/scripts/build-initramfs.sh"
 fi
+# A shard's matrix without its index or count (hand-edited, cut short) is a
+# usage error naming the file and what it lacks (it once crashed, status 1).
+printf '{"cells": [], "shard": {"count": 2}}' > "$OUT/shard-no-index.json"
+printf '{"cells": [], "shard": {"index": 1}}' > "$OUT/shard-no-count.json"
+expect sweep-merge-shard-without-index 2 'sweep-merge: .*/shard-no-index\.json: its "shard" has no index$' \
+    -- "$TOP/scripts/sweep-merge.py" "$OUT/shard-no-index.json"
+expect sweep-merge-shard-without-count 2 'sweep-merge: .*/shard-no-count\.json: its "shard" has no count$' '!Traceback' \
+    -- "$TOP/scripts/sweep-merge.py" "$OUT/shard-no-count.json"
 # The CI examples' usage errors are status 2, never one their results use.
 expect ci-exec-usage 2 "^usage: .*ci-exec\.sh BZIMAGE 'COMMAND'" -- "$TOP/examples/ci-exec.sh" "$PAYLOAD"
 expect ci-kunit-usage 2 '^usage: .*ci-kunit\.sh KERNEL_SRC' -- "$TOP/examples/ci-kunit.sh"
