@@ -10,7 +10,8 @@
 # here) tiers run at a time; the longest go first, each to the lane with the
 # least work, by the durations in tests/timings.md.
 # usage: tests/integration/kvm-tiers.sh BUILD PAYLOAD [TIER | NAME=COMMAND]...
-# (NAME=COMMAND: a tier of that name running COMMAND; runner.sh uses it)
+# (NAME=COMMAND: a tier of that name running COMMAND, its words split at
+# blanks; runner.sh uses it)
 # Output lines are prefixed with their tier's name; each tier's whole log
 # and its counts are in BUILD/tiers/ (tests/tier.sh). The exit status is 0
 # when every tier passed.
@@ -24,20 +25,31 @@ lanes=${KVM_TIER_LANES:-2}
 export KVM_HOST_TIMEOUT=${KVM_HOST_TIMEOUT:-2700}
 
 # NAME: the command, and the seconds it is assumed to take before
-# tests/timings.md says better.
+# tests/timings.md says better. A command is kept as its words quoted for
+# the shell (printf %q) and run as those words (run_tier), so a BUILD or
+# PAYLOAD path with a space stays one argument; scripts/kvm-host takes one
+# shell command, whose paths are quoted inside it (in_l1).
+q() { printf '%q' "$1"; }
+words() { printf '%q ' "$@"; }
+in_l1() { words scripts/kvm-host "$*"; }
 declare -A cmd=(
-    [payload]="scripts/kvm-host tests/integration/payload.sh $B/handover $PAYLOAD kvm"
-    [payload-san]="scripts/kvm-host tests/integration/payload.sh $B/handover-san $PAYLOAD san"
-    [tiny]="scripts/kvm-host tests/integration/kernel.sh $B/handover tiny"
-    [realkvm]="scripts/kvm-host tests/integration/kernel.sh $B/handover realkvm"
-    [emulating]="tests/integration/emulating.sh $B $PAYLOAD"
-    [runner]="tests/integration/runner.sh $B $PAYLOAD"
-    [workflow]="tests/integration/workflow.sh"
+    [payload]=$(in_l1 tests/integration/payload.sh "$(q "$B/handover")" "$(q "$PAYLOAD")" kvm)
+    [payload-san]=$(in_l1 tests/integration/payload.sh "$(q "$B/handover-san")" "$(q "$PAYLOAD")" san)
+    [tiny]=$(in_l1 tests/integration/kernel.sh "$(q "$B/handover")" tiny)
+    [realkvm]=$(in_l1 tests/integration/kernel.sh "$(q "$B/handover")" realkvm)
+    [emulating]=$(words tests/integration/emulating.sh "$B" "$PAYLOAD")
+    [runner]=$(words tests/integration/runner.sh "$B" "$PAYLOAD")
+    [workflow]=$(words tests/integration/workflow.sh)
 )
 declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30 [runner]=110 [workflow]=400)
 tiers=()
 for a in "$@"; do
-    case $a in *=*) cmd[${a%%=*}]=${a#*=}; tiers+=("${a%%=*}") ;; *) tiers+=("$a") ;; esac
+    case $a in
+        *=*)   # NAME=COMMAND: COMMAND's words are split at blanks (never globbed)
+            read -r -d "" -a w <<< "${a#*=}"
+            cmd[${a%%=*}]=$(words "${w[@]}"); tiers+=("${a%%=*}") ;;
+        *) tiers+=("$a") ;;
+    esac
 done
 [ ${#tiers[@]} -gt 0 ] || tiers=(payload payload-san tiny realkvm emulating runner workflow)
 
@@ -58,14 +70,19 @@ for t in $(for t in "${tiers[@]}"; do echo "$(estimate "$t") $t"; done | sort -r
     lane_tiers[best]="${lane_tiers[best]} $t"
 done
 
+run_tier() {   # run_tier NAME: the tier's command, its words as cmd[NAME] quotes them
+    local -a argv
+    eval "argv=(${cmd[$1]})"
+    tests/tier.sh "$T" "$1" --prefix -- "${argv[@]}"
+}
+
 echo "# kvm tiers: KVM for the boots: $(scripts/kvm-host --kind); $lanes lanes:$(for ((l = 0; l < lanes; l++)); do printf ' [%s ]' "${lane_tiers[l]}"; done)"
 pids=()
 for ((l = 0; l < lanes; l++)); do
     (
         rc=0
         for t in ${lane_tiers[l]}; do
-            # shellcheck disable=SC2086
-            tests/tier.sh "$T" "$t" --prefix -- ${cmd[$t]}; trc=$?
+            run_tier "$t"; trc=$?
             # 125: the tier's L1 failed (a stall or no exit status; the
             # reason is in its output), not a test. QEMU's TCG has lost
             # an L1's wakeups before: the tier runs once more in a new L1,
@@ -73,8 +90,7 @@ for ((l = 0; l < lanes; l++)); do
             if [ "$trc" = 125 ] && [ "${cmd[$t]#scripts/kvm-host }" != "${cmd[$t]}" ]; then
                 echo "# tier $t: its L1 failed (status 125, the reason above): the tier runs again in a new L1, once"
                 mv "$T/$t.log" "$T/$t.first-l1.log"
-                # shellcheck disable=SC2086
-                tests/tier.sh "$T" "$t" --prefix -- ${cmd[$t]}; trc=$?
+                run_tier "$t"; trc=$?
                 sed -i 's/$/ retried=1/' "$T/$t.tier"
             fi
             [ "$trc" = 0 ] || rc=1

@@ -316,6 +316,18 @@ expect sweep-merge-shard-without-index 2 'sweep-merge: .*/shard-no-index\.json: 
     -- "$TOP/scripts/sweep-merge.py" "$OUT/shard-no-index.json"
 expect sweep-merge-shard-without-count 2 'sweep-merge: .*/shard-no-count\.json: its "shard" has no count$' '!Traceback' \
     -- "$TOP/scripts/sweep-merge.py" "$OUT/shard-no-count.json"
+# kvm-tiers.sh keeps a BUILD and a PAYLOAD path with a space whole, into a
+# tier's scripts/kvm-host command (natively here, no test selected: no L1,
+# no boot); a NAME=COMMAND tier's words are split at blanks, never globbed.
+if selected kvm-tiers-spaced-paths; then
+    mkdir -p "$OUT/build dir"
+    ln -s "$(realpath "$HO")" "$OUT/build dir/handover"
+    ln -s "$(realpath "$PAYLOAD")" "$OUT/build dir/pay load.bzImage"
+    expect kvm-tiers-spaced-paths 0 '^\[payload\] # payload tests with .*/build dir/handover$' \
+        '^# tier payload: .* status=0' '^\[words\] a "b c" \*$' \
+        -- env HANDOVER_KVM_HOST=native TESTS_ONLY=no-such-test CI=false "$TOP/tests/integration/kvm-tiers.sh" \
+           "$OUT/build dir" "$OUT/build dir/pay load.bzImage" payload 'words=echo a  "b c"  *'
+fi
 # The CI examples' usage errors are status 2, never one their results use.
 expect ci-exec-usage 2 "^usage: .*ci-exec\.sh BZIMAGE 'COMMAND'" -- "$TOP/examples/ci-exec.sh" "$PAYLOAD"
 expect ci-kunit-usage 2 '^usage: .*ci-kunit\.sh KERNEL_SRC' -- "$TOP/examples/ci-kunit.sh"
