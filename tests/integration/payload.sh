@@ -328,6 +328,11 @@ if selected kvm-tiers-spaced-paths; then
         -- env HANDOVER_KVM_HOST=native TESTS_ONLY=no-such-test CI=false "$TOP/tests/integration/kvm-tiers.sh" \
            "$OUT/build dir" "$OUT/build dir/pay load.bzImage" payload 'words=echo a  "b c"  *'
 fi
+# A workflow whose job has no steps fails saying so (it once failed only by
+# accident, on an empty `if:` read from a step file that was not there).
+printf 'on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps: []\n' > "$OUT/no-steps.yml"
+expect workflow-no-steps 1 '^not ok - workflow-parse: ' 'workflow-steps: job build has no steps' '!if: ' \
+    -- env -u TESTS_ONLY "$TOP/tests/integration/workflow.sh" "$OUT/no-steps.yml"
 # The CI examples' usage errors are status 2, never one their results use.
 expect ci-exec-usage 2 "^usage: .*ci-exec\.sh BZIMAGE 'COMMAND'" -- "$TOP/examples/ci-exec.sh" "$PAYLOAD"
 expect ci-kunit-usage 2 '^usage: .*ci-kunit\.sh KERNEL_SRC' -- "$TOP/examples/ci-kunit.sh"

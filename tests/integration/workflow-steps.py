@@ -4,10 +4,10 @@ as files tests/integration/workflow.sh runs.
 
 usage: workflow-steps.py WORKFLOW.yml OUTDIR
 
-Jobs run in file order, each matrix entry in turn; a job that `needs` one
-not yet run is an error, as is any `${{ }}` expression other than
-`matrix.NAME` in a step that runs (`hashFiles` in a cache key is left alone:
-a cache step does nothing here). For step N it writes OUTDIR/N.meta (lines:
+Jobs run in file order, each matrix entry in turn; a job without steps, or
+that `needs` one not yet run, is an error, as is any `${{ }}` expression
+other than `matrix.NAME` in a step that runs (`hashFiles` in a cache key is
+left alone: a cache step does nothing here). For step N it writes OUTDIR/N.meta (lines:
 job, matrix label, kind, name, if, the shell's `set` options) and
 OUTDIR/N.body (a run step's script, or a `uses` step's `with` as KEY=VALUE
 lines). Exit status 2 on a workflow it cannot run, with the reason.
@@ -73,6 +73,10 @@ def main(path, outdir):
         for need in [needs] if isinstance(needs, str) else needs:
             if need not in done:
                 fail(f"job {name} needs {need}, which comes later in the file")
+        # A job runs at least one step (jobs.<job_id>.steps): one without
+        # any would leave the run with nothing to check.
+        if not job.get("steps"):
+            fail(f"job {name} has no steps: there is nothing to run")
         for matrix in matrix_entries(job, name):
             label = ",".join(f"{k}={v}" for k, v in matrix.items()) or "-"
             for i, step in enumerate(job.get("steps") or []):
