@@ -133,6 +133,10 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
         vol->node[node].attribute = (attributes & VOLUME_ATTR_VALID) | (dir ? VOLUME_ATTR_DIRECTORY : 0);
         volume_changed(fw);
     }
+    /* A name that is there opens as what it is, whatever Attributes say:
+     * they are the bits of a newly created file (UEFI 2.10 13.5.2), and
+     * EDK2's FatOFileOpen opens the entry it found (only "x\" must be a
+     * directory: volume_resolve says VOLUME_MISSING for a file). */
     if (node < 0)
         return EFI_NOT_FOUND;   /* missing, or above the root: nothing on the volume has that name */
     /* EFI_FILE_READ_ONLY guards a file's bytes; a directory flagged so

@@ -322,6 +322,24 @@ START_TEST(writes_go_to_the_overlay)
 }
 END_TEST
 
+/* EFI_FILE_MODE_CREATE of a name that is there opens what is there:
+ * Attributes are "the attribute bits for the newly created file" (UEFI
+ * 2.10 13.5.2), and EDK2's FatOFileOpen opens the entry FatLocateOFile
+ * found whatever they say. Only a name ending in '\' must be a directory
+ * (FatLocateOFile: EFI_NOT_FOUND). */
+START_TEST(a_create_of_a_name_that_is_there_opens_it)
+{
+    uint64_t root = open_root(), f, d, got;
+    ck_assert_uint_eq(open_at(root, "hello.txt", MODE_CREATE, VOLUME_ATTR_DIRECTORY, &f), EFI_SUCCESS);
+    uint64_t buf = read_file(f, 100, &got, EFI_SUCCESS);
+    ck_assert_uint_eq(got, strlen(hello));
+    ck_assert_int_eq(memcmp(hp(buf), hello, got), 0);
+    ck_assert_uint_eq(open_at(root, "hello.txt\\", MODE_CREATE, VOLUME_ATTR_DIRECTORY, &f), EFI_NOT_FOUND);
+    ck_assert_uint_eq(open_at(root, "loader", MODE_CREATE, 0, &d), EFI_SUCCESS);
+    open_ok(d, "loader.conf", MODE_READ);   /* relative to a directory: inside it */
+}
+END_TEST
+
 START_TEST(set_info_resizes_and_renames_within_bounds)
 {
     uint64_t root = open_root(), f = open_ok(root, "hello.txt", MODE_RW), size_p = put_u64(0x100);
@@ -749,6 +767,7 @@ Suite *simple_fs_suite(void)
     tcase_add_test(t, a_directory_reads_as_file_info_entries);
     tcase_add_test(t, the_volume_describes_itself);
     tcase_add_test(t, writes_go_to_the_overlay);
+    tcase_add_test(t, a_create_of_a_name_that_is_there_opens_it);
     tcase_add_test(t, set_info_resizes_and_renames_within_bounds);
     tcase_add_test(t, a_refused_set_info_changes_nothing);
     tcase_add_test(t, a_directory_fat_cannot_hold_takes_no_more_names);
