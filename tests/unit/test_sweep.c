@@ -105,6 +105,22 @@ START_TEST(sweep_cell_detail_names_how_it_ended)
 }
 END_TEST
 
+/* Only handover's own lines say how a cell ended: an ending's words in
+ * guest text (the command line the summary prints, an image's message in
+ * a log line) are not the ending. */
+START_TEST(sweep_cell_detail_is_not_taken_from_guest_text)
+{
+    char buf[200];
+    const struct sweep_cell_end e = {
+        .log = "  cmdline           \"console=ttyS0 guest stopped: all well\"\n"
+               "handover: heartbeat: 5 s, the last console line 5 s ago: kernel panic: none\n"
+               "handover: timeout: the guest was still running after 9 s\n",
+        .status = 124, .conout = "" };
+    sweep_cell_detail(&e, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "timeout: the guest was still running after 9 s");
+}
+END_TEST
+
 static struct sweep_cell two_cells[2] = {
     { .snap = 0, .kind = INJECT_GMM_TOO_SMALL, .spec = "gmm-too-small", .outcome = FAULT_RETRIED, .status = 0,
       .detail = "stop-at ebs: ok", .seconds = 0.25 },
@@ -328,6 +344,7 @@ Suite *sweep_suite(void)
     tcase_add_test(tc, sweep_shard_takes_digits_only);
     tcase_add_test(tc, sweep_matrix_refuses_a_path_that_is_not_utf8);
     tcase_add_test(tc, sweep_cell_detail_names_how_it_ended);
+    tcase_add_test(tc, sweep_cell_detail_is_not_taken_from_guest_text);
     tcase_add_test(tc, sweep_verdict_fails_on_named_outcomes);
     tcase_add_test(tc, sweep_verdict_against_a_baseline);
     tcase_add_test(tc, sweep_verdict_counts_baseline_cells_the_run_did_not_make);

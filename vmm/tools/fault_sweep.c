@@ -333,7 +333,10 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
     }
     vm->fw.cfg.trace = NULL;
     vm->fw.cfg.log = log;
-    vm->fw.cfg.console = log;
+    /* The image's text stays out of the log the cell's ending is read
+     * from (a line of it could read as one); its last line is the
+     * firmware's last_line, which the detail quotes. */
+    vm->fw.cfg.console = NULL;
     return restore_host_state(vm, s, seq);
 }
 

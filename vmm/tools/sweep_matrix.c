@@ -52,6 +52,21 @@ unsigned sweep_take_shard(struct sweep_cell *cells, unsigned n, unsigned k, unsi
     return kept;
 }
 
+/* The first line of log that starts with what, after handover's prefix
+ * (vmm_log) or without it (the --stop-at ebs summary); NULL if none. Only
+ * a line's start: guest text stays inside the line it was logged in
+ * (escaped, no newline of its own), after some words of handover's. */
+static const char *line_starting(const char *log, const char *what)
+{
+    static const char prefix[] = "handover: ";
+    for (const char *p = log; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *s = strncmp(p, prefix, sizeof(prefix) - 1) ? p : p + sizeof(prefix) - 1;
+        if (!strncmp(s, what, strlen(what)))
+            return s;
+    }
+    return NULL;
+}
+
 /* The cell's log line that says how the run ended. */
 static void cell_ending(const struct sweep_cell_end *e, char *buf, size_t len)
 {
@@ -62,7 +77,7 @@ static void cell_ending(const struct sweep_cell_end *e, char *buf, size_t len)
         return;
     }
     for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
-        const char *p = e->log ? strstr(e->log, ends[i]) : NULL;
+        const char *p = line_starting(e->log, ends[i]);
         if (!p)
             continue;
         size_t n = strcspn(p, "\n");
