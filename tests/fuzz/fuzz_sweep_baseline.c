@@ -113,7 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(baseline);
     if (!len)
         fgetc(baseline);   /* an empty file: at its end */
-    int rc = sweep_verdict(fail_on, baseline, "baseline.json", shard, shards, calls, cells, n);
+    const struct sweep_part part = { shard, shards, cells, n };
+    int rc = sweep_verdict(fail_on, baseline, "baseline.json", &part, calls, cells, n);
     fclose(baseline);
     CHECK(rc == EXIT_OK || rc == EXIT_SWEEP_FAILED || rc == EXIT_USAGE);
     CHECK((rc == EXIT_USAGE) == not_a_matrix(file, len));

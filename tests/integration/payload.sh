@@ -623,6 +623,12 @@ expect reports-documented 0 'reports documented' \
     -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/docs/exit-status.md" \
        "$OUT/kunit-missing.json" "$OUT/refused-options.json" "$OUT/dashes.json" "$OUT/dtb-bad.json" \
        "$OUT/refused-image.json"
+# A key of another type than the page gives fails the check.
+selected reports-documented-mistyped && python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); r["exit_status"] = str(r["exit_status"]); json.dump(r, open(sys.argv[2], "w"))' \
+    "$OUT/refused-options.json" "$OUT/mistyped.json"
+expect reports-documented-mistyped 1 "keys not of the type .*'exit_status'" \
+    -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/docs/exit-status.md" "$OUT/mistyped.json"
 fi
 [ "$PART" = image ] && { summary; exit; }
 

@@ -217,6 +217,40 @@ START_TEST(report_of_exec_and_kunit)
 }
 END_TEST
 
+/* The KTAP reader's counts are unsigned: past INT_MAX they are still the
+ * count, never a negative number (a guest that prints cases for hours). */
+START_TEST(report_kunit_counts_past_int_max)
+{
+    struct report_facts f = refused();
+    const char *lines[] = { "KTAP version 1", "1..2", "    # Subtest: big", "    1..1", "    ok 1 a", "ok 1 big",
+                            "    # Subtest: cut", "    1..3", "    not ok 1 b" };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        ktap_line(&ktap, lines[i]);
+    const unsigned big = 3000000000u;
+    ktap.suites[0].passed = ktap.suites[0].failed = ktap.suites[0].skipped = big;
+    struct ktap_suite *cut_short = &ktap.suites[ktap.current];
+    ck_assert_ptr_eq(cut_short, ktap_unfinished(&ktap));
+    cut_short->passed = cut_short->failed = cut_short->skipped = big;
+    ktap.failed_unnamed = big;
+    f.kunit = &ktap;
+    ck_assert_int_eq(write_and_read(&f), 0);
+    const json_t *k = json_object_get(doc, "kunit");
+    const json_t *suite = json_array_get(json_object_get(k, "suites"), 0);
+    const json_t *cut = json_object_get(k, "unfinished_suite");
+    const char *const keys[] = { "passed", "failed", "skipped" };
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_int_eq(json_integer_value(json_object_get(suite, keys[i])), big);
+        ck_assert_int_eq(json_integer_value(json_object_get(cut, keys[i])), big);
+    }
+    ck_assert_int_eq(json_integer_value(json_object_get(k, "failed_tests_not_named")), big);
+    /* Dropped suites count towards the plan: the run is then complete. */
+    ktap.suites_dropped = big;
+    ck_assert_int_eq(write_and_read(&f), 0);
+    k = json_object_get(doc, "kunit");
+    ck_assert_int_eq(json_integer_value(json_object_get(k, "suites_not_listed")), big);
+}
+END_TEST
+
 /* jansson refuses a string that is not UTF-8: the write fails, EILSEQ. */
 START_TEST(report_refuses_a_command_line_that_is_not_utf8)
 {
@@ -460,6 +494,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, report_of_what_the_run_kept);
     tcase_add_test(tc, report_keeps_the_last_zero_page_and_a_bounded_console);
     tcase_add_test(tc, report_of_exec_and_kunit);
+    tcase_add_test(tc, report_kunit_counts_past_int_max);
     tcase_add_test(tc, report_refuses_a_command_line_that_is_not_utf8);
     tcase_add_test(tc, report_refuses_an_exec_command_that_is_not_utf8);
     tcase_add_test(tc, report_to_a_full_device_fails);

@@ -105,6 +105,22 @@ START_TEST(sweep_cell_detail_names_how_it_ended)
 }
 END_TEST
 
+/* Only handover's own lines say how a cell ended: an ending's words in
+ * guest text (the command line the summary prints, an image's message in
+ * a log line) are not the ending. */
+START_TEST(sweep_cell_detail_is_not_taken_from_guest_text)
+{
+    char buf[200];
+    const struct sweep_cell_end e = {
+        .log = "  cmdline           \"console=ttyS0 guest stopped: all well\"\n"
+               "handover: heartbeat: 5 s, the last console line 5 s ago: kernel panic: none\n"
+               "handover: timeout: the guest was still running after 9 s\n",
+        .status = 124, .conout = "" };
+    sweep_cell_detail(&e, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "timeout: the guest was still running after 9 s");
+}
+END_TEST
+
 static struct sweep_cell two_cells[2] = {
     { .snap = 0, .kind = INJECT_GMM_TOO_SMALL, .spec = "gmm-too-small", .outcome = FAULT_RETRIED, .status = 0,
       .detail = "stop-at ebs: ok", .seconds = 0.25 },
@@ -112,22 +128,33 @@ static struct sweep_cell two_cells[2] = {
       .status = 5, .detail = "the image returned", .seconds = 0.5 },
 };
 
+static const struct sweep_part whole = { 0, 0, two_cells, 2 };
+
 START_TEST(sweep_verdict_fails_on_named_outcomes)
 {
-    ck_assert_int_eq(sweep_verdict(0, NULL, NULL, 0, 0, calls, two_cells, 2), EXIT_OK);
-    ck_assert_int_eq(sweep_verdict(1u << FAULT_FAILED_CLEANLY, NULL, NULL, 0, 0, calls, two_cells, 2), EXIT_SWEEP_FAILED);
+    ck_assert_int_eq(sweep_verdict(0, NULL, NULL, &whole, calls, two_cells, 2), EXIT_OK);
+    ck_assert_int_eq(sweep_verdict(1u << FAULT_FAILED_CLEANLY, NULL, NULL, &whole, calls, two_cells, 2), EXIT_SWEEP_FAILED);
     ck_assert_ptr_nonnull(strstr(log_captured(), "cell alloc-pool-fail:1 at call 9 AllocatePool: failed-cleanly (--fail-on)"));
     ck_assert_ptr_nonnull(strstr(log_captured(), "1 cells with an outcome --fail-on names, 0 that differ"));
 }
 END_TEST
 
-static int verdict_of_shard(const char *baseline, unsigned shard, unsigned shards, unsigned n)
+/* The verdict of shard K/N (0/0: the whole sweep) of a sweep that
+ * planned two_cells, whose run made the n cells at cells. */
+static int verdict_of_part(const char *baseline, unsigned shard, unsigned shards, const struct sweep_cell *cells,
+                           unsigned n)
 {
     FILE *f = fmemopen((void *)baseline, strlen(baseline), "r");
     ck_assert_ptr_nonnull(f);
-    int rc = sweep_verdict(0, f, "base.json", shard, shards, calls, two_cells, n);
+    const struct sweep_part part = { shard, shards, two_cells, 2 };
+    int rc = sweep_verdict(0, f, "base.json", &part, calls, cells, n);
     fclose(f);
     return rc;
+}
+
+static int verdict_of_shard(const char *baseline, unsigned shard, unsigned shards, unsigned n)
+{
+    return verdict_of_part(baseline, shard, shards, two_cells, n);
 }
 
 static int verdict_against(const char *baseline)
@@ -176,6 +203,26 @@ START_TEST(sweep_verdict_counts_baseline_cells_the_run_did_not_make)
     /* A baseline of another shard: its rows are not this run's. */
     ck_assert_int_eq(verdict_of_shard("{\"shard\": {\"index\": 2, \"count\": 2}, \"cells\": " THREE_ROWS "}",
                                       1, 2, 2), EXIT_OK);
+}
+END_TEST
+
+/* A whole baseline of a sweep whose first call is gone since: each shard
+ * makes the cells the plan gives it now, and a baseline row another shard
+ * made is not absent from this one; the gone cell is absent in one shard
+ * only (its row's: rows 1, 3, ... are shard 1's). */
+START_TEST(sweep_shard_against_a_shifted_whole_baseline)
+{
+    const char *base = "{\"cells\": [{\"inject\": \"alloc-pool-fail:9\", \"outcome\": \"retried\"}, "
+                       "{\"inject\": \"gmm-too-small\", \"outcome\": \"retried\"}, "
+                       "{\"inject\": \"alloc-pool-fail:1\", \"outcome\": \"failed-cleanly\"}]}";
+    /* Shard 2/2 now makes alloc-pool-fail:1 alone, as the baseline says. */
+    ck_assert_int_eq(verdict_of_part(base, 2, 2, &two_cells[1], 1), EXIT_OK);
+    ck_assert_ptr_null(strstr(log_captured(), "absent"));
+    /* Shard 1/2 makes gmm-too-small: alloc-pool-fail:9 is gone, and only it. */
+    ck_assert_int_eq(verdict_of_part(base, 1, 2, two_cells, 1), EXIT_SWEEP_FAILED);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "cell alloc-pool-fail:9: absent, the baseline says retried"));
+    ck_assert_ptr_null(strstr(log_captured(), "cell alloc-pool-fail:1: absent"));
+    ck_assert_ptr_nonnull(strstr(log_captured(), "0 cells with an outcome --fail-on names, 1 that differ"));
 }
 END_TEST
 
@@ -328,9 +375,11 @@ Suite *sweep_suite(void)
     tcase_add_test(tc, sweep_shard_takes_digits_only);
     tcase_add_test(tc, sweep_matrix_refuses_a_path_that_is_not_utf8);
     tcase_add_test(tc, sweep_cell_detail_names_how_it_ended);
+    tcase_add_test(tc, sweep_cell_detail_is_not_taken_from_guest_text);
     tcase_add_test(tc, sweep_verdict_fails_on_named_outcomes);
     tcase_add_test(tc, sweep_verdict_against_a_baseline);
     tcase_add_test(tc, sweep_verdict_counts_baseline_cells_the_run_did_not_make);
+    tcase_add_test(tc, sweep_shard_against_a_shifted_whole_baseline);
     tcase_add_test(tc, sweep_matrix_as_json);
     tcase_add_test(tc, sweep_table_and_timing_line);
     tcase_add_test(tc, sweep_help_names_every_outcome_and_the_default);

@@ -148,8 +148,8 @@ static json_t *unfinished_json(const struct ktap *k)
     const char *last = ktap_unfinished_last_case(k);
     if (!su)
         return json_null();
-    return json_pack("{s:s,s:i,s:i,s:i,s:o}", "name", su->name, "passed", (int)su->passed, "failed",
-                     (int)su->failed, "skipped", (int)su->skipped, "last_case",
+    return json_pack("{s:s,s:I,s:I,s:I,s:o}", "name", su->name, "passed", (json_int_t)su->passed, "failed",
+                     (json_int_t)su->failed, "skipped", (json_int_t)su->skipped, "last_case",
                      last ? json_string(last) : json_null());
 }
 
@@ -160,14 +160,17 @@ static json_t *kunit_json(const struct ktap *k)
     json_t *suites = json_array(), *failed = json_array();
     for (unsigned i = 0; i < k->nsuites; i++) {
         const struct ktap_suite *su = &k->suites[i];
-        json_array_append_new(suites, json_pack("{s:s,s:b,s:i,s:i,s:i}", "name", su->name, "ok", su->ok, "passed",
-                                                (int)su->passed, "failed", (int)su->failed, "skipped", (int)su->skipped));
+        json_array_append_new(suites, json_pack("{s:s,s:b,s:I,s:I,s:I}", "name", su->name, "ok", su->ok, "passed",
+                                                (json_int_t)su->passed, "failed", (json_int_t)su->failed, "skipped",
+                                                (json_int_t)su->skipped));
     }
     for (unsigned i = 0; i < k->nfailed; i++)
         json_array_append_new(failed, json_string(k->failed[i]));
-    return json_pack("{s:b,s:b,s:b,s:i,s:o,s:o,s:i,s:i,s:o}", "started", k->started, "complete", ktap_complete(k),
-                     "passed", ktap_passed(k), "plan", k->plan, "suites", suites, "failed_tests", failed, "suites_not_listed", (int)k->suites_dropped,
-                     "failed_tests_not_named", (int)k->failed_unnamed, "unfinished_suite", unfinished_json(k));
+    /* Counts as json_int_t: the reader's are unsigned, past INT_MAX too. */
+    return json_pack("{s:b,s:b,s:b,s:i,s:o,s:o,s:I,s:I,s:o}", "started", k->started, "complete", ktap_complete(k),
+                     "passed", ktap_passed(k), "plan", k->plan, "suites", suites, "failed_tests", failed,
+                     "suites_not_listed", (json_int_t)k->suites_dropped, "failed_tests_not_named",
+                     (json_int_t)k->failed_unnamed, "unfinished_suite", unfinished_json(k));
 }
 
 /* --kunit-json: the results in the format of kunit.py's --json (the

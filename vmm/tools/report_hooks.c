@@ -29,8 +29,11 @@ static void on_console_byte(void *ctx, uint8_t byte)
     struct report_run *r = ctx;
     const struct vmm *vm = r->vm;
     /* The kernel's first output after ExitBootServices: the stub has
-     * filled the zero page and the kernel has copied it. */
-    if (vm->fw.phase == FW_PHASE_RUNTIME && !r->data.bp_copy && vm->opt.entry == ENTRY_HANDOVER)
+     * filled the zero page and the kernel has copied it. Only after an
+     * ExitBootServices of this run: a guest restored from a --snapshot is
+     * past it too, but the page is the saved kernel's to reuse by now. */
+    if (vm->fw.phase == FW_PHASE_RUNTIME && vm->milestone_at[MILESTONE_EBS] && !r->data.bp_copy &&
+        vm->opt.entry == ENTRY_HANDOVER)
         keep_boot_params(r, vm->placed.boot_params);
     report_keep_console(&r->data, byte);
 }

@@ -52,6 +52,21 @@ unsigned sweep_take_shard(struct sweep_cell *cells, unsigned n, unsigned k, unsi
     return kept;
 }
 
+/* The first line of log that starts with what, after handover's prefix
+ * (vmm_log) or without it (the --stop-at ebs summary); NULL if none. Only
+ * a line's start: guest text stays inside the line it was logged in
+ * (escaped, no newline of its own), after some words of handover's. */
+static const char *line_starting(const char *log, const char *what)
+{
+    static const char prefix[] = "handover: ";
+    for (const char *p = log; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *s = strncmp(p, prefix, sizeof(prefix) - 1) ? p : p + sizeof(prefix) - 1;
+        if (!strncmp(s, what, strlen(what)))
+            return s;
+    }
+    return NULL;
+}
+
 /* The cell's log line that says how the run ended. */
 static void cell_ending(const struct sweep_cell_end *e, char *buf, size_t len)
 {
@@ -62,7 +77,7 @@ static void cell_ending(const struct sweep_cell_end *e, char *buf, size_t len)
         return;
     }
     for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
-        const char *p = e->log ? strstr(e->log, ends[i]) : NULL;
+        const char *p = line_starting(e->log, ends[i]);
         if (!p)
             continue;
         size_t n = strcspn(p, "\n");
@@ -153,18 +168,6 @@ static const char *baseline_outcome(const json_t *rows, const char *spec)
     return "absent";
 }
 
-/* Is row j of the baseline one this run makes? A whole baseline's rows
- * in a whole sweep; in shard K/N its rows K, K+N, ... (sweep_take_shard's
- * cells), or every row of a baseline of that same shard. */
-static bool row_in_run(const json_t *base, size_t j, unsigned shard, unsigned shards)
-{
-    const json_t *of = json_object_get(base, "shard");
-    if (of)
-        return shards && json_integer_value(json_object_get(of, "index")) == shard &&
-               json_integer_value(json_object_get(of, "count")) == shards;
-    return !shards || j % shards == shard - 1;
-}
-
 static bool run_has_cell(const struct sweep_cell *cells, unsigned n, const char *spec)
 {
     for (unsigned i = 0; i < n; i++)
@@ -173,9 +176,29 @@ static bool run_has_cell(const struct sweep_cell *cells, unsigned n, const char 
     return false;
 }
 
+/* Is row j of the baseline a cell this run should have made and did not?
+ * A baseline of a shard is that shard's whole: its rows count in the same
+ * shard only. A whole baseline's row counts when the sweep's plan lacks
+ * it (the call is gone), in the shard its number gives (rows K, K+N, ...:
+ * sweep_take_shard's), so that one shard of N reports it; a cell another
+ * shard makes is that shard's to compare. */
+static bool row_missing(const json_t *base, size_t j, const char *spec, const struct sweep_part *part,
+                        const struct sweep_cell *cells, unsigned n)
+{
+    const json_t *of = json_object_get(base, "shard");
+    if (spec && run_has_cell(cells, n, spec))
+        return false;
+    if (of)
+        return part->shards && json_integer_value(json_object_get(of, "index")) == part->shard &&
+               json_integer_value(json_object_get(of, "count")) == part->shards;
+    if (spec && run_has_cell(part->plan, part->nplan, spec))
+        return false;
+    return !part->shards || j % part->shards == part->shard - 1;
+}
+
 /* The baseline's cells the run did not make (a call that is gone), each
  * logged. */
-static int missing_from_run(const json_t *base, const json_t *rows, unsigned shard, unsigned shards,
+static int missing_from_run(const json_t *base, const json_t *rows, const struct sweep_part *part,
                             const struct sweep_cell *cells, unsigned n)
 {
     int missing = 0;
@@ -184,7 +207,7 @@ static int missing_from_run(const json_t *base, const json_t *rows, unsigned sha
     json_array_foreach(rows, j, row) {
         const char *spec = json_string_value(json_object_get(row, "inject"));
         const char *then = json_string_value(json_object_get(row, "outcome"));
-        if (!row_in_run(base, j, shard, shards) || (spec && run_has_cell(cells, n, spec)))
+        if (!row_missing(base, j, spec, part, cells, n))
             continue;
         char shown[2 * sizeof(cells->spec)], was[64];
         guest_text_escape(shown, sizeof(shown), spec ? spec : "?");
@@ -197,7 +220,7 @@ static int missing_from_run(const json_t *base, const json_t *rows, unsigned sha
 
 /* The cells that differ from the baseline, and the baseline's the run did
  * not make, each logged; -1 if it is not a matrix. */
-static int differ_from_baseline(FILE *baseline, const char *name, unsigned shard, unsigned shards,
+static int differ_from_baseline(FILE *baseline, const char *name, const struct sweep_part *part,
                                 const struct sweep_cell *cells, unsigned n)
 {
     json_error_t err;
@@ -216,12 +239,12 @@ static int differ_from_baseline(FILE *baseline, const char *name, unsigned shard
             differ++;
         }
     }
-    differ += missing_from_run(base, rows, shard, shards, cells, n);
+    differ += missing_from_run(base, rows, part, cells, n);
     json_decref(base);
     return differ;
 }
 
-int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, unsigned shard, unsigned shards,
+int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, const struct sweep_part *part,
                   const struct sweep_call *calls, const struct sweep_cell *cells, unsigned n)
 {
     unsigned bad = 0;
@@ -233,7 +256,7 @@ int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, u
                     fault_outcome_names[cells[i].outcome]);
             bad++;
         }
-    if (baseline && (differ = differ_from_baseline(baseline, baseline_name, shard, shards, cells, n)) < 0)
+    if (baseline && (differ = differ_from_baseline(baseline, baseline_name, part, cells, n)) < 0)
         return EXIT_USAGE;
     if (bad || differ) {
         vmm_log("fault sweep: %u cells with an outcome --fail-on names, %d that differ from the baseline", bad, differ);

@@ -77,13 +77,23 @@ void sweep_print(FILE *out, const struct sweep_totals *t, const struct sweep_cal
 /* The JSON matrix; -1 if it could not be written. */
 int sweep_write_json(FILE *out, const struct sweep_totals *t, const struct sweep_call *calls,
                      const struct sweep_cell *cells, unsigned n);
+/* What part of the sweep a run makes: shard K/N (shards 0: the whole
+ * sweep) of plan, every cell of the whole sweep (sweep_take_shard's
+ * cells before it kept the shard's). */
+struct sweep_part {
+    unsigned shard, shards;
+    const struct sweep_cell *plan;
+    unsigned nplan;
+};
+
 /* Cells whose outcome fail_on names (bit k: outcome k), cells whose
  * outcome differs from the baseline matrix (NULL: none; matched by their
- * --inject spec), and the baseline's cells of this shard (shards 0: a
- * whole sweep) the run did not make, make the sweep fail with
- * EXIT_SWEEP_FAILED, each logged; a baseline that is not a matrix is
- * EXIT_USAGE. */
-int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, unsigned shard, unsigned shards,
+ * --inject spec), and the baseline's cells the run did not make make the
+ * sweep fail with EXIT_SWEEP_FAILED, each logged: of a baseline of this
+ * shard, its cells this run did not make; of a whole one, its cells the
+ * plan lacks (the call is gone), each by the shard its row's number gives.
+ * A baseline that is not a matrix is EXIT_USAGE. */
+int sweep_verdict(unsigned fail_on, FILE *baseline, const char *baseline_name, const struct sweep_part *part,
                   const struct sweep_call *calls, const struct sweep_cell *cells, unsigned n);
 
 #endif
