@@ -67,6 +67,31 @@ START_TEST(signature_lists_are_walked_and_malformed_ones_refused)
 }
 END_TEST
 
+/* EFI_CERT_X509_SHA256's data is a TBSCertificate's SHA-256 and an
+ * EFI_TIME (UEFI 2.10 section 32.4.1): 48 bytes, 64 with the owner, as
+ * EDK2's CheckSignatureListFormat holds it; only its digest is matched. */
+START_TEST(x509_sha256_signatures_are_64_bytes)
+{
+    uint8_t d[256], digest[32];
+    char err[200];
+    const efi_guid_t type = GUID_CERT_X509_SHA256;
+    size_t size = sha256_list(d, 2);
+    memcpy(d, &type, sizeof(type));
+    ck_assert_int_eq(siglist_walk(d, size, NULL, NULL, err, sizeof(err)), -1);         /* 48-byte signatures */
+    ck_assert_ptr_nonnull(strstr(err, "an X.509 SHA-256 signature is 64 bytes"));
+    memcpy(d + 24, &(uint32_t){ 64 }, 4);                                               /* 96 bytes: 64 does not divide */
+    ck_assert_int_eq(siglist_walk(d, size, NULL, NULL, err, sizeof(err)), -1);
+    memcpy(d + 16, &(uint32_t){ SIGLIST_HEADER_SIZE + 64 }, 4);                         /* one of 64 bytes */
+    memset(d + SIGLIST_HEADER_SIZE + 48, 0xee, 16);                                     /* its revocation time */
+    ck_assert_int_eq(siglist_walk(d, SIGLIST_HEADER_SIZE + 64, NULL, NULL, err, sizeof(err)), 0);
+    memset(digest, 1, 32);
+    ck_assert(siglist_has_x509_sha256(d, SIGLIST_HEADER_SIZE + 64, digest));
+    ck_assert(!siglist_has_sha256(d, SIGLIST_HEADER_SIZE + 64, digest));               /* another type */
+    memset(digest, 2, 32);
+    ck_assert(!siglist_has_x509_sha256(d, SIGLIST_HEADER_SIZE + 64, digest));
+}
+END_TEST
+
 START_TEST(authentication_descriptors_are_split_and_malformed_ones_refused)
 {
     struct file auth = fixture("keys/db.auth"), esl = fixture("keys/db.esl");
@@ -384,6 +409,44 @@ START_TEST(load_image_refuses_what_chains_to_a_dbx_certificate)
 }
 END_TEST
 
+/* A dbx EFI_CERT_X509_SHA256 signature revokes the certificate whose
+ * TBSCertificate hashes to it: one the image's signature carries (EDK2's
+ * IsForbiddenByDbx through IsCertHashFoundInDbx), whatever its revocation
+ * time, as no timestamp is trusted here (dbt is not served). */
+START_TEST(load_image_refuses_a_signer_dbx_revokes_by_tbs_hash)
+{
+    enrol_all("tbs-dbx-keys");
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "its signature carries a certificate whose TBSCertificate's SHA-256 is "
+                                             "in dbx"));
+    ck_assert_uint_eq(load("unsigned.efi"), EFI_SECURITY_VIOLATION);
+}
+END_TEST
+
+/* Another certificate's TBS hash in dbx leaves db's signer be, and
+ * revokes the second signature of an image signed twice. */
+START_TEST(load_image_admits_a_signer_whose_tbs_hash_dbx_lacks)
+{
+    enrol_all("other-tbs-dbx-keys");
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SUCCESS);
+    ck_assert_uint_eq(load("db-other-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "whose TBSCertificate's SHA-256 is in dbx"));
+}
+END_TEST
+
+/* A db CA that dbx revokes by its TBS hash anchors nothing (EDK2's
+ * IsAllowedByDb checks the root it verified with): the leaf it issued,
+ * which the signature carries alone, is not admitted. */
+START_TEST(load_image_refuses_what_only_a_revoked_db_ca_anchors)
+{
+    enrol_all("ca-tbs-dbx-keys");
+    ck_assert_uint_eq(load("ca-signed.efi"), EFI_SECURITY_VIOLATION);
+    ck_assert_ptr_nonnull(strstr(log_text(), "its signature is not anchored in db: no X.509 certificate to anchor it; "
+                                             "1 certificate left out, dbx revoking it by the SHA-256 of its "
+                                             "TBSCertificate"));
+}
+END_TEST
+
 START_TEST(setup_mode_admits_any_image)
 {
     enrol("keys", "db");
@@ -448,6 +511,22 @@ START_TEST(a_key_write_whose_certificate_is_not_one_is_invalid)
 }
 END_TEST
 
+/* An EFI_CERT_X509_SHA256 signature that is not 64 bytes (here 48, a
+ * SHA-256 one's size) is EFI_INVALID_PARAMETER, as EDK2's
+ * CheckSignatureListFormat refuses it; fixtures enrol the 64-byte ones. */
+START_TEST(a_key_write_with_a_short_x509_sha256_signature_is_invalid)
+{
+    uint8_t d[256];
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE, x509_sha256 = GUID_CERT_X509_SHA256;
+    size_t n = setup_mode_append(d, 0, 1);
+    memcpy(d + EFI_TIME_SIZE + 24 + 1, &x509_sha256, sizeof(x509_sha256));   /* the list's SignatureType */
+    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS, d, n), EFI_INVALID_PARAMETER);
+    ck_assert_ptr_nonnull(strstr(log_text(), "SetVariable(dbx): EFI_INVALID_PARAMETER: signature list at offset 0: "
+                                             "SignatureSize 48 does not divide its 48 bytes of signatures (an X.509 "
+                                             "SHA-256 signature is 64 bytes)"));
+}
+END_TEST
+
 /* A key past a variable's 64 KiB is EFI_INVALID_PARAMETER, as any
  * variable's DataSize past the maximum (UEFI 2.10 section 8.2). */
 START_TEST(a_key_past_the_variable_limit_is_invalid)
@@ -504,6 +583,7 @@ Suite *secure_boot_suite(void)
     Suite *s = suite_create("secure_boot");
     TCase *tc = tcase_create("checks");
     tcase_add_test(tc, signature_lists_are_walked_and_malformed_ones_refused);
+    tcase_add_test(tc, x509_sha256_signatures_are_64_bytes);
     tcase_add_test(tc, authentication_descriptors_are_split_and_malformed_ones_refused);
     tcase_add_test(tc, the_authenticode_digest_is_efitools_and_malformed_images_are_refused);
     tcase_add_test(tc, sections_that_run_into_the_certificate_table_are_refused);
@@ -516,8 +596,11 @@ Suite *secure_boot_suite(void)
         load_image_admits_only_what_db_signed, load_image_reads_a_signature_in_the_uefi_guid_form,
         load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
         load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
+        load_image_refuses_a_signer_dbx_revokes_by_tbs_hash, load_image_admits_a_signer_whose_tbs_hash_dbx_lacks,
+        load_image_refuses_what_only_a_revoked_db_ca_anchors,
         setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
-        a_key_past_the_variable_limit_is_invalid, a_key_write_whose_certificate_is_not_one_is_invalid, NULL,
+        a_key_past_the_variable_limit_is_invalid, a_key_write_whose_certificate_is_not_one_is_invalid,
+        a_key_write_with_a_short_x509_sha256_signature_is_invalid, NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
     fw_add_tcase_ia32_secure_boot(s, "firmware-ia32", (const TTest *const[]){
