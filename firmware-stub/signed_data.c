@@ -84,6 +84,17 @@ void signed_data_free(struct signed_data *sd)
     OPENSSL_free(sd);
 }
 
+/* Are the bytes from der to end the DER of sig, all of them? libcrypto
+ * encodes a DigestInfo in DER whatever form it read. */
+static bool is_der(const X509_SIG *sig, const unsigned char *der, const unsigned char *end)
+{
+    unsigned char *again = NULL;
+    int n = i2d_X509_SIG(sig, &again);
+    bool same = n > 0 && n == end - der && !memcmp(again, der, (size_t)n);
+    OPENSSL_free(again);
+    return same;
+}
+
 int signed_data_authenticode(const struct signed_data *sd, const uint8_t **content, size_t *content_size,
                              uint8_t digest[32], char *err, size_t errlen)
 {
@@ -101,8 +112,12 @@ int signed_data_authenticode(const struct signed_data *sd, const uint8_t **conte
     long len, first_len;
     int tag, cls;
     /* SpcIndirectDataContent ::= SEQUENCE { data SpcAttributeTypeAndOptionalValue,
-     * messageDigest DigestInfo } (Authenticode PE specification) */
-    if ((ASN1_get_object(&p, &len, &tag, &cls, end - p) & 0x80) || tag != V_ASN1_SEQUENCE || len != end - p) {
+     * messageDigest DigestInfo } (Authenticode PE specification), in DER:
+     * definite lengths (0x01 of ASN1_get_object: an indefinite one), and
+     * nothing after the DigestInfo. EDK2's AuthenticodeVerify takes the
+     * content's last 32 bytes as the digest: a form where those are not
+     * the DigestInfo's would admit another image there than here. */
+    if ((ASN1_get_object(&p, &len, &tag, &cls, end - p) & 0x81) || tag != V_ASN1_SEQUENCE || len != end - p) {
         ERR_clear_error();
         snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent is not a DER SEQUENCE");
         return -1;
@@ -110,18 +125,20 @@ int signed_data_authenticode(const struct signed_data *sd, const uint8_t **conte
     *content = p;
     *content_size = (size_t)len;
     const unsigned char *digest_info = p;
-    if ((ASN1_get_object(&digest_info, &first_len, &tag, &cls, end - p) & 0x80) || first_len > end - digest_info) {
+    if ((ASN1_get_object(&digest_info, &first_len, &tag, &cls, end - p) & 0x81) || first_len > end - digest_info) {
         ERR_clear_error();
         snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent's data is not DER");
         return -1;
     }
     digest_info += first_len;
+    const unsigned char *digest_info_start = digest_info;
     X509_SIG *sig = d2i_X509_SIG(NULL, &digest_info, end - digest_info);
     const X509_ALGOR *alg;
     const ASN1_OCTET_STRING *md;
-    if (!sig) {
+    if (!sig || !is_der(sig, digest_info_start, end)) {
+        X509_SIG_free(sig);
         ERR_clear_error();
-        snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo");
+        snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo in DER that ends it");
         return -1;
     }
     X509_SIG_get0(sig, &alg, &md);

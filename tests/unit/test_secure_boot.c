@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <openssl/objects.h>
+#include <openssl/pkcs7.h>
+
 #include "fw_fixture.h"
 #include "../../firmware-stub/auth_variable.h"
 #include "../../firmware-stub/authenticode.h"
@@ -219,6 +222,76 @@ static void enrol(const char *dir, const char *key)
     ck_assert_msg(!firmware_secure_boot_enroll(&fw, key, f.data, f.size, err, sizeof(err)), "%s: %s", name, err);
     free(f.data);
 }
+
+/* A ContentInfo of SignedData (no signer) whose content is
+ * SpcIndirectDataContent of the n bytes at spc (its whole DER), parsed. */
+static struct signed_data *authenticode_of(const uint8_t *spc, int n)
+{
+    PKCS7 *p7 = PKCS7_new(), *inner = PKCS7_new();
+    ASN1_STRING *seq = ASN1_STRING_new();
+    ck_assert(p7 && inner && seq && PKCS7_set_type(p7, NID_pkcs7_signed) && ASN1_STRING_set(seq, spc, n));
+    inner->type = OBJ_txt2obj("1.3.6.1.4.1.311.2.1.4", 1);
+    inner->d.other = ASN1_TYPE_new();
+    ck_assert(inner->type && inner->d.other);
+    ASN1_TYPE_set(inner->d.other, V_ASN1_SEQUENCE, seq);
+    ck_assert(PKCS7_set_content(p7, inner));
+    unsigned char *der = NULL;
+    int size = i2d_PKCS7(p7, &der);
+    char err[200];
+    ck_assert_int_gt(size, 0);
+    struct signed_data *sd = signed_data_parse(der, (size_t)size, false, err, sizeof(err));
+    ck_assert_msg(sd != NULL, "%s", err);
+    OPENSSL_free(der);
+    PKCS7_free(p7);
+    return sd;
+}
+
+/* Authenticode's SpcIndirectDataContent is DER (the Authenticode PE
+ * specification; EDK2's AuthenticodeVerify reads the digest as the
+ * content's last 32 bytes, which only a DigestInfo that ends it makes the
+ * same digest): bytes after the DigestInfo, or an indefinite length, are
+ * refused, not read past. */
+START_TEST(spc_indirect_data_content_is_der)
+{
+    static const uint8_t digest_info[] = {
+        0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
+    };
+    static const uint8_t data[] = { 0x30, 0x00 };   /* SpcAttributeTypeAndOptionalValue, empty here */
+    uint8_t spc[96], digest[32];
+    const uint8_t *content;
+    size_t content_size;
+    char err[200];
+    /* SEQUENCE { data, DigestInfo { sha256, NULL, 32 bytes of 0x5a } } */
+    size_t n = 2;
+    memcpy(spc + n, data, sizeof(data)), n += sizeof(data);
+    memcpy(spc + n, digest_info, sizeof(digest_info)), n += sizeof(digest_info);
+    memset(spc + n, 0x5a, 32), n += 32;
+    spc[0] = 0x30, spc[1] = (uint8_t)(n - 2);
+    struct signed_data *sd = authenticode_of(spc, (int)n);
+    ck_assert_int_eq(signed_data_authenticode(sd, &content, &content_size, digest, err, sizeof(err)), 0);
+    ck_assert_uint_eq(content_size, n - 2);
+    ck_assert_uint_eq(digest[31], 0x5a);
+    signed_data_free(sd);
+
+    spc[n++] = 0, spc[1]++;                                     /* a byte after the DigestInfo */
+    sd = authenticode_of(spc, (int)n);
+    ck_assert_int_eq(signed_data_authenticode(sd, &content, &content_size, digest, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo in DER that ends it");
+    signed_data_free(sd);
+
+    spc[5] = 0x80, spc[n - 1] = 0, spc[n++] = 0, spc[1]++;     /* the DigestInfo's length indefinite, its end-of-contents */
+    sd = authenticode_of(spc, (int)n);
+    ck_assert_int_eq(signed_data_authenticode(sd, &content, &content_size, digest, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo in DER that ends it");
+    signed_data_free(sd);
+
+    static const uint8_t indefinite_data[] = { 0x30, 0x06, 0x30, 0x80, 0x00, 0x00, 0x05, 0x00 };
+    sd = authenticode_of(indefinite_data, sizeof(indefinite_data));
+    ck_assert_int_eq(signed_data_authenticode(sd, &content, &content_size, digest, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "PKCS#7: SpcIndirectDataContent's data is not DER");
+    signed_data_free(sd);
+}
+END_TEST
 
 /* The key set in dir, PK last; dbx only where the set has one. */
 static void enrol_all(const char *dir)
@@ -584,6 +657,7 @@ Suite *secure_boot_suite(void)
     TCase *tc = tcase_create("checks");
     tcase_add_test(tc, signature_lists_are_walked_and_malformed_ones_refused);
     tcase_add_test(tc, x509_sha256_signatures_are_64_bytes);
+    tcase_add_test(tc, spc_indirect_data_content_is_der);
     tcase_add_test(tc, authentication_descriptors_are_split_and_malformed_ones_refused);
     tcase_add_test(tc, the_authenticode_digest_is_efitools_and_malformed_images_are_refused);
     tcase_add_test(tc, sections_that_run_into_the_certificate_table_are_refused);
