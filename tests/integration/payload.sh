@@ -731,11 +731,11 @@ print(r["efi_status"], r["end_reason"], r["not_started_at"])' "$OUT/secure-boot-
     # (EFI_CERT_X509_SHA256): the image it signed is refused; the same
     # image, with another certificate's TBS hash in dbx, starts.
     expect secure-boot-image-tbs-in-dbx 5 'enrolled db, dbx, KEK, PK: user-mode' \
-        "Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): its signature carries a certificate whose TBSCertificate's SHA-256 is in dbx" \
+        "refused the image \(EFI_SECURITY_VIOLATION\): its signature carries a certificate whose TBSCertificate's" \
         'end: not-started, exit status 5, efi_status EFI_SECURITY_VIOLATION' \
         -- "$HO" --timeout 60 --secure-boot "$SB/tbs-dbx-keys" "$SB/db-signed.efi"
-    expect secure-boot-image-other-tbs-in-dbx 0 'enrolled db, dbx, KEK, PK: user-mode' 'ok [0-9]+ - secure_boot_load_image' \
-        'payload: done, 0 failures' \
+    expect secure-boot-image-other-tbs-in-dbx 0 'enrolled db, dbx, KEK, PK: user-mode' \
+        'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
         -- "$HO" --timeout 60 --secure-boot "$SB/other-tbs-dbx-keys" --initrd "$SB/db-signed.efi" \
            --cmdline "$SB_MODE payload.load=success" "$SB/db-signed.efi"
     # Without PK.auth the platform stays in Setup Mode: nothing is checked.
