@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "auth_variable.h"
 #include "guids.h"
 
 #define SHA256_SIZE 32
