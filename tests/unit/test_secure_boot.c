@@ -564,22 +564,30 @@ static size_t setup_mode_append(uint8_t *d, unsigned first, unsigned n)
     return sizeof(head) + 1 + size;
 }
 
+/* A dbx write in Setup Mode (no signature checked) of one list of type,
+ * one 48-byte signature in it, refused as EFI_INVALID_PARAMETER for why;
+ * dbx is not made. */
+static void dbx_of_type_is_invalid(efi_guid_t type, const char *why)
+{
+    uint8_t d[256];
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE;
+    size_t n = setup_mode_append(d, 0, 1);
+    memcpy(d + EFI_TIME_SIZE + 24 + 1, &type, sizeof(type));   /* the list's SignatureType */
+    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS, d, n), EFI_INVALID_PARAMETER);
+    ck_assert_msg(strstr(log_text(), why) != NULL, "no \"%s\" in the log", why);
+    uint64_t size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("dbx"), put_guid(g), 0, size_p, 0), EFI_NOT_FOUND);
+}
+
 /* An EFI_CERT_X509_GUID signature is a DER X.509 certificate (UEFI 2.10
  * section 32.4.1): one libcrypto cannot read would anchor or revoke
  * nothing, and its write is EFI_INVALID_PARAMETER, as EDK2's
- * CheckSignatureListFormat refuses it. Here a dbx in Setup Mode (no
- * signature checked) whose one "certificate" is 32 bytes of a digest. */
+ * CheckSignatureListFormat refuses it. Here a "certificate" that is 32
+ * bytes of a digest. */
 START_TEST(a_key_write_whose_certificate_is_not_one_is_invalid)
 {
-    uint8_t d[256];
-    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE, x509 = GUID_CERT_X509;
-    size_t n = setup_mode_append(d, 0, 1);
-    memcpy(d + EFI_TIME_SIZE + 24 + 1, &x509, sizeof(x509));   /* the list's SignatureType */
-    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS, d, n), EFI_INVALID_PARAMETER);
-    ck_assert_ptr_nonnull(strstr(log_text(), "SetVariable(dbx): EFI_INVALID_PARAMETER: an EFI_CERT_X509_GUID signature "
-                                             "is not a DER X.509 certificate"));
-    uint64_t size_p = put_u64(0);
-    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("dbx"), put_guid(g), 0, size_p, 0), EFI_NOT_FOUND);
+    dbx_of_type_is_invalid(GUID_CERT_X509, "SetVariable(dbx): EFI_INVALID_PARAMETER: an EFI_CERT_X509_GUID signature "
+                                           "is not a DER X.509 certificate");
 }
 END_TEST
 
@@ -588,14 +596,9 @@ END_TEST
  * CheckSignatureListFormat refuses it; fixtures enrol the 64-byte ones. */
 START_TEST(a_key_write_with_a_short_x509_sha256_signature_is_invalid)
 {
-    uint8_t d[256];
-    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE, x509_sha256 = GUID_CERT_X509_SHA256;
-    size_t n = setup_mode_append(d, 0, 1);
-    memcpy(d + EFI_TIME_SIZE + 24 + 1, &x509_sha256, sizeof(x509_sha256));   /* the list's SignatureType */
-    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS, d, n), EFI_INVALID_PARAMETER);
-    ck_assert_ptr_nonnull(strstr(log_text(), "SetVariable(dbx): EFI_INVALID_PARAMETER: signature list at offset 0: "
-                                             "SignatureSize 48 does not divide its 48 bytes of signatures (an X.509 "
-                                             "SHA-256 signature is 64 bytes)"));
+    dbx_of_type_is_invalid(GUID_CERT_X509_SHA256, "SetVariable(dbx): EFI_INVALID_PARAMETER: signature list at offset "
+                                                  "0: SignatureSize 48 does not divide its 48 bytes of signatures (an "
+                                                  "X.509 SHA-256 signature is 64 bytes)");
 }
 END_TEST
 
