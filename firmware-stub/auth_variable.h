@@ -13,7 +13,6 @@
 #include "signed_data.h"
 
 #define EFI_VARIABLE_TIME_BASED_AUTHENTICATED_WRITE_ACCESS 0x20u
-#define EFI_TIME_SIZE 16
 
 /* The keys of Secure Boot, each written only with a signature. */
 enum secure_boot_key { SB_NOT_A_KEY, SB_PK, SB_KEK, SB_DB, SB_DBX };

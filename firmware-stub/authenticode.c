@@ -149,22 +149,32 @@ static int judge_signature(const uint8_t *der, size_t n, const uint8_t digest[AU
     uint8_t signed_digest[AUTHENTICODE_DIGEST_SIZE];
     struct signed_data *sd = signed_data_parse(der, n, false, err, sizeof(err));
     int verdict = 0;
+    enum signed_data_listing listed = SIGNED_DATA_NOT_LISTED;
     if (!sd || signed_data_authenticode(sd, &content, &content_size, signed_digest, err, sizeof(err))) {
         snprintf(why, whylen, "its signature is unusable: %s", err);
     } else if (memcmp(signed_digest, digest, AUTHENTICODE_DIGEST_SIZE)) {
         snprintf(why, whylen, "its signature is for another image (the digest signed differs from the file's)");
-    } else if (signed_data_carries_listed(sd, dbx, dbx_size)) {
-        snprintf(why, whylen, "its signature carries a certificate that is in dbx");
+    } else if ((listed = signed_data_carries_listed(sd, dbx, dbx_size))) {
+        /* EDK2's IsForbiddenByDbx: a carried certificate, or the SHA-256
+         * of its TBSCertificate (IsCertHashFoundInDbx). A revocation time
+         * spares a signature only through a timestamp dbt trusts
+         * (PassTimestampCheck); dbt is not served, so none is spared. */
+        snprintf(why, whylen, "its signature carries a certificate %s dbx",
+                 listed == SIGNED_DATA_LISTED_CERTIFICATE ? "that is in" : "whose TBSCertificate's SHA-256 is in");
         verdict = -1;
     } else if (dbx && !signed_data_verify(sd, content, content_size,
-                                          &(struct signed_data_anchors){ { dbx }, { dbx_size } }, err, sizeof(err))) {
+                                          &(struct signed_data_anchors){ { dbx }, { dbx_size }, NULL, 0 }, err,
+                                          sizeof(err))) {
         /* A dbx certificate it does not carry, such as the CA that issued
          * its signer's: EDK2's IsForbiddenByDbx verifies the signature with
          * each dbx certificate as its root. */
         snprintf(why, whylen, "its signature chains to a certificate that is in dbx");
         verdict = -1;
     } else if (signed_data_verify(sd, content, content_size,
-                                  &(struct signed_data_anchors){ { db }, { db_size } }, err, sizeof(err))) {
+                                  /* IsAllowedByDb: a db root whose TBSCertificate's SHA-256 is in dbx
+                                   * anchors nothing (IsCertHashFoundInDbx on it) */
+                                  &(struct signed_data_anchors){ { db }, { db_size }, dbx, dbx_size }, err,
+                                  sizeof(err))) {
         snprintf(why, whylen, "its signature is not anchored in db: %s", err);
     } else {
         snprintf(why, whylen, "signed, and a db certificate anchors the signature");

@@ -68,6 +68,9 @@ const char *efi_memory_type_name(uint32_t type);
 #define EFI_MEMORY_RO      0x20000ULL    /* read-only */
 #define EFI_MEMORY_RUNTIME (1ULL << 63)
 
+/* EFI_TIME (UEFI 2.10 section 8.3): year to nanosecond, time zone, daylight */
+#define EFI_TIME_SIZE 16
+
 /* EFI_ALLOCATE_TYPE */
 enum efi_allocate_type {
     EFI_ALLOCATE_ANY_PAGES,

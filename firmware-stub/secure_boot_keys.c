@@ -76,7 +76,7 @@ static bool signers(struct firmware *fw, enum secure_boot_key key, const struct 
                     struct signed_data_anchors *anchors)
 {
     const struct fw_variable *pk = key_variable(fw, SB_PK), *kek = key_variable(fw, SB_KEK);
-    *anchors = (struct signed_data_anchors){ { NULL }, { 0 } };
+    *anchors = (struct signed_data_anchors){ { NULL }, { 0 }, NULL, 0 };
     if (!pk && key != SB_PK)
         return false;
     anchors->list[0] = pk ? pk->data : a->payload;

@@ -13,6 +13,24 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The signature types whose data has one size (UEFI 2.10 section 32.4.1;
+ * EDK2's CheckSignatureListFormat checks each against its
+ * mSupportSigItem): a SHA-256 digest, and a TBSCertificate's SHA-256 with
+ * its EFI_TIME of revocation. */
+static const struct { efi_guid_t type; uint32_t data_size; const char *what; } fixed_size[] = {
+    { GUID_CERT_SHA256, SHA256_SIZE, "a SHA-256 signature is 48 bytes" },
+    { GUID_CERT_X509_SHA256, SHA256_SIZE + EFI_TIME_SIZE, "an X.509 SHA-256 signature is 64 bytes" },
+};
+
+/* Why a signature of type cannot be sig_size bytes; NULL if it can. */
+static const char *wrong_size(const efi_guid_t *type, uint32_t sig_size)
+{
+    for (size_t i = 0; i < sizeof(fixed_size) / sizeof(fixed_size[0]); i++)
+        if (guid_equal(type, &fixed_size[i].type))
+            return sig_size == SIGLIST_OWNER_SIZE + fixed_size[i].data_size ? NULL : fixed_size[i].what;
+    return NULL;
+}
+
 int siglist_walk(const uint8_t *d, size_t n, siglist_fn *fn, void *ctx, char *err, size_t errlen)
 {
     for (size_t at = 0; at < n;) {
@@ -31,11 +49,11 @@ int siglist_walk(const uint8_t *d, size_t n, siglist_fn *fn, void *ctx, char *er
             return -1;
         }
         uint32_t body = list_size - SIGLIST_HEADER_SIZE - header_size;
-        bool sha256 = guid_equal(&type, &GUID_CERT_SHA256);
-        if (sig_size <= SIGLIST_OWNER_SIZE || body == 0 || body % sig_size ||
-            (sha256 && sig_size != SIGLIST_OWNER_SIZE + SHA256_SIZE)) {
+        const char *size_rule = wrong_size(&type, sig_size);
+        if (sig_size <= SIGLIST_OWNER_SIZE || body == 0 || body % sig_size || size_rule) {
             snprintf(err, errlen, "signature list at offset %zu: SignatureSize %u does not divide its %u bytes of "
-                     "signatures%s", at, sig_size, body, sha256 ? " (a SHA-256 signature is 48 bytes)" : "");
+                     "signatures%s%s%s", at, sig_size, body, size_rule ? " (" : "", size_rule ? size_rule : "",
+                     size_rule ? ")" : "");
             return -1;
         }
         const uint8_t *sig = d + at + SIGLIST_HEADER_SIZE + header_size;
@@ -47,15 +65,31 @@ int siglist_walk(const uint8_t *d, size_t n, siglist_fn *fn, void *ctx, char *er
     return 0;
 }
 
-static bool same_sha256(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
+/* A SHA-256 digest looked for among the signatures of one type, whose
+ * data it begins. */
+struct digest_of { efi_guid_t type; const uint8_t *digest; };
+
+static bool same_digest(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
 {
-    return guid_equal(type, &GUID_CERT_SHA256) && size == SHA256_SIZE && !memcmp(data, ctx, SHA256_SIZE);
+    const struct digest_of *d = ctx;
+    return guid_equal(type, &d->type) && size >= SHA256_SIZE && !memcmp(data, d->digest, SHA256_SIZE);
+}
+
+static bool has_digest(const uint8_t *d, size_t n, efi_guid_t type, const uint8_t digest[32])
+{
+    char err[1];
+    struct digest_of want = { type, digest };
+    return siglist_walk(d, n, same_digest, &want, err, sizeof(err)) == 1;
 }
 
 bool siglist_has_sha256(const uint8_t *d, size_t n, const uint8_t digest[32])
 {
-    char err[1];
-    return siglist_walk(d, n, same_sha256, (void *)digest, err, sizeof(err)) == 1;
+    return has_digest(d, n, GUID_CERT_SHA256, digest);
+}
+
+bool siglist_has_x509_sha256(const uint8_t *d, size_t n, const uint8_t tbs_digest[32])
+{
+    return has_digest(d, n, GUID_CERT_X509_SHA256, tbs_digest);
 }
 
 /* One EFI_SIGNATURE_DATA (owner and data, size bytes) of a type. */

@@ -14,7 +14,8 @@
 #define SIGLIST_OWNER_SIZE  16   /* EFI_SIGNATURE_DATA.SignatureOwner */
 
 /* One signature's data, without its owner: an X.509 certificate in DER,
- * or a SHA-256 digest. Returns true to stop the walk. */
+ * a SHA-256 digest, or a TBSCertificate's SHA-256 and its revocation
+ * time. Returns true to stop the walk. */
 typedef bool siglist_fn(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx);
 
 /* Check the lists in d (n bytes, which they fill exactly) and call fn
@@ -22,11 +23,16 @@ typedef bool siglist_fn(const efi_guid_t *type, const uint8_t *data, size_t size
  * walk, 0 once every signature was seen, -1 with the fault in err if the
  * lists are malformed: fn is called only on well-formed lists, each one
  * checked whole before its first signature. A SHA-256 signature is 32
- * bytes of data; an X.509 one at least one byte. */
+ * bytes of data, an X.509 SHA-256 one 48 (the digest and an EFI_TIME);
+ * an X.509 one at least one byte. */
 int siglist_walk(const uint8_t *d, size_t n, siglist_fn *fn, void *ctx, char *err, size_t errlen);
 
 /* Is the SHA-256 digest in the lists (a well-formed d)? */
 bool siglist_has_sha256(const uint8_t *d, size_t n, const uint8_t digest[32]);
+
+/* Is the SHA-256 of a TBSCertificate in the lists' EFI_CERT_X509_SHA256
+ * signatures (a well-formed d)? Their revocation time is not read. */
+bool siglist_has_x509_sha256(const uint8_t *d, size_t n, const uint8_t tbs_digest[32]);
 
 /* The signatures of the lists add (n bytes) that the lists have do not
  * hold yet (the same type and the same EFI_SIGNATURE_DATA, owner and

@@ -12,6 +12,7 @@
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/pkcs7.h>
 #include <openssl/x509.h>
@@ -83,6 +84,17 @@ void signed_data_free(struct signed_data *sd)
     OPENSSL_free(sd);
 }
 
+/* Are the bytes from der to end the DER of sig, all of them? libcrypto
+ * encodes a DigestInfo in DER whatever form it read. */
+static bool is_der(const X509_SIG *sig, const unsigned char *der, const unsigned char *end)
+{
+    unsigned char *again = NULL;
+    int n = i2d_X509_SIG(sig, &again);
+    bool same = n > 0 && n == end - der && !memcmp(again, der, (size_t)n);
+    OPENSSL_free(again);
+    return same;
+}
+
 int signed_data_authenticode(const struct signed_data *sd, const uint8_t **content, size_t *content_size,
                              uint8_t digest[32], char *err, size_t errlen)
 {
@@ -100,8 +112,12 @@ int signed_data_authenticode(const struct signed_data *sd, const uint8_t **conte
     long len, first_len;
     int tag, cls;
     /* SpcIndirectDataContent ::= SEQUENCE { data SpcAttributeTypeAndOptionalValue,
-     * messageDigest DigestInfo } (Authenticode PE specification) */
-    if ((ASN1_get_object(&p, &len, &tag, &cls, end - p) & 0x80) || tag != V_ASN1_SEQUENCE || len != end - p) {
+     * messageDigest DigestInfo } (Authenticode PE specification), in DER:
+     * definite lengths (0x01 of ASN1_get_object: an indefinite one), and
+     * nothing after the DigestInfo. EDK2's AuthenticodeVerify takes the
+     * content's last 32 bytes as the digest: a form where those are not
+     * the DigestInfo's would admit another image there than here. */
+    if ((ASN1_get_object(&p, &len, &tag, &cls, end - p) & 0x81) || tag != V_ASN1_SEQUENCE || len != end - p) {
         ERR_clear_error();
         snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent is not a DER SEQUENCE");
         return -1;
@@ -109,18 +125,20 @@ int signed_data_authenticode(const struct signed_data *sd, const uint8_t **conte
     *content = p;
     *content_size = (size_t)len;
     const unsigned char *digest_info = p;
-    if ((ASN1_get_object(&digest_info, &first_len, &tag, &cls, end - p) & 0x80) || first_len > end - digest_info) {
+    if ((ASN1_get_object(&digest_info, &first_len, &tag, &cls, end - p) & 0x81) || first_len > end - digest_info) {
         ERR_clear_error();
         snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent's data is not DER");
         return -1;
     }
     digest_info += first_len;
+    const unsigned char *digest_info_start = digest_info;
     X509_SIG *sig = d2i_X509_SIG(NULL, &digest_info, end - digest_info);
     const X509_ALGOR *alg;
     const ASN1_OCTET_STRING *md;
-    if (!sig) {
+    if (!sig || !is_der(sig, digest_info_start, end)) {
+        X509_SIG_free(sig);
         ERR_clear_error();
-        snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo");
+        snprintf(err, errlen, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo in DER that ends it");
         return -1;
     }
     X509_SIG_get0(sig, &alg, &md);
@@ -144,14 +162,53 @@ bool signed_data_is_certificate(const uint8_t *der, size_t n)
     return cert != NULL;
 }
 
+/* The SHA-256 of a DER certificate's TBSCertificate, as its bytes stand
+ * in der: EDK2's X509GetTBSCert takes the first element of the outer
+ * SEQUENCE as it is. i2d_re_X509_tbs would encode it anew, which for a
+ * certificate not quite in DER hashes other bytes than its issuer signed
+ * and a dbx entry was made from. false if der is no SEQUENCE holding one. */
+static bool tbs_sha256(const uint8_t *der, size_t n, uint8_t digest[SHA256_SIZE])
+{
+    const unsigned char *p = der, *tbs;
+    long len, tbs_len;
+    int tag, cls;
+    /* 0x80: a header that does not fit; 0x01: an indefinite length */
+    if (n > LONG_MAX || (ASN1_get_object(&p, &len, &tag, &cls, (long)n) & 0x81) || tag != V_ASN1_SEQUENCE) {
+        ERR_clear_error();
+        return false;
+    }
+    tbs = p;
+    if ((ASN1_get_object(&p, &tbs_len, &tag, &cls, len) & 0x81) || tag != V_ASN1_SEQUENCE) {
+        ERR_clear_error();
+        return false;
+    }
+    return EVP_Digest(tbs, (size_t)(p - tbs) + (size_t)tbs_len, digest, NULL, EVP_sha256(), NULL) == 1;
+}
+
+/* Does dbx (lists, NULL: none) revoke the DER certificate by the SHA-256
+ * of its TBSCertificate (an EFI_CERT_X509_SHA256 signature)? */
+static bool tbs_revoked(const uint8_t *der, size_t n, const uint8_t *lists, size_t size)
+{
+    uint8_t digest[SHA256_SIZE];
+    return lists && tbs_sha256(der, n, digest) && siglist_has_x509_sha256(lists, size, digest);
+}
+
+/* The store the anchors go to, and the lists that revoke some of them. */
+struct anchoring { X509_STORE *store; const uint8_t *revoked; size_t revoked_size; unsigned left_out; };
+
 static bool add_anchor(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
 {
+    struct anchoring *a = ctx;
     if (!guid_equal(type, &GUID_CERT_X509) || size > LONG_MAX)
         return false;
+    if (tbs_revoked(data, size, a->revoked, a->revoked_size)) {
+        a->left_out++;
+        return false;
+    }
     const unsigned char *p = data;
     X509 *cert = d2i_X509(NULL, &p, (long)size);
     if (cert) {
-        X509_STORE_add_cert(ctx, cert);
+        X509_STORE_add_cert(a->store, cert);
         X509_free(cert);
     }
     ERR_clear_error();
@@ -186,13 +243,18 @@ int signed_data_verify(const struct signed_data *sd, const uint8_t *content, siz
         snprintf(err, errlen, "PKCS#7: out of memory");
         goto out;
     }
-    char list_err[1];
+    char list_err[1], left_out[120] = "";
+    struct anchoring a = { store, anchors->revoked, anchors->revoked_size, 0 };
     for (unsigned i = 0; i < SIGNED_DATA_MAX_ANCHORS; i++)
         if (anchors->list[i])
-            siglist_walk(anchors->list[i], anchors->size[i], add_anchor, store, list_err, sizeof(list_err));
+            siglist_walk(anchors->list[i], anchors->size[i], add_anchor, &a, list_err, sizeof(list_err));
+    if (a.left_out)
+        snprintf(left_out, sizeof(left_out), "; %u certificate%s left out, dbx revoking %s by the SHA-256 of %s "
+                 "TBSCertificate", a.left_out, a.left_out == 1 ? "" : "s", a.left_out == 1 ? "it" : "them",
+                 a.left_out == 1 ? "its" : "their");
     STACK_OF(X509_OBJECT) *objects = X509_STORE_get0_objects(store);
     if (!objects || sk_X509_OBJECT_num(objects) == 0) {
-        snprintf(err, errlen, "no X.509 certificate to anchor it");
+        snprintf(err, errlen, "no X.509 certificate to anchor it%s", left_out);
         goto out;
     }
     X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME);
@@ -201,8 +263,11 @@ int signed_data_verify(const struct signed_data *sd, const uint8_t *content, siz
         crypto_error(err, errlen, "PKCS#7: a digestAlgorithm is not one libcrypto serves");
     else if (PKCS7_verify(sd->p7, NULL, store, in, NULL, PKCS7_BINARY) == 1)
         rc = 0;
-    else
-        crypto_error(err, errlen, "no signer verifies with an anchored certificate");
+    else {
+        char what[200];
+        snprintf(what, sizeof(what), "no signer verifies with an anchored certificate%s", left_out);
+        crypto_error(err, errlen, what);
+    }
 out:
     BIO_free(in);
     X509_STORE_free(store);
@@ -217,18 +282,28 @@ static bool same_certificate(const efi_guid_t *type, const uint8_t *data, size_t
     return guid_equal(type, &GUID_CERT_X509) && size == (size_t)c->size && !memcmp(data, c->der, size);
 }
 
-bool signed_data_carries_listed(const struct signed_data *sd, const uint8_t *lists, size_t size)
+/* How the lists name one certificate (its DER, n bytes). */
+static enum signed_data_listing listing_of(const uint8_t *der, int n, const uint8_t *lists, size_t size)
+{
+    char err[1];
+    struct listed c = { der, n };
+    if (n <= 0)
+        return SIGNED_DATA_NOT_LISTED;
+    if (siglist_walk(lists, size, same_certificate, &c, err, sizeof(err)) == 1)
+        return SIGNED_DATA_LISTED_CERTIFICATE;
+    return tbs_revoked(der, (size_t)n, lists, size) ? SIGNED_DATA_LISTED_TBS_SHA256 : SIGNED_DATA_NOT_LISTED;
+}
+
+enum signed_data_listing signed_data_carries_listed(const struct signed_data *sd, const uint8_t *lists, size_t size)
 {
     STACK_OF(X509) *certs = sd->p7->d.sign->cert;
-    char err[1];
-    for (int i = 0; lists && i < sk_X509_num(certs); i++) {
+    enum signed_data_listing found = SIGNED_DATA_NOT_LISTED;
+    for (int i = 0; lists && !found && i < sk_X509_num(certs); i++) {
+        /* the encoding the certificate was read from, kept by libcrypto */
         unsigned char *der = NULL;
         int n = i2d_X509(sk_X509_value(certs, i), &der);
-        struct listed c = { der, n };
-        bool found = n > 0 && siglist_walk(lists, size, same_certificate, &c, err, sizeof(err)) == 1;
+        found = listing_of(der, n, lists, size);
         OPENSSL_free(der);
-        if (found)
-            return true;
     }
-    return false;
+    return found;
 }

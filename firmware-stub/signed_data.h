@@ -15,10 +15,13 @@
 
 struct signed_data;   /* a parsed signature; free with signed_data_free */
 
-/* Signature lists whose X.509 certificates anchor a signature. */
+/* Signature lists whose X.509 certificates anchor a signature, but those
+ * whose TBSCertificate's SHA-256 revoked (dbx; NULL: none) lists. */
 struct signed_data_anchors {
     const uint8_t *list[SIGNED_DATA_MAX_ANCHORS];
     size_t size[SIGNED_DATA_MAX_ANCHORS];
+    const uint8_t *revoked;
+    size_t revoked_size;
 };
 
 /* Parse DER: a ContentInfo, or (bare) a SignedData alone. NULL with the
@@ -42,8 +45,14 @@ int signed_data_verify(const struct signed_data *sd, const uint8_t *content, siz
  * reads one (EDK2 reads an EFI_CERT_X509_GUID signature as much)? */
 bool signed_data_is_certificate(const uint8_t *der, size_t n);
 
-/* Is a certificate the signature carries one of the X.509 certificates
- * of the lists (dbx)? */
-bool signed_data_carries_listed(const struct signed_data *sd, const uint8_t *lists, size_t size);
+/* Does a certificate the signature carries stand in the lists (dbx, NULL:
+ * none), as one of their X.509 certificates or by the SHA-256 of its
+ * TBSCertificate (EFI_CERT_X509_SHA256, UEFI 2.10 section 32.4.1)? */
+enum signed_data_listing {
+    SIGNED_DATA_NOT_LISTED,
+    SIGNED_DATA_LISTED_CERTIFICATE,
+    SIGNED_DATA_LISTED_TBS_SHA256,
+};
+enum signed_data_listing signed_data_carries_listed(const struct signed_data *sd, const uint8_t *lists, size_t size);
 
 #endif

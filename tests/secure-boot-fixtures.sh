@@ -14,7 +14,11 @@
 # (append-other-db.auth); an append of nothing to dbx
 # (append-nothing-dbx.auth); a CA and a leaf it issued
 # (DIR/ca), IMAGE signed by the leaf (ca-signed.efi), and the keys with the
-# CA as db (DIR/ca-keys) and as db and dbx (DIR/ca-dbx-keys).
+# CA as db (DIR/ca-keys) and as db and dbx (DIR/ca-dbx-keys); the keys
+# with an EFI_CERT_X509_SHA256 dbx (tests/x509-sha256-sig-list.py) holding
+# the SHA-256 of the TBSCertificate of db's certificate (DIR/tbs-dbx-keys),
+# of the other key's (DIR/other-tbs-dbx-keys), and of the CA's with the CA
+# as db (DIR/ca-tbs-dbx-keys).
 # usage: tests/secure-boot-fixtures.sh DIR IMAGE
 set -euo pipefail
 dir=${1:?usage: $0 DIR IMAGE} image=${2:?usage: $0 DIR IMAGE}
@@ -68,3 +72,20 @@ for keys in ca-keys ca-dbx-keys; do
     sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" db "$ca/ca.esl" "$dir/$keys/db.auth" >/dev/null
 done
 sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" dbx "$ca/ca.esl" "$dir/ca-dbx-keys/dbx.auth" >/dev/null
+# dbx revoking a certificate by the SHA-256 of its TBSCertificate, a
+# revocation time in 2020 (the signatures carry no timestamp), signed by KEK.
+tbs_dbx() {
+    local keys=$1 cert=$2
+    openssl x509 -in "$cert" -outform DER -out "$dir/$keys/revoked.der"
+    "$top/tests/x509-sha256-sig-list.py" "$dir/$keys/revoked.der" 2020-01-01 "$dir/$keys/dbx.esl"
+    sign-efi-sig-list -k "$k/KEK.key" -c "$k/KEK.crt" dbx "$dir/$keys/dbx.esl" "$dir/$keys/dbx.auth" >/dev/null
+}
+for keys in tbs-dbx-keys other-tbs-dbx-keys; do
+    mkdir -p "$dir/$keys"
+    cp "$k"/*.auth "$dir/$keys/"
+done
+tbs_dbx tbs-dbx-keys "$k/db.crt"
+tbs_dbx other-tbs-dbx-keys "$k/other.crt"
+mkdir -p "$dir/ca-tbs-dbx-keys"
+cp "$dir/ca-keys/"*.auth "$dir/ca-tbs-dbx-keys/"
+tbs_dbx ca-tbs-dbx-keys "$ca/ca.crt"

@@ -38,9 +38,9 @@
  *
  * Checks, from the headers: the walker returns -1, 0 or 1, calls back
  * only inside the lists with data of its signature's size (32 for
- * SHA-256), visits exactly the signatures a reference walk finds in the
- * well-formed lists before a malformed one, stops when told, and finds
- * every SHA-256 digest it visited; lists appended to themselves add
+ * SHA-256, 48 for X.509 SHA-256), visits exactly the signatures a
+ * reference walk finds in the well-formed lists before a malformed one,
+ * stops when told, and finds every SHA-256 and TBS digest it visited; lists appended to themselves add
  * nothing, to nothing all of themselves; the digest is deterministic, its
  * certificate table inside the file, an image is never allowed with no db,
  * always with its own digest in db (when its certificate table is well
@@ -114,8 +114,8 @@ struct visit {
     const uint8_t *d;
     size_t n;
     unsigned seen, stop_at;
-    const uint8_t *sha256[64];
-    unsigned nsha256;
+    const uint8_t *sha256[64], *tbs_sha256[64];
+    unsigned nsha256, ntbs_sha256;
 };
 
 static bool visited(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)
@@ -127,6 +127,11 @@ static bool visited(const efi_guid_t *type, const uint8_t *data, size_t size, vo
         CHECK(size == 32);
         if (v->nsha256 < 64)
             v->sha256[v->nsha256++] = data;
+    }
+    if (guid_equal(type, &GUID_CERT_X509_SHA256)) {
+        CHECK(size == 48);
+        if (v->ntbs_sha256 < 64)
+            v->tbs_sha256[v->ntbs_sha256++] = data;
     }
     return ++v->seen == v->stop_at;
 }
@@ -145,12 +150,14 @@ static unsigned reference_walk(const uint8_t *d, size_t n, bool *ok)
         }
         uint64_t list = le32(d + at + 16), header = le32(d + at + 20), sig = le32(d + at + 24);
         bool sha256 = !memcmp(d + at, &GUID_CERT_SHA256, 16);
+        bool tbs_sha256 = !memcmp(d + at, &GUID_CERT_X509_SHA256, 16);
         if (list < SIGLIST_HEADER_SIZE || list > n - at || SIGLIST_HEADER_SIZE + header > list) {
             *ok = false;
             return count;
         }
         uint64_t body = list - SIGLIST_HEADER_SIZE - header;
-        if (sig <= SIGLIST_OWNER_SIZE || body == 0 || body % sig || (sha256 && sig != 48)) {
+        if (sig <= SIGLIST_OWNER_SIZE || body == 0 || body % sig || (sha256 && sig != 48) ||
+            (tbs_sha256 && sig != 64)) {
             *ok = false;
             return count;
         }
@@ -175,6 +182,8 @@ static void fuzz_lists(const uint8_t *d, size_t n)
     CHECK(siglist_walk(d, n, NULL, NULL, err, sizeof(err)) == rc);
     for (unsigned i = 0; i < v.nsha256; i++)
         CHECK(siglist_has_sha256(d, n, v.sha256[i]));
+    for (unsigned i = 0; i < v.ntbs_sha256; i++)
+        CHECK(siglist_has_x509_sha256(d, n, v.tbs_sha256[i]));
     /* Appended to themselves, the lists add nothing; to nothing, all of
      * themselves (each list holds a signature). */
     uint8_t *out = malloc(n ? n : 1);
@@ -242,7 +251,8 @@ static void fuzz_signature(const uint8_t *cert, size_t cert_size, const uint8_t 
     char err[ERR_LEN];
     size_t list_size;
     uint8_t *list = one_list(&GUID_CERT_X509, cert, cert_size, &list_size);
-    const struct signed_data_anchors anchors = { { list }, { list_size } }, none = { { NULL }, { 0 } };
+    const struct signed_data_anchors anchors = { { list }, { list_size }, list, list_size },
+                                     none = { { NULL }, { 0 }, NULL, 0 };
     memset(err, 'x', sizeof(err));
     struct signed_data *sd = signed_data_parse(der, n, false, err, sizeof(err));
     if (!sd) {
@@ -298,7 +308,7 @@ static void fuzz_auth2(const uint8_t *d, size_t n)
     /* Setup Mode's PK: the new lists anchor their own signature. */
     static const uint16_t pk[] = { 'P', 'K' };
     const efi_guid_t global = GUID_GLOBAL_VARIABLE;
-    const struct signed_data_anchors self = { { a.payload }, { a.payload_size } };
+    const struct signed_data_anchors self = { { a.payload }, { a.payload_size }, NULL, 0 };
     int rc = auth2_verify(&a, pk, 2, &global, 0x27, &self, err, sizeof(err));
     CHECK(rc == 0 || rc == -1);
     if (rc)

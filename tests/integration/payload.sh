@@ -758,6 +758,17 @@ else
     expect secure-boot-image-refused-report 0 '^EFI_SECURITY_VIOLATION not-started host$' \
         -- python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
 print(r["efi_status"], r["end_reason"], r["not_started_at"])' "$OUT/secure-boot-refused.json"
+    # dbx revoking db's certificate by the SHA-256 of its TBSCertificate
+    # (EFI_CERT_X509_SHA256): the image it signed is refused; the same
+    # image, with another certificate's TBS hash in dbx, starts.
+    expect secure-boot-image-tbs-in-dbx 5 'enrolled db, dbx, KEK, PK: user-mode' \
+        "refused the image \(EFI_SECURITY_VIOLATION\): its signature carries a certificate whose TBSCertificate's" \
+        'end: not-started, exit status 5, efi_status EFI_SECURITY_VIOLATION' \
+        -- "$HO" --timeout 60 --secure-boot "$SB/tbs-dbx-keys" "$SB/db-signed.efi"
+    expect secure-boot-image-other-tbs-in-dbx 0 'enrolled db, dbx, KEK, PK: user-mode' \
+        'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
+        -- "$HO" --timeout 60 --secure-boot "$SB/other-tbs-dbx-keys" --initrd "$SB/db-signed.efi" \
+           --cmdline "$SB_MODE payload.load=success" "$SB/db-signed.efi"
     # Without PK.auth the platform stays in Setup Mode: nothing is checked.
     mkdir -p "$SB/setup-mode" "$SB/bad-db"
     cp "$SB/keys/db.auth" "$SB/keys/KEK.auth" "$SB/setup-mode/"

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <openssl/objects.h>
+#include <openssl/pkcs7.h>
+
 #include "fw_fixture.h"
 #include "../../firmware-stub/auth_variable.h"
 #include "../../firmware-stub/authenticode.h"
@@ -64,6 +67,31 @@ START_TEST(signature_lists_are_walked_and_malformed_ones_refused)
     memcpy(d + 20, &(uint32_t){ 0xfffffff0 }, 4);                                       /* SignatureHeaderSize huge */
     ck_assert_int_eq(siglist_walk(d, size, NULL, NULL, err, sizeof(err)), -1);
     ck_assert_int_eq(siglist_walk(d, 0, NULL, NULL, err, sizeof(err)), 0);              /* no lists */
+}
+END_TEST
+
+/* EFI_CERT_X509_SHA256's data is a TBSCertificate's SHA-256 and an
+ * EFI_TIME (UEFI 2.10 section 32.4.1): 48 bytes, 64 with the owner, as
+ * EDK2's CheckSignatureListFormat holds it; only its digest is matched. */
+START_TEST(x509_sha256_signatures_are_64_bytes)
+{
+    uint8_t d[256], digest[32];
+    char err[200];
+    const efi_guid_t type = GUID_CERT_X509_SHA256;
+    size_t size = sha256_list(d, 2);
+    memcpy(d, &type, sizeof(type));
+    ck_assert_int_eq(siglist_walk(d, size, NULL, NULL, err, sizeof(err)), -1);         /* 48-byte signatures */
+    ck_assert_ptr_nonnull(strstr(err, "an X.509 SHA-256 signature is 64 bytes"));
+    memcpy(d + 24, &(uint32_t){ 64 }, 4);                                               /* 64 does not divide 96 */
+    ck_assert_int_eq(siglist_walk(d, size, NULL, NULL, err, sizeof(err)), -1);
+    memcpy(d + 16, &(uint32_t){ SIGLIST_HEADER_SIZE + 64 }, 4);                         /* one of 64 bytes */
+    memset(d + SIGLIST_HEADER_SIZE + 48, 0xee, 16);                                     /* its revocation time */
+    ck_assert_int_eq(siglist_walk(d, SIGLIST_HEADER_SIZE + 64, NULL, NULL, err, sizeof(err)), 0);
+    memset(digest, 1, 32);
+    ck_assert(siglist_has_x509_sha256(d, SIGLIST_HEADER_SIZE + 64, digest));
+    ck_assert(!siglist_has_sha256(d, SIGLIST_HEADER_SIZE + 64, digest));               /* another type */
+    memset(digest, 2, 32);
+    ck_assert(!siglist_has_x509_sha256(d, SIGLIST_HEADER_SIZE + 64, digest));
 }
 END_TEST
 
@@ -195,6 +223,78 @@ static void enrol(const char *dir, const char *key)
     free(f.data);
 }
 
+/* A ContentInfo of SignedData (no signer) whose content is
+ * SpcIndirectDataContent of the n bytes at spc (its whole DER), parsed. */
+static struct signed_data *authenticode_of(const uint8_t *spc, int n)
+{
+    PKCS7 *p7 = PKCS7_new(), *inner = PKCS7_new();
+    ASN1_STRING *seq = ASN1_STRING_new();
+    ck_assert(p7 && inner && seq && PKCS7_set_type(p7, NID_pkcs7_signed) && ASN1_STRING_set(seq, spc, n));
+    inner->type = OBJ_txt2obj("1.3.6.1.4.1.311.2.1.4", 1);
+    inner->d.other = ASN1_TYPE_new();
+    ck_assert(inner->type && inner->d.other);
+    ASN1_TYPE_set(inner->d.other, V_ASN1_SEQUENCE, seq);
+    ck_assert(PKCS7_set_content(p7, inner));
+    unsigned char *der = NULL;
+    int size = i2d_PKCS7(p7, &der);
+    char err[200];
+    ck_assert_int_gt(size, 0);
+    struct signed_data *sd = signed_data_parse(der, (size_t)size, false, err, sizeof(err));
+    ck_assert_msg(sd != NULL, "%s", err);
+    OPENSSL_free(der);
+    PKCS7_free(p7);
+    return sd;
+}
+
+/* Authenticode's SpcIndirectDataContent is DER (the Authenticode PE
+ * specification; EDK2's AuthenticodeVerify reads the digest as the
+ * content's last 32 bytes, which only a DigestInfo that ends it makes the
+ * same digest): bytes after the DigestInfo, or an indefinite length, are
+ * refused, not read past. */
+START_TEST(spc_indirect_data_content_is_der)
+{
+    static const uint8_t digest_info[] = {
+        0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01,   /* sha256 */
+        0x05, 0x00, 0x04, 0x20,                                                                     /* NULL, 32 bytes */
+    };
+    static const uint8_t data[] = { 0x30, 0x00 };   /* SpcAttributeTypeAndOptionalValue, empty here */
+    uint8_t spc[96], digest[32];
+    const uint8_t *content;
+    size_t content_size;
+    char err[200];
+    /* SEQUENCE { data, DigestInfo { sha256, NULL, 32 bytes of 0x5a } } */
+    size_t n = 2;
+    memcpy(spc + n, data, sizeof(data)), n += sizeof(data);
+    memcpy(spc + n, digest_info, sizeof(digest_info)), n += sizeof(digest_info);
+    memset(spc + n, 0x5a, 32), n += 32;
+    spc[0] = 0x30, spc[1] = (uint8_t)(n - 2);
+    struct signed_data *sd = authenticode_of(spc, (int)n);
+    ck_assert_int_eq(signed_data_authenticode(sd, &content, &content_size, digest, err, sizeof(err)), 0);
+    ck_assert_uint_eq(content_size, n - 2);
+    ck_assert_uint_eq(digest[31], 0x5a);
+    signed_data_free(sd);
+
+    spc[n++] = 0, spc[1]++;                                     /* a byte after the DigestInfo */
+    sd = authenticode_of(spc, (int)n);
+    ck_assert_int_eq(signed_data_authenticode(sd, &content, &content_size, digest, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo in DER that ends it");
+    signed_data_free(sd);
+
+    /* the DigestInfo's length indefinite, and its end-of-contents octets */
+    spc[5] = 0x80, spc[n - 1] = 0, spc[n++] = 0, spc[1]++;
+    sd = authenticode_of(spc, (int)n);
+    ck_assert_int_eq(signed_data_authenticode(sd, &content, &content_size, digest, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "PKCS#7: SpcIndirectDataContent's messageDigest is not a DigestInfo in DER that ends it");
+    signed_data_free(sd);
+
+    static const uint8_t indefinite_data[] = { 0x30, 0x06, 0x30, 0x80, 0x00, 0x00, 0x05, 0x00 };
+    sd = authenticode_of(indefinite_data, sizeof(indefinite_data));
+    ck_assert_int_eq(signed_data_authenticode(sd, &content, &content_size, digest, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "PKCS#7: SpcIndirectDataContent's data is not DER");
+    signed_data_free(sd);
+}
+END_TEST
+
 /* The key set in dir, PK last; dbx only where the set has one. */
 static void enrol_all(const char *dir)
 {
@@ -225,6 +325,13 @@ static efi_status_t load(const char *image)
     ck_assert(s == EFI_SUCCESS ? rd64(h_p) != 0 : rd64(h_p) == 0);
     free(f.data);
     return s;
+}
+
+/* LoadImage of image refused, the firmware log saying why. */
+static void load_refused(const char *image, const char *why)
+{
+    ck_assert_uint_eq(load(image), EFI_SECURITY_VIOLATION);
+    ck_assert_msg(strstr(log_text(), why) != NULL, "%s: no \"%s\" in the log", image, why);
 }
 
 START_TEST(setup_mode_until_pk_then_user_mode)
@@ -325,13 +432,10 @@ START_TEST(load_image_admits_only_what_db_signed)
 {
     enrol_all("keys");
     ck_assert_uint_eq(load("db-signed.efi"), EFI_SUCCESS);
-    ck_assert_uint_eq(load("unsigned.efi"), EFI_SECURITY_VIOLATION);
-    ck_assert_ptr_nonnull(strstr(log_text(), "LoadImage: Secure Boot refused the image (EFI_SECURITY_VIOLATION): "
-                                             "not signed, and its SHA-256 "));
-    ck_assert_uint_eq(load("other-signed.efi"), EFI_SECURITY_VIOLATION);
-    ck_assert_ptr_nonnull(strstr(log_text(), "its signature is not anchored in db"));
-    ck_assert_uint_eq(load("tampered.efi"), EFI_SECURITY_VIOLATION);
-    ck_assert_ptr_nonnull(strstr(log_text(), "its signature is for another image"));
+    load_refused("unsigned.efi", "LoadImage: Secure Boot refused the image (EFI_SECURITY_VIOLATION): "
+                                 "not signed, and its SHA-256 ");
+    load_refused("other-signed.efi", "its signature is not anchored in db");
+    load_refused("tampered.efi", "its signature is for another image");
 }
 END_TEST
 
@@ -347,8 +451,7 @@ END_TEST
 START_TEST(load_image_refuses_what_dbx_lists)
 {
     enrol_all("dbx-keys");
-    ck_assert_uint_eq(load("db-signed.efi"), EFI_SECURITY_VIOLATION);
-    ck_assert_ptr_nonnull(strstr(log_text(), "is in dbx"));
+    load_refused("db-signed.efi", "is in dbx");
 }
 END_TEST
 
@@ -359,8 +462,7 @@ START_TEST(load_image_refuses_a_later_signature_dbx_lists)
 {
     enrol_all("other-dbx-keys");
     ck_assert_uint_eq(load("db-signed.efi"), EFI_SUCCESS);
-    ck_assert_uint_eq(load("db-other-signed.efi"), EFI_SECURITY_VIOLATION);
-    ck_assert_ptr_nonnull(strstr(log_text(), "its signature carries a certificate that is in dbx"));
+    load_refused("db-other-signed.efi", "its signature carries a certificate that is in dbx");
 }
 END_TEST
 
@@ -379,8 +481,41 @@ END_TEST
 START_TEST(load_image_refuses_what_chains_to_a_dbx_certificate)
 {
     enrol_all("ca-dbx-keys");
-    ck_assert_uint_eq(load("ca-signed.efi"), EFI_SECURITY_VIOLATION);
-    ck_assert_ptr_nonnull(strstr(log_text(), "its signature chains to a certificate that is in dbx"));
+    load_refused("ca-signed.efi", "its signature chains to a certificate that is in dbx");
+}
+END_TEST
+
+/* A dbx EFI_CERT_X509_SHA256 signature revokes the certificate whose
+ * TBSCertificate hashes to it: one the image's signature carries (EDK2's
+ * IsForbiddenByDbx through IsCertHashFoundInDbx), whatever its revocation
+ * time, as no timestamp is trusted here (dbt is not served). */
+START_TEST(load_image_refuses_a_signer_dbx_revokes_by_tbs_hash)
+{
+    enrol_all("tbs-dbx-keys");
+    load_refused("db-signed.efi", "its signature carries a certificate whose TBSCertificate's SHA-256 is in dbx");
+    ck_assert_uint_eq(load("unsigned.efi"), EFI_SECURITY_VIOLATION);
+}
+END_TEST
+
+/* Another certificate's TBS hash in dbx leaves db's signer be, and
+ * revokes the second signature of an image signed twice. */
+START_TEST(load_image_admits_a_signer_whose_tbs_hash_dbx_lacks)
+{
+    enrol_all("other-tbs-dbx-keys");
+    ck_assert_uint_eq(load("db-signed.efi"), EFI_SUCCESS);
+    load_refused("db-other-signed.efi", "whose TBSCertificate's SHA-256 is in dbx");
+}
+END_TEST
+
+/* A db CA that dbx revokes by its TBS hash anchors nothing (EDK2's
+ * IsAllowedByDb checks the root it verified with): the leaf it issued,
+ * which the signature carries alone, is not admitted. */
+START_TEST(load_image_refuses_what_only_a_revoked_db_ca_anchors)
+{
+    enrol_all("ca-tbs-dbx-keys");
+    load_refused("ca-signed.efi", "its signature is not anchored in db: no X.509 certificate to anchor it; "
+                                  "1 certificate left out, dbx revoking it by the SHA-256 of its "
+                                  "TBSCertificate");
 }
 END_TEST
 
@@ -429,22 +564,41 @@ static size_t setup_mode_append(uint8_t *d, unsigned first, unsigned n)
     return sizeof(head) + 1 + size;
 }
 
+/* A dbx write in Setup Mode (no signature checked) of one list of type,
+ * one 48-byte signature in it, refused as EFI_INVALID_PARAMETER for why;
+ * dbx is not made. */
+static void dbx_of_type_is_invalid(efi_guid_t type, const char *why)
+{
+    uint8_t d[256];
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE;
+    size_t n = setup_mode_append(d, 0, 1);
+    memcpy(d + EFI_TIME_SIZE + 24 + 1, &type, sizeof(type));   /* the list's SignatureType */
+    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS, d, n), EFI_INVALID_PARAMETER);
+    ck_assert_msg(strstr(log_text(), why) != NULL, "no \"%s\" in the log", why);
+    uint64_t size_p = put_u64(0);
+    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("dbx"), put_guid(g), 0, size_p, 0), EFI_NOT_FOUND);
+}
+
 /* An EFI_CERT_X509_GUID signature is a DER X.509 certificate (UEFI 2.10
  * section 32.4.1): one libcrypto cannot read would anchor or revoke
  * nothing, and its write is EFI_INVALID_PARAMETER, as EDK2's
- * CheckSignatureListFormat refuses it. Here a dbx in Setup Mode (no
- * signature checked) whose one "certificate" is 32 bytes of a digest. */
+ * CheckSignatureListFormat refuses it. Here a "certificate" that is 32
+ * bytes of a digest. */
 START_TEST(a_key_write_whose_certificate_is_not_one_is_invalid)
 {
-    uint8_t d[256];
-    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE, x509 = GUID_CERT_X509;
-    size_t n = setup_mode_append(d, 0, 1);
-    memcpy(d + EFI_TIME_SIZE + 24 + 1, &x509, sizeof(x509));   /* the list's SignatureType */
-    ck_assert_uint_eq(set_var("dbx", g, KEY_ATTRS, d, n), EFI_INVALID_PARAMETER);
-    ck_assert_ptr_nonnull(strstr(log_text(), "SetVariable(dbx): EFI_INVALID_PARAMETER: an EFI_CERT_X509_GUID signature "
-                                             "is not a DER X.509 certificate"));
-    uint64_t size_p = put_u64(0);
-    ck_assert_uint_eq(CALL(RT(GET_VARIABLE), put_ucs2("dbx"), put_guid(g), 0, size_p, 0), EFI_NOT_FOUND);
+    dbx_of_type_is_invalid(GUID_CERT_X509, "SetVariable(dbx): EFI_INVALID_PARAMETER: an EFI_CERT_X509_GUID signature "
+                                           "is not a DER X.509 certificate");
+}
+END_TEST
+
+/* An EFI_CERT_X509_SHA256 signature that is not 64 bytes (here 48, a
+ * SHA-256 one's size) is EFI_INVALID_PARAMETER, as EDK2's
+ * CheckSignatureListFormat refuses it; fixtures enrol the 64-byte ones. */
+START_TEST(a_key_write_with_a_short_x509_sha256_signature_is_invalid)
+{
+    dbx_of_type_is_invalid(GUID_CERT_X509_SHA256, "SetVariable(dbx): EFI_INVALID_PARAMETER: signature list at offset "
+                                                  "0: SignatureSize 48 does not divide its 48 bytes of signatures (an "
+                                                  "X.509 SHA-256 signature is 64 bytes)");
 }
 END_TEST
 
@@ -504,6 +658,8 @@ Suite *secure_boot_suite(void)
     Suite *s = suite_create("secure_boot");
     TCase *tc = tcase_create("checks");
     tcase_add_test(tc, signature_lists_are_walked_and_malformed_ones_refused);
+    tcase_add_test(tc, x509_sha256_signatures_are_64_bytes);
+    tcase_add_test(tc, spc_indirect_data_content_is_der);
     tcase_add_test(tc, authentication_descriptors_are_split_and_malformed_ones_refused);
     tcase_add_test(tc, the_authenticode_digest_is_efitools_and_malformed_images_are_refused);
     tcase_add_test(tc, sections_that_run_into_the_certificate_table_are_refused);
@@ -516,8 +672,11 @@ Suite *secure_boot_suite(void)
         load_image_admits_only_what_db_signed, load_image_reads_a_signature_in_the_uefi_guid_form,
         load_image_refuses_what_dbx_lists, load_image_refuses_a_later_signature_dbx_lists,
         load_image_admits_what_a_db_ca_anchors, load_image_refuses_what_chains_to_a_dbx_certificate,
+        load_image_refuses_a_signer_dbx_revokes_by_tbs_hash, load_image_admits_a_signer_whose_tbs_hash_dbx_lacks,
+        load_image_refuses_what_only_a_revoked_db_ca_anchors,
         setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
-        a_key_past_the_variable_limit_is_invalid, a_key_write_whose_certificate_is_not_one_is_invalid, NULL,
+        a_key_past_the_variable_limit_is_invalid, a_key_write_whose_certificate_is_not_one_is_invalid,
+        a_key_write_with_a_short_x509_sha256_signature_is_invalid, NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
     fw_add_tcase_ia32_secure_boot(s, "firmware-ia32", (const TTest *const[]){
