@@ -121,11 +121,12 @@ static int set_cpus(struct vmm_options *o, const char *a)
     return 0;
 }
 
-/* A bare number is MiB, as QEMU's -m and vng's --memory read it. */
+/* A bare number is MiB, as QEMU's -m and vng's --memory read it. Bare
+ * means no suffix, whatever its last digit: 0x1ff was read as bytes. */
 static int set_mem(struct vmm_options *o, const char *a)
 {
-    size_t n = strlen(a);
-    bool bare = n && a[n - 1] >= '0' && a[n - 1] <= '9';
+    uint64_t count;
+    bool bare = !parse_count(a, &count);
     if (parse_size(a, &o->mem) || (bare && o->mem > (UINT64_MAX >> 20)))
         o->mem = 0;
     else if (bare)

@@ -40,12 +40,27 @@ START_TEST(cmdline_append_adds_each_one_given)
 }
 END_TEST
 
+/* A bare --mem is MiB whatever its last digit: 0x1ff ended in 'f', was
+ * read as 511 bytes and refused, while 0x1f0 was 496 MiB. */
+START_TEST(mem_bare_hex_is_mib)
+{
+    struct vmm_options o;
+    char *hex[] = { "handover", "--mem", "0x1ff", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(hex, &o), 0);
+    ck_assert_uint_eq(o.mem, 0x1ffULL << 20);
+    char *kib[] = { "handover", "--mem", "0x20000K", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(kib, &o), 0);
+    ck_assert_uint_eq(o.mem, 128ULL << 20);
+}
+END_TEST
+
 Suite *options_suite(void)
 {
     Suite *s = suite_create("options");
     TCase *tc = tcase_create("options");
     tcase_add_checked_fixture(tc, log_capture_start, log_capture_stop);
     tcase_add_test(tc, cmdline_append_adds_each_one_given);
+    tcase_add_test(tc, mem_bare_hex_is_mib);
     suite_add_tcase(s, tc);
     return s;
 }
