@@ -309,9 +309,14 @@ static int set_fault_sweep(struct vmm_options *o, const char *a)
     return 0;
 }
 
-/* --fail-on: a comma-separated list of fault outcome names, or "none". */
+/* --fail-on: a comma-separated list of fault outcome names, or "none".
+ * A list that names nothing ("", ",") is refused: it was read as none. */
 static int set_fail_on(struct vmm_options *o, const char *list)
 {
+    if (!list[strspn(list, ",")]) {
+        vmm_log("--fail-on '%s': name the outcomes (comma-separated), or give none", list);
+        return -1;
+    }
     o->sweep_fail_on = 0;
     o->sweep_fail_on_given = true;
     if (!strcmp(list, "none"))

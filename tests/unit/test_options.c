@@ -54,6 +54,22 @@ START_TEST(mem_bare_hex_is_mib)
 }
 END_TEST
 
+/* --fail-on with no outcome named ("", ",") was taken as none: the sweep
+ * then failed on nothing, though nothing said so. */
+START_TEST(fail_on_naming_nothing_is_refused)
+{
+    struct vmm_options o;
+    char *empty[] = { "handover", "--fault-sweep", "--fail-on", "", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(empty, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--fail-on '': name the outcomes"));
+    char *commas[] = { "handover", "--fault-sweep", "--fail-on", ",,", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(commas, &o), EXIT_USAGE);
+    char *none[] = { "handover", "--fault-sweep", "--fail-on", "none", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(none, &o), 0);
+    ck_assert_uint_eq(o.sweep_fail_on, 0);
+}
+END_TEST
+
 Suite *options_suite(void)
 {
     Suite *s = suite_create("options");
@@ -61,6 +77,7 @@ Suite *options_suite(void)
     tcase_add_checked_fixture(tc, log_capture_start, log_capture_stop);
     tcase_add_test(tc, cmdline_append_adds_each_one_given);
     tcase_add_test(tc, mem_bare_hex_is_mib);
+    tcase_add_test(tc, fail_on_naming_nothing_is_refused);
     suite_add_tcase(s, tc);
     return s;
 }
