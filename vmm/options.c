@@ -690,6 +690,19 @@ static int take_words(int argc, char **argv, char **given, const char *last_opta
     return 0;
 }
 
+/* getopt's '?', said of the word it came from: a letter of "-qx" is not
+ * the word argv[optind - 1] (getopt stays on "-qx" until its last letter),
+ * and "--quiet=1" names a known option that takes no value. */
+static void refuse_option(char **argv)
+{
+    if (optopt >= 256 && (size_t)(optopt - 256) < NOPTIONS)
+        vmm_log("--%s takes no value (see --help)", options[optopt - 256].name);
+    else if (optopt > 0)
+        vmm_log("unknown option -%c (see --help)", optopt);
+    else
+        vmm_log("unknown option %s (see --help)", argv[optind - 1]);
+}
+
 int parse_options(int argc, char **argv, struct vmm_options *o)
 {
     static struct option longopts[NOPTIONS + 1];
@@ -723,7 +736,7 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
             vmm_log("%s needs a value (see --help)", argv[optind - 1]);
             rc = EXIT_USAGE;
         } else if (!d) {
-            vmm_log("unknown option %s (see --help)", argv[optind - 1]);
+            refuse_option(argv);
             rc = EXIT_USAGE;
         } else if (take(d, o, optarg)) {
             rc = EXIT_USAGE;

@@ -70,6 +70,24 @@ START_TEST(fail_on_naming_nothing_is_refused)
 }
 END_TEST
 
+/* An unknown letter in "-qx" was named by the word before it ("unknown
+ * option --quiet"), and "--quiet=1" called a known option unknown. */
+START_TEST(refused_option_is_named_as_given)
+{
+    struct vmm_options o;
+    char *letters[] = { "handover", "--quiet", "-qx", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(letters, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "unknown option -q (see --help)"));
+    ck_assert_ptr_null(strstr(log_captured(), "--quiet"));
+    char *valued[] = { "handover", "--quiet=1", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(valued, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--quiet takes no value"));
+    char *unknown[] = { "handover", "--frobnicate", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(unknown, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "unknown option --frobnicate"));
+}
+END_TEST
+
 Suite *options_suite(void)
 {
     Suite *s = suite_create("options");
@@ -78,6 +96,7 @@ Suite *options_suite(void)
     tcase_add_test(tc, cmdline_append_adds_each_one_given);
     tcase_add_test(tc, mem_bare_hex_is_mib);
     tcase_add_test(tc, fail_on_naming_nothing_is_refused);
+    tcase_add_test(tc, refused_option_is_named_as_given);
     suite_add_tcase(s, tc);
     return s;
 }
