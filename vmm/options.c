@@ -345,18 +345,30 @@ static int set_fail_on(struct vmm_options *o, const char *list)
     return 0;
 }
 
+/* --help and --version end the run: 0 only when stdout took it all, as
+ * for any output not written whole (docs/exit-status.md, status 3). */
+static _Noreturn void exit_printed(void)
+{
+    errno = 0;
+    if (fflush(stdout) || ferror(stdout)) {
+        vmm_log("stdout: write failed%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
+        exit(EXIT_HOST);
+    }
+    exit(EXIT_OK);
+}
+
 static int show_version(struct vmm_options *o, const char *a)
 {
     (void)o, (void)a;
     printf("handover %s\n", HANDOVER_VERSION);
-    exit(EXIT_OK);
+    exit_printed();
 }
 
 static int show_help(struct vmm_options *o, const char *a)
 {
     (void)o, (void)a;
     print_usage(stdout);
-    exit(EXIT_OK);
+    exit_printed();
 }
 
 /* In the order --help lists them. */

@@ -39,6 +39,9 @@ PY
 if [ "$PART" = all ] || [ "$PART" = image ]; then
 expect help 0 '^Usage: handover' '--stop-at ebs' '^Exit status:' '^Examples:' -- "$HO" --help
 expect version 0 '^handover [0-9]' -- "$HO" --version
+# --help and --version end as any run whose output was not written whole: 3, not 0.
+expect help-write-fails 3 'stdout: write failed: No space left on device' -- sh -c '"$0" --help >/dev/full' "$HO"
+expect version-write-fails 3 'stdout: write failed: No space left on device' -- sh -c '"$0" --version >/dev/full' "$HO"
 expect no-image 2 'no BZIMAGE' -- "$HO"
 expect bad-option 2 'unknown option --frobnicate' -- "$HO" --frobnicate "$PAYLOAD"
 expect bad-entry 2 '--entry efi: expected handover or pe' -- "$HO" --entry efi "$PAYLOAD"
