@@ -715,6 +715,15 @@ static void refuse_option(char **argv)
         vmm_log("unknown option %s (see --help)", argv[optind - 1]);
 }
 
+/* After a refused option the words after it are still read, for --report
+ * and --kunit-json alone: a refused run writes them saying so (main.c)
+ * wherever they stand, not only before the option refused. */
+static bool names_result_file(const struct option_def *d)
+{
+    return d && d->kind == KIND_STRING &&
+           (d->field == offsetof(struct vmm_options, report_path) || d->field == offsetof(struct vmm_options, kunit_json));
+}
+
 int parse_options(int argc, char **argv, struct vmm_options *o)
 {
     static struct option longopts[NOPTIONS + 1];
@@ -737,14 +746,17 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
     const char *last_optarg = NULL;
     int c, rc = 0;
     opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const struct option_def *d = NULL;
         if (c >= 256 && (size_t)(c - 256) < NOPTIONS)
             d = &options[c - 256];
         for (size_t i = 0; !d && i < NOPTIONS; i++)
             if (c > 0 && c == options[i].short_name)
                 d = &options[i];
-        if (c == ':') {
+        if (rc) {
+            if (names_result_file(d))
+                take(d, o, optarg);
+        } else if (c == ':') {
             vmm_log("%s needs a value (see --help)", argv[optind - 1]);
             rc = EXIT_USAGE;
         } else if (!d) {

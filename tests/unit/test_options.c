@@ -88,6 +88,25 @@ START_TEST(refused_option_is_named_as_given)
 }
 END_TEST
 
+/* A refused option ended the reading of the words after it, so a
+ * --report given after it was never known and no report was written (a
+ * stale one from an earlier run stayed). */
+START_TEST(result_files_after_a_refused_option_are_known)
+{
+    struct vmm_options o;
+    char *report[] = { "handover", "--frobnicate", "--report", "r.json", "--kunit-json=k.json", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(report, &o), EXIT_USAGE);
+    ck_assert_str_eq(o.report_path, "r.json");
+    ck_assert_str_eq(o.kunit_json, "k.json");
+    char *after_bad_value[] = { "handover", "--cpus", "0", "--cpus", "2", "--report", "r.json", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(after_bad_value, &o), EXIT_USAGE);
+    ck_assert_str_eq(o.report_path, "r.json");
+    ck_assert_uint_eq(o.cpus, 1);
+    ck_assert_int_eq((int)(strstr(log_captured(), "--cpus 0:") != NULL), 1);
+    ck_assert_ptr_null(strstr(log_captured(), "--cpus 2"));
+}
+END_TEST
+
 Suite *options_suite(void)
 {
     Suite *s = suite_create("options");
@@ -97,6 +116,7 @@ Suite *options_suite(void)
     tcase_add_test(tc, mem_bare_hex_is_mib);
     tcase_add_test(tc, fail_on_naming_nothing_is_refused);
     tcase_add_test(tc, refused_option_is_named_as_given);
+    tcase_add_test(tc, result_files_after_a_refused_option_are_known);
     suite_add_tcase(s, tc);
     return s;
 }
