@@ -129,7 +129,7 @@ expect output-new-inside-the-esp 2 '--report .*new.json: inside --esp ' \
 expect output-new-inside-the-esp-not-made 1 -- test -e "$OUT/esp-with-app/new.json"
 rm -f "$OUT/shared-output.json" "$OUT/shared-output-link.json"
 ln -s shared-output.json "$OUT/shared-output-link.json"
-expect outputs-share-a-file 2 '--report .*shared-output-link.json: the same file as --trace-efi' \
+expect outputs-share-a-file 2 '--trace-efi .*shared-output.json: the same file as --report .*shared-output-link.json' \
     -- "$HO" --trace-efi="$OUT/shared-output.json" --report "$OUT/shared-output-link.json" "$PAYLOAD"
 expect two-images 2 'more than one BZIMAGE given .*after --: handover BZIMAGE -- CMD' -- "$HO" "$PAYLOAD" "$PAYLOAD"
 expect command-after-dashes 2 '--dtb no/such.dtb: No such file' \
@@ -367,6 +367,13 @@ expect report-of-refused-options 2 'unknown option --frobnicate' \
 expect report-of-refused-options-says 0 '^not-started options$' \
     -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"])' \
     "$OUT/refused-options.json"
+# An output that cannot be opened is refused before the others are:
+# --report was opened after --trace-efi=FILE, so no report said so.
+expect report-of-refused-trace 2 '--trace-efi .*/no/such/dir/trace: No such file or directory' \
+    -- "$HO" --trace-efi="$OUT/no/such/dir/trace" --report "$OUT/refused-trace.json" "$PAYLOAD"
+expect report-of-refused-trace-says 0 '^not-started outputs 2$' \
+    -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"], r["exit_status"])' \
+    "$OUT/refused-trace.json"
 # A stop signal before the guest is entered ends the run as the signal,
 # with its report saying where (docs/exit-status.md): here SIGINT is
 # blocked and pending when handover starts (a parent's mask passes through
