@@ -484,8 +484,10 @@ static int build_boot_params(struct vmm *vm, size_t cmdlen)
 static int load_kernel_handover(struct vmm *vm, size_t cmdlen)
 {
     const struct bzimage *bz = &vm->placed.bz;
-    if (cmdlen >= bz->hdr.cmdline_size) {
-        vmm_log("--cmdline: %zu bytes, but the kernel's cmdline_size allows %u", cmdlen, bz->hdr.cmdline_size - 1);
+    /* cmdline_size counts the bytes without the terminating zero (boot.rst;
+     * header.S has COMMAND_LINE_SIZE - 1): a line of that length fits. */
+    if (cmdlen > bz->hdr.cmdline_size) {
+        vmm_log("--cmdline: %zu bytes, but the kernel's cmdline_size allows %u", cmdlen, bz->hdr.cmdline_size);
         return EXIT_USAGE;
     }
     if (bzimage_load_flat(bz, &vm->mem, vm->placed.image_start))

@@ -297,20 +297,23 @@ static int open_result_files(struct vmm *vm)
 
 /* The other files a run writes (and the baseline it reads), opened before
  * any VM: a directory or an unwritable path is found before the boot (or
- * the sweep), not after it. */
+ * the sweep), not after it. The result files before the trace file: a
+ * --trace-efi=FILE that could not be opened left no --report saying so. A
+ * trace on stderr makes the messages JSON lines first, those too. */
 static int open_outputs(struct vmm *vm)
 {
-    if (vm->opt.trace_path) {
-        bool to_stderr = !strcmp(vm->opt.trace_path, "-");
-        vm->files.trace = to_stderr ? stderr : open_output(vm, "--trace-efi", vm->opt.trace_path);
-        if (!vm->files.trace)
-            return EXIT_USAGE;
-        if (to_stderr && vmm_log_as_json()) {
+    bool trace_to_stderr = vm->opt.trace_path && !strcmp(vm->opt.trace_path, "-");
+    if (trace_to_stderr) {
+        vm->files.trace = stderr;
+        if (vmm_log_as_json()) {
             vmm_log("--trace-efi: cannot make the JSON message stream: %s", strerror(errno));
             return EXIT_HOST;
         }
     }
     if (open_result_files(vm))
+        return EXIT_USAGE;
+    if (vm->opt.trace_path && !trace_to_stderr &&
+        !(vm->files.trace = open_output(vm, "--trace-efi", vm->opt.trace_path)))
         return EXIT_USAGE;
     if (vm->opt.exec_output && !(vm->files.exec_output = open_output(vm, "--exec-output", vm->opt.exec_output)))
         return EXIT_USAGE;

@@ -121,11 +121,12 @@ static int set_cpus(struct vmm_options *o, const char *a)
     return 0;
 }
 
-/* A bare number is MiB, as QEMU's -m and vng's --memory read it. */
+/* A bare number is MiB, as QEMU's -m and vng's --memory read it. Bare
+ * means no suffix, whatever its last digit: 0x1ff was read as bytes. */
 static int set_mem(struct vmm_options *o, const char *a)
 {
-    size_t n = strlen(a);
-    bool bare = n && a[n - 1] >= '0' && a[n - 1] <= '9';
+    uint64_t count;
+    bool bare = !parse_count(a, &count);
     if (parse_size(a, &o->mem) || (bare && o->mem > (UINT64_MAX >> 20)))
         o->mem = 0;
     else if (bare)
@@ -308,9 +309,14 @@ static int set_fault_sweep(struct vmm_options *o, const char *a)
     return 0;
 }
 
-/* --fail-on: a comma-separated list of fault outcome names, or "none". */
+/* --fail-on: a comma-separated list of fault outcome names, or "none".
+ * A list that names nothing ("", ",") is refused: it was read as none. */
 static int set_fail_on(struct vmm_options *o, const char *list)
 {
+    if (!list[strspn(list, ",")]) {
+        vmm_log("--fail-on '%s': name the outcomes (comma-separated), or give none", list);
+        return -1;
+    }
     o->sweep_fail_on = 0;
     o->sweep_fail_on_given = true;
     if (!strcmp(list, "none"))
@@ -339,18 +345,30 @@ static int set_fail_on(struct vmm_options *o, const char *list)
     return 0;
 }
 
+/* --help and --version end the run: 0 only when stdout took it all, as
+ * for any output not written whole (docs/exit-status.md, status 3). */
+static _Noreturn void exit_printed(void)
+{
+    errno = 0;
+    if (fflush(stdout) || ferror(stdout)) {
+        vmm_log("stdout: write failed%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
+        exit(EXIT_HOST);
+    }
+    exit(EXIT_OK);
+}
+
 static int show_version(struct vmm_options *o, const char *a)
 {
     (void)o, (void)a;
     printf("handover %s\n", HANDOVER_VERSION);
-    exit(EXIT_OK);
+    exit_printed();
 }
 
 static int show_help(struct vmm_options *o, const char *a)
 {
     (void)o, (void)a;
     print_usage(stdout);
-    exit(EXIT_OK);
+    exit_printed();
 }
 
 /* In the order --help lists them. */
@@ -684,6 +702,28 @@ static int take_words(int argc, char **argv, char **given, const char *last_opta
     return 0;
 }
 
+/* getopt's '?', said of the word it came from: a letter of "-qx" is not
+ * the word argv[optind - 1] (getopt stays on "-qx" until its last letter),
+ * and "--quiet=1" names a known option that takes no value. */
+static void refuse_option(char **argv)
+{
+    if (optopt >= 256 && (size_t)(optopt - 256) < NOPTIONS)
+        vmm_log("--%s takes no value (see --help)", options[optopt - 256].name);
+    else if (optopt > 0)
+        vmm_log("unknown option -%c (see --help)", optopt);
+    else
+        vmm_log("unknown option %s (see --help)", argv[optind - 1]);
+}
+
+/* After a refused option the words after it are still read, for --report
+ * and --kunit-json alone: a refused run writes them saying so (main.c)
+ * wherever they stand, not only before the option refused. */
+static bool names_result_file(const struct option_def *d)
+{
+    return d && d->kind == KIND_STRING &&
+           (d->field == offsetof(struct vmm_options, report_path) || d->field == offsetof(struct vmm_options, kunit_json));
+}
+
 int parse_options(int argc, char **argv, struct vmm_options *o)
 {
     static struct option longopts[NOPTIONS + 1];
@@ -706,18 +746,21 @@ int parse_options(int argc, char **argv, struct vmm_options *o)
     const char *last_optarg = NULL;
     int c, rc = 0;
     opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const struct option_def *d = NULL;
         if (c >= 256 && (size_t)(c - 256) < NOPTIONS)
             d = &options[c - 256];
         for (size_t i = 0; !d && i < NOPTIONS; i++)
             if (c > 0 && c == options[i].short_name)
                 d = &options[i];
-        if (c == ':') {
+        if (rc) {
+            if (names_result_file(d))
+                take(d, o, optarg);
+        } else if (c == ':') {
             vmm_log("%s needs a value (see --help)", argv[optind - 1]);
             rc = EXIT_USAGE;
         } else if (!d) {
-            vmm_log("unknown option %s (see --help)", argv[optind - 1]);
+            refuse_option(argv);
             rc = EXIT_USAGE;
         } else if (take(d, o, optarg)) {
             rc = EXIT_USAGE;

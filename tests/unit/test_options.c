@@ -40,12 +40,83 @@ START_TEST(cmdline_append_adds_each_one_given)
 }
 END_TEST
 
+/* A bare --mem is MiB whatever its last digit: 0x1ff ended in 'f', was
+ * read as 511 bytes and refused, while 0x1f0 was 496 MiB. */
+START_TEST(mem_bare_hex_is_mib)
+{
+    struct vmm_options o;
+    char *hex[] = { "handover", "--mem", "0x1ff", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(hex, &o), 0);
+    ck_assert_uint_eq(o.mem, 0x1ffULL << 20);
+    char *kib[] = { "handover", "--mem", "0x20000K", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(kib, &o), 0);
+    ck_assert_uint_eq(o.mem, 128ULL << 20);
+}
+END_TEST
+
+/* --fail-on with no outcome named ("", ",") was taken as none: the sweep
+ * then failed on nothing, though nothing said so. */
+START_TEST(fail_on_naming_nothing_is_refused)
+{
+    struct vmm_options o;
+    char *empty[] = { "handover", "--fault-sweep", "--fail-on", "", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(empty, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--fail-on '': name the outcomes"));
+    char *commas[] = { "handover", "--fault-sweep", "--fail-on", ",,", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(commas, &o), EXIT_USAGE);
+    char *none[] = { "handover", "--fault-sweep", "--fail-on", "none", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(none, &o), 0);
+    ck_assert_uint_eq(o.sweep_fail_on, 0);
+}
+END_TEST
+
+/* An unknown letter in "-qx" was named by the word before it ("unknown
+ * option --quiet"), and "--quiet=1" called a known option unknown. */
+START_TEST(refused_option_is_named_as_given)
+{
+    struct vmm_options o;
+    char *letters[] = { "handover", "--quiet", "-qx", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(letters, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "unknown option -q (see --help)"));
+    ck_assert_ptr_null(strstr(log_captured(), "--quiet"));
+    char *valued[] = { "handover", "--quiet=1", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(valued, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--quiet takes no value"));
+    char *unknown[] = { "handover", "--frobnicate", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(unknown, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "unknown option --frobnicate"));
+}
+END_TEST
+
+/* A refused option ended the reading of the words after it, so a
+ * --report given after it was never known and no report was written (a
+ * stale one from an earlier run stayed). */
+START_TEST(result_files_after_a_refused_option_are_known)
+{
+    struct vmm_options o;
+    char *report[] = { "handover", "--frobnicate", "--report", "r.json", "--kunit-json=k.json", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(report, &o), EXIT_USAGE);
+    ck_assert_str_eq(o.report_path, "r.json");
+    ck_assert_str_eq(o.kunit_json, "k.json");
+    char *after_bad_value[] = { "handover", "--cpus", "0", "--cpus", "2", "--report", "r.json", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(after_bad_value, &o), EXIT_USAGE);
+    ck_assert_str_eq(o.report_path, "r.json");
+    ck_assert_uint_eq(o.cpus, 1);
+    ck_assert_int_eq((int)(strstr(log_captured(), "--cpus 0:") != NULL), 1);
+    ck_assert_ptr_null(strstr(log_captured(), "--cpus 2"));
+}
+END_TEST
+
 Suite *options_suite(void)
 {
     Suite *s = suite_create("options");
     TCase *tc = tcase_create("options");
     tcase_add_checked_fixture(tc, log_capture_start, log_capture_stop);
     tcase_add_test(tc, cmdline_append_adds_each_one_given);
+    tcase_add_test(tc, mem_bare_hex_is_mib);
+    tcase_add_test(tc, fail_on_naming_nothing_is_refused);
+    tcase_add_test(tc, refused_option_is_named_as_given);
+    tcase_add_test(tc, result_files_after_a_refused_option_are_known);
     suite_add_tcase(s, tc);
     return s;
 }
