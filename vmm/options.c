@@ -595,6 +595,11 @@ static int take(const struct option_def *d, struct vmm_options *o, const char *a
     char *field = (char *)o + d->field;
     switch (d->kind) {
     case KIND_STRING:
+        /* Every such value but --exec's command names a file or folder. */
+        if (!*arg && strcmp(d->metavar, "CMD")) {
+            vmm_log("--%s '': an empty %s: give its path", d->name, d->metavar);
+            return -1;
+        }
         memcpy(field, &arg, sizeof(arg));
         return 0;
     case KIND_FLAG:

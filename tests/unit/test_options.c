@@ -70,6 +70,22 @@ START_TEST(fail_on_naming_nothing_is_refused)
 }
 END_TEST
 
+/* An empty path said "--report : No such file or directory" when it was
+ * opened; it is refused as it is read, naming what to give. */
+START_TEST(empty_paths_are_refused_as_read)
+{
+    struct vmm_options o;
+    char *report[] = { "handover", "--report", "", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(report, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--report '': an empty FILE: give its path"));
+    char *esp[] = { "handover", "--esp=", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(esp, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "--esp '': an empty DIR: give its path"));
+    char *initrd[] = { "handover", "--initrd", "", "bzImage", NULL };
+    ck_assert_int_eq(parse_words(initrd, &o), EXIT_USAGE);
+}
+END_TEST
+
 /* An unknown letter in "-qx" was named by the word before it ("unknown
  * option --quiet"), and "--quiet=1" called a known option unknown. */
 START_TEST(refused_option_is_named_as_given)
@@ -115,6 +131,7 @@ Suite *options_suite(void)
     tcase_add_test(tc, cmdline_append_adds_each_one_given);
     tcase_add_test(tc, mem_bare_hex_is_mib);
     tcase_add_test(tc, fail_on_naming_nothing_is_refused);
+    tcase_add_test(tc, empty_paths_are_refused_as_read);
     tcase_add_test(tc, refused_option_is_named_as_given);
     tcase_add_test(tc, result_files_after_a_refused_option_are_known);
     suite_add_tcase(s, tc);
