@@ -18,6 +18,14 @@ static int parse_words(char **argv, struct vmm_options *o)
     return parse_options(argc, argv, o);
 }
 
+/* The words are refused as a usage error whose message holds said. */
+static void assert_refused_saying(char **words, const char *said)
+{
+    struct vmm_options o;
+    ck_assert_int_eq(parse_words(words, &o), EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(log_captured(), said));
+}
+
 /* --cmdline-append given twice adds both, in order (the second took the
  * first's place); together they are held to a command line's bound
  * (COMMAND_LINE_SIZE, FW_CMDLINE_MAX) as one long one is. */
@@ -60,8 +68,7 @@ START_TEST(fail_on_naming_nothing_is_refused)
 {
     struct vmm_options o;
     char *empty[] = { "handover", "--fault-sweep", "--fail-on", "", "bzImage", NULL };
-    ck_assert_int_eq(parse_words(empty, &o), EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(log_captured(), "--fail-on '': name the outcomes"));
+    assert_refused_saying(empty, "--fail-on '': name the outcomes");
     char *commas[] = { "handover", "--fault-sweep", "--fail-on", ",,", "bzImage", NULL };
     ck_assert_int_eq(parse_words(commas, &o), EXIT_USAGE);
     char *none[] = { "handover", "--fault-sweep", "--fail-on", "none", "bzImage", NULL };
@@ -76,11 +83,9 @@ START_TEST(empty_paths_are_refused_as_read)
 {
     struct vmm_options o;
     char *report[] = { "handover", "--report", "", "bzImage", NULL };
-    ck_assert_int_eq(parse_words(report, &o), EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(log_captured(), "--report '': an empty FILE: give its path"));
+    assert_refused_saying(report, "--report '': an empty FILE: give its path");
     char *esp[] = { "handover", "--esp=", "bzImage", NULL };
-    ck_assert_int_eq(parse_words(esp, &o), EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(log_captured(), "--esp '': an empty DIR: give its path"));
+    assert_refused_saying(esp, "--esp '': an empty DIR: give its path");
     char *initrd[] = { "handover", "--initrd", "", "bzImage", NULL };
     ck_assert_int_eq(parse_words(initrd, &o), EXIT_USAGE);
 }
@@ -90,17 +95,13 @@ END_TEST
  * option --quiet"), and "--quiet=1" called a known option unknown. */
 START_TEST(refused_option_is_named_as_given)
 {
-    struct vmm_options o;
     char *letters[] = { "handover", "--quiet", "-qx", "bzImage", NULL };
-    ck_assert_int_eq(parse_words(letters, &o), EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(log_captured(), "unknown option -q (see --help)"));
+    assert_refused_saying(letters, "unknown option -q (see --help)");
     ck_assert_ptr_null(strstr(log_captured(), "--quiet"));
     char *valued[] = { "handover", "--quiet=1", "bzImage", NULL };
-    ck_assert_int_eq(parse_words(valued, &o), EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(log_captured(), "--quiet takes no value"));
+    assert_refused_saying(valued, "--quiet takes no value");
     char *unknown[] = { "handover", "--frobnicate", "bzImage", NULL };
-    ck_assert_int_eq(parse_words(unknown, &o), EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(log_captured(), "unknown option --frobnicate"));
+    assert_refused_saying(unknown, "unknown option --frobnicate");
 }
 END_TEST
 
