@@ -741,6 +741,27 @@ START_TEST(ktap_failed_case_under_an_ok_suite_is_no_pass)
 }
 END_TEST
 
+/* A suite whose result line carries the SKIP directive is skipped, not
+ * failed, whether it says "ok" or "not ok" (ktap.rst: the directive
+ * decides; kunit.py's parser reads both as SKIPPED). */
+START_TEST(ktap_skipped_suite_is_no_failure)
+{
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..3\n    # Subtest: a\n    ok 1 x\nok 1 a\n"
+                  "    # Subtest: b\n    1..0\nnot ok 2 b # SKIP no such hardware\nok 3 c # SKIP\n");
+    ck_assert(ktap_complete(&k));
+    ck_assert(ktap_passed(&k));
+    ck_assert_uint_eq(k.nsuites, 3);
+    ck_assert(k.suites[1].ok);
+    ktap_free(&k);
+    ktap_init(&k);
+    feed_ktap(&k, "KTAP version 1\n1..1\nnot ok 1 b # timed out\n");
+    ck_assert(!ktap_passed(&k));
+    ktap_free(&k);
+}
+END_TEST
+
 /* ktap_summary's lines, to be freed. */
 static char *ktap_summary_text(const struct ktap *k)
 {
@@ -920,6 +941,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, ktap_that_saw_no_line_is_not_complete);
     tcase_add_test(tc, ktap_plan_past_an_int_is_never_complete);
     tcase_add_test(tc, ktap_failed_case_under_an_ok_suite_is_no_pass);
+    tcase_add_test(tc, ktap_skipped_suite_is_no_failure);
     tcase_add_test(tc, ktap_reads_200_suites_with_failures_in_the_150th);
     tcase_add_test(tc, ktap_crash_mid_suite_names_the_suite_and_its_last_case);
     suite_add_tcase(s, tc);
