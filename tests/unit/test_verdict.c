@@ -762,6 +762,32 @@ START_TEST(ktap_skipped_suite_is_no_failure)
 }
 END_TEST
 
+/* Names are kept whole: 6.1's KUnit has case names of 78 bytes and suite
+ * names of 66 (clk_test_orphan_transparent_multiple_parent_mux_...), and
+ * two cases cut at 63 bytes could no longer be told apart. */
+START_TEST(ktap_long_names_are_kept_whole)
+{
+    const char *suite = "clk_orphan_transparent_multiple_parent_mux_test_suite_with_a_long_name";
+    const char *a = "clk_test_orphan_transparent_multiple_parent_mux_set_parent_drop_range_and_more_a";
+    const char *b = "clk_test_orphan_transparent_multiple_parent_mux_set_parent_drop_range_and_more_b";
+    char text[1024], failed[512];
+    snprintf(text, sizeof(text), "KTAP version 1\n1..1\n    # Subtest: %s\n    not ok 1 %s\n    ok 2 %s\nnot ok 1 %s\n",
+             suite, a, b, suite);
+    struct ktap k;
+    ktap_init(&k);
+    feed_ktap(&k, text);
+    ck_assert(ktap_complete(&k));
+    ck_assert_uint_eq(k.nsuites, 1);
+    ck_assert_str_eq(k.suites[0].name, suite);
+    ck_assert_uint_eq(k.ncases, 2);
+    ck_assert_str_eq(k.cases[0].name, a);
+    ck_assert_str_eq(k.cases[1].name, b);
+    snprintf(failed, sizeof(failed), "%s.%s", suite, a);
+    ck_assert_str_eq(k.failed[0], failed);
+    ktap_free(&k);
+}
+END_TEST
+
 /* ktap_summary's lines, to be freed. */
 static char *ktap_summary_text(const struct ktap *k)
 {
@@ -942,6 +968,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, ktap_plan_past_an_int_is_never_complete);
     tcase_add_test(tc, ktap_failed_case_under_an_ok_suite_is_no_pass);
     tcase_add_test(tc, ktap_skipped_suite_is_no_failure);
+    tcase_add_test(tc, ktap_long_names_are_kept_whole);
     tcase_add_test(tc, ktap_reads_200_suites_with_failures_in_the_150th);
     tcase_add_test(tc, ktap_crash_mid_suite_names_the_suite_and_its_last_case);
     suite_add_tcase(s, tc);

@@ -13,7 +13,7 @@
 #define KTAP_MAX_SUITES 65536
 #define KTAP_MAX_FAILED 65536
 #define KTAP_MAX_CASES  65536
-#define KTAP_NAME 64
+#define KTAP_NAME 256   /* KUnit names reach 78 bytes (6.1); longer ones are cut */
 
 struct ktap_suite {
     char name[KTAP_NAME];
