@@ -440,8 +440,12 @@ static int restore(struct warm_boot *w)
         vmm_log("KVM_SET_CLOCK: %s", strerror(errno));
         return EXIT_HOST;
     }
-    if (!vm->opt.quiet)
-        vmm_log("--snapshot %s: restored the VM saved %.1f s ago", vm->opt.snapshot, (double)since / 1e9);
+    /* The guest's clock as KVM now gives it, read back for the log: it
+     * should be the saved one plus the time since. */
+    uint64_t clock_now, realtime_now;
+    if (!vm->opt.quiet && !vm_clock_save(vm->vm_fd, &clock_now, &realtime_now))
+        vmm_log("--snapshot %s: restored the VM saved %.1f s ago (kvm-clock %.3f s at the save, %.3f s now)",
+                vm->opt.snapshot, (double)since / 1e9, (double)s.clock.kvmclock_ns / 1e9, (double)clock_now / 1e9);
     return new_generation(w, true) ? EXIT_HOST : queue_command(w);
 }
 
