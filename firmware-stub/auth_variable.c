@@ -73,7 +73,13 @@ int auth2_verify(const struct auth2 *a, const uint16_t *name, size_t len, const 
     if (a->payload_size)
         memcpy(p, a->payload, a->payload_size);
     struct signed_data *sd = signed_data_parse(a->signature, a->signature_size, true, err, errlen);
-    int rc = sd ? signed_data_verify(sd, signed_bytes, size, anchors, err, errlen) : -1;
+    int rc = -1;
+    /* "Only a digest algorithm of SHA-256 is accepted" (section 8.2.2;
+     * EDK2's VerifyTimeBasedPayload checks the OID as much). */
+    if (sd && !signed_data_digests_are_sha256(sd))
+        snprintf(err, errlen, "PKCS#7: a digestAlgorithm is not SHA-256, the one section 8.2.2 accepts");
+    else if (sd)
+        rc = signed_data_verify(sd, signed_bytes, size, anchors, err, errlen);
     signed_data_free(sd);
     free(signed_bytes);
     return rc;

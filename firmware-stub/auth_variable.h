@@ -31,9 +31,9 @@ struct auth2 {
  * TimeZone, Daylight and Pad2 are not zero. */
 int auth2_parse(const uint8_t *data, size_t size, struct auth2 *a, char *err, size_t errlen);
 
-/* Does a's signature verify over VariableName (len characters, no NUL),
- * VendorGuid, Attributes, TimeStamp and the payload, with an anchor's
- * certificate? 0, or -1 with why not. */
+/* Does a's signature, digested by SHA-256, verify over VariableName (len
+ * characters, no NUL), VendorGuid, Attributes, TimeStamp and the payload,
+ * with an anchor's certificate? 0, or -1 with why not. */
 int auth2_verify(const struct auth2 *a, const uint16_t *name, size_t len, const efi_guid_t *guid, uint32_t attrs,
                  const struct signed_data_anchors *anchors, char *err, size_t errlen);
 

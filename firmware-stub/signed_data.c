@@ -274,6 +274,25 @@ out:
     return rc;
 }
 
+static bool is_sha256(const X509_ALGOR *alg)
+{
+    return alg && OBJ_obj2nid(alg->algorithm) == NID_sha256;
+}
+
+bool signed_data_digests_are_sha256(const struct signed_data *sd)
+{
+    const PKCS7_SIGNED *s = sd->p7->d.sign;
+    if (sk_X509_ALGOR_num(s->md_algs) <= 0)
+        return false;
+    for (int i = 0; i < sk_X509_ALGOR_num(s->md_algs); i++)
+        if (!is_sha256(sk_X509_ALGOR_value(s->md_algs, i)))
+            return false;
+    for (int i = 0; i < sk_PKCS7_SIGNER_INFO_num(s->signer_info); i++)
+        if (!is_sha256(sk_PKCS7_SIGNER_INFO_value(s->signer_info, i)->digest_alg))
+            return false;
+    return true;
+}
+
 struct listed { const uint8_t *der; int size; };
 
 static bool same_certificate(const efi_guid_t *type, const uint8_t *data, size_t size, void *ctx)

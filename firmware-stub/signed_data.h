@@ -41,6 +41,11 @@ int signed_data_authenticode(const struct signed_data *sd, const uint8_t **conte
 int signed_data_verify(const struct signed_data *sd, const uint8_t *content, size_t content_size,
                        const struct signed_data_anchors *anchors, char *err, size_t errlen);
 
+/* Is every digest the SignedData names SHA-256: each of its
+ * digestAlgorithms (at least one) and each signer's? An authenticated
+ * variable's signature may use no other (UEFI 2.10 section 8.2.2). */
+bool signed_data_digests_are_sha256(const struct signed_data *sd);
+
 /* Do the n bytes at der begin with a DER X.509 certificate, as libcrypto
  * reads one (EDK2 reads an EFI_CERT_X509_GUID signature as much)? */
 bool signed_data_is_certificate(const uint8_t *der, size_t n);

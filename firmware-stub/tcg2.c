@@ -128,12 +128,15 @@ static uint8_t *event2_record(const uint32_t head[2], const uint8_t *digest, con
 
 /* Log the event: in the log, and once the log is handed out in the
  * final-events table too. false if it did not fit (the log is then
- * truncated) or its data could not be read. */
+ * truncated) or its data could not be read. A truncated log takes no more
+ * events, so that it stays every event up to the first it lacks (EDK2's
+ * TcgDxeLogEvent answers EFI_VOLUME_FULL from then on). */
 static bool log_event(struct firmware *fw, const uint32_t head[2], const uint8_t *digest, const struct event_data *e)
 {
     struct fw_tpm *t = &fw->tpm;
     uint64_t n = TCG_EVENT2_HEADER_SIZE + (uint64_t)e->size;
-    if (n > t->log_capacity - t->log_size || (t->log_handed_out && n > t->final_capacity - t->final_size)) {
+    if (t->truncated || n > t->log_capacity - t->log_size ||
+        (t->log_handed_out && n > t->final_capacity - t->final_size)) {
         t->truncated = true;
         return false;
     }

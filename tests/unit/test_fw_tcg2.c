@@ -249,6 +249,33 @@ START_TEST(a_full_log_still_extends_and_says_truncated)
 }
 END_TEST
 
+/* Once an event has been dropped the log takes no more, even one that
+ * would fit: a truncated log is all the events up to the first it lacks
+ * (EDK2's TcgDxeLogEvent answers EFI_VOLUME_FULL from then on), never one
+ * with a hole before its last entry. Each PCR is still extended. */
+START_TEST(after_a_dropped_event_the_log_takes_no_more)
+{
+    static char big[151];
+    memset(big, 'e', sizeof(big) - 1);
+    install();
+    ck_assert_uint_eq(measure(9, "one", "1"), EFI_SUCCESS);
+    fw.tpm.log_capacity = fw.tpm.log_size + 100;   /* room for "3"'s 51-byte record, not for big's */
+    uint64_t size = fw.tpm.log_size, last = fw.tpm.last_entry;
+    ck_assert_uint_eq(measure(9, "two", big), EFI_VOLUME_FULL);
+    uint8_t before[32];
+    memcpy(before, fw.tpm.pcr[10], 32);
+    ck_assert_uint_eq(measure(10, "three", "3"), EFI_VOLUME_FULL);
+    ck_assert_mem_ne(fw.tpm.pcr[10], before, 32);
+    ck_assert_uint_eq(fw.tpm.log_size, size);
+    ck_assert_uint_eq(fw.tpm.last_entry, last);
+    uint64_t loc = put_u64(0), last_p = put_u64(0), trunc = scratch(1);
+    ck_assert_uint_eq(CALL(TCG2(GET_EVENT_LOG), fw.tcg2, TCG2_LOG_FORMAT_TCG_2, loc, last_p, trunc), EFI_SUCCESS);
+    ck_assert_uint_eq(((uint8_t *)hp(trunc))[0], 1);
+    ck_assert_uint_eq(measure(10, "four", "4"), EFI_VOLUME_FULL);
+    ck_assert_uint_eq(rd64(fw.tpm.final_table + 8), 0);
+}
+END_TEST
+
 START_TEST(hash_log_extend_event_refuses_hostile_arguments)
 {
     install();
@@ -537,6 +564,7 @@ Suite *fw_tcg2_suite(void)
         get_capability_answers_each_structure_size,
         get_event_log_hands_out_the_log_and_later_events_go_to_the_final_table,
         an_event_inside_the_log_is_logged_as_it_was_passed, a_full_log_still_extends_and_says_truncated,
+        after_a_dropped_event_the_log_takes_no_more,
         hash_log_extend_event_refuses_hostile_arguments, pe_coff_image_extends_the_authenticode_digest,
         an_ev_no_action_event_is_logged_and_extends_nothing,
         submit_command_reads_pcrs_and_refuses_other_commands,

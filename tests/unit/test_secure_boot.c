@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <openssl/objects.h>
+#include <openssl/pem.h>
 #include <openssl/pkcs7.h>
 
 #include "fw_fixture.h"
@@ -620,6 +622,83 @@ START_TEST(a_key_past_the_variable_limit_is_invalid)
 }
 END_TEST
 
+/* The PEM fixture name as libcrypto reads it: a key or a certificate. */
+static void *pem_fixture(const char *name, bool key)
+{
+    struct file f = fixture(name);
+    BIO *b = BIO_new_mem_buf(f.data, (int)f.size);
+    void *pem = key ? (void *)PEM_read_bio_PrivateKey(b, NULL, NULL, NULL)
+                    : (void *)PEM_read_bio_X509(b, NULL, NULL, NULL);
+    ck_assert_ptr_nonnull(pem);
+    BIO_free(b);
+    free(f.data);
+    return pem;
+}
+
+/* A write of db's own lists (keys/db.esl) with a TimeStamp in 2098, signed
+ * by KEK as sign-efi-sig-list signs (a bare, detached SignedData with no
+ * signed attributes) but with the digest md: SetVariable's data. */
+static struct file db_write_digested_by(const EVP_MD *md)
+{
+    struct file esl = fixture("keys/db.esl"), out = { malloc(1 << 16), 0 };
+    const efi_guid_t db = GUID_IMAGE_SECURITY_DATABASE, pkcs7 = GUID_CERT_TYPE_PKCS7;
+    const uint8_t when[EFI_TIME_SIZE] = { 0x32, 0x08, 1, 1 }, name[] = { 'd', 0, 'b', 0 };
+    const uint32_t attrs = KEY_ATTRS;
+    BIO *signed_bytes = BIO_new(BIO_s_mem());
+    ck_assert(out.data && signed_bytes);
+    BIO_write(signed_bytes, name, sizeof(name));
+    BIO_write(signed_bytes, &db, sizeof(db));
+    BIO_write(signed_bytes, &attrs, 4);
+    BIO_write(signed_bytes, when, sizeof(when));
+    BIO_write(signed_bytes, esl.data, (int)esl.size);
+    X509 *cert = pem_fixture("keys/KEK.crt", false);
+    EVP_PKEY *key = pem_fixture("keys/KEK.key", true);
+    const int flags = PKCS7_BINARY | PKCS7_DETACHED | PKCS7_NOATTR;
+    PKCS7 *p7 = PKCS7_sign(NULL, NULL, NULL, NULL, flags | PKCS7_PARTIAL);
+    ck_assert(p7 && PKCS7_sign_add_signer(p7, cert, key, md, flags) && PKCS7_final(p7, signed_bytes, flags));
+    unsigned char *der = NULL;
+    int der_size = i2d_PKCS7_SIGNED(p7->d.sign, &der);
+    ck_assert_int_gt(der_size, 0);
+    const uint32_t dw_length = 24 + (uint32_t)der_size;
+    memcpy(out.data, when, sizeof(when));
+    memcpy(out.data + EFI_TIME_SIZE, &dw_length, 4);
+    memcpy(out.data + EFI_TIME_SIZE + 4, (const uint8_t[]){ 0x00, 0x02, 0xf1, 0x0e }, 4);
+    memcpy(out.data + EFI_TIME_SIZE + 8, &pkcs7, sizeof(pkcs7));
+    memcpy(out.data + EFI_TIME_SIZE + 24, der, (size_t)der_size);
+    memcpy(out.data + EFI_TIME_SIZE + dw_length, esl.data, esl.size);
+    out.size = EFI_TIME_SIZE + dw_length + esl.size;
+    OPENSSL_free(der);
+    PKCS7_free(p7);
+    EVP_PKEY_free(key);
+    X509_free(cert);
+    BIO_free(signed_bytes);
+    free(esl.data);
+    return out;
+}
+
+/* An authenticated variable's SignedData digests with SHA-256 and nothing
+ * else (UEFI 2.10 section 8.2.2: "Only a digest algorithm of SHA-256 is
+ * accepted"; EDK2's VerifyTimeBasedPayload checks the OID): a write that
+ * KEK signed over SHA-1 or SHA-384, which libcrypto verifies, is
+ * EFI_SECURITY_VIOLATION, the same write over SHA-256 taken. */
+START_TEST(a_key_write_digested_by_other_than_sha256_is_refused)
+{
+    enrol_all("keys");
+    const efi_guid_t g = GUID_IMAGE_SECURITY_DATABASE;
+    const EVP_MD *const refused[] = { EVP_sha1(), EVP_sha384() };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        struct file w = db_write_digested_by(refused[i]);
+        ck_assert_uint_eq(set_var("db", g, KEY_ATTRS, w.data, w.size), EFI_SECURITY_VIOLATION);
+        ck_assert_ptr_nonnull(strstr(log_text(), "SetVariable(db): EFI_SECURITY_VIOLATION: its signature: PKCS#7: "
+                                                 "a digestAlgorithm is not SHA-256"));
+        free(w.data);
+    }
+    struct file w = db_write_digested_by(EVP_sha256());
+    ck_assert_uint_eq(set_var("db", g, KEY_ATTRS, w.data, w.size), EFI_SUCCESS);
+    free(w.data);
+}
+END_TEST
+
 /* ---- an IA-32 firmware with Secure Boot on ----------------------------------------------- */
 
 static efi_status_t set_key32(const char *name, efi_guid_t g, uint32_t attrs, const struct file *f)
@@ -676,7 +755,8 @@ Suite *secure_boot_suite(void)
         load_image_refuses_what_only_a_revoked_db_ca_anchors,
         setup_mode_admits_any_image, an_injected_refusal_applies_in_user_mode_only,
         a_key_past_the_variable_limit_is_invalid, a_key_write_whose_certificate_is_not_one_is_invalid,
-        a_key_write_with_a_short_x509_sha256_signature_is_invalid, NULL,
+        a_key_write_with_a_short_x509_sha256_signature_is_invalid, a_key_write_digested_by_other_than_sha256_is_refused,
+        NULL,
     };
     fw_add_tcase_secure_boot(s, "firmware", firmware);
     fw_add_tcase_ia32_secure_boot(s, "firmware-ia32", (const TTest *const[]){
