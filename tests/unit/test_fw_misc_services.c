@@ -1,7 +1,9 @@
 /* The small boot services (UEFI 2.10 section 7.5, Miscellaneous Boot
  * Services, with RaiseTPL/RestoreTPL of 7.1): CalculateCrc32, CopyMem,
  * SetMem, GetNextMonotonicCount, SetWatchdogTimer, Stall. */
+#include <sys/mman.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "fw_fixture.h"
 
@@ -25,6 +27,64 @@ START_TEST(copy_mem_handles_overlap_both_ways)
     ck_assert_mem_eq(hp(buf), "3456789789", 10);
     ck_assert_uint_eq(CALL(BS(COPY_MEM), buf, buf + 3, 0), EFI_SUCCESS);    /* nothing */
     ck_assert_mem_eq(hp(buf), "3456789789", 10);
+}
+END_TEST
+
+/* CopyMem and CalculateCrc32 over more than 256 MiB, in a guest that has
+ * it: UEFI 2.10 sections 7.5.3 and 7.5.7 bound neither. Guest RAM of
+ * BIG_RAM, mapped lazily (pages only read stay the shared zero page). */
+#define BIG_RAM MiB(264)
+#define BIG_LEN (MiB(256) + 0x3000)
+
+struct big_guest {
+    uint8_t *ram;
+    struct guest_mem gm;
+    struct firmware fw;
+};
+
+static void big_guest_init(struct big_guest *g)
+{
+    g->ram = mmap(NULL, BIG_RAM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ck_assert_ptr_ne(g->ram, MAP_FAILED);
+    guest_mem_init(&g->gm, g->ram, BIG_RAM);
+    struct fw_config cfg = { .base = FW_BASE };
+    ck_assert_int_eq(firmware_init(&g->fw, &g->gm, &cfg), 0);
+}
+
+static efi_status_t big_call(struct big_guest *g, unsigned id, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+    struct fw_call c = { .rcx = a0, .rdx = a1, .r8 = a2, .rsp = SCRATCH,
+                         .view = { &g->gm, 0, false, false, false, false } };
+    return firmware_call(&g->fw, id, &c);
+}
+
+static void big_guest_free(struct big_guest *g)
+{
+    firmware_free(&g->fw);
+    munmap(g->ram, BIG_RAM);
+}
+
+START_TEST(crc32_and_copy_mem_serve_more_than_256_mib)
+{
+    struct big_guest g;
+    big_guest_init(&g);
+    const uint64_t src = MiB(4), crc_p = SCRATCH;
+    memcpy(g.ram + src, "head", 4);
+    memcpy(g.ram + src + BIG_LEN - 4, "tail", 4);
+    efi_status_t crc_status = big_call(&g, BS(CALCULATE_CRC32), src, BIG_LEN, crc_p);
+    uint32_t crc;
+    memcpy(&crc, g.ram + crc_p, 4);
+    uint32_t want = (uint32_t)crc32(0, g.ram + src, (uInt)BIG_LEN);
+    /* Overlapping, the destination above: copied from the end. */
+    efi_status_t copy_status = big_call(&g, BS(COPY_MEM), src + 0x1000, src, BIG_LEN);
+    bool head = !memcmp(g.ram + src + 0x1000, "head", 4);
+    bool tail = !memcmp(g.ram + src + 0x1000 + BIG_LEN - 4, "tail", 4);
+    bool kept = !memcmp(g.ram + src, "head", 4);   /* below the destination */
+    big_guest_free(&g);
+    ck_assert_str_eq(efi_status_name(crc_status), "EFI_SUCCESS");
+    ck_assert_uint_eq(crc, want);
+    ck_assert_str_eq(efi_status_name(copy_status), "EFI_SUCCESS");
+    ck_assert(head && tail && kept);
 }
 END_TEST
 
@@ -82,7 +142,8 @@ Suite *fw_misc_services_suite(void)
 {
     Suite *s = suite_create("fw-misc-services");
     fw_add_tcase(s, "misc", (const TTest *const[]){
-        calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, set_mem_fills_exactly_the_buffer,
+        calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, crc32_and_copy_mem_serve_more_than_256_mib,
+        set_mem_fills_exactly_the_buffer,
         monotonic_count_tpl_and_watchdog, stall_asks_the_vcpu_to_sleep_after_the_call, NULL });
     return s;
 }
