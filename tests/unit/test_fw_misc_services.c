@@ -116,6 +116,23 @@ START_TEST(monotonic_count_tpl_and_watchdog)
 }
 END_TEST
 
+/* GetNextHighMonotonicCount (UEFI 2.10 section 8.5.2) moves the high 32
+ * bits of the count GetNextMonotonicCount returns, by one a call; a call
+ * refused for its HighCount (NULL, outside RAM) moves nothing. */
+START_TEST(high_monotonic_count_moves_only_when_served)
+{
+    uint64_t c_p = put_u64(0), high_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(GET_NEXT_MONOTONIC_COUNT), c_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(c_p) >> 32, 0);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_HIGH_MONOTONIC_COUNT), 0), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_HIGH_MONOTONIC_COUNT), RAM_SIZE - 2), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL(RT(GET_NEXT_HIGH_MONOTONIC_COUNT), high_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd32(high_p), 1);
+    ck_assert_uint_eq(CALL(BS(GET_NEXT_MONOTONIC_COUNT), c_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(c_p) >> 32, 1);
+}
+END_TEST
+
 /* Stall waits for real: GRUB calibrates the TSC against Stall(1000) when
  * it has no other clock (grub-core/kern/i386/tsc.c). It does not sleep in
  * the call, which runs under the VMM's lock: it asks the vCPU to sleep
@@ -144,6 +161,6 @@ Suite *fw_misc_services_suite(void)
     fw_add_tcase(s, "misc", (const TTest *const[]){
         calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, crc32_and_copy_mem_serve_more_than_256_mib,
         set_mem_fills_exactly_the_buffer,
-        monotonic_count_tpl_and_watchdog, stall_asks_the_vcpu_to_sleep_after_the_call, NULL });
+        monotonic_count_tpl_and_watchdog, high_monotonic_count_moves_only_when_served, stall_asks_the_vcpu_to_sleep_after_the_call, NULL });
     return s;
 }
