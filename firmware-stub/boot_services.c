@@ -47,6 +47,13 @@ static efi_status_t raise_tpl(struct firmware *fw, const struct guest_view *v, c
     return old;   /* RaiseTPL returns the previous EFI_TPL, not a status */
 }
 
+static void decode_raise_tpl(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                             const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)a;
+    fw_trace_u64(o, "previous_tpl", status);
+}
+
 static efi_status_t restore_tpl(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)v;
@@ -245,7 +252,7 @@ static efi_status_t set_mem(struct firmware *fw, const struct guest_view *v, con
 #define BS(i, ...) [i] = { .id = FW_ID_BS(i), __VA_ARGS__ }   /* i: enum efi_boot_service */
 
 const struct fw_service fw_boot_services[BS_COUNT] = {
-    BS(BS_RAISE_TPL, .name = "RaiseTPL", .nargs = 1, .fn = raise_tpl),
+    BS(BS_RAISE_TPL, .name = "RaiseTPL", .nargs = 1, .fn = raise_tpl, .decode = decode_raise_tpl),
     BS(BS_RESTORE_TPL, .name = "RestoreTPL", .nargs = 1, .fn = restore_tpl),
     BS(BS_ALLOCATE_PAGES, .name = "AllocatePages", .nargs = 4, .fn = fw_allocate_pages,
        .decode = fw_decode_allocate_pages, .faults = FW_FAULT(ALLOC_PAGES_FAIL) | FW_FAULT(ALLOC_PAGES_ABOVE)),

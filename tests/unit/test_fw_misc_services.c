@@ -116,6 +116,24 @@ START_TEST(monotonic_count_tpl_and_watchdog)
 }
 END_TEST
 
+/* RaiseTPL returns the previous TPL, not a status (UEFI 2.10 section
+ * 7.1): its trace line names that TPL, never a status code of the same
+ * number (4 is EFI_WARN_BUFFER_TOO_SMALL). */
+START_TEST(raise_tpl_traces_the_previous_tpl)
+{
+    trace_to_memory();
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), 16), FW_TPL_APPLICATION);
+    ck_assert_uint_eq(CALL(BS(RAISE_TPL), 31), 16);
+    ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
+    char got[1024];
+    trace_lines(got, sizeof(got));
+    ck_assert_ptr_nonnull(strstr(got, "\"call\":\"RaiseTPL\",\"args\":[\"0x10\"],\"status\":\"TPL_APPLICATION\""));
+    ck_assert_ptr_nonnull(strstr(got, "\"decoded\":{\"previous_tpl\":4}"));
+    ck_assert_ptr_nonnull(strstr(got, "\"call\":\"RaiseTPL\",\"args\":[\"0x1f\"],\"status\":\"TPL_NOTIFY\""));
+    ck_assert_ptr_nonnull(strstr(got, "\"call\":\"RestoreTPL\",\"args\":[\"0x4\"],\"status\":\"EFI_SUCCESS\""));
+}
+END_TEST
+
 /* GetNextHighMonotonicCount (UEFI 2.10 section 8.5.2) moves the high 32
  * bits of the count GetNextMonotonicCount returns, by one a call; a call
  * refused for its HighCount (NULL, outside RAM) moves nothing. */
@@ -161,6 +179,6 @@ Suite *fw_misc_services_suite(void)
     fw_add_tcase(s, "misc", (const TTest *const[]){
         calculate_crc32_matches_zlib, copy_mem_handles_overlap_both_ways, crc32_and_copy_mem_serve_more_than_256_mib,
         set_mem_fills_exactly_the_buffer,
-        monotonic_count_tpl_and_watchdog, high_monotonic_count_moves_only_when_served, stall_asks_the_vcpu_to_sleep_after_the_call, NULL });
+        monotonic_count_tpl_and_watchdog, raise_tpl_traces_the_previous_tpl, high_monotonic_count_moves_only_when_served, stall_asks_the_vcpu_to_sleep_after_the_call, NULL });
     return s;
 }
