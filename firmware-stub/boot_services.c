@@ -19,8 +19,6 @@
 #include "system_table.h"
 #include "trace_decode.h"
 
-#define MAX_HOST_COPY   (256ULL << 20) /* largest CopyMem/CalculateCrc32 buffer */
-
 /* ---- TPL ---------------------------------------------------------------- */
 
 /* RaiseTPL and RestoreTPL return no status: a TPL past TPL_HIGH_LEVEL is
@@ -47,6 +45,13 @@ static efi_status_t raise_tpl(struct firmware *fw, const struct guest_view *v, c
     uint64_t old = fw->tpl;
     set_tpl(fw, "RaiseTPL", a[0], true);
     return old;   /* RaiseTPL returns the previous EFI_TPL, not a status */
+}
+
+static void decode_raise_tpl(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,
+                             const uint64_t *a, efi_status_t status)
+{
+    (void)s, (void)v, (void)a;
+    fw_trace_u64(o, "previous_tpl", status);
 }
 
 static efi_status_t restore_tpl(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -144,32 +149,66 @@ static efi_status_t set_watchdog_timer(struct firmware *fw, const struct guest_v
     return EFI_SUCCESS;
 }
 
-/* Copy guest data into a host buffer; NULL if unreadable or too large. */
-static uint8_t *read_buffer(const struct guest_view *v, uint64_t addr, uint64_t len)
+/* CalculateCrc32 and CopyMem pass guest memory through a host buffer of
+ * this size, piece by piece: any length the guest's RAM holds is served
+ * (UEFI 2.10 sections 7.5.3 and 7.5.7 bound neither), and the host never
+ * holds more. */
+#define HOST_PIECE      (1ULL << 20)
+
+/* The length of the piece at offset done of a len-byte range. */
+static uint64_t piece_size(uint64_t done, uint64_t len)
 {
-    if (!addr || !len || len > MAX_HOST_COPY)
-        return NULL;
-    uint8_t *buf = malloc(len);
-    if (buf && !guest_view_read(v, addr, buf, len)) {
-        free(buf);
-        buf = NULL;
+    return len - done < HOST_PIECE ? len - done : HOST_PIECE;
+}
+
+/* The range's CRC-32, read piece by piece into buf; false if a read
+ * fails (the range was checked whole: only another vCPU changing the
+ * page tables can fail one). */
+static bool crc_pieces(const struct guest_view *v, uint64_t data, uint64_t size, uint8_t *buf, uint32_t *crc)
+{
+    uLong c = crc32(0, NULL, 0);
+    for (uint64_t done = 0, n; done < size; done += n) {
+        n = piece_size(done, size);
+        if (!guest_view_read(v, data + done, buf, n))
+            return false;
+        c = crc32(c, buf, (uInt)n);
     }
-    return buf;
+    *crc = (uint32_t)c;
+    return true;
 }
 
 static efi_status_t calculate_crc32(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     (void)fw;
     uint64_t data = a[0], size = a[1], crc_ptr = a[2];
-    if (!fw_writable(v, crc_ptr, 4))
+    if (!data || !size || !fw_writable(v, crc_ptr, 4) || !guest_view_accessible(v, data, size))
         return EFI_INVALID_PARAMETER;
-    uint8_t *buf = read_buffer(v, data, size);
+    uint8_t *buf = malloc(piece_size(0, size));
     if (!buf)
-        return EFI_INVALID_PARAMETER;
-    uint32_t crc = (uint32_t)crc32(0, buf, (uInt)size);
+        return EFI_OUT_OF_RESOURCES;
+    uint32_t crc;
+    bool read = crc_pieces(v, data, size, buf, &crc);
     free(buf);
+    if (!read)
+        return EFI_INVALID_PARAMETER;
     guest_view_write(v, crc_ptr, &crc, 4);
     return EFI_SUCCESS;
+}
+
+/* CopyMem copies as memmove does (UEFI 2.10 section 7.5.3: the ranges may
+ * overlap): a destination above the source is copied from its end, so no
+ * piece is written over source bytes not yet read. */
+static bool copy_pieces(const struct guest_view *v, uint64_t destination, uint64_t source, uint64_t length,
+                        uint8_t *buf)
+{
+    bool backward = destination > source;
+    for (uint64_t done = 0, n; done < length; done += n) {
+        n = piece_size(done, length);
+        uint64_t off = backward ? length - done - n : done;
+        if (!guest_view_read(v, source + off, buf, n) || !guest_view_write(v, destination + off, buf, n))
+            return false;
+    }
+    return true;
 }
 
 static efi_status_t copy_mem(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -177,16 +216,17 @@ static efi_status_t copy_mem(struct firmware *fw, const struct guest_view *v, co
     uint64_t destination = a[0], source = a[1], length = a[2];
     if (!length)
         return EFI_SUCCESS;
-    uint8_t *buf = read_buffer(v, source, length);
-    if (!buf || !fw_writable(v, destination, length)) {
+    if (!source || !guest_view_accessible(v, source, length) || !fw_writable(v, destination, length)) {
         fw_log(fw, "guest bug: CopyMem(0x%llx, 0x%llx, 0x%llx) outside guest memory; nothing copied",
                (unsigned long long)destination, (unsigned long long)source, (unsigned long long)length);
-        free(buf);
         return EFI_INVALID_PARAMETER;
     }
-    guest_view_write(v, destination, buf, length);
+    uint8_t *buf = malloc(piece_size(0, length));
+    if (!buf)
+        return EFI_OUT_OF_RESOURCES;
+    bool copied = copy_pieces(v, destination, source, length, buf);
     free(buf);
-    return EFI_SUCCESS;
+    return copied ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
 }
 
 static efi_status_t set_mem(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
@@ -212,7 +252,7 @@ static efi_status_t set_mem(struct firmware *fw, const struct guest_view *v, con
 #define BS(i, ...) [i] = { .id = FW_ID_BS(i), __VA_ARGS__ }   /* i: enum efi_boot_service */
 
 const struct fw_service fw_boot_services[BS_COUNT] = {
-    BS(BS_RAISE_TPL, .name = "RaiseTPL", .nargs = 1, .fn = raise_tpl),
+    BS(BS_RAISE_TPL, .name = "RaiseTPL", .nargs = 1, .fn = raise_tpl, .decode = decode_raise_tpl),
     BS(BS_RESTORE_TPL, .name = "RestoreTPL", .nargs = 1, .fn = restore_tpl),
     BS(BS_ALLOCATE_PAGES, .name = "AllocatePages", .nargs = 4, .fn = fw_allocate_pages,
        .decode = fw_decode_allocate_pages, .faults = FW_FAULT(ALLOC_PAGES_FAIL) | FW_FAULT(ALLOC_PAGES_ABOVE)),

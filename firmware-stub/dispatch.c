@@ -73,6 +73,22 @@ static bool is_boot_service(unsigned id)
            (id >= FW_ID_BLOCK_IO(0) && id < FW_ID_BLOCK_IO(BLOCK_IO_COUNT));
 }
 
+/* What a call returned, by name: its status, but for RaiseTPL, which
+ * returns the previous TPL (UEFI 2.10 section 7.1), a number a status
+ * name would misread (4 is EFI_WARN_BUFFER_TOO_SMALL). */
+static const char *returned_name(unsigned id, efi_status_t status)
+{
+    if (id != FW_ID_BS(BS_RAISE_TPL))
+        return efi_status_name(status);
+    switch (status) {
+    case FW_TPL_APPLICATION: return "TPL_APPLICATION";
+    case FW_TPL_CALLBACK: return "TPL_CALLBACK";
+    case FW_TPL_NOTIFY: return "TPL_NOTIFY";
+    case FW_TPL_HIGH_LEVEL: return "TPL_HIGH_LEVEL";
+    default: return "TPL";   /* one between those (RaiseTPL takes any up to TPL_HIGH_LEVEL): decoded says which */
+    }
+}
+
 static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned id, const struct guest_view *v,
                        const uint64_t *a, unsigned nargs, efi_status_t status, const char *injected)
 {
@@ -83,7 +99,7 @@ static void trace_call(struct firmware *fw, const struct fw_service *s, unsigned
     for (unsigned i = 0; i < nargs; i++)
         n += snprintf(line + n, sizeof(line) - (size_t)n, "%s\"0x%llx\"", i ? "," : "", (unsigned long long)a[i]);
     n += snprintf(line + n, sizeof(line) - (size_t)n, "],\"status\":\"%s\",\"map_key\":%llu",
-                  efi_status_name(status), (unsigned long long)fw->map.key);
+                  returned_name(id, status), (unsigned long long)fw->map.key);
     if (!s)
         n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"id\":%u", id);
     if (injected)

@@ -6,6 +6,8 @@
 #include "efi.h"
 #include "guids.h"
 
+/* Every code UEFI 2.10 Appendix D names: errors (the high bit set) and
+ * warnings. */
 const char *efi_status_name(efi_status_t s)
 {
     static const char *const err[] = {
@@ -16,13 +18,23 @@ const char *efi_status_name(efi_status_t s)
         [13] = "EFI_MEDIA_CHANGED", [14] = "EFI_NOT_FOUND", [15] = "EFI_ACCESS_DENIED",
         [16] = "EFI_NO_RESPONSE", [17] = "EFI_NO_MAPPING", [18] = "EFI_TIMEOUT",
         [19] = "EFI_NOT_STARTED", [20] = "EFI_ALREADY_STARTED", [21] = "EFI_ABORTED",
-        [26] = "EFI_SECURITY_VIOLATION",
+        [22] = "EFI_ICMP_ERROR", [23] = "EFI_TFTP_ERROR", [24] = "EFI_PROTOCOL_ERROR",
+        [25] = "EFI_INCOMPATIBLE_VERSION", [26] = "EFI_SECURITY_VIOLATION", [27] = "EFI_CRC_ERROR",
+        [28] = "EFI_END_OF_MEDIA", [31] = "EFI_END_OF_FILE", [32] = "EFI_INVALID_LANGUAGE",
+        [33] = "EFI_COMPROMISED_DATA", [34] = "EFI_IP_ADDRESS_CONFLICT", [35] = "EFI_HTTP_ERROR",
+    };
+    static const char *const warn[] = {
+        [1] = "EFI_WARN_UNKNOWN_GLYPH", [2] = "EFI_WARN_DELETE_FAILURE", [3] = "EFI_WARN_WRITE_FAILURE",
+        [4] = "EFI_WARN_BUFFER_TOO_SMALL", [5] = "EFI_WARN_STALE_DATA", [6] = "EFI_WARN_FILE_SYSTEM",
+        [7] = "EFI_WARN_RESET_REQUIRED",
     };
     if (s == EFI_SUCCESS)
         return "EFI_SUCCESS";
     uint64_t code = s & ~(1ULL << 63);
     if ((s >> 63) && code < sizeof(err) / sizeof(err[0]) && err[code])
         return err[code];
+    if (!(s >> 63) && code < sizeof(warn) / sizeof(warn[0]))
+        return warn[code];
     return (s >> 63) ? "EFI_ERROR_UNKNOWN" : "EFI_WARN_UNKNOWN";
 }
 

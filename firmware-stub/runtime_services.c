@@ -169,9 +169,12 @@ static efi_status_t query_variable_info(struct firmware *fw, const struct guest_
 static efi_status_t get_next_high_monotonic_count(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t high_count_ptr = a[0];
-    uint32_t high = (uint32_t)((fw->monotonic += 1ULL << 32) >> 32);
-    if (!high_count_ptr || !guest_view_write(v, high_count_ptr, &high, 4))
+    /* A call refused leaves the count as it was (EDK2's MonotonicCounterRuntimeDxe
+     * checks HighCount first). */
+    if (!fw_writable(v, high_count_ptr, 4))
         return EFI_INVALID_PARAMETER;
+    uint32_t high = (uint32_t)((fw->monotonic += 1ULL << 32) >> 32);
+    guest_view_write(v, high_count_ptr, &high, 4);
     return EFI_SUCCESS;
 }
 

@@ -79,6 +79,8 @@ _Static_assert(FW_ID_FILE(FILE_COUNT) <= FW_ID_BLOCK_IO(0) && FW_ID_BLOCK_IO(BLO
 #define FW_MAX_NOTIFY_DEPTH 32
 
 #define FW_TPL_APPLICATION 4
+#define FW_TPL_CALLBACK    8
+#define FW_TPL_NOTIFY      16
 #define FW_TPL_HIGH_LEVEL  31
 #define FW_MEMORY_DESCRIPTOR_SIZE 48  /* as EDK2: 40 bytes plus padding; callers must use the stride */
 #define FW_CMDLINE_MAX 2048   /* COMMAND_LINE_SIZE of x86 kernels */

@@ -184,9 +184,20 @@ START_TEST(efi_status_codes_and_names)
     ck_assert_uint_eq(EFI_NOT_FOUND, 0x800000000000000eULL);
     ck_assert_str_eq(efi_status_name(EFI_SUCCESS), "EFI_SUCCESS");
     ck_assert_str_eq(efi_status_name(EFI_NOT_FOUND), "EFI_NOT_FOUND");
-    ck_assert_str_eq(efi_status_name(EFI_ERR(22)), "EFI_ERROR_UNKNOWN");
+    /* Every code UEFI 2.10 Appendix D names, errors and warnings (the
+     * firmware's own File.Delete returns EFI_WARN_DELETE_FAILURE); the
+     * codes it leaves out (29, 30) and those past its last are unknown. */
+    ck_assert_str_eq(efi_status_name(EFI_ERR(22)), "EFI_ICMP_ERROR");
+    ck_assert_str_eq(efi_status_name(EFI_ERR(27)), "EFI_CRC_ERROR");
+    ck_assert_str_eq(efi_status_name(EFI_ERR(31)), "EFI_END_OF_FILE");
+    ck_assert_str_eq(efi_status_name(EFI_ERR(35)), "EFI_HTTP_ERROR");
+    ck_assert_str_eq(efi_status_name(EFI_ERR(29)), "EFI_ERROR_UNKNOWN");
+    ck_assert_str_eq(efi_status_name(EFI_ERR(36)), "EFI_ERROR_UNKNOWN");
     ck_assert_str_eq(efi_status_name(EFI_ERR(0x7fffffffffffffffULL)), "EFI_ERROR_UNKNOWN");
-    ck_assert_str_eq(efi_status_name(4), "EFI_WARN_UNKNOWN");
+    ck_assert_str_eq(efi_status_name(EFI_WARN_DELETE_FAILURE), "EFI_WARN_DELETE_FAILURE");
+    ck_assert_str_eq(efi_status_name(1), "EFI_WARN_UNKNOWN_GLYPH");
+    ck_assert_str_eq(efi_status_name(7), "EFI_WARN_RESET_REQUIRED");
+    ck_assert_str_eq(efi_status_name(8), "EFI_WARN_UNKNOWN");
 }
 END_TEST
 
