@@ -51,7 +51,10 @@ static bool device_of(struct firmware *fw, uint64_t this, struct block_device *d
 static void put_media(struct firmware *fw, uint64_t addr, uint64_t blocks, bool partition)
 {
     uint8_t m[MEDIA_SIZE] = { 0 };
-    uint32_t block_size = ESP_DISK_BLOCK_SIZE, per_physical = 1;
+    /* LogicalBlocksPerPhysicalBlock: zero for a logical partition (UEFI
+     * 2.10 section 13.9, EFI_BLOCK_IO_MEDIA), as its LowestAlignedLba and
+     * OptimalTransferLengthGranularity are. */
+    uint32_t block_size = ESP_DISK_BLOCK_SIZE, per_physical = partition ? 0 : 1;
     uint64_t last = blocks - 1;
     m[5] = 1;                    /* MediaPresent */
     m[6] = partition;            /* LogicalPartition */

@@ -96,6 +96,13 @@ START_TEST(the_disk_and_its_partition_are_what_grub_looks_for)
     ck_assert_uint_eq(pm[6], 1);             /* the partition */
     ck_assert_uint_eq(dm[7], 1);             /* ReadOnly */
     ck_assert_uint_eq(rd32(rd64(dbio + 8) + 12), BLOCK);
+    /* LogicalBlocksPerPhysicalBlock: the disk's one per block, the
+     * partition's zero, as section 13.9 asks of a logical partition (as
+     * are its LowestAlignedLba and OptimalTransferLengthGranularity). */
+    ck_assert_uint_eq(rd32(rd64(dbio + 8) + 40), 1);
+    ck_assert_uint_eq(rd64(rd64(pbio + 8) + 32), 0);
+    ck_assert_uint_eq(rd32(rd64(pbio + 8) + 40), 0);
+    ck_assert_uint_eq(rd32(rd64(pbio + 8) + 44), 0);
     /* The partition's size is the hard-drive node's, and the GPT entry's. */
     ck_assert_uint_eq(rd64(rd64(pbio + 8) + 24) + 1, hd_blocks);
     uint64_t disk_blocks = rd64(rd64(dbio + 8) + 24) + 1;
