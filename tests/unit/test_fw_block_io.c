@@ -158,6 +158,46 @@ START_TEST(bad_transfers_are_refused_and_writes_are_protected)
 }
 END_TEST
 
+/* LocateDevicePath(Protocol, &path) (UEFI 2.10 section 7.3.7): the handle
+ * found, and how far into path it matched. */
+static uint64_t locate(efi_guid_t protocol, uint64_t path, efi_status_t want, uint64_t *matched)
+{
+    uint64_t path_p = put_u64(path), handle_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), put_guid(protocol), path_p, handle_p), want);
+    *matched = rd64(path_p) - path;
+    return rd64(handle_p);
+}
+
+/* The ESP's paths as loaders walk them: a file's, VenHw/HD/File, leads to
+ * the partition for EFI_BLOCK_IO and EFI_SIMPLE_FILE_SYSTEM (shim, GRUB),
+ * leaving the file node; cut before its HD node (systemd-boot's search
+ * for the disk's GPT), to the disk, which has no file system. */
+START_TEST(the_esps_paths_lead_loaders_to_the_partition_and_the_disk)
+{
+    attach();
+    uint64_t disk, part, matched;
+    efi_status_t s;
+    block_handles(&disk, &part);
+    static const uint8_t file[] = { EFI_DEV_MEDIA, EFI_DEV_MEDIA_FILE_PATH, 10, 0, '\\', 0, 'x', 0, 0, 0 };
+    static const uint8_t end[] = { EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 };
+    uint8_t path[62 + sizeof(file) + sizeof(end)];
+    memcpy(path, hp(interface_of(part, GUID_DEVICE_PATH, &s)), 62);
+    memcpy(path + 62, file, sizeof(file));
+    memcpy(path + 62 + sizeof(file), end, sizeof(end));
+    uint64_t on_esp = put(path, sizeof(path));
+    ck_assert_uint_eq(locate(GUID_BLOCK_IO, on_esp, EFI_SUCCESS, &matched), part);
+    ck_assert_uint_eq(matched, 62);
+    ck_assert_uint_eq(locate(GUID_SIMPLE_FILE_SYSTEM, on_esp, EFI_SUCCESS, &matched), part);
+    ck_assert_uint_eq(matched, 62);
+    memcpy(path + 20, end, sizeof(end));
+    uint64_t disk_path = put(path, 20 + sizeof(end));
+    ck_assert_uint_eq(locate(GUID_BLOCK_IO, disk_path, EFI_SUCCESS, &matched), disk);
+    ck_assert_uint_eq(matched, 20);
+    locate(GUID_SIMPLE_FILE_SYSTEM, disk_path, EFI_NOT_FOUND, &matched);
+    detach();
+}
+END_TEST
+
 /* Does the partition hold these bytes anywhere? */
 static bool partition_holds(uint64_t bio, const char *text)
 {
@@ -244,6 +284,7 @@ Suite *fw_block_io_suite(void)
     Suite *s = suite_create("fw_block_io");
     fw_add_tcase(s, "block_io", (const TTest *const[]){
         the_disk_and_its_partition_are_what_grub_looks_for, bad_transfers_are_refused_and_writes_are_protected,
+        the_esps_paths_lead_loaders_to_the_partition_and_the_disk,
         the_disk_shows_the_guests_writes, a_full_overlay_keeps_the_partition_size, a_read_fails_on_purpose, NULL });
     return s;
 }
