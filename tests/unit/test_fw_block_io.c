@@ -9,6 +9,7 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/esp.h"
 #include "../../firmware-stub/esp_disk.h"
+#include "../../firmware-stub/esp_volume.h"
 #include "../../firmware-stub/inject.h"
 #include "../../firmware-stub/volume.h"
 
@@ -268,6 +269,28 @@ START_TEST(a_full_overlay_keeps_the_partition_size)
 }
 END_TEST
 
+/* A disk that cannot be built again after the guest's writes (host
+ * memory runs out; here a file past FAT's 4 GiB, which no guest write can
+ * make) fails its reads with EFI_DEVICE_ERROR, as section 13.9 says of a
+ * device in error, not EFI_INVALID_PARAMETER as if This were no BlockIo;
+ * the next read that can build it does. */
+START_TEST(a_disk_that_cannot_be_built_again_is_a_device_error)
+{
+    uint64_t bio = attached_block_io(true), buf = scratch(BLOCK);
+    struct volume_lookup l;
+    volume_resolve(&fw.esp->vol, VOLUME_ROOT, u"\\EFI\\debian\\grub.cfg", &l);
+    ck_assert_int_eq(l.found, VOLUME_FOUND);
+    fw.esp->vol.node[l.node].size = 1ULL << 32;
+    fw.esp->disk_stale = true;
+    ck_assert_uint_eq(read_blocks(bio, 0, BLOCK, buf), EFI_DEVICE_ERROR);
+    ck_assert_uint_eq(CALL(BIO(WRITE_BLOCKS), bio, 0, 0, BLOCK, buf), EFI_DEVICE_ERROR);
+    ck_assert_uint_eq(CALL(BIO(FLUSH_BLOCKS), bio), EFI_DEVICE_ERROR);
+    fw.esp->vol.node[l.node].size = strlen(grub_cfg);
+    ck_assert_uint_eq(read_blocks(bio, 0, BLOCK, buf), EFI_SUCCESS);
+    detach();
+}
+END_TEST
+
 START_TEST(a_read_fails_on_purpose)
 {
     uint64_t bio = attached_block_io(false), buf = scratch(BLOCK);
@@ -285,6 +308,7 @@ Suite *fw_block_io_suite(void)
     fw_add_tcase(s, "block_io", (const TTest *const[]){
         the_disk_and_its_partition_are_what_grub_looks_for, bad_transfers_are_refused_and_writes_are_protected,
         the_esps_paths_lead_loaders_to_the_partition_and_the_disk,
-        the_disk_shows_the_guests_writes, a_full_overlay_keeps_the_partition_size, a_read_fails_on_purpose, NULL });
+        the_disk_shows_the_guests_writes, a_full_overlay_keeps_the_partition_size,
+        a_disk_that_cannot_be_built_again_is_a_device_error, a_read_fails_on_purpose, NULL });
     return s;
 }
