@@ -36,22 +36,29 @@ struct block_device {
     uint64_t first, blocks;
 };
 
-/* The device whose protocol is at this; false for any other address (the
- * disk is built, or built again, only for one of the two). */
-static bool device_of(struct firmware *fw, uint64_t this, struct block_device *d)
+/* The device whose protocol is at this: EFI_INVALID_PARAMETER for any
+ * other address, EFI_DEVICE_ERROR when its disk cannot be built again
+ * after the guest's writes (host memory ran out). The disk is built, or
+ * built again, only for one of the two. */
+static efi_status_t device_of(struct firmware *fw, uint64_t this, struct block_device *d)
 {
     bool whole = this == fw->esp_block_io + BIO_DISK, partition = this == fw->esp_block_io + BIO_PARTITION;
-    if (!fw->esp_block_io || (!whole && !partition) || !(d->disk = fw_esp_disk(fw)))
-        return false;
+    if (!fw->esp_block_io || (!whole && !partition))
+        return EFI_INVALID_PARAMETER;
+    if (!(d->disk = fw_esp_disk(fw)))
+        return EFI_DEVICE_ERROR;
     d->first = whole ? 0 : ESP_DISK_PARTITION_START;
     d->blocks = whole ? esp_disk_blocks(d->disk) : esp_disk_partition_blocks(d->disk);
-    return true;
+    return EFI_SUCCESS;
 }
 
 static void put_media(struct firmware *fw, uint64_t addr, uint64_t blocks, bool partition)
 {
     uint8_t m[MEDIA_SIZE] = { 0 };
-    uint32_t block_size = ESP_DISK_BLOCK_SIZE, per_physical = 1;
+    /* LogicalBlocksPerPhysicalBlock: zero for a logical partition (UEFI
+     * 2.10 section 13.9, EFI_BLOCK_IO_MEDIA), as its LowestAlignedLba and
+     * OptimalTransferLengthGranularity are. */
+    uint32_t block_size = ESP_DISK_BLOCK_SIZE, per_physical = partition ? 0 : 1;
     uint64_t last = blocks - 1;
     m[5] = 1;                    /* MediaPresent */
     m[6] = partition;            /* LogicalPartition */
@@ -98,7 +105,7 @@ static efi_status_t block_io_reset(struct firmware *fw, const struct guest_view 
 {
     (void)v;
     struct block_device d;
-    return device_of(fw, a[0], &d) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
+    return device_of(fw, a[0], &d);
 }
 
 /* ReadBlocks and WriteBlocks' checks, in the order section 13.9 lists
@@ -106,8 +113,9 @@ static efi_status_t block_io_reset(struct firmware *fw, const struct guest_view 
 static efi_status_t check_transfer(struct firmware *fw, const uint64_t *a, struct block_device *d)
 {
     uint64_t this = a[0], media_id = a[1], lba = a[2], size = a[3], buffer = a[4];
-    if (!device_of(fw, this, d))
-        return EFI_INVALID_PARAMETER;
+    efi_status_t s = device_of(fw, this, d);
+    if (s != EFI_SUCCESS)
+        return s;
     if ((uint32_t)media_id != MEDIA_ID)
         return EFI_MEDIA_CHANGED;
     if (size % ESP_DISK_BLOCK_SIZE)
@@ -150,7 +158,7 @@ static efi_status_t block_io_flush(struct firmware *fw, const struct guest_view 
 {
     (void)v;
     struct block_device d;
-    return device_of(fw, a[0], &d) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
+    return device_of(fw, a[0], &d);
 }
 
 static void decode_transfer(struct fw_trace_out *o, const struct fw_service *s, const struct guest_view *v,

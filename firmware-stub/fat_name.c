@@ -195,14 +195,16 @@ void fat_lfn_write(uint8_t *out, const uint16_t *name, unsigned len, const uint8
 
 bool fat_label(const uint16_t *label, uint8_t out[FAT_SHORT_NAME])
 {
-    bool any = false;
+    /* Leading spaces left out: DIR_Name[0] may not be one (fatgen103
+     * section 6.1), nor then BS_VolLab's. */
+    while (*label == ' ')
+        label++;
     memset(out, ' ', FAT_SHORT_NAME);
     for (unsigned i = 0; i < FAT_SHORT_NAME && label[i]; i++) {
         uint16_t c = upper(label[i]);
         out[i] = c == ' ' || short_char(c) ? (uint8_t)c : '_';
-        any = any || c != ' ';
     }
-    if (!any)
+    if (!*label)
         memcpy(out, no_name, FAT_SHORT_NAME);
-    return any;
+    return *label != 0;
 }

@@ -33,9 +33,10 @@ void fat_lfn_write(uint8_t *out, const uint16_t *name, unsigned len, const uint8
  * section 7). */
 uint8_t fat_short_name_checksum(const uint8_t short_name[FAT_SHORT_NAME]);
 
-/* The volume label from a NUL-terminated UCS-2 string: upper-cased, a
- * character a label may not hold as '_', space-padded; "NO NAME" when
- * empty (fatgen103 section 3.1, BS_VolLab). False when empty. */
+/* The volume label from a NUL-terminated UCS-2 string: leading spaces
+ * left out, upper-cased, a character a label may not hold as '_',
+ * space-padded; "NO NAME" when nothing is left (fatgen103 section 3.1,
+ * BS_VolLab). False then. */
 bool fat_label(const uint16_t *label, uint8_t out[FAT_SHORT_NAME]);
 
 #endif

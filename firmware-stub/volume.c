@@ -16,9 +16,13 @@ unsigned volume_name_len(const uint16_t *s)
     return n;
 }
 
+/* A small letter as its capital, 0x20 below it: ASCII's and Latin-1's
+ * (U+00E0-U+00FE but the division sign), as EDK2's FAT driver compares
+ * names (MdeModulePkg's English Unicode collation, EnglishDxe). */
 static uint16_t fold(uint16_t c)
 {
-    return c >= 'a' && c <= 'z' ? (uint16_t)(c - 'a' + 'A') : c;
+    bool small = (c >= 'a' && c <= 'z') || (c >= 0xe0 && c <= 0xfe && c != 0xf7);
+    return small ? (uint16_t)(c - 0x20) : c;
 }
 
 static bool same_name(const uint16_t *a, const uint16_t *b, unsigned b_len)

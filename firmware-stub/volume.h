@@ -1,6 +1,7 @@
 /* A volume as the firmware serves it to the guest (--esp DIR): a tree of
  * directories and files held in host memory, names in UCS-2, looked up
- * as FAT does (case-insensitively, ASCII letters folded). The host folder
+ * as FAT does (case-insensitively, the letters of ASCII and Latin-1
+ * folded as EDK2's FAT driver folds them). The host folder
  * is read into a base volume once, before the guest runs
  * (vmm/host/esp_dir.c); the firmware works on a copy of it, whose guest
  * writes (the overlay) are its own and never reach the host. Pure: no

@@ -364,6 +364,26 @@ START_TEST(names_at_the_edges_of_fat_pass_the_tools)
 }
 END_TEST
 
+/* A label the guest sets with leading spaces (SetInfo of
+ * EFI_FILE_SYSTEM_VOLUME_LABEL takes any): FAT's label entry and
+ * BS_VolLab may not start with one (fatgen103 section 6.1). */
+START_TEST(a_label_with_leading_spaces_leaves_them_out)
+{
+    memcpy(vol.label, u"  lead", sizeof(u"  lead"));
+    struct esp_disk *d = esp_disk_build(&vol, &partition_guid, 0);
+    ck_assert_ptr_nonnull(d);
+    uint8_t boot[BLOCK];
+    esp_disk_read(d, PART_OFF, boot, sizeof(boot));
+    ck_assert_mem_eq(boot + 71, "LEAD       ", 11);
+    need_tool("fsck.fat", "dosfstools");
+    write_image(d, part_file, PART_OFF, esp_disk_partition_blocks(d) * BLOCK);
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), PATH_SBIN "fsck.fat -n %s", part_file);
+    ck_assert_msg(run(cmd, true, NULL) == 0 && !strstr(out, "label"), "fsck.fat: %s", out);
+    esp_disk_free(d);
+}
+END_TEST
+
 /* ---- the reads --------------------------------------------------------------------------- */
 
 /* The byte offset of a file in the disk, found by its first bytes at a
@@ -754,6 +774,7 @@ Suite *esp_disk_suite(void)
     tcase_add_test(t, mtools_lists_the_names_and_reads_every_file_back);
     tcase_add_test(t, grub_reads_the_partition_and_every_file);
     tcase_add_test(t, names_at_the_edges_of_fat_pass_the_tools);
+    tcase_add_test(t, a_label_with_leading_spaces_leaves_them_out);
     tcase_add_test(t, a_read_across_a_files_end_gives_zeros_to_its_cluster_end);
     tcase_add_test(t, a_read_across_the_partition_start);
     tcase_add_test(t, reads_in_odd_pieces_equal_one_read);

@@ -9,6 +9,7 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/esp.h"
 #include "../../firmware-stub/esp_disk.h"
+#include "../../firmware-stub/esp_volume.h"
 #include "../../firmware-stub/inject.h"
 #include "../../firmware-stub/volume.h"
 
@@ -96,6 +97,13 @@ START_TEST(the_disk_and_its_partition_are_what_grub_looks_for)
     ck_assert_uint_eq(pm[6], 1);             /* the partition */
     ck_assert_uint_eq(dm[7], 1);             /* ReadOnly */
     ck_assert_uint_eq(rd32(rd64(dbio + 8) + 12), BLOCK);
+    /* LogicalBlocksPerPhysicalBlock: the disk's one per block, the
+     * partition's zero, as section 13.9 asks of a logical partition (as
+     * are its LowestAlignedLba and OptimalTransferLengthGranularity). */
+    ck_assert_uint_eq(rd32(rd64(dbio + 8) + 40), 1);
+    ck_assert_uint_eq(rd64(rd64(pbio + 8) + 32), 0);
+    ck_assert_uint_eq(rd32(rd64(pbio + 8) + 40), 0);
+    ck_assert_uint_eq(rd32(rd64(pbio + 8) + 44), 0);
     /* The partition's size is the hard-drive node's, and the GPT entry's. */
     ck_assert_uint_eq(rd64(rd64(pbio + 8) + 24) + 1, hd_blocks);
     uint64_t disk_blocks = rd64(rd64(dbio + 8) + 24) + 1;
@@ -147,6 +155,46 @@ START_TEST(bad_transfers_are_refused_and_writes_are_protected)
     ck_assert_uint_eq(CALL(BIO(RESET), buf, 0), EFI_INVALID_PARAMETER);
     exit_boot_services();
     ck_assert_uint_eq(read_blocks(bio, 0, BLOCK, buf), EFI_UNSUPPORTED);   /* boot services only */
+    detach();
+}
+END_TEST
+
+/* LocateDevicePath(Protocol, &path) (UEFI 2.10 section 7.3.7): the handle
+ * found, and how far into path it matched. */
+static uint64_t locate(efi_guid_t protocol, uint64_t path, efi_status_t want, uint64_t *matched)
+{
+    uint64_t path_p = put_u64(path), handle_p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(LOCATE_DEVICE_PATH), put_guid(protocol), path_p, handle_p), want);
+    *matched = rd64(path_p) - path;
+    return rd64(handle_p);
+}
+
+/* The ESP's paths as loaders walk them: a file's, VenHw/HD/File, leads to
+ * the partition for EFI_BLOCK_IO and EFI_SIMPLE_FILE_SYSTEM (shim, GRUB),
+ * leaving the file node; cut before its HD node (systemd-boot's search
+ * for the disk's GPT), to the disk, which has no file system. */
+START_TEST(the_esps_paths_lead_loaders_to_the_partition_and_the_disk)
+{
+    attach();
+    uint64_t disk, part, matched;
+    efi_status_t s;
+    block_handles(&disk, &part);
+    static const uint8_t file[] = { EFI_DEV_MEDIA, EFI_DEV_MEDIA_FILE_PATH, 10, 0, '\\', 0, 'x', 0, 0, 0 };
+    static const uint8_t end[] = { EFI_DEV_END_PATH, EFI_DEV_END_ENTIRE, 4, 0 };
+    uint8_t path[62 + sizeof(file) + sizeof(end)];
+    memcpy(path, hp(interface_of(part, GUID_DEVICE_PATH, &s)), 62);
+    memcpy(path + 62, file, sizeof(file));
+    memcpy(path + 62 + sizeof(file), end, sizeof(end));
+    uint64_t on_esp = put(path, sizeof(path));
+    ck_assert_uint_eq(locate(GUID_BLOCK_IO, on_esp, EFI_SUCCESS, &matched), part);
+    ck_assert_uint_eq(matched, 62);
+    ck_assert_uint_eq(locate(GUID_SIMPLE_FILE_SYSTEM, on_esp, EFI_SUCCESS, &matched), part);
+    ck_assert_uint_eq(matched, 62);
+    memcpy(path + 20, end, sizeof(end));
+    uint64_t disk_path = put(path, 20 + sizeof(end));
+    ck_assert_uint_eq(locate(GUID_BLOCK_IO, disk_path, EFI_SUCCESS, &matched), disk);
+    ck_assert_uint_eq(matched, 20);
+    locate(GUID_SIMPLE_FILE_SYSTEM, disk_path, EFI_NOT_FOUND, &matched);
     detach();
 }
 END_TEST
@@ -221,6 +269,28 @@ START_TEST(a_full_overlay_keeps_the_partition_size)
 }
 END_TEST
 
+/* A disk that cannot be built again after the guest's writes (host
+ * memory runs out; here a file past FAT's 4 GiB, which no guest write can
+ * make) fails its reads with EFI_DEVICE_ERROR, as section 13.9 says of a
+ * device in error, not EFI_INVALID_PARAMETER as if This were no BlockIo;
+ * the next read that can build it does. */
+START_TEST(a_disk_that_cannot_be_built_again_is_a_device_error)
+{
+    uint64_t bio = attached_block_io(true), buf = scratch(BLOCK);
+    struct volume_lookup l;
+    volume_resolve(&fw.esp->vol, VOLUME_ROOT, u"\\EFI\\debian\\grub.cfg", &l);
+    ck_assert_int_eq(l.found, VOLUME_FOUND);
+    fw.esp->vol.node[l.node].size = 1ULL << 32;
+    fw.esp->disk_stale = true;
+    ck_assert_uint_eq(read_blocks(bio, 0, BLOCK, buf), EFI_DEVICE_ERROR);
+    ck_assert_uint_eq(CALL(BIO(WRITE_BLOCKS), bio, 0, 0, BLOCK, buf), EFI_DEVICE_ERROR);
+    ck_assert_uint_eq(CALL(BIO(FLUSH_BLOCKS), bio), EFI_DEVICE_ERROR);
+    fw.esp->vol.node[l.node].size = strlen(grub_cfg);
+    ck_assert_uint_eq(read_blocks(bio, 0, BLOCK, buf), EFI_SUCCESS);
+    detach();
+}
+END_TEST
+
 START_TEST(a_read_fails_on_purpose)
 {
     uint64_t bio = attached_block_io(false), buf = scratch(BLOCK);
@@ -237,6 +307,8 @@ Suite *fw_block_io_suite(void)
     Suite *s = suite_create("fw_block_io");
     fw_add_tcase(s, "block_io", (const TTest *const[]){
         the_disk_and_its_partition_are_what_grub_looks_for, bad_transfers_are_refused_and_writes_are_protected,
-        the_disk_shows_the_guests_writes, a_full_overlay_keeps_the_partition_size, a_read_fails_on_purpose, NULL });
+        the_esps_paths_lead_loaders_to_the_partition_and_the_disk,
+        the_disk_shows_the_guests_writes, a_full_overlay_keeps_the_partition_size,
+        a_disk_that_cannot_be_built_again_is_a_device_error, a_read_fails_on_purpose, NULL });
     return s;
 }
