@@ -238,6 +238,41 @@ START_TEST(add_refuses_a_dynamic_program_for_another_machine)
 }
 END_TEST
 
+/* An x86-64 program whose DT_NEEDED names a string past the end of the
+ * file: the library it needs cannot be found, and packing the program
+ * alone would leave it unable to run in the guest. Refused. */
+struct dynamic_program {
+    Elf64_Ehdr eh;
+    Elf64_Phdr ph[2];
+    Elf64_Dyn dyn[3];
+    char strings[2];
+};
+
+START_TEST(add_refuses_a_program_needing_a_name_it_does_not_hold)
+{
+    struct dynamic_program prog = {
+        .eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+                .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT, .e_phoff = sizeof(Elf64_Ehdr),
+                .e_ehsize = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 2 },
+        .ph = { { .p_type = PT_LOAD, .p_filesz = sizeof(prog), .p_memsz = sizeof(prog), .p_align = 4096 },
+                { .p_type = PT_DYNAMIC, .p_offset = offsetof(struct dynamic_program, dyn),
+                  .p_vaddr = offsetof(struct dynamic_program, dyn), .p_filesz = sizeof(prog.dyn) } },
+        .dyn = { { .d_tag = DT_STRTAB, .d_un.d_ptr = offsetof(struct dynamic_program, strings) },
+                 { .d_tag = DT_NEEDED, .d_un.d_val = 0x10000 }, { .d_tag = DT_NULL } },
+    };
+    char host[32], spec[64];
+    temp_file(host, &prog, sizeof(prog));
+    snprintf(spec, sizeof(spec), "%s:/bin/prog", host);
+    const char *adds[] = { spec };
+    struct add_files_request r = { .adds = adds, .nadds = 1 };
+    struct cpio_builder b;
+    int rc = add_files_archive(&r, &b);
+    ck_assert_int_eq(unlink(host), 0);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "a DT_NEEDED entry names no library the file holds"));
+}
+END_TEST
+
 Suite *add_files_suite(void)
 {
     Suite *s = suite_create("add-files");
@@ -246,6 +281,7 @@ Suite *add_files_suite(void)
     tcase_add_test(t, add_keeps_the_symlinks_of_the_parents_as_the_host_has_them);
     tcase_add_test(t, add_refuses_a_guest_path_already_taken);
     tcase_add_test(t, add_refuses_a_dynamic_program_for_another_machine);
+    tcase_add_test(t, add_refuses_a_program_needing_a_name_it_does_not_hold);
     suite_add_tcase(s, t);
     return s;
 }
