@@ -223,6 +223,11 @@ int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen)
     return 0;
 }
 
+bool bzimage_needs_below_4g(const struct bzimage *bz, enum boot_entry entry, unsigned firmware_bits)
+{
+    return firmware_bits == 32 || (entry == ENTRY_HANDOVER && !(bz->hdr.xloadflags & XLF_CAN_BE_LOADED_ABOVE_4G));
+}
+
 uint64_t bzimage_load_size(const struct bzimage *bz)
 {
     uint64_t n = bz->hdr.init_size > bz->pm_size ? bz->hdr.init_size : bz->pm_size;

@@ -388,6 +388,24 @@ START_TEST(i386_kernel_parses_and_offers_only_the_32_bit_handover_entry)
 }
 END_TEST
 
+/* boot.rst, xloadflags: the handover entry's kernel goes above 4 GiB only
+ * with XLF_CAN_BE_LOADED_ABOVE_4G; the PE entry's is an EFI image,
+ * loaded anywhere; an IA-32 firmware's is below 4 GiB either way. */
+START_TEST(only_xlf_can_be_loaded_above_4g_lets_the_handover_kernel_above_4g)
+{
+    build_image(image, true);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert(!bzimage_needs_below_4g(&bz, ENTRY_HANDOVER, 64));
+    ck_assert(!bzimage_needs_below_4g(&bz, ENTRY_PE, 64));
+    ck_assert(bzimage_needs_below_4g(&bz, ENTRY_HANDOVER, 32));
+    ck_assert(bzimage_needs_below_4g(&bz, ENTRY_PE, 32));
+    hdr_of(image)->xloadflags &= (uint16_t)~XLF_CAN_BE_LOADED_ABOVE_4G;
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert(bzimage_needs_below_4g(&bz, ENTRY_HANDOVER, 64));
+    ck_assert(!bzimage_needs_below_4g(&bz, ENTRY_PE, 64));
+}
+END_TEST
+
 /* Protocol 2.11 had handover_offset but not xloadflags (padding until
  * 2.12): refused for that reason, not as an i386 kernel. */
 START_TEST(a_protocol_2_11_kernel_is_refused_for_its_missing_xloadflags)
@@ -763,6 +781,7 @@ Suite *bzimage_suite(void)
     tcase_add_test(tc, load_pe_copies_no_more_than_virtual_size);
     tcase_add_test(tc, load_pe_refuses_an_image_without_pe_header);
     tcase_add_test(tc, handover_entry_is_startup_64_plus_handover_offset);
+    tcase_add_test(tc, only_xlf_can_be_loaded_above_4g_lets_the_handover_kernel_above_4g);
     tcase_add_test(tc, boot_params_carry_the_header_and_what_the_loader_fills);
     tcase_add_test(tc, boot_params_outside_the_header_are_zero);
     tcase_add_test(tc, boot_params_split_addresses_above_4g_into_ext_fields);
