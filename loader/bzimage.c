@@ -142,9 +142,28 @@ static bool offers_pe(const struct bzimage *bz)
     return bz->has_pe && !(bz->pe.file_characteristics & PE_FILE_RELOCS_STRIPPED);
 }
 
+/* The handover entry at startup_32 + base + handover_offset (base 0x200
+ * for the 64-bit one, 0 for the 32-bit one: header.S __handover_offset)
+ * lies inside the protected-mode kernel and is not startup_32 or
+ * startup_64 itself, the entries of the boot protocols without EFI: 0 is
+ * what header.S gives a kernel without the handover protocol. */
+static bool handover_entry_inside(const struct bzimage *bz, uint64_t base)
+{
+    return bz->hdr.handover_offset && base + bz->hdr.handover_offset < bz->pm_size;
+}
+
+static int refuse_handover_offset(const struct bzimage *bz, const char *zero_names, char *err, size_t errlen)
+{
+    if (!bz->hdr.handover_offset)
+        return fail(err, errlen, "handover_offset: 0 names %s, the entry of the boot protocol without EFI, not an "
+                    "EFI handover entry", zero_names);
+    return fail(err, errlen, "handover_offset: 0x%x points outside the 0x%llx-byte protected-mode kernel",
+                bz->hdr.handover_offset, (unsigned long long)bz->pm_size);
+}
+
 static bool offers_handover(const struct bzimage *bz)
 {
-    return (bz->hdr.xloadflags & XLF_EFI_HANDOVER_64) && (uint64_t)bz->hdr.handover_offset + 0x200 < bz->pm_size;
+    return (bz->hdr.xloadflags & XLF_EFI_HANDOVER_64) && handover_entry_inside(bz, 0x200);
 }
 
 /* Before protocol 2.12 xloadflags was padding (boot.rst), so nothing says
@@ -181,15 +200,14 @@ int bzimage_check_entry(const struct bzimage *bz, enum boot_entry entry, char *e
         return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_64: no 64-bit EFI handover entry%s",
                     h->xloadflags, offers_pe(bz) ? " (without --entry it boots through the PE entry)"
                                                  : ", and no PE entry either");
-    if ((uint64_t)h->handover_offset + 0x200 >= bz->pm_size)
-        return fail(err, errlen, "handover_offset: 0x%x points outside the 0x%llx-byte protected-mode kernel",
-                    h->handover_offset, (unsigned long long)bz->pm_size);
+    if (!handover_entry_inside(bz, 0x200))
+        return refuse_handover_offset(bz, "startup_64", err, errlen);
     return 0;
 }
 
 bool bzimage_offers_handover32(const struct bzimage *bz)
 {
-    return (bz->hdr.xloadflags & XLF_EFI_HANDOVER_32) && bz->hdr.handover_offset < bz->pm_size;
+    return (bz->hdr.xloadflags & XLF_EFI_HANDOVER_32) && handover_entry_inside(bz, 0);
 }
 
 int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen)
@@ -200,10 +218,14 @@ int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen)
     if (!(h->xloadflags & XLF_EFI_HANDOVER_32))
         return fail(err, errlen, "xloadflags: 0x%04x lacks XLF_EFI_HANDOVER_32: no 32-bit EFI handover entry, which "
                     "--firmware-bits 32 needs (a 64-bit kernel has it when built with CONFIG_EFI_MIXED)", h->xloadflags);
-    if (h->handover_offset >= bz->pm_size)
-        return fail(err, errlen, "handover_offset: 0x%x points outside the 0x%llx-byte protected-mode kernel",
-                    h->handover_offset, (unsigned long long)bz->pm_size);
+    if (!handover_entry_inside(bz, 0))
+        return refuse_handover_offset(bz, "startup_32", err, errlen);
     return 0;
+}
+
+bool bzimage_needs_below_4g(const struct bzimage *bz, enum boot_entry entry, unsigned firmware_bits)
+{
+    return firmware_bits == 32 || (entry == ENTRY_HANDOVER && !(bz->hdr.xloadflags & XLF_CAN_BE_LOADED_ABOVE_4G));
 }
 
 uint64_t bzimage_load_size(const struct bzimage *bz)

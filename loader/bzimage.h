@@ -44,6 +44,13 @@ int bzimage_check_handover32(const struct bzimage *bz, char *err, size_t errlen)
 /* Whether it does, without a message. */
 bool bzimage_offers_handover32(const struct bzimage *bz);
 
+/* Whether the kernel must lie below 4 GiB: entered by an IA-32 firmware
+ * (firmware_bits 32), whose 32-bit protected mode reaches no byte above
+ * (and code32_start has 32 bits), or at the handover entry, whose boot
+ * protocol loads it higher only with XLF_CAN_BE_LOADED_ABOVE_4G (boot.rst,
+ * xloadflags). */
+bool bzimage_needs_below_4g(const struct bzimage *bz, enum boot_entry entry, unsigned firmware_bits);
+
 /* Bytes the protected-mode kernel needs at its load address (init_size,
  * at least the file's protected-mode part). */
 uint64_t bzimage_load_size(const struct bzimage *bz);

@@ -58,6 +58,32 @@ static int read_elf32(const uint8_t *d, size_t n, struct elf_deps *deps)
     return 0;
 }
 
+/* The DT_NEEDED names of the count entries at dyn (up to DT_NULL), as
+ * offsets into the string table at file offset strtab (0: none). One
+ * whose string the file does not hold whole (or that does not fit a name)
+ * sets unreadable_needed: the program needs a library that cannot be
+ * named, and packing it without that one would say it has all it needs. */
+static void read_needed(const uint8_t *d, size_t n, const uint8_t *dyn, size_t count, uint64_t strtab,
+                        struct elf_deps *deps)
+{
+    char spare[ELF_DEPS_NAME];   /* a name past ELF_DEPS_MAX: read to be counted, not kept */
+    for (size_t i = 0; i < count && !deps->more_needed; i++) {
+        Elf64_Dyn e;
+        memcpy(&e, dyn + i * sizeof(e), sizeof(e));
+        if (e.d_tag == DT_NULL)
+            break;
+        if (e.d_tag != DT_NEEDED)
+            continue;
+        char *out = deps->nneeded < ELF_DEPS_MAX ? deps->needed[deps->nneeded] : spare;
+        if (!strtab || strtab + e.d_un.d_val < strtab || copy_string(d, n, strtab + e.d_un.d_val, out))
+            deps->unreadable_needed = true;
+        else if (out == spare)
+            deps->more_needed = true;
+        else
+            deps->nneeded++;
+    }
+}
+
 int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
 {
     memset(deps, 0, sizeof(*deps));
@@ -97,24 +123,11 @@ int elf_deps_read(const uint8_t *d, size_t n, struct elf_deps *deps)
         memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
         if (e.d_tag == DT_NULL)
             break;
-        if (e.d_tag == DT_STRTAB && va_to_offset(ph, eh.e_phnum, e.d_un.d_ptr, &strtab))
-            return 0;
-    }
-    if (!strtab)
-        return 0;
-    char spare[ELF_DEPS_NAME];   /* a name past ELF_DEPS_MAX: read to be counted, not kept */
-    for (size_t i = 0; i < count && !deps->more_needed; i++) {
-        Elf64_Dyn e;
-        memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
-        if (e.d_tag == DT_NULL)
+        if (e.d_tag == DT_STRTAB && va_to_offset(ph, eh.e_phnum, e.d_un.d_ptr, &strtab)) {
+            strtab = 0;   /* a string table the file does not hold: no name can be read */
             break;
-        char *out = deps->nneeded < ELF_DEPS_MAX ? deps->needed[deps->nneeded] : spare;
-        if (e.d_tag != DT_NEEDED || strtab + e.d_un.d_val < strtab || copy_string(d, n, strtab + e.d_un.d_val, out))
-            continue;
-        if (out == spare)
-            deps->more_needed = true;
-        else
-            deps->nneeded++;
+        }
     }
+    read_needed(d, n, d + dyn->p_offset, count, strtab, deps);
     return 0;
 }

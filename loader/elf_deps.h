@@ -19,6 +19,9 @@ struct elf_deps {
     char needed[ELF_DEPS_MAX][ELF_DEPS_NAME];
     unsigned nneeded;
     bool more_needed;                      /* DT_NEEDED names past the first ELF_DEPS_MAX */
+    bool unreadable_needed;                /* a DT_NEEDED whose name the file does not hold (no
+                                              string table in it, an offset past its end, no
+                                              NUL there) or that is ELF_DEPS_NAME bytes or more */
     bool foreign_dynamic;                  /* an ELF32 or non-x86-64 program with PT_INTERP or
                                               PT_DYNAMIC: nothing else is read of it */
 };

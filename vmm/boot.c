@@ -416,18 +416,19 @@ static int place_kernel(struct vmm *vm)
                 vm->opt.kernel, (unsigned long long)size, (unsigned long long)(vm->mem.size >> 20));
         return EXIT_USAGE;
     }
-    /* An IA-32 firmware enters it in 32-bit protected mode, which reaches
-     * no byte above 4 GiB (and code32_start has 32 bits, boot.rst). */
     bool entry32 = vm->opt.firmware_bits == 32;
+    bool below_4g = bzimage_needs_below_4g(bz, vm->opt.entry, vm->opt.firmware_bits);
     uint64_t top = guest_mem_top(&vm->mem);
     const struct image_constraints place = { .size = size, .pref_address = bz->hdr.pref_address, .align = align,
                                              .relocatable = bz->hdr.relocatable_kernel,
                                              .load_addr = vm->opt.load_addr,
-                                             .top = entry32 && top > GUEST_4GIB ? GUEST_4GIB : top };
+                                             .top = below_4g && top > GUEST_4GIB ? GUEST_4GIB : top };
     if (place_image(&vm->fw.map, &place, &vm->placed.image_start)) {
         vmm_log("cannot place the 0x%llx-byte kernel at 0x%llx%s%s", (unsigned long long)size,
                 (unsigned long long)place_wanted(&place), place_tried(&place),
-                entry32 ? ", and --firmware-bits 32 needs it below 4 GiB" : "");
+                entry32    ? ", and --firmware-bits 32 needs it below 4 GiB"
+                : below_4g ? ", and without XLF_CAN_BE_LOADED_ABOVE_4G in xloadflags it goes below 4 GiB"
+                           : "");
         return EXIT_USAGE;
     }
     vm->placed.image_size = size;

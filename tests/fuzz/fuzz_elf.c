@@ -17,7 +17,8 @@
  * follows), each the string a DT_NEEDED entry (before
  * DT_NULL) names in the DT_STRTAB that a PT_LOAD maps, in the order of the
  * dynamic section, every name NUL-terminated inside its buffer and the
- * unused slots zero. The reader is deterministic. abort() otherwise. */
+ * unused slots zero; unreadable_needed exactly when a DT_NEEDED read
+ * before that (more_needed stops the reading) names no such string. The reader is deterministic. abort() otherwise. */
 #include <elf.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -64,7 +65,7 @@ static Elf64_Phdr phdr(const uint8_t *d, const Elf64_Ehdr *eh, unsigned i)
 /* A program for another machine: whether it is dynamic, and nothing else. */
 static void check_foreign(const struct elf_deps *deps, bool dynamic)
 {
-    CHECK(deps->foreign_dynamic == dynamic && !deps->nneeded && !deps->more_needed);
+    CHECK(deps->foreign_dynamic == dynamic && !deps->nneeded && !deps->more_needed && !deps->unreadable_needed);
     CHECK(all_zero(deps->interp, sizeof(deps->interp)) && all_zero(deps->needed, sizeof(deps->needed)));
 }
 
@@ -155,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     /* The libraries: DT_NEEDED offsets into the string table DT_STRTAB
      * points at, through the PT_LOAD that maps it. */
     unsigned want = 0;
+    bool unreadable = false;
     if (dyn && dyn->p_offset <= n && dyn->p_filesz <= n - dyn->p_offset) {
         size_t count = dyn->p_filesz / sizeof(Elf64_Dyn);
         uint64_t strtab = 0;
@@ -174,20 +176,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
                     mapped = true;
                 }
             if (!mapped) {
-                bad = true;   /* a string table the file does not hold: no libraries */
+                bad = true;   /* a string table the file does not hold: no name readable */
                 break;
             }
         }
-        for (size_t i = 0; !bad && strtab && i < count && want <= ELF_DEPS_MAX; i++) {
+        for (size_t i = 0; i < count && want <= ELF_DEPS_MAX; i++) {
             Elf64_Dyn e;
             memcpy(&e, d + dyn->p_offset + i * sizeof(e), sizeof(e));
             if (e.d_tag == DT_NULL)
                 break;
-            if (e.d_tag != DT_NEEDED || strtab + e.d_un.d_val < strtab)
+            if (e.d_tag != DT_NEEDED)
                 continue;
-            const char *s = string_at(d, n, strtab + e.d_un.d_val);
-            if (!s)
+            const char *s = bad || !strtab || strtab + e.d_un.d_val < strtab ? NULL
+                                                                             : string_at(d, n, strtab + e.d_un.d_val);
+            if (!s) {
+                unreadable = true;
                 continue;
+            }
             CHECK(want == ELF_DEPS_MAX || (want < deps.nneeded && !strcmp(deps.needed[want], s)));
             want++;
         }
@@ -195,5 +200,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     /* One name past ELF_DEPS_MAX is said, never dropped. */
     CHECK(deps.more_needed == (want > ELF_DEPS_MAX));
     CHECK(deps.nneeded == (want > ELF_DEPS_MAX ? ELF_DEPS_MAX : want));
+    CHECK(deps.unreadable_needed == unreadable);
     return 0;
 }

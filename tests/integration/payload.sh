@@ -651,6 +651,12 @@ fi
 # init_size is checked against guest RAM, after /dev/kvm is opened.
 expect image-init-size 2 'init_size' -- "$HO" "$(img initsz 'b[0x260:0x264] = struct.pack("<I", 0x3f000000)')"
 expect image-init-size-ram 2 'init_size: the kernel needs' -- "$HO" --mem 64M "$(img initsz2 'b[0x260:0x264] = struct.pack("<I", 0x3800000)')"
+# boot.rst, xloadflags: only a kernel with XLF_CAN_BE_LOADED_ABOVE_4G goes
+# above 4 GiB; one that lacks it, with pref_address at 4 GiB (RAM there
+# with --mem 5G), is moved below, to 16 MiB (it is relocatable: a
+# non-relocatable one with a PE header is taken as an EFI application).
+expect image-above-4g-without-xlf 0 'payload: done, 0 failures' 'image at 0x1000000 \(' \
+    -- "$HO" --timeout 60 --mem 5G "$(img above4g 'b[0x236] &= ~2; b[0x258:0x260] = struct.pack("<Q", 1 << 32)')"
 expect image-no-handover-boots-pe 0 'no EFI handover entry \(xloadflags 0x[0-9a-f]+ lacks XLF_EFI_HANDOVER_64\): booting through the PE entry' \
     'PE entry at' 'payload: entry pe' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=services "$(img nohand 'b[0x236] &= ~8')"

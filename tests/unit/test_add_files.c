@@ -201,6 +201,20 @@ static void temp_file(char path[32], const void *data, size_t len)
     ck_assert_int_eq(close(fd), 0);
 }
 
+/* --add of a host file of these bytes at guest path /bin/NAME, the file
+ * removed after; add_files_archive's result. */
+static int add_program(const void *prog, size_t len, const char *name, struct cpio_builder *b)
+{
+    char host[32], spec[64];
+    temp_file(host, prog, len);
+    snprintf(spec, sizeof(spec), "%s:/bin/%s", host, name);
+    const char *adds[] = { spec };
+    struct add_files_request r = { .adds = adds, .nadds = 1 };
+    int rc = add_files_archive(&r, b);
+    ck_assert_int_eq(unlink(host), 0);
+    return rc;
+}
+
 /* An i386 program that needs ld-linux.so.2 would get none, for the host's
  * libraries are x86-64 ones: refused, where a static one is packed. */
 START_TEST(add_refuses_a_dynamic_program_for_another_machine)
@@ -217,24 +231,43 @@ START_TEST(add_refuses_a_dynamic_program_for_another_machine)
         .ph = { .p_type = PT_INTERP, .p_offset = sizeof(Elf32_Ehdr) + sizeof(Elf32_Phdr), .p_filesz = sizeof(interp) },
     };
     memcpy(prog.path, interp, sizeof(interp));
-    char host[32], spec[64];
-    temp_file(host, &prog, sizeof(prog));
-    snprintf(spec, sizeof(spec), "%s:/bin/prog32", host);
-    const char *adds[] = { spec };
-    struct add_files_request r = { .adds = adds, .nadds = 1 };
     struct cpio_builder b;
-    ck_assert_int_eq(add_files_archive(&r, &b), -1);
-    ck_assert_int_eq(unlink(host), 0);
+    ck_assert_int_eq(add_program(&prog, sizeof(prog), "prog32", &b), -1);
     ck_assert_ptr_nonnull(strstr(log_captured(), "a dynamically linked program for another machine than x86-64"));
 
     prog.ph.p_type = PT_LOAD;   /* static */
-    temp_file(host, &prog, sizeof(prog));
-    snprintf(spec, sizeof(spec), "%s:/bin/prog32", host);
-    ck_assert_int_eq(add_files_archive(&r, &b), 0);
-    ck_assert_int_eq(unlink(host), 0);
+    ck_assert_int_eq(add_program(&prog, sizeof(prog), "prog32", &b), 0);
     static struct entry e[16];
     ck_assert_int_ge(find(e, read_newc(b.buf, b.len, e, 16), "bin/prog32"), 0);
     cpio_free(&b);
+}
+END_TEST
+
+/* An x86-64 program whose DT_NEEDED names a string past the end of the
+ * file: the library it needs cannot be found, and packing the program
+ * alone would leave it unable to run in the guest. Refused. */
+struct dynamic_program {
+    Elf64_Ehdr eh;
+    Elf64_Phdr ph[2];
+    Elf64_Dyn dyn[3];
+    char strings[2];
+};
+
+START_TEST(add_refuses_a_program_needing_a_name_it_does_not_hold)
+{
+    struct dynamic_program prog = {
+        .eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+                .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT, .e_phoff = sizeof(Elf64_Ehdr),
+                .e_ehsize = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 2 },
+        .ph = { { .p_type = PT_LOAD, .p_filesz = sizeof(prog), .p_memsz = sizeof(prog), .p_align = 4096 },
+                { .p_type = PT_DYNAMIC, .p_offset = offsetof(struct dynamic_program, dyn),
+                  .p_vaddr = offsetof(struct dynamic_program, dyn), .p_filesz = sizeof(prog.dyn) } },
+        .dyn = { { .d_tag = DT_STRTAB, .d_un.d_ptr = offsetof(struct dynamic_program, strings) },
+                 { .d_tag = DT_NEEDED, .d_un.d_val = 0x10000 }, { .d_tag = DT_NULL } },
+    };
+    struct cpio_builder b;
+    ck_assert_int_eq(add_program(&prog, sizeof(prog), "prog", &b), -1);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "a DT_NEEDED entry names no library the file holds"));
 }
 END_TEST
 
@@ -246,6 +279,7 @@ Suite *add_files_suite(void)
     tcase_add_test(t, add_keeps_the_symlinks_of_the_parents_as_the_host_has_them);
     tcase_add_test(t, add_refuses_a_guest_path_already_taken);
     tcase_add_test(t, add_refuses_a_dynamic_program_for_another_machine);
+    tcase_add_test(t, add_refuses_a_program_needing_a_name_it_does_not_hold);
     suite_add_tcase(s, t);
     return s;
 }

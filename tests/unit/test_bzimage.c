@@ -289,6 +289,7 @@ MUTATOR(m_sections_overlap, pe_section(img, 1, ".bss", TEXT_VA + 0x1000, BSS_SIZ
 MUTATOR(m_section_over_headers, wr32(img + OPT_OFF + 60, TEXT_VA + 0x200))
 MUTATOR(m_xlf_handover64, h->xloadflags &= (uint16_t)~XLF_EFI_HANDOVER_64)
 MUTATOR(m_handover_offset, h->handover_offset = PM_SIZE - 0x200)
+MUTATOR(m_handover_offset_zero, h->handover_offset = 0)
 MUTATOR(m_relocs_stripped, wr16(img + COFF_OFF + 18, 0x207))
 
 static const struct variant variants[] = {
@@ -332,6 +333,7 @@ static const struct variant variants[] = {
     { "section past SizeOfImage", m_section_past_image, "SizeOfImage", AT_PARSE },
     { "no XLF_EFI_HANDOVER_64", m_xlf_handover64, "xloadflags", AT_HANDOVER_ENTRY },
     { "handover_offset past the kernel", m_handover_offset, "handover_offset", AT_HANDOVER_ENTRY },
+    { "handover_offset zero: startup_64", m_handover_offset_zero, "handover_offset: 0 names startup_64", AT_HANDOVER_ENTRY },
     { "PE relocations stripped", m_relocs_stripped, "RELOCS_STRIPPED", AT_PE_ENTRY },
 };
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
@@ -370,12 +372,37 @@ START_TEST(i386_kernel_parses_and_offers_only_the_32_bit_handover_entry)
     ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_PE, err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "lacks XLF_KERNEL_64"));
     ck_assert_ptr_nonnull(strstr(err, "--firmware-bits 32 enters it"));
+    /* handover_offset 0 is startup_32 itself, no EFI handover entry. */
+    h->handover_offset = 0;
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert(!bzimage_offers_handover32(&bz));
+    ck_assert_int_eq(bzimage_check_handover32(&bz, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "handover_offset: 0 names startup_32"), "%s", err);
+    h->handover_offset = HANDOVER;
     /* Without the 32-bit handover entry no firmware width enters it. */
     h->xloadflags = 0;
     ck_assert_msg(parse() == 0, "refused: %s", err);
     ck_assert_int_eq(bzimage_check_entry(&bz, ENTRY_HANDOVER, err, sizeof(err)), -1);
     ck_assert_msg(!strstr(err, "--firmware-bits 32 enters it"), "%s", err);
     ck_assert_msg(strstr(err, "no 32-bit handover entry either"), "%s", err);
+}
+END_TEST
+
+/* boot.rst, xloadflags: the handover entry's kernel goes above 4 GiB only
+ * with XLF_CAN_BE_LOADED_ABOVE_4G; the PE entry's is an EFI image,
+ * loaded anywhere; an IA-32 firmware's is below 4 GiB either way. */
+START_TEST(only_xlf_can_be_loaded_above_4g_lets_the_handover_kernel_above_4g)
+{
+    build_image(image, true);
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert(!bzimage_needs_below_4g(&bz, ENTRY_HANDOVER, 64));
+    ck_assert(!bzimage_needs_below_4g(&bz, ENTRY_PE, 64));
+    ck_assert(bzimage_needs_below_4g(&bz, ENTRY_HANDOVER, 32));
+    ck_assert(bzimage_needs_below_4g(&bz, ENTRY_PE, 32));
+    hdr_of(image)->xloadflags &= (uint16_t)~XLF_CAN_BE_LOADED_ABOVE_4G;
+    ck_assert_msg(parse() == 0, "refused: %s", err);
+    ck_assert(bzimage_needs_below_4g(&bz, ENTRY_HANDOVER, 64));
+    ck_assert(!bzimage_needs_below_4g(&bz, ENTRY_PE, 64));
 }
 END_TEST
 
@@ -754,6 +781,7 @@ Suite *bzimage_suite(void)
     tcase_add_test(tc, load_pe_copies_no_more_than_virtual_size);
     tcase_add_test(tc, load_pe_refuses_an_image_without_pe_header);
     tcase_add_test(tc, handover_entry_is_startup_64_plus_handover_offset);
+    tcase_add_test(tc, only_xlf_can_be_loaded_above_4g_lets_the_handover_kernel_above_4g);
     tcase_add_test(tc, boot_params_carry_the_header_and_what_the_loader_fills);
     tcase_add_test(tc, boot_params_outside_the_header_are_zero);
     tcase_add_test(tc, boot_params_split_addresses_above_4g_into_ext_fields);

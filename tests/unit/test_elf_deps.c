@@ -24,6 +24,7 @@ START_TEST(elf_deps_of_this_program)
     for (unsigned i = 0; i < d.nneeded; i++)
         libc |= !strcmp(d.needed[i], "libc.so.6");
     ck_assert(libc);
+    ck_assert(!d.unreadable_needed);
     /* Every truncation is refused or read within bounds (ASan checks). */
     for (size_t cut = 0; cut < 4096; cut += 7)
         (void)elf_deps_read(image, cut, &d);
@@ -128,6 +129,65 @@ START_TEST(elf_deps_of_a_program_for_another_machine)
 }
 END_TEST
 
+/* A program mapped whole by one PT_LOAD (vaddr = offset), its dynamic
+ * section DT_STRTAB at strtab_va, then a DT_NEEDED for each offset in
+ * needed[0..n), then DT_NULL; the string table "\0libc.so.6\0" last in
+ * the file, which ends with it unless cut. */
+#define STRTAB_LIBC 1   /* "libc.so.6" in the string table */
+static size_t elf_with_needed(uint8_t *f, uint64_t strtab_va, const uint64_t *needed, unsigned n)
+{
+    static const char strings[] = "\0libc.so.6";
+    Elf64_Ehdr eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+                      .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+                      .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+                      .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 2 };
+    size_t dyn_at = sizeof(eh) + 2 * sizeof(Elf64_Phdr), dyn_size = (n + 2) * sizeof(Elf64_Dyn);
+    size_t str_at = dyn_at + dyn_size, end = str_at + sizeof(strings);
+    Elf64_Phdr ph[2] = { { .p_type = PT_LOAD, .p_flags = PF_R, .p_filesz = end, .p_memsz = end, .p_align = 4096 },
+                         { .p_type = PT_DYNAMIC, .p_flags = PF_R, .p_offset = dyn_at, .p_vaddr = dyn_at,
+                           .p_filesz = dyn_size, .p_memsz = dyn_size, .p_align = 8 } };
+    memcpy(f, &eh, sizeof(eh));
+    memcpy(f + sizeof(eh), ph, sizeof(ph));
+    Elf64_Dyn strtab = { .d_tag = DT_STRTAB, .d_un.d_ptr = strtab_va ? strtab_va : str_at };
+    memcpy(f + dyn_at, &strtab, sizeof(strtab));
+    for (unsigned i = 0; i <= n; i++) {
+        Elf64_Dyn e = { .d_tag = i < n ? DT_NEEDED : DT_NULL, .d_un.d_val = i < n ? needed[i] : 0 };
+        memcpy(f + dyn_at + (i + 1) * sizeof(e), &e, sizeof(e));
+    }
+    memcpy(f + str_at, strings, sizeof(strings));
+    return end;
+}
+
+/* A DT_NEEDED whose name the file does not hold (past its end, no NUL
+ * before it, or no string table in the file) is said, not skipped: --add
+ * would pack the program without a library it needs (System V gABI,
+ * "Dynamic Section": DT_NEEDED is a string table offset of a
+ * NUL-terminated name). */
+START_TEST(elf_deps_says_a_needed_name_it_cannot_read)
+{
+    static uint8_t f[4096];
+    struct elf_deps d;
+    const uint64_t good[] = { STRTAB_LIBC }, past_end[] = { STRTAB_LIBC, 4096 };
+    ck_assert_int_eq(elf_deps_read(f, elf_with_needed(f, 0, good, 1), &d), 0);
+    ck_assert_uint_eq(d.nneeded, 1);
+    ck_assert_str_eq(d.needed[0], "libc.so.6");
+    ck_assert(!d.unreadable_needed);
+
+    ck_assert_int_eq(elf_deps_read(f, elf_with_needed(f, 0, past_end, 2), &d), 0);
+    ck_assert_uint_eq(d.nneeded, 1);
+    ck_assert(d.unreadable_needed);
+
+    size_t n = elf_with_needed(f, 0, good, 1);
+    ck_assert_int_eq(elf_deps_read(f, n - 1, &d), 0);   /* the name's NUL cut off */
+    ck_assert_uint_eq(d.nneeded, 0);
+    ck_assert(d.unreadable_needed);
+
+    ck_assert_int_eq(elf_deps_read(f, elf_with_needed(f, 0x10000, good, 1), &d), 0);   /* DT_STRTAB in no PT_LOAD */
+    ck_assert_uint_eq(d.nneeded, 0);
+    ck_assert(d.unreadable_needed);
+}
+END_TEST
+
 Suite *elf_deps_suite(void)
 {
     Suite *s = suite_create("elf-deps");
@@ -135,6 +195,7 @@ Suite *elf_deps_suite(void)
     tcase_add_test(t, elf_deps_of_this_program);
     tcase_add_test(t, elf_deps_interpreter_is_the_first_pt_interp_the_kernel_reads);
     tcase_add_test(t, elf_deps_of_a_program_for_another_machine);
+    tcase_add_test(t, elf_deps_says_a_needed_name_it_cannot_read);
     suite_add_tcase(s, t);
     return s;
 }

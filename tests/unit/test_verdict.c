@@ -426,7 +426,7 @@ END_TEST
  * one range with its reserved neighbours; the types it knows stay. */
 START_TEST(e820_as_kernel_reads_makes_unknown_types_reserved)
 {
-    struct boot_e820_entry e[6] = {
+    struct boot_e820_entry e[12] = {
         { 0, 0xa0000, E820_TYPE_RAM },          { 0xa0000, 0x60000, E820_TYPE_RESERVED },
         { 0x100000, 0x1000, 20 },               { 0x101000, 0x1000, E820_TYPE_RESERVED },
         { 0x102000, 0x1000, E820_TYPE_PRAM },   { 0x103000, 0x1000, E820_TYPE_SOFT_RESERVED },
@@ -438,9 +438,35 @@ START_TEST(e820_as_kernel_reads_makes_unknown_types_reserved)
     unsigned n = e820_as_kernel_reads(e, 6);
     ck_assert(e820_equal(e, n, want, 4));
     /* Neighbours that do not touch stay two ranges. */
-    struct boot_e820_entry gap[2] = { { 0, 0x1000, 20 }, { 0x2000, 0x1000, E820_TYPE_RESERVED } };
+    struct boot_e820_entry gap[4] = { { 0, 0x1000, 20 }, { 0x2000, 0x1000, E820_TYPE_RESERVED } };
     ck_assert_uint_eq(e820_as_kernel_reads(gap, 2), 2);
     ck_assert_uint_eq(gap[0].type, E820_TYPE_RESERVED);
+}
+END_TEST
+
+/* e820__update_table (arch/x86/kernel/e820.c) sorts a boot loader's
+ * table before the kernel uses it: an entry of no size is dropped, the
+ * entries are taken in address order, where two overlap the larger type
+ * wins, and PRAM neighbours stay apart (e820_nomerge). The map the kernel
+ * gets is the one judged. */
+START_TEST(e820_as_kernel_reads_sorts_as_the_kernel_does)
+{
+    struct boot_e820_entry e[16] = {
+        { 0x100000, 0x100000, E820_TYPE_RAM }, { 0x50000, 0, E820_TYPE_ACPI },
+        { 0, 0xa0000, E820_TYPE_RAM },         { 0x180000, 0x1000, E820_TYPE_RESERVED },
+        { 0x200000, 0x1000, E820_TYPE_PRAM },  { 0x201000, 0x1000, E820_TYPE_PRAM },
+    };
+    const struct boot_e820_entry want[6] = {
+        { 0, 0xa0000, E820_TYPE_RAM },         { 0x100000, 0x80000, E820_TYPE_RAM },
+        { 0x180000, 0x1000, E820_TYPE_RESERVED }, { 0x181000, 0x7f000, E820_TYPE_RAM },
+        { 0x200000, 0x1000, E820_TYPE_PRAM },  { 0x201000, 0x1000, E820_TYPE_PRAM },
+    };
+    unsigned n = e820_as_kernel_reads(e, 6);
+    ck_assert_msg(e820_equal(e, n, want, 6), "%u entries", n);
+    /* An entry that wraps: the kernel leaves the table as it is. */
+    struct boot_e820_entry wraps[4] = { { 0x1000, 0x1000, E820_TYPE_RAM }, { ~0ULL - 0xfff, 0x2000, E820_TYPE_RAM } };
+    ck_assert_uint_eq(e820_as_kernel_reads(wraps, 2), 2);
+    ck_assert_uint_eq(wraps[1].size, 0x2000);
 }
 END_TEST
 
@@ -951,6 +977,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, e820_read_follows_the_setup_data_chain);
     tcase_add_test(tc, e820_read_whole_only_when_no_part_is_out_of_reach);
     tcase_add_test(tc, e820_as_kernel_reads_makes_unknown_types_reserved);
+    tcase_add_test(tc, e820_as_kernel_reads_sorts_as_the_kernel_does);
     tcase_add_test(tc, e820_mismatch_in_type_size_or_count);
     suite_add_tcase(s, tc);
 

@@ -216,6 +216,11 @@ static int add_one(struct add_state *st, const char *host, const char *guest)
     if (elf && deps.more_needed) {
         vmm_log("--add %s: needs more than %d libraries", host, ELF_DEPS_MAX);
         rc = -1;
+    } else if (elf && deps.unreadable_needed) {
+        vmm_log("--add %s: a DT_NEEDED entry names no library the file holds (its string table or the name is not "
+                "in the file, or the name is not NUL-terminated within %d bytes): it cannot be packed with all it needs",
+                host, ELF_DEPS_NAME - 1);
+        rc = -1;
     } else if (elf && deps.foreign_dynamic) {
         vmm_log("--add %s: a dynamically linked program for another machine than x86-64 (an i386 one, say): "
                 "its libraries are not looked up; add a static build, or put it with its libraries in --initrd",

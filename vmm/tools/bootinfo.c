@@ -85,13 +85,13 @@ static int check_e820(struct vmm *vm, const struct boot_params *bp, FILE *out)
                 (unsigned long long)(got[i].addr + got[i].size - 1), e820_type_name(got[i].type));
     /* A boot loader's table is judged as the kernel reads it; the stub's
      * must be what setup_e820 makes, entry for entry. */
-    static struct boot_e820_entry read[MAX_E820];
+    static struct boot_e820_entry read[2 * MAX_E820];
     unsigned nread = ngot;
     memcpy(read, got, ngot * sizeof(*got));
     bool loader = vm->run.entry_trap.n != 0;
     if (loader && !e820_equal(read, nread = e820_as_kernel_reads(read, ngot), got, ngot))
-        fprintf(out, "  e820 as read      %u entries (a type the kernel does not know is reserved, neighbours of one "
-                "type one range)\n", nread);
+        fprintf(out, "  e820 as read      %u entries (in address order, empty ones dropped, overlaps the larger "
+                "type, a type the kernel does not know reserved, neighbours of one type one range)\n", nread);
     if (whole && e820_equal(read, nread, want, nwant) && e->efi_loader_signature == signature) {
         fprintf(out, "e820-check: ok: %u entries agree with the firmware memory map (%u descriptors)\n", nread,
                 vm->fw.map.n);

@@ -86,18 +86,62 @@ static bool kernel_knows(uint32_t t)
     }
 }
 
+/* e820_nomerge: ranges that may mark platform boundaries stay apart. */
+static bool kernel_keeps_apart(uint32_t t)
+{
+    return t == E820_TYPE_PRAM || t == E820_TYPE_SOFT_RESERVED;
+}
+
+/* The type e820__update_table gives the point at: the largest of the
+ * entries over it, 0 if none is. */
+static uint32_t type_at(const struct boot_e820_entry *e, unsigned n, uint64_t at)
+{
+    uint32_t t = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (e[i].addr <= at && at - e[i].addr < e[i].size && e[i].type > t)
+            t = e[i].type;
+    return t;
+}
+
+/* The start and end points of the entries, ascending, each once. */
+static unsigned change_points(const struct boot_e820_entry *e, unsigned n, uint64_t *pt)
+{
+    unsigned np = 0;
+    for (unsigned i = 0; i < 2 * n; i++) {
+        uint64_t a = i < n ? e[i].addr : e[i - n].addr + e[i - n].size;
+        unsigned k = np;
+        while (k && pt[k - 1] > a)
+            k--;
+        if (k && pt[k - 1] == a)
+            continue;
+        memmove(pt + k + 1, pt + k, (np - k) * sizeof(*pt));
+        pt[k] = a;
+        np++;
+    }
+    return np;
+}
+
 unsigned e820_as_kernel_reads(struct boot_e820_entry *e, unsigned n)
 {
-    unsigned out = 0;
-    for (unsigned i = 0; i < n; i++) {
-        struct boot_e820_entry r = e[i];
-        if (!kernel_knows(r.type))
-            r.type = E820_TYPE_RESERVED;
-        if (out && e[out - 1].type == r.type && e[out - 1].addr + e[out - 1].size == r.addr) {
-            e[out - 1].size += r.size;
+    static uint64_t pt[2 * MAX_E820];
+    static struct boot_e820_entry in[MAX_E820];
+    /* e820__update_table leaves a table with an entry that wraps as it is. */
+    for (unsigned i = 0; i < n; i++)
+        if (e[i].addr + e[i].size < e[i].addr)
+            return n;
+    memcpy(in, e, n * sizeof(*e));
+    unsigned np = change_points(in, n, pt), out = 0;
+    for (unsigned k = 0; k + 1 < np; k++) {
+        uint32_t t = type_at(in, n, pt[k]);
+        if (!t)
             continue;
-        }
-        e[out++] = r;
+        if (!kernel_knows(t))
+            t = E820_TYPE_RESERVED;
+        struct boot_e820_entry *last = out ? &e[out - 1] : NULL;
+        if (last && last->type == t && last->addr + last->size == pt[k] && !kernel_keeps_apart(t))
+            last->size += pt[k + 1] - pt[k];
+        else
+            e[out++] = (struct boot_e820_entry){ pt[k], pt[k + 1] - pt[k], t };
     }
     return out;
 }

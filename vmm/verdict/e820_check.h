@@ -29,12 +29,15 @@ bool e820_read_whole(const struct guest_mem *gm, const struct boot_params *bp, s
                      unsigned *n);
 /* What setup_e820 makes of the memory map m (out: MEMMAP_MAX_ENTRIES). */
 unsigned e820_expected(const struct memmap *m, struct boot_e820_entry *out);
-/* A boot loader's table as the kernel reads it, in place: a type it does
- * not know (GRUB writes its own GRUB_MEMORY_CODE, 20, for
- * EfiRuntimeServicesCode) is memory it leaves alone, reserved
- * (arch/x86/kernel/e820.c uses only the types of asm/e820/types.h), and
- * neighbours of one type are one range (e820__update_table). Returns the
- * number of entries left. */
+/* A boot loader's table as the kernel reads it (e820__update_table):
+ * entries of no size dropped, the rest in address order, where they
+ * overlap the larger type, neighbours of one type one range (not those of
+ * E820_TYPE_PRAM or E820_TYPE_SOFT_RESERVED); and a type it does not know
+ * (GRUB writes its own GRUB_MEMORY_CODE, 20, for EfiRuntimeServicesCode)
+ * is memory it leaves alone, reserved (arch/x86/kernel/e820.c uses only
+ * the types of asm/e820/types.h). A table with an entry that wraps is
+ * left as it is, as the kernel leaves it. In place: e has room for 2 * n
+ * entries, for overlaps split ranges. Returns the number of entries. */
 unsigned e820_as_kernel_reads(struct boot_e820_entry *e, unsigned n);
 /* The same entries in the same order. */
 bool e820_equal(const struct boot_e820_entry *a, unsigned na, const struct boot_e820_entry *b, unsigned nb);
