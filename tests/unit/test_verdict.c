@@ -174,6 +174,24 @@ START_TEST(panic_through_the_console_line)
 }
 END_TEST
 
+/* A NUL on the console (a program that wrote binary to it) before the
+ * kernel's panic line, on the same line: a terminal shows nothing for it
+ * (ECMA-48 8.3.88, NUL is a fill character), and the panic is still seen. */
+START_TEST(a_nul_byte_hides_no_panic_line)
+{
+    struct console_line cl = { .len = 0 };
+    struct line_consumers l = { .n = 0 };
+    struct panic_watch w = { .ended = false };
+    const struct line_consumer c = { "panic", panic_watch_line, &w };
+    ck_assert_int_eq(line_consumers_add(&l, &c), 0);
+    feed(&cl, &l, "junk");
+    console_line_byte(&cl, &l, 0);
+    feed(&cl, &l, "[ 1.0] Kernel panic - not syncing: oops\n");
+    ck_assert_str_eq(w.line, "Kernel panic - not syncing: oops");
+    ck_assert_str_eq(console_line_current(&cl), "junk[ 1.0] Kernel panic - not syncing: oops");
+}
+END_TEST
+
 /* panic=N: the kernel restarts where it would print the end marker; the
  * restart ends the panic, and a restart with no panic seen is none. */
 START_TEST(panic_ends_at_a_restart_without_its_end_marker)
@@ -884,6 +902,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, console_line_keeps_the_start_of_a_long_line);
     tcase_add_test(tc, line_consumers_refuse_past_their_bound);
     tcase_add_test(tc, panic_through_the_console_line);
+    tcase_add_test(tc, a_nul_byte_hides_no_panic_line);
     tcase_add_test(tc, panic_ends_at_a_restart_without_its_end_marker);
     suite_add_tcase(s, tc);
 

@@ -22,7 +22,10 @@ void console_line_byte(struct console_line *cl, const struct line_consumers *l, 
         cl->len = 0;
         return;
     }
-    if (byte != '\r' && cl->len + 1 < sizeof(cl->line)) {
+    /* A NUL would end the line's string early and hide what follows it
+     * (a panic after binary output); a terminal shows nothing for it
+     * (ECMA-48 8.3.88), so neither does the line. */
+    if (byte != '\r' && byte != 0 && cl->len + 1 < sizeof(cl->line)) {
         cl->line[cl->len++] = (char)byte;
         cl->line[cl->len] = 0;
     }

@@ -32,7 +32,7 @@ struct line_consumers {
 __attribute__((warn_unused_result)) int line_consumers_add(struct line_consumers *l, const struct line_consumer *c);
 
 /* One byte of console output: '\n' completes a non-empty line, which every
- * consumer gets in the order they were added; '\r' is dropped, and a line
+ * consumer gets in the order they were added; '\r' and NUL are dropped, and a line
  * longer than the buffer keeps its start. */
 void console_line_byte(struct console_line *cl, const struct line_consumers *l, uint8_t byte);
 
