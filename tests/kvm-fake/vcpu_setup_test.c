@@ -67,8 +67,11 @@ static int fake_restore_ioctl(unsigned long request, void *arg)
     return (int)m->nmsrs;
 }
 /* What opening /dev/kvm gives: an errno, or 0 for /dev/null, a device
- * that answers no KVM ioctl. */
-static int dev_kvm_errno;
+ * that answers no KVM ioctl unless dev_kvm_answers: then it is a KVM of
+ * this API version with every capability but dev_kvm_lacks. */
+static int dev_kvm_errno, dev_kvm_fd = -1;
+static bool dev_kvm_answers;
+static long dev_kvm_lacks = -1;
 
 int __wrap_open(const char *path, int flags, ...)
 {
@@ -82,7 +85,8 @@ int __wrap_open(const char *path, int flags, ...)
         errno = dev_kvm_errno;
         return -1;
     }
-    return __real_open("/dev/null", flags, mode);
+    dev_kvm_fd = __real_open("/dev/null", flags, mode);
+    return dev_kvm_fd;
 }
 
 int __wrap_ioctl(int fd, unsigned long request, ...)
@@ -95,6 +99,10 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
         fake_vcpu_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
         return fake_vcpu_fd;
     }
+    if (dev_kvm_answers && fd == dev_kvm_fd && request == KVM_GET_API_VERSION)
+        return KVM_API_VERSION;
+    if (dev_kvm_answers && fd == dev_kvm_fd && request == KVM_CHECK_EXTENSION)
+        return (long)(uintptr_t)arg != dev_kvm_lacks;
     if (fd == fake_kvm_fd && request == KVM_GET_VCPU_MMAP_SIZE)
         return 2 * 4096;
     if (fd >= 0 && fd == restore_fd)
@@ -166,6 +174,32 @@ START_TEST(each_way_dev_kvm_fails_is_named)
                       cases[i].says);
         free(text);
     }
+}
+END_TEST
+
+/* A KVM too old for a capability the run uses is refused as it is
+ * opened, naming the capability (Documentation/virt/kvm/api.rst gives
+ * each ioctl's), not later by the ioctl's bare errno; one with them all
+ * opens. */
+START_TEST(a_kvm_without_a_needed_capability_is_named)
+{
+    static const struct { long cap; const char *says; } cases[] = {
+        { KVM_CAP_USER_MEMORY, "KVM_CAP_USER_MEMORY" }, { KVM_CAP_SET_TSS_ADDR, "KVM_CAP_SET_TSS_ADDR" },
+        { KVM_CAP_IRQCHIP, "KVM_CAP_IRQCHIP" },         { KVM_CAP_PIT2, "KVM_CAP_PIT2" },
+        { KVM_CAP_EXT_CPUID, "KVM_CAP_EXT_CPUID" },     { KVM_CAP_IMMEDIATE_EXIT, "KVM_CAP_IMMEDIATE_EXIT" },
+    };
+    dev_kvm_answers = true;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dev_kvm_lacks = cases[i].cap;
+        char *text = open_kvm_message(0);
+        ck_assert_msg(strstr(text, cases[i].says) && strstr(text, "too old"), "lacking %s: said \"%s\"",
+                      cases[i].says, text);
+        free(text);
+    }
+    static struct vmm vm;
+    dev_kvm_lacks = -1;
+    ck_assert_int_eq(vmm_open_kvm(&vm), 0);
+    close(vm.kvm_fd);
 }
 END_TEST
 
@@ -292,6 +326,7 @@ int main(void)
     } tests[] = {
         { "vcpu_setup", failed_kvm_run_mapping_leaves_run_null },
         { "open_kvm", each_way_dev_kvm_fails_is_named },
+        { "open_kvm", a_kvm_without_a_needed_capability_is_named },
         { "snapshot", restore_keeps_the_tsc_deadline },
         { "snapshot", unsaved_snapshot_files_are_removed },
         { "signals", a_step_cut_short_by_a_stop_signal_ends_as_the_signal },
