@@ -15,12 +15,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../vmm/host/log.h"
@@ -266,6 +268,60 @@ START_TEST(a_step_cut_short_by_a_stop_signal_ends_as_the_signal)
 }
 END_TEST
 
+/* The reader of a full pipe that stdout is: it kicks the console's
+ * writer (the thread kick) while its write waits, and only then reads
+ * everything, to the end. */
+struct slow_reader {
+    int fd;
+    pthread_t kick;
+};
+
+static void *kick_then_read(void *arg)
+{
+    struct slow_reader *r = arg;
+    struct timespec wait = { 0, 100 * 1000 * 1000 };
+    char buf[4096];
+    nanosleep(&wait, NULL);
+    pthread_kill(r->kick, SIGUSR1);
+    nanosleep(&wait, NULL);
+    while (read(r->fd, buf, sizeof(buf)) > 0)
+        continue;
+    return NULL;
+}
+
+/* A console line printed to a slow reader is not a failed write because
+ * a kick (SIGUSR1: halt_wake.c's in the firmware phase, stop_all's) came
+ * while it waited: the kick is for KVM_RUN, which it makes return
+ * whether or not its handler restarts calls (-EINTR, never restarted:
+ * kernel/entry/kvm.c), and a write cut short by it ended the run as
+ * "stdout: write failed: Interrupted system call", exit status 3. */
+START_TEST(a_kick_fails_no_console_write_to_a_slow_reader)
+{
+    static struct vmm vm;
+    vm.run.opt.console_limit = 1 << 20;
+    ck_assert_int_eq(vmm_catch_stop_signals(&vm), 0);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
+    char fill[4096] = { 0 };
+    while (write(p[1], fill, sizeof(fill)) > 0)
+        continue;
+    ck_assert_int_eq(fcntl(p[1], F_SETFL, 0), 0);
+    ck_assert_int_eq(dup2(p[1], STDOUT_FILENO), STDOUT_FILENO);
+    close(p[1]);
+    struct slow_reader r = { .fd = p[0], .kick = pthread_self() };
+    pthread_t reader;
+    ck_assert_int_eq(pthread_create(&reader, NULL, kick_then_read, &r), 0);
+    for (const char *c = "a line to a slow reader\n"; *c; c++)
+        vmm_console_tx(&vm, (uint8_t)*c);
+    ck_assert_msg(!ferror(stdout) && !vm.console.write_errno, "the write failed: %s",
+                  strerror(vm.console.write_errno));
+    close(STDOUT_FILENO);
+    pthread_join(reader, NULL);
+    close(p[0]);
+}
+END_TEST
+
 /* What a run whose vCPU's one exit is an OUT of count elements of size
  * bytes to the firmware-call port 0xEC ends with: its status, the
  * firmware calls it made and its log, in *log (freed by the caller). */
@@ -330,6 +386,7 @@ int main(void)
         { "snapshot", restore_keeps_the_tsc_deadline },
         { "snapshot", unsaved_snapshot_files_are_removed },
         { "signals", a_step_cut_short_by_a_stop_signal_ends_as_the_signal },
+        { "signals", a_kick_fails_no_console_write_to_a_slow_reader },
         { "run", an_out_no_thunk_makes_to_the_firmware_port_is_refused },
     };
     Suite *s = suite_create("kvm-fake");
