@@ -192,6 +192,26 @@ START_TEST(a_nul_byte_hides_no_panic_line)
 }
 END_TEST
 
+/* A progress count redrawn with carriage returns and no line feed, for
+ * longer than the line holds, then the kernel's panic: a carriage return
+ * puts the next text at the line's start, as on a terminal, so the panic
+ * is not cut off past the end of the line; "\r\n" still ends a line
+ * whole. */
+START_TEST(a_carriage_return_starts_the_line_over)
+{
+    struct console_line cl = { .len = 0 };
+    struct line_consumers l = { .n = 0 };
+    struct panic_watch w = { .ended = false };
+    const struct line_consumer c = { "panic", panic_watch_line, &w };
+    ck_assert_int_eq(line_consumers_add(&l, &c), 0);
+    for (int i = 0; i < 100; i++)
+        feed(&cl, &l, "copied 10%\r");
+    feed(&cl, &l, "[ 1.0] Kernel panic - not syncing: oops\r\n");
+    ck_assert_str_eq(w.line, "Kernel panic - not syncing: oops");
+    ck_assert_str_eq(console_line_current(&cl), "[ 1.0] Kernel panic - not syncing: oops");
+}
+END_TEST
+
 /* panic=N: the kernel restarts where it would print the end marker; the
  * restart ends the panic, and a restart with no panic seen is none. */
 START_TEST(panic_ends_at_a_restart_without_its_end_marker)
@@ -903,6 +923,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, line_consumers_refuse_past_their_bound);
     tcase_add_test(tc, panic_through_the_console_line);
     tcase_add_test(tc, a_nul_byte_hides_no_panic_line);
+    tcase_add_test(tc, a_carriage_return_starts_the_line_over);
     tcase_add_test(tc, panic_ends_at_a_restart_without_its_end_marker);
     suite_add_tcase(s, tc);
 
