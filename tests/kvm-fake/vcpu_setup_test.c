@@ -35,6 +35,7 @@ int __real_ioctl(int fd, unsigned long request, ...);
 void *__real_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
 
 static int fake_kvm_fd = -1, fake_vm_fd = -1, fake_vcpu_fd = -1;
+static int fake_run_size = 2 * 4096;   /* what KVM_GET_VCPU_MMAP_SIZE answers */
 static unsigned mmap_calls;
 /* A restored vCPU (restore_fd): its LAPIC timer's mode, and the
  * IA32_TSC_DEADLINE KVM kept, which it takes only in TSC-deadline mode
@@ -106,7 +107,7 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
     if (dev_kvm_answers && fd == dev_kvm_fd && request == KVM_CHECK_EXTENSION)
         return (long)(uintptr_t)arg != dev_kvm_lacks;
     if (fd == fake_kvm_fd && request == KVM_GET_VCPU_MMAP_SIZE)
-        return 2 * 4096;
+        return fake_run_size;
     if (fd >= 0 && fd == restore_fd)
         return fake_restore_ioctl(request, arg);
     if (fd >= 0 && fd == run_fd && request == KVM_RUN) {
@@ -140,6 +141,32 @@ START_TEST(failed_kvm_run_mapping_leaves_run_null)
     ck_assert_int_eq(vmm_setup_vcpu(&vm, 0), -1);
     ck_assert_uint_eq(mmap_calls, 1);
     ck_assert_ptr_null(vm.vcpus[0].run);
+}
+END_TEST
+
+/* A kvm_run mapping KVM says is smaller than struct kvm_run is refused
+ * saying so: the call succeeded, and its errno (stale) said nothing. */
+START_TEST(a_kvm_run_smaller_than_its_struct_is_named)
+{
+    static struct vmm vm;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(log);
+    vmm_set_log_file(log);
+    fake_kvm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    fake_vm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    vm.kvm_fd = fake_kvm_fd;
+    vm.vm_fd = fake_vm_fd;
+    vm.opt.cpus = 1;
+    fake_run_size = 16;
+    errno = 0;
+    ck_assert_int_eq(vmm_setup_vcpu(&vm, 0), -1);
+    vmm_set_log_file(NULL);
+    fclose(log);
+    ck_assert_msg(strstr(text, "KVM_GET_VCPU_MMAP_SIZE: 16 bytes, less than a struct kvm_run"), "said \"%s\"", text);
+    ck_assert_uint_eq(mmap_calls, 0);
+    free(text);
 }
 END_TEST
 
@@ -381,6 +408,7 @@ int main(void)
         const TTest *test;
     } tests[] = {
         { "vcpu_setup", failed_kvm_run_mapping_leaves_run_null },
+        { "vcpu_setup", a_kvm_run_smaller_than_its_struct_is_named },
         { "open_kvm", each_way_dev_kvm_fails_is_named },
         { "open_kvm", a_kvm_without_a_needed_capability_is_named },
         { "snapshot", restore_keeps_the_tsc_deadline },

@@ -225,8 +225,12 @@ int vmm_setup_vcpu(struct vmm *vm, unsigned id)
         return -1;
     }
     int size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-    if (size < (int)sizeof(struct kvm_run)) {
+    if (size < 0) {
         vmm_log("KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
+        return -1;
+    }
+    if (size < (int)sizeof(struct kvm_run)) {
+        vmm_log("KVM_GET_VCPU_MMAP_SIZE: %d bytes, less than a struct kvm_run (%zu)", size, sizeof(struct kvm_run));
         return -1;
     }
     vm->run_size = (size_t)size;
