@@ -128,16 +128,38 @@ void *__wrap_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t 
     return __real_mmap(addr, length, prot, flags, fd, offset);
 }
 
-START_TEST(failed_kvm_run_mapping_leaves_run_null)
+/* A VM of one vCPU whose /dev/kvm and VM fds are the fake's. */
+static void fake_vm(struct vmm *vm)
 {
-    static struct vmm vm;
     fake_kvm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     fake_vm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     ck_assert_int_ge(fake_kvm_fd, 0);
     ck_assert_int_ge(fake_vm_fd, 0);
-    vm.kvm_fd = fake_kvm_fd;
-    vm.vm_fd = fake_vm_fd;
-    vm.opt.cpus = 1;
+    vm->kvm_fd = fake_kvm_fd;
+    vm->vm_fd = fake_vm_fd;
+    vm->opt.cpus = 1;
+}
+
+/* What vmm_log says from log_to_memory to log_stop goes to *text (freed
+ * by the caller). */
+static FILE *log_to_memory(char **text, size_t *len)
+{
+    FILE *log = open_memstream(text, len);
+    ck_assert_ptr_nonnull(log);
+    vmm_set_log_file(log);
+    return log;
+}
+
+static void log_stop(FILE *log)
+{
+    vmm_set_log_file(NULL);
+    fclose(log);
+}
+
+START_TEST(failed_kvm_run_mapping_leaves_run_null)
+{
+    static struct vmm vm;
+    fake_vm(&vm);
     ck_assert_int_eq(vmm_setup_vcpu(&vm, 0), -1);
     ck_assert_uint_eq(mmap_calls, 1);
     ck_assert_ptr_null(vm.vcpus[0].run);
@@ -151,19 +173,12 @@ START_TEST(a_kvm_run_smaller_than_its_struct_is_named)
     static struct vmm vm;
     char *text = NULL;
     size_t len = 0;
-    FILE *log = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(log);
-    vmm_set_log_file(log);
-    fake_kvm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    fake_vm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    vm.kvm_fd = fake_kvm_fd;
-    vm.vm_fd = fake_vm_fd;
-    vm.opt.cpus = 1;
+    FILE *log = log_to_memory(&text, &len);
+    fake_vm(&vm);
     fake_run_size = 16;
     errno = 0;
     ck_assert_int_eq(vmm_setup_vcpu(&vm, 0), -1);
-    vmm_set_log_file(NULL);
-    fclose(log);
+    log_stop(log);
     ck_assert_msg(strstr(text, "KVM_GET_VCPU_MMAP_SIZE: 16 bytes, less than a struct kvm_run"), "said \"%s\"", text);
     ck_assert_uint_eq(mmap_calls, 0);
     free(text);
@@ -177,13 +192,10 @@ static char *open_kvm_message(int e)
     static struct vmm vm;
     char *text = NULL;
     size_t len = 0;
-    FILE *log = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(log);
-    vmm_set_log_file(log);
+    FILE *log = log_to_memory(&text, &len);
     dev_kvm_errno = e;
     ck_assert_int_eq(vmm_open_kvm(&vm), -1);
-    vmm_set_log_file(NULL);
-    fclose(log);
+    log_stop(log);
     if (vm.kvm_fd >= 0)
         close(vm.kvm_fd);
     return text;
