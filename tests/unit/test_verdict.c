@@ -158,19 +158,30 @@ START_TEST(line_consumers_refuse_past_their_bound)
 }
 END_TEST
 
+/* The console's line path with the panic watch its one consumer. */
+struct panic_console {
+    struct console_line cl;
+    struct line_consumers l;
+    struct panic_watch w;
+};
+
+static void panic_console_init(struct panic_console *p)
+{
+    *p = (struct panic_console){ .cl = { .len = 0 } };
+    const struct line_consumer c = { "panic", panic_watch_line, &p->w };
+    ck_assert_int_eq(line_consumers_add(&p->l, &c), 0);
+}
+
 /* A panic fed byte by byte through the console's line path. */
 START_TEST(panic_through_the_console_line)
 {
-    struct console_line cl = { .len = 0 };
-    struct line_consumers l = { .n = 0 };
-    struct panic_watch w = { .ended = false };
-    const struct line_consumer c = { "panic", panic_watch_line, &w };
-    ck_assert_int_eq(line_consumers_add(&l, &c), 0);
-    feed(&cl, &l, "[ 1.0] Kernel panic - not syncing: oops\r\n[ 1.1] ---[ end Kernel panic - not syncing: oops ]---");
-    ck_assert(!w.ended);   /* the end marker's line is not complete yet */
-    feed(&cl, &l, "\r\n");
-    ck_assert(w.ended);
-    ck_assert_str_eq(w.line, "Kernel panic - not syncing: oops");
+    struct panic_console p;
+    panic_console_init(&p);
+    feed(&p.cl, &p.l, "[ 1.0] Kernel panic - not syncing: oops\r\n[ 1.1] ---[ end Kernel panic - not syncing: oops ]---");
+    ck_assert(!p.w.ended);   /* the end marker's line is not complete yet */
+    feed(&p.cl, &p.l, "\r\n");
+    ck_assert(p.w.ended);
+    ck_assert_str_eq(p.w.line, "Kernel panic - not syncing: oops");
 }
 END_TEST
 
@@ -179,16 +190,13 @@ END_TEST
  * (ECMA-48 8.3.88, NUL is a fill character), and the panic is still seen. */
 START_TEST(a_nul_byte_hides_no_panic_line)
 {
-    struct console_line cl = { .len = 0 };
-    struct line_consumers l = { .n = 0 };
-    struct panic_watch w = { .ended = false };
-    const struct line_consumer c = { "panic", panic_watch_line, &w };
-    ck_assert_int_eq(line_consumers_add(&l, &c), 0);
-    feed(&cl, &l, "junk");
-    console_line_byte(&cl, &l, 0);
-    feed(&cl, &l, "[ 1.0] Kernel panic - not syncing: oops\n");
-    ck_assert_str_eq(w.line, "Kernel panic - not syncing: oops");
-    ck_assert_str_eq(console_line_current(&cl), "junk[ 1.0] Kernel panic - not syncing: oops");
+    struct panic_console p;
+    panic_console_init(&p);
+    feed(&p.cl, &p.l, "junk");
+    console_line_byte(&p.cl, &p.l, 0);
+    feed(&p.cl, &p.l, "[ 1.0] Kernel panic - not syncing: oops\n");
+    ck_assert_str_eq(p.w.line, "Kernel panic - not syncing: oops");
+    ck_assert_str_eq(console_line_current(&p.cl), "junk[ 1.0] Kernel panic - not syncing: oops");
 }
 END_TEST
 
@@ -199,16 +207,13 @@ END_TEST
  * whole. */
 START_TEST(a_carriage_return_starts_the_line_over)
 {
-    struct console_line cl = { .len = 0 };
-    struct line_consumers l = { .n = 0 };
-    struct panic_watch w = { .ended = false };
-    const struct line_consumer c = { "panic", panic_watch_line, &w };
-    ck_assert_int_eq(line_consumers_add(&l, &c), 0);
+    struct panic_console p;
+    panic_console_init(&p);
     for (int i = 0; i < 100; i++)
-        feed(&cl, &l, "copied 10%\r");
-    feed(&cl, &l, "[ 1.0] Kernel panic - not syncing: oops\r\n");
-    ck_assert_str_eq(w.line, "Kernel panic - not syncing: oops");
-    ck_assert_str_eq(console_line_current(&cl), "[ 1.0] Kernel panic - not syncing: oops");
+        feed(&p.cl, &p.l, "copied 10%\r");
+    feed(&p.cl, &p.l, "[ 1.0] Kernel panic - not syncing: oops\r\n");
+    ck_assert_str_eq(p.w.line, "Kernel panic - not syncing: oops");
+    ck_assert_str_eq(console_line_current(&p.cl), "[ 1.0] Kernel panic - not syncing: oops");
 }
 END_TEST
 
