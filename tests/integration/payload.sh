@@ -1052,6 +1052,19 @@ expect stdout-reader-gone-report 0 '^output-write-failed 3$' \
     -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["exit_status"])' "$OUT/stdout-gone.json"
 expect stdout-full 3 'stdout: write failed: No space left on device' 'end: output-write-failed, exit status 3' \
     -- bash -c '"$@" >/dev/full' _ "$HO" --timeout 60 --cmdline payload=services "$PAYLOAD"
+# A slow reader is no failed write: stdout a pipe of one page, read only
+# after 2 s, so the console's writes wait, and vCPU 0 is kicked meanwhile
+# (the firmware phase's halt waker); that kick failed the write with EINTR
+# (kvm-fake a_kick_fails_no_console_write_to_a_slow_reader).
+expect stdout-slow-reader 0 'payload: done, 0 failures' '!write failed' \
+    -- python3 -c 'import fcntl, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)   # F_SETPIPE_SZ
+p = subprocess.Popen(sys.argv[1:], stdout=w)
+os.close(w)
+time.sleep(2)
+sys.stdout.buffer.write(os.fdopen(r, "rb").read())
+sys.exit(p.wait())' "$HO" --timeout 60 --cmdline payload=services "$PAYLOAD"
 expect report-non-utf8 3 '--report .*: write failed: Invalid or incomplete multibyte' \
     -- "$HO" --timeout 60 --report "$OUT/nonutf8.json" --cmdline "$(printf 'payload=services \xff')" "$PAYLOAD"
 # With stdout closed, the report does not become fd 1 and fill with console text.

@@ -15,12 +15,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../vmm/host/log.h"
@@ -33,6 +35,7 @@ int __real_ioctl(int fd, unsigned long request, ...);
 void *__real_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
 
 static int fake_kvm_fd = -1, fake_vm_fd = -1, fake_vcpu_fd = -1;
+static int fake_run_size = 2 * 4096;   /* what KVM_GET_VCPU_MMAP_SIZE answers */
 static unsigned mmap_calls;
 /* A restored vCPU (restore_fd): its LAPIC timer's mode, and the
  * IA32_TSC_DEADLINE KVM kept, which it takes only in TSC-deadline mode
@@ -67,8 +70,11 @@ static int fake_restore_ioctl(unsigned long request, void *arg)
     return (int)m->nmsrs;
 }
 /* What opening /dev/kvm gives: an errno, or 0 for /dev/null, a device
- * that answers no KVM ioctl. */
-static int dev_kvm_errno;
+ * that answers no KVM ioctl unless dev_kvm_answers: then it is a KVM of
+ * this API version with every capability but dev_kvm_lacks. */
+static int dev_kvm_errno, dev_kvm_fd = -1;
+static bool dev_kvm_answers;
+static long dev_kvm_lacks = -1;
 
 int __wrap_open(const char *path, int flags, ...)
 {
@@ -82,7 +88,8 @@ int __wrap_open(const char *path, int flags, ...)
         errno = dev_kvm_errno;
         return -1;
     }
-    return __real_open("/dev/null", flags, mode);
+    dev_kvm_fd = __real_open("/dev/null", flags, mode);
+    return dev_kvm_fd;
 }
 
 int __wrap_ioctl(int fd, unsigned long request, ...)
@@ -95,8 +102,12 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
         fake_vcpu_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
         return fake_vcpu_fd;
     }
+    if (dev_kvm_answers && fd == dev_kvm_fd && request == KVM_GET_API_VERSION)
+        return KVM_API_VERSION;
+    if (dev_kvm_answers && fd == dev_kvm_fd && request == KVM_CHECK_EXTENSION)
+        return (long)(uintptr_t)arg != dev_kvm_lacks;
     if (fd == fake_kvm_fd && request == KVM_GET_VCPU_MMAP_SIZE)
-        return 2 * 4096;
+        return fake_run_size;
     if (fd >= 0 && fd == restore_fd)
         return fake_restore_ioctl(request, arg);
     if (fd >= 0 && fd == run_fd && request == KVM_RUN) {
@@ -117,19 +128,60 @@ void *__wrap_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t 
     return __real_mmap(addr, length, prot, flags, fd, offset);
 }
 
-START_TEST(failed_kvm_run_mapping_leaves_run_null)
+/* A VM of one vCPU whose /dev/kvm and VM fds are the fake's. */
+static void fake_vm(struct vmm *vm)
 {
-    static struct vmm vm;
     fake_kvm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     fake_vm_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     ck_assert_int_ge(fake_kvm_fd, 0);
     ck_assert_int_ge(fake_vm_fd, 0);
-    vm.kvm_fd = fake_kvm_fd;
-    vm.vm_fd = fake_vm_fd;
-    vm.opt.cpus = 1;
+    vm->kvm_fd = fake_kvm_fd;
+    vm->vm_fd = fake_vm_fd;
+    vm->opt.cpus = 1;
+}
+
+/* What vmm_log says from log_to_memory to log_stop goes to *text (freed
+ * by the caller). */
+static FILE *log_to_memory(char **text, size_t *len)
+{
+    FILE *log = open_memstream(text, len);
+    ck_assert_ptr_nonnull(log);
+    vmm_set_log_file(log);
+    return log;
+}
+
+static void log_stop(FILE *log)
+{
+    vmm_set_log_file(NULL);
+    fclose(log);
+}
+
+START_TEST(failed_kvm_run_mapping_leaves_run_null)
+{
+    static struct vmm vm;
+    fake_vm(&vm);
     ck_assert_int_eq(vmm_setup_vcpu(&vm, 0), -1);
     ck_assert_uint_eq(mmap_calls, 1);
     ck_assert_ptr_null(vm.vcpus[0].run);
+}
+END_TEST
+
+/* A kvm_run mapping KVM says is smaller than struct kvm_run is refused
+ * saying so: the call succeeded, and its errno (stale) said nothing. */
+START_TEST(a_kvm_run_smaller_than_its_struct_is_named)
+{
+    static struct vmm vm;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *log = log_to_memory(&text, &len);
+    fake_vm(&vm);
+    fake_run_size = 16;
+    errno = 0;
+    ck_assert_int_eq(vmm_setup_vcpu(&vm, 0), -1);
+    log_stop(log);
+    ck_assert_msg(strstr(text, "KVM_GET_VCPU_MMAP_SIZE: 16 bytes, less than a struct kvm_run"), "said \"%s\"", text);
+    ck_assert_uint_eq(mmap_calls, 0);
+    free(text);
 }
 END_TEST
 
@@ -140,13 +192,10 @@ static char *open_kvm_message(int e)
     static struct vmm vm;
     char *text = NULL;
     size_t len = 0;
-    FILE *log = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(log);
-    vmm_set_log_file(log);
+    FILE *log = log_to_memory(&text, &len);
     dev_kvm_errno = e;
     ck_assert_int_eq(vmm_open_kvm(&vm), -1);
-    vmm_set_log_file(NULL);
-    fclose(log);
+    log_stop(log);
     if (vm.kvm_fd >= 0)
         close(vm.kvm_fd);
     return text;
@@ -166,6 +215,32 @@ START_TEST(each_way_dev_kvm_fails_is_named)
                       cases[i].says);
         free(text);
     }
+}
+END_TEST
+
+/* A KVM too old for a capability the run uses is refused as it is
+ * opened, naming the capability (Documentation/virt/kvm/api.rst gives
+ * each ioctl's), not later by the ioctl's bare errno; one with them all
+ * opens. */
+START_TEST(a_kvm_without_a_needed_capability_is_named)
+{
+    static const struct { long cap; const char *says; } cases[] = {
+        { KVM_CAP_USER_MEMORY, "KVM_CAP_USER_MEMORY" }, { KVM_CAP_SET_TSS_ADDR, "KVM_CAP_SET_TSS_ADDR" },
+        { KVM_CAP_IRQCHIP, "KVM_CAP_IRQCHIP" },         { KVM_CAP_PIT2, "KVM_CAP_PIT2" },
+        { KVM_CAP_EXT_CPUID, "KVM_CAP_EXT_CPUID" },     { KVM_CAP_IMMEDIATE_EXIT, "KVM_CAP_IMMEDIATE_EXIT" },
+    };
+    dev_kvm_answers = true;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dev_kvm_lacks = cases[i].cap;
+        char *text = open_kvm_message(0);
+        ck_assert_msg(strstr(text, cases[i].says) && strstr(text, "too old"), "lacking %s: said \"%s\"",
+                      cases[i].says, text);
+        free(text);
+    }
+    static struct vmm vm;
+    dev_kvm_lacks = -1;
+    ck_assert_int_eq(vmm_open_kvm(&vm), 0);
+    close(vm.kvm_fd);
 }
 END_TEST
 
@@ -232,6 +307,60 @@ START_TEST(a_step_cut_short_by_a_stop_signal_ends_as_the_signal)
 }
 END_TEST
 
+/* The reader of a full pipe that stdout is: it kicks the console's
+ * writer (the thread kick) while its write waits, and only then reads
+ * everything, to the end. */
+struct slow_reader {
+    int fd;
+    pthread_t kick;
+};
+
+static void *kick_then_read(void *arg)
+{
+    struct slow_reader *r = arg;
+    struct timespec wait = { 0, 100 * 1000 * 1000 };
+    char buf[4096];
+    nanosleep(&wait, NULL);
+    pthread_kill(r->kick, SIGUSR1);
+    nanosleep(&wait, NULL);
+    while (read(r->fd, buf, sizeof(buf)) > 0)
+        continue;
+    return NULL;
+}
+
+/* A console line printed to a slow reader is not a failed write because
+ * a kick (SIGUSR1: halt_wake.c's in the firmware phase, stop_all's) came
+ * while it waited: the kick is for KVM_RUN, which it makes return
+ * whether or not its handler restarts calls (-EINTR, never restarted:
+ * kernel/entry/kvm.c), and a write cut short by it ended the run as
+ * "stdout: write failed: Interrupted system call", exit status 3. */
+START_TEST(a_kick_fails_no_console_write_to_a_slow_reader)
+{
+    static struct vmm vm;
+    vm.run.opt.console_limit = 1 << 20;
+    ck_assert_int_eq(vmm_catch_stop_signals(&vm), 0);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
+    char fill[4096] = { 0 };
+    while (write(p[1], fill, sizeof(fill)) > 0)
+        continue;
+    ck_assert_int_eq(fcntl(p[1], F_SETFL, 0), 0);
+    ck_assert_int_eq(dup2(p[1], STDOUT_FILENO), STDOUT_FILENO);
+    close(p[1]);
+    struct slow_reader r = { .fd = p[0], .kick = pthread_self() };
+    pthread_t reader;
+    ck_assert_int_eq(pthread_create(&reader, NULL, kick_then_read, &r), 0);
+    for (const char *c = "a line to a slow reader\n"; *c; c++)
+        vmm_console_tx(&vm, (uint8_t)*c);
+    ck_assert_msg(!ferror(stdout) && !vm.console.write_errno, "the write failed: %s",
+                  strerror(vm.console.write_errno));
+    close(STDOUT_FILENO);
+    pthread_join(reader, NULL);
+    close(p[0]);
+}
+END_TEST
+
 /* What a run whose vCPU's one exit is an OUT of count elements of size
  * bytes to the firmware-call port 0xEC ends with: its status, the
  * firmware calls it made and its log, in *log (freed by the caller). */
@@ -291,10 +420,13 @@ int main(void)
         const TTest *test;
     } tests[] = {
         { "vcpu_setup", failed_kvm_run_mapping_leaves_run_null },
+        { "vcpu_setup", a_kvm_run_smaller_than_its_struct_is_named },
         { "open_kvm", each_way_dev_kvm_fails_is_named },
+        { "open_kvm", a_kvm_without_a_needed_capability_is_named },
         { "snapshot", restore_keeps_the_tsc_deadline },
         { "snapshot", unsaved_snapshot_files_are_removed },
         { "signals", a_step_cut_short_by_a_stop_signal_ends_as_the_signal },
+        { "signals", a_kick_fails_no_console_write_to_a_slow_reader },
         { "run", an_out_no_thunk_makes_to_the_firmware_port_is_refused },
     };
     Suite *s = suite_create("kvm-fake");

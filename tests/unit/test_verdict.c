@@ -158,19 +158,62 @@ START_TEST(line_consumers_refuse_past_their_bound)
 }
 END_TEST
 
+/* The console's line path with the panic watch its one consumer. */
+struct panic_console {
+    struct console_line cl;
+    struct line_consumers l;
+    struct panic_watch w;
+};
+
+static void panic_console_init(struct panic_console *p)
+{
+    *p = (struct panic_console){ .cl = { .len = 0 } };
+    const struct line_consumer c = { "panic", panic_watch_line, &p->w };
+    ck_assert_int_eq(line_consumers_add(&p->l, &c), 0);
+}
+
 /* A panic fed byte by byte through the console's line path. */
 START_TEST(panic_through_the_console_line)
 {
-    struct console_line cl = { .len = 0 };
-    struct line_consumers l = { .n = 0 };
-    struct panic_watch w = { .ended = false };
-    const struct line_consumer c = { "panic", panic_watch_line, &w };
-    ck_assert_int_eq(line_consumers_add(&l, &c), 0);
-    feed(&cl, &l, "[ 1.0] Kernel panic - not syncing: oops\r\n[ 1.1] ---[ end Kernel panic - not syncing: oops ]---");
-    ck_assert(!w.ended);   /* the end marker's line is not complete yet */
-    feed(&cl, &l, "\r\n");
-    ck_assert(w.ended);
-    ck_assert_str_eq(w.line, "Kernel panic - not syncing: oops");
+    struct panic_console p;
+    panic_console_init(&p);
+    feed(&p.cl, &p.l, "[ 1.0] Kernel panic - not syncing: oops\r\n[ 1.1] ---[ end Kernel panic - not syncing: oops ]---");
+    ck_assert(!p.w.ended);   /* the end marker's line is not complete yet */
+    feed(&p.cl, &p.l, "\r\n");
+    ck_assert(p.w.ended);
+    ck_assert_str_eq(p.w.line, "Kernel panic - not syncing: oops");
+}
+END_TEST
+
+/* A NUL on the console (a program that wrote binary to it) before the
+ * kernel's panic line, on the same line: a terminal shows nothing for it
+ * (ECMA-48 8.3.88, NUL is a fill character), and the panic is still seen. */
+START_TEST(a_nul_byte_hides_no_panic_line)
+{
+    struct panic_console p;
+    panic_console_init(&p);
+    feed(&p.cl, &p.l, "junk");
+    console_line_byte(&p.cl, &p.l, 0);
+    feed(&p.cl, &p.l, "[ 1.0] Kernel panic - not syncing: oops\n");
+    ck_assert_str_eq(p.w.line, "Kernel panic - not syncing: oops");
+    ck_assert_str_eq(console_line_current(&p.cl), "junk[ 1.0] Kernel panic - not syncing: oops");
+}
+END_TEST
+
+/* A progress count redrawn with carriage returns and no line feed, for
+ * longer than the line holds, then the kernel's panic: a carriage return
+ * puts the next text at the line's start, as on a terminal, so the panic
+ * is not cut off past the end of the line; "\r\n" still ends a line
+ * whole. */
+START_TEST(a_carriage_return_starts_the_line_over)
+{
+    struct panic_console p;
+    panic_console_init(&p);
+    for (int i = 0; i < 100; i++)
+        feed(&p.cl, &p.l, "copied 10%\r");
+    feed(&p.cl, &p.l, "[ 1.0] Kernel panic - not syncing: oops\r\n");
+    ck_assert_str_eq(p.w.line, "Kernel panic - not syncing: oops");
+    ck_assert_str_eq(console_line_current(&p.cl), "[ 1.0] Kernel panic - not syncing: oops");
 }
 END_TEST
 
@@ -957,6 +1000,8 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, console_line_keeps_the_start_of_a_long_line);
     tcase_add_test(tc, line_consumers_refuse_past_their_bound);
     tcase_add_test(tc, panic_through_the_console_line);
+    tcase_add_test(tc, a_nul_byte_hides_no_panic_line);
+    tcase_add_test(tc, a_carriage_return_starts_the_line_over);
     tcase_add_test(tc, panic_ends_at_a_restart_without_its_end_marker);
     suite_add_tcase(s, tc);
 

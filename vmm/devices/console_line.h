@@ -13,6 +13,7 @@ struct console_line {
     char line[256];
     unsigned len;
     char last[256];
+    bool cr;   /* a carriage return came last: the line starts over unless a line feed follows */
 };
 
 struct line_consumer {
@@ -32,8 +33,9 @@ struct line_consumers {
 __attribute__((warn_unused_result)) int line_consumers_add(struct line_consumers *l, const struct line_consumer *c);
 
 /* One byte of console output: '\n' completes a non-empty line, which every
- * consumer gets in the order they were added; '\r' is dropped, and a line
- * longer than the buffer keeps its start. */
+ * consumer gets in the order they were added; '\r' followed by anything but
+ * '\n' starts the line over, NUL is dropped, and a line longer than the
+ * buffer keeps its start. */
 void console_line_byte(struct console_line *cl, const struct line_consumers *l, uint8_t byte);
 
 /* For diagnostics: the line being written, or else the last complete one

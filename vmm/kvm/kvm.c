@@ -16,6 +16,34 @@
 #include "../vmm.h"
 #include "../x86/x86_setup.h"
 
+/* The capabilities every run uses (Documentation/virt/kvm/api.rst names
+ * each ioctl's), checked as /dev/kvm opens: a KVM without one is refused
+ * by name, not later by an ioctl's bare errno. Linux 4.11 (immediate_exit)
+ * has them all. */
+#define NEEDED_CAP(cap, use) { cap, #cap, use }
+static const struct {
+    long cap;
+    const char *name, *use;
+} needed_caps[] = {
+    NEEDED_CAP(KVM_CAP_USER_MEMORY, "guest RAM (KVM_SET_USER_MEMORY_REGION)"),
+    NEEDED_CAP(KVM_CAP_SET_TSS_ADDR, "KVM_SET_TSS_ADDR"),
+    NEEDED_CAP(KVM_CAP_IRQCHIP, "the in-kernel interrupt controllers (KVM_CREATE_IRQCHIP, KVM_IRQ_LINE)"),
+    NEEDED_CAP(KVM_CAP_PIT2, "the in-kernel PIT (KVM_CREATE_PIT2)"),
+    NEEDED_CAP(KVM_CAP_EXT_CPUID, "the guest's CPUID (KVM_GET_SUPPORTED_CPUID, KVM_SET_CPUID2)"),
+    NEEDED_CAP(KVM_CAP_IMMEDIATE_EXIT, "--timeout and the stop signals (kvm_run.immediate_exit)"),
+};
+
+static int check_needed_caps(int kvm_fd)
+{
+    for (size_t i = 0; i < sizeof(needed_caps) / sizeof(needed_caps[0]); i++)
+        if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, needed_caps[i].cap) <= 0) {
+            vmm_log("KVM lacks %s, needed for %s: this KVM is too old (Linux 4.11 or later has every capability "
+                    "handover needs)", needed_caps[i].name, needed_caps[i].use);
+            return -1;
+        }
+    return 0;
+}
+
 int vmm_open_kvm(struct vmm *vm)
 {
     vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -37,7 +65,7 @@ int vmm_open_kvm(struct vmm *vm)
         vmm_log("KVM API version %d, expected %d", version, KVM_API_VERSION);
         return -1;
     }
-    return 0;
+    return check_needed_caps(vm->kvm_fd);
 }
 
 /* Guest RAM: fresh anonymous memory (all zero), aligned to 2 MiB and
@@ -197,8 +225,12 @@ int vmm_setup_vcpu(struct vmm *vm, unsigned id)
         return -1;
     }
     int size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-    if (size < (int)sizeof(struct kvm_run)) {
+    if (size < 0) {
         vmm_log("KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
+        return -1;
+    }
+    if (size < (int)sizeof(struct kvm_run)) {
+        vmm_log("KVM_GET_VCPU_MMAP_SIZE: %d bytes, less than a struct kvm_run (%zu)", size, sizeof(struct kvm_run));
         return -1;
     }
     vm->run_size = (size_t)size;

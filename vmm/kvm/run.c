@@ -824,6 +824,12 @@ static int catch_run_signals(void)
          * starts with &, and they are how a script stops such a run. */
         if (sig == SIGHUP && was.sa_handler == SIG_IGN)
             continue;
+        /* A kick (SIGUSR1) is for KVM_RUN, which returns -EINTR for it
+         * all the same (never restarted: kernel/entry/kvm.c), as do the
+         * sleeps (nanosleep is never restarted after a handler): a console
+         * write that waits for a slow reader goes on, where EINTR failed
+         * it. The stop signals still cut such a write short. */
+        sa.sa_flags = sig == SIGUSR1 ? SA_RESTART : 0;
         if (sigaction(sig, &sa, NULL) < 0 || sigaddset(&set, sig) < 0)
             return -1;
     }
