@@ -298,6 +298,7 @@ help:
 	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from scripts/kvm-host)"
 	@echo "make test-emulating the emulation-fallback tiers, on a KVM that emulates guest ring 0 (else SKIP)"
 	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"
+	@echo "make test-assets    build or fetch every kernel, the initramfs, the GRUBs and the L1 (make test does)"
 	@echo "make test-valgrind  unit tests under valgrind"
 	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"
 	@echo "make fuzz-regress   replay the fuzz corpora and regressions (part of test-fast)"
@@ -313,5 +314,6 @@ help:
 	@echo "make install        install handover, handover-initramfs, the man page and the examples under $(PREFIX)"
 	@echo "make uninstall      remove what make install installed under $(PREFIX)"
 	@echo "make clean          remove $(BUILD)/"
+	@echo "make help           this list"
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

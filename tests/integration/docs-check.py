@@ -6,7 +6,9 @@ write is one `handover --help` lists, or one of another program named
 below that its script takes. (--help itself is documented only as
 `handover --help` and the man page made from it.) Every file of the tree
 a page names by its path (guest/layout.h, vmm/kvm/run.c, ...: source,
-script, doc and data files by their extension) exists.
+script, doc and data files by their extension) exists. A time it gives
+for `make test` is the last measured one's, every golden trace or sweep is
+named, and the targets testing.md lists are those make help shows.
 usage: docs-check.py TOP HANDOVER"""
 import glob
 import os
@@ -67,6 +69,43 @@ for page in pages:
         for path in re.findall(rf"(?<![\w./-])(?:{FOLDERS})/[\w./-]*\.(?:c|h|S|sh|py|md|yml|mk|json|ld)\b", line):
             if not os.path.exists(os.path.join(top, path)):
                 errors.append(f"{os.path.relpath(page, top)}:{n}: {path}: no such file in the tree")
+
+# Times a page gives for a run tests/timings.md (or timings-full.md)
+# records, named within 120 characters of the figure: "about N minutes"
+# within 15% of the last run's total, and "(A to B in the last runs)" round it.
+timings = {}
+for name in ("timings.md", "timings-full.md"):
+    m = re.search(r"^Total: (\d+) s wall", open(os.path.join(top, "tests", name)).read(), re.M)
+    timings[name] = int(m.group(1)) / 60 if m else None
+for page in pages:
+    text = open(page).read()
+    named = [(m.start(), m.group(1)) for m in re.finditer(r"tests/(timings(?:-full)?\.md)", text)]
+    for m in re.finditer(r"about (\d+)\s+minutes(?: [^()]*\((\d+) to (\d+) in the last runs\))?", text):
+        near = [(abs(at - m.start()), name) for at, name in named if abs(at - m.start()) <= 120]
+        if not near:
+            continue
+        name, where = min(near)[1], f"{os.path.relpath(page, top)}:{text.count(chr(10), 0, m.start()) + 1}"
+        measured = timings[name]
+        if measured is None:
+            errors.append(f"{where}: tests/{name} has no Total line")
+        elif abs(int(m.group(1)) - measured) > 0.15 * measured:
+            errors.append(f"{where}: about {m.group(1)} minutes, but tests/{name} measured {measured:.1f}")
+        elif m.group(2) and not int(m.group(2)) <= measured <= int(m.group(3)):
+            errors.append(f"{where}: {m.group(2)} to {m.group(3)} minutes, but tests/{name} measured {measured:.1f}")
+
+# Every golden file the tests compare against is one a page names.
+named_text = "".join(open(page).read() for page in pages)
+for path in sorted(glob.glob(os.path.join(top, "tests", "golden", "*.trace")) + glob.glob(os.path.join(top, "tests", "golden", "*.sweep.json"))):
+    if os.path.basename(path) not in named_text:
+        errors.append(f"tests/golden/{os.path.basename(path)}: no page names it")
+
+# testing.md's target table lists what make help does.
+makefile_text = open(os.path.join(top, "Makefile")).read()
+helped = set(re.findall(r'^\t@echo "make ([a-z][a-z0-9-]*)', makefile_text, re.M))
+for n, line in enumerate(open(os.path.join(top, "docs", "testing.md")), 1):
+    m = re.match(r"^    make ([a-z][a-z0-9-]*)", line)
+    if m and m.group(1) not in helped:
+        errors.append(f"docs/testing.md:{n}: make {m.group(1)} is not in make help")
 
 for e in errors:
     print(e)
