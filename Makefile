@@ -212,7 +212,8 @@ boot: $(BUILD)/handover
 	kernel=$$(scripts/build-tiny-kernel.sh kunit) && \
 	    scripts/kvm-host $(BUILD)/handover --kunit --timeout 1200 "$$kernel"
 
-# handover against QEMU on this host (about 25 minutes): bench/results.json and a table.
+# The benches in the L1, then handover against QEMU on this host's own KVM
+# (bench/run.sh, about 25 minutes of it): bench/results.json and a table.
 bench: $(BUILD)/handover $(PAYLOAD_IMAGE) bench-realkvm bench-warm bench-mixed
 	bench/run.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
 
