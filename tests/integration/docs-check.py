@@ -70,6 +70,13 @@ for page in pages:
             if not os.path.exists(os.path.join(top, path)):
                 errors.append(f"{os.path.relpath(page, top)}:{n}: {path}: no such file in the tree")
 
+# The examples a user copies name only pages the tree (or its install) has.
+for example in sorted(glob.glob(os.path.join(top, "examples", "*"))):
+    for n, line in enumerate(open(example), 1):
+        for page in re.findall(r"[\w./-]+\.md\b", line):
+            if not glob.glob(os.path.join(top, "**", os.path.basename(page)), recursive=True):
+                errors.append(f"{os.path.relpath(example, top)}:{n}: {page}: no such page in the tree")
+
 # Times a page gives for a run tests/timings.md (or timings-full.md)
 # records, named within 120 characters of the figure: "about N minutes"
 # within 15% of the last run's total, and "(A to B in the last runs)" round it.
