@@ -106,6 +106,12 @@ for path in sorted(glob.glob(os.path.join(top, "tests", "golden", "*.trace")) + 
     if os.path.basename(path) not in named_text:
         errors.append(f"tests/golden/{os.path.basename(path)}: no page names it")
 
+# testing.md names every tier of the timing table, so its rows can be read.
+testing = open(os.path.join(top, "docs", "testing.md")).read()
+for tier in re.findall(r"^\| ([a-z][a-z0-9-]*) \|", open(os.path.join(top, "tests", "timings.md")).read(), re.M):
+    if not re.search(rf"(?<![\w-]){re.escape(tier)}(?![\w-])", testing):
+        errors.append(f"docs/testing.md: the tier {tier} of tests/timings.md is not named")
+
 # testing.md's target table lists what make help does.
 makefile_text = open(os.path.join(top, "Makefile")).read()
 helped = set(re.findall(r'^\t@echo "make ([a-z][a-z0-9-]*)', makefile_text, re.M))
