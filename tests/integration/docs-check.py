@@ -7,9 +7,8 @@ below that its script takes. (--help itself is documented only as
 `handover --help` and the man page made from it.) Every file of the tree
 a page names by its path (guest/layout.h, vmm/kvm/run.c, ...: source,
 script, doc and data files by their extension) exists, and so does every
-page an example names. A time a page gives for `make test` is the last
-measured one's (tests/timings.md), every golden trace or sweep is named,
-and testing.md names every tier of the timing table and lists only
+page an example names. Every golden trace or sweep is named, and
+testing.md names every tier of the timing table and lists only
 targets make help shows.
 usage: docs-check.py TOP HANDOVER"""
 import glob
@@ -78,29 +77,6 @@ for example in sorted(glob.glob(os.path.join(top, "examples", "*"))):
         for page in re.findall(r"[\w./-]+\.md\b", line):
             if not any(os.path.exists(os.path.join(top, d, page)) for d in ("", "docs", "examples")):
                 errors.append(f"{os.path.relpath(example, top)}:{n}: {page}: no such page in the tree")
-
-# Times a page gives for a run tests/timings.md (or timings-full.md)
-# records, named within 120 characters of the figure: "about N minutes"
-# within 15% of the last run's total, and "(A to B in the last runs)" round it.
-timings = {}
-for name in ("timings.md", "timings-full.md"):
-    m = re.search(r"^Total: (\d+) s wall", open(os.path.join(top, "tests", name)).read(), re.M)
-    timings[name] = int(m.group(1)) / 60 if m else None
-for page in pages:
-    text = open(page).read()
-    named = [(m.start(), m.group(1)) for m in re.finditer(r"tests/(timings(?:-full)?\.md)", text)]
-    for m in re.finditer(r"about (\d+)\s+minutes(?: [^()]*\((\d+) to (\d+) in the last runs\))?", text):
-        near = [(abs(at - m.start()), name) for at, name in named if abs(at - m.start()) <= 120]
-        if not near:
-            continue
-        name, where = min(near)[1], f"{os.path.relpath(page, top)}:{text.count(chr(10), 0, m.start()) + 1}"
-        measured = timings[name]
-        if measured is None:
-            errors.append(f"{where}: tests/{name} has no Total line")
-        elif abs(int(m.group(1)) - measured) > 0.15 * measured:
-            errors.append(f"{where}: about {m.group(1)} minutes, but tests/{name} measured {measured:.1f}")
-        elif m.group(2) and not int(m.group(2)) <= measured <= int(m.group(3)):
-            errors.append(f"{where}: {m.group(2)} to {m.group(3)} minutes, but tests/{name} measured {measured:.1f}")
 
 # Every golden file the tests compare against is one a page names.
 named_text = "".join(open(page).read() for page in pages)
