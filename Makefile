@@ -212,7 +212,8 @@ boot: $(BUILD)/handover
 	kernel=$$(scripts/build-tiny-kernel.sh kunit) && \
 	    scripts/kvm-host $(BUILD)/handover --kunit --timeout 1200 "$$kernel"
 
-# handover against QEMU on this host (about 25 minutes): bench/results.json and a table.
+# The benches in the L1, then handover against QEMU on this host's own KVM
+# (bench/run.sh, about 25 minutes of it): bench/results.json and a table.
 bench: $(BUILD)/handover $(PAYLOAD_IMAGE) bench-realkvm bench-warm bench-mixed
 	bench/run.sh $(BUILD)/handover $(PAYLOAD_IMAGE)
 
@@ -298,6 +299,7 @@ help:
 	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from scripts/kvm-host)"
 	@echo "make test-emulating the emulation-fallback tiers, on a KVM that emulates guest ring 0 (else SKIP)"
 	@echo "make test-long      stock Debian 6.1 and 6.12 kernels (many minutes here)"
+	@echo "make test-assets    build or fetch every kernel, the initramfs, the GRUBs and the L1 (make test does)"
 	@echo "make test-valgrind  unit tests under valgrind"
 	@echo "make fuzz           run each libFuzzer harness FUZZ_SECONDS (60) seconds"
 	@echo "make fuzz-regress   replay the fuzz corpora and regressions (part of test-fast)"
@@ -313,5 +315,6 @@ help:
 	@echo "make install        install handover, handover-initramfs, the man page and the examples under $(PREFIX)"
 	@echo "make uninstall      remove what make install installed under $(PREFIX)"
 	@echo "make clean          remove $(BUILD)/"
+	@echo "make help           this list"
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -10,7 +10,7 @@
 # `linuxefi`, not `linux`: Debian's `linux` command without Secure Boot
 # builds boot_params itself and enters the kernel in 32-bit mode without
 # its EFI stub; `linuxefi` hands over to the stub through the EFI handover
-# protocol (research notes: efi-clients.md section 3.2).
+# protocol.
 #
 # With --linux, `linux` and `initrd` instead, as grub-mkconfig writes them:
 # GRUB then calls ExitBootServices itself and enters the kernel through the

@@ -3,7 +3,7 @@
 # systemd-stub (linuxx64.efi.stub, package systemd-boot-efi) with the
 # kernel, the initrd, a command line and an os-release added by objcopy at
 # the VMAs of systemd's man page systemd-stub(7), "Assembling Kernel
-# Images" (research notes: efi-clients.md section 2):
+# Images":
 #     .osrel 0x20000, .cmdline 0x30000, .linux 0x2000000, .initrd 0x3000000
 # The stub then loads .linux with LoadImage/StartImage and hands .initrd
 # to the kernel's stub through its own LoadFile2 (kernels 5.8 and later).

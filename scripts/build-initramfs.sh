@@ -7,9 +7,10 @@
 # /handover/output if there is one: --exec-output), and reports its exit status through the exit-status
 # port 0xf4 (docs/guest-abi.md): one byte written to /dev/port at offset
 # 0xf4 (the kernel needs CONFIG_DEVPORT), after logging it through /dev/kmsg
-# as "handover-init: command exited with status N", which handover --exec
-# also takes as the status (the only way on kernels without /dev/port, such
-# as Debian's); then `poweroff -f` as a fallback.
+# as "handover-init: command exited with status N [run ID]" (ID: the run's
+# mark, /handover/run), which handover --exec also takes as the status (the
+# only way on kernels without /dev/port, such as Debian's); then
+# `poweroff -f` as a fallback.
 # Result: $HANDOVER_CACHE/initramfs/busybox.cpio, by default
 # ~/.cache/handover/initramfs/busybox.cpio (printed on stdout).
 set -euo pipefail

@@ -6,7 +6,10 @@ write is one `handover --help` lists, or one of another program named
 below that its script takes. (--help itself is documented only as
 `handover --help` and the man page made from it.) Every file of the tree
 a page names by its path (guest/layout.h, vmm/kvm/run.c, ...: source,
-script, doc and data files by their extension) exists.
+script, doc and data files by their extension) exists, and so does every
+page an example names. Every golden trace or sweep is named, and
+testing.md names every tier of the timing table and lists only
+targets make help shows.
 usage: docs-check.py TOP HANDOVER"""
 import glob
 import os
@@ -67,6 +70,33 @@ for page in pages:
         for path in re.findall(rf"(?<![\w./-])(?:{FOLDERS})/[\w./-]*\.(?:c|h|S|sh|py|md|yml|mk|json|ld)\b", line):
             if not os.path.exists(os.path.join(top, path)):
                 errors.append(f"{os.path.relpath(page, top)}:{n}: {path}: no such file in the tree")
+
+# The examples a user copies name only pages the tree (or its install) has.
+for example in sorted(glob.glob(os.path.join(top, "examples", "*"))):
+    for n, line in enumerate(open(example), 1):
+        for page in re.findall(r"[\w./-]+\.md\b", line):
+            if not any(os.path.exists(os.path.join(top, d, page)) for d in ("", "docs", "examples")):
+                errors.append(f"{os.path.relpath(example, top)}:{n}: {page}: no such page in the tree")
+
+# Every golden file the tests compare against is one a page names.
+named_text = "".join(open(page).read() for page in pages)
+for path in sorted(glob.glob(os.path.join(top, "tests", "golden", "*.trace")) + glob.glob(os.path.join(top, "tests", "golden", "*.sweep.json"))):
+    if os.path.basename(path) not in named_text:
+        errors.append(f"tests/golden/{os.path.basename(path)}: no page names it")
+
+# testing.md names every tier of the timing table, so its rows can be read.
+testing = open(os.path.join(top, "docs", "testing.md")).read()
+for tier in re.findall(r"^\| ([a-z][a-z0-9-]*) \|", open(os.path.join(top, "tests", "timings.md")).read(), re.M):
+    if not re.search(rf"(?<![\w-]){re.escape(tier)}(?![\w-])", testing):
+        errors.append(f"docs/testing.md: the tier {tier} of tests/timings.md is not named")
+
+# testing.md's target table lists what make help does.
+makefile_text = open(os.path.join(top, "Makefile")).read()
+helped = set(re.findall(r'^\t@echo "make ([a-z][a-z0-9-]*)', makefile_text, re.M))
+for n, line in enumerate(open(os.path.join(top, "docs", "testing.md")), 1):
+    m = re.match(r"^    make ([a-z][a-z0-9-]*)", line)
+    if m and m.group(1) not in helped:
+        errors.append(f"docs/testing.md:{n}: make {m.group(1)} is not in make help")
 
 for e in errors:
     print(e)

@@ -139,6 +139,20 @@ START_TEST(set_variable_refuses_bad_attributes_and_names)
 }
 END_TEST
 
+/* docs/security.md's bound: a name of 511 characters and its NUL is taken,
+ * one of 512 (no NUL within VAR_NAME_MAX characters) is not. */
+START_TEST(a_variable_name_has_at_most_511_characters)
+{
+    char name[VAR_NAME_MAX + 1];
+    memset(name, 'n', VAR_NAME_MAX - 1);
+    name[VAR_NAME_MAX - 1] = 0;
+    ck_assert_uint_eq(set_var(name, GUID_TEST, ATTR_BS, "x", 1), EFI_SUCCESS);
+    memset(name, 'm', VAR_NAME_MAX);
+    name[VAR_NAME_MAX] = 0;
+    ck_assert_uint_eq(set_var(name, GUID_TEST, ATTR_BS, "x", 1), EFI_INVALID_PARAMETER);
+}
+END_TEST
+
 START_TEST(append_write_extends_a_variable)
 {
     ck_assert_uint_eq(set_var("Log", GUID_TEST, ATTR_BS_RT, "abc", 3), EFI_SUCCESS);
@@ -547,6 +561,7 @@ Suite *fw_variables_suite(void)
         get_variable_too_small_reports_the_size_and_writes_no_data, get_next_variable_name_walks_in_creation_order,
         get_next_variable_name_too_small_reports_the_size, setting_size_zero_deletes_a_variable,
         set_variable_refuses_bad_attributes_and_names, variable_attributes_ignore_the_upper_half_of_their_register,
+        a_variable_name_has_at_most_511_characters,
         append_write_extends_a_variable, set_variable_with_other_attributes_neither_deletes_nor_writes,
         the_secure_boot_modes_cannot_be_made_without_secure_boot,
         an_empty_append_creates_no_variable,
