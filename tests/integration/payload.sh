@@ -639,6 +639,24 @@ r = json.load(open(sys.argv[1])); r["exit_status"] = str(r["exit_status"]); json
     "$OUT/refused-options.json" "$OUT/mistyped.json"
 expect reports-documented-mistyped 1 "keys not of the type .*'exit_status'" \
     -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/docs/exit-status.md" "$OUT/mistyped.json"
+# The checkers of the boots' reports and sweeps fail on wrong inputs, made
+# by hand (each one they once passed) and pass the right one.
+C=$OUT/checker
+"$(dirname "$0")/checker-inputs.py" "$C"
+expect checker-report-good 0 '^report ok: 4 e820 entries agree with 5 descriptors' \
+    -- "$(dirname "$0")/report-check.py" "$C/report-good.json"
+expect checker-report-unreached 1 '^the run ended stop-unreached, exit status 10: not stopped at ExitBootServices$' \
+    -- "$(dirname "$0")/report-check.py" "$C/report-unreached.json"
+expect checker-report-empty-map 1 '^the memory map at ExitBootServices is empty' \
+    -- "$(dirname "$0")/report-check.py" "$C/report-empty-map.json"
+expect checker-report-not-the-map 1 "^e820 .* != memory map .*'start': '0x100000', 'end': '0x100fff', 'type': 'ACPI'" \
+    -- "$(dirname "$0")/report-check.py" "$C/report-not-the-map.json"
+expect checker-sweep-good 0 '^ok - call 3 AllocatePool alloc-pool-fail:1: failed-cleanly \(status 5\)' '^sweep ok$' \
+    -- "$(dirname "$0")/sweep-check.py" "$C/sweep-one-cell.json" --kinds alloc-pool-fail --singles 1 -- "$C/single-this-fault" K
+expect checker-sweep-no-cell 1 'no cell ran \(0 cells\): nothing to check' '!^sweep ok' \
+    -- "$(dirname "$0")/sweep-check.py" "$C/sweep-no-cell.json" --kinds '' --singles 4 -- "$C/single-this-fault" K
+expect checker-sweep-other-fault 1 'sweep failed-cleanly \(status 5\), single run None' '!^sweep ok' \
+    -- "$(dirname "$0")/sweep-check.py" "$C/sweep-one-cell.json" --singles 1 -- "$C/single-other-fault" K
 fi
 [ "$PART" = image ] && { summary; exit; }
 
