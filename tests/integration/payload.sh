@@ -237,8 +237,9 @@ else
 fi
 # make install: every example script installed executable
 # and run from another directory, without the checkout: each prints its
-# usage, and ci-kunit.sh finds its base config fragment (a stand-in kernel
-# tree checks the fragments it is given; HANDOVER=true stands in for the boot).
+# usage and exits 2, a usage error's status; ci-kunit.sh finds its base
+# config fragment (a stand-in kernel tree checks the fragments it is given;
+# HANDOVER=true stands in for the boot).
 if selected installed-examples; then
     INST=$OUT/inst
     if make -s -C "$TOP" install BUILD="$(cd "$(dirname "$HO")" && pwd)" DESTDIR="$INST" PREFIX=/usr \
@@ -248,9 +249,10 @@ if selected installed-examples; then
             [ -x "$e" ] || bad="$bad $(basename "$e"):not-executable"
             (cd "$OUT" && "$e" >"$OUT/example.log" 2>&1)
             rc=$?
-            { [ "$rc" -lt 126 ] && grep -qi usage "$OUT/example.log"; } || bad="$bad $(basename "$e"):status-$rc"
+            { [ "$rc" = 2 ] && grep -q '^usage: ' "$OUT/example.log"; } ||
+                { bad="$bad $(basename "$e"):status-$rc"; cp "$OUT/example.log" "$OUT/example-failed.log"; }
         done
-        if [ -z "$bad" ]; then pass installed-examples; else fail installed-examples "$bad" "$OUT/example.log"; fi
+        if [ -z "$bad" ]; then pass installed-examples; else fail installed-examples "$bad" "$OUT/example-failed.log"; fi
     else
         fail installed-examples "make install failed" "$OUT/install.log"
     fi
