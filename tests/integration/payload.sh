@@ -538,7 +538,8 @@ expect ci-skip-policy 1 'not ok - made-up-tier: SKIP is not allowed in CI' '^0 p
     -- env CI=true bash -c ". '$(dirname "$0")/lib.sh'; skip made-up-tier 'no kernel'; skip sandboxed 'san build'; summary"
 # The man page (make man: help2man from --help) documents every option.
 man=$(dirname "$HO")/handover.1
-if [ -s "$man" ]; then
+if ! selected man-page-has-every-option; then :
+elif [ -s "$man" ]; then
     options=$("$HO" --help | grep -oE '^  --[a-z-]+' | sed 's/^ *//')
     missing=$(for o in $options; do grep -qF -- "${o//-/\\-}" "$man" || echo "$o"; done)
     if [ "$(echo "$options" | grep -c .)" -lt 10 ]; then
