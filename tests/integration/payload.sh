@@ -690,7 +690,7 @@ for e in handover pe; do
         -- "$HO" --timeout 60 --entry $e --cmdline payload=hostile "$PAYLOAD"
     expect "efi-exit-$e" 5 'the image called Exit\(EFI_LOAD_ERROR\)' 'end: efi-exit, exit status 5, efi_status EFI_LOAD_ERROR$' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=efi-exit "$PAYLOAD"
-    expect "fallbacks-$e" 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - int3' 'ok [0-9]+ - popcnt_zf' \
+    expect "fallbacks-$e" 0 'payload: done, 0 failures' '!not ok' '^ok [0-9]+ - int3$' '^ok [0-9]+ - popcnt_zf$' \
         -- "$HO" --timeout 60 --entry $e --cmdline payload=fallbacks "$PAYLOAD"
 done
 # The top-level image's end: EFI_SUCCESS, by Exit or by
@@ -735,23 +735,23 @@ expect stop-at-ebs-loader 0 'the application called ExitBootServices itself, not
     'type_of_loader +0x21' 'e820-check: ok' 'end: stop-at-ebs, exit status 0$' \
     -- "$HO" --timeout 60 --stop-at ebs --cmdline 'payload=stop-at-ebs payload.loader' "$APP"
 # Events: a timer waited for (the call made again until due) and --keys through ConIn.
-expect events 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - wait_for_key_index' \
+expect events 0 'payload: done, 0 failures' '!not ok' '^ok [0-9]+ - wait_for_key_index$' \
     -- "$HO" --timeout 60 --keys 'x\n' --trace-efi="$OUT/events.trace" --cmdline payload=events "$PAYLOAD"
 expect events-wait-made-again 0 '"call":"WaitForEvent".*"wait":"none signaled' -- cat "$OUT/events.trace"
 # Notify functions: the firmware calls the payload's
 # through its trampoline, traced as NotifyFunction.Return.
-expect notify 0 'payload: done, 0 failures' '!not ok' 'ok [0-9]+ - notify_ebs_ran_before_it_returned' \
-    'ok [0-9]+ - notify_entry_stack_aligned' 'ok [0-9]+ - notify_restore_tpl_delivers' \
+expect notify 0 'payload: done, 0 failures' '!not ok' '^ok [0-9]+ - notify_ebs_ran_before_it_returned$' \
+    '^ok [0-9]+ - notify_entry_stack_aligned$' '^ok [0-9]+ - notify_restore_tpl_delivers$' \
     -- "$HO" --timeout 60 --trace-efi="$OUT/notify.trace" --cmdline payload=notify "$PAYLOAD"
 expect notify-traced 0 '"call":"NotifyFunction.Return".*"decoded":\{"event":"0x[0-9a-f]+","notify_function"' \
     -- cat "$OUT/notify.trace"
 # EFI_MEMORY_ATTRIBUTE_PROTOCOL on the firmware's page tables: a page the
 # payload wrote, then made read-only (execute-protected), faults at the
 # next write (call): the vCPU's TLB was flushed before the call returned.
-expect memattr 4 '!not ok' 'ok [0-9]+ - memattr_get_mixed' 'ok [0-9]+ - memattr_set_firmware_pages' \
+expect memattr 4 '!not ok' '^ok [0-9]+ - memattr_get_mixed$' '^ok [0-9]+ - memattr_set_firmware_pages$' \
     'exception #PF page fault \(vector 14, error code 0x3\)' \
     -- "$HO" --timeout 60 --trace-efi="$OUT/memattr.trace" --cmdline payload=memattr "$PAYLOAD"
-expect memattr-xp 4 '!not ok' 'ok [0-9]+ - memattr_get_what_was_cleared' \
+expect memattr-xp 4 '!not ok' '^ok [0-9]+ - memattr_get_what_was_cleared$' \
     'exception #PF page fault \(vector 14, error code 0x11\)' \
     -- "$HO" --timeout 60 --cmdline payload=memattr-xp "$PAYLOAD"
 expect memattr-traced 0 '"call":"MemoryAttribute.SetMemoryAttributes".*"attributes":"EFI_MEMORY_RO\|EFI_MEMORY_XP"' \
@@ -769,8 +769,8 @@ elif ! command -v sbsign >/dev/null || ! command -v sign-efi-sig-list >/dev/null
 elif ! "$TOP/tests/secure-boot-fixtures.sh" "$SB" "$PAYLOAD" > "$OUT/secure-boot-fixtures.log" 2>&1; then
     fail secure-boot-fixtures "tests/secure-boot-fixtures.sh failed" "$OUT/secure-boot-fixtures.log"
 else
-    expect secure-boot-user-mode 0 'secure-boot .*: enrolled db, KEK, PK: user-mode' 'ok [0-9]+ - secure_boot_modes' \
-        'ok [0-9]+ - secure_boot_read_only' 'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
+    expect secure-boot-user-mode 0 'secure-boot .*: enrolled db, KEK, PK: user-mode' '^ok [0-9]+ - secure_boot_modes$' \
+        '^ok [0-9]+ - secure_boot_read_only$' '^ok [0-9]+ - secure_boot_load_image$' 'payload: done, 0 failures' \
         -- "$HO" --timeout 60 --secure-boot "$SB/keys" --report "$OUT/secure-boot.json" --initrd "$SB/db-signed.efi" \
            --cmdline "$SB_MODE payload.load=success" "$SB/db-signed.efi"
     expect secure-boot-report 0 '^user-mode$' \
@@ -780,7 +780,7 @@ else
                    tampered:'its signature is for another image'; do
         name=${refused%%:*} why=${refused#*:}
         expect "secure-boot-load-$name" 0 "LoadImage: Secure Boot refused the image \(EFI_SECURITY_VIOLATION\): $why" \
-            'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
+            '^ok [0-9]+ - secure_boot_load_image$' 'payload: done, 0 failures' \
             -- "$HO" --timeout 60 --secure-boot "$SB/keys" --initrd "$SB/$name.efi" \
                --cmdline "$SB_MODE payload.load=security-violation" "$SB/db-signed.efi"
         # The image itself, as a boot manager's LoadImage checks a boot
@@ -803,14 +803,14 @@ print(r["efi_status"], r["end_reason"], r["not_started_at"])' "$OUT/secure-boot-
         'end: not-started, exit status 5, efi_status EFI_SECURITY_VIOLATION' \
         -- "$HO" --timeout 60 --secure-boot "$SB/tbs-dbx-keys" "$SB/db-signed.efi"
     expect secure-boot-image-other-tbs-in-dbx 0 'enrolled db, dbx, KEK, PK: user-mode' \
-        'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
+        '^ok [0-9]+ - secure_boot_load_image$' 'payload: done, 0 failures' \
         -- "$HO" --timeout 60 --secure-boot "$SB/other-tbs-dbx-keys" --initrd "$SB/db-signed.efi" \
            --cmdline "$SB_MODE payload.load=success" "$SB/db-signed.efi"
     # Without PK.auth the platform stays in Setup Mode: nothing is checked.
     mkdir -p "$SB/setup-mode" "$SB/bad-db"
     cp "$SB/keys/db.auth" "$SB/keys/KEK.auth" "$SB/setup-mode/"
-    expect secure-boot-setup-mode 0 'enrolled db, KEK: setup-mode' 'ok [0-9]+ - secure_boot_modes' \
-        'ok [0-9]+ - secure_boot_load_image' 'payload: done, 0 failures' \
+    expect secure-boot-setup-mode 0 'enrolled db, KEK: setup-mode' '^ok [0-9]+ - secure_boot_modes$' \
+        '^ok [0-9]+ - secure_boot_load_image$' 'payload: done, 0 failures' \
         -- "$HO" --timeout 60 --secure-boot "$SB/setup-mode" --initrd "$SB/other-signed.efi" \
            --cmdline "payload=secure-boot payload.secureboot=0 payload.load=success" "$PAYLOAD"
     # A key file that is a symbolic link to nothing is a file that cannot
@@ -863,7 +863,7 @@ expect cmdline-append 0 'payload: cmdline "payload=services handover.extra=1( no
 expect stub-bisect-same 0 'the two stubs made the same firmware calls' \
     -- env HANDOVER="$HO" "$(dirname "$0")/../../examples/stub-bisect.sh" "$PAYLOAD" "$PAYLOAD"
 # Port 0x61 follows PIT channel 2 (the kernel's PIT calibration needs it).
-expect pit-port-61 0 'ok [0-9]+ - pit_out2_rises' 'payload: done, 0 failures' \
+expect pit-port-61 0 '^ok [0-9]+ - pit_out2_rises$' 'payload: done, 0 failures' \
     -- "$HO" --timeout 60 --cmdline payload=pit "$PAYLOAD"
 # A second vCPU flips the system table's HeaderSize while the BSP calls
 # InstallConfigurationTable: the VMM's CRC must not take its length from guest
@@ -872,7 +872,7 @@ expect pit-port-61 0 'ok [0-9]+ - pit_out2_rises' 'payload: done, 0 failures' \
 # make test-full the payload's default 200000, with a bound to match (a
 # loaded machine made the 200000 calls last over 120 s).
 if [ -n "${HANDOVER_TEST_FULL:-}" ]; then race_calls=200000 race_bound=540; else race_calls=20000 race_bound=120; fi
-expect race-crc-double-fetch 0 'ok [0-9]+ - race_ap_started' 'ok [0-9]+ - race_ap_ran_during_calls' \
+expect race-crc-double-fetch 0 '^ok [0-9]+ - race_ap_started$' '^ok [0-9]+ - race_ap_ran_during_calls$' \
     'payload: done, 0 failures' \
     -- "$HO" --timeout $race_bound --cpus 2 --cmdline "payload=race payload.race=$race_calls" "$PAYLOAD"
 # On this machine's KVM the int3 needs the VMM; on ordinary KVM the host runs it.
@@ -896,7 +896,7 @@ expect initrd-past-initrd-addr-max 2 'do not fit in guest RAM below initrd_addr_
     '!raise --mem' -- "$HO" --mem 256M --initrd "$OUT/initrd-100m" --initrd-via bootparams "$low_max"
 rm -f "$OUT/initrd-100m"
 for e in handover pe; do
-    expect "initrd-loadfile2-$e" 0 'payload: done, 0 failures' 'ok [0-9]+ - locate_device_path_initrd' \
+    expect "initrd-loadfile2-$e" 0 'payload: done, 0 failures' '^ok [0-9]+ - locate_device_path_initrd$' \
         -- "$HO" --timeout 60 --entry $e --initrd-via loadfile2 --initrd "$PAYLOAD" \
         --cmdline "payload=services payload.initrd=1" "$PAYLOAD"
 done
