@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Hand-made inputs for the checkers the boots' results go through
-(report-check.py, sweep-check.py): one each checker passes, and wrong ones
+(report-check.py, sweep-check.py, kunit-json-check.py): one each checker passes, and wrong ones
 it must fail, each of which it once passed. payload.sh's checker-* tests
 run the checkers on them, without a guest.
 usage: checker-inputs.py DIR"""
@@ -80,3 +80,8 @@ for name, spec in (("single-this-fault", "$s"), ("single-other-fault", "getvar-e
         f.write('#!/bin/sh\nfor a; do [ "$p" = --inject ] && s=$a; p=$a; done\n'
                 f'echo "fault outcome: {spec}: failed-cleanly" >&2\nexit 5\n')
     os.chmod(path, 0o755)
+
+# --kunit-json and kunit.py's JSON of a console whose suites ran no case.
+write("kunit-no-case.json", {"name": "KUnit Test Group", "test_cases": [],
+                             "sub_groups": [{"name": "handover_selftest", "test_cases": [], "sub_groups": []}]})
+
