@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Hand-made inputs for the checkers the boots' results go through
-(report-check.py, sweep-check.py, kunit-json-check.py): one each checker passes, and wrong ones
+(report-check.py, sweep-check.py, kunit-json-check.py, ebs-retry.py): one each checker passes, and wrong ones
 it must fail, each of which it once passed. payload.sh's checker-* tests
 run the checkers on them, without a guest.
 usage: checker-inputs.py DIR"""
@@ -85,3 +85,34 @@ for name, spec in (("single-this-fault", "$s"), ("single-other-fault", "getvar-e
 write("kunit-no-case.json", {"name": "KUnit Test Group", "test_cases": [],
                              "sub_groups": [{"name": "handover_selftest", "test_cases": [], "sub_groups": []}]})
 
+
+# The stub's ExitBootServices retry after an injected stale key, as
+# tests/golden/tiny-handover.trace writes calls.
+def call(seq, name, args, status, key, **more):
+    c = {"seq": seq, "phase": "boot", "call": name, "args": args, "status": status, "map_key": key}
+    c.update(more)
+    return c
+
+
+def gmm(seq, buf, key):
+    return call(seq, "GetMemoryMap", ["0x1fffb000", buf, "0x1fffb018", "0x1fffb008", "0x1fffb010"], "EFI_SUCCESS",
+                key, decoded={"map_size": 480, "map_key": key})
+
+
+def ebs(seq, key, status, key_after, **more):
+    return call(seq, "ExitBootServices", ["0x102300", hex(key)], status, key_after, decoded={"map_key": key_after},
+                **more)
+
+
+def trace(name, retry_buf="0x1fffb028", retry_key=15):
+    calls = [gmm(6, "0x1fffb028", 14), ebs(7, 14, "EFI_INVALID_PARAMETER", 15, injected="ebs-stale-key"),
+             gmm(8, retry_buf, 15), ebs(9, retry_key, "EFI_SUCCESS", 15)]
+    with open(os.path.join(out, name), "w") as f:
+        f.writelines(json.dumps(c) + "\n" for c in calls)
+
+
+trace("ebs-retry-good.trace")
+# The retry succeeded with the stale key: a firmware that takes any key.
+trace("ebs-retry-stale-key-taken.trace", retry_key=14)
+# The map read again into another buffer: the stub may not allocate then.
+trace("ebs-retry-other-buffer.trace", retry_buf="0x2000000")

@@ -666,6 +666,11 @@ expect checker-sweep-no-cell 1 'no cell ran \(0 cells\): nothing to check' '!^sw
     -- "$(dirname "$0")/sweep-check.py" "$C/sweep-no-cell.json" --kinds '' --singles 4 -- "$C/single-this-fault" K
 expect checker-sweep-other-fault 1 'sweep failed-cleanly \(status 5\), single run None' '!^sweep ok' \
     -- "$(dirname "$0")/sweep-check.py" "$C/sweep-one-cell.json" --singles 1 -- "$C/single-other-fault" K
+expect checker-ebs-retry-good 0 '^ExitBootServices retried once' -- "$(dirname "$0")/ebs-retry.py" "$C/ebs-retry-good.trace"
+expect checker-ebs-retry-stale-key-taken 1 '^the retry succeeded with key 0xe, but GetMemoryMap gave 15$' \
+    -- "$(dirname "$0")/ebs-retry.py" "$C/ebs-retry-stale-key-taken.trace"
+expect checker-ebs-retry-other-buffer 1 'wrote 0x2000000, not the first try.s map 0x1fffb028$' \
+    -- "$(dirname "$0")/ebs-retry.py" "$C/ebs-retry-other-buffer.trace"
 expect checker-kunit-json-no-case 1 '^kunit.py found no case in its 1 suites: nothing to compare$' \
     -- "$(dirname "$0")/kunit-json-check.py" "$C/kunit-no-case.json" "$C/kunit-no-case.json"
 fi
