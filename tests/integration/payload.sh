@@ -206,9 +206,11 @@ expect snapshot-dir-busy 0 'snap-busy: another run is making a new snapshot ther
        "$HO" --snapshot "$OUT/snap-busy" --timeout 10 --initrd "$PAYLOAD" --exec true "$PAYLOAD"
 expect snapshot-dir-busy-untouched 0 '^not a snapshot' -- sh -c "test -d '$OUT/snap-busy/state.tmp' && cat '$OUT/snap-busy/state'"
 # --cmdline without console= is kept, and said; with one, nothing is said.
-expect cmdline-without-console 2 '--cmdline has no console=: console=ttyS0 was not added' \
+# Both runs go on to the files (the missing --dtb), past the command line.
+expect cmdline-without-console 2 '--cmdline has no console=: console=ttyS0 was not added' '--dtb no/such.dtb: No such file' \
     -- "$HO" --cmdline nokaslr --dtb no/such.dtb "$PAYLOAD"
-expect cmdline-with-console 2 '!no console=' -- "$HO" --cmdline 'console=ttyS0 nokaslr' --dtb no/such.dtb "$PAYLOAD"
+expect cmdline-with-console 2 '!no console=' '--dtb no/such.dtb: No such file' \
+    -- "$HO" --cmdline 'console=ttyS0 nokaslr' --dtb no/such.dtb "$PAYLOAD"
 # A bare --mem is MiB (as QEMU reads it): 64 is the smallest, 40000 too much.
 expect mem-bare-mib 2 '--dtb no/such.dtb' '!--mem' -- "$HO" --mem 64 --dtb no/such.dtb "$PAYLOAD"
 expect mem-bare-mib-bound 2 '--mem 40000: give a whole number of MiB' -- "$HO" --mem 40000 "$PAYLOAD"
