@@ -650,8 +650,8 @@ r = json.load(open(sys.argv[1])); r["exit_status"] = str(r["exit_status"]); json
     "$OUT/refused-options.json" "$OUT/mistyped.json"
 expect reports-documented-mistyped 1 "keys not of the type .*'exit_status'" \
     -- "$(dirname "$0")/report-doc-check.py" "$TOP/docs/report.md" "$TOP/docs/exit-status.md" "$OUT/mistyped.json"
-# The checkers of the boots' reports and sweeps fail on wrong inputs, made
-# by hand (each one they once passed) and pass the right one.
+# The checkers of the boots' reports, sweeps, traces and KUnit JSON fail on
+# wrong inputs, made by hand (each one they once passed), and pass right ones.
 C=$OUT/checker
 "$(dirname "$0")/checker-inputs.py" "$C"
 expect checker-report-good 0 '^report ok: 4 e820 entries agree with 5 descriptors' \
