@@ -300,11 +300,14 @@ if selected tiny-kernel-cut-short; then
         printf '#!/bin/sh\nhead -c 100 "$1" > "$2"\necho "cp: error writing $2: No space left on device" >&2\nexit 1\n' \
             > "$OUT/full-disk/cp"
         chmod +x "$fake/scripts/kconfig/merge_config.sh" "$OUT/full-disk/cp"
+        # The first run's copy is the one cut short: it must have failed so.
         HANDOVER_CACHE="$OUT/kcache" PATH="$OUT/full-disk:$PATH" "$TOP/scripts/build-tiny-kernel.sh" \
             >"$OUT/kernel-full-disk.log" 2>&1
+        echo "the full disk's run: exit status $?" >>"$OUT/kernel-full-disk.log"
         expect tiny-kernel-cut-short 0 '^4096 .*/kernels/tiny-[0-9a-f]+/bzImage$' \
-            -- sh -c 'k=$(HANDOVER_CACHE="$1" "$2") && echo "$(stat -c %s "$k") $k"' sh "$OUT/kcache" \
-            "$TOP/scripts/build-tiny-kernel.sh"
+            '^cp: error writing .*: No space left on device' "^the full disk's run: exit status [1-9]" \
+            -- sh -c 'cat "$3"; k=$(HANDOVER_CACHE="$1" "$2") && echo "$(stat -c %s "$k") $k"' sh "$OUT/kcache" \
+            "$TOP/scripts/build-tiny-kernel.sh" "$OUT/kernel-full-disk.log"
         # A cache whose path kbuild refuses is said at once, not after the extraction.
         mkdir -p "$OUT/k cache/src"
         cp -r "$fake" "$OUT/k cache/src/"
