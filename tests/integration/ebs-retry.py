@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Check a --trace-efi trace for the stub's ExitBootServices retry: the
-injected stale-key failure, then GetMemoryMap into the same buffer, then
-one successful ExitBootServices, and no other ExitBootServices."""
+"""Check a --trace-efi trace for the stub's ExitBootServices retry
+(efi_exit_boot_services, drivers/firmware/efi/libstub/efi-stub-helper.c):
+the injected stale-key failure, then one GetMemoryMap that succeeds into
+the buffer of the map the first try was made with, then one successful
+ExitBootServices with the key that GetMemoryMap gave, and no other
+ExitBootServices."""
 import json
 import sys
 
@@ -15,6 +18,16 @@ if first.get("injected") != "ebs-stale-key" or first["status"] != "EFI_INVALID_P
 between = [c["call"] for c in calls[ebs[0] + 1:ebs[1]]]
 if between != ["GetMemoryMap"]:
     sys.exit(f"between the two ExitBootServices calls: {between}, expected one GetMemoryMap")
+gmm = calls[ebs[0] + 1]
+if gmm["status"] != "EFI_SUCCESS":
+    sys.exit(f"the GetMemoryMap between them failed: {gmm}")
+# GetMemoryMap(&size, map, &key, ...): the map of the first try is the last one got before it.
+got = [c for c in calls[:ebs[0]] if c["call"] == "GetMemoryMap" and c["status"] == "EFI_SUCCESS"]
+if not got or got[-1]["args"][1] != gmm["args"][1]:
+    sys.exit(f"the GetMemoryMap between them wrote {gmm['args'][1]}, not the first try's map "
+             f"{got[-1]['args'][1] if got else '(none)'}")
 if second["status"] != "EFI_SUCCESS":
     sys.exit(f"the retry failed: {second}")
-print("ExitBootServices retried once after the stale key, with one GetMemoryMap in between")
+if int(second["args"][1], 16) != gmm["decoded"]["map_key"]:
+    sys.exit(f"the retry succeeded with key {second['args'][1]}, but GetMemoryMap gave {gmm['decoded']['map_key']}")
+print("ExitBootServices retried once after the stale key, with one GetMemoryMap into the same map in between")

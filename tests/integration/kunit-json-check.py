@@ -2,7 +2,8 @@
 """handover's --kunit-json against kunit.py parse --json of the same
 console: the same suites, the same cases in each (a case kunit.py shows as a
 sub-group, because it has parameterised subtests, counts as a case), the
-same statuses where both give one.
+same statuses where both give one. A console in which kunit.py found no
+case is nothing to compare: that fails.
 usage: kunit-json-check.py HANDOVER_JSON KUNIT_PY_JSON"""
 import json
 import sys
@@ -23,6 +24,8 @@ assert mine['name'] == theirs['name'] == 'KUnit Test Group', (mine['name'], thei
 a, b = flatten(mine), flatten(theirs)
 if not b:
     sys.exit('kunit.py found no suite: nothing to compare')
+if not any(b.values()):
+    sys.exit(f'kunit.py found no case in its {len(b)} suites: nothing to compare')
 if set(a) != set(b):
     sys.exit(f'suites differ: handover {sorted(a)}, kunit.py {sorted(b)}')
 for suite in a:

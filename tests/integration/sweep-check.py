@@ -7,7 +7,8 @@ usage: sweep-check.py MATRIX.json --kinds K1,K2,... [--singles N] -- HANDOVER [A
 --kinds: every fault kind the matrix must hold at least one run cell of.
 --singles N: for up to N cells (one per outcome first, then the quickest),
 run `HANDOVER --quiet --stop-at ebs --inject SPEC ARGS... KERNEL` and
-compare the "fault outcome: SPEC: OUTCOME" line it prints with the cell.
+compare the "fault outcome: SPEC: OUTCOME" line it prints for that SPEC
+with the cell. A matrix in which no cell ran has nothing to check: it fails.
 Prints one line per check and "sweep ok" when all pass; exit status 1 if not.
 """
 import json
@@ -33,8 +34,9 @@ def pick_cells(cells, n):
 def single_outcome(cmd, spec):
     args = [cmd[0], "--quiet", "--stop-at", "ebs", "--inject", spec] + cmd[1:]
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-    m = re.search(r"fault outcome: (\S+): (\S+)", p.stderr)
-    return (m.group(2) if m else None), p.returncode, p.stderr
+    # The line of this fault: one about another spec is not this cell's outcome.
+    m = re.search(rf"fault outcome: {re.escape(spec)}: (\S+)", p.stderr)
+    return (m.group(1) if m else None), p.returncode, p.stderr
 
 
 def main():
@@ -60,6 +62,10 @@ def main():
         m = json.load(f)
     cells = m["cells"]
     bad = 0
+    ran = [c for c in cells if c["outcome"] != "skipped"]
+    if not ran:
+        print(f"not ok - {path}: no cell ran ({len(cells)} cells): nothing to check")
+        bad += 1
     for k in kinds:
         have = [c for c in cells if c["fault"] == k and c["outcome"] != "skipped"]
         if have:
