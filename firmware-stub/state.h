@@ -188,6 +188,8 @@ struct fw_event {
     uint64_t notify_function, notify_context, notify_tpl;   /* EVT_NOTIFY_* */
     bool queued;                 /* its notify function waits to run */
     uint64_t queued_at;          /* order among those queued at one TPL */
+    uint64_t made;               /* order of CreateEvent calls (a group's order) */
+    uint64_t closed_at;          /* closed: order of CloseEvent calls (the slot reused first) */
 };
 
 /* What the call that sent the vCPU to notify functions does once they
@@ -212,8 +214,9 @@ struct fw_notify_frame {
 };
 
 struct fw_events {
-    struct fw_event slot[FW_MAX_EVENTS];   /* handle: base + FW_EVENTS_OFFSET + 8 * index */
-    unsigned n;                  /* events made so far */
+    struct fw_event slot[FW_MAX_EVENTS];   /* handle: base + FW_EVENTS_OFFSET + 8 * index (events.c) */
+    unsigned n;                  /* slots used so far (open, or closed and free again) */
+    uint64_t made, closed;       /* CreateEvent and CloseEvent calls so far (fw_event.made, .closed_at) */
     uint64_t wait_for_key;       /* ConIn.WaitForKey: signaled while keys remain */
     struct fw_notify_frame frame[FW_MAX_NOTIFY_DEPTH];   /* innermost last */
     unsigned depth;

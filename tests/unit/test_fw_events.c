@@ -161,7 +161,7 @@ START_TEST(signal_check_and_close_and_stale_or_wild_handles)
     ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), e), EFI_SUCCESS);
     uint64_t again = new_event(0);
-    ck_assert_uint_ne(again, e);   /* never reused */
+    ck_assert_uint_ne(again, e);   /* not reused while a slot never used is left */
     const uint64_t first = FW_BASE + FW_EVENTS_OFFSET;
     const uint64_t wild[] = { e, 0, first - 8, first + 4, again + 8, first + 8 * FW_MAX_EVENTS, RAM_SIZE + 8, ~0ULL,
                               fw.image_handle };
@@ -175,19 +175,62 @@ START_TEST(signal_check_and_close_and_stale_or_wild_handles)
 }
 END_TEST
 
-START_TEST(event_handles_are_spent_once_and_said_once)
+/* A loader that makes and closes an event per key read (systemd-boot's
+ * console_key_read, a timer each) makes far more events than there are
+ * slots: once every slot has been used, a closed one is reused, the one
+ * closed longest ago first, and never WaitForKey's (UEFI 2.10 section
+ * 7.1.1: EFI_OUT_OF_RESOURCES is for an event that cannot be allocated). */
+START_TEST(closed_event_slots_are_reused_oldest_first_once_all_are_used)
 {
+    for (unsigned i = 0; i < 10 * FW_MAX_EVENTS; i++) {
+        uint64_t e = new_event(EVT_TIMER);
+        ck_assert_uint_eq(CALL(BS(SET_TIMER), e, EFI_TIMER_RELATIVE, MS_100NS(1000)), EFI_SUCCESS);
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), e), EFI_SUCCESS);
+    }
+    ck_assert_uint_eq(fw.events.n, FW_MAX_EVENTS);
+    ck_assert_ptr_null(strstr(log_text(), "CreateEvent returns EFI_OUT_OF_RESOURCES"));
+    /* Every slot open again; two closed, 3 then 1: the one closed
+     * longest ago is reused first, and a stale handle names nothing until
+     * its slot is. */
+    uint64_t keep[FW_MAX_EVENTS];
+    for (unsigned i = 1; i < FW_MAX_EVENTS; i++)
+        keep[i] = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), keep[3], EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), keep[3]), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), keep[1]), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), keep[3]), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(new_event(0), keep[3]);
+    ck_assert_uint_eq(new_event(0), keep[1]);
+    /* A reused slot is a new event: nothing of the closed one's is left. */
+    ck_assert_uint_eq(CALL(EVT(CHECK), keep[3]), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), keep[3], EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+    ck_assert(!firmware_timer_armed(&fw));
+    /* WaitForKey closed (a guest may) is never handed out again. */
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), wait_for_key()), EFI_SUCCESS);
     uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(rd64(p), 0);
+}
+END_TEST
+
+/* Every slot open at once: CreateEvent is EFI_OUT_OF_RESOURCES, said once
+ * in the log, until one is closed. */
+START_TEST(all_events_open_at_once_is_out_of_resources_said_once)
+{
+    uint64_t p = put_u64(0), last = 0;
     while (fw.events.n < FW_MAX_EVENTS)
-        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), new_event(0)), EFI_SUCCESS);
+        last = new_event(0);
     ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
     ck_assert_uint_eq(CALL(EVT(CREATE), EVT_TIMER, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
     ck_assert_uint_eq(rd64(p), 0);
-    const char *first = strstr(log_text(), "event handles are spent");
-    ck_assert_ptr_nonnull(first);
-    ck_assert_ptr_null(strstr(first + 1, "event handles are spent"));
+    const char *said = strstr(log_text(), "events are open at once");
+    ck_assert_ptr_nonnull(said);
+    ck_assert_ptr_null(strstr(said + 1, "events are open at once"));
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), last), EFI_SUCCESS);
+    ck_assert_uint_eq(new_event(EVT_TIMER), last);
 }
 END_TEST
+
 
 START_TEST(event_groups_signal_together)
 {
@@ -415,6 +458,35 @@ static void assert_call_returns(unsigned id, uint64_t rsp, uint64_t tpl)
     ck_assert_uint_eq(fw.tpl, tpl);
     ck_assert_uint_eq(fw.events.depth, 0);
 }
+
+/* A group's notify functions of one TPL run in the order their events
+ * were made, whichever slots reuse put them in. */
+START_TEST(a_groups_notify_functions_run_in_the_order_made_in_reused_slots)
+{
+    uint64_t p = put_u64(0), g = put_guid(GUID_TEST);
+    while (fw.events.n < FW_MAX_EVENTS)
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), new_event(0)), EFI_SUCCESS);
+    /* The next two go to slots 1 and 2; slot 1's is closed, so the third
+     * made takes it, below the second. */
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 1, g, p), EFI_SUCCESS);
+    uint64_t gone = rd64(p);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 2, g, p), EFI_SUCCESS);
+    uint64_t second = rd64(p);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), gone), EFI_SUCCESS);
+    for (unsigned i = 3; i < FW_MAX_EVENTS; i++)   /* the slots closed before gone */
+        new_event(0);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 3, g, p), EFI_SUCCESS);
+    uint64_t third = rd64(p);
+    ck_assert_uint_eq(third, gone);
+    ck_assert_uint_lt(third, second);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), third), EFI_SUCCESS);
+    assert_notify_runs(second, NOTIFY_FN, 2, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(third, NOTIFY_FN, 3, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(EVT(SIGNAL), STACK_TOP, FW_TPL_APPLICATION);
+}
+END_TEST
 
 START_TEST(signal_event_runs_the_notify_function_through_the_trampoline)
 {
@@ -685,13 +757,15 @@ Suite *fw_events_suite(void)
         create_event_refuses_bad_types_tpls_and_pointers, check_event_after_relative_timers_of_zero_and_of_an_hour,
         a_timer_is_armed_from_set_timer_until_it_fires_once_or_is_cancelled_or_closed,
         periodic_timers_signal_once_per_period, signal_check_and_close_and_stale_or_wild_handles,
-        event_handles_are_spent_once_and_said_once, event_groups_signal_together,
+        closed_event_slots_are_reused_oldest_first_once_all_are_used,
+        all_events_open_at_once_is_out_of_resources_said_once, event_groups_signal_together,
         wait_for_event_returns_the_index_of_the_signaled_event, wait_for_event_refuses_hostile_lists,
         wait_for_event_with_nothing_signaled_makes_the_call_again,
         wait_for_event_is_not_for_good_while_a_notify_functions_timer_is_armed,
         read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows, trace_decodes_the_event_services,
         NULL });
     fw_add_tcase(s, "notify-functions", (const TTest *const[]){
+        a_groups_notify_functions_run_in_the_order_made_in_reused_slots,
         signal_event_runs_the_notify_function_through_the_trampoline,
         restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first,
         a_notify_function_calling_services_nests_only_above_its_tpl,
