@@ -202,6 +202,11 @@ bool firmware_timer_armed(const struct firmware *fw)
     return false;
 }
 
+bool firmware_halt_can_end(const struct firmware *fw)
+{
+    return firmware_timer_armed(fw) || key_pending(fw);
+}
+
 void fw_stop_timers(struct firmware *fw)
 {
     for (unsigned i = 0; i < fw->events.n; i++)

@@ -1881,6 +1881,20 @@ static NORETURN void mode_wait_for_key(void)
     finish();
 }
 
+/* halt-for-key mode: HLT before each look at ConIn, with no timer, as a
+ * loop that naps until the next interrupt and then polls; a firmware's
+ * tick ends each HLT, so the --keys key is found. */
+static NORETURN void mode_halt_for_key(void)
+{
+    efi_simple_text_input_t *in = g.st->con_in;
+    efi_input_key_t key;
+    print("payload: halting until a key\n");
+    do
+        asm volatile("hlt");
+    while (in->read_key_stroke(in, &key) != EFI_SUCCESS);
+    finish();
+}
+
 /* ------------------------------------------------------------------ */
 /* notify mode: the firmware calls the payload's notify functions     */
 
@@ -2264,6 +2278,8 @@ static NORETURN void payload_main(void)
         mode_halt();
     if (word_is(mode, "wait-for-key"))
         mode_wait_for_key();
+    if (word_is(mode, "halt-for-key"))
+        mode_halt_for_key();
     if (word_is(mode, "notify"))
         mode_notify();
     if (word_is(mode, "memattr"))

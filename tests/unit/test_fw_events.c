@@ -128,6 +128,23 @@ START_TEST(a_timer_is_armed_from_set_timer_until_it_fires_once_or_is_cancelled_o
 }
 END_TEST
 
+/* A HLT is woken by a firmware's tick whatever the application waits
+ * for: a key left to read ends it as a timer does (halt_wake.c), so an
+ * application that halts before it reads ConIn gets its --keys. */
+START_TEST(a_halt_can_end_while_a_timer_is_armed_or_a_key_is_left)
+{
+    ck_assert(!firmware_halt_can_end(&fw));
+    fw.cfg.keys = "y";
+    ck_assert(firmware_halt_can_end(&fw));
+    ck_assert(!firmware_timer_armed(&fw));
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, scratch(4)), EFI_SUCCESS);
+    ck_assert(!firmware_halt_can_end(&fw));
+    uint64_t timer = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), timer, EFI_TIMER_RELATIVE, MS_100NS(1000)), EFI_SUCCESS);
+    ck_assert(firmware_halt_can_end(&fw));
+}
+END_TEST
+
 START_TEST(periodic_timers_signal_once_per_period)
 {
     uint64_t every = new_event(EVT_TIMER), tick = new_event(EVT_TIMER);
@@ -756,6 +773,7 @@ Suite *fw_events_suite(void)
         create_event_makes_handles_in_the_firmware_region_and_wait_for_key_is_one,
         create_event_refuses_bad_types_tpls_and_pointers, check_event_after_relative_timers_of_zero_and_of_an_hour,
         a_timer_is_armed_from_set_timer_until_it_fires_once_or_is_cancelled_or_closed,
+        a_halt_can_end_while_a_timer_is_armed_or_a_key_is_left,
         periodic_timers_signal_once_per_period, signal_check_and_close_and_stale_or_wild_handles,
         closed_event_slots_are_reused_oldest_first_once_all_are_used,
         all_events_open_at_once_is_out_of_resources_said_once, event_groups_signal_together,

@@ -697,7 +697,8 @@ static int after_kick(struct halt_waker *w, struct vcpu *c)
 {
     switch (halt_wake_resume(w, c)) {
     case HALT_FOR_GOOD:
-        return guest_crash(c, "HLT in the firmware phase with no timer armed (the application halted for good)");
+        return guest_crash(c, "HLT in the firmware phase with no timer armed and no key left (see --keys): "
+                                  "the application halted for good");
     case HALT_HOST_ERROR:
         return EXIT_HOST;
     default:
