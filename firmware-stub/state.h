@@ -137,9 +137,10 @@ struct fw_handle_protocol {
  * is signaled at most once a tick (events.c), and a vCPU halted to wait
  * for a timer is woken once a tick (vmm/kvm/halt_wake.c). */
 #define FW_TIMER_TICK_NS 10000000ULL
-/* Stall's longest sleep per call (10 s): the vCPU sleeps at most this
- * long (vmm/kvm/run.c), and a longer wait resumes after it. */
-#define FW_STALL_MAX_NS  10000000000ULL
+/* A firmware call's sleep (Stall, WaitForEvent) is taken in slices of at
+ * most this long, each after a look whether the run is ending
+ * (vmm/kvm/run.c): the whole wait, and a stop still prompt. */
+#define FW_SLEEP_SLICE_NS 1000000000ULL
 #define FW_MAX_POOLS     1024
 #define FW_MAX_CONFIG_TABLES 64
 /* A guest can make the firmware log (calls after ExitBootServices, bad IDs,
@@ -286,7 +287,7 @@ struct firmware {
     const struct fw_call *call;  /* the call being served, NULL between calls */
     struct fw_transfer transfer;
     /* Set by this call (Stall, WaitForEvent making its call again): the
-     * wait the guest asked for. The vCPU sleeps it (at most FW_STALL_MAX_NS)
+     * wait the guest asked for. The vCPU sleeps it (in FW_SLEEP_SLICE_NS slices)
      * before it resumes, outside the VMM's lock, so other vCPUs' exits and
      * a stop on --timeout or a signal do not wait. */
     uint64_t sleep_ns;

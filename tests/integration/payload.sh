@@ -930,6 +930,10 @@ expect wait-for-key-never 4 'payload: waiting for a key' 'WaitForEvent on 1 even
     -- "$HO" --timeout 60 --cmdline payload=wait-for-key "$PAYLOAD"
 expect wait-for-key-typed 0 'payload: done, 0 failures' '!not ok' \
     -- "$HO" --timeout 60 --keys k --cmdline payload=wait-for-key "$PAYLOAD"
+# Stall waits all it is asked, past 10 s too (it ended after 10 s): a
+# timer of 10.4 s is due after a Stall of 10.5 s.
+expect stall-long 0 'payload: stalling 10.5 s' 'ok [0-9]+ - stall_outlasts_a_shorter_timer' \
+    'payload: done, 0 failures' '!not ok' -- "$HO" --timeout 60 --cmdline payload=stall-long "$PAYLOAD"
 # A HLT with no timer armed is ended by a firmware's tick when a --keys
 # key is left to read (halt_wake.c); with none, it is for good.
 expect halt-for-key-typed 0 'payload: halting until a key' 'payload: done, 0 failures' '!not ok' \
