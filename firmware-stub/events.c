@@ -169,20 +169,34 @@ static void set_signaled(struct firmware *fw, struct fw_event *e)
         signal_one(fw, e);
 }
 
-/* Signal what is due: timers past their time (a periodic one moves on by
- * whole periods, one signal however many it missed, as EDK2's timer
- * tick), and WaitForKey, whose state is
- * the key queue's: signaled exactly while keys remain. notify_only: only
- * the timers of notify functions, which the firmware looks at after every
- * call; the others only CheckEvent and WaitForEvent look at, so that a
- * timer set and cancelled between two looks never fires. */
-static void poll_timers(struct firmware *fw, bool notify_only)
+/* Of the timers due at now (only notify functions' if notify_only), the
+ * one due first, or made first of those due at once; NULL if none. */
+static struct fw_event *first_due(struct firmware *fw, uint64_t now, bool notify_only)
 {
-    uint64_t now = now_ns();
+    struct fw_event *first = NULL;
     for (unsigned i = 0; i < fw->events.n; i++) {
         struct fw_event *e = &fw->events.slot[i];
         if (!e->open || !e->armed || e->due > now || (notify_only && !e->notify_function))
             continue;
+        if (!first || e->due < first->due || (e->due == first->due && e->made < first->made))
+            first = e;
+    }
+    return first;
+}
+
+/* Signal what is due: timers past their time, in the order they fell due
+ * (EDK2's timer list is kept in trigger-time order), so their notify
+ * functions of one TPL queue so; a periodic one moves on by whole periods,
+ * one signal however many it missed, as EDK2's timer tick; and WaitForKey,
+ * whose state is the key queue's: signaled exactly while keys remain.
+ * notify_only: only the timers of notify functions, which the firmware
+ * looks at after every call; the others only CheckEvent and WaitForEvent
+ * look at, so that a timer set and cancelled between two looks never
+ * fires. */
+static void poll_timers(struct firmware *fw, bool notify_only)
+{
+    uint64_t now = now_ns();
+    for (struct fw_event *e; (e = first_due(fw, now, notify_only));) {
         set_signaled(fw, e);
         if (!e->periodic)
             e->armed = false;

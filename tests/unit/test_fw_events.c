@@ -476,6 +476,26 @@ static void assert_call_returns(unsigned id, uint64_t rsp, uint64_t tpl)
     ck_assert_uint_eq(fw.events.depth, 0);
 }
 
+/* Timers that fall due between two looks are signaled in the order they
+ * fell due (EDK2 keeps its timer list in trigger-time order), so their
+ * functions of one TPL run in that order, whichever was made first. */
+START_TEST(timers_due_at_one_look_run_their_functions_in_the_order_they_fell_due)
+{
+    uint64_t later = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 1);
+    uint64_t sooner = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN2, 2);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, MS_100NS(300)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), sooner, EFI_TIMER_RELATIVE, MS_100NS(150)), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+    sleep_ms(350);
+    ck_assert_uint_eq(CALL(BS(STALL), 0), EFI_SUCCESS);
+    assert_notify_runs(sooner, NOTIFY_FN2, 2, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_notify_runs(later, NOTIFY_FN, 1, TPL_CALLBACK, STACK_TOP);
+    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    assert_call_returns(BS(STALL), STACK_TOP, FW_TPL_APPLICATION);
+}
+END_TEST
+
 /* A group's notify functions of one TPL run in the order their events
  * were made, whichever slots reuse put them in. */
 START_TEST(a_groups_notify_functions_run_in_the_order_made_in_reused_slots)
@@ -783,6 +803,7 @@ Suite *fw_events_suite(void)
         read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows, trace_decodes_the_event_services,
         NULL });
     fw_add_tcase(s, "notify-functions", (const TTest *const[]){
+        timers_due_at_one_look_run_their_functions_in_the_order_they_fell_due,
         a_groups_notify_functions_run_in_the_order_made_in_reused_slots,
         signal_event_runs_the_notify_function_through_the_trampoline,
         restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first,
