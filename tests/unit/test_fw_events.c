@@ -476,6 +476,19 @@ static void assert_call_returns(unsigned id, uint64_t rsp, uint64_t tpl)
     ck_assert_uint_eq(fw.events.depth, 0);
 }
 
+struct notify_run { uint64_t event, fn, context; };
+
+/* The queued functions of TPL_CALLBACK run in this order, each returning,
+ * and then the call id made at TPL_APPLICATION returns. */
+static void assert_callbacks_run_in_order(const struct notify_run *runs, unsigned n, unsigned id)
+{
+    for (unsigned i = 0; i < n; i++) {
+        assert_notify_runs(runs[i].event, runs[i].fn, runs[i].context, TPL_CALLBACK, STACK_TOP);
+        ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    }
+    assert_call_returns(id, STACK_TOP, FW_TPL_APPLICATION);
+}
+
 /* Timers that fall due between two looks are signaled in the order they
  * fell due (EDK2 keeps its timer list in trigger-time order), so their
  * functions of one TPL run in that order, whichever was made first. */
@@ -488,11 +501,8 @@ START_TEST(timers_due_at_one_look_run_their_functions_in_the_order_they_fell_due
     ck_assert(!fw.transfer.pending);
     sleep_ms(350);
     ck_assert_uint_eq(CALL(BS(STALL), 0), EFI_SUCCESS);
-    assert_notify_runs(sooner, NOTIFY_FN2, 2, TPL_CALLBACK, STACK_TOP);
-    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
-    assert_notify_runs(later, NOTIFY_FN, 1, TPL_CALLBACK, STACK_TOP);
-    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
-    assert_call_returns(BS(STALL), STACK_TOP, FW_TPL_APPLICATION);
+    const struct notify_run runs[] = { { sooner, NOTIFY_FN2, 2 }, { later, NOTIFY_FN, 1 } };
+    assert_callbacks_run_in_order(runs, 2, BS(STALL));
 }
 END_TEST
 
@@ -517,11 +527,8 @@ START_TEST(a_groups_notify_functions_run_in_the_order_made_in_reused_slots)
     ck_assert_uint_eq(third, gone);
     ck_assert_uint_lt(third, second);
     ck_assert_uint_eq(CALL(EVT(SIGNAL), third), EFI_SUCCESS);
-    assert_notify_runs(second, NOTIFY_FN, 2, TPL_CALLBACK, STACK_TOP);
-    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
-    assert_notify_runs(third, NOTIFY_FN, 3, TPL_CALLBACK, STACK_TOP);
-    ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
-    assert_call_returns(EVT(SIGNAL), STACK_TOP, FW_TPL_APPLICATION);
+    const struct notify_run runs[] = { { second, NOTIFY_FN, 2 }, { third, NOTIFY_FN, 3 } };
+    assert_callbacks_run_in_order(runs, 2, EVT(SIGNAL));
 }
 END_TEST
 
