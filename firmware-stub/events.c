@@ -269,14 +269,15 @@ static efi_status_t create(struct firmware *fw, const struct guest_view *v, cons
         return EFI_INVALID_PARAMETER;   /* those two are groups already (EDK2 CoreCreateEventEx) */
     bool grouped = group_ptr || group_of_type(type, &group);
     bool notify = type & (EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL);
+    if (notify && (!notify_function || notify_tpl <= FW_TPL_APPLICATION || notify_tpl >= FW_TPL_HIGH_LEVEL))
+        return EFI_INVALID_PARAMETER;
     if (notify && fw_ia32(fw)) {
-        /* The notify trampoline is x64 code (state.h FW_ID_NOTIFY_RETURN). */
+        /* The notify trampoline is x64 code (state.h FW_ID_NOTIFY_RETURN).
+         * After the checks above: a call the spec refuses gets its status. */
         fw_log(fw, "CreateEvent with a notify function is not served by a 32-bit firmware (--firmware-bits 32): "
                "EFI_UNSUPPORTED");
         return EFI_UNSUPPORTED;
     }
-    if (notify && (!notify_function || notify_tpl <= FW_TPL_APPLICATION || notify_tpl >= FW_TPL_HIGH_LEVEL))
-        return EFI_INVALID_PARAMETER;
     uint64_t handle = new_event(fw, type, grouped ? &group : NULL);
     if (!handle)
         return EFI_OUT_OF_RESOURCES;
