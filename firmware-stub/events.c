@@ -76,21 +76,40 @@ static struct fw_event *event_of(struct firmware *fw, uint64_t handle)
     return e->open ? e : NULL;
 }
 
-/* A new event's handle, or 0 when every handle has been made. */
+/* The slot for a new event: a slot never used while one is left, then
+ * the one closed longest ago (ConIn.WaitForKey's never), so that a loader
+ * that makes and closes an event per key read (systemd-boot's
+ * console_key_read) does not run out, and a stale handle names nothing as
+ * long as can be; NULL when all are open (UEFI 2.10 section 7.1.1: the
+ * event could not be allocated). */
+static struct fw_event *free_slot(struct firmware *fw)
+{
+    if (fw->events.n < FW_MAX_EVENTS)
+        return &fw->events.slot[fw->events.n++];
+    struct fw_event *oldest = NULL;
+    for (unsigned i = 0; i < fw->events.n; i++) {
+        struct fw_event *e = &fw->events.slot[i];
+        if (!e->open && handle_of(fw, i) != fw->events.wait_for_key && (!oldest || e->closed_at < oldest->closed_at))
+            oldest = e;
+    }
+    return oldest;
+}
+
+/* A new event's handle, or 0 when every slot holds an open event. */
 static uint64_t new_event(struct firmware *fw, uint32_t type, const efi_guid_t *group)
 {
-    if (fw->events.n == FW_MAX_EVENTS) {
+    struct fw_event *e = free_slot(fw);
+    if (!e) {
         if (!fw->events.spent_reported)
-            fw_log(fw, "all %d event handles are spent (they are never reused): CreateEvent returns "
-                   "EFI_OUT_OF_RESOURCES", FW_MAX_EVENTS);
+            fw_log(fw, "all %d events are open at once: CreateEvent returns EFI_OUT_OF_RESOURCES until one is closed",
+                   FW_MAX_EVENTS);
         fw->events.spent_reported = true;
         return 0;
     }
-    struct fw_event *e = &fw->events.slot[fw->events.n];
-    *e = (struct fw_event){ .open = true, .type = type, .in_group = group != NULL };
+    *e = (struct fw_event){ .open = true, .type = type, .in_group = group != NULL, .made = ++fw->events.made };
     if (group)
         e->group = *group;
-    return handle_of(fw, fw->events.n++);
+    return handle_of_event(fw, e);
 }
 
 static bool key_pending(const struct firmware *fw)
@@ -119,13 +138,26 @@ static void signal_one(struct firmware *fw, struct fw_event *e)
         queue_notify(fw, e);
 }
 
-void fw_signal_event_group(struct firmware *fw, const efi_guid_t *group)
+/* The open event of the group made next after the one made `after`
+ * (fw_event.made), or NULL. */
+static struct fw_event *next_in_group(struct firmware *fw, const efi_guid_t *group, uint64_t after)
 {
+    struct fw_event *next = NULL;
     for (unsigned i = 0; i < fw->events.n; i++) {
         struct fw_event *o = &fw->events.slot[i];
-        if (o->open && o->in_group && guid_equal(&o->group, group))
-            signal_one(fw, o);
+        if (o->open && o->in_group && guid_equal(&o->group, group) && o->made > after &&
+            (!next || o->made < next->made))
+            next = o;
     }
+    return next;
+}
+
+/* In the order the events were made, so their notify functions of one TPL
+ * run in that order, whatever slots reused handles hold. */
+void fw_signal_event_group(struct firmware *fw, const efi_guid_t *group)
+{
+    for (struct fw_event *o = next_in_group(fw, group, 0); o; o = next_in_group(fw, group, o->made))
+        signal_one(fw, o);
 }
 
 /* An event in a group signals the whole group (UEFI 2.10 section 7.1.5). */
@@ -137,20 +169,34 @@ static void set_signaled(struct firmware *fw, struct fw_event *e)
         signal_one(fw, e);
 }
 
-/* Signal what is due: timers past their time (a periodic one moves on by
- * whole periods, one signal however many it missed, as EDK2's timer
- * tick), and WaitForKey, whose state is
- * the key queue's: signaled exactly while keys remain. notify_only: only
- * the timers of notify functions, which the firmware looks at after every
- * call; the others only CheckEvent and WaitForEvent look at, so that a
- * timer set and cancelled between two looks never fires. */
-static void poll_timers(struct firmware *fw, bool notify_only)
+/* Of the timers due at now (only notify functions' if notify_only), the
+ * one due first, or made first of those due at once; NULL if none. */
+static struct fw_event *first_due(struct firmware *fw, uint64_t now, bool notify_only)
 {
-    uint64_t now = now_ns();
+    struct fw_event *first = NULL;
     for (unsigned i = 0; i < fw->events.n; i++) {
         struct fw_event *e = &fw->events.slot[i];
         if (!e->open || !e->armed || e->due > now || (notify_only && !e->notify_function))
             continue;
+        if (!first || e->due < first->due || (e->due == first->due && e->made < first->made))
+            first = e;
+    }
+    return first;
+}
+
+/* Signal what is due: timers past their time, in the order they fell due
+ * (EDK2's timer list is kept in trigger-time order), so their notify
+ * functions of one TPL queue so; a periodic one moves on by whole periods,
+ * one signal however many it missed, as EDK2's timer tick; and WaitForKey,
+ * whose state is the key queue's: signaled exactly while keys remain.
+ * notify_only: only the timers of notify functions, which the firmware
+ * looks at after every call; the others only CheckEvent and WaitForEvent
+ * look at, so that a timer set and cancelled between two looks never
+ * fires. */
+static void poll_timers(struct firmware *fw, bool notify_only)
+{
+    uint64_t now = now_ns();
+    for (struct fw_event *e; (e = first_due(fw, now, notify_only));) {
         set_signaled(fw, e);
         if (!e->periodic)
             e->armed = false;
@@ -168,6 +214,11 @@ bool firmware_timer_armed(const struct firmware *fw)
         if (fw->events.slot[i].open && fw->events.slot[i].armed)
             return true;
     return false;
+}
+
+bool firmware_halt_can_end(const struct firmware *fw)
+{
+    return firmware_timer_armed(fw) || key_pending(fw);
 }
 
 void fw_stop_timers(struct firmware *fw)
@@ -218,14 +269,15 @@ static efi_status_t create(struct firmware *fw, const struct guest_view *v, cons
         return EFI_INVALID_PARAMETER;   /* those two are groups already (EDK2 CoreCreateEventEx) */
     bool grouped = group_ptr || group_of_type(type, &group);
     bool notify = type & (EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL);
+    if (notify && (!notify_function || notify_tpl <= FW_TPL_APPLICATION || notify_tpl >= FW_TPL_HIGH_LEVEL))
+        return EFI_INVALID_PARAMETER;
     if (notify && fw_ia32(fw)) {
-        /* The notify trampoline is x64 code (state.h FW_ID_NOTIFY_RETURN). */
+        /* The notify trampoline is x64 code (state.h FW_ID_NOTIFY_RETURN).
+         * After the checks above: a call the spec refuses gets its status. */
         fw_log(fw, "CreateEvent with a notify function is not served by a 32-bit firmware (--firmware-bits 32): "
                "EFI_UNSUPPORTED");
         return EFI_UNSUPPORTED;
     }
-    if (notify && (!notify_function || notify_tpl <= FW_TPL_APPLICATION || notify_tpl >= FW_TPL_HIGH_LEVEL))
-        return EFI_INVALID_PARAMETER;
     uint64_t handle = new_event(fw, type, grouped ? &group : NULL);
     if (!handle)
         return EFI_OUT_OF_RESOURCES;
@@ -288,7 +340,7 @@ efi_status_t fw_close_event(struct firmware *fw, const struct guest_view *v, con
     struct fw_event *e = event_of(fw, a[0]);
     if (!e)
         return EFI_INVALID_PARAMETER;
-    *e = (struct fw_event){ 0 };
+    *e = (struct fw_event){ .closed_at = ++fw->events.closed };
     return EFI_SUCCESS;
 }
 

@@ -23,6 +23,10 @@ void fw_events_init(struct firmware *fw);
 /* Whether some open event has a timer set (a notify function's or one
  * CheckEvent or WaitForEvent would find signaled once due). */
 bool firmware_timer_armed(const struct firmware *fw);
+/* Whether an application halted to wait (HLT) could find something new
+ * when a firmware's timer tick woke it: a timer armed, or a --keys key
+ * left for ReadKeyStroke (vmm/kvm/halt_wake.c). */
+bool firmware_halt_can_end(const struct firmware *fw);
 /* Disarm every timer, and every one SetTimer sets from then on:
  * ExitBootServices stops the timer tick. */
 void fw_stop_timers(struct firmware *fw);

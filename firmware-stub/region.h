@@ -43,8 +43,9 @@ enum fw_region_offset {
     FW_INITRD_DP_OFFSET = FW_BS_DATA_OFFSET + 0x440,
     FW_MEMATTR_OFFSET = FW_BS_DATA_OFFSET + 0x460,   /* EFI_MEMORY_ATTRIBUTE_PROTOCOL */
     /* Events (UEFI 2.10 section 7.1): a handle is the address of an 8-byte
-     * slot here, one per CreateEvent and never reused, so a closed event's
-     * handle stays invalid. WaitForKey takes the first. */
+     * slot here; a closed event's slot is reused only once every slot has
+     * been used, the one closed longest ago first (events.c), so a stale
+     * handle stays invalid as long as can be. WaitForKey takes the first. */
     FW_EVENTS_OFFSET = FW_BS_DATA_OFFSET + 0x480,
     /* Handles made on demand (InstallProtocolInterface, LoadImage) are the
      * addresses of 16-byte slots here, never reused: a stale handle stays

@@ -139,9 +139,10 @@ struct fw_handle_protocol {
  * is signaled at most once a tick (events.c), and a vCPU halted to wait
  * for a timer is woken once a tick (vmm/kvm/halt_wake.c). */
 #define FW_TIMER_TICK_NS 10000000ULL
-/* Stall's longest sleep per call (10 s): the vCPU sleeps at most this
- * long (vmm/kvm/run.c), and a longer wait resumes after it. */
-#define FW_STALL_MAX_NS  10000000000ULL
+/* A firmware call's sleep (Stall, WaitForEvent) is taken in slices of at
+ * most this long, each after a look whether the run is ending
+ * (vmm/kvm/run.c): the whole wait, and a stop still prompt. */
+#define FW_SLEEP_SLICE_NS 1000000000ULL
 #define FW_MAX_POOLS     1024
 #define FW_MAX_CONFIG_TABLES 64
 /* A guest can make the firmware log (calls after ExitBootServices, bad IDs,
@@ -190,6 +191,8 @@ struct fw_event {
     uint64_t notify_function, notify_context, notify_tpl;   /* EVT_NOTIFY_* */
     bool queued;                 /* its notify function waits to run */
     uint64_t queued_at;          /* order among those queued at one TPL */
+    uint64_t made;               /* order of CreateEvent calls (a group's order) */
+    uint64_t closed_at;          /* closed: order of CloseEvent calls (the slot reused first) */
 };
 
 /* What the call that sent the vCPU to notify functions does once they
@@ -214,8 +217,9 @@ struct fw_notify_frame {
 };
 
 struct fw_events {
-    struct fw_event slot[FW_MAX_EVENTS];   /* handle: base + FW_EVENTS_OFFSET + 8 * index */
-    unsigned n;                  /* events made so far */
+    struct fw_event slot[FW_MAX_EVENTS];   /* handle: base + FW_EVENTS_OFFSET + 8 * index (events.c) */
+    unsigned n;                  /* slots used so far (open, or closed and free again) */
+    uint64_t made, closed;       /* CreateEvent and CloseEvent calls so far (fw_event.made, .closed_at) */
     uint64_t wait_for_key;       /* ConIn.WaitForKey: signaled while keys remain */
     struct fw_notify_frame frame[FW_MAX_NOTIFY_DEPTH];   /* innermost last */
     unsigned depth;
@@ -285,7 +289,7 @@ struct firmware {
     const struct fw_call *call;  /* the call being served, NULL between calls */
     struct fw_transfer transfer;
     /* Set by this call (Stall, WaitForEvent making its call again): the
-     * wait the guest asked for. The vCPU sleeps it (at most FW_STALL_MAX_NS)
+     * wait the guest asked for. The vCPU sleeps it (in FW_SLEEP_SLICE_NS slices)
      * before it resumes, outside the VMM's lock, so other vCPUs' exits and
      * a stop on --timeout or a signal do not wait. */
     uint64_t sleep_ns;

@@ -5,7 +5,8 @@
  * firmware_call on a fresh firmware per input.
  *
  * Every result is checked against a model of UEFI 2.10 section 7.1 as
- * events.c states it: handles never reused, the type and TPL rules of
+ * events.c states it: a closed event's slot reused only once every slot has
+ * been used, the one closed longest ago first, the type and TPL rules of
  * CreateEvent, a group signaled as one, a signaled event reset as CheckEvent
  * or WaitForEvent reports it, WaitForEvent only at TPL_APPLICATION and
  * returning at once (with the call to make again) when nothing is
@@ -40,7 +41,7 @@
  *     6 CloseEvent     event byte
  *     7 a byte: % 3 0 ReadKeyStroke with a pointer byte, 1 RaiseTPL and
  *                   2 RestoreTPL with a TPL byte
- *   event byte: < 0xf0 one of the handles made so far (closed ones too;
+ *   event byte: < 0xf0 the handle of one of the slots used so far (closed ones too;
  *               the first is WaitForKey), else a handle never made
  *   ptr byte: % 4 0 a good slot, 1 NULL, 2 the last 4 bytes of RAM (room
  *             for an EFI_INPUT_KEY, not for a handle or an index), 3 past RAM
@@ -171,10 +172,12 @@ struct mevent {
     uint32_t type;
     int group;            /* -1: none */
     enum timer timer;
+    uint64_t closed_at;   /* closed: order of CloseEvent calls */
 };
 
 static struct mevent ev[FW_MAX_EVENTS];
-static unsigned nmade;
+static unsigned nmade;     /* slots used so far */
+static uint64_t ncloses;   /* CloseEvent calls so far */
 static unsigned keys_taken;
 static bool keys_on;
 static uint64_t tpl;
@@ -317,6 +320,25 @@ static bool valid_type(uint32_t type)
            type == EVT_SIGNAL_EXIT_BOOT_SERVICES || type == EVT_SIGNAL_VIRTUAL_ADDRESS_CHANGE;
 }
 
+/* The slot the firmware gives a new event (events.c): a slot never used
+ * while one is left, then the one closed longest ago but WaitForKey's;
+ * -1 when every one is open. */
+static int free_slot(void)
+{
+    if (nmade < FW_MAX_EVENTS)
+        return (int)nmade;
+    int oldest = -1;
+    for (unsigned i = 1; i < nmade; i++)
+        if (!ev[i].open && (oldest < 0 || ev[i].closed_at < ev[oldest].closed_at))
+            oldest = (int)i;
+    return oldest;
+}
+
+static void close_model(unsigned i)
+{
+    ev[i] = (struct mevent){ .open = false, .group = -1, .closed_at = ++ncloses };
+}
+
 static void op_create(struct fuzz_in *in, bool ex)
 {
     uint64_t type = type_of(in_u8(in), in);
@@ -337,7 +359,7 @@ static void op_create(struct fuzz_in *in, bool ex)
              (!notify || ntpl <= FW_TPL_APPLICATION || ntpl >= FW_TPL_HIGH_LEVEL))
         want = EFI_INVALID_PARAMETER;
     else
-        want = nmade == FW_MAX_EVENTS ? EFI_OUT_OF_RESOURCES : EFI_SUCCESS;
+        want = free_slot() < 0 ? EFI_OUT_OF_RESOURCES : EFI_SUCCESS;
     CHECK(st == want);
     uint64_t h;
     memcpy(&h, ram + OUT_SLOT, 8);
@@ -345,16 +367,19 @@ static void op_create(struct fuzz_in *in, bool ex)
         CHECK(!h);
         return;
     }
-    CHECK(h == handle_of(nmade));   /* a new handle, never one made before */
+    unsigned slot = (unsigned)free_slot();
+    CHECK(h == handle_of(slot));
+    if (slot == nmade)
+        nmade++;
     if (t & (EVT_NOTIFY_WAIT | EVT_NOTIFY_SIGNAL)) {
         /* Its function would run in the guest, through the firmware's
          * trampoline, which this model does not follow: made, then closed
          * before anything can signal it. */
         CHECK(call(FW_ID_BS(BS_CLOSE_EVENT), h, 0, 0, 0, NULL, 0) == EFI_SUCCESS);
-        ev[nmade++] = (struct mevent){ .open = false, .group = -1 };
+        close_model(slot);
         return;
     }
-    ev[nmade++] = (struct mevent){ .open = true, .type = t, .group = group ? g - 1 : -1, .timer = T_NONE };
+    ev[slot] = (struct mevent){ .open = true, .type = t, .group = group ? g - 1 : -1, .timer = T_NONE };
 }
 
 static void op_set_timer(struct fuzz_in *in)
@@ -398,7 +423,7 @@ static void op_close(struct fuzz_in *in)
     int i = index_of(h);
     CHECK(st == (i < 0 ? EFI_INVALID_PARAMETER : EFI_SUCCESS));
     if (i >= 0)
-        ev[i] = (struct mevent){ .open = false, .group = -1 };
+        close_model((unsigned)i);
 }
 
 static void op_wait(struct fuzz_in *in)
@@ -501,6 +526,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(ev, 0, sizeof(ev));
     ev[0] = (struct mevent){ .open = true, .type = 0, .group = -1 };   /* ConIn.WaitForKey */
     nmade = 1;
+    ncloses = 0;
     keys_taken = 0;
     keys_on = cfg.keys != NULL;
     tpl = FW_TPL_APPLICATION;

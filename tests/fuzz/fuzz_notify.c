@@ -66,7 +66,7 @@
 #define FN_BASE       0x200000ULL                /* event i's notify function: FN_BASE + 0x10 * i */
 #define NEVER_100NS   10000000000ULL             /* 1000 s: not during a run */
 #define DRAIN_RETURNS 100000
-#define MAX_MADE      FW_MAX_EVENTS
+#define MAX_MADE      (4 * FW_MAX_EVENTS)   /* past the slots: closed ones are reused */
 
 static uint8_t *ram;
 static FILE *devnull;
@@ -106,10 +106,12 @@ static efi_status_t call_at(unsigned id, uint64_t rsp, uint64_t rcx, uint64_t rd
     return st;
 }
 
-/* The event a trampoline transfer runs, as made here; -1 if none. */
+/* The event a trampoline transfer runs, as made here; -1 if none. The
+ * latest made with that handle: a closed event's slot is reused once every
+ * slot has been used (events.c). */
 static int made_index(uint64_t handle)
 {
-    for (unsigned i = 0; i < nmade; i++)
+    for (unsigned i = nmade; i-- > 0;)
         if (made[i] == handle)
             return (int)i;
     return -1;
@@ -192,10 +194,12 @@ static void op_create(struct fuzz_in *in)
     uint8_t tb = in_u8(in), g = in_u8(in) % 4;
     uint64_t tpl = tb % 4 < 3 ? tpls[tb % 4] : tb;
     uint64_t group = g && type != EVT_SIGNAL_EXIT_BOOT_SERVICES ? GROUP_SLOT + 16ULL * (g - 1) : 0;
+    if (nmade == MAX_MADE)   /* made here: each one the model knows */
+        return;
     memset(ram + OUT_SLOT, 0, 8);
     efi_status_t st = guest_call(FW_ID_BS(BS_CREATE_EVENT_EX), type, tpl, FN_BASE + 0x10ULL * nmade, nmade,
                                  (const uint64_t[]){ group, OUT_SLOT }, 2);
-    if (st != EFI_SUCCESS || nmade == MAX_MADE)
+    if (st != EFI_SUCCESS)
         return;
     memcpy(&made[nmade], ram + OUT_SLOT, 8);
     made_tpl[nmade++] = tpl;

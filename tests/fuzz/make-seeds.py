@@ -712,6 +712,11 @@ def events_seeds():
           ev_close(1) + ev_close(0) + ev_check(0) + ev_wait([1, 0]) + ev_check(0xf0) + ev_check(0xf1) +
           ev_check(0xf2) + ev_check(0xf3) + b"".join(ev_create() for _ in range(100)) + ev_signal(95) +
           ev_wait([7, 95]))
+    # More events made than there are slots, one closed each time: once all
+    # are used, the closed one's slot is made again (events.c).
+    write("events", "close-and-reuse", ev_header() +
+          b"".join(ev_create("timer") + ev_set_timer(1, 2, "never") + ev_close(1) for _ in range(120)) +
+          ev_signal(1) + ev_check(1))
 
 
 # ---- fuzz_notify ------------------------------------------------------------

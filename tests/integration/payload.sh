@@ -982,6 +982,17 @@ expect wait-for-key-never 4 'payload: waiting for a key' 'WaitForEvent on 1 even
     -- "$HO" --timeout 60 --cmdline payload=wait-for-key "$PAYLOAD"
 expect wait-for-key-typed 0 'payload: done, 0 failures' '!not ok' \
     -- "$HO" --timeout 60 --keys k --cmdline payload=wait-for-key "$PAYLOAD"
+# Stall waits all it is asked, past 10 s too (it ended after 10 s): a
+# timer of 10.4 s is due after a Stall of 10.5 s.
+expect stall-long 0 'payload: stalling 10.5 s' 'ok [0-9]+ - stall_outlasts_a_shorter_timer' \
+    'payload: done, 0 failures' '!not ok' -- "$HO" --timeout 60 --cmdline payload=stall-long "$PAYLOAD"
+# A HLT with no timer armed is ended by a firmware's tick when a --keys
+# key is left to read (halt_wake.c); with none, it is for good.
+expect halt-for-key-typed 0 'payload: halting until a key' 'payload: done, 0 failures' '!not ok' \
+    -- "$HO" --timeout 60 --keys k --cmdline payload=halt-for-key "$PAYLOAD"
+expect halt-for-key-never 4 'payload: halting until a key' \
+    'guest stopped: HLT in the firmware phase with no timer armed and no key left' 'end: guest-crash, exit status 4' \
+    -- "$HO" --timeout 60 --cmdline payload=halt-for-key "$PAYLOAD"
 expect triple-fault 4 'triple fault' 'registers of vCPU 0: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
 # cmdline_size counts the bytes without the terminating zero (boot.rst): a
 # line of 24 bytes boots a kernel whose cmdline_size is 24, one of 25 is

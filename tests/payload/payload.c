@@ -1881,6 +1881,35 @@ static NORETURN void mode_wait_for_key(void)
     finish();
 }
 
+/* stall-long mode: Stall waits at least the time asked (UEFI 2.10
+ * section 7.5.2), on the clock the timers run on: a Stall longer than
+ * 10 s outlasts a timer set a little shorter (a Stall past 10 s ended
+ * after 10). */
+static NORETURN void mode_stall_long(void)
+{
+    efi_event_t timer;
+    print("payload: stalling 10.5 s\n");
+    check_status(g.bs->create_event(EVT_TIMER, 0, NULL, NULL, &timer), EFI_SUCCESS, "create_event_timer");
+    check_status(g.bs->set_timer(timer, TimerRelative, 104000000), EFI_SUCCESS, "set_timer_10_4_s");
+    check_status(g.bs->stall(10500000), EFI_SUCCESS, "stall_10_5_s");
+    check_status(g.bs->check_event(timer), EFI_SUCCESS, "stall_outlasts_a_shorter_timer");
+    finish();
+}
+
+/* halt-for-key mode: HLT before each look at ConIn, with no timer, as a
+ * loop that naps until the next interrupt and then polls; a firmware's
+ * tick ends each HLT, so the --keys key is found. */
+static NORETURN void mode_halt_for_key(void)
+{
+    efi_simple_text_input_t *in = g.st->con_in;
+    efi_input_key_t key;
+    print("payload: halting until a key\n");
+    do
+        asm volatile("hlt");
+    while (in->read_key_stroke(in, &key) != EFI_SUCCESS);
+    finish();
+}
+
 /* ------------------------------------------------------------------ */
 /* notify mode: the firmware calls the payload's notify functions     */
 
@@ -2264,6 +2293,10 @@ static NORETURN void payload_main(void)
         mode_halt();
     if (word_is(mode, "wait-for-key"))
         mode_wait_for_key();
+    if (word_is(mode, "halt-for-key"))
+        mode_halt_for_key();
+    if (word_is(mode, "stall-long"))
+        mode_stall_long();
     if (word_is(mode, "notify"))
         mode_notify();
     if (word_is(mode, "memattr"))

@@ -128,6 +128,23 @@ START_TEST(a_timer_is_armed_from_set_timer_until_it_fires_once_or_is_cancelled_o
 }
 END_TEST
 
+/* A HLT is woken by a firmware's tick whatever the application waits
+ * for: a key left to read ends it as a timer does (halt_wake.c), so an
+ * application that halts before it reads ConIn gets its --keys. */
+START_TEST(a_halt_can_end_while_a_timer_is_armed_or_a_key_is_left)
+{
+    ck_assert(!firmware_halt_can_end(&fw));
+    fw.cfg.keys = "y";
+    ck_assert(firmware_halt_can_end(&fw));
+    ck_assert(!firmware_timer_armed(&fw));
+    ck_assert_uint_eq(CALL(FW_ID_CONIN(CONIN_READ_KEY_STROKE), fw.con_in, scratch(4)), EFI_SUCCESS);
+    ck_assert(!firmware_halt_can_end(&fw));
+    uint64_t timer = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), timer, EFI_TIMER_RELATIVE, MS_100NS(1000)), EFI_SUCCESS);
+    ck_assert(firmware_halt_can_end(&fw));
+}
+END_TEST
+
 START_TEST(periodic_timers_signal_once_per_period)
 {
     uint64_t every = new_event(EVT_TIMER), tick = new_event(EVT_TIMER);
@@ -161,7 +178,7 @@ START_TEST(signal_check_and_close_and_stale_or_wild_handles)
     ck_assert_uint_eq(CALL(EVT(SIGNAL), e), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), e), EFI_SUCCESS);
     uint64_t again = new_event(0);
-    ck_assert_uint_ne(again, e);   /* never reused */
+    ck_assert_uint_ne(again, e);   /* not reused while a slot never used is left */
     const uint64_t first = FW_BASE + FW_EVENTS_OFFSET;
     const uint64_t wild[] = { e, 0, first - 8, first + 4, again + 8, first + 8 * FW_MAX_EVENTS, RAM_SIZE + 8, ~0ULL,
                               fw.image_handle };
@@ -175,19 +192,62 @@ START_TEST(signal_check_and_close_and_stale_or_wild_handles)
 }
 END_TEST
 
-START_TEST(event_handles_are_spent_once_and_said_once)
+/* A loader that makes and closes an event per key read (systemd-boot's
+ * console_key_read, a timer each) makes far more events than there are
+ * slots: once every slot has been used, a closed one is reused, the one
+ * closed longest ago first, and never WaitForKey's (UEFI 2.10 section
+ * 7.1.1: EFI_OUT_OF_RESOURCES is for an event that cannot be allocated). */
+START_TEST(closed_event_slots_are_reused_oldest_first_once_all_are_used)
 {
+    for (unsigned i = 0; i < 10 * FW_MAX_EVENTS; i++) {
+        uint64_t e = new_event(EVT_TIMER);
+        ck_assert_uint_eq(CALL(BS(SET_TIMER), e, EFI_TIMER_RELATIVE, MS_100NS(1000)), EFI_SUCCESS);
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), e), EFI_SUCCESS);
+    }
+    ck_assert_uint_eq(fw.events.n, FW_MAX_EVENTS);
+    ck_assert_ptr_null(strstr(log_text(), "CreateEvent returns EFI_OUT_OF_RESOURCES"));
+    /* Every slot open again; two closed, 3 then 1: the one closed
+     * longest ago is reused first, and a stale handle names nothing until
+     * its slot is. */
+    uint64_t keep[FW_MAX_EVENTS];
+    for (unsigned i = 1; i < FW_MAX_EVENTS; i++)
+        keep[i] = new_event(EVT_TIMER);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), keep[3], EFI_TIMER_RELATIVE, 0), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), keep[3]), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), keep[1]), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), keep[3]), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(new_event(0), keep[3]);
+    ck_assert_uint_eq(new_event(0), keep[1]);
+    /* A reused slot is a new event: nothing of the closed one's is left. */
+    ck_assert_uint_eq(CALL(EVT(CHECK), keep[3]), EFI_NOT_READY);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), keep[3], EFI_TIMER_RELATIVE, 0), EFI_INVALID_PARAMETER);
+    ck_assert(!firmware_timer_armed(&fw));
+    /* WaitForKey closed (a guest may) is never handed out again. */
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), wait_for_key()), EFI_SUCCESS);
     uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
+    ck_assert_uint_eq(rd64(p), 0);
+}
+END_TEST
+
+/* Every slot open at once: CreateEvent is EFI_OUT_OF_RESOURCES, said once
+ * in the log, until one is closed. */
+START_TEST(all_events_open_at_once_is_out_of_resources_said_once)
+{
+    uint64_t p = put_u64(0), last = 0;
     while (fw.events.n < FW_MAX_EVENTS)
-        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), new_event(0)), EFI_SUCCESS);
+        last = new_event(0);
     ck_assert_uint_eq(CALL(EVT(CREATE), 0, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
     ck_assert_uint_eq(CALL(EVT(CREATE), EVT_TIMER, 0, 0, 0, p), EFI_OUT_OF_RESOURCES);
     ck_assert_uint_eq(rd64(p), 0);
-    const char *first = strstr(log_text(), "event handles are spent");
-    ck_assert_ptr_nonnull(first);
-    ck_assert_ptr_null(strstr(first + 1, "event handles are spent"));
+    const char *said = strstr(log_text(), "events are open at once");
+    ck_assert_ptr_nonnull(said);
+    ck_assert_ptr_null(strstr(said + 1, "events are open at once"));
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), last), EFI_SUCCESS);
+    ck_assert_uint_eq(new_event(EVT_TIMER), last);
 }
 END_TEST
+
 
 START_TEST(event_groups_signal_together)
 {
@@ -415,6 +475,62 @@ static void assert_call_returns(unsigned id, uint64_t rsp, uint64_t tpl)
     ck_assert_uint_eq(fw.tpl, tpl);
     ck_assert_uint_eq(fw.events.depth, 0);
 }
+
+struct notify_run { uint64_t event, fn, context; };
+
+/* The queued functions of TPL_CALLBACK run in this order, each returning,
+ * and then the call id made at TPL_APPLICATION returns. */
+static void assert_callbacks_run_in_order(const struct notify_run *runs, unsigned n, unsigned id)
+{
+    for (unsigned i = 0; i < n; i++) {
+        assert_notify_runs(runs[i].event, runs[i].fn, runs[i].context, TPL_CALLBACK, STACK_TOP);
+        ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
+    }
+    assert_call_returns(id, STACK_TOP, FW_TPL_APPLICATION);
+}
+
+/* Timers that fall due between two looks are signaled in the order they
+ * fell due (EDK2 keeps its timer list in trigger-time order), so their
+ * functions of one TPL run in that order, whichever was made first. */
+START_TEST(timers_due_at_one_look_run_their_functions_in_the_order_they_fell_due)
+{
+    uint64_t later = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 1);
+    uint64_t sooner = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN2, 2);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, MS_100NS(300)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), sooner, EFI_TIMER_RELATIVE, MS_100NS(150)), EFI_SUCCESS);
+    ck_assert(!fw.transfer.pending);
+    sleep_ms(350);
+    ck_assert_uint_eq(CALL(BS(STALL), 0), EFI_SUCCESS);
+    const struct notify_run runs[] = { { sooner, NOTIFY_FN2, 2 }, { later, NOTIFY_FN, 1 } };
+    assert_callbacks_run_in_order(runs, 2, BS(STALL));
+}
+END_TEST
+
+/* A group's notify functions of one TPL run in the order their events
+ * were made, whichever slots reuse put them in. */
+START_TEST(a_groups_notify_functions_run_in_the_order_made_in_reused_slots)
+{
+    uint64_t p = put_u64(0), g = put_guid(GUID_TEST);
+    while (fw.events.n < FW_MAX_EVENTS)
+        ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), new_event(0)), EFI_SUCCESS);
+    /* The next two go to slots 1 and 2; slot 1's is closed, so the third
+     * made takes it, below the second. */
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 1, g, p), EFI_SUCCESS);
+    uint64_t gone = rd64(p);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 2, g, p), EFI_SUCCESS);
+    uint64_t second = rd64(p);
+    ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), gone), EFI_SUCCESS);
+    for (unsigned i = 3; i < FW_MAX_EVENTS; i++)   /* the slots closed before gone */
+        new_event(0);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT_EX), EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, 3, g, p), EFI_SUCCESS);
+    uint64_t third = rd64(p);
+    ck_assert_uint_eq(third, gone);
+    ck_assert_uint_lt(third, second);
+    ck_assert_uint_eq(CALL(EVT(SIGNAL), third), EFI_SUCCESS);
+    const struct notify_run runs[] = { { second, NOTIFY_FN, 2 }, { third, NOTIFY_FN, 3 } };
+    assert_callbacks_run_in_order(runs, 2, EVT(SIGNAL));
+}
+END_TEST
 
 START_TEST(signal_event_runs_the_notify_function_through_the_trampoline)
 {
@@ -684,14 +800,18 @@ Suite *fw_events_suite(void)
         create_event_makes_handles_in_the_firmware_region_and_wait_for_key_is_one,
         create_event_refuses_bad_types_tpls_and_pointers, check_event_after_relative_timers_of_zero_and_of_an_hour,
         a_timer_is_armed_from_set_timer_until_it_fires_once_or_is_cancelled_or_closed,
+        a_halt_can_end_while_a_timer_is_armed_or_a_key_is_left,
         periodic_timers_signal_once_per_period, signal_check_and_close_and_stale_or_wild_handles,
-        event_handles_are_spent_once_and_said_once, event_groups_signal_together,
+        closed_event_slots_are_reused_oldest_first_once_all_are_used,
+        all_events_open_at_once_is_out_of_resources_said_once, event_groups_signal_together,
         wait_for_event_returns_the_index_of_the_signaled_event, wait_for_event_refuses_hostile_lists,
         wait_for_event_with_nothing_signaled_makes_the_call_again,
         wait_for_event_is_not_for_good_while_a_notify_functions_timer_is_armed,
         read_key_stroke_delivers_the_keys_in_order_and_wait_for_key_follows, trace_decodes_the_event_services,
         NULL });
     fw_add_tcase(s, "notify-functions", (const TTest *const[]){
+        timers_due_at_one_look_run_their_functions_in_the_order_they_fell_due,
+        a_groups_notify_functions_run_in_the_order_made_in_reused_slots,
         signal_event_runs_the_notify_function_through_the_trampoline,
         restore_tpl_delivers_what_raise_tpl_held_back_highest_tpl_first,
         a_notify_function_calling_services_nests_only_above_its_tpl,

@@ -259,7 +259,10 @@ START_TEST(ia32_reset_status_has_its_error_bit_at_31)
 END_TEST
 
 /* CreateEvent writes a 4-byte EFI_EVENT; a notify function would run
- * through the x64 trampoline, so it is refused with a line saying so. */
+ * through the x64 trampoline, so it is refused with a line saying so,
+ * once the call is one the spec takes (UEFI 2.10 section 7.1.1: a notify
+ * type with no function or a TPL of TPL_APPLICATION is
+ * EFI_INVALID_PARAMETER, on either binding). */
 START_TEST(ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions)
 {
     uint64_t ev_p = out_slot();
@@ -267,6 +270,8 @@ START_TEST(ia32_create_event_writes_a_4_byte_event_and_refuses_notify_functions)
     ck_assert_uint_ne(low(ev_p), 0);
     ck_assert(upper_kept(ev_p));
     ck_assert_uint_eq(CALL32(BS(CLOSE_EVENT), 0, low(ev_p)), EFI_SUCCESS);
+    ck_assert_uint_eq(CALL32(BS(CREATE_EVENT), 0, EVT_NOTIFY_SIGNAL, 4, 0x1234, 0, out_slot()), EFI_INVALID_PARAMETER);
+    ck_assert_uint_eq(CALL32(BS(CREATE_EVENT), 0, EVT_NOTIFY_WAIT, 8, 0, 0, out_slot()), EFI_INVALID_PARAMETER);
     ck_assert_uint_eq(CALL32(BS(CREATE_EVENT), 0, EVT_NOTIFY_SIGNAL, 8, 0x1234, 0, out_slot()), EFI_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(log_text(), "CreateEvent with a notify function is not served by a 32-bit firmware"));
 }

@@ -5,8 +5,9 @@
  * tick, and KVM's in-kernel LAPIC keeps the vCPU halted for good. So while
  * the firmware phase makes no call for a tick, a thread kicks vCPU 0 out
  * of KVM_RUN, and the run loop resumes it past the HLT when a timer is
- * armed (its notify function runs at the next call, events.c), or ends the
- * run when none is: then nothing can wake it. */
+ * armed (its notify function runs at the next call, events.c) or a --keys
+ * key is left to read, or ends the run when neither: then nothing can
+ * wake it. */
 #include "halt_wake.h"
 
 #include <linux/kvm.h>
@@ -67,7 +68,7 @@ enum halt_state halt_wake_resume(struct halt_waker *w, struct vcpu *c)
     }
     if (mp.mp_state != KVM_MP_STATE_HALTED)
         return HALT_NONE;
-    if (!firmware_timer_armed(&vm->fw))
+    if (!firmware_halt_can_end(&vm->fw))
         return HALT_FOR_GOOD;
     mp.mp_state = KVM_MP_STATE_RUNNABLE;
     if (ioctl(c->fd, KVM_SET_MP_STATE, &mp) < 0) {

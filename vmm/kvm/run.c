@@ -680,15 +680,32 @@ static int handle_exit(struct vcpu *c)
     }
 }
 
+/* Whether the run is ending: a signal came (--timeout's alarm, SIGTERM)
+ * or a vCPU stopped the VM. */
+static bool run_stopping(struct vmm *vm)
+{
+    pthread_mutex_lock(&vm->lock);
+    bool stopping = timed_out || stop_signal || vm->run.stop_rc != RUN_CONTINUE;
+    pthread_mutex_unlock(&vm->lock);
+    return stopping;
+}
+
 /* The sleep a firmware call asked for (Stall, WaitForEvent), with
- * vm->lock released. One sleep, not restarted: a signal (--timeout's
- * alarm, SIGTERM) means the VMM is stopping, and it would only delay it. */
+ * vm->lock released: all of it, as Stall waits at least the time asked
+ * (UEFI 2.10 section 7.5.2), in slices of FW_SLEEP_SLICE_NS at most,
+ * each after a look whether the run is ending. A slice a signal cuts
+ * short ends the sleep: the VMM is stopping (stop_all signals each vCPU). */
 static void firmware_sleep(struct vcpu *c)
 {
-    uint64_t ns = c->sleep_ns < FW_STALL_MAX_NS ? c->sleep_ns : FW_STALL_MAX_NS;
-    struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+    uint64_t left = c->sleep_ns;
     c->sleep_ns = 0;
-    nanosleep(&ts, NULL);
+    while (left && !run_stopping(c->vm)) {
+        uint64_t ns = left < FW_SLEEP_SLICE_NS ? left : FW_SLEEP_SLICE_NS;
+        struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+        if (nanosleep(&ts, NULL))
+            return;
+        left -= ns;
+    }
 }
 
 /* A kick out of KVM_RUN in the firmware phase (halt_wake.c): a HLT with
@@ -697,7 +714,8 @@ static int after_kick(struct halt_waker *w, struct vcpu *c)
 {
     switch (halt_wake_resume(w, c)) {
     case HALT_FOR_GOOD:
-        return guest_crash(c, "HLT in the firmware phase with no timer armed (the application halted for good)");
+        return guest_crash(c, "HLT in the firmware phase with no timer armed and no key left (see --keys): "
+                                  "the application halted for good");
     case HALT_HOST_ERROR:
         return EXIT_HOST;
     default:
