@@ -35,7 +35,7 @@ START_TEST(acpi_tables_checksum_and_link)
     ck_assert(!memcmp(r, "RSD PTR ", 8));
     ck_assert_uint_eq(sum(r, 20), 0);
     ck_assert_uint_eq(sum(r, 36), 0);
-    ck_assert_int_eq(memmap_type_at(&fw.map, rsdp), EFI_ACPI_RECLAIM_MEMORY);
+    ck_assert_int_eq(memmap_type_at(&fw.map, rsdp), EFI_ACPI_MEMORY_NVS);
     uint64_t xsdt;
     memcpy(&xsdt, r + 24, 8);
     const uint8_t *x = guest_mem_ptr(&gm, xsdt, 36 + 16);
@@ -155,7 +155,10 @@ START_TEST(acpi_fadt_is_a_pcs_with_pm1_blocks_and_a_facs)
     const uint8_t *fs = guest_mem_ptr(&gm, facs, 64);
     ck_assert(!memcmp(fs, "FACS", 4));
     ck_assert_uint_eq(le32(fs + 4), 64);
-    ck_assert_uint_eq(memmap_type_at(&fw.map, facs), EFI_ACPI_RECLAIM_MEMORY);
+    /* The FACS holds the global lock the OS takes while it runs: never in
+     * memory the OS may use once it read the tables (ACPI 6.4 section
+     * 5.2.10; section 15: ACPI reclaim memory is such memory). */
+    ck_assert_uint_eq(memmap_type_at(&fw.map, facs), EFI_ACPI_MEMORY_NVS);
     const uint8_t *madt = acpi_table(&gm, rsdp, "APIC", &len);
     const uint8_t sci[10] = { 2, 10, 0, GUEST_IRQ_ACPI_SCI, GUEST_IRQ_ACPI_SCI, 0, 0, 0, 0x0d, 0 };   /* level, high */
     ck_assert_ptr_nonnull(memmem(madt, len, sci, sizeof(sci)));
