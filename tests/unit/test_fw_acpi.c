@@ -352,6 +352,142 @@ START_TEST(acpi_vmgenid_in_an_ssdt_of_its_own)
 }
 END_TEST
 
+/* What iasl and acpiexec do not check (tests/acpi/check-tables.sh runs
+ * them), by ACPI 6.4 section 5.2, in each configuration a run can ask
+ * for, x64 and IA-32 firmware: the RSDP's two checksums, revision and
+ * length (5.2.5.3); each table's checksum, revision and OEM IDs, the
+ * FADT's matching the XSDT's (5.2.9); the MADT's structures filling its
+ * length exactly, one enabled local APIC per vCPU and an I/O APIC ID none
+ * of them has (5.2.12); the FACS 64-byte aligned, 64 bytes, version 2,
+ * named by FIRMWARE_CTRL alone (X_FIRMWARE_CTRL zero, 5.2.9); and after
+ * a restore's new VM generation ID (vmm/tools/warm_boot.c writes 16
+ * random bytes where ADDR points), every table the same bytes. */
+struct acpi_config {
+    unsigned ncpus, bits;
+    bool com2, vmgenid;
+};
+
+static void check_header(const uint8_t *t, uint32_t len, const char *sig, uint8_t rev, const uint8_t *xsdt)
+{
+    ck_assert(!memcmp(t, sig, 4));
+    ck_assert_uint_eq(le32(t + 4), len);
+    ck_assert_uint_eq(t[8], rev);
+    ck_assert_uint_eq(sum(t, len), 0);
+    ck_assert(!memcmp(t + 10, xsdt + 10, 6 + 8));   /* OEM ID and OEM Table ID */
+}
+
+/* The MADT's structures, by their lengths, end where the table does. */
+static void check_madt(const uint8_t *m, uint32_t len, const struct acpi_config *c)
+{
+    unsigned lapics = 0, ioapics = 0, overrides = 0;
+    uint8_t ioapic_id = 0;
+    uint64_t apic_ids = 0;
+    uint32_t off = 44;
+    for (; off + 2 <= len && m[off + 1] >= 2; off += m[off + 1]) {
+        if (m[off] == 0) {
+            ck_assert_uint_eq(m[off + 1], 8);
+            ck_assert_uint_eq(le32(m + off + 4), 1);   /* enabled; Online Capable zero then */
+            apic_ids |= 1ULL << m[off + 3];
+            lapics++;
+        } else if (m[off] == 1) {
+            ck_assert_uint_eq(m[off + 1], 12);
+            ioapic_id = m[off + 2];
+            ioapics++;
+        } else {
+            ck_assert_uint_eq(m[off], 2);
+            ck_assert_uint_eq(m[off + 1], 10);
+            overrides++;
+        }
+    }
+    ck_assert_uint_eq(off, len);
+    ck_assert_uint_eq(lapics, c->ncpus);
+    ck_assert_uint_eq(ioapics, 1);
+    ck_assert(ioapic_id >= 64 || !(apic_ids >> ioapic_id & 1));
+    ck_assert_uint_eq(overrides, 2u + c->com2);
+}
+
+static void check_fadt(const struct guest_mem *gm, const struct firmware *fw, const uint8_t *f, const uint8_t *xsdt)
+{
+    uint64_t xfacs, xdsdt;
+    memcpy(&xfacs, f + 132, 8);
+    memcpy(&xdsdt, f + 140, 8);
+    check_header(f, 276, "FACP", 6, xsdt);
+    ck_assert_uint_eq(f[131], 4);                     /* FADT Minor Version: ACPI 6.4 */
+    ck_assert_uint_eq(xfacs, 0);
+    ck_assert_uint_eq(le32(f + 40), xdsdt);
+    uint32_t facs = le32(f + 36);
+    ck_assert_uint_eq(facs % 64, 0);
+    const uint8_t *fs = guest_mem_ptr(gm, facs, 64);
+    ck_assert(!memcmp(fs, "FACS", 4));
+    ck_assert_uint_eq(le32(fs + 4), 64);
+    ck_assert_uint_eq(fs[32], 2);                     /* Version */
+    ck_assert_int_eq(memmap_type_at(&fw->map, facs), EFI_ACPI_MEMORY_NVS);
+    uint32_t dlen = le32(guest_mem_ptr(gm, xdsdt + 4, 4));
+    check_header(guest_mem_ptr(gm, xdsdt, dlen), dlen, "DSDT", 2, xsdt);
+}
+
+static void check_tables(const struct guest_mem *gm, const struct firmware *fw, uint64_t rsdp,
+                         const struct acpi_config *c)
+{
+    const uint8_t *r = guest_mem_ptr(gm, rsdp, 36);
+    ck_assert(!memcmp(r, "RSD PTR ", 8));
+    ck_assert_uint_eq(sum(r, 20), 0);
+    ck_assert_uint_eq(sum(r, 36), 0);
+    ck_assert_uint_eq(r[15], 2);
+    ck_assert_uint_eq(le32(r + 20), 36);
+    ck_assert_uint_eq(r[33] | r[34] | r[35], 0);
+    uint64_t xa;
+    memcpy(&xa, r + 24, 8);
+    const unsigned n = 2 + c->com2 + c->vmgenid;
+    const uint8_t *x = guest_mem_ptr(gm, xa, 36 + 8 * n);
+    ck_assert(!memcmp(x + 10, r + 9, 6));             /* the RSDP's OEM ID */
+    check_header(x, 36 + 8 * n, "XSDT", 1, x);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t t;
+        memcpy(&t, x + 36 + 8 * i, 8);
+        const uint8_t *h = guest_mem_ptr(gm, t, 36);
+        uint32_t len = le32(h + 4);
+        h = guest_mem_ptr(gm, t, len);
+        if (!memcmp(h, "FACP", 4))
+            check_fadt(gm, fw, h, x);
+        else if (!memcmp(h, "APIC", 4)) {
+            check_header(h, len, "APIC", 5, x);
+            check_madt(h, len, c);
+        } else
+            check_header(h, len, "SSDT", 2, x);
+    }
+}
+
+START_TEST(acpi_tables_follow_acpi_6_4_section_5_2)
+{
+    static const struct acpi_config configs[] = {
+        { 1, 64, false, false }, { 4, 64, true, false }, { ACPI_MAX_CPUS, 64, true, true },
+        { 2, 64, false, true },  { 1, 32, false, false }, { 3, 32, true, true },
+    };
+    for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+        const struct acpi_config *c = &configs[i];
+        void *buf = calloc(1, MEM);
+        struct guest_mem gm;
+        struct firmware fw;
+        struct fw_config cfg = { .base = 0x100000, .bits = c->bits };
+        guest_mem_init(&gm, buf, MEM);
+        ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+        uint64_t rsdp = firmware_install_acpi(&fw, c->ncpus, c->com2, c->vmgenid);
+        ck_assert_uint_ne(rsdp, 0);
+        check_tables(&gm, &fw, rsdp, c);
+        if (c->vmgenid) {
+            static uint8_t before[8192];
+            memcpy(before, guest_mem_ptr(&gm, rsdp, sizeof(before)), sizeof(before));
+            memset(guest_mem_ptr(&gm, fw.vmgenid, 16), 0xa5, 16);   /* a restore's new ID */
+            ck_assert(!memcmp(before, guest_mem_ptr(&gm, rsdp, sizeof(before)), sizeof(before)));
+            check_tables(&gm, &fw, rsdp, c);
+        }
+        firmware_free(&fw);
+        free(buf);
+    }
+}
+END_TEST
+
 Suite *fw_acpi_suite(void)
 {
     Suite *s = suite_create("fw-acpi");
@@ -361,6 +497,7 @@ Suite *fw_acpi_suite(void)
     tcase_add_test(t, acpi_com2_in_an_ssdt_and_the_madt);
     tcase_add_test(t, acpi_tables_keep_their_bytes);
     tcase_add_test(t, acpi_vmgenid_in_an_ssdt_of_its_own);
+    tcase_add_test(t, acpi_tables_follow_acpi_6_4_section_5_2);
     suite_add_tcase(s, t);
     return s;
 }
