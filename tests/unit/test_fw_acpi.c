@@ -10,6 +10,7 @@
 #include "../../firmware-stub/acpi.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
+#include "../../vmm/devices/control_ports.h"
 
 #define MEM (64u << 20)
 
@@ -488,6 +489,51 @@ START_TEST(acpi_tables_follow_acpi_6_4_section_5_2)
 }
 END_TEST
 
+/* The FADT names what the VMM serves (vmm/devices/acpi_pm.c), read from
+ * the table's own bytes as the OS reads them: the PM1a event and control
+ * blocks and RESET_REG inside the device's ports; SLP_TYPa of the DSDT's
+ * \_S5 with SLP_EN written to PM1a_CNT powers off (ACPI 6.4 section
+ * 7.4.2: \_S5's first element is SLP_TYPa), RESET_VALUE written to
+ * RESET_REG resets (section 4.8.3.6), and PM1a_CNT reads SCI_EN set, as
+ * a FADT with no SMI_CMD promises (5.2.9). */
+static enum guest_stop acpi_pm_write(uint16_t port, uint16_t value, unsigned size)
+{
+    struct control_ports ctl = { 0 };
+    struct io_device d = acpi_pm_device(&ctl);
+    const uint8_t bytes[2] = { (uint8_t)value, (uint8_t)(value >> 8) };
+    ck_assert(port >= d.base && port + size <= d.base + d.len);
+    d.out(d.state, (uint16_t)(port - d.base), bytes, size);
+    return ctl.stop;
+}
+
+START_TEST(acpi_fadt_names_the_registers_the_vmm_serves)
+{
+    struct acpi_pair p;
+    pair_install(&p, 1, false, false);
+    uint32_t len;
+    const uint8_t *f = acpi_table(&p.gm[0], p.rsdp[0], "FACP", &len);
+    struct control_ports ctl = { 0 };
+    const struct io_device d = acpi_pm_device(&ctl);
+    const uint32_t evt = le32(f + 56), cnt = le32(f + 64);
+    ck_assert(evt >= d.base && evt + f[88] <= (uint32_t)d.base + d.len);
+    ck_assert(cnt >= d.base && cnt + f[89] <= (uint32_t)d.base + d.len);
+    ck_assert_uint_eq(f[116], 1);                                 /* RESET_REG in system I/O space */
+    uint8_t sci_en[2];
+    d.in(d.state, (uint16_t)(cnt - d.base), sci_en, 2);
+    ck_assert_uint_eq(sci_en[0] & 1, 1);
+    uint64_t x;
+    memcpy(&x, f + 140, 8);
+    const uint8_t *dsdt = guest_mem_ptr(&p.gm[0], x, 36);
+    const uint8_t *s5 = memmem(dsdt, le32(dsdt + 4), "_S5_\x12", 5);
+    ck_assert_ptr_nonnull(s5);
+    ck_assert_uint_eq(s5[6], 0x04);                               /* NumElements, after PkgLength */
+    ck_assert_uint_eq(s5[7], 0x0a);                               /* BytePrefix SLP_TYPa */
+    ck_assert_int_eq(acpi_pm_write((uint16_t)cnt, (uint16_t)(s5[8] << 10 | 1 << 13 | 1), 2), GUEST_POWEROFF);
+    ck_assert_int_eq(acpi_pm_write((uint16_t)le32(f + 120), f[128], 1), GUEST_RESET);
+    pair_free(&p);
+}
+END_TEST
+
 Suite *fw_acpi_suite(void)
 {
     Suite *s = suite_create("fw-acpi");
@@ -498,6 +544,7 @@ Suite *fw_acpi_suite(void)
     tcase_add_test(t, acpi_tables_keep_their_bytes);
     tcase_add_test(t, acpi_vmgenid_in_an_ssdt_of_its_own);
     tcase_add_test(t, acpi_tables_follow_acpi_6_4_section_5_2);
+    tcase_add_test(t, acpi_fadt_names_the_registers_the_vmm_serves);
     suite_add_tcase(s, t);
     return s;
 }
