@@ -61,17 +61,18 @@ objects_of() {
     for dev in $(grep -ho 'Device ([A-Z0-9_]*)' "$dir"/DSDT.dsl "$dir"/SSDT*.dsl 2>/dev/null | sed 's/Device (\(.*\))/\1/'); do
         for obj in _HID _CID _UID _CRS _STA ADDR; do
             sed -n "/Device ($dev)/,/^        }/p" "$dir"/DSDT.dsl "$dir"/SSDT*.dsl 2>/dev/null |
-                grep -Eq "(Name|Method) \($obj[,)]" && echo "\\_SB.$dev.$obj"
+                grep -Eq "(Name|Method) \(${obj}[,)]" && echo "\\_SB.$dev.$obj"
         done
     done
 }
 
 # execute NAME DIR: acpiexec loads the tables and evaluates objects_of.
 execute() {
-    local name=$1 dir=$2 log=$2/acpiexec.log cmds= o tables
+    local name=$1 dir=$2 log=$2/acpiexec.log cmds="" o tables
     for o in $(objects_of "$dir"); do cmds+="evaluate $o; "; done
     grep -qs 'Device (GED)' "$dir"/SSDT*.dsl 2>/dev/null && cmds+='evaluate \_SB.GED._EVT 0x80; '
     tables=$(cd "$dir" && ls DSDT.dat SSDT*.dat FACP.dat APIC.dat 2>/dev/null)
+    # shellcheck disable=SC2086 # the file names split on purpose
     (cd "$dir" && acpiexec -b "$cmds" $tables) >"$log" 2>&1
     local rc=$? bad
     bad=$(grep -E 'AE_[A-Z]' "$log" | grep -Ev "$accepted_unexpected")
