@@ -96,6 +96,12 @@ VCPU_TEST_OBJ := $(call obj,obj,tests/kvm-fake/vcpu_setup_test.c) $(filter-out %
 $(BUILD)/vcpu-setup-test: $(VCPU_TEST_OBJ)
 	$(CC) $(CFLAGS) -Wl,--wrap=open -Wl,--wrap=ioctl -Wl,--wrap=mmap -o $@ $^ $(CHECK_LIBS) $(LDLIBS) $(VMM_LIBS)
 
+# The ACPI tables of one configuration written to files
+# (tests/acpi/acpi_dump.c), for ACPICA's iasl and acpiexec
+# (tests/acpi/check-tables.sh): the pure libraries alone.
+$(BUILD)/acpi-dump: $(call obj,obj,tests/acpi/acpi_dump.c) $(LIB_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 # docs/exit-status.md, written from the exit-status and end-reason tables
 # (vmm/verdict/exit_status.h, end_reason.h) by make docs; the image tier
 # fails when the page is not what they make.
@@ -142,8 +148,9 @@ test-unit: $(BUILD)/unit-tests $(BUILD)/unit-tests-san
 # The synthetic payload's checks that need no guest (usage, hostile images),
 # with both the normal and the sanitizer build of the VMM.
 test-integration: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) $(BUILD)/handover.1 $(BUILD)/sandbox-test \
-                  $(BUILD)/vcpu-setup-test $(EXIT_STATUS_DOC)
+                  $(BUILD)/vcpu-setup-test $(EXIT_STATUS_DOC) $(BUILD)/acpi-dump
 	$(TIER) layering -- tests/integration/layering.sh $(BUILD)/obj $(PURE_DIRS)
+	$(TIER) acpi -- tests/acpi/check-tables.sh $(BUILD)/acpi-dump $(BUILD)/acpi
 	$(TIER) sandbox -- $(BUILD)/sandbox-test
 	$(TIER) kvm-fake -- $(BUILD)/vcpu-setup-test
 	$(TIER) image -- tests/integration/payload.sh $(BUILD)/handover $(PAYLOAD_IMAGE) image
@@ -294,7 +301,7 @@ help:
 	@echo "make boot           build, then boot the tiny KUnit kernel and print its results"
 	@echo "make test           test-fast and test-kvm, then the timing table (tests/timings.md)"
 	@echo "make test-full      make test with every sanitizer boot and the UKI's whole fault sweep (for a release)"
-	@echo "make test-fast      unit tests (gcc, ASan, clang), image checks and fuzz regressions: no KVM needed"
+	@echo "make test-fast      unit tests (gcc, ASan, clang), image checks, the ACPI tables under ACPICA's iasl and acpiexec, fuzz regressions: no KVM needed"
 	@echo "make test-clang     build with clang into $(BUILD)/clang and run the unit tests (part of test-fast)"
 	@echo "make test-kvm       every boot, on a hardware KVM (this host's, or an L1 from scripts/kvm-host)"
 	@echo "make test-emulating the emulation-fallback tiers, on a KVM that emulates guest ring 0 (else SKIP)"

@@ -417,11 +417,18 @@ static int build_vmgenid(struct firmware *fw, void *at)
     return 0;
 }
 
+/* The tables' pages are ACPI NVS memory, not ACPI reclaim memory, for the
+ * FACS among them: the OS writes its global lock and waking vector while
+ * it runs, so its memory must stay the firmware's (ACPI 6.4 section
+ * 5.2.10: never reported as memory the OS may use; section 15,
+ * AddressRangeACPI is RAM the OS may take once it read the tables). One
+ * allocation for all of them, so that the memory map has as many
+ * descriptors as before. */
 uint64_t firmware_install_acpi(struct firmware *fw, unsigned ncpus, bool com2, bool vmgenid)
 {
     uint64_t base;
     if (!ncpus || ncpus > ACPI_MAX_CPUS ||
-        memmap_take_below(&fw->map, EFI_ACPI_RECLAIM_MEMORY, ACPI_PAGES, 0xffffffffULL, &base) != EFI_SUCCESS)
+        memmap_take_below(&fw->map, EFI_ACPI_MEMORY_NVS, ACPI_PAGES, 0xffffffffULL, &base) != EFI_SUCCESS)
         return 0;
     uint8_t *t = guest_mem_ptr(fw->gm, base, ACPI_PAGES * 4096);
     memset(t, 0, ACPI_PAGES * 4096);

@@ -15,7 +15,7 @@
 
 #define ACPI_MAX_CPUS           64
 
-/* Build the tables for ncpus vCPUs (and COM2 if com2) in ACPI reclaim
+/* Build the tables for ncpus vCPUs (and COM2 if com2) in ACPI NVS
  * memory and install the RSDP as the ACPI 2.0 configuration table. With
  * vmgenid, the VM generation ID's SSDT too, its 16-byte ID (zero) in ACPI
  * NVS memory at fw->vmgenid, and the GED on GUEST_IRQ_VMGENID_GED. Returns

@@ -13,7 +13,7 @@ table() {
     echo "|---|---:|---:|---:|---:|---|"
     local f
     # In the order make test runs them, then any other.
-    for f in $(for t in unit unit-san clang sandbox layering image image-san fuzz payload payload-san tiny realkvm emulating; do
+    for f in $(for t in unit unit-san clang sandbox layering acpi image image-san fuzz payload payload-san tiny realkvm emulating; do
                    [ -e "$dir/$t.tier" ] && echo "$dir/$t.tier"; done
                ls "$dir"/*.tier 2>/dev/null) ; do
         case " $seen " in *" $f "*) continue ;; esac

@@ -62,12 +62,13 @@ golden_source_moved() {
 }
 
 # e820_reaches_kernel NAME STOPLOG BOOTLOG: every e820 range of the
-# stop-at summary is in the kernel's own "BIOS-e820" listing.
+# stop-at summary is in the kernel's own "BIOS-e820" listing, each type by
+# the name the kernel prints (arch/x86/kernel/e820.c, e820_print_type).
 e820_reaches_kernel() {
     selected "$1" || return 0
     local n=0 bad=""
     while read -r _ range type; do
-        case $type in RAM) t=usable ;; reserved) t=reserved ;; ACPI) t="ACPI data" ;; *) t=$type ;; esac
+        case $type in RAM) t=usable ;; reserved) t=reserved ;; ACPI) t="ACPI data" ;; NVS) t="ACPI NVS" ;; *) t=$type ;; esac
         grep -q "BIOS-e820: \[mem $range\] $t" "$3" || bad="$bad $range"
         n=$((n + 1))
     done < <(grep -E '^    e820 ' "$2")

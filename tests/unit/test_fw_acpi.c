@@ -10,6 +10,7 @@
 #include "../../firmware-stub/acpi.h"
 #include "../../firmware-stub/firmware.h"
 #include "../../firmware-stub/guids.h"
+#include "../../vmm/devices/control_ports.h"
 
 #define MEM (64u << 20)
 
@@ -35,7 +36,7 @@ START_TEST(acpi_tables_checksum_and_link)
     ck_assert(!memcmp(r, "RSD PTR ", 8));
     ck_assert_uint_eq(sum(r, 20), 0);
     ck_assert_uint_eq(sum(r, 36), 0);
-    ck_assert_int_eq(memmap_type_at(&fw.map, rsdp), EFI_ACPI_RECLAIM_MEMORY);
+    ck_assert_int_eq(memmap_type_at(&fw.map, rsdp), EFI_ACPI_MEMORY_NVS);
     uint64_t xsdt;
     memcpy(&xsdt, r + 24, 8);
     const uint8_t *x = guest_mem_ptr(&gm, xsdt, 36 + 16);
@@ -155,7 +156,10 @@ START_TEST(acpi_fadt_is_a_pcs_with_pm1_blocks_and_a_facs)
     const uint8_t *fs = guest_mem_ptr(&gm, facs, 64);
     ck_assert(!memcmp(fs, "FACS", 4));
     ck_assert_uint_eq(le32(fs + 4), 64);
-    ck_assert_uint_eq(memmap_type_at(&fw.map, facs), EFI_ACPI_RECLAIM_MEMORY);
+    /* The FACS holds the global lock the OS takes while it runs: never in
+     * memory the OS may use once it read the tables (ACPI 6.4 section
+     * 5.2.10; section 15: ACPI reclaim memory is such memory). */
+    ck_assert_uint_eq(memmap_type_at(&fw.map, facs), EFI_ACPI_MEMORY_NVS);
     const uint8_t *madt = acpi_table(&gm, rsdp, "APIC", &len);
     const uint8_t sci[10] = { 2, 10, 0, GUEST_IRQ_ACPI_SCI, GUEST_IRQ_ACPI_SCI, 0, 0, 0, 0x0d, 0 };   /* level, high */
     ck_assert_ptr_nonnull(memmem(madt, len, sci, sizeof(sci)));
@@ -349,6 +353,187 @@ START_TEST(acpi_vmgenid_in_an_ssdt_of_its_own)
 }
 END_TEST
 
+/* What iasl and acpiexec do not check (tests/acpi/check-tables.sh runs
+ * them), by ACPI 6.4 section 5.2, in each configuration a run can ask
+ * for, x64 and IA-32 firmware: the RSDP's two checksums, revision and
+ * length (5.2.5.3); each table's checksum, revision and OEM IDs, the
+ * FADT's matching the XSDT's (5.2.9); the MADT's structures filling its
+ * length exactly, one enabled local APIC per vCPU and an I/O APIC ID none
+ * of them has (5.2.12); the FACS 64-byte aligned, 64 bytes, version 2,
+ * named by FIRMWARE_CTRL alone (X_FIRMWARE_CTRL zero, 5.2.9); and after
+ * a restore's new VM generation ID (vmm/tools/warm_boot.c writes 16
+ * random bytes where ADDR points), every table the same bytes. */
+struct acpi_config {
+    unsigned ncpus, bits;
+    bool com2, vmgenid;
+};
+
+static void check_header(const uint8_t *t, uint32_t len, const char *sig, uint8_t rev, const uint8_t *xsdt)
+{
+    ck_assert(!memcmp(t, sig, 4));
+    ck_assert_uint_eq(le32(t + 4), len);
+    ck_assert_uint_eq(t[8], rev);
+    ck_assert_uint_eq(sum(t, len), 0);
+    ck_assert(!memcmp(t + 10, xsdt + 10, 6 + 8));   /* OEM ID and OEM Table ID */
+}
+
+/* The MADT's structures, by their lengths, end where the table does. */
+static void check_madt(const uint8_t *m, uint32_t len, const struct acpi_config *c)
+{
+    unsigned lapics = 0, ioapics = 0, overrides = 0;
+    uint8_t ioapic_id = 0;
+    uint64_t apic_ids = 0;
+    uint32_t off = 44;
+    for (; off + 2 <= len && m[off + 1] >= 2; off += m[off + 1]) {
+        if (m[off] == 0) {
+            ck_assert_uint_eq(m[off + 1], 8);
+            ck_assert_uint_eq(le32(m + off + 4), 1);   /* enabled; Online Capable zero then */
+            apic_ids |= 1ULL << m[off + 3];
+            lapics++;
+        } else if (m[off] == 1) {
+            ck_assert_uint_eq(m[off + 1], 12);
+            ioapic_id = m[off + 2];
+            ioapics++;
+        } else {
+            ck_assert_uint_eq(m[off], 2);
+            ck_assert_uint_eq(m[off + 1], 10);
+            overrides++;
+        }
+    }
+    ck_assert_uint_eq(off, len);
+    ck_assert_uint_eq(lapics, c->ncpus);
+    ck_assert_uint_eq(ioapics, 1);
+    ck_assert(ioapic_id >= 64 || !(apic_ids >> ioapic_id & 1));
+    ck_assert_uint_eq(overrides, 2u + c->com2);
+}
+
+static void check_fadt(const struct guest_mem *gm, const struct firmware *fw, const uint8_t *f, const uint8_t *xsdt)
+{
+    uint64_t xfacs, xdsdt;
+    memcpy(&xfacs, f + 132, 8);
+    memcpy(&xdsdt, f + 140, 8);
+    check_header(f, 276, "FACP", 6, xsdt);
+    ck_assert_uint_eq(f[131], 4);                     /* FADT Minor Version: ACPI 6.4 */
+    ck_assert_uint_eq(xfacs, 0);
+    ck_assert_uint_eq(le32(f + 40), xdsdt);
+    uint32_t facs = le32(f + 36);
+    ck_assert_uint_eq(facs % 64, 0);
+    const uint8_t *fs = guest_mem_ptr(gm, facs, 64);
+    ck_assert(!memcmp(fs, "FACS", 4));
+    ck_assert_uint_eq(le32(fs + 4), 64);
+    ck_assert_uint_eq(fs[32], 2);                     /* Version */
+    ck_assert_int_eq(memmap_type_at(&fw->map, facs), EFI_ACPI_MEMORY_NVS);
+    uint32_t dlen = le32(guest_mem_ptr(gm, xdsdt + 4, 4));
+    check_header(guest_mem_ptr(gm, xdsdt, dlen), dlen, "DSDT", 2, xsdt);
+}
+
+static void check_tables(const struct guest_mem *gm, const struct firmware *fw, uint64_t rsdp,
+                         const struct acpi_config *c)
+{
+    const uint8_t *r = guest_mem_ptr(gm, rsdp, 36);
+    ck_assert(!memcmp(r, "RSD PTR ", 8));
+    ck_assert_uint_eq(sum(r, 20), 0);
+    ck_assert_uint_eq(sum(r, 36), 0);
+    ck_assert_uint_eq(r[15], 2);
+    ck_assert_uint_eq(le32(r + 20), 36);
+    ck_assert_uint_eq(r[33] | r[34] | r[35], 0);
+    uint64_t xa;
+    memcpy(&xa, r + 24, 8);
+    const unsigned n = 2 + c->com2 + c->vmgenid;
+    const uint8_t *x = guest_mem_ptr(gm, xa, 36 + 8 * n);
+    ck_assert(!memcmp(x + 10, r + 9, 6));             /* the RSDP's OEM ID */
+    check_header(x, 36 + 8 * n, "XSDT", 1, x);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t t;
+        memcpy(&t, x + 36 + 8 * i, 8);
+        const uint8_t *h = guest_mem_ptr(gm, t, 36);
+        uint32_t len = le32(h + 4);
+        h = guest_mem_ptr(gm, t, len);
+        if (!memcmp(h, "FACP", 4))
+            check_fadt(gm, fw, h, x);
+        else if (!memcmp(h, "APIC", 4)) {
+            check_header(h, len, "APIC", 5, x);
+            check_madt(h, len, c);
+        } else
+            check_header(h, len, "SSDT", 2, x);
+    }
+}
+
+START_TEST(acpi_tables_follow_acpi_6_4_section_5_2)
+{
+    static const struct acpi_config configs[] = {
+        { 1, 64, false, false }, { 4, 64, true, false }, { ACPI_MAX_CPUS, 64, true, true },
+        { 2, 64, false, true },  { 1, 32, false, false }, { 3, 32, true, true },
+    };
+    for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+        const struct acpi_config *c = &configs[i];
+        void *buf = calloc(1, MEM);
+        struct guest_mem gm;
+        struct firmware fw;
+        struct fw_config cfg = { .base = 0x100000, .bits = c->bits };
+        guest_mem_init(&gm, buf, MEM);
+        ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+        uint64_t rsdp = firmware_install_acpi(&fw, c->ncpus, c->com2, c->vmgenid);
+        ck_assert_uint_ne(rsdp, 0);
+        check_tables(&gm, &fw, rsdp, c);
+        if (c->vmgenid) {
+            static uint8_t before[8192];
+            memcpy(before, guest_mem_ptr(&gm, rsdp, sizeof(before)), sizeof(before));
+            memset(guest_mem_ptr(&gm, fw.vmgenid, 16), 0xa5, 16);   /* a restore's new ID */
+            ck_assert(!memcmp(before, guest_mem_ptr(&gm, rsdp, sizeof(before)), sizeof(before)));
+            check_tables(&gm, &fw, rsdp, c);
+        }
+        firmware_free(&fw);
+        free(buf);
+    }
+}
+END_TEST
+
+/* The FADT names what the VMM serves (vmm/devices/acpi_pm.c), read from
+ * the table's own bytes as the OS reads them: the PM1a event and control
+ * blocks and RESET_REG inside the device's ports; SLP_TYPa of the DSDT's
+ * \_S5 with SLP_EN written to PM1a_CNT powers off (ACPI 6.4 section
+ * 7.4.2: \_S5's first element is SLP_TYPa), RESET_VALUE written to
+ * RESET_REG resets (section 4.8.3.6), and PM1a_CNT reads SCI_EN set, as
+ * a FADT with no SMI_CMD promises (5.2.9). */
+static enum guest_stop acpi_pm_write(uint16_t port, uint16_t value, unsigned size)
+{
+    struct control_ports ctl = { 0 };
+    struct io_device d = acpi_pm_device(&ctl);
+    const uint8_t bytes[2] = { (uint8_t)value, (uint8_t)(value >> 8) };
+    ck_assert(port >= d.base && port + size <= d.base + d.len);
+    d.out(d.state, (uint16_t)(port - d.base), bytes, size);
+    return ctl.stop;
+}
+
+START_TEST(acpi_fadt_names_the_registers_the_vmm_serves)
+{
+    struct acpi_pair p;
+    pair_install(&p, 1, false, false);
+    uint32_t len;
+    const uint8_t *f = acpi_table(&p.gm[0], p.rsdp[0], "FACP", &len);
+    struct control_ports ctl = { 0 };
+    const struct io_device d = acpi_pm_device(&ctl);
+    const uint32_t evt = le32(f + 56), cnt = le32(f + 64);
+    ck_assert(evt >= d.base && evt + f[88] <= (uint32_t)d.base + d.len);
+    ck_assert(cnt >= d.base && cnt + f[89] <= (uint32_t)d.base + d.len);
+    ck_assert_uint_eq(f[116], 1);                                 /* RESET_REG in system I/O space */
+    uint8_t sci_en[2];
+    d.in(d.state, (uint16_t)(cnt - d.base), sci_en, 2);
+    ck_assert_uint_eq(sci_en[0] & 1, 1);
+    uint64_t x;
+    memcpy(&x, f + 140, 8);
+    const uint8_t *dsdt = guest_mem_ptr(&p.gm[0], x, 36);
+    const uint8_t *s5 = memmem(dsdt, le32(dsdt + 4), "_S5_\x12", 5);
+    ck_assert_ptr_nonnull(s5);
+    ck_assert_uint_eq(s5[6], 0x04);                               /* NumElements, after PkgLength */
+    ck_assert_uint_eq(s5[7], 0x0a);                               /* BytePrefix SLP_TYPa */
+    ck_assert_int_eq(acpi_pm_write((uint16_t)cnt, (uint16_t)(s5[8] << 10 | 1 << 13 | 1), 2), GUEST_POWEROFF);
+    ck_assert_int_eq(acpi_pm_write((uint16_t)le32(f + 120), f[128], 1), GUEST_RESET);
+    pair_free(&p);
+}
+END_TEST
+
 Suite *fw_acpi_suite(void)
 {
     Suite *s = suite_create("fw-acpi");
@@ -358,6 +543,8 @@ Suite *fw_acpi_suite(void)
     tcase_add_test(t, acpi_com2_in_an_ssdt_and_the_madt);
     tcase_add_test(t, acpi_tables_keep_their_bytes);
     tcase_add_test(t, acpi_vmgenid_in_an_ssdt_of_its_own);
+    tcase_add_test(t, acpi_tables_follow_acpi_6_4_section_5_2);
+    tcase_add_test(t, acpi_fadt_names_the_registers_the_vmm_serves);
     suite_add_tcase(s, t);
     return s;
 }
