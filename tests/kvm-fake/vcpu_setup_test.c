@@ -9,7 +9,7 @@
  * state in, as KVM takes it; warm_boot_free (vmm/tools/warm_boot.c): a
  * new snapshot's files, unsaved, removed. handle_io (vmm/kvm/run.c): an
  * OUT to the firmware-call port that no thunk makes, through vmm_run
- * with KVM_RUN faked.
+ * with KVM_RUN faked, and a KVM system event that is no shutdown or reset.
  * No /dev/kvm needed. */
 #include <check.h>
 #include <errno.h>
@@ -232,10 +232,9 @@ START_TEST(a_step_cut_short_by_a_stop_signal_ends_as_the_signal)
 }
 END_TEST
 
-/* What a run whose vCPU's one exit is an OUT of count elements of size
- * bytes to the firmware-call port 0xEC ends with: its status, the
+/* What a run whose vCPU's one exit is e ends with: its status, the
  * firmware calls it made and its log, in *log (freed by the caller). */
-static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long long *calls, char **log)
+static int run_one_exit(const struct kvm_run *e, unsigned long long *calls, char **log)
 {
     static struct vmm vm;
     size_t len = 0;
@@ -248,12 +247,7 @@ static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long lon
     ck_assert_int_ge(run_fd, 0);
     vm.opt.cpus = 1;
     vm.vcpus[0] = (struct vcpu){ .vm = &vm, .fd = run_fd, .run = run_page };
-    run_exit = (struct kvm_run){ .exit_reason = KVM_EXIT_IO };
-    run_exit.io.direction = KVM_EXIT_IO_OUT;
-    run_exit.io.port = 0xec;
-    run_exit.io.size = size;
-    run_exit.io.count = count;
-    run_exit.io.data_offset = 1024;
+    run_exit = *e;
     int rc = vmm_run(&vm, &(struct run_options){ .log = f });
     fclose(f);
     *calls = (unsigned long long)vm.counters.hypercalls;
@@ -261,6 +255,18 @@ static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long lon
     run_fd = -1;
     free(run_page);
     return rc;
+}
+
+/* An OUT of count elements of size bytes to the firmware-call port 0xEC. */
+static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long long *calls, char **log)
+{
+    struct kvm_run e = { .exit_reason = KVM_EXIT_IO };
+    e.io.direction = KVM_EXIT_IO_OUT;
+    e.io.port = 0xec;
+    e.io.size = size;
+    e.io.count = count;
+    e.io.data_offset = 1024;
+    return run_one_exit(&e, calls, log);
 }
 
 /* A REP OUTSD to the firmware-call port once made each element a full
@@ -284,6 +290,22 @@ START_TEST(an_out_no_thunk_makes_to_the_firmware_port_is_refused)
 }
 END_TEST
 
+/* KVM_SYSTEM_EVENT_CRASH, which KVM gives for a Hyper-V guest's write to
+ * the crash control MSR (arch/x86/kvm/hyperv.c, HV_X64_MSR_CRASH_CTL), once
+ * ended the run as a shutdown, with exit status 0. */
+START_TEST(a_crash_system_event_is_a_guest_crash)
+{
+    struct kvm_run e = { .exit_reason = KVM_EXIT_SYSTEM_EVENT };
+    e.system_event.type = KVM_SYSTEM_EVENT_CRASH;
+    unsigned long long calls;
+    char *log = NULL;
+    int rc = run_one_exit(&e, &calls, &log);
+    ck_assert_msg(rc == EXIT_GUEST_CRASH && strstr(log, "guest stopped: KVM system event 3 (crash"),
+                  "status %d, log \"%s\"", rc, log);
+    free(log);
+}
+END_TEST
+
 int main(void)
 {
     const struct {
@@ -296,6 +318,7 @@ int main(void)
         { "snapshot", unsaved_snapshot_files_are_removed },
         { "signals", a_step_cut_short_by_a_stop_signal_ends_as_the_signal },
         { "run", an_out_no_thunk_makes_to_the_firmware_port_is_refused },
+        { "run", a_crash_system_event_is_a_guest_crash },
     };
     Suite *s = suite_create("kvm-fake");
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {

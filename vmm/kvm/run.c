@@ -637,6 +637,27 @@ static void stop_all(struct vmm *vm, int rc)
     }
 }
 
+/* KVM_EXIT_SYSTEM_EVENT (kernel Documentation/virt/kvm/api.rst): a
+ * shutdown or reset ends the run as the guest's own power-off or reset
+ * does. Any other type is no success: KVM_SYSTEM_EVENT_CRASH is a guest
+ * that says it crashed (a Hyper-V guest writing the crash control MSR,
+ * arch/x86/kvm/hyperv.c, which KVM takes only when the VMM's CPUID shows
+ * Hyper-V: handover's does not, and the write is a #GP), SEV_TERM a
+ * confidential guest's request to be ended. */
+static int system_event(struct vcpu *c)
+{
+    uint32_t type = c->run->system_event.type;
+    if (type == KVM_SYSTEM_EVENT_SHUTDOWN || type == KVM_SYSTEM_EVENT_RESET) {
+        fflush(stdout);
+        vmm_log("guest system event %u (%s)", type, type == KVM_SYSTEM_EVENT_SHUTDOWN ? "shutdown" : "reset");
+        return guest_restarted(c->vm);
+    }
+    char what[96];
+    snprintf(what, sizeof(what), "KVM system event %u (%s)", type,
+             type == KVM_SYSTEM_EVENT_CRASH ? "crash: the guest reported that it crashed" : "not a shutdown or reset");
+    return guest_crash(c, what);
+}
+
 static int handle_exit(struct vcpu *c)
 {
     struct vmm *vm = c->vm;
@@ -665,9 +686,7 @@ static int handle_exit(struct vcpu *c)
             return guest_restarted(vm);
         return guest_crash(c, "triple fault (KVM_EXIT_SHUTDOWN)");
     case KVM_EXIT_SYSTEM_EVENT:
-        fflush(stdout);
-        vmm_log("guest system event %u (shutdown or reset)", c->run->system_event.type);
-        return guest_restarted(vm);
+        return system_event(c);
     case KVM_EXIT_INTERNAL_ERROR:
         return emulation_failure(c);
     case KVM_EXIT_FAIL_ENTRY:
