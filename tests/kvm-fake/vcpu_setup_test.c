@@ -10,11 +10,14 @@
  * new snapshot's files, unsaved, removed. handle_io (vmm/kvm/run.c): an
  * OUT to the firmware-call port that no thunk makes, through vmm_run
  * with KVM_RUN faked, and a KVM system event that is no shutdown or reset.
+ * run_vcpus (vmm/kvm/run.c) with several vCPUs whose guest never exits:
+ * a vCPU thread that cannot start (pthread_create wrapped).
  * No /dev/kvm needed. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +34,7 @@
 int __real_open(const char *path, int flags, ...);
 int __real_ioctl(int fd, unsigned long request, ...);
 void *__real_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
+int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
 
 static int fake_kvm_fd = -1, fake_vm_fd = -1, fake_vcpu_fd = -1;
 static unsigned mmap_calls;
@@ -66,6 +70,41 @@ static int fake_restore_ioctl(unsigned long request, void *arg)
             restore_deadline = m->entries[i].data;
     return (int)m->nmsrs;
 }
+/* A run whose guest never exits (stuck_vm's vCPUs): each KVM_RUN
+ * returns, as KVM's does, only with EINTR: at once if immediate_exit is
+ * set or a signal is pending for its thread, else when one comes to that
+ * thread. refused_thread: the argument of the pthread_create that fails. */
+static struct vmm *stuck_vm;
+static void *refused_thread;
+
+int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    if (arg && arg == refused_thread)
+        return EAGAIN;
+    return __real_pthread_create(thread, attr, start, arg);
+}
+
+static struct vcpu *stuck_vcpu(int fd)
+{
+    for (unsigned i = 0; stuck_vm && fd >= 0 && i < stuck_vm->opt.cpus; i++)
+        if (stuck_vm->vcpus[i].fd == fd)
+            return &stuck_vm->vcpus[i];
+    return NULL;
+}
+
+static int stuck_run(struct vcpu *c)
+{
+    sigset_t all, was;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &was);
+    if (!c->run->immediate_exit) {
+        sigsuspend(&was);
+    }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    errno = EINTR;
+    return -1;
+}
+
 /* What opening /dev/kvm gives: an errno, or 0 for /dev/null, a device
  * that answers no KVM ioctl. */
 static int dev_kvm_errno;
@@ -99,6 +138,8 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
         return 2 * 4096;
     if (fd >= 0 && fd == restore_fd)
         return fake_restore_ioctl(request, arg);
+    if (request == KVM_RUN && stuck_vcpu(fd))
+        return stuck_run(stuck_vcpu(fd));
     if (fd >= 0 && fd == run_fd && request == KVM_RUN) {
         memcpy(run_page, &run_exit, sizeof(run_exit));
         run_exit.exit_reason = KVM_EXIT_HLT;
@@ -306,6 +347,41 @@ START_TEST(a_crash_system_event_is_a_guest_crash)
 }
 END_TEST
 
+/* A run of cpus vCPUs stuck in the guest (stuck_run): its status, every
+ * vCPU thread that started stopped. */
+static int run_stuck(struct vmm *vm, unsigned cpus)
+{
+    ck_assert_int_eq(vmm_catch_stop_signals(vm), 0);
+    vm->opt.cpus = cpus;
+    vm->fw.phase = FW_PHASE_RUNTIME;   /* the halt waker ends at once */
+    for (unsigned i = 0; i < cpus; i++) {
+        vm->vcpus[i] = (struct vcpu){ .vm = vm, .id = i, .fd = open("/dev/null", O_RDWR | O_CLOEXEC),
+                                      .run = calloc(1, 4096) };
+        ck_assert_int_ge(vm->vcpus[i].fd, 0);
+        ck_assert_ptr_nonnull(vm->vcpus[i].run);
+    }
+    stuck_vm = vm;
+    FILE *log = fopen("/dev/null", "w");
+    ck_assert_ptr_nonnull(log);
+    int rc = vmm_run(vm, &(struct run_options){ .log = log });
+    fclose(log);
+    return rc;
+}
+
+/* The thread of vCPU 2 of 3 cannot start: vCPU 1's, started, was left
+ * running in a VM its caller then destroys. */
+START_TEST(a_vcpu_thread_that_cannot_start_stops_those_started)
+{
+    static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    refused_thread = &vm.vcpus[2];
+    ck_assert_int_eq(run_stuck(&vm, 3), EXIT_HOST);
+    pthread_mutex_lock(&vm.lock);
+    bool exited = vm.vcpus[1].exited;
+    pthread_mutex_unlock(&vm.lock);
+    ck_assert_msg(exited, "vCPU 1's thread runs on");
+}
+END_TEST
+
 int main(void)
 {
     const struct {
@@ -319,6 +395,7 @@ int main(void)
         { "signals", a_step_cut_short_by_a_stop_signal_ends_as_the_signal },
         { "run", an_out_no_thunk_makes_to_the_firmware_port_is_refused },
         { "run", a_crash_system_event_is_a_guest_crash },
+        { "vcpus", a_vcpu_thread_that_cannot_start_stops_those_started },
     };
     Suite *s = suite_create("kvm-fake");
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {

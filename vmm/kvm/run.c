@@ -869,9 +869,28 @@ int vmm_step_end(struct vmm *vm, int rc, const char *where)
     return EXIT_SIGNAL_BASE + sig;
 }
 
+/* Every vCPU stopped with rc, unless a status was set before: the one
+ * the run ends with. */
+static int stop_vcpus(struct vmm *vm, int rc)
+{
+    pthread_mutex_lock(&vm->lock);
+    stop_all(vm, rc);
+    rc = vm->run.stop_rc;
+    pthread_mutex_unlock(&vm->lock);
+    return rc;
+}
+
+/* The threads of vCPUs 1 to n - 1, stopped. */
+static void join_vcpus(struct vmm *vm, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++)
+        pthread_join(vm->vcpus[i].thread, NULL);
+}
+
 /* The threads of the vCPUs but the first (the signal handlers are
- * main's, from the start: vmm_catch_stop_signals); EXIT_HOST (logged) if
- * one cannot start, else RUN_CONTINUE. */
+ * main's, from the start: vmm_catch_stop_signals); RUN_CONTINUE, or
+ * EXIT_HOST (logged) if one cannot start, once those started are stopped
+ * and joined: none may run on in a VM its caller then destroys. */
 static int start_vcpus(struct vmm *vm)
 {
     signal_vm = vm;
@@ -881,12 +900,16 @@ static int start_vcpus(struct vmm *vm)
     for (unsigned i = 0; stop_signal && i < vm->opt.cpus; i++)
         vm->vcpus[i].run->immediate_exit = 1;
     vm->vcpus[0].thread = pthread_self();
-    for (unsigned i = 1; i < vm->opt.cpus; i++)
-        if (pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i])) {
-            vmm_log("cannot start the thread of vCPU %u", i);
-            return EXIT_HOST;
-        }
-    return RUN_CONTINUE;
+    unsigned i = 1;
+    while (i < vm->opt.cpus && !pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i]))
+        i++;
+    if (i == vm->opt.cpus)
+        return RUN_CONTINUE;
+    vmm_log("cannot start the thread of vCPU %u", i);
+    vm->vcpus[i].thread = 0;
+    stop_vcpus(vm, EXIT_HOST);
+    join_vcpus(vm, i);
+    return EXIT_HOST;
 }
 
 /* vCPU 0 on this thread until it or another stops the run; then every
@@ -900,13 +923,9 @@ static int run_vcpus(struct vmm *vm)
     halt_waker_start(&waker, vm);
     int rc = run_loop(&vm->vcpus[0], &waker);
     alarm(0);
-    pthread_mutex_lock(&vm->lock);
-    stop_all(vm, rc);
-    rc = vm->run.stop_rc;
-    pthread_mutex_unlock(&vm->lock);
+    rc = stop_vcpus(vm, rc);
     halt_waker_stop(&waker);
-    for (unsigned i = 1; i < vm->opt.cpus; i++)
-        pthread_join(vm->vcpus[i].thread, NULL);
+    join_vcpus(vm, vm->opt.cpus);
     return rc;
 }
 
