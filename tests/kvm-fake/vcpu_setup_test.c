@@ -11,7 +11,8 @@
  * OUT to the firmware-call port that no thunk makes, through vmm_run
  * with KVM_RUN faked, and a KVM system event that is no shutdown or reset.
  * run_vcpus (vmm/kvm/run.c) with several vCPUs whose guest never exits:
- * a vCPU thread that cannot start (pthread_create wrapped).
+ * a vCPU thread that cannot start (pthread_create wrapped), a stop
+ * signal the kernel could give to any thread.
  * No /dev/kvm needed. */
 #include <check.h>
 #include <errno.h>
@@ -73,8 +74,14 @@ static int fake_restore_ioctl(unsigned long request, void *arg)
 /* A run whose guest never exits (stuck_vm's vCPUs): each KVM_RUN
  * returns, as KVM's does, only with EINTR: at once if immediate_exit is
  * set or a signal is pending for its thread, else when one comes to that
- * thread. refused_thread: the argument of the pthread_create that fails. */
+ * thread. vCPU 0's first, once every other vCPU is in KVM_RUN, sends the
+ * process signal_at_entry with every signal blocked on its own thread:
+ * the kernel gives it to another thread that does not block it, if any
+ * (kernel/signal.c, complete_signal). refused_thread: the argument of the
+ * pthread_create that fails. */
 static struct vmm *stuck_vm;
+static int signal_at_entry;
+static unsigned stuck_in_run;
 static void *refused_thread;
 
 int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
@@ -92,12 +99,36 @@ static struct vcpu *stuck_vcpu(int fd)
     return NULL;
 }
 
+static bool signal_is_pending(int sig)
+{
+    sigset_t set;
+    return !sigpending(&set) && sigismember(&set, sig) == 1;
+}
+
+static void send_signal_at_entry(void)
+{
+    while (__atomic_load_n(&stuck_in_run, __ATOMIC_SEQ_CST) + 1 < stuck_vm->opt.cpus)
+        usleep(1000);
+    usleep(50 * 1000);   /* each other vCPU from its count into its wait */
+    kill(getpid(), signal_at_entry);
+    /* Until a thread takes it, or for half a second if none does: the
+     * signal waits in the process's pending set until the thread the
+     * kernel chose takes it, and this thread would race that one. */
+    for (int ms = 0; ms < 500 && signal_is_pending(signal_at_entry); ms++)
+        usleep(1000);
+    signal_at_entry = 0;
+}
+
 static int stuck_run(struct vcpu *c)
 {
     sigset_t all, was;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &was);
     if (!c->run->immediate_exit) {
+        if (c->id == 0 && signal_at_entry)
+            send_signal_at_entry();
+        else if (c->id != 0)
+            __atomic_add_fetch(&stuck_in_run, 1, __ATOMIC_SEQ_CST);
         sigsuspend(&was);
     }
     pthread_sigmask(SIG_SETMASK, &was, NULL);
@@ -382,6 +413,22 @@ START_TEST(a_vcpu_thread_that_cannot_start_stops_those_started)
 }
 END_TEST
 
+/* A stop signal sent to the process while vCPU 0 runs the guest stops
+ * the run, whichever thread the kernel would give it to: taken by another
+ * vCPU's thread (vCPU 0 blocks it for a moment here), it left vCPU 0 in
+ * KVM_RUN for good, and this test hung. */
+START_TEST(a_stop_signal_stops_a_run_whose_vcpus_never_exit)
+{
+    static const struct { int sig, status; } cases[] = { { SIGTERM, EXIT_SIGNAL_BASE + SIGTERM },
+                                                          { SIGALRM, EXIT_TIMEOUT } };
+    static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    signal_at_entry = cases[_i].sig;
+    ck_assert_int_eq(run_stuck(&vm, 4), cases[_i].status);
+    for (unsigned i = 1; i < 4; i++)
+        ck_assert(vm.vcpus[i].exited);
+}
+END_TEST
+
 int main(void)
 {
     const struct {
@@ -403,6 +450,10 @@ int main(void)
         tcase_add_test(tc, tests[i].test);
         suite_add_tcase(s, tc);
     }
+    TCase *tc = tcase_create("stop_signals");
+    tcase_set_timeout(tc, 10);
+    tcase_add_loop_test(tc, a_stop_signal_stops_a_run_whose_vcpus_never_exit, 0, 2);
+    suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -887,6 +887,24 @@ static void join_vcpus(struct vmm *vm, unsigned n)
         pthread_join(vm->vcpus[i].thread, NULL);
 }
 
+/* The threads a run starts besides main's (the vCPUs but the first, the
+ * halt waker, the progress line's heartbeat) are started with the stop
+ * signals blocked, and keep them so: the kernel gives a signal sent to
+ * the process to any thread that does not block it, and only vCPU 0's
+ * thread, main's, ends the run on one (after_interrupted_run). Taken by
+ * another thread, a SIGTERM or --timeout's SIGALRM left vCPU 0 in KVM_RUN
+ * until its next exit, for good if it made none. SIGUSR1, the kick, stays
+ * open to each. *was gets the mask to put back. */
+static void block_stop_signals(sigset_t *was)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof(run_signals) / sizeof(run_signals[0]); i++)
+        if (run_signals[i] != SIGUSR1)
+            sigaddset(&set, run_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &set, was);
+}
+
 /* The threads of the vCPUs but the first (the signal handlers are
  * main's, from the start: vmm_catch_stop_signals); RUN_CONTINUE, or
  * EXIT_HOST (logged) if one cannot start, once those started are stopped
@@ -900,9 +918,12 @@ static int start_vcpus(struct vmm *vm)
     for (unsigned i = 0; stop_signal && i < vm->opt.cpus; i++)
         vm->vcpus[i].run->immediate_exit = 1;
     vm->vcpus[0].thread = pthread_self();
+    sigset_t was;
+    block_stop_signals(&was);
     unsigned i = 1;
     while (i < vm->opt.cpus && !pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i]))
         i++;
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
     if (i == vm->opt.cpus)
         return RUN_CONTINUE;
     vmm_log("cannot start the thread of vCPU %u", i);
@@ -916,11 +937,14 @@ static int start_vcpus(struct vmm *vm)
  * vCPU is stopped and joined. The first status set wins. */
 static int run_vcpus(struct vmm *vm)
 {
+    sigset_t was;
+    block_stop_signals(&was);   /* in the threads these start */
     run_hooks_run_start(vm);
-    if (vm->run.opt.timeout)
-        alarm(vm->run.opt.timeout);
     struct halt_waker waker;
     halt_waker_start(&waker, vm);
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    if (vm->run.opt.timeout)
+        alarm(vm->run.opt.timeout);
     int rc = run_loop(&vm->vcpus[0], &waker);
     alarm(0);
     rc = stop_vcpus(vm, rc);
