@@ -91,10 +91,10 @@ $(BUILD)/sandbox-test: $(SANDBOX_TEST_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lseccomp
 
 # vmm_open_kvm and vmm_setup_vcpu against a faked KVM (tests/kvm-fake/vcpu_setup_test.c):
-# the VMM's objects but main, with open, ioctl and mmap wrapped at link time.
+# the VMM's objects but main, with open, ioctl, mmap and pthread_create wrapped at link time.
 VCPU_TEST_OBJ := $(call obj,obj,tests/kvm-fake/vcpu_setup_test.c) $(filter-out %/vmm/main.o,$(VMM_OBJ)) $(LIB_OBJ)
 $(BUILD)/vcpu-setup-test: $(VCPU_TEST_OBJ)
-	$(CC) $(CFLAGS) -Wl,--wrap=open -Wl,--wrap=ioctl -Wl,--wrap=mmap -o $@ $^ $(CHECK_LIBS) $(LDLIBS) $(VMM_LIBS)
+	$(CC) $(CFLAGS) -Wl,--wrap=open -Wl,--wrap=ioctl -Wl,--wrap=mmap -Wl,--wrap=pthread_create -o $@ $^ $(CHECK_LIBS) $(LDLIBS) $(VMM_LIBS)
 
 # The ACPI tables of one configuration written to files
 # (tests/acpi/acpi_dump.c), for ACPICA's iasl and acpiexec

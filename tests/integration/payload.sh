@@ -1165,6 +1165,12 @@ end_reason() {   # end_reason NAME STATUS REASON OPTION...
 }
 end_reason status-guest-4 4 guest-status --timeout 60 --cmdline payload=exit=4
 end_reason status-crash-4 4 guest-crash --timeout 60 --cmdline payload=triple-fault
+# A crash the guest reports through the Hyper-V crash control MSR: KVM
+# takes the write only when the VMM's CPUID shows Hyper-V (then it is
+# KVM_SYSTEM_EVENT_CRASH), and handover's does not, so it is a #GP; a
+# guest crash either way, never a shutdown's status 0.
+expect hv-crash 4 'guest stopped: (exception #GP|KVM system event 3 \(crash)' 'end: guest-crash, exit status 4$' \
+    -- "$HO" --timeout 60 --cmdline payload=hv-crash "$PAYLOAD"
 end_reason status-guest-124 124 guest-status --timeout 60 --cmdline payload=exit=124
 end_reason status-timeout-124 124 timeout --timeout 2 --cmdline payload=loop
 # panic=N restarts the machine instead of printing the panic's end marker:

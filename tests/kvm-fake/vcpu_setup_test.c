@@ -9,7 +9,10 @@
  * state in, as KVM takes it; warm_boot_free (vmm/tools/warm_boot.c): a
  * new snapshot's files, unsaved, removed. handle_io (vmm/kvm/run.c): an
  * OUT to the firmware-call port that no thunk makes, through vmm_run
- * with KVM_RUN faked.
+ * with KVM_RUN faked, and a KVM system event that is no shutdown or reset.
+ * run_vcpus (vmm/kvm/run.c) with several vCPUs whose guest never exits:
+ * a vCPU thread that cannot start (pthread_create wrapped), a stop
+ * signal the kernel could give to any thread.
  * No /dev/kvm needed. */
 #include <check.h>
 #include <errno.h>
@@ -33,6 +36,7 @@
 int __real_open(const char *path, int flags, ...);
 int __real_ioctl(int fd, unsigned long request, ...);
 void *__real_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
+int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
 
 static int fake_kvm_fd = -1, fake_vm_fd = -1, fake_vcpu_fd = -1;
 static int fake_run_size = 2 * 4096;   /* what KVM_GET_VCPU_MMAP_SIZE answers */
@@ -69,6 +73,71 @@ static int fake_restore_ioctl(unsigned long request, void *arg)
             restore_deadline = m->entries[i].data;
     return (int)m->nmsrs;
 }
+/* A run whose guest never exits (stuck_vm's vCPUs): each KVM_RUN
+ * returns, as KVM's does, only with EINTR: at once if immediate_exit is
+ * set or a signal is pending for its thread, else when one comes to that
+ * thread. vCPU 0's first, once every other vCPU is in KVM_RUN, sends the
+ * process signal_at_entry with every signal blocked on its own thread:
+ * the kernel gives it to another thread that does not block it, if any
+ * (kernel/signal.c, complete_signal). refused_thread: the argument of the
+ * pthread_create that fails. */
+static struct vmm *stuck_vm;
+static int signal_at_entry;
+static unsigned stuck_in_run;
+static void *refused_thread;
+
+int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    if (arg && arg == refused_thread)
+        return EAGAIN;
+    return __real_pthread_create(thread, attr, start, arg);
+}
+
+static struct vcpu *stuck_vcpu(int fd)
+{
+    for (unsigned i = 0; stuck_vm && fd >= 0 && i < stuck_vm->opt.cpus; i++)
+        if (stuck_vm->vcpus[i].fd == fd)
+            return &stuck_vm->vcpus[i];
+    return NULL;
+}
+
+static bool signal_is_pending(int sig)
+{
+    sigset_t set;
+    return !sigpending(&set) && sigismember(&set, sig) == 1;
+}
+
+static void send_signal_at_entry(void)
+{
+    while (__atomic_load_n(&stuck_in_run, __ATOMIC_SEQ_CST) + 1 < stuck_vm->opt.cpus)
+        usleep(1000);
+    usleep(50 * 1000);   /* each other vCPU from its count into its wait */
+    kill(getpid(), signal_at_entry);
+    /* Until a thread takes it, or for half a second if none does: the
+     * signal waits in the process's pending set until the thread the
+     * kernel chose takes it, and this thread would race that one. */
+    for (int ms = 0; ms < 500 && signal_is_pending(signal_at_entry); ms++)
+        usleep(1000);
+    signal_at_entry = 0;
+}
+
+static int stuck_run(struct vcpu *c)
+{
+    sigset_t all, was;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &was);
+    if (!c->run->immediate_exit) {
+        if (c->id == 0 && signal_at_entry)
+            send_signal_at_entry();
+        else if (c->id != 0)
+            __atomic_add_fetch(&stuck_in_run, 1, __ATOMIC_SEQ_CST);
+        sigsuspend(&was);
+    }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    errno = EINTR;
+    return -1;
+}
+
 /* What opening /dev/kvm gives: an errno, or 0 for /dev/null, a device
  * that answers no KVM ioctl unless dev_kvm_answers: then it is a KVM of
  * this API version with every capability but dev_kvm_lacks. */
@@ -110,6 +179,8 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
         return fake_run_size;
     if (fd >= 0 && fd == restore_fd)
         return fake_restore_ioctl(request, arg);
+    if (request == KVM_RUN && stuck_vcpu(fd))
+        return stuck_run(stuck_vcpu(fd));
     if (fd >= 0 && fd == run_fd && request == KVM_RUN) {
         memcpy(run_page, &run_exit, sizeof(run_exit));
         run_exit.exit_reason = KVM_EXIT_HLT;
@@ -361,10 +432,9 @@ START_TEST(a_kick_fails_no_console_write_to_a_slow_reader)
 }
 END_TEST
 
-/* What a run whose vCPU's one exit is an OUT of count elements of size
- * bytes to the firmware-call port 0xEC ends with: its status, the
+/* What a run whose vCPU's one exit is e ends with: its status, the
  * firmware calls it made and its log, in *log (freed by the caller). */
-static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long long *calls, char **log)
+static int run_one_exit(const struct kvm_run *e, unsigned long long *calls, char **log)
 {
     static struct vmm vm;
     size_t len = 0;
@@ -377,12 +447,7 @@ static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long lon
     ck_assert_int_ge(run_fd, 0);
     vm.opt.cpus = 1;
     vm.vcpus[0] = (struct vcpu){ .vm = &vm, .fd = run_fd, .run = run_page };
-    run_exit = (struct kvm_run){ .exit_reason = KVM_EXIT_IO };
-    run_exit.io.direction = KVM_EXIT_IO_OUT;
-    run_exit.io.port = 0xec;
-    run_exit.io.size = size;
-    run_exit.io.count = count;
-    run_exit.io.data_offset = 1024;
+    run_exit = *e;
     int rc = vmm_run(&vm, &(struct run_options){ .log = f });
     fclose(f);
     *calls = (unsigned long long)vm.counters.hypercalls;
@@ -390,6 +455,18 @@ static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long lon
     run_fd = -1;
     free(run_page);
     return rc;
+}
+
+/* An OUT of count elements of size bytes to the firmware-call port 0xEC. */
+static int run_firmware_port_out(uint32_t count, uint8_t size, unsigned long long *calls, char **log)
+{
+    struct kvm_run e = { .exit_reason = KVM_EXIT_IO };
+    e.io.direction = KVM_EXIT_IO_OUT;
+    e.io.port = 0xec;
+    e.io.size = size;
+    e.io.count = count;
+    e.io.data_offset = 1024;
+    return run_one_exit(&e, calls, log);
 }
 
 /* A REP OUTSD to the firmware-call port once made each element a full
@@ -413,6 +490,73 @@ START_TEST(an_out_no_thunk_makes_to_the_firmware_port_is_refused)
 }
 END_TEST
 
+/* KVM_SYSTEM_EVENT_CRASH, which KVM gives for a Hyper-V guest's write to
+ * the crash control MSR (arch/x86/kvm/hyperv.c, HV_X64_MSR_CRASH_CTL), once
+ * ended the run as a shutdown, with exit status 0. */
+START_TEST(a_crash_system_event_is_a_guest_crash)
+{
+    struct kvm_run e = { .exit_reason = KVM_EXIT_SYSTEM_EVENT };
+    e.system_event.type = KVM_SYSTEM_EVENT_CRASH;
+    unsigned long long calls;
+    char *log = NULL;
+    int rc = run_one_exit(&e, &calls, &log);
+    ck_assert_msg(rc == EXIT_GUEST_CRASH && strstr(log, "guest stopped: KVM system event 3 (crash"),
+                  "status %d, log \"%s\"", rc, log);
+    free(log);
+}
+END_TEST
+
+/* A run of cpus vCPUs stuck in the guest (stuck_run): its status, every
+ * vCPU thread that started stopped. */
+static int run_stuck(struct vmm *vm, unsigned cpus)
+{
+    ck_assert_int_eq(vmm_catch_stop_signals(vm), 0);
+    vm->opt.cpus = cpus;
+    vm->fw.phase = FW_PHASE_RUNTIME;   /* the halt waker ends at once */
+    for (unsigned i = 0; i < cpus; i++) {
+        vm->vcpus[i] = (struct vcpu){ .vm = vm, .id = i, .fd = open("/dev/null", O_RDWR | O_CLOEXEC),
+                                      .run = calloc(1, 4096) };
+        ck_assert_int_ge(vm->vcpus[i].fd, 0);
+        ck_assert_ptr_nonnull(vm->vcpus[i].run);
+    }
+    stuck_vm = vm;
+    FILE *log = fopen("/dev/null", "w");
+    ck_assert_ptr_nonnull(log);
+    int rc = vmm_run(vm, &(struct run_options){ .log = log });
+    fclose(log);
+    return rc;
+}
+
+/* The thread of vCPU 2 of 3 cannot start: vCPU 1's, started, was left
+ * running in a VM its caller then destroys. */
+START_TEST(a_vcpu_thread_that_cannot_start_stops_those_started)
+{
+    static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    refused_thread = &vm.vcpus[2];
+    ck_assert_int_eq(run_stuck(&vm, 3), EXIT_HOST);
+    pthread_mutex_lock(&vm.lock);
+    bool exited = vm.vcpus[1].exited;
+    pthread_mutex_unlock(&vm.lock);
+    ck_assert_msg(exited, "vCPU 1's thread runs on");
+}
+END_TEST
+
+/* A stop signal sent to the process while vCPU 0 runs the guest stops
+ * the run, whichever thread the kernel would give it to: taken by another
+ * vCPU's thread (vCPU 0 blocks it for a moment here), it left vCPU 0 in
+ * KVM_RUN for good, and this test hung. */
+START_TEST(a_stop_signal_stops_a_run_whose_vcpus_never_exit)
+{
+    static const struct { int sig, status; } cases[] = { { SIGTERM, EXIT_SIGNAL_BASE + SIGTERM },
+                                                          { SIGALRM, EXIT_TIMEOUT } };
+    static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    signal_at_entry = cases[_i].sig;
+    ck_assert_int_eq(run_stuck(&vm, 4), cases[_i].status);
+    for (unsigned i = 1; i < 4; i++)
+        ck_assert(vm.vcpus[i].exited);
+}
+END_TEST
+
 int main(void)
 {
     const struct {
@@ -428,6 +572,8 @@ int main(void)
         { "signals", a_step_cut_short_by_a_stop_signal_ends_as_the_signal },
         { "signals", a_kick_fails_no_console_write_to_a_slow_reader },
         { "run", an_out_no_thunk_makes_to_the_firmware_port_is_refused },
+        { "run", a_crash_system_event_is_a_guest_crash },
+        { "vcpus", a_vcpu_thread_that_cannot_start_stops_those_started },
     };
     Suite *s = suite_create("kvm-fake");
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
@@ -435,6 +581,10 @@ int main(void)
         tcase_add_test(tc, tests[i].test);
         suite_add_tcase(s, tc);
     }
+    TCase *tc = tcase_create("stop_signals");
+    tcase_set_timeout(tc, 10);
+    tcase_add_loop_test(tc, a_stop_signal_stops_a_run_whose_vcpus_never_exit, 0, 2);
+    suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -1735,6 +1735,18 @@ static NORETURN void mode_triple_fault(void)
     halt_forever();
 }
 
+/* As a Hyper-V guest reports its crash (arch/x86/hyperv/hv_init.c,
+ * hyperv_report_panic): CRASH_NOTIFY written to the crash control MSR,
+ * which KVM turns into KVM_SYSTEM_EVENT_CRASH when the VMM's CPUID shows
+ * Hyper-V, and refuses with a #GP when not (arch/x86/kvm/hyperv.c). */
+static NORETURN void mode_hv_crash(void)
+{
+    print("payload: reporting a crash through the Hyper-V crash control MSR\n");
+    uint64_t notify = 1ull << 63;
+    asm volatile("wrmsr" : : "c"(0x40000105u), "a"((uint32_t)notify), "d"((uint32_t)(notify >> 32)));
+    halt_forever();
+}
+
 /* As panic() with panic=N, N != 0 (kernel/panic.c): its line, then
  * emergency_restart through the i8042 instead of the end marker. */
 static NORETURN void mode_panic_reset(void)
@@ -2264,6 +2276,8 @@ static NORETURN void payload_main(void)
         mode_triple_fault();
     if (word_is(mode, "panic-reset"))
         mode_panic_reset();
+    if (word_is(mode, "hv-crash"))
+        mode_hv_crash();
     if (word_is(mode, "fallbacks"))
         mode_fallbacks();
     if (word_is(mode, "pit"))

@@ -637,6 +637,27 @@ static void stop_all(struct vmm *vm, int rc)
     }
 }
 
+/* KVM_EXIT_SYSTEM_EVENT (kernel Documentation/virt/kvm/api.rst): a
+ * shutdown or reset ends the run as the guest's own power-off or reset
+ * does. Any other type is no success: KVM_SYSTEM_EVENT_CRASH is a guest
+ * that says it crashed (a Hyper-V guest writing the crash control MSR,
+ * arch/x86/kvm/hyperv.c, which KVM takes only when the VMM's CPUID shows
+ * Hyper-V: handover's does not, and the write is a #GP), SEV_TERM a
+ * confidential guest's request to be ended. */
+static int system_event(struct vcpu *c)
+{
+    uint32_t type = c->run->system_event.type;
+    if (type == KVM_SYSTEM_EVENT_SHUTDOWN || type == KVM_SYSTEM_EVENT_RESET) {
+        fflush(stdout);
+        vmm_log("guest system event %u (%s)", type, type == KVM_SYSTEM_EVENT_SHUTDOWN ? "shutdown" : "reset");
+        return guest_restarted(c->vm);
+    }
+    char what[96];
+    snprintf(what, sizeof(what), "KVM system event %u (%s)", type,
+             type == KVM_SYSTEM_EVENT_CRASH ? "crash: the guest reported that it crashed" : "not a shutdown or reset");
+    return guest_crash(c, what);
+}
+
 static int handle_exit(struct vcpu *c)
 {
     struct vmm *vm = c->vm;
@@ -665,9 +686,7 @@ static int handle_exit(struct vcpu *c)
             return guest_restarted(vm);
         return guest_crash(c, "triple fault (KVM_EXIT_SHUTDOWN)");
     case KVM_EXIT_SYSTEM_EVENT:
-        fflush(stdout);
-        vmm_log("guest system event %u (shutdown or reset)", c->run->system_event.type);
-        return guest_restarted(vm);
+        return system_event(c);
     case KVM_EXIT_INTERNAL_ERROR:
         return emulation_failure(c);
     case KVM_EXIT_FAIL_ENTRY:
@@ -874,9 +893,46 @@ int vmm_step_end(struct vmm *vm, int rc, const char *where)
     return EXIT_SIGNAL_BASE + sig;
 }
 
+/* Every vCPU stopped with rc, unless a status was set before: the one
+ * the run ends with. */
+static int stop_vcpus(struct vmm *vm, int rc)
+{
+    pthread_mutex_lock(&vm->lock);
+    stop_all(vm, rc);
+    rc = vm->run.stop_rc;
+    pthread_mutex_unlock(&vm->lock);
+    return rc;
+}
+
+/* The threads of vCPUs 1 to n - 1, stopped. */
+static void join_vcpus(struct vmm *vm, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++)
+        pthread_join(vm->vcpus[i].thread, NULL);
+}
+
+/* The threads a run starts besides main's (the vCPUs but the first, the
+ * halt waker, the progress line's heartbeat) are started with the stop
+ * signals blocked, and keep them so: the kernel gives a signal sent to
+ * the process to any thread that does not block it, and only vCPU 0's
+ * thread, main's, ends the run on one (after_interrupted_run). Taken by
+ * another thread, a SIGTERM or --timeout's SIGALRM left vCPU 0 in KVM_RUN
+ * until its next exit, for good if it made none. SIGUSR1, the kick, stays
+ * open to each. *was gets the mask to put back. */
+static void block_stop_signals(sigset_t *was)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof(run_signals) / sizeof(run_signals[0]); i++)
+        if (run_signals[i] != SIGUSR1)
+            sigaddset(&set, run_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &set, was);
+}
+
 /* The threads of the vCPUs but the first (the signal handlers are
- * main's, from the start: vmm_catch_stop_signals); EXIT_HOST (logged) if
- * one cannot start, else RUN_CONTINUE. */
+ * main's, from the start: vmm_catch_stop_signals); RUN_CONTINUE, or
+ * EXIT_HOST (logged) if one cannot start, once those started are stopped
+ * and joined: none may run on in a VM its caller then destroys. */
 static int start_vcpus(struct vmm *vm)
 {
     signal_vm = vm;
@@ -886,32 +942,38 @@ static int start_vcpus(struct vmm *vm)
     for (unsigned i = 0; stop_signal && i < vm->opt.cpus; i++)
         vm->vcpus[i].run->immediate_exit = 1;
     vm->vcpus[0].thread = pthread_self();
-    for (unsigned i = 1; i < vm->opt.cpus; i++)
-        if (pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i])) {
-            vmm_log("cannot start the thread of vCPU %u", i);
-            return EXIT_HOST;
-        }
-    return RUN_CONTINUE;
+    sigset_t was;
+    block_stop_signals(&was);
+    unsigned i = 1;
+    while (i < vm->opt.cpus && !pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i]))
+        i++;
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    if (i == vm->opt.cpus)
+        return RUN_CONTINUE;
+    vmm_log("cannot start the thread of vCPU %u", i);
+    vm->vcpus[i].thread = 0;
+    stop_vcpus(vm, EXIT_HOST);
+    join_vcpus(vm, i);
+    return EXIT_HOST;
 }
 
 /* vCPU 0 on this thread until it or another stops the run; then every
  * vCPU is stopped and joined. The first status set wins. */
 static int run_vcpus(struct vmm *vm)
 {
+    sigset_t was;
+    block_stop_signals(&was);   /* in the threads these start */
     run_hooks_run_start(vm);
-    if (vm->run.opt.timeout)
-        alarm(vm->run.opt.timeout);
     struct halt_waker waker;
     halt_waker_start(&waker, vm);
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    if (vm->run.opt.timeout)
+        alarm(vm->run.opt.timeout);
     int rc = run_loop(&vm->vcpus[0], &waker);
     alarm(0);
-    pthread_mutex_lock(&vm->lock);
-    stop_all(vm, rc);
-    rc = vm->run.stop_rc;
-    pthread_mutex_unlock(&vm->lock);
+    rc = stop_vcpus(vm, rc);
     halt_waker_stop(&waker);
-    for (unsigned i = 1; i < vm->opt.cpus; i++)
-        pthread_join(vm->vcpus[i].thread, NULL);
+    join_vcpus(vm, vm->opt.cpus);
     return rc;
 }
 

@@ -43,7 +43,8 @@
     X(END_HOST_ERROR, "host-error", (EXIT_HOST), "a KVM or host error after the guest was entered") \
     X(END_GUEST_CRASH, "guest-crash", (EXIT_GUEST_CRASH), \
       "triple fault, an exception through the firmware's IDT, HLT with interrupts off, an emulation failure, a " \
-      "WaitForEvent nothing can end") \
+      "WaitForEvent nothing can end, a KVM system event other than shutdown or reset (a crash the guest " \
+      "reported)") \
     X(END_KUNIT_INCOMPLETE, "kunit-incomplete", (EXIT_KUNIT_INCOMPLETE), \
       "--kunit: the guest stopped before every suite reported (it powered off, reset, ended, or wrote 0 or 5 to " \
       "the exit port, which --kunit does not take for a result)") \
@@ -57,7 +58,7 @@
       "it, with an e820 that matches the memory map or not") \
     X(END_GUEST_POWEROFF, "guest-poweroff", (EXIT_OK), "ACPI S5") \
     X(END_GUEST_RESET, "guest-reset", (EXIT_OK), "the i8042 reset, or ResetSystem") \
-    X(END_ENDED, "ended", (END_ANY_STATUS), "none of the above (a KVM system event, for one)")
+    X(END_ENDED, "ended", (END_ANY_STATUS), "none of the above (a KVM system event of shutdown or reset, for one)")
 
 enum { END_ANY_STATUS = -1, END_STATUS_LIST_END = -2 };
 
