@@ -1,8 +1,8 @@
 /* Events and timers, UEFI 2.10 section 7.1: CreateEvent(Ex), SetTimer,
  * WaitForEvent, SignalEvent, CloseEvent and CheckEvent, on host time
- * (CLOCK_MONOTONIC). A timer is due when the firmware looks (no interrupt
- * ticks): after every boot service it serves, and in CheckEvent and
- * WaitForEvent.
+ * (CLOCK_MONOTONIC, or struct fw_config.clock_ns). A timer is due when the
+ * firmware looks (no interrupt ticks): after every boot service it serves,
+ * and in CheckEvent and WaitForEvent.
  *
  * Notify functions run in the guest, when EDK2 runs them
  * (MdeModulePkg/Core/Dxe/Event/Event.c and Tpl.c): a signaled
@@ -49,8 +49,10 @@ static const struct { uint32_t type; const char *name; } event_types[] = {
 };
 #define NTYPES (sizeof(event_types) / sizeof(event_types[0]))
 
-static uint64_t now_ns(void)
+static uint64_t now_ns(const struct firmware *fw)
 {
+    if (fw->cfg.clock_ns)
+        return fw->cfg.clock_ns();
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
@@ -195,7 +197,7 @@ static struct fw_event *first_due(struct firmware *fw, uint64_t now, bool notify
  * fires. */
 static void poll_timers(struct firmware *fw, bool notify_only)
 {
-    uint64_t now = now_ns();
+    uint64_t now = now_ns(fw);
     for (struct fw_event *e; (e = first_due(fw, now, notify_only));) {
         set_signaled(fw, e);
         if (!e->periodic)
@@ -319,7 +321,7 @@ efi_status_t fw_set_timer(struct firmware *fw, const struct guest_view *v, const
      * whose timer is due again as it returns would run for ever, and its
      * caller never go on. */
     e->period = !e->periodic ? 0 : ns < FW_TIMER_TICK_NS ? FW_TIMER_TICK_NS : ns;
-    e->due = now_ns() + ns;
+    e->due = now_ns(fw) + ns;
     return EFI_SUCCESS;
 }
 
@@ -408,7 +410,7 @@ static bool timer_sooner(const struct fw_event *e, uint64_t now, uint64_t *wait)
  * will ever signal them (the guest, waiting, cannot either). */
 static bool next_due(struct firmware *fw, const struct guest_view *v, uint64_t n, uint64_t list, uint64_t *wait)
 {
-    uint64_t now = now_ns();
+    uint64_t now = now_ns(fw);
     bool any = false;
     *wait = FW_WAIT_MAX_NS;
     for (uint64_t i = 0; i < n; i++) {

@@ -116,6 +116,12 @@ struct fw_config {
     const char *keys;            /* --keys: what ConIn.ReadKeyStroke returns (keys.h); NULL: none */
     unsigned bits;               /* 32: an IA-32 firmware (--firmware-bits 32, width.h); otherwise x64 */
     bool secure_boot;            /* --secure-boot: PK, KEK, db, dbx and the modes (secure_boot_keys.h) */
+    /* The firmware's monotonic time in ns, its timers' only clock (events.c);
+     * NULL (the VMM): the host's CLOCK_MONOTONIC. The firmware reads time
+     * only when it looks at its timers, so this one seam lets the unit tests
+     * give a clock they advance by hand, and no test depends on how fast the
+     * host runs it. */
+    uint64_t (*clock_ns)(void);
 };
 
 struct fw_variable;
@@ -178,7 +184,7 @@ struct fw_tpm {
     bool truncated;              /* an event did not fit in the log */
 };
 
-/* An event CreateEvent made. Times are host CLOCK_MONOTONIC nanoseconds. */
+/* An event CreateEvent made. Times are nanoseconds of the firmware's clock (struct fw_config.clock_ns). */
 struct fw_event {
     bool open;                   /* made and not closed */
     bool signaled;

@@ -23,6 +23,15 @@ static uint64_t scratch_next;
 static char *trace_buf;
 static size_t trace_len;
 
+/* The firmware's clock (struct fw_config.clock_ns): it moves only when a
+ * test advances it, so no timer test depends on how fast the host runs it. */
+#define FIXTURE_CLOCK_START_NS 1000000000000ULL   /* 1000 s, as a host's uptime */
+static uint64_t clock_now_ns;
+
+static uint64_t fixture_clock_ns(void) { return clock_now_ns; }
+
+void advance_clock_ns(uint64_t ns) { clock_now_ns += ns; }
+
 static void fw_setup(void)
 {
     ram = calloc(1, RAM_SIZE);
@@ -33,7 +42,8 @@ static void fw_setup(void)
     ck_assert(con && log_file);
     struct fw_config cfg = { .base = FW_BASE, .image_base = IMAGE_BASE, .image_size = IMAGE_SIZE,
                              .cmdline = CMDLINE, .console = con, .log = log_file, .bits = fixture_bits,
-                             .secure_boot = fixture_secure_boot };
+                             .secure_boot = fixture_secure_boot, .clock_ns = fixture_clock_ns };
+    clock_now_ns = FIXTURE_CLOCK_START_NS;
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
     ck_assert_uint_eq(memmap_reserve(&fw.map, SCRATCH, SCRATCH_SIZE >> 12, EFI_LOADER_DATA), EFI_SUCCESS);
     scratch_next = SCRATCH;

@@ -75,6 +75,9 @@ void fw_add_tcase_secure_boot(Suite *s, const char *name, const TTest *const tes
 /* Both: an IA-32 firmware with Secure Boot on, in Setup Mode. */
 void fw_add_tcase_ia32_secure_boot(Suite *s, const char *name, const TTest *const tests[]);
 
+/* The firmware's clock stands still between steps; this moves it on. */
+void advance_clock_ns(uint64_t ns);
+
 /* ---- guest memory ---------------------------------------------------------------------- */
 
 static inline void *hp(uint64_t gpa) { return ram + gpa; }

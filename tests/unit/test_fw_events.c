@@ -3,8 +3,6 @@
  * SignalEvent, CheckEvent, CloseEvent, SetTimer, WaitForEvent, the notify
  * functions the firmware runs through its trampoline, and ConIn's
  * WaitForKey event (section 12.3). */
-#include <time.h>
-
 #include "fw_fixture.h"
 #include "../../firmware-stub/events.h"
 
@@ -28,11 +26,7 @@ static uint64_t new_group_event(efi_guid_t group)
 
 static uint64_t wait_for_key(void) { return rd64(fw.con_in + 8 * CONIN_COUNT); }
 
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = { 0, (long)ms * 1000000 };
-    nanosleep(&ts, NULL);
-}
+static void advance_clock_ms(unsigned ms) { advance_clock_ns((uint64_t)ms * 1000000); }
 
 /* WaitForEvent on the list; returns its status and *Index in *index. */
 static efi_status_t wait_for(const uint64_t *events, unsigned n, uint64_t *index)
@@ -153,14 +147,14 @@ START_TEST(periodic_timers_signal_once_per_period)
     ck_assert_uint_eq(CALL(BS(SET_TIMER), every, EFI_TIMER_PERIODIC, 0), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_NOT_READY);
-    sleep_ms(FW_TIMER_TICK_NS / 1000000 + 2);
+    advance_clock_ms(FW_TIMER_TICK_NS / 1000000 + 2);
     ck_assert_uint_eq(CALL(EVT(CHECK), every), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(SET_TIMER), tick, EFI_TIMER_PERIODIC, MS_100NS(150)), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
-    sleep_ms(170);
+    advance_clock_ms(170);
     ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
-    sleep_ms(330);   /* two periods missed: one signal */
+    advance_clock_ms(330);   /* two periods missed: one signal */
     ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(EVT(CHECK), tick), EFI_NOT_READY);
     ck_assert_uint_eq(CALL(BS(CLOSE_EVENT), tick), EFI_SUCCESS);   /* the timer goes with it */
@@ -331,8 +325,7 @@ START_TEST(wait_for_event_with_nothing_signaled_makes_the_call_again)
     ck_assert_uint_le(fw.sleep_ns, 50000000);
     ck_assert(!fw.waits_for_good);   /* the timer will signal */
     ck_assert_uint_eq(rd64(index_p), 9);
-    struct timespec ts = { 0, (long)fw.sleep_ns };
-    nanosleep(&ts, NULL);
+    advance_clock_ns(fw.sleep_ns);   /* as the VMM's vCPU sleeps */
     ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 2, list, index_p), EFI_SUCCESS);
     ck_assert_uint_eq(rd64(index_p), 1);
     ck_assert(!fw.transfer.pending);
@@ -499,7 +492,7 @@ START_TEST(timers_due_at_one_look_run_their_functions_in_the_order_they_fell_due
     ck_assert_uint_eq(CALL(BS(SET_TIMER), later, EFI_TIMER_RELATIVE, MS_100NS(300)), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(SET_TIMER), sooner, EFI_TIMER_RELATIVE, MS_100NS(150)), EFI_SUCCESS);
     ck_assert(!fw.transfer.pending);
-    sleep_ms(350);
+    advance_clock_ms(350);
     ck_assert_uint_eq(CALL(BS(STALL), 0), EFI_SUCCESS);
     const struct notify_run runs[] = { { sooner, NOTIFY_FN2, 2 }, { later, NOTIFY_FN, 1 } };
     assert_callbacks_run_in_order(runs, 2, BS(STALL));
@@ -689,7 +682,7 @@ START_TEST(exit_boot_services_stops_the_timers_before_its_group_runs)
     ck_assert(!firmware_timer_armed(&fw));
     cur_rsp = saved;
     fw.transfer = entered;
-    sleep_ms(25);   /* the timer's time passes while the group's function runs */
+    advance_clock_ms(25);   /* the timer's time passes while the group's function runs */
     ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
     assert_call_returns(BS(EXIT_BOOT_SERVICES), STACK_TOP, FW_TPL_APPLICATION);
     ck_assert_uint_eq(fw.phase, FW_PHASE_RUNTIME);
@@ -741,7 +734,7 @@ START_TEST(a_periodic_timer_below_a_tick_lets_the_call_its_notify_function_ran_i
         uint64_t e = new_notify_event(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK, NOTIFY_FN, i);
         ck_assert_uint_eq(CALL(BS(RAISE_TPL), TPL_NOTIFY), FW_TPL_APPLICATION);
         ck_assert_uint_eq(CALL(BS(SET_TIMER), e, EFI_TIMER_PERIODIC, periods_100ns[i]), EFI_SUCCESS);
-        sleep_ms(1);
+        advance_clock_ms(1);
         ck_assert_uint_eq(CALL(BS(RESTORE_TPL), FW_TPL_APPLICATION), EFI_SUCCESS);
         assert_notify_runs(e, NOTIFY_FN, i, TPL_CALLBACK, STACK_TOP);
         ck_assert_uint_eq(notify_returns(), EFI_SUCCESS);
