@@ -36,7 +36,8 @@ unsigned e820_expected(const struct memmap *m, struct boot_e820_entry *out);
  * (GRUB writes its own GRUB_MEMORY_CODE, 20, for EfiRuntimeServicesCode)
  * is memory it leaves alone, reserved (arch/x86/kernel/e820.c uses only
  * the types of asm/e820/types.h). A table with an entry that wraps is
- * left as it is, as the kernel leaves it. In place: e has room for 2 * n
+ * left as it is, as the kernel leaves it. n is at most MAX_E820 (its
+ * working space is that size). In place: e has room for 2 * n
  * entries, for overlaps split ranges. Returns the number of entries. */
 unsigned e820_as_kernel_reads(struct boot_e820_entry *e, unsigned n);
 /* The same entries in the same order. */
