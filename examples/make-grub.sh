@@ -26,7 +26,7 @@
 #                  --initrd and --exec reach the kernel through LoadFile2 instead)
 #   --menu         the two-entry menu above
 #   --linux        `linux` and `initrd`, not `linuxefi` and `initrdefi`
-# Output: ~/.cache/handover/grub/KEY/grubx64.efi (printed), KEY a hash of
+# Output: ~/.cache/handover/grub/KEY/grubx64.efi (printed), KEY a hash of the contents of
 # this script, the GRUB modules, the kernel, the initrd and the command line.
 # Needs grub-efi-amd64-bin and grub-common (scripts/packages.txt).
 set -euo pipefail
@@ -52,7 +52,7 @@ command -v grub-mkstandalone >/dev/null && [ -f "$mods/linuxefi.mod" ] ||
 
 loader=linuxefi
 [ -z "$linux" ] || loader=linux
-key=$( { sha256sum "$0" "$mods/kernel.img" "$mods/$loader.mod" "$kernel" ${initrd:+"$initrd"};
+key=$( { for f in "$0" "$mods/kernel.img" "$mods/$loader.mod" "$kernel" ${initrd:+"$initrd"}; do sha256sum < "$f"; done
          printf '%s\n' "$cmdline" "${initrd:+with-initrd}" "${menu:+with-menu}"; } | sha256sum | cut -c1-16)
 out=${HANDOVER_CACHE:-$HOME/.cache/handover}/grub/$key
 if [ -s "$out/grubx64.efi" ]; then echo "$out/grubx64.efi"; exit 0; fi

@@ -12,7 +12,7 @@
 #   CMDLINE  the kernel's command line (default: "console=ttyS0 earlyprintk=serial");
 #            it reaches the kernel as long as the UKI gets no LoadOptions
 #            (handover gives none without --cmdline)
-# Output: ~/.cache/handover/uki/KEY/uki.efi (printed), KEY a hash of this
+# Output: ~/.cache/handover/uki/KEY/uki.efi (printed), KEY a hash of the contents of this
 # script, the stub, the kernel, the initrd and the command line.
 # Needs systemd-boot-efi and binutils (scripts/packages.txt).
 set -euo pipefail
@@ -29,7 +29,7 @@ stub=/usr/lib/systemd/boot/efi/linuxx64.efi.stub
 [ "$(stat -c %s "$kernel")" -lt $((0x1000000)) ] ||
     { echo "make-uki: $kernel: 16 MiB or more, it would overlap .initrd at 0x3000000" >&2; exit 2; }
 
-key=$( { sha256sum "$0" "$stub" "$kernel" "$initrd"; printf '%s\n' "$cmdline"; } | sha256sum | cut -c1-16)
+key=$( { for f in "$0" "$stub" "$kernel" "$initrd"; do sha256sum < "$f"; done; printf '%s\n' "$cmdline"; } | sha256sum | cut -c1-16)
 out=${HANDOVER_CACHE:-$HOME/.cache/handover}/uki/$key
 if [ -s "$out/uki.efi" ]; then echo "$out/uki.efi"; exit 0; fi
 

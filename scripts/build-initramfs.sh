@@ -27,7 +27,10 @@ init=$here/handover-init.sh
 [ -f "$init" ] || { echo "build-initramfs: no handover-init.sh beside $0 or in ../share/handover" >&2; exit 1; }
 
 out=$cache/busybox.cpio
-key=$( { sha256sum "$0" "$init" "$busybox"; } | sha256sum | cut -c1-16)
+# The files' contents only, not their paths: the same archive is found
+# whichever path this script is called by (a checkout, a worktree, the
+# L1's view of this machine).
+key=$(for f in "$0" "$init" "$busybox"; do sha256sum < "$f"; done | sha256sum | cut -c1-16)
 if [ -s "$out" ] && [ "$(cat "$cache/KEY" 2>/dev/null)" = "$key" ]; then echo "$out"; exit 0; fi
 
 root=$(mktemp -d)
