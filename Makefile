@@ -120,7 +120,7 @@ include tests/fuzz/fuzz.mk
 # tools (tests/secure-boot-fixtures.sh) over the synthetic payload (here,
 # after payload.mk, which names it).
 SECURE_BOOT_DIR := $(BUILD)/secure-boot
-$(SECURE_BOOT_DIR)/stamp: tests/secure-boot-fixtures.sh tests/tamper-pe.py tests/uefi-guid-cert.py \
+$(SECURE_BOOT_DIR)/stamp: tests/secure-boot-fixtures.sh tests/fixture-cache.sh tests/tamper-pe.py tests/uefi-guid-cert.py \
                           tests/x509-sha256-sig-list.py \
                           scripts/make-secure-boot-keys.sh $(PAYLOAD_IMAGE)
 	tests/secure-boot-fixtures.sh $(SECURE_BOOT_DIR) $(PAYLOAD_IMAGE)

@@ -23,6 +23,11 @@
 set -euo pipefail
 dir=${1:?usage: $0 DIR IMAGE} image=${2:?usage: $0 DIR IMAGE}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Kept in the cache by the contents of what makes them (tests/fixture-cache.sh).
+. "$top/tests/fixture-cache.sh"
+key=$(fixture_key "$0" "$image" "$top/tests/fixture-cache.sh" "$top/scripts/make-secure-boot-keys.sh" \
+      "$top/tests/tamper-pe.py" "$top/tests/uefi-guid-cert.py" "$top/tests/x509-sha256-sig-list.py")
+fixture_from_cache "$dir" "$key" && exit 0
 rm -rf "$dir"
 mkdir -p "$dir"
 "$top/scripts/make-secure-boot-keys.sh" "$dir/keys"
@@ -89,3 +94,4 @@ tbs_dbx other-tbs-dbx-keys "$k/other.crt"
 mkdir -p "$dir/ca-tbs-dbx-keys"
 cp "$dir/ca-keys/"*.auth "$dir/ca-tbs-dbx-keys/"
 tbs_dbx ca-tbs-dbx-keys "$ca/ca.crt"
+fixture_to_cache "$dir" "$key"

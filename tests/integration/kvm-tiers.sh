@@ -76,6 +76,28 @@ run_tier() {   # run_tier NAME: the tier's command, its words as cmd[NAME] quote
     tests/tier.sh "$T" "$1" --prefix -- "${argv[@]}"
 }
 
+# The Secure Boot fixtures the tiers sign with (the payload, the tiny
+# kernel, the Debian chain), made here first, where openssl runs at full
+# speed: the tiers' own runs of the same scripts then copy them from the
+# cache (tests/fixture-cache.sh) instead of spending a minute or more of
+# an L1 each. A fixture that fails here fails again in its tier, which
+# says so.
+running() { [[ " ${tiers[*]} " == *" $1 "* ]]; }
+warm_fixtures() {
+    local w=$T/fixtures k rc=0
+    if running payload; then tests/secure-boot-fixtures.sh "$w/payload" "$PAYLOAD" || rc=1; fi
+    if running tiny; then
+        k=$(scripts/build-tiny-kernel.sh) && tests/secure-boot-fixtures.sh "$w/tiny" "$k" || rc=1
+    fi
+    if running realkvm; then
+        k=$(scripts/fetch-debian-kernels.sh | grep debian-6.1/) && tests/sb-chain-fixtures.sh "$w/chain" "$k" || rc=1
+    fi
+    rm -rf "$w"
+    return $rc
+}
+mkdir -p "$T"
+warm_fixtures > "$T/fixtures.log" 2>&1 || echo "# kvm tiers: a Secure Boot fixture could not be made here (its tier says why; $T/fixtures.log)"
+
 echo "# kvm tiers: KVM for the boots: $(scripts/kvm-host --kind); $lanes lanes:$(for ((l = 0; l < lanes; l++)); do printf ' [%s ]' "${lane_tiers[l]}"; done)"
 pids=()
 for ((l = 0; l < lanes; l++)); do

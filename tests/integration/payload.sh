@@ -324,6 +324,38 @@ if selected initramfs-two-at-once; then
             run() { out=$("$1"); echo "$2 $? $(cat "$out")"; }
             run "$0" first & sleep 0.3; run "$0" second; wait' "$TOP/scripts/build-initramfs.sh"
 fi
+# The Secure Boot fixtures are made once for the same files, then copied
+# from the cache (tests/fixture-cache.sh): openssl runs no more, and the
+# copy is what was made.
+if selected sb-fixtures-cached; then
+    mkdir -p "$OUT/counting-openssl"
+    printf '#!/bin/sh\necho ran >> "%s"\nexec /usr/bin/openssl "$@"\n' "$OUT/openssl-runs" > "$OUT/counting-openssl/openssl"
+    chmod +x "$OUT/counting-openssl/openssl"
+    expect sb-fixtures-cached 0 '^second run: 0 openssl runs, the same files$' \
+        -- env HANDOVER_CACHE="$OUT/fixture-cache" PATH="$OUT/counting-openssl:$PATH" sh -c '
+            "$1" "$2/first" "$3" && n=$(wc -l < "$4") && "$1" "$2/second" "$3" &&
+            diff -r "$2/first" "$2/second" && echo "second run: $(($(wc -l < "$4") - n)) openssl runs, the same files"' \
+           _ "$TOP/tests/secure-boot-fixtures.sh" "$OUT/sb-cached" "$PAYLOAD" "$OUT/openssl-runs"
+fi
+# In an L1 (KVM_HOST_IN_L1), fetch-debian-kernels.sh asks apt nothing (a
+# half-minute a call under TCG): it names the kernels this machine
+# fetched, or says that one is missing.
+if selected 'debian-kernels-in-l1*'; then
+    mkdir -p "$OUT/no-apt" "$OUT/kcache-l1/kernels/debian-6.1" "$OUT/kcache-l1/kernels/debian-6.12"
+    printf '#!/bin/sh\necho apt asked >&2\nexit 1\n' > "$OUT/no-apt/apt-cache"
+    chmod +x "$OUT/no-apt/apt-cache"
+    for v in 6.1 6.12; do
+        echo kernel > "$OUT/kcache-l1/kernels/debian-$v/vmlinuz"
+        echo "linux-image-$v" > "$OUT/kcache-l1/kernels/debian-$v/VERSION"
+    done
+    expect debian-kernels-in-l1 0 '/kcache-l1/kernels/debian-6\.1/vmlinuz$' '/kcache-l1/kernels/debian-6\.12/vmlinuz$' \
+        '!apt asked' -- env KVM_HOST_IN_L1=1 HANDOVER_CACHE="$OUT/kcache-l1" PATH="$OUT/no-apt:$PATH" \
+           "$TOP/scripts/fetch-debian-kernels.sh"
+    rm "$OUT/kcache-l1/kernels/debian-6.12/vmlinuz"
+    expect debian-kernels-in-l1-missing 1 'no debian-6\.12 kernel in .*: fetch it outside the L1 \(make test-assets\)' \
+        '!apt asked' -- env KVM_HOST_IN_L1=1 HANDOVER_CACHE="$OUT/kcache-l1" PATH="$OUT/no-apt:$PATH" \
+           "$TOP/scripts/fetch-debian-kernels.sh"
+fi
 # The archive is found again whichever path the script is called by (the
 # tiers call it by its absolute path, people by a relative one, the L1
 # sees this machine through another mount): it is built once.

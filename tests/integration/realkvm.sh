@@ -294,8 +294,8 @@ mixed_boots() {
     done
 }
 
-# The signed Debian chain under Secure Boot (docs/secure-boot.md): keys
-# made now, shim-unsigned's shimx64.efi signed with their db key (sbsign)
+# The signed Debian chain under Secure Boot (docs/secure-boot.md; made by
+# tests/sb-chain-fixtures.sh): keys of our own, shim-unsigned's shimx64.efi signed with their db key (sbsign)
 # as \EFI\BOOT\BOOTX64.EFI, Debian's signed GRUB beside it, its grub.cfg
 # where its embedded prefix looks (\EFI\debian) and Debian's signed 6.1
 # kernel at the root. The firmware admits shim by db; shim admits GRUB by
@@ -319,20 +319,7 @@ elif [ ! -f "$SB_SHIM" ] || [ ! -f "$SB_GRUB" ] || [ ! -f "$SB_CA" ]; then
     skip realkvm-sb-chain "no $SB_SHIM, $SB_GRUB or $SB_CA (apt-get install shim-unsigned grub-efi-amd64-signed)"
 elif [ -z "$SB_KERNEL" ]; then
     skip realkvm-sb-chain "no Debian 6.1 kernel (scripts/fetch-debian-kernels.sh failed)"
-elif ! { mkdir -p "$SBC/esp/EFI/BOOT" "$SBC/esp/EFI/debian" "$SBC/tampered/EFI/BOOT" "$SBC/unsigned/EFI/BOOT" &&
-         "$TOP/scripts/make-secure-boot-keys.sh" "$SBC/keys" &&
-         "$TOP/scripts/make-secure-boot-keys.sh" "$SBC/keys-debian" "$SB_CA" &&
-         sbsign --key "$SBC/keys/db.key" --cert "$SBC/keys/db.crt" --output "$SBC/esp/EFI/BOOT/BOOTX64.EFI" "$SB_SHIM" &&
-         cp "$SB_GRUB" "$SBC/esp/EFI/BOOT/grubx64.efi" &&
-         cp "$SB_KERNEL" "$SBC/esp/vmlinuz" &&
-         printf '%s\n' 'set timeout=0' 'linux /vmlinuz console=ttyS0 panic=-1' 'boot' \
-             'echo "sb-chain: no kernel started"' 'reboot' > "$SBC/esp/EFI/debian/grub.cfg" &&
-         cp -r "$SBC/esp" "$SBC/kernel-tampered" &&
-         "$TOP/tests/tamper-pe.py" "$SB_KERNEL" "$SBC/kernel-tampered/vmlinuz" &&
-         cp "$SBC/esp/EFI/BOOT/BOOTX64.EFI" "$SBC/tampered/EFI/BOOT/" &&
-         cp "$SB_SHIM" "$SBC/unsigned/EFI/BOOT/BOOTX64.EFI" &&
-         "$TOP/tests/tamper-pe.py" "$SB_GRUB" "$SBC/tampered/EFI/BOOT/grubx64.efi"
-       } > "$OUT/sb-chain-setup.log" 2>&1; then
+elif ! "$TOP/tests/sb-chain-fixtures.sh" "$SBC" "$SB_KERNEL" > "$OUT/sb-chain-setup.log" 2>&1; then
     fail realkvm-sb-chain-setup "the keys, sbsign or the tampered images failed" "$OUT/sb-chain-setup.log"
 else
     expect realkvm-sb-chain-kernel 3 'enrolled db, KEK, PK: user-mode' 'Welcome to GRUB!' \
