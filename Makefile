@@ -35,7 +35,7 @@ VMM_OBJ_SAN  := $(call obj,san,$(VMM_SRC))
 UNIT_OBJ     := $(call obj,obj,$(UNIT_SRC))
 UNIT_OBJ_SAN := $(call obj,san,$(UNIT_SRC))
 
-.PHONY: all test test-full test-fuzz test-fast test-clang test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-emulating \
+.PHONY: all test test-full test-fuzz test-fast test-clang test-unit test-integration test-kernel test-long test-valgrind test-assets test-kvm test-lanes test-emulating \
         install uninstall man docs clean help kernels boot bench bench-sweep bench-realkvm bench-warm bench-mixed
 all: $(BUILD)/handover
 
@@ -193,13 +193,18 @@ test-kernel: $(BUILD)/handover
 
 # Every tier runs (-k), then the timing table; the status is 0 only when
 # every tier passed. make test keeps its table in tests/timings.md, make
-# test-full in tests/timings-full.md.
+# test-full in tests/timings-full.md. The fast tiers run in a lane of the
+# boots' (kvm-tiers.sh's KVM_TIERS_BESIDE), beside the other lane's L1,
+# so that both cores work from the start.
 test:
 	@rm -rf $(TIERS); t0=$$(date +%s); \
-	$(MAKE) --no-print-directory -k test-fast test-kvm; rc=$$?; \
+	$(MAKE) --no-print-directory -k test-lanes; rc=$$?; \
 	TIMINGS_TARGET=$(if $(HANDOVER_TEST_FULL),test-full,test) \
 	    tests/timings.sh $(TIERS) $$(($$(date +%s) - t0)) $(if $(HANDOVER_TEST_FULL),tests/timings-full.md,tests/timings.md); \
 	exit $$rc
+
+test-lanes: $(BUILD)/handover $(BUILD)/handover-san $(PAYLOAD_IMAGE) test-assets
+	KVM_TIERS_BESIDE='$(MAKE) --no-print-directory -k test-fast' tests/integration/kvm-tiers.sh $(BUILD) $(PAYLOAD_IMAGE)
 
 # Everything make test leaves out to keep within its time: every payload
 # boot with the sanitizer build too, and the UKI's whole fault sweep.

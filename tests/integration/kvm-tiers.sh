@@ -41,7 +41,9 @@ declare -A cmd=(
     [runner]=$(words tests/integration/runner.sh "$B" "$PAYLOAD")
     [workflow]=$(words tests/integration/workflow.sh)
 )
-declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30 [runner]=110 [workflow]=400)
+declare -A guess=([payload]=300 [payload-san]=120 [tiny]=600 [realkvm]=400 [emulating]=30 [runner]=110 [workflow]=400
+                  [unit]=10 [unit-san]=20 [clang]=30 [sandbox]=1 [layering]=10 [acpi]=5 [image]=15 [image-san]=20 [fuzz]=40
+                  [kvm-fake]=1)
 tiers=()
 for a in "$@"; do
     case $a in
@@ -59,9 +61,25 @@ estimate() {   # the tier's wall time in the last table, else the guess
     echo "${s:-${guess[$1]:-300}}"
 }
 
-# Longest first, each onto the lane with the least work so far.
+# KVM_TIERS_BESIDE: a command of this machine's own that runs first in a
+# lane, before that lane's tiers (make test's fast tiers: `make -k
+# test-fast`), so that both cores work from the start instead of one
+# running the fast tiers while the other waits. It is not a tier: the
+# tiers it runs keep their own rows. It counts for as long as the last
+# table's fast tiers took.
+beside=${KVM_TIERS_BESIDE:-}
+fast_tiers="unit unit-san clang sandbox layering acpi image image-san fuzz kvm-fake"
+beside_estimate() {
+    local t n=0
+    for t in $fast_tiers; do n=$((n + $(estimate "$t"))); done
+    echo "$n"
+}
+
+# Longest first, each onto the lane with the least work so far; the
+# command beside, if any, first in the first lane.
 declare -a load lane_tiers
 for ((l = 0; l < lanes; l++)); do load[l]=0 lane_tiers[l]=""; done
+[ -z "$beside" ] || load[0]=$(beside_estimate)
 for t in $(for t in "${tiers[@]}"; do echo "$(estimate "$t") $t"; done | sort -rn | cut -d' ' -f2); do
     [ -n "${cmd[$t]:-}" ] || { echo "kvm-tiers: no tier named $t" >&2; exit 2; }
     best=0
@@ -95,14 +113,27 @@ warm_fixtures() {
     rm -rf "$w"
     return $rc
 }
+# Made while the command beside starts; every tier waits for them.
 mkdir -p "$T"
-warm_fixtures > "$T/fixtures.log" 2>&1 || echo "# kvm tiers: a Secure Boot fixture could not be made here (its tier says why; $T/fixtures.log)"
+rm -f "$T/fixtures.done"
+{
+    warm_fixtures > "$T/fixtures.log" 2>&1 ||
+        echo "# kvm tiers: a Secure Boot fixture could not be made here (its tier says why; $T/fixtures.log)"
+    touch "$T/fixtures.done"
+} &
+fixtures_made() { while [ ! -e "$T/fixtures.done" ]; do sleep 1; done; }
 
-echo "# kvm tiers: KVM for the boots: $(scripts/kvm-host --kind); $lanes lanes:$(for ((l = 0; l < lanes; l++)); do printf ' [%s ]' "${lane_tiers[l]}"; done)"
+echo "# kvm tiers: KVM for the boots: $(scripts/kvm-host --kind); $lanes lanes:$(for ((l = 0; l < lanes; l++)); do
+    printf ' [%s%s ]' "$([ "$l" = 0 ] && [ -n "$beside" ] && echo " (beside: $beside)")" "${lane_tiers[l]}"; done)"
 pids=()
 for ((l = 0; l < lanes; l++)); do
     (
         rc=0
+        if [ "$l" = 0 ] && [ -n "$beside" ]; then
+            bash -c "$beside" 2>&1 | sed -u 's/^/[beside] /'
+            [ "${PIPESTATUS[0]}" = 0 ] || { rc=1; echo "# beside: $beside failed"; }
+        fi
+        fixtures_made
         for t in ${lane_tiers[l]}; do
             run_tier "$t"; trc=$?
             # 125: the tier's L1 failed (a stall or no exit status; the

@@ -389,6 +389,16 @@ if selected kvm-tiers-spaced-paths; then
         -- env HANDOVER_KVM_HOST=native TESTS_ONLY=no-such-test CI=false "$TOP/tests/integration/kvm-tiers.sh" \
            "$OUT/build dir" "$OUT/build dir/pay load.bzImage" payload 'words=echo a  "b c"  *'
 fi
+# KVM_TIERS_BESIDE (make test's fast tiers) runs first in the first lane,
+# before that lane's tiers, its lines marked; its failure fails the run.
+if selected kvm-tiers-beside; then
+    expect kvm-tiers-beside 1 '^beside first$' '^\[beside\] from beside$' '^# beside: echo from beside; exit 3 failed$' \
+        '^# tier one: .* status=0' \
+        -- env HANDOVER_KVM_HOST=native KVM_TIER_LANES=1 KVM_TIERS_BESIDE='echo from beside; exit 3' CI=false sh -c '
+            "$1" "$2" "$3" "one=echo tier one" > "$4"; rc=$?
+            awk "/from beside/ { b = NR } /tier one\$/ { o = NR } END { print (b && o && b < o) ? \"beside first\" : \"order wrong\" }" "$4"
+            cat "$4"; exit $rc' _ "$TOP/tests/integration/kvm-tiers.sh" "$OUT/beside-build" "$PAYLOAD" "$OUT/beside.log"
+fi
 # A workflow whose job has no steps fails saying so (it once failed only by
 # accident, on an empty `if:` read from a step file that was not there).
 printf 'on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps: []\n' > "$OUT/no-steps.yml"
