@@ -7,6 +7,16 @@ void guest_mem_init(struct guest_mem *gm, void *host, uint64_t size)
     gm->host = host;
     gm->size = size;
     gm->low_size = size < GUEST_HOLE_START ? size : GUEST_HOLE_START;
+    gm->touched = NULL;
+}
+
+/* The pages of [off, off + len) of the mapping, marked in gm->touched. */
+static void mark_touched(const struct guest_mem *gm, uint64_t off, uint64_t len)
+{
+    if (!gm->touched || !len)
+        return;
+    for (uint64_t p = off / GUEST_PAGE_SIZE; p <= (off + len - 1) / GUEST_PAGE_SIZE; p++)
+        gm->touched[p / 8] |= (uint8_t)(1u << (p % 8));
 }
 
 int guest_mem_ranges(const struct guest_mem *gm, struct guest_range out[2])
@@ -25,32 +35,41 @@ uint64_t guest_mem_top(const struct guest_mem *gm)
     return GUEST_HIGH_START + gm->size - gm->low_size;
 }
 
+/* The mapping's offset of [gpa, gpa + len); false if any byte is outside RAM. */
+static bool mapping_offset(const struct guest_mem *gm, uint64_t gpa, uint64_t len, uint64_t *off)
+{
+    if (gpa < gm->low_size) {
+        if (len > gm->low_size - gpa)
+            return false;
+        *off = gpa;
+        return true;
+    }
+    if (gpa >= GUEST_HIGH_START && gm->size > gm->low_size) {
+        uint64_t high = gm->size - gm->low_size;
+        *off = gpa - GUEST_HIGH_START;
+        if (*off >= high || len > high - *off)
+            return false;
+        *off += gm->low_size;
+        return true;
+    }
+    return false;
+}
+
 void *guest_mem_ptr(const struct guest_mem *gm, uint64_t gpa, uint64_t len)
 {
     uint64_t off;
-
-    if (gpa < gm->low_size) {
-        if (len > gm->low_size - gpa)
-            return NULL;
-        off = gpa;
-    } else if (gpa >= GUEST_HIGH_START && gm->size > gm->low_size) {
-        uint64_t high = gm->size - gm->low_size;
-        off = gpa - GUEST_HIGH_START;
-        if (off >= high || len > high - off)
-            return NULL;
-        off += gm->low_size;
-    } else {
+    if (!mapping_offset(gm, gpa, len, &off))
         return NULL;
-    }
+    mark_touched(gm, off, len);
     return gm->host + off;
 }
 
 bool guest_mem_read(const struct guest_mem *gm, uint64_t gpa, void *dst, uint64_t len)
 {
-    const void *p = guest_mem_ptr(gm, gpa, len);
-    if (!p)
+    uint64_t off;
+    if (!mapping_offset(gm, gpa, len, &off))
         return false;
-    memcpy(dst, p, len);
+    memcpy(dst, gm->host + off, len);
     return true;
 }
 

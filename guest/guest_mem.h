@@ -27,11 +27,16 @@ struct guest_mem {
     uint8_t *host;      /* mapping of size bytes */
     uint64_t size;      /* total RAM in bytes */
     uint64_t low_size;  /* bytes of RAM below GUEST_HOLE_START */
+    uint8_t *touched;   /* NULL, or a bitmap of the mapping's pages (bit p of
+                         * byte p / 8) that guest_mem_ptr set for every page
+                         * it handed out: a superset of the pages host code
+                         * wrote (--fault-sweep's snapshots read it) */
 };
 
 struct guest_range { uint64_t start, size; };
 
-/* Set up gm over an existing buffer of size bytes (tests pass a calloc'd one). */
+/* Set up gm over an existing buffer of size bytes (tests pass a calloc'd
+ * one); no pages tracked. */
 void guest_mem_init(struct guest_mem *gm, void *host, uint64_t size);
 /* The RAM ranges in guest-physical order; returns their number (1 or 2). */
 int guest_mem_ranges(const struct guest_mem *gm, struct guest_range out[2]);

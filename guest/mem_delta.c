@@ -26,11 +26,29 @@ static int grow(struct mem_delta *d, size_t *cap, size_t max)
 
 int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size, size_t max_pages)
 {
+    return mem_delta_take_pages(d, mem, ref, size, max_pages, NULL);
+}
+
+/* Whether page p may differ: every page without a bitmap. */
+static bool candidate(const uint8_t *pages, size_t p)
+{
+    return !pages || pages[p / 8] & (1u << (p % 8));
+}
+
+int mem_delta_take_pages(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size, size_t max_pages,
+                         const uint8_t *pages)
+{
     size_t cap = 0;
     d->n = 0;
     d->page = NULL;
     d->data = NULL;
     for (size_t p = 0; p < size / GUEST_PAGE_SIZE; p++) {
+        if (pages && !pages[p / 8]) {   /* eight pages at once */
+            p |= 7;
+            continue;
+        }
+        if (!candidate(pages, p))
+            continue;
         const uint8_t *now = mem + p * GUEST_PAGE_SIZE;
         uint8_t *old = ref + p * GUEST_PAGE_SIZE;
         if (!memcmp(now, old, GUEST_PAGE_SIZE))

@@ -21,6 +21,10 @@ struct mem_delta {
  * MEM_DELTA_OVER_BUDGET returned, with ref only partly brought up to date
  * (no later delta can be taken against it). -1 if out of memory. */
 int mem_delta_take(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size, size_t max_pages);
+/* The same over only the pages a bitmap names (bit p of byte p / 8): the
+ * others are known to match ref. */
+int mem_delta_take_pages(struct mem_delta *d, const uint8_t *mem, uint8_t *ref, size_t size, size_t max_pages,
+                         const uint8_t *pages);
 /* Apply d to a copy that matched d's reference. */
 void mem_delta_apply(const struct mem_delta *d, uint8_t *copy);
 void mem_delta_free(struct mem_delta *d);

@@ -99,6 +99,13 @@ int vmm_open_kvm(struct vmm *vm);
 int vmm_map_memory(struct vmm *vm);
 /* The VM over that RAM, with its irqchip and PIT. */
 int vmm_create_vm(struct vmm *vm);
+/* Dirty page logging on for the VM's memory slots (KVM_MEM_LOG_DIRTY_PAGES;
+ * KVM's api.rst 4.35). */
+int vmm_log_dirty_pages(struct vmm *vm);
+/* The pages the guest (or KVM for it) wrote since logging began or the
+ * last call, added to bitmap (bit p of byte p / 8, p a page of the
+ * mapping); -1 (logged) on a KVM error. */
+int vmm_dirty_pages(const struct vmm *vm, uint8_t *bitmap);
 /* Close the VM and its vCPUs; RAM and /dev/kvm stay. */
 void vmm_close_vm(struct vmm *vm);
 /* Create vCPU id: CPUID with its APIC ID; the BSP (0) starts in long mode,

@@ -36,8 +36,8 @@ golden_uki() {
 # seconds in the L1.
 LOADER_SWEEP=(--timeout 900 --cell-timeout 15 --fail-on crashed,bad-e820 "${APP_SEEDED[@]}")
 # The --fault-sweep of the tiny mixed-mode kernel with an IA-32 firmware
-# (tests/golden/mixed-tiny.sweep.json), in 128 MiB: each snapshot compares
-# guest RAM with the last, which is most of the sweep's time in the L1.
+# (tests/golden/mixed-tiny.sweep.json), in 128 MiB (the golden matrix's
+# addresses are those of that size).
 MIXED_SWEEP=(--timeout 900 --fail-on crashed,bad-e820 --mem 128M "${SEEDED[@]}" --firmware-bits 32)
 # golden_matrix SWEEP.json: the part of a matrix a golden file keeps.
 golden_matrix() {

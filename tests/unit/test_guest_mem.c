@@ -173,6 +173,31 @@ START_TEST(ram_above_3g_continues_at_4g)
 }
 END_TEST
 
+/* With a touched bitmap, every page a pointer was handed out for is
+ * marked, by the mapping's page numbers (above the hole too: 4 GiB is the
+ * page after the last one below it); failed accesses mark nothing. */
+START_TEST(pages_handed_to_host_code_are_marked)
+{
+    static uint8_t touched[BIG_SIZE / 4096 / 8 + 1];
+    bgm.touched = touched;
+    const uint64_t hole_page = GUEST_HOLE_START / 4096;
+    uint8_t v[16] = { 1 };
+    ck_assert(guest_mem_write(&bgm, 0x1ff8, v, 16));   /* pages 1 and 2 */
+    ck_assert_ptr_nonnull(guest_mem_ptr(&bgm, GUEST_HIGH_START + 4096, 1));
+    ck_assert(!guest_mem_write(&bgm, GUEST_HOLE_START - 4, v, 8));
+    ck_assert_ptr_null(guest_mem_ptr(&bgm, GUEST_HOLE_START, 1));
+    ck_assert(guest_mem_read(&bgm, 0x10000, v, 8));   /* a read marks nothing */
+    unsigned marked = 0;
+    for (uint64_t p = 0; p < BIG_SIZE / 4096; p++)
+        if (touched[p / 8] & (1u << (p % 8))) {
+            ck_assert(p == 1 || p == 2 || p == hole_page + 1);
+            marked++;
+        }
+    ck_assert_uint_eq(marked, 3);
+    bgm.touched = NULL;
+}
+END_TEST
+
 START_TEST(the_hole_and_its_edges_are_not_ram)
 {
     ck_assert_ptr_null(guest_mem_ptr(&bgm, GUEST_HOLE_START, 1));
@@ -402,6 +427,7 @@ Suite *guest_mem_suite(void)
     tcase_add_checked_fixture(tc, big_setup, big_teardown);
     tcase_add_test(tc, ram_above_3g_continues_at_4g);
     tcase_add_test(tc, the_hole_and_its_edges_are_not_ram);
+    tcase_add_test(tc, pages_handed_to_host_code_are_marked);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("paging");

@@ -409,6 +409,35 @@ START_TEST(mem_delta_stops_at_its_budget)
 }
 END_TEST
 
+/* With a bitmap of the pages that may have changed, only those are
+ * compared: a changed page the bitmap names is taken, one it leaves out
+ * is not (its writer named it or it did not change), and one it names
+ * that did not change is not either; across a byte of the bitmap left
+ * zero too. */
+START_TEST(mem_delta_compares_only_the_pages_named)
+{
+    enum { PAGES = 20, P = 4096 };
+    uint8_t *mem = calloc(PAGES, P), *ref = calloc(PAGES, P), pages[(PAGES + 7) / 8] = { 0 };
+    ck_assert(mem && ref);
+    mem[2 * P] = 1;            /* named, changed */
+    mem[3 * P] = 2;            /* not named, changed */
+    mem[17 * P + 9] = 3;       /* named, changed, past a zero byte of the bitmap */
+    pages[0] = 1u << 2 | 1u << 5;   /* 5: named, unchanged */
+    pages[2] = 1u << 1;
+    struct mem_delta d;
+    ck_assert_int_eq(mem_delta_take_pages(&d, mem, ref, PAGES * P, PAGES, pages), 0);
+    ck_assert_uint_eq(d.n, 2);
+    ck_assert_uint_eq(d.page[0], 2);
+    ck_assert_uint_eq(d.page[1], 17);
+    ck_assert_uint_eq(ref[2 * P], 1);
+    ck_assert_uint_eq(ref[3 * P], 0);
+    ck_assert_uint_eq(ref[17 * P + 9], 3);
+    mem_delta_free(&d);
+    free(mem);
+    free(ref);
+}
+END_TEST
+
 Suite *inject_suite(void)
 {
     Suite *s = suite_create("inject");
@@ -421,6 +450,7 @@ Suite *inject_suite(void)
     tcase_add_test(parse, inject_specs_parse_and_bad_ones_are_refused);
     tcase_add_test(parse, mem_delta_chain_rebuilds_memory);
     tcase_add_test(parse, mem_delta_stops_at_its_budget);
+    tcase_add_test(parse, mem_delta_compares_only_the_pages_named);
     suite_add_tcase(s, parse);
     TCase *calls = tcase_create("calls");
     tcase_add_checked_fixture(calls, setup, teardown);

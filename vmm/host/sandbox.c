@@ -256,12 +256,12 @@ int sandbox_enter(const struct sandbox_plan *p)
 }
 
 /* What a sweep asks of KVM after the filter, on fds that are new for each
- * cell (vmm/tools/fault_sweep.c's restore): vmm_create_vm and
- * vmm_setup_vcpu (vmm/kvm/kvm.c), the snapshots' save and load
+ * cell (vmm/tools/fault_sweep.c's restore): vmm_create_vm, vmm_setup_vcpu
+ * and the baseline's dirty page log (vmm/kvm/kvm.c), the snapshots' save and load
  * (vmm/kvm/snapshot.c) and the run loop (vmm/kvm/run.c). */
 static const unsigned long sweep_vm_ioctls[] = {
     KVM_SET_USER_MEMORY_REGION, KVM_SET_TSS_ADDR, KVM_CREATE_IRQCHIP, KVM_CREATE_PIT2, KVM_CREATE_VCPU,
-    KVM_IRQ_LINE, KVM_GET_IRQCHIP, KVM_SET_IRQCHIP, KVM_GET_PIT2, KVM_SET_PIT2,
+    KVM_IRQ_LINE, KVM_GET_IRQCHIP, KVM_SET_IRQCHIP, KVM_GET_PIT2, KVM_SET_PIT2, KVM_GET_DIRTY_LOG,
 };
 static const unsigned long sweep_vcpu_ioctls[] = {
     KVM_RUN, KVM_GET_REGS, KVM_SET_REGS, KVM_GET_SREGS, KVM_SET_SREGS, KVM_GET_FPU, KVM_SET_FPU,

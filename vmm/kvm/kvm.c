@@ -92,19 +92,16 @@ int vmm_map_memory(struct vmm *vm)
     return 0;
 }
 
-int vmm_create_vm(struct vmm *vm)
+/* One memory slot per RAM range (guest_mem_ranges), in the mapping's
+ * order, with the flags given. */
+static int set_memory_slots(struct vmm *vm, uint32_t flags)
 {
-    vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
-    if (vm->vm_fd < 0) {
-        vmm_log("KVM_CREATE_VM: %s", strerror(errno));
-        return -1;
-    }
     struct guest_range r[2];
     int n = guest_mem_ranges(&vm->mem, r);
     uint64_t off = 0;
     for (int i = 0; i < n; i++) {
         struct kvm_userspace_memory_region region = {
-            .slot = (uint32_t)i, .guest_phys_addr = r[i].start, .memory_size = r[i].size,
+            .slot = (uint32_t)i, .flags = flags, .guest_phys_addr = r[i].start, .memory_size = r[i].size,
             .userspace_addr = (uint64_t)(uintptr_t)(vm->mem.host + off),
         };
         if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
@@ -113,6 +110,48 @@ int vmm_create_vm(struct vmm *vm)
         }
         off += r[i].size;
     }
+    return 0;
+}
+
+int vmm_log_dirty_pages(struct vmm *vm)
+{
+    return set_memory_slots(vm, KVM_MEM_LOG_DIRTY_PAGES);
+}
+
+int vmm_dirty_pages(const struct vmm *vm, uint8_t *bitmap)
+{
+    struct guest_range r[2];
+    int n = guest_mem_ranges(&vm->mem, r);
+    uint64_t first = 0;   /* the slot's first page in the mapping */
+    for (int i = 0; i < n; i++) {
+        uint64_t pages = r[i].size / GUEST_PAGE_SIZE, words = (pages + 63) / 64;
+        uint64_t *log = calloc(words, sizeof(*log));
+        struct kvm_dirty_log d = { .slot = (uint32_t)i, .dirty_bitmap = log };
+        if (!log || ioctl(vm->vm_fd, KVM_GET_DIRTY_LOG, &d) < 0) {
+            vmm_log("KVM_GET_DIRTY_LOG: %s", log ? strerror(errno) : "out of memory");
+            free(log);
+            return -1;
+        }
+        for (uint64_t w = 0; w < words; w++)
+            for (uint64_t bits = log[w]; bits; bits &= bits - 1) {
+                uint64_t p = first + w * 64 + (uint64_t)__builtin_ctzll(bits);
+                bitmap[p / 8] |= (uint8_t)(1u << (p % 8));
+            }
+        free(log);
+        first += pages;
+    }
+    return 0;
+}
+
+int vmm_create_vm(struct vmm *vm)
+{
+    vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+    if (vm->vm_fd < 0) {
+        vmm_log("KVM_CREATE_VM: %s", strerror(errno));
+        return -1;
+    }
+    if (set_memory_slots(vm, 0))
+        return -1;
     if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)GUEST_KVM_TSS) < 0) {
         vmm_log("KVM_SET_TSS_ADDR: %s", strerror(errno));
         return -1;

@@ -38,6 +38,10 @@ struct fault_sweep {
     unsigned n, cap;
     uint8_t *ref;           /* guest memory as of the latest snapshot */
     uint8_t *used;          /* bitmap: pages of ref that were ever written */
+    uint8_t *changed;       /* bitmap: pages written since the latest snapshot
+                             * (guest_mem.touched and KVM's dirty log) */
+    bool logging;           /* KVM logs the baseline's dirty pages */
+    bool logged;            /* changed holds every write since the latest snapshot */
     double start;
     double overhead;        /* seconds spent taking snapshots */
     uint64_t bytes;         /* host memory the snapshots hold */
@@ -48,6 +52,12 @@ struct fault_sweep {
     unsigned ncells;
     struct sweep_totals totals;
 };
+
+/* The size of a bitmap of guest RAM's pages. */
+static size_t page_bitmap_bytes(const struct vmm *vm)
+{
+    return vm->mem.size / GUEST_PAGE_SIZE / 8 + 1;
+}
 
 /* The host side of a snapshot: the devices through the bus, the
  * console's line, the run's counters. */
@@ -90,14 +100,25 @@ static uint64_t snapshot_bytes(const struct sweep_snapshot *s)
 
 /* The snapshot's memory, its delta stopped at what the budget has left: a
  * guest that dirties all its RAM between two calls cannot make the host
- * allocate a copy of it. */
-static int take_memory(const struct vmm *vm, const struct fault_sweep *sw, struct sweep_snapshot *s)
+ * allocate a copy of it. Only the pages written since the latest snapshot
+ * are compared with ref: those KVM logged the guest writing and those
+ * host code was handed (guest_mem.touched); the first snapshot, or any
+ * after KVM gave no log, compares every page. */
+static int take_memory(struct vmm *vm, struct fault_sweep *sw, struct sweep_snapshot *s)
 {
     uint64_t spent = sw->bytes + snapshot_bytes(s);
     if (sw->n + 1 > SWEEP_MAX_SNAPSHOTS || spent > vm->opt.sweep_memory)
         return MEM_DELTA_OVER_BUDGET;
-    return mem_delta_take(&s->mem, vm->mem.host, sw->ref, vm->mem.size,
-                          (vm->opt.sweep_memory - spent) / (GUEST_PAGE_SIZE + sizeof(uint64_t)));
+    if (sw->logging && vmm_dirty_pages(vm, sw->changed)) {
+        vmm_log("fault sweep: going on comparing all of guest RAM at each snapshot");
+        sw->logging = false;
+    }
+    int taken = mem_delta_take_pages(&s->mem, vm->mem.host, sw->ref, vm->mem.size,
+                                     (vm->opt.sweep_memory - spent) / (GUEST_PAGE_SIZE + sizeof(uint64_t)),
+                                     sw->logged ? sw->changed : NULL);
+    memset(sw->changed, 0, page_bitmap_bytes(vm));
+    sw->logged = sw->logging;
+    return taken;
 }
 
 /* Room for one more snapshot and its call; -1 (logged) if there is none. */
@@ -210,6 +231,7 @@ void fault_sweep_free(struct fault_sweep *sw)
     free(sw->snap);
     free(sw->calls);
     free(sw->used);
+    free(sw->changed);
     free(sw->plan);
     free(sw->cells);
     if (sw->ref)
@@ -232,6 +254,25 @@ static int map_reference(struct fault_sweep *sw)
     return 0;
 }
 
+/* The pages written between two snapshots, found without comparing all
+ * of guest RAM: host code's through guest_mem.touched, the guest's
+ * through KVM's dirty page log (without it, every page is compared);
+ * -1 (logged) if out of memory. */
+static int track_writes(struct fault_sweep *sw)
+{
+    struct vmm *vm = sw->vm;
+    sw->changed = calloc(page_bitmap_bytes(vm), 1);
+    if (!sw->changed) {
+        vmm_log("fault sweep: out of memory");
+        return -1;
+    }
+    vm->mem.touched = sw->changed;
+    sw->logging = !vmm_log_dirty_pages(vm);
+    if (!sw->logging)
+        vmm_log("fault sweep: no dirty page log: each snapshot compares all of guest RAM");
+    return 0;
+}
+
 /* The boot without faults, snapshotting each call a fault applies to; it
  * must reach ExitBootServices to compare the faults with. */
 static int run_baseline(struct fault_sweep *sw)
@@ -241,9 +282,12 @@ static int run_baseline(struct fault_sweep *sw)
     sw->start = clock_seconds();
     if (map_reference(sw))
         return EXIT_HOST;
+    if (track_writes(sw))
+        return EXIT_HOST;
     sw->baseline = true;
     int base = vmm_run(vm, &o);
     sw->baseline = false;
+    vm->mem.touched = NULL;
     sw->totals.base_end = clock_seconds() - sw->start;
     sw->totals.calls = vm->fw.calls;   /* the matrix's baseline.calls: before any cell runs */
     if (base != EXIT_OK || vm->fw.phase != FW_PHASE_RUNTIME) {
@@ -287,7 +331,7 @@ static int rewind_reference(struct fault_sweep *sw)
 {
     if (map_reference(sw))
         return EXIT_HOST;
-    sw->used = calloc(sw->vm->mem.size / GUEST_PAGE_SIZE / 8 + 1, 1);
+    sw->used = calloc(page_bitmap_bytes(sw->vm), 1);
     return sw->used ? EXIT_OK : EXIT_HOST;
 }
 
