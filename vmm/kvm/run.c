@@ -380,8 +380,9 @@ static int kernel_panicked(struct vmm *vm)
     return EXIT_PANIC;
 }
 
-/* The guest reset or powered off: a success, unless that ends a kernel
- * panic (panic=N restarts instead of printing the end marker). */
+/* The guest reset, powered off or halted for good: a success, unless that
+ * ends a kernel panic (panic=N restarts instead of printing the end marker;
+ * a panic's other CPUs halt). */
 static int guest_restarted(struct vmm *vm)
 {
     return panic_watch_restart(&vm->console.panic) ? kernel_panicked(vm) : EXIT_OK;
