@@ -45,8 +45,9 @@ int vmm_console_init(struct vmm *vm)
 {
     const struct line_consumer all[] = { { "panic", panic_watch_line, &vm->console.panic },
                                          { "exec-status", exec_status_consumer, vm },
-                                         { "milestones", milestone_consumer, vm } };
-    const bool wanted[] = { true, vm->opt.exec != NULL, true };
+                                         { "milestones", milestone_consumer, vm },
+                                         { "halt", halt_watch_line, &vm->console.halt_said } };
+    const bool wanted[] = { true, vm->opt.exec != NULL, true, true };
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (wanted[i] && line_consumers_add(&vm->console.consumers, &all[i])) {
             vmm_log("console: no room for the line consumer %s", all[i].name);

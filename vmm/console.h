@@ -16,6 +16,7 @@ struct vmm_console {
     struct console_line text;          /* the line being written and the last one */
     struct line_consumers consumers;
     struct panic_watch panic;          /* the kernel's "Kernel panic - not syncing" line */
+    bool halt_said;                    /* the kernel's "reboot: System halted" line came (console_watch.h) */
     uint64_t bytes;                    /* printed, the firmware's ConOut included (--console-limit) */
     bool limit_told;                   /* a byte past --console-limit was left out, and that said */
     double last_output;                /* clock_since_start() at the UART's last byte, 0: none yet */

@@ -41,6 +41,9 @@ struct vcpu {
     bool dumped;              /* registers reported at a timeout */
     uint64_t sleep_ns;        /* the last call's firmware sleep, taken with vm->lock released */
     bool sleeping;            /* in that sleep (under vm->lock) */
+    uint64_t parked_round;    /* after ExitBootServices: the kick round it was last found parked in, 0: not
+                                 parked (halt_wake.h; under vm->lock) */
+    unsigned parked_rounds;   /* how many rounds in a row, to that one */
 };
 
 /* What the run loop's exit handlers return, and vm->run.stop_rc holds,
@@ -70,6 +73,8 @@ struct run_state {
     bool e820_mismatch;       /* --stop-at ebs: the e820 check failed */
     bool stop_unreached;      /* --stop-at ebs: the run ended otherwise, a success turned failure */
     struct kernel_entry entry_trap;   /* --stop-at ebs behind a loader that enters the kernel itself */
+    uint64_t halt_round;      /* after ExitBootServices: the halt waker's ticks (halt_wake.h) */
+    bool halted;              /* the kernel said it halted, then every vCPU halted for good */
 };
 
 struct vmm {

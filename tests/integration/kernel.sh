@@ -544,6 +544,12 @@ PY
     fi
     expect tiny-noacpi-exec 0 '^exec-out: hello' 'XT-PIC +ttyS0' \
         -- "$HO" --timeout 300 --no-acpi --exec 'echo exec-out: hello; grep ttyS0 /proc/interrupts' "$K"
+    # halt -f: the kernel says "reboot: System halted" and stops its CPU with
+    # interrupts off for good (kernel/reboot.c kernel_halt, stop_this_cpu).
+    # The run ends then (vmm/kvm/halt_wake.c), not at --timeout, and with no
+    # status from the command, which never returned.
+    expect tiny-exec-halt 8 'reboot: System halted' 'guest halted: the kernel said "reboot: System halted"' \
+        'end: exec-status-unknown, exit status 8' -- "$HO" --timeout 300 --exec 'halt -f' "$K"
 
     # A kernel built without the handover protocol (tests/kernel/nohandover.config,
     # no XLF_EFI_HANDOVER_64): with no --entry, handover enters it through

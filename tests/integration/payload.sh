@@ -1048,6 +1048,23 @@ expect halt-for-key-typed 0 'payload: halting until a key' 'payload: done, 0 fai
 expect halt-for-key-never 4 'payload: halting until a key' \
     'guest stopped: HLT in the firmware phase with no timer armed and no key left' 'end: guest-crash, exit status 4' \
     -- "$HO" --timeout 60 --cmdline payload=halt-for-key "$PAYLOAD"
+# After ExitBootServices a guest whose every vCPU halted with interrupts
+# off (the APs of --cpus 2 never started) can never wake: the run ends
+# then (halt_wake.c), not at the --timeout it sat in before. Said first,
+# "reboot: System halted" makes it a halt on purpose (halt -f), a
+# success, but never --exec's command's status.
+expect halt-after-ebs 4 'payload: halting for good after ExitBootServices' \
+    'guest stopped: every vCPU halted with interrupts off after ExitBootServices' 'end: guest-crash, exit status 4' \
+    -- "$HO" --timeout 600 --cmdline payload=halt-after-ebs "$PAYLOAD"
+expect halt-after-ebs-cpus-2 4 'payload: halting for good after ExitBootServices' \
+    'guest stopped: every vCPU halted with interrupts off after ExitBootServices' 'end: guest-crash, exit status 4' \
+    -- "$HO" --timeout 600 --cpus 2 --cmdline payload=halt-after-ebs "$PAYLOAD"
+expect halt-after-ebs-said 0 '^reboot: System halted' 'guest halted: the kernel said "reboot: System halted"' \
+    'end: guest-halted, exit status 0' \
+    -- "$HO" --timeout 600 --cmdline 'payload=halt-after-ebs payload.say-halted' "$PAYLOAD"
+expect halt-after-ebs-exec 8 '^reboot: System halted' 'end: exec-status-unknown, exit status 8' \
+    -- "$HO" --timeout 600 --initrd "$PAYLOAD" --exec true --cmdline 'payload=halt-after-ebs payload.say-halted' \
+       "$PAYLOAD"
 expect triple-fault 4 'triple fault' 'registers of vCPU 0: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
 # cmdline_size counts the bytes without the terminating zero (boot.rst): a
 # line of 24 bytes boots a kernel whose cmdline_size is 24, one of 25 is

@@ -12,7 +12,8 @@
  * with KVM_RUN faked, and a KVM system event that is no shutdown or reset.
  * run_vcpus (vmm/kvm/run.c) with several vCPUs whose guest never exits:
  * a vCPU thread that cannot start (pthread_create wrapped), a stop
- * signal the kernel could give to any thread.
+ * signal the kernel could give to any thread, a guest halted for good
+ * after ExitBootServices (vmm/kvm/halt_wake.c).
  * No /dev/kvm needed. */
 #include <check.h>
 #include <errno.h>
@@ -82,6 +83,10 @@ static int fake_restore_ioctl(unsigned long request, void *arg)
  * (kernel/signal.c, complete_signal). refused_thread: the argument of the
  * pthread_create that fails. */
 static struct vmm *stuck_vm;
+/* What KVM says of stuck vCPU i after a kick (halt_wake.c): its mp_state
+ * (0 is KVM_MP_STATE_RUNNABLE) and RFLAGS. */
+static uint32_t stuck_mp_state[4];
+static uint64_t stuck_rflags[4];
 static int signal_at_entry;
 static unsigned stuck_in_run;
 static void *refused_thread;
@@ -181,6 +186,14 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
         return fake_restore_ioctl(request, arg);
     if (request == KVM_RUN && stuck_vcpu(fd))
         return stuck_run(stuck_vcpu(fd));
+    if (request == KVM_GET_MP_STATE && stuck_vcpu(fd)) {
+        ((struct kvm_mp_state *)arg)->mp_state = stuck_mp_state[stuck_vcpu(fd)->id];
+        return 0;
+    }
+    if (request == KVM_GET_REGS && stuck_vcpu(fd)) {
+        *(struct kvm_regs *)arg = (struct kvm_regs){ .rflags = stuck_rflags[stuck_vcpu(fd)->id] };
+        return 0;
+    }
     if (fd >= 0 && fd == run_fd && request == KVM_RUN) {
         memcpy(run_page, &run_exit, sizeof(run_exit));
         run_exit.exit_reason = KVM_EXIT_HLT;
@@ -506,13 +519,14 @@ START_TEST(a_crash_system_event_is_a_guest_crash)
 }
 END_TEST
 
-/* A run of cpus vCPUs stuck in the guest (stuck_run): its status, every
- * vCPU thread that started stopped. */
-static int run_stuck(struct vmm *vm, unsigned cpus)
+/* A run of cpus vCPUs stuck in the guest (stuck_run), after
+ * ExitBootServices, with the timeout and log of o (none, and /dev/null,
+ * if o is NULL): its status, every vCPU thread that started stopped. */
+static int run_stuck(struct vmm *vm, unsigned cpus, const struct run_options *o)
 {
     ck_assert_int_eq(vmm_catch_stop_signals(vm), 0);
     vm->opt.cpus = cpus;
-    vm->fw.phase = FW_PHASE_RUNTIME;   /* the halt waker ends at once */
+    vm->fw.phase = FW_PHASE_RUNTIME;   /* the halt waker kicks every vCPU of a quiet guest */
     for (unsigned i = 0; i < cpus; i++) {
         vm->vcpus[i] = (struct vcpu){ .vm = vm, .id = i, .fd = open("/dev/null", O_RDWR | O_CLOEXEC),
                                       .run = calloc(1, 4096) };
@@ -520,6 +534,8 @@ static int run_stuck(struct vmm *vm, unsigned cpus)
         ck_assert_ptr_nonnull(vm->vcpus[i].run);
     }
     stuck_vm = vm;
+    if (o)
+        return vmm_run(vm, o);
     FILE *log = fopen("/dev/null", "w");
     ck_assert_ptr_nonnull(log);
     int rc = vmm_run(vm, &(struct run_options){ .log = log });
@@ -533,7 +549,7 @@ START_TEST(a_vcpu_thread_that_cannot_start_stops_those_started)
 {
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
     refused_thread = &vm.vcpus[2];
-    ck_assert_int_eq(run_stuck(&vm, 3), EXIT_HOST);
+    ck_assert_int_eq(run_stuck(&vm, 3, NULL), EXIT_HOST);
     pthread_mutex_lock(&vm.lock);
     bool exited = vm.vcpus[1].exited;
     pthread_mutex_unlock(&vm.lock);
@@ -551,9 +567,79 @@ START_TEST(a_stop_signal_stops_a_run_whose_vcpus_never_exit)
                                                           { SIGALRM, EXIT_TIMEOUT } };
     static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
     signal_at_entry = cases[_i].sig;
-    ck_assert_int_eq(run_stuck(&vm, 4), cases[_i].status);
+    ck_assert_int_eq(run_stuck(&vm, 4, NULL), cases[_i].status);
     for (unsigned i = 1; i < 4; i++)
         ck_assert(vm.vcpus[i].exited);
+}
+END_TEST
+
+/* A guest that halted for good after ExitBootServices (every vCPU halted
+ * with RFLAGS.IF clear, or waiting for INIT/SIPI: nothing can wake it)
+ * sat in KVM_RUN until --timeout, or for ever without one. It ends at
+ * once, as the console decides: the kernel's "reboot: System halted"
+ * (kernel/reboot.c kernel_halt) is a halt on purpose, a success, or
+ * --exec's status unknown; after a panic line, a panic; said nothing, a
+ * crash. */
+static const struct {
+    uint32_t mp_state[2];
+    uint64_t rflags[2];
+    bool halt_said, panic, exec;
+    int status;
+    const char *end, *says;
+} halted[] = {
+    { { KVM_MP_STATE_HALTED, KVM_MP_STATE_HALTED }, { 0x2, 0x2 }, false, false, false, EXIT_GUEST_CRASH,
+      "guest-crash", "every vCPU halted with interrupts off after ExitBootServices" },
+    { { KVM_MP_STATE_HALTED, KVM_MP_STATE_UNINITIALIZED }, { 0x2, 0x202 }, false, false, false, EXIT_GUEST_CRASH,
+      "guest-crash", "nothing can wake the guest" },
+    { { KVM_MP_STATE_HALTED, KVM_MP_STATE_HALTED }, { 0x2, 0x2 }, true, false, false, EXIT_OK, "guest-halted",
+      "guest halted: the kernel said \"reboot: System halted\"" },
+    { { KVM_MP_STATE_HALTED, KVM_MP_STATE_HALTED }, { 0x2, 0x2 }, true, false, true, EXIT_EXEC_NO_STATUS,
+      "exec-status-unknown", "--exec: the guest ended without reporting the command's exit status" },
+    { { KVM_MP_STATE_HALTED, KVM_MP_STATE_INIT_RECEIVED }, { 0x2, 0x2 }, true, true, false, EXIT_PANIC,
+      "kernel-panic", "kernel panic: Kernel panic - not syncing: test" },
+};
+
+START_TEST(a_guest_halted_for_good_after_ebs_ends_the_run)
+{
+    static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(log);
+    memcpy(stuck_mp_state, halted[_i].mp_state, sizeof(halted[_i].mp_state));
+    memcpy(stuck_rflags, halted[_i].rflags, sizeof(halted[_i].rflags));
+    vm.console.halt_said = halted[_i].halt_said;
+    if (halted[_i].panic)
+        snprintf(vm.console.panic.line, sizeof(vm.console.panic.line), "Kernel panic - not syncing: test");
+    vm.opt.exec = halted[_i].exec ? "halt -f" : NULL;
+    vm.step = STEP_GUEST;
+    int rc = run_stuck(&vm, 2, &(struct run_options){ .timeout = 60, .timeout_name = "--timeout", .log = log });
+    fclose(log);
+    struct run_end e = vmm_run_end(&vm, rc);
+    ck_assert_msg(rc == halted[_i].status && !strcmp(end_reason(&e), halted[_i].end) && strstr(text, halted[_i].says),
+                  "status %d, end %s, log \"%s\"", rc, end_reason(&e), text);
+    ck_assert(vm.vcpus[1].exited);
+    free(text);
+}
+END_TEST
+
+/* A guest one of whose vCPUs can still run is not dead: a vCPU halted with
+ * interrupts on (an idle kernel, its timer to come), or one KVM calls
+ * runnable (an emulating KVM may finish a HLT itself). The run goes on
+ * to its --timeout. */
+START_TEST(a_guest_with_a_vcpu_that_can_wake_runs_on)
+{
+    static const uint32_t other[] = { KVM_MP_STATE_HALTED, KVM_MP_STATE_RUNNABLE };
+    static struct vmm vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    stuck_mp_state[0] = KVM_MP_STATE_HALTED;
+    stuck_rflags[0] = 0x2;
+    stuck_mp_state[1] = other[_i];
+    stuck_rflags[1] = 0x202;
+    FILE *log = fopen("/dev/null", "w");
+    ck_assert_ptr_nonnull(log);
+    int rc = run_stuck(&vm, 2, &(struct run_options){ .timeout = 1, .timeout_name = "--timeout", .log = log });
+    fclose(log);
+    ck_assert_int_eq(rc, EXIT_TIMEOUT);
 }
 END_TEST
 
@@ -584,6 +670,11 @@ int main(void)
     TCase *tc = tcase_create("stop_signals");
     tcase_set_timeout(tc, 10);
     tcase_add_loop_test(tc, a_stop_signal_stops_a_run_whose_vcpus_never_exit, 0, 2);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("halted");
+    tcase_set_timeout(tc, 10);
+    tcase_add_loop_test(tc, a_guest_halted_for_good_after_ebs_ends_the_run, 0, sizeof(halted) / sizeof(halted[0]));
+    tcase_add_loop_test(tc, a_guest_with_a_vcpu_that_can_wake_runs_on, 0, 2);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1922,6 +1922,22 @@ static NORETURN void mode_halt_for_key(void)
     finish();
 }
 
+/* halt-after-ebs mode: ExitBootServices, then `cli; hlt` for good, as a
+ * kernel that dies early with interrupts off does; with
+ * payload.say-halted, first the line kernel/reboot.c kernel_halt prints
+ * before machine_halt stops its CPUs so (halt -f). */
+static NORETURN void mode_halt_after_ebs(void)
+{
+    efi_status_t s = get_map();
+    s = s == EFI_SUCCESS ? exit_boot_services_with_retry() : s;
+    if (!checkf(s == EFI_SUCCESS, "halt_exit_boot_services", "status 0x%lx", s))
+        finish();
+    if (cmdline_option("payload.say-halted"))
+        print("reboot: System halted\n");
+    print("payload: halting for good after ExitBootServices\n");
+    halt_forever();
+}
+
 /* ------------------------------------------------------------------ */
 /* notify mode: the firmware calls the payload's notify functions     */
 
@@ -2309,6 +2325,8 @@ static NORETURN void payload_main(void)
         mode_wait_for_key();
     if (word_is(mode, "halt-for-key"))
         mode_halt_for_key();
+    if (word_is(mode, "halt-after-ebs"))
+        mode_halt_after_ebs();
     if (word_is(mode, "stall-long"))
         mode_stall_long();
     if (word_is(mode, "notify"))

@@ -53,6 +53,19 @@ START_TEST(panic_keeps_the_first_reason_and_ignores_a_stray_end)
 }
 END_TEST
 
+/* kernel/reboot.c kernel_halt's line, after a printk timestamp too; the
+ * power-off's and a command's own words are no halt. */
+START_TEST(halt_watch_takes_the_kernels_halt_line)
+{
+    bool said = false;
+    halt_watch_line(&said, "reboot: Power down");
+    halt_watch_line(&said, "System halted by the user's script");
+    ck_assert(!said);
+    halt_watch_line(&said, "[    2.345678] reboot: System halted");
+    ck_assert(said);
+}
+END_TEST
+
 START_TEST(exec_status_is_found_anywhere_in_the_line)
 {
     int st = -1;
@@ -664,6 +677,7 @@ START_TEST(end_reason_each_reason)
         { RUN(.stop_at_ebs = true, .reached_runtime = true), "stop-at-ebs" },
         { RUN(.poweroff = true), "guest-poweroff" },
         { RUN(.reset = true), "guest-reset" },
+        { RUN(.halted = true), "guest-halted" },
         { RUN(.exit_status = EXIT_OK), "ended" },
     };
     bool seen[END_REASON_COUNT] = { false };
@@ -996,6 +1010,7 @@ Suite *verdict_suite(void)
     TCase *tc = tcase_create("console-watch");
     tcase_add_test(tc, panic_needs_its_end_marker);
     tcase_add_test(tc, panic_keeps_the_first_reason_and_ignores_a_stray_end);
+    tcase_add_test(tc, halt_watch_takes_the_kernels_halt_line);
     tcase_add_test(tc, exec_status_is_found_anywhere_in_the_line);
     tcase_add_test(tc, exec_status_refuses_what_is_not_this_runs_status);
     tcase_add_test(tc, milestones_match_the_banner_and_init);

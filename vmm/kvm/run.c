@@ -380,8 +380,9 @@ static int kernel_panicked(struct vmm *vm)
     return EXIT_PANIC;
 }
 
-/* The guest reset or powered off: a success, unless that ends a kernel
- * panic (panic=N restarts instead of printing the end marker). */
+/* The guest reset, powered off or halted for good: a success, unless that
+ * ends a kernel panic (panic=N restarts instead of printing the end marker;
+ * a panic's other CPUs halt). */
 static int guest_restarted(struct vmm *vm)
 {
     return panic_watch_restart(&vm->console.panic) ? kernel_panicked(vm) : EXIT_OK;
@@ -727,14 +728,41 @@ static void firmware_sleep(struct vcpu *c)
     }
 }
 
-/* A kick out of KVM_RUN in the firmware phase (halt_wake.c): a HLT with
- * nothing armed to end it ends the run as KVM_EXIT_HLT does. */
+/* Every vCPU halted for good after ExitBootServices (halt_wake.c). The
+ * kernel that said "reboot: System halted" halted on purpose: a success,
+ * as a power-off is (--exec's run still lacks its command's status, and
+ * --kunit's its suites), unless it panicked first (a panic's other CPUs
+ * stop so). Said nothing, the guest died with interrupts off: a crash, as
+ * a HLT for good in the firmware phase is. */
+static int guest_halted(struct vcpu *c)
+{
+    struct vmm *vm = c->vm;
+    bool panicked = vm->console.panic.line[0];
+    if (!vm->console.halt_said && !panicked)
+        return guest_crash(c, "every vCPU halted with interrupts off after ExitBootServices, and the kernel "
+                              "never said \"reboot: System halted\": nothing can wake the guest");
+    vm->run.halted = !panicked;
+    fflush(stdout);
+    if (vm->run.halted && !vm->run.opt.quiet)
+        vmm_log("guest halted: the kernel said \"reboot: System halted\", and every vCPU then halted with "
+                "interrupts off");
+    return guest_restarted(vm);
+}
+
+/* A kick out of KVM_RUN (halt_wake.c): in the firmware phase a HLT with
+ * nothing armed to end it ends the run as KVM_EXIT_HLT does; after
+ * ExitBootServices, every vCPU halted for good does. */
 static int after_kick(struct halt_waker *w, struct vcpu *c)
 {
-    switch (halt_wake_resume(w, c)) {
-    case HALT_FOR_GOOD:
+    enum halt_state h = w ? halt_wake_resume(w, c) : HALT_NONE;
+    if (h == HALT_FOR_GOOD)
         return guest_crash(c, "HLT in the firmware phase with no timer armed and no key left (see --keys): "
-                                  "the application halted for good");
+                              "the application halted for good");
+    if (h == HALT_NONE)
+        h = halt_watch_check(c);
+    switch (h) {
+    case HALT_FOR_GOOD:
+        return guest_halted(c);
     case HALT_HOST_ERROR:
         return EXIT_HOST;
     default:
@@ -771,7 +799,7 @@ static int after_interrupted_run(struct vcpu *c, struct halt_waker *w)
         report_exits(vm);
         stopped = EXIT_TIMEOUT;
     }
-    if (stopped == RUN_CONTINUE && w)
+    if (stopped == RUN_CONTINUE)
         stopped = after_kick(w, c);
     return stopped;
 }
@@ -942,6 +970,8 @@ static int start_vcpus(struct vmm *vm)
     for (unsigned i = 0; stop_signal && i < vm->opt.cpus; i++)
         vm->vcpus[i].run->immediate_exit = 1;
     vm->vcpus[0].thread = pthread_self();
+    for (unsigned i = 0; i < vm->opt.cpus; i++)
+        vm->vcpus[i].parked_round = vm->vcpus[i].parked_rounds = 0;   /* halt_wake.c: none from a run before */
     sigset_t was;
     block_stop_signals(&was);
     unsigned i = 1;
@@ -1013,6 +1043,7 @@ void vmm_clear_run_end(struct vmm *vm)
 {
     vm->run = (struct run_state){ .stop_rc = RUN_CONTINUE };
     vm->console.panic = (struct panic_watch){ .ended = false };
+    vm->console.halt_said = false;
     vm->ctl = (struct control_ports){ .stop = GUEST_RUNNING };
     vm->fw.stop = FW_RUN;
 }
@@ -1028,7 +1059,7 @@ struct run_end vmm_run_end(const struct vmm *vm, int rc)
         .exec = vm->opt.exec != NULL, .stop_at_ebs = vm->opt.stop_at == STOP_AT_EBS,
         .stop_unreached = vm->run.stop_unreached,
         .reached_runtime = vm->fw.phase == FW_PHASE_RUNTIME, .poweroff = vm->ctl.stop == GUEST_POWEROFF,
-        .reset = vm->ctl.stop == GUEST_RESET || vm->fw.stop == FW_STOP_RESET,
+        .reset = vm->ctl.stop == GUEST_RESET || vm->fw.stop == FW_STOP_RESET, .halted = vm->run.halted,
     };
 }
 

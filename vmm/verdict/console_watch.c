@@ -21,6 +21,12 @@ bool panic_watch_restart(struct panic_watch *w)
     return w->ended = w->ended || w->line[0];
 }
 
+void halt_watch_line(void *ctx, const char *line)
+{
+    if (strstr(line, "reboot: System halted"))
+        *(bool *)ctx = true;
+}
+
 bool exec_status_scan(const char *line, const char *run_id, int *status)
 {
     const char *p = strstr(line, EXEC_STATUS_PREFIX);

@@ -17,10 +17,10 @@ struct panic_watch {
 /* A line consumer (ctx: struct panic_watch). */
 void panic_watch_line(void *ctx, const char *line);
 
-/* The guest restarted (a reset, or with reboot=t a triple fault) or powered
- * off. kernel/panic.c: with panic=N (N != 0) panic() restarts the machine
- * (emergency_restart) where it would print its end marker, so a panic seen
- * before is over: true, and w->ended set. */
+/* The guest restarted (a reset, or with reboot=t a triple fault), powered
+ * off, or halted for good. kernel/panic.c: with panic=N (N != 0) panic()
+ * restarts the machine (emergency_restart) where it would print its end
+ * marker, so a panic seen before is over: true, and w->ended set. */
 bool panic_watch_restart(struct panic_watch *w);
 
 /* --exec: the run's own mark, EXEC_RUN_ID_LEN hex digits handover draws
@@ -34,6 +34,12 @@ bool panic_watch_restart(struct panic_watch *w);
  * timestamp. True with N (0-255: a shell's $?) in *status when the line
  * has it with this run's ID. */
 bool exec_status_scan(const char *line, const char *run_id, int *status);
+
+/* kernel/reboot.c kernel_halt (halt -f, kunit_shutdown=halt) prints
+ * "reboot: System halted" before machine_halt stops every CPU with
+ * interrupts off (arch/x86/kernel/process.c stop_this_cpu: cli; hlt for
+ * good). A line consumer (ctx: a bool, set on that line). */
+void halt_watch_line(void *ctx, const char *line);
 
 /* The milestones --report times: the banner of init/version.c and
  * init/main.c's "Run /sbin/init as init process". */

@@ -60,5 +60,7 @@ const char *end_reason(const struct run_end *e)
         return named(END_GUEST_POWEROFF);
     if (e->reset)
         return named(END_GUEST_RESET);
+    if (e->halted)
+        return named(END_GUEST_HALTED);
     return named(END_ENDED);
 }

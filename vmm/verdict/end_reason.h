@@ -42,9 +42,10 @@
     X(END_REFUSED, "refused", (EXIT_USAGE), "after a sweep: the --sweep-baseline file is not a matrix") \
     X(END_HOST_ERROR, "host-error", (EXIT_HOST), "a KVM or host error after the guest was entered") \
     X(END_GUEST_CRASH, "guest-crash", (EXIT_GUEST_CRASH), \
-      "triple fault, an exception through the firmware's IDT, HLT with interrupts off, an emulation failure, a " \
-      "WaitForEvent nothing can end, a KVM system event other than shutdown or reset (a crash the guest " \
-      "reported)") \
+      "triple fault, an exception through the firmware's IDT, HLT with interrupts off (in the firmware phase; after " \
+      "ExitBootServices, every vCPU so, the kernel having said neither that it halted nor that it panicked), an " \
+      "emulation failure, a WaitForEvent nothing can end, a KVM system event other than shutdown or reset (a crash " \
+      "the guest reported)") \
     X(END_KUNIT_INCOMPLETE, "kunit-incomplete", (EXIT_KUNIT_INCOMPLETE), \
       "--kunit: the guest stopped before every suite reported (it powered off, reset, ended, or wrote 0 or 5 to " \
       "the exit port, which --kunit does not take for a result)") \
@@ -58,6 +59,9 @@
       "it, with an e820 that matches the memory map or not") \
     X(END_GUEST_POWEROFF, "guest-poweroff", (EXIT_OK), "ACPI S5") \
     X(END_GUEST_RESET, "guest-reset", (EXIT_OK), "the i8042 reset, or ResetSystem") \
+    X(END_GUEST_HALTED, "guest-halted", (EXIT_OK), \
+      "after ExitBootServices the kernel said \"reboot: System halted\" (halt -f, kunit_shutdown=halt) and every " \
+      "vCPU then halted with interrupts off, where nothing can wake it") \
     X(END_ENDED, "ended", (END_ANY_STATUS), "none of the above (a KVM system event of shutdown or reset, for one)")
 
 enum { END_ANY_STATUS = -1, END_STATUS_LIST_END = -2 };
@@ -90,6 +94,7 @@ struct run_end {
     bool stop_at_ebs, reached_runtime;   /* --stop-at ebs, and ExitBootServices succeeded */
     bool stop_unreached;      /* --stop-at ebs: a success that never reached the stop */
     bool poweroff, reset;     /* the guest powered off, or reset (i8042 or ResetSystem) */
+    bool halted;              /* the kernel said it halted, and every vCPU then halted for good */
 };
 
 /* The reason's name (end_reasons[].name). */

@@ -19,7 +19,8 @@
  * RANGE(row, shown as, meaning): statuses with an N in them, which row
  * names (the end reasons' table refers to it; it is no status). */
 #define EXIT_STATUSES(STATUS, RANGE) \
-    STATUS(EXIT_OK, 0, "success: stop point reached, guest reset or powered off, the image ended with EFI_SUCCESS") \
+    STATUS(EXIT_OK, 0, "success: stop point reached, guest reset, powered off or halted, the image ended with " \
+                       "EFI_SUCCESS") \
     RANGE(EXIT_GUEST_BYTE, "N", "the byte the guest wrote to the exit port " EXIT_STATUS_STR(GUEST_PORT_EXIT) \
                                 ", or --exec's command's status") \
     STATUS(EXIT_KUNIT_FAILED, 1, "a KUnit test failed, or the --stop-at e820 check failed") \

@@ -22,6 +22,8 @@
 #define EFER_LME (1u << 8)
 #define EFER_LMA (1u << 10)
 #define EFER_NXE (1u << 11)
+/* RFLAGS.IF (SDM vol. 1, 3.4.3.3): clear, no interrupt ends a HLT. */
+#define RFLAGS_IF (1u << 9)
 
 #include <linux/kvm.h>
 #include <stdbool.h>
