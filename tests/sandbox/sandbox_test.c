@@ -26,6 +26,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../../vmm/host/files.h"
 #include "../../vmm/host/sandbox.h"
 
 #ifndef SYS_fchmodat2
@@ -291,6 +292,44 @@ static void snapshot_unlink(void)
     passes += ok;
 }
 
+/* A whole output (vmm/host/files.c) is put in place under each filter:
+ * its file synced, linked and renamed in its own directory. */
+static char whole_dir[] = "/tmp/handover-sandbox-test-XXXXXX";
+static char whole_path[sizeof(whole_dir) + 16];
+
+static void commit_whole(int (*enter)(const struct sandbox_plan *), int wfd)
+{
+    struct whole_output o;
+    int got = -1;
+    if (vmm_open_whole("--report", whole_path, &o))
+        _exit(2);
+    plan.outputs[2] = wfd;   /* the answer goes out as the trace does */
+    plan.outputs[3] = fileno(o.f);
+    plan.whole[0] = (struct sandbox_whole){ fileno(o.f), o.dir_fd };
+    if (enter(&plan))
+        _exit(2);
+    fputs("whole\n", o.f);
+    got = vmm_whole_commit(&o) ? errno : 0;
+    _exit(write(wfd, &got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 3);
+}
+
+static void whole_output_committed(const char *name, int (*enter)(const struct sandbox_plan *))
+{
+    int got;
+    char text[16] = { 0 };
+    if (!in_child(name, commit_whole, enter, &got, sizeof(got)))
+        return;
+    FILE *f = fopen(whole_path, "r");
+    bool ok = !got && f && fgets(text, sizeof(text), f) && !strcmp(text, "whole\n");
+    printf("%s - %s filter: a whole output is put in place (%s)\n", ok ? "ok" : "not ok", name,
+           got ? strerror(got) : f ? "its text" : "no file");
+    if (f)
+        fclose(f);
+    unlink(whole_path);
+    failures += !ok;
+    passes += ok;
+}
+
 int main(void)
 {
     /* Stand-ins for /dev/kvm, the VM and the vCPU (and what the VMM
@@ -313,6 +352,14 @@ int main(void)
     controls(ctl);
     under("run", sandbox_enter, ctl);
     under("sweep", sandbox_enter_sweep, ctl);
+    if (!mkdtemp(whole_dir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    snprintf(whole_path, sizeof(whole_path), "%s/report", whole_dir);
+    whole_output_committed("run", sandbox_enter);
+    whole_output_committed("sweep", sandbox_enter_sweep);
+    rmdir(whole_dir);
     /* --snapshot's first run: its save's writes and renames are allowed
      * on its own descriptors only, so every family above stays denied. */
     plan.snapshot = true;

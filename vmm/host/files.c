@@ -90,6 +90,134 @@ static bool resolved_output(const char *path, char out[PATH_MAX])
     return snprintf(out, PATH_MAX, "%s/%s", strcmp(real_dir, "/") ? real_dir : "", name) < PATH_MAX;
 }
 
+/* real split into o's directory (opened) and name; -1 with errno. */
+static int open_directory(const char *real, struct whole_output *o)
+{
+    const char *slash = strrchr(real, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%.*s", slash == real ? 1 : (int)(slash - real), real);
+    if (strlen(slash + 1) > NAME_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf(o->name, sizeof(o->name), "%s", slash + 1);
+    snprintf(o->temp, sizeof(o->temp), ".%.200s.handover-%ld", o->name, (long)getpid());
+    o->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return o->dir_fd < 0 ? -1 : 0;
+}
+
+/* The file the output is written to, in o's directory: unnamed where the
+ * file system has O_TMPFILE (open(2)), else named temp from the start (a
+ * stale one of an earlier process with this pid is removed, not opened,
+ * so that a link left under the name is never written through). */
+static int create_temp(struct whole_output *o)
+{
+    int fd = openat(o->dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    o->named_temp = true;
+    if (unlinkat(o->dir_fd, o->temp, 0) && errno != ENOENT)
+        return -1;
+    return openat(o->dir_fd, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+int vmm_open_whole(const char *what, const char *path, struct whole_output *o)
+{
+    *o = (struct whole_output){ .dir_fd = -1 };
+    struct stat st;
+    /* A FIFO or a device cannot be replaced: it is written straight
+     * through (and a directory refused by open, as before). */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->f = vmm_open_output(what, path);
+        return o->f ? 0 : -1;
+    }
+    char real[PATH_MAX];
+    int fd = -1;
+    if (resolved_output(path, real) && open_directory(real, o) == 0 &&
+               /* a file the run could not have written is refused at once, as open() refused it */
+               (faccessat(o->dir_fd, o->name, W_OK, AT_EACCESS) == 0 || errno == ENOENT)) {
+        fd = create_temp(o);
+    }
+    if (fd >= 0 && !(o->f = fdopen(fd, "w")))
+        close(fd);
+    if (o->f)
+        return 0;
+    vmm_log("%s %s: %s", what, path, strerror(errno));
+    if (o->dir_fd >= 0)
+        close(o->dir_fd);
+    o->dir_fd = -1;
+    return -1;
+}
+
+/* The unnamed file given the name temp (a stale one removed first).
+ * linkat's AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH before Linux 6.10;
+ * the link through /proc is the one open(2) gives for O_TMPFILE. */
+static int link_temp(const struct whole_output *o)
+{
+    if (o->named_temp)
+        return 0;
+    if (unlinkat(o->dir_fd, o->temp, 0) && errno != ENOENT)
+        return -1;
+    int fd = fileno(o->f);
+    if (linkat(fd, "", o->dir_fd, o->temp, AT_EMPTY_PATH) == 0)
+        return 0;
+    char proc[32];
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, proc, o->dir_fd, o->temp, AT_SYMLINK_FOLLOW);
+}
+
+int vmm_whole_commit(struct whole_output *o)
+{
+    int e = 0;
+    if (fflush(o->f) == EOF)
+        e = errno;
+    else if (ferror(o->f))
+        e = EIO;   /* a write failed, and its errno is gone */
+    /* Synced before the rename: a host that crashes after it finds the
+     * new file whole, not a name whose data never reached the disk. */
+    else if (o->dir_fd >= 0 &&
+             (fsync(fileno(o->f)) || link_temp(o) || renameat(o->dir_fd, o->temp, o->dir_fd, o->name)))
+        e = errno;
+    if (e) {
+        errno = e;
+        vmm_whole_discard(o);
+        return -1;
+    }
+    int rc = fclose(o->f);
+    o->f = NULL;
+    if (o->dir_fd >= 0) {
+        e = errno;
+        close(o->dir_fd);
+        errno = e;
+    }
+    o->dir_fd = -1;
+    return rc ? -1 : 0;
+}
+
+int vmm_whole_finish(struct whole_output *o, int written)
+{
+    if (!written)
+        return vmm_whole_commit(o);
+    vmm_whole_discard(o);
+    return -1;
+}
+
+void vmm_whole_discard(struct whole_output *o)
+{
+    int e = errno;
+    if (!o->f)
+        return;
+    fclose(o->f);
+    o->f = NULL;
+    if (o->dir_fd >= 0) {
+        unlinkat(o->dir_fd, o->temp, 0);
+        unlinkat(o->dir_fd, o->name, 0);
+        close(o->dir_fd);
+    }
+    o->dir_fd = -1;
+    errno = e;
+}
+
 /* Whether the resolved path lies under the resolved directory dir. */
 static bool path_within(const char *path, const char *dir)
 {
