@@ -95,24 +95,37 @@ START_TEST(old_file_stays_until_the_new_one_is_whole)
 }
 END_TEST
 
-/* SIGKILL (a CI job's timeout, the OOM killer) halfway through: O_TRUNC
- * at the start had emptied the old file, and the new one stayed cut. */
-START_TEST(killed_halfway_leaves_the_old_file_and_nothing_else)
+/* body run in a child over an earlier "old\n" at the path (it ends
+ * the child itself); the child's wait status. */
+static int in_child(void (*body)(void))
 {
     write_file(path, "old\n");
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        struct whole_output o;
-        if (vmm_open_whole("--report", path, &o) == 0) {
-            fputs("{\"half\": ", o.f);
-            fflush(o.f);
-            raise(SIGKILL);
-        }
+        body();
         _exit(1);
     }
     int st;
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    return st;
+}
+
+static void write_half_and_get_killed(void)
+{
+    struct whole_output o;
+    if (vmm_open_whole("--report", path, &o) == 0) {
+        fputs("{\"half\": ", o.f);
+        fflush(o.f);
+        raise(SIGKILL);
+    }
+}
+
+/* SIGKILL (a CI job's timeout, the OOM killer) halfway through: O_TRUNC
+ * at the start had emptied the old file, and the new one stayed cut. */
+START_TEST(killed_halfway_leaves_the_old_file_and_nothing_else)
+{
+    int st = in_child(write_half_and_get_killed);
     ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
     ck_assert_str_eq(text_of(path), "old\n");
     ck_assert_str_eq(listing(), "report.json ");
@@ -147,24 +160,24 @@ START_TEST(discarded_leaves_no_file)
 }
 END_TEST
 
-/* A write the file system refuses (here RLIMIT_FSIZE, as the sandbox
- * sets it) is found at the commit: -1 with its errno, and no file left. */
+/* Past RLIMIT_FSIZE (as the sandbox sets it): exits 0 if the commit
+ * failed with EFBIG. */
+static void write_past_the_size_limit(void)
+{
+    struct rlimit small = { 16, 16 };
+    struct whole_output o;
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &small) || vmm_open_whole("--report", path, &o))
+        _exit(2);
+    fputs("more than sixteen bytes of report\n", o.f);
+    _exit(vmm_whole_commit(&o) == -1 && errno == EFBIG ? 0 : 1);
+}
+
+/* A write the file system refuses is found at the commit: -1 with its
+ * errno, and no file left. */
 START_TEST(failed_write_is_never_put_in_place)
 {
-    write_file(path, "old\n");
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        struct rlimit small = { 16, 16 };
-        struct whole_output o;
-        signal(SIGXFSZ, SIG_IGN);
-        if (setrlimit(RLIMIT_FSIZE, &small) || vmm_open_whole("--report", path, &o))
-            _exit(2);
-        fputs("more than sixteen bytes of report\n", o.f);
-        _exit(vmm_whole_commit(&o) == -1 && errno == EFBIG ? 0 : 1);
-    }
-    int st;
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    int st = in_child(write_past_the_size_limit);
     ck_assert(WIFEXITED(st));
     ck_assert_int_eq(WEXITSTATUS(st), 0);
     ck_assert_str_eq(listing(), "");

@@ -69,9 +69,11 @@ FILE *vmm_open_output(const char *what, const char *path)
 }
 
 /* The output's absolute path, every symlink resolved: the file's own if
- * it exists, else its directory's and its name, where open() creates it.
- * False if neither resolves (the open then fails on its own). */
-static bool resolved_output(const char *path, char out[PATH_MAX])
+ * it exists; else where open(O_CREAT) would create it: a dangling
+ * symlink's target (after links symlinks already, up to the kernel's 40),
+ * or its directory's path and its name. False if none resolves (the open
+ * then fails on its own). */
+static bool resolved_after(const char *path, char out[PATH_MAX], int links)
 {
     if (realpath(path, out))
         return true;
@@ -83,11 +85,24 @@ static bool resolved_output(const char *path, char out[PATH_MAX])
         return false;
     else
         snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    char target[PATH_MAX], next[PATH_MAX];
+    ssize_t n = links < 40 ? readlink(path, target, sizeof(target) - 1) : -1;
+    if (n > 0) {
+        target[n] = 0;
+        int len = target[0] == '/' ? snprintf(next, sizeof(next), "%s", target)
+                                   : snprintf(next, sizeof(next), "%s/%s", dir, target);
+        return len < PATH_MAX && resolved_after(next, out, links + 1);
+    }
     char real_dir[PATH_MAX];
     if (!realpath(dir, real_dir))
         return false;
     const char *name = slash ? slash + 1 : path;
     return snprintf(out, PATH_MAX, "%s/%s", strcmp(real_dir, "/") ? real_dir : "", name) < PATH_MAX;
+}
+
+static bool resolved_output(const char *path, char out[PATH_MAX])
+{
+    return resolved_after(path, out, 0);
 }
 
 /* real split into o's directory (opened) and name; -1 with errno. */
@@ -225,12 +240,23 @@ static bool path_within(const char *path, const char *dir)
     return !strcmp(dir, "/") || (!strncmp(path, dir, n) && path[n] == '/');
 }
 
+/* Whether the output (out: its stat, if it exists; real: its resolved
+ * path, or NULL) is the file other names: the same inode, or where the
+ * output is not made yet (a whole output appears only at the run's end),
+ * the same resolved path. A device or FIFO several outputs may share. */
+static bool same_file(const struct stat *out, bool exists, const char *real, const char *other)
+{
+    struct stat st;
+    char other_real[PATH_MAX];
+    if (exists)
+        return S_ISREG(out->st_mode) && stat(other, &st) == 0 && same_inode(out, &st);
+    return real && resolved_output(other, other_real) && !strcmp(real, other_real);
+}
+
 bool vmm_output_clobbers(const char *what, const char *path, const struct named_path *named, unsigned n)
 {
-    struct stat out, other;
-    /* Not a regular file: created by the open, or a device or FIFO several
-     * outputs may share. */
-    bool regular = stat(path, &out) == 0 && S_ISREG(out.st_mode);
+    struct stat out;
+    bool exists = stat(path, &out) == 0;
     char real[PATH_MAX], dir[PATH_MAX];
     bool resolved = resolved_output(path, real);
     for (unsigned i = 0; i < n; i++) {
@@ -243,7 +269,7 @@ bool vmm_output_clobbers(const char *what, const char *path, const struct named_
                     named[i].what, named[i].path);
             return true;
         }
-        if (!regular || stat(named[i].path, &other) < 0 || !same_inode(&out, &other))
+        if (!same_file(&out, exists, resolved ? real : NULL, named[i].path))
             continue;
         vmm_log("%s %s: the same file as %s %s, which opening it would overwrite: give another file", what, path,
                 named[i].what, named[i].path);

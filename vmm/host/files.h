@@ -79,7 +79,9 @@ struct named_path {
 
 /* Whether the output PATH (for option WHAT) is, through any name or
  * symlink, the same regular file as one of the n named (the run's inputs
- * and its other outputs; WHAT's own entry is passed over), or lies inside
+ * and its other outputs; WHAT's own entry is passed over), or, while it
+ * does not exist, the same path (a whole output is made only at the
+ * run's end, so another output's check cannot find it made), or lies inside
  * one of the named directories: opening it would truncate a file the run
  * reads (or put an empty file among them), or two outputs would write
  * into one file. True, logged, if so. */
