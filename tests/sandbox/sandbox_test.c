@@ -264,21 +264,24 @@ static void file_size_limit(void)
 /* --snapshot's first run removes its two files in DIR when it ends
  * unsaved (warm_boot_free): unlinkat of a file on DIR's fd reaches the
  * file system (ENOENT for a name that is not there), a directory's
- * removal (AT_REMOVEDIR) does not. */
+ * removal (AT_REMOVEDIR) does not. Its save syncs the two files before
+ * their renames: fsync reaches the RAM file's stand-in (/dev/null:
+ * EINVAL), never EPERM. */
 static void unlink_in_dir(int (*enter)(const struct sandbox_plan *), int wfd)
 {
-    int got[2];
+    int got[3];
     plan.outputs[2] = wfd;   /* the answers go out as the trace does */
     if (enter(&plan))
         _exit(2);
     got[0] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", 0) < 0 ? errno : 0;
     got[1] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", AT_REMOVEDIR) < 0 ? errno : 0;
+    got[2] = fsync(plan.snapshot_ram_fd) < 0 ? errno : 0;
     _exit(write(wfd, got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 3);
 }
 
 static void snapshot_unlink(void)
 {
-    int got[2];
+    int got[3];
     if (!in_child("run --snapshot", unlink_in_dir, sandbox_enter, got, sizeof(got)))
         return;
     bool ok = got[0] == ENOENT;
@@ -288,6 +291,11 @@ static void snapshot_unlink(void)
     passes += ok;
     ok = got[1] == EPERM;
     printf("%s - run --snapshot filter: unlinkat AT_REMOVEDIR in DIR -> %s\n", ok ? "ok" : "not ok", strerror(got[1]));
+    failures += !ok;
+    passes += ok;
+    ok = got[2] != EPERM;
+    printf("%s - run --snapshot filter: fsync of the RAM file reaches it (%s)\n", ok ? "ok" : "not ok",
+           strerror(got[2]));
     failures += !ok;
     passes += ok;
 }

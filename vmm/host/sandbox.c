@@ -249,6 +249,7 @@ static int allow_snapshot_save(scmp_filter_ctx ctx, const struct sandbox_plan *p
     for (size_t i = 0; i < 2; i++) {
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(pwrite64), 1, arg_eq(0, files[i]));
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ftruncate), 1, arg_eq(0, files[i]));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fsync), 1, arg_eq(0, files[i]));
     }
     /* Renames within DIR only (the names are pointers the filter cannot read). */
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat), 2, arg_eq(0, p->snapshot_dir_fd),
