@@ -86,7 +86,7 @@ $(BUILD)/unit-tests-san: $(UNIT_OBJ_SAN) $(LIB_OBJ_SAN) $(call obj,san,$(TOOL_LI
 # Both seccomp filters entered for real, a call of each family issued
 # under each (tests/sandbox/sandbox_test.c): sandbox.c with the log it
 # writes through; no KVM.
-SANDBOX_TEST_OBJ := $(call obj,obj,tests/sandbox/sandbox_test.c vmm/host/sandbox.c vmm/host/log.c guest/guest_text.c)
+SANDBOX_TEST_OBJ := $(call obj,obj,tests/sandbox/sandbox_test.c vmm/host/sandbox.c vmm/host/files.c vmm/host/log.c guest/guest_text.c)
 $(BUILD)/sandbox-test: $(SANDBOX_TEST_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lseccomp
 

@@ -277,20 +277,33 @@ static void named_files(const struct vmm_options *o, struct named_files *f)
 /* An output created or truncated, unless it is a file the run reads or
  * another output writes (a --fault-sweep=FILE that is the
  * --sweep-baseline was emptied before the sweep read it). */
-static FILE *open_output(const struct vmm *vm, const char *what, const char *path)
+static bool clobbers(const struct vmm *vm, const char *what, const char *path)
 {
     static struct named_files named;
     named_files(&vm->opt, &named);
-    return vmm_output_clobbers(what, path, named.at, named.n) ? NULL : vmm_open_output(what, path);
+    return vmm_output_clobbers(what, path, named.at, named.n);
+}
+
+/* A stream a user may follow as it grows (--trace-efi, --exec-output). */
+static FILE *open_output(const struct vmm *vm, const char *what, const char *path)
+{
+    return clobbers(vm, what, path) ? NULL : vmm_open_output(what, path);
+}
+
+/* A result a script reads whole: PATH replaced only once it is
+ * (files.h's struct whole_output). -1 if refused. */
+static int open_whole(const struct vmm *vm, const char *what, const char *path, struct whole_output *o)
+{
+    return clobbers(vm, what, path) ? -1 : vmm_open_whole(what, path, o);
 }
 
 /* --report and --kunit-json: opened first, so that a run refused at any
  * later step still writes them, saying it never started. */
 static int open_result_files(struct vmm *vm)
 {
-    if (vm->opt.report_path && !(vm->files.report = open_output(vm, "--report", vm->opt.report_path)))
+    if (vm->opt.report_path && open_whole(vm, "--report", vm->opt.report_path, &vm->files.report))
         return -1;
-    if (vm->opt.kunit_json && !(vm->files.kunit_json = open_output(vm, "--kunit-json", vm->opt.kunit_json)))
+    if (vm->opt.kunit_json && open_whole(vm, "--kunit-json", vm->opt.kunit_json, &vm->files.kunit_json))
         return -1;
     return 0;
 }
@@ -317,9 +330,9 @@ static int open_outputs(struct vmm *vm)
         return EXIT_USAGE;
     if (vm->opt.exec_output && !(vm->files.exec_output = open_output(vm, "--exec-output", vm->opt.exec_output)))
         return EXIT_USAGE;
-    if (vm->opt.tpm_log && !(vm->files.tpm_log = open_output(vm, "--tpm-log", vm->opt.tpm_log)))
+    if (vm->opt.tpm_log && open_whole(vm, "--tpm-log", vm->opt.tpm_log, &vm->files.tpm_log))
         return EXIT_USAGE;
-    if (vm->opt.sweep_json && !(vm->files.sweep_matrix = open_output(vm, "--fault-sweep", vm->opt.sweep_json)))
+    if (vm->opt.sweep_json && open_whole(vm, "--fault-sweep", vm->opt.sweep_json, &vm->files.sweep_matrix))
         return EXIT_USAGE;
     if (vm->opt.sweep_baseline &&
         !(vm->files.sweep_baseline = vmm_open_input("--sweep-baseline", vm->opt.sweep_baseline)))
@@ -393,6 +406,18 @@ static int load(struct vmm *vm)
     return 0;
 }
 
+/* A whole output's descriptor, 2 (stderr) standing in for an absent one. */
+static int whole_fd(const struct whole_output *o)
+{
+    return o->f ? fileno(o->f) : 2;
+}
+
+/* What putting it in place takes (a dir_fd of 2 or less: nothing). */
+static struct sandbox_whole sandbox_whole(const struct whole_output *o)
+{
+    return (struct sandbox_whole){ whole_fd(o), o->f ? o->dir_fd : -1 };
+}
+
 /* From here on the process may only do what the run needs (sandbox.c). A
  * sweep creates VMs as it goes: its filter allows the KVM requests that
  * takes on any fd. */
@@ -403,13 +428,14 @@ static int enter_sandbox(const struct vmm *vm, const struct warm_boot *warm)
         vcpu_fds[i] = vm->vcpus[i].fd;
     const struct run_files *f = &vm->files;
     const struct sandbox_plan plan = {
-        .outputs = { 1, 2, f->trace ? fileno(f->trace) : 2, f->report ? fileno(f->report) : 2,
-                     f->kunit_json ? fileno(f->kunit_json) : 2, f->exec_output ? fileno(f->exec_output) : 2,
-                     f->tpm_log ? fileno(f->tpm_log) : 2 },
+        .outputs = { 1, 2, f->trace ? fileno(f->trace) : 2, whole_fd(&f->report), whole_fd(&f->kunit_json),
+                     f->exec_output ? fileno(f->exec_output) : 2, whole_fd(&f->tpm_log) },
+        .whole = { sandbox_whole(&f->report), sandbox_whole(&f->kunit_json), sandbox_whole(&f->tpm_log),
+                   sandbox_whole(&f->sweep_matrix) },
         .output_allowance = vm->opt.console_limit > UINT64_MAX - vm->opt.trace_limit
                                 ? UINT64_MAX : vm->opt.console_limit + vm->opt.trace_limit,
         .kvm_fd = vm->kvm_fd, .vm_fd = vm->vm_fd, .vcpu_fds = vcpu_fds, .ncpus = vm->opt.cpus,
-        .sweep_matrix_fd = f->sweep_matrix ? fileno(f->sweep_matrix) : -1,
+        .sweep_matrix_fd = f->sweep_matrix.f ? fileno(f->sweep_matrix.f) : -1,
         .sweep_baseline_fd = f->sweep_baseline ? fileno(f->sweep_baseline) : -1,
         .quiet = vm->opt.quiet,
         .snapshot = warm->ram_fd > 2, .snapshot_dir_fd = warm->dir_fd, .snapshot_ram_fd = warm->ram_fd,
@@ -532,20 +558,10 @@ static const char *why_ended(const struct vmm *vm, const struct tools *t, int rc
     return end_reason(&e);
 }
 
-/* f closed after a write that returned written (0: whole): 0, or -1 with
- * errno from the first failure; f is closed either way. */
-static int close_written(FILE *f, int written)
-{
-    int e = errno;
-    if (fclose(f) && !written)
-        return -1;
-    errno = e;
-    return written ? -1 : 0;
-}
-
-/* The matrix, --kunit-json, --exec-output and --report closed whole. An
- * output that could not be written whole makes a run fail: a script must
- * not read a cut report or trace as a result. */
+/* --kunit-json, --exec-output, --tpm-log and --report finished, and a
+ * matrix the sweep never wrote removed. An output that could not be
+ * written whole makes a run fail: a script must not read a cut report or
+ * trace as a result. */
 static int write_results(struct vmm *vm, const struct tools *t, int rc)
 {
     /* What the run printed after the guest stopped (its stop point's
@@ -557,11 +573,12 @@ static int write_results(struct vmm *vm, const struct tools *t, int rc)
     }
     if (vm->files.sweep_baseline)
         fclose(vm->files.sweep_baseline);
-    if (vm->files.sweep_matrix && fclose(vm->files.sweep_matrix))
-        rc = output_failed(vm, rc);
-    if (vm->files.kunit_json && close_written(vm->files.kunit_json,
-                                              report_write_kunit_json(vm->files.kunit_json, &t->ktap, vm->opt.kernel,
-                                                                      vm->step == STEP_GUEST))) {
+    /* A sweep that ended before its matrix (fault_sweep.c's conclude). */
+    vmm_whole_discard(&vm->files.sweep_matrix);
+    struct whole_output *kunit_json = &vm->files.kunit_json;
+    if (kunit_json->f &&
+        vmm_whole_finish(kunit_json, report_write_kunit_json(kunit_json->f, &t->ktap, vm->opt.kernel,
+                                                           vm->step == STEP_GUEST))) {
         vmm_log("--kunit-json %s: write failed: %s", vm->opt.kunit_json, strerror(errno));
         rc = output_failed(vm, rc);
     }
@@ -571,12 +588,12 @@ static int write_results(struct vmm *vm, const struct tools *t, int rc)
     }
     if (vm->files.exec_output_failed)
         rc = output_failed(vm, rc);
-    if (vm->files.tpm_log && tpm_log_finish(&t->tpm_log)) {
+    if (vm->files.tpm_log.f && tpm_log_finish(&t->tpm_log)) {
         vmm_log("--tpm-log %s: write failed: %s", vm->opt.tpm_log, strerror(errno));
         rc = output_failed(vm, rc);
     }
-    if (vm->files.report &&
-        close_written(vm->files.report, report_finish(&t->report, rc, why_ended(vm, t, rc), &t->ktap))) {
+    if (vm->files.report.f &&
+        vmm_whole_finish(&vm->files.report, report_finish(&t->report, rc, why_ended(vm, t, rc), &t->ktap))) {
         vmm_log("--report %s: write failed: %s", vm->opt.report_path, strerror(errno));
         rc = output_failed(vm, rc);
     }

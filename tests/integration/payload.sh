@@ -129,8 +129,14 @@ expect output-new-inside-the-esp 2 '--report .*new.json: inside --esp ' \
 expect output-new-inside-the-esp-not-made 1 -- test -e "$OUT/esp-with-app/new.json"
 rm -f "$OUT/shared-output.json" "$OUT/shared-output-link.json"
 ln -s shared-output.json "$OUT/shared-output-link.json"
-expect outputs-share-a-file 2 '--trace-efi .*shared-output.json: the same file as --report .*shared-output-link.json' \
+# Found by the names, before either is made (the report, opened first,
+# appears only at the run's end: it no longer made the file the trace's
+# check then found).
+expect outputs-share-a-file 2 '--report .*shared-output-link.json: the same file as --trace-efi .*shared-output.json' \
     -- "$HO" --trace-efi="$OUT/shared-output.json" --report "$OUT/shared-output-link.json" "$PAYLOAD"
+expect outputs-share-a-file-not-made 1 -- test -e "$OUT/shared-output.json"
+expect results-share-a-new-file 2 '--report .*same-new.json: the same file as --kunit-json .*same-new.json' \
+    -- "$HO" --kunit --report "$OUT/same-new.json" --kunit-json "$OUT/same-new.json" "$PAYLOAD"
 expect two-images 2 'more than one BZIMAGE given .*after --: handover BZIMAGE -- CMD' -- "$HO" "$PAYLOAD" "$PAYLOAD"
 expect command-after-dashes 2 '--dtb no/such.dtb: No such file' \
     -- "$HO" --report "$OUT/dashes.json" --initrd "$PAYLOAD" "$PAYLOAD" --dtb no/such.dtb -- sh -c "echo it's" -a
@@ -479,6 +485,56 @@ os.kill(os.getpid(), signal.SIGINT); os.execv(sys.argv[1], sys.argv[1:])' \
 expect signal-before-guest-report 0 '^signal outputs 130$' \
     -- python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["end_reason"], r["not_started_at"], r["exit_status"])' \
     "$OUT/signal-before-guest.json"
+# A result a script reads whole (--report, --kunit-json, --tpm-log, the
+# --fault-sweep matrix) is at its path only whole: a run killed before its
+# end (SIGKILL: a CI job's own timeout, the OOM killer) leaves the earlier
+# file as it was and nothing beside it. Each was opened with O_TRUNC as the
+# run started, so the kill left it empty. kill-at.py stops the run as it
+# opens /dev/kvm (after every output is opened), or as it syncs its first
+# result (written whole, not yet in place).
+killed_run() {   # killed_run NAME SYSCALL OPTION...: a run killed at SYSCALL, with its earlier results
+    local name=$1 at=$2 d="$OUT/$1"; shift 2
+    mkdir -p "$d"
+    for f in report.json kunit.json tpm.log matrix.json; do echo "earlier $f" > "$d/$f"; done
+    expect "$name" 137 -- python3 "$(dirname "$0")/kill-at.py" "$at" -- "$HO" "$@" "$PAYLOAD"
+    expect "$name-kept" 0 '^earlier kunit.json earlier matrix.json earlier report.json earlier tpm.log$' \
+        '^kunit.json matrix.json report.json tpm.log$' \
+        -- sh -c 'cd "$1" && cat kunit.json matrix.json report.json tpm.log | paste -sd" "; ls -A | paste -sd" "' _ "$d"
+}
+killed_run killed-mid-run openat=/dev/kvm --report "$OUT/killed-mid-run/report.json" \
+    --kunit --kunit-json "$OUT/killed-mid-run/kunit.json" --tpm --tpm-log "$OUT/killed-mid-run/tpm.log"
+killed_run killed-writing-results fsync --report "$OUT/killed-writing-results/report.json" \
+    --kunit --kunit-json "$OUT/killed-writing-results/kunit.json" --tpm --tpm-log "$OUT/killed-writing-results/tpm.log"
+killed_run killed-sweep openat=/dev/kvm --fault-sweep="$OUT/killed-sweep/matrix.json"
+# A run that could not write a result whole leaves none at its path: not
+# the cut one, nor the earlier run's, which a script would read as this
+# run's. On a full file system (a tmpfs of one page, which the earlier
+# report holds) the truncated earlier file made room, and a report of the
+# refused run was written over it.
+if ! selected report-disk-full; then :
+elif command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+    mkdir -p "$OUT/full"
+    expect report-disk-full 2 '--report .*/full/report.json: write failed: No space left on device' \
+        '^left: *$' \
+        -- unshare -m sh -c 'mount -t tmpfs -o size=4k none "$1" && echo earlier > "$1/report.json" &&
+           "$2" --report "$1/report.json" --frobnicate "$3"; rc=$?; echo "left: $(ls -A "$1")"; exit $rc' \
+           _ "$OUT/full" "$(realpath "$HO")" "$PAYLOAD"
+else
+    skip report-disk-full "needs root and unshare to mount a small tmpfs"
+fi
+# A FIFO or a device cannot be replaced: the report is written through it.
+expect report-to-stdout 0 '^not-started options$' \
+    -- sh -c '"$0" --report /dev/stdout --frobnicate "$1" 2>/dev/null |
+              python3 -c "import json, sys; r = json.load(sys.stdin); print(r[\"end_reason\"], r[\"not_started_at\"])"' \
+    "$HO" "$PAYLOAD"
+mkfifo "$OUT/report-fifo"
+expect report-to-a-fifo 0 '^not-started options 2$' -- python3 -c '
+import json, os, subprocess, sys
+fifo = os.open(sys.argv[2], os.O_RDONLY | os.O_NONBLOCK)   # a reader, so the open finds one
+rc = subprocess.run([sys.argv[1], "--report", sys.argv[2], "--frobnicate", sys.argv[3]], stderr=subprocess.DEVNULL).returncode
+os.set_blocking(fifo, True)
+r = json.loads(os.read(fifo, 1 << 20))
+print(r["end_reason"], r["not_started_at"], rc)' "$HO" "$OUT/report-fifo" "$PAYLOAD"
 # handover's stderr is its own voice: a control byte in what it reports
 # (a file name here, a guest console line in a run) is printed escaped.
 ESC=$(printf '\033')

@@ -26,6 +26,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../../vmm/host/files.h"
 #include "../../vmm/host/sandbox.h"
 
 #ifndef SYS_fchmodat2
@@ -263,21 +264,24 @@ static void file_size_limit(void)
 /* --snapshot's first run removes its two files in DIR when it ends
  * unsaved (warm_boot_free): unlinkat of a file on DIR's fd reaches the
  * file system (ENOENT for a name that is not there), a directory's
- * removal (AT_REMOVEDIR) does not. */
+ * removal (AT_REMOVEDIR) does not. Its save syncs the two files before
+ * their renames: fsync reaches the RAM file's stand-in (/dev/null:
+ * EINVAL), never EPERM. */
 static void unlink_in_dir(int (*enter)(const struct sandbox_plan *), int wfd)
 {
-    int got[2];
+    int got[3];
     plan.outputs[2] = wfd;   /* the answers go out as the trace does */
     if (enter(&plan))
         _exit(2);
     got[0] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", 0) < 0 ? errno : 0;
     got[1] = syscall(SYS_unlinkat, plan.snapshot_dir_fd, "handover-sandbox-test-none", AT_REMOVEDIR) < 0 ? errno : 0;
+    got[2] = fsync(plan.snapshot_ram_fd) < 0 ? errno : 0;
     _exit(write(wfd, got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 3);
 }
 
 static void snapshot_unlink(void)
 {
-    int got[2];
+    int got[3];
     if (!in_child("run --snapshot", unlink_in_dir, sandbox_enter, got, sizeof(got)))
         return;
     bool ok = got[0] == ENOENT;
@@ -287,6 +291,49 @@ static void snapshot_unlink(void)
     passes += ok;
     ok = got[1] == EPERM;
     printf("%s - run --snapshot filter: unlinkat AT_REMOVEDIR in DIR -> %s\n", ok ? "ok" : "not ok", strerror(got[1]));
+    failures += !ok;
+    passes += ok;
+    ok = got[2] != EPERM;
+    printf("%s - run --snapshot filter: fsync of the RAM file reaches it (%s)\n", ok ? "ok" : "not ok",
+           strerror(got[2]));
+    failures += !ok;
+    passes += ok;
+}
+
+/* A whole output (vmm/host/files.c) is put in place under each filter:
+ * its file synced, linked and renamed in its own directory. */
+static char whole_dir[] = "/tmp/handover-sandbox-test-XXXXXX";
+static char whole_path[sizeof(whole_dir) + 16];
+
+static void commit_whole(int (*enter)(const struct sandbox_plan *), int wfd)
+{
+    struct whole_output o;
+    int got = -1;
+    if (vmm_open_whole("--report", whole_path, &o))
+        _exit(2);
+    plan.outputs[2] = wfd;   /* the answer goes out as the trace does */
+    plan.outputs[3] = fileno(o.f);
+    plan.whole[0] = (struct sandbox_whole){ fileno(o.f), o.dir_fd };
+    if (enter(&plan))
+        _exit(2);
+    fputs("whole\n", o.f);
+    got = vmm_whole_commit(&o) ? errno : 0;
+    _exit(write(wfd, &got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 3);
+}
+
+static void whole_output_committed(const char *name, int (*enter)(const struct sandbox_plan *))
+{
+    int got;
+    char text[16] = { 0 };
+    if (!in_child(name, commit_whole, enter, &got, sizeof(got)))
+        return;
+    FILE *f = fopen(whole_path, "r");
+    bool ok = !got && f && fgets(text, sizeof(text), f) && !strcmp(text, "whole\n");
+    printf("%s - %s filter: a whole output is put in place (%s)\n", ok ? "ok" : "not ok", name,
+           got ? strerror(got) : f ? "its text" : "no file");
+    if (f)
+        fclose(f);
+    unlink(whole_path);
     failures += !ok;
     passes += ok;
 }
@@ -313,6 +360,14 @@ int main(void)
     controls(ctl);
     under("run", sandbox_enter, ctl);
     under("sweep", sandbox_enter_sweep, ctl);
+    if (!mkdtemp(whole_dir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    snprintf(whole_path, sizeof(whole_path), "%s/report", whole_dir);
+    whole_output_committed("run", sandbox_enter);
+    whole_output_committed("sweep", sandbox_enter_sweep);
+    rmdir(whole_dir);
     /* --snapshot's first run: its save's writes and renames are allowed
      * on its own descriptors only, so every family above stays denied. */
     plan.snapshot = true;

@@ -15,7 +15,7 @@ int main(void)
         fw_dispatch_suite, fw_inject_suite, fw_ia32_suite, fw_acpi_suite, secure_boot_suite, x86_setup_suite, cpuid_suite, emulate_suite,
         devices_suite, inject_suite, service_table_suite, simple_fs_suite, esp_disk_suite, fw_block_io_suite, verdict_suite,
         report_suite, sweep_suite, options_suite,
-        snapshot_file_suite, ram_file_suite,
+        snapshot_file_suite, ram_file_suite, files_suite,
     };
     SRunner *sr = srunner_create(suites[0]());
     for (size_t i = 1; i < sizeof(suites) / sizeof(suites[0]); i++)

@@ -48,5 +48,6 @@ Suite *simple_fs_suite(void);  /* test_simple_fs.c: --esp, its volume, file prot
 Suite *esp_disk_suite(void);   /* test_esp_disk.c: --esp as a GPT disk with a FAT partition, read by sfdisk, fsck.fat, mtools */
 Suite *snapshot_file_suite(void);   /* test_snapshot_file.c: --snapshot's state file, its checks, inputs and payload */
 Suite *ram_file_suite(void);        /* test_ram_file.c: --snapshot's RAM file, written sparse */
+Suite *files_suite(void);           /* test_files.c: whole outputs, renamed into place only when complete */
 
 #endif

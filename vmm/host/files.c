@@ -69,9 +69,11 @@ FILE *vmm_open_output(const char *what, const char *path)
 }
 
 /* The output's absolute path, every symlink resolved: the file's own if
- * it exists, else its directory's and its name, where open() creates it.
- * False if neither resolves (the open then fails on its own). */
-static bool resolved_output(const char *path, char out[PATH_MAX])
+ * it exists; else where open(O_CREAT) would create it: a dangling
+ * symlink's target (after links symlinks already, up to the kernel's 40),
+ * or its directory's path and its name. False if none resolves (the open
+ * then fails on its own). */
+static bool resolved_after(const char *path, char out[PATH_MAX], int links)
 {
     if (realpath(path, out))
         return true;
@@ -83,11 +85,152 @@ static bool resolved_output(const char *path, char out[PATH_MAX])
         return false;
     else
         snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    char target[PATH_MAX], next[PATH_MAX];
+    ssize_t n = links < 40 ? readlink(path, target, sizeof(target) - 1) : -1;
+    if (n > 0) {
+        target[n] = 0;
+        int len = target[0] == '/' ? snprintf(next, sizeof(next), "%s", target)
+                                   : snprintf(next, sizeof(next), "%s/%s", dir, target);
+        return len < PATH_MAX && resolved_after(next, out, links + 1);
+    }
     char real_dir[PATH_MAX];
     if (!realpath(dir, real_dir))
         return false;
     const char *name = slash ? slash + 1 : path;
     return snprintf(out, PATH_MAX, "%s/%s", strcmp(real_dir, "/") ? real_dir : "", name) < PATH_MAX;
+}
+
+static bool resolved_output(const char *path, char out[PATH_MAX])
+{
+    return resolved_after(path, out, 0);
+}
+
+/* real split into o's directory (opened) and name; -1 with errno. */
+static int open_directory(const char *real, struct whole_output *o)
+{
+    const char *slash = strrchr(real, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%.*s", slash == real ? 1 : (int)(slash - real), real);
+    if (strlen(slash + 1) > NAME_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf(o->name, sizeof(o->name), "%s", slash + 1);
+    snprintf(o->temp, sizeof(o->temp), ".%.200s.handover-%ld", o->name, (long)getpid());
+    o->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return o->dir_fd < 0 ? -1 : 0;
+}
+
+/* The file the output is written to, in o's directory: unnamed where the
+ * file system has O_TMPFILE (open(2)), else named temp from the start (a
+ * stale one of an earlier process with this pid is removed, not opened,
+ * so that a link left under the name is never written through). */
+static int create_temp(struct whole_output *o)
+{
+    int fd = openat(o->dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    o->named_temp = true;
+    if (unlinkat(o->dir_fd, o->temp, 0) && errno != ENOENT)
+        return -1;
+    return openat(o->dir_fd, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+int vmm_open_whole(const char *what, const char *path, struct whole_output *o)
+{
+    *o = (struct whole_output){ .dir_fd = -1 };
+    struct stat st;
+    /* A FIFO or a device cannot be replaced: it is written straight
+     * through (and a directory refused by open, as before). */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->f = vmm_open_output(what, path);
+        return o->f ? 0 : -1;
+    }
+    char real[PATH_MAX];
+    int fd = -1;
+    if (resolved_output(path, real) && open_directory(real, o) == 0 &&
+               /* a file the run could not have written is refused at once, as open() refused it */
+               (faccessat(o->dir_fd, o->name, W_OK, AT_EACCESS) == 0 || errno == ENOENT)) {
+        fd = create_temp(o);
+    }
+    if (fd >= 0 && !(o->f = fdopen(fd, "w")))
+        close(fd);
+    if (o->f)
+        return 0;
+    vmm_log("%s %s: %s", what, path, strerror(errno));
+    if (o->dir_fd >= 0)
+        close(o->dir_fd);
+    o->dir_fd = -1;
+    return -1;
+}
+
+/* The unnamed file given the name temp (a stale one removed first).
+ * linkat's AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH before Linux 6.10;
+ * the link through /proc is the one open(2) gives for O_TMPFILE. */
+static int link_temp(const struct whole_output *o)
+{
+    if (o->named_temp)
+        return 0;
+    if (unlinkat(o->dir_fd, o->temp, 0) && errno != ENOENT)
+        return -1;
+    int fd = fileno(o->f);
+    if (linkat(fd, "", o->dir_fd, o->temp, AT_EMPTY_PATH) == 0)
+        return 0;
+    char proc[32];
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, proc, o->dir_fd, o->temp, AT_SYMLINK_FOLLOW);
+}
+
+int vmm_whole_commit(struct whole_output *o)
+{
+    int e = 0;
+    if (fflush(o->f) == EOF)
+        e = errno;
+    else if (ferror(o->f))
+        e = EIO;   /* a write failed, and its errno is gone */
+    /* Synced before the rename: a host that crashes after it finds the
+     * new file whole, not a name whose data never reached the disk. */
+    else if (o->dir_fd >= 0 &&
+             (fsync(fileno(o->f)) || link_temp(o) || renameat(o->dir_fd, o->temp, o->dir_fd, o->name)))
+        e = errno;
+    if (e) {
+        errno = e;
+        vmm_whole_discard(o);
+        return -1;
+    }
+    int rc = fclose(o->f);
+    o->f = NULL;
+    if (o->dir_fd >= 0) {
+        e = errno;
+        close(o->dir_fd);
+        errno = e;
+    }
+    o->dir_fd = -1;
+    return rc ? -1 : 0;
+}
+
+int vmm_whole_finish(struct whole_output *o, int written)
+{
+    if (!written)
+        return vmm_whole_commit(o);
+    vmm_whole_discard(o);
+    return -1;
+}
+
+void vmm_whole_discard(struct whole_output *o)
+{
+    int e = errno;
+    if (!o->f)
+        return;
+    fclose(o->f);
+    o->f = NULL;
+    if (o->dir_fd >= 0) {
+        unlinkat(o->dir_fd, o->temp, 0);
+        unlinkat(o->dir_fd, o->name, 0);
+        close(o->dir_fd);
+    }
+    o->dir_fd = -1;
+    errno = e;
 }
 
 /* Whether the resolved path lies under the resolved directory dir. */
@@ -97,12 +240,23 @@ static bool path_within(const char *path, const char *dir)
     return !strcmp(dir, "/") || (!strncmp(path, dir, n) && path[n] == '/');
 }
 
+/* Whether the output (out: its stat, if it exists; real: its resolved
+ * path, or NULL) is the file other names: the same inode, or where the
+ * output is not made yet (a whole output appears only at the run's end),
+ * the same resolved path. A device or FIFO several outputs may share. */
+static bool same_file(const struct stat *out, bool exists, const char *real, const char *other)
+{
+    struct stat st;
+    char other_real[PATH_MAX];
+    if (exists)
+        return S_ISREG(out->st_mode) && stat(other, &st) == 0 && same_inode(out, &st);
+    return real && resolved_output(other, other_real) && !strcmp(real, other_real);
+}
+
 bool vmm_output_clobbers(const char *what, const char *path, const struct named_path *named, unsigned n)
 {
-    struct stat out, other;
-    /* Not a regular file: created by the open, or a device or FIFO several
-     * outputs may share. */
-    bool regular = stat(path, &out) == 0 && S_ISREG(out.st_mode);
+    struct stat out;
+    bool exists = stat(path, &out) == 0;
     char real[PATH_MAX], dir[PATH_MAX];
     bool resolved = resolved_output(path, real);
     for (unsigned i = 0; i < n; i++) {
@@ -115,7 +269,7 @@ bool vmm_output_clobbers(const char *what, const char *path, const struct named_
                     named[i].what, named[i].path);
             return true;
         }
-        if (!regular || stat(named[i].path, &other) < 0 || !same_inode(&out, &other))
+        if (!same_file(&out, exists, resolved ? real : NULL, named[i].path))
             continue;
         vmm_log("%s %s: the same file as %s %s, which opening it would overwrite: give another file", what, path,
                 named[i].what, named[i].path);

@@ -9,7 +9,9 @@
  *   fstat (stdio's first write);
  *   memory management for malloc; getrandom (EFI_RNG_PROTOCOL); clocks, sleeping (Stall), alarm and
  *   signal return (--timeout); close and exit;
- *   tgkill to this process only; mmap and mprotect without PROT_EXEC.
+ *   tgkill to this process only; mmap and mprotect without PROT_EXEC;
+ *   putting each whole output in place: fsync, linkat, renameat and
+ *   unlinkat in its own directory (allow_whole_output).
  * The run's filter adds the KVM requests the run loop makes, on the VM
  * and vCPU fds only. The --fault-sweep's filter, which makes a VM per
  * cell (new fds each time), adds every KVM request the sweep makes, by
@@ -23,6 +25,7 @@
 #include "sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -138,6 +141,27 @@ static struct scmp_arg_cmp arg_eq(unsigned n, scmp_datum_t v)
     return (struct scmp_arg_cmp){ .arg = n, .op = SCMP_CMP_EQ, .datum_a = v };
 }
 
+/* A whole output put in place (files.c's vmm_whole_commit and
+ * vmm_whole_discard): its file synced, linked into its directory (by its
+ * fd, or through /proc for a kernel before 6.10, whose AT_EMPTY_PATH
+ * needs CAP_DAC_READ_SEARCH) and renamed there; or the names removed.
+ * The names are pointers the filter cannot read: a VMM taken over could
+ * rename or remove any file in that directory, never elsewhere. */
+static int allow_whole_output(scmp_filter_ctx ctx, const struct sandbox_whole *w)
+{
+    const struct scmp_arg_cmp at_fdcwd = { .arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu,
+                                           .datum_b = (uint32_t)AT_FDCWD };
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fsync), 1, arg_eq(0, w->fd));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(linkat), 3, arg_eq(0, w->fd), arg_eq(2, w->dir_fd),
+                           arg_eq(4, AT_EMPTY_PATH));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(linkat), 3, at_fdcwd, arg_eq(2, w->dir_fd),
+                           arg_eq(4, AT_SYMLINK_FOLLOW));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat), 2, arg_eq(0, w->dir_fd), arg_eq(2, w->dir_fd));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat2), 2, arg_eq(0, w->dir_fd), arg_eq(2, w->dir_fd));
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(unlinkat), 2, arg_eq(0, w->dir_fd), arg_eq(2, 0));
+    return rc;
+}
+
 static int allow_common(scmp_filter_ctx ctx, const struct sandbox_plan *p)
 {
     int rc = 0;
@@ -160,6 +184,9 @@ static int allow_common(scmp_filter_ctx ctx, const struct sandbox_plan *p)
                            SCMP_A2(SCMP_CMP_MASKED_EQ, (scmp_datum_t)PROT_EXEC, 0));
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
                            SCMP_A2(SCMP_CMP_MASKED_EQ, (scmp_datum_t)PROT_EXEC, 0));
+    for (int i = 0; i < SANDBOX_WHOLE_OUTPUTS; i++)
+        if (p->whole[i].dir_fd > 2)
+            rc |= allow_whole_output(ctx, &p->whole[i]);
     return rc;
 }
 
@@ -222,6 +249,7 @@ static int allow_snapshot_save(scmp_filter_ctx ctx, const struct sandbox_plan *p
     for (size_t i = 0; i < 2; i++) {
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(pwrite64), 1, arg_eq(0, files[i]));
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ftruncate), 1, arg_eq(0, files[i]));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fsync), 1, arg_eq(0, files[i]));
     }
     /* Renames within DIR only (the names are pointers the filter cannot read). */
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat), 2, arg_eq(0, p->snapshot_dir_fd),

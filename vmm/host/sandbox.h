@@ -11,6 +11,16 @@
  * each absent one). */
 #define SANDBOX_OUTPUTS 7
 
+/* The results a script reads whole (vmm/host/files.h's struct
+ * whole_output: --report, --kunit-json, --tpm-log, the --fault-sweep
+ * matrix), put in place as the run ends: each file's fd and its
+ * directory's, where it is linked and renamed (a dir_fd of 2 or less:
+ * none, or a FIFO or device written straight through). */
+#define SANDBOX_WHOLE_OUTPUTS 4
+struct sandbox_whole {
+    int fd, dir_fd;
+};
+
 /* What the filters let through, and the limits set before them. */
 struct sandbox_plan {
     int outputs[SANDBOX_OUTPUTS];
@@ -19,6 +29,7 @@ struct sandbox_plan {
     const int *vcpu_fds;
     unsigned ncpus;
     int sweep_matrix_fd, sweep_baseline_fd;   /* --fault-sweep=FILE, --sweep-baseline; -1: none */
+    struct sandbox_whole whole[SANDBOX_WHOLE_OUTPUTS];
     bool quiet;                  /* a sanitizer build does not say it runs without the filter */
     /* --snapshot's first run saves the VM from the run loop: its KVM
      * requests, the writes of the two files and their renames in DIR. */

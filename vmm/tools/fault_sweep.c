@@ -507,7 +507,8 @@ static int conclude(struct fault_sweep *sw)
     const struct sweep_part part = { vm->opt.shard, vm->opt.shards, sw->plan, sw->nplan };
     int rc = sweep_verdict(vm->opt.sweep_fail_on, vm->files.sweep_baseline, vm->opt.sweep_baseline, &part, sw->calls,
                            sw->cells, sw->ncells);
-    if (vm->files.sweep_matrix && sweep_write_json(vm->files.sweep_matrix, t, sw->calls, sw->cells, sw->ncells)) {
+    struct whole_output *matrix = &vm->files.sweep_matrix;
+    if (matrix->f && vmm_whole_finish(matrix, sweep_write_json(matrix->f, t, sw->calls, sw->cells, sw->ncells))) {
         vmm_log("--fault-sweep=%s: cannot write the matrix: %s", vm->opt.sweep_json, strerror(errno));
         rc = EXIT_HOST;
     }

@@ -62,5 +62,5 @@ int report_finish(const struct report_run *r, int status, const char *end_reason
         .tpm = vm->fw.tpm.on ? &vm->fw.tpm : NULL,
         .secure_boot = secure_boot_mode_name(vm),
     };
-    return report_write(vm->files.report, &f, &r->data);
+    return report_write(vm->files.report.f, &f, &r->data);
 }

@@ -18,8 +18,8 @@ struct tpm_log_run {
 /* The observer (ctx: a struct tpm_log_run): writes at ExitBootServices. */
 extern const struct run_hooks tpm_log_hooks;
 
-/* Write the log if the run did not, and close vm->files.tpm_log; -1 with
- * errno if it was not written whole. */
+/* Write the log if the run did not, and put vm->files.tpm_log in place
+ * (vmm_whole_commit); -1 with errno if it was not written whole. */
 int tpm_log_finish(const struct tpm_log_run *r);
 
 #endif

@@ -535,10 +535,14 @@ static int save(struct warm_boot *w, struct vcpu *c)
         return EXIT_HOST;
     }
     snapshot_seal(&h, &w->inputs, payload.buf, payload.at, vm->opt.mem);
+    /* Both on disk before their names: a host that crashes after the
+     * renames finds a whole snapshot, never a state whose RAM file is
+     * cut (the state's CRC-32 does not cover the RAM). */
     int rc = ram_file_write(w->ram_fd, vm->mem.host, vm->opt.mem, &written) ||
              file_pwrite_all(w->state_fd, (const uint8_t *)&h, sizeof(h), 0) ||
-             file_pwrite_all(w->state_fd, payload.buf, payload.at, sizeof(h)) ||
-             renameat(w->dir_fd, "ram.tmp", w->dir_fd, "ram") || renameat(w->dir_fd, "state.tmp", w->dir_fd, "state");
+             file_pwrite_all(w->state_fd, payload.buf, payload.at, sizeof(h)) || fsync(w->ram_fd) ||
+             fsync(w->state_fd) || renameat(w->dir_fd, "ram.tmp", w->dir_fd, "ram") ||
+             renameat(w->dir_fd, "state.tmp", w->dir_fd, "state");
     free(payload.buf);
     if (rc) {
         vmm_log("--snapshot %s: saving failed: %s", vm->opt.snapshot, strerror(errno));

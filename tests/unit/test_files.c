@@ -1,0 +1,255 @@
+/* vmm/host/files.c: a whole output (--report, --kunit-json, the sweep
+ * matrix, --tpm-log) is at its path only whole: the old file until the
+ * new one is complete, then the new one; a process killed in between
+ * leaves the old file and nothing beside it. Each test works in a
+ * directory of its own. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "suites.h"
+#include "log_capture.h"
+#include "../../vmm/host/files.h"
+
+static char dir[] = "/tmp/handover-files-XXXXXX";
+static char path[sizeof(dir) + 32];
+
+static void setup(void)
+{
+    strcpy(dir, "/tmp/handover-files-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/report.json", dir);
+    log_capture_start();
+}
+
+static void teardown(void)
+{
+    log_capture_stop();
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlinkat(dirfd(d), e->d_name, 0);
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+static void write_file(const char *p, const char *text)
+{
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The file's text ("" if it is absent). */
+static const char *text_of(const char *p)
+{
+    static char buf[256];
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+/* The names in the test's directory, each followed by a space. */
+static const char *listing(void)
+{
+    static char names[256];
+    names[0] = 0;
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            strncat(names, e->d_name, sizeof(names) - strlen(names) - 2);
+            strcat(names, " ");
+        }
+    closedir(d);
+    return names;
+}
+
+START_TEST(old_file_stays_until_the_new_one_is_whole)
+{
+    write_file(path, "old\n");
+    struct whole_output o;
+    ck_assert_int_eq(vmm_open_whole("--report", path, &o), 0);
+    fputs("new, half", o.f);
+    fflush(o.f);
+    ck_assert_str_eq(text_of(path), "old\n");
+    ck_assert_str_eq(listing(), "report.json ");
+    fputs(" and the rest\n", o.f);
+    ck_assert_int_eq(vmm_whole_commit(&o), 0);
+    ck_assert_ptr_null(o.f);
+    ck_assert_str_eq(text_of(path), "new, half and the rest\n");
+    ck_assert_str_eq(listing(), "report.json ");
+}
+END_TEST
+
+/* body run in a child over an earlier "old\n" at the path (it ends
+ * the child itself); the child's wait status. */
+static int in_child(void (*body)(void))
+{
+    write_file(path, "old\n");
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        body();
+        _exit(1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    return st;
+}
+
+static void write_half_and_get_killed(void)
+{
+    struct whole_output o;
+    if (vmm_open_whole("--report", path, &o) == 0) {
+        fputs("{\"half\": ", o.f);
+        fflush(o.f);
+        raise(SIGKILL);
+    }
+}
+
+/* SIGKILL (a CI job's timeout, the OOM killer) halfway through: O_TRUNC
+ * at the start had emptied the old file, and the new one stayed cut. */
+START_TEST(killed_halfway_leaves_the_old_file_and_nothing_else)
+{
+    int st = in_child(write_half_and_get_killed);
+    ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    ck_assert_str_eq(text_of(path), "old\n");
+    ck_assert_str_eq(listing(), "report.json ");
+}
+END_TEST
+
+START_TEST(new_file_appears_only_when_whole)
+{
+    struct whole_output o;
+    ck_assert_int_eq(vmm_open_whole("--report", path, &o), 0);
+    fputs("new\n", o.f);
+    fflush(o.f);
+    ck_assert_str_eq(listing(), "");
+    ck_assert_int_eq(vmm_whole_commit(&o), 0);
+    ck_assert_str_eq(text_of(path), "new\n");
+}
+END_TEST
+
+/* Not complete (the writer failed, or never wrote): no file at the path,
+ * not even the earlier run's, which a script would read as this one's. */
+START_TEST(discarded_leaves_no_file)
+{
+    write_file(path, "old\n");
+    struct whole_output o;
+    ck_assert_int_eq(vmm_open_whole("--report", path, &o), 0);
+    fputs("cut", o.f);
+    errno = EILSEQ;
+    ck_assert_int_eq(vmm_whole_finish(&o, -1), -1);
+    ck_assert_int_eq(errno, EILSEQ);
+    ck_assert_ptr_null(o.f);
+    ck_assert_str_eq(listing(), "");
+}
+END_TEST
+
+/* Past RLIMIT_FSIZE (as the sandbox sets it): exits 0 if the commit
+ * failed with EFBIG. */
+static void write_past_the_size_limit(void)
+{
+    struct rlimit small = { 16, 16 };
+    struct whole_output o;
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &small) || vmm_open_whole("--report", path, &o))
+        _exit(2);
+    fputs("more than sixteen bytes of report\n", o.f);
+    _exit(vmm_whole_commit(&o) == -1 && errno == EFBIG ? 0 : 1);
+}
+
+/* A write the file system refuses is found at the commit: -1 with its
+ * errno, and no file left. */
+START_TEST(failed_write_is_never_put_in_place)
+{
+    int st = in_child(write_past_the_size_limit);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+    ck_assert_str_eq(listing(), "");
+}
+END_TEST
+
+/* A FIFO (a reader waiting on a named pipe, like --report /dev/stdout
+ * into a pipe) is written straight through, and stays a FIFO. */
+START_TEST(fifo_is_written_straight_through)
+{
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    int reader = open(path, O_RDONLY | O_NONBLOCK);
+    ck_assert_int_ge(reader, 0);
+    struct whole_output o;
+    ck_assert_int_eq(vmm_open_whole("--report", path, &o), 0);
+    ck_assert_int_eq(o.dir_fd, -1);
+    fputs("through\n", o.f);
+    ck_assert_int_eq(vmm_whole_commit(&o), 0);
+    char buf[16] = { 0 };
+    ck_assert_int_eq(read(reader, buf, sizeof(buf) - 1), 8);
+    close(reader);
+    ck_assert_str_eq(buf, "through\n");
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+}
+END_TEST
+
+/* A symlink's target is replaced, in its own directory; the link stays. */
+START_TEST(symlink_target_is_replaced)
+{
+    char target[sizeof(dir) + 32];
+    snprintf(target, sizeof(target), "%s/target.json", dir);
+    write_file(target, "old\n");
+    ck_assert_int_eq(symlink("target.json", path), 0);
+    struct whole_output o;
+    ck_assert_int_eq(vmm_open_whole("--report", path, &o), 0);
+    fputs("new\n", o.f);
+    ck_assert_int_eq(vmm_whole_commit(&o), 0);
+    struct stat st;
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_str_eq(text_of(target), "new\n");
+}
+END_TEST
+
+/* Refused when opened, before any guest, as open() refused it. */
+START_TEST(unwritable_path_is_refused_at_once)
+{
+    char missing[sizeof(dir) + 32];
+    snprintf(missing, sizeof(missing), "%s/no/such/report.json", dir);
+    struct whole_output o;
+    ck_assert_int_eq(vmm_open_whole("--report", missing, &o), -1);
+    ck_assert_ptr_nonnull(strstr(log_captured(), "/no/such/report.json: No such file or directory"));
+    ck_assert_int_eq(vmm_open_whole("--report", dir, &o), -1);
+    ck_assert_ptr_nonnull(strstr(log_captured(), ": Is a directory"));
+}
+END_TEST
+
+Suite *files_suite(void)
+{
+    Suite *s = suite_create("files");
+    TCase *tc = tcase_create("whole outputs");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, old_file_stays_until_the_new_one_is_whole);
+    tcase_add_test(tc, killed_halfway_leaves_the_old_file_and_nothing_else);
+    tcase_add_test(tc, new_file_appears_only_when_whole);
+    tcase_add_test(tc, discarded_leaves_no_file);
+    tcase_add_test(tc, failed_write_is_never_put_in_place);
+    tcase_add_test(tc, fifo_is_written_straight_through);
+    tcase_add_test(tc, symlink_target_is_replaced);
+    tcase_add_test(tc, unwritable_path_is_refused_at_once);
+    suite_add_tcase(s, tc);
+    return s;
+}
