@@ -68,6 +68,9 @@ estimate() {   # the tier's wall time in the last table, else the guess
 # tiers it runs keep their own rows. It counts for as long as the last
 # table's fast tiers took.
 beside=${KVM_TIERS_BESIDE:-}
+# Not for the tiers' own kvm-tiers.sh runs (runner.sh, the image checks):
+# they would run the command again, inside itself.
+unset KVM_TIERS_BESIDE
 fast_tiers="unit unit-san clang sandbox layering acpi image image-san fuzz kvm-fake"
 beside_estimate() {
     local t n=0
