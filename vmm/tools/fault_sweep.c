@@ -408,6 +408,18 @@ static struct run_options cell_options(const struct fault_sweep *sw, const struc
     return r;
 }
 
+/* A cell's log (its run's lines, handover's own among them) on stderr,
+ * each line marked: what made handover fail in it. */
+static void print_cell_log(const char *log)
+{
+    for (const char *l = log; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        int n = nl ? (int)(nl - l) : (int)strlen(l);
+        vmm_log("fault sweep:   | %.*s", n, l);
+        l += n + (nl != NULL);
+    }
+}
+
 /* Cell i's outcome and detail from its run (exit status rc, its log):
  * EXIT_OK, or, for a run that says nothing of the stub (a signal stopped
  * it, or handover itself failed), the status the sweep ends with. */
@@ -418,7 +430,9 @@ static int judge_cell(struct fault_sweep *sw, unsigned i, int rc, const char *lo
     const struct fault_run run = vmm_fault_run(vm, rc);
     char why[64];
     if (!fault_run_judged(&run, why, sizeof(why))) {
-        vmm_log("fault sweep: cell %u of %u not judged: %s: no matrix", i + 1, sw->ncells, why);
+        vmm_log("fault sweep: cell %u of %u (%s) not judged: %s: no matrix; its log:", i + 1, sw->ncells, cell->spec,
+                why);
+        print_cell_log(log);
         return run.signal ? EXIT_SIGNAL_BASE + run.signal : EXIT_HOST;
     }
     cell->status = rc;
