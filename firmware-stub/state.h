@@ -123,6 +123,9 @@ struct fw_config {
      * give a clock they advance by hand, and no test depends on how fast the
      * host runs it. */
     uint64_t (*clock_ns)(void);
+    /* The watchdog armed as the image starts, in seconds; 0: none (as
+     * a boot manager arms it before a boot option, watchdog.c). */
+    uint64_t watchdog_seconds;
 };
 
 struct fw_variable;

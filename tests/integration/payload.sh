@@ -997,8 +997,8 @@ expect halt-for-key-never 4 'payload: halting until a key' \
 # guest, it resets the platform while the guest loops making no call,
 # halts with interrupts off, or stalls past it, long before --timeout; a
 # reset the guest did not ask for is no success (end reason watchdog,
-# exit status 12), and the line before the end names its code and data.
-# Disarmed (0), it never expires.
+# exit status 12), and a line of the log names its code and data.
+# Disarmed (0), it never expires. --watchdog arms it for a bzImage too.
 WATCHDOG_EXPIRED="the firmware's watchdog expired: 2 s set, WatchdogCode 0x48414e444f564552, WatchdogData \"payload stuck\""
 expect watchdog-spin 12 'payload: watchdog armed' "$WATCHDOG_EXPIRED" 'end: watchdog, exit status 12$' '!end: timeout' \
     -- "$HO" --timeout 300 --report "$OUT/watchdog-spin.json" --cmdline payload=watchdog-spin "$PAYLOAD"
@@ -1011,6 +1011,8 @@ expect watchdog-stall 12 'payload: watchdog armed' "$WATCHDOG_EXPIRED" 'end: wat
     -- "$HO" --timeout 30 --cmdline payload=watchdog-stall "$PAYLOAD"
 expect watchdog-disarmed 0 'payload: watchdog armed' 'ok [0-9]+ - stall_past_the_disarmed_watchdog' \
     'payload: done, 0 failures' '!not ok' -- "$HO" --timeout 60 --cmdline payload=watchdog-disarmed "$PAYLOAD"
+expect watchdog-option 12 "the firmware's watchdog expired: 2 s set, WatchdogCode 0x0, WatchdogData \"\"" \
+    'end: watchdog, exit status 12$' -- "$HO" --timeout 300 --watchdog 2 --cmdline payload=loop "$PAYLOAD"
 expect triple-fault 4 'triple fault' 'registers of vCPU 0: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
 # cmdline_size counts the bytes without the terminating zero (boot.rst): a
 # line of 24 bytes boots a kernel whose cmdline_size is 24, one of 25 is

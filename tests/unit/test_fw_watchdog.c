@@ -1,7 +1,8 @@
 /* SetWatchdogTimer and the watchdog it arms (UEFI 2.10 section 7.5.1),
  * on the fixture's clock: it expires on time and stops the firmware
- * (FW_STOP_WATCHDOG), a new call replaces the last, 0 disables it, and
- * ExitBootServices disarms it. */
+ * (FW_STOP_WATCHDOG), a new call replaces the last, 0 disables it,
+ * ExitBootServices disarms it, and an application can be started with
+ * it armed, as a boot manager starts a boot option (section 3.1.2). */
 #include "fw_fixture.h"
 #include "../../firmware-stub/events.h"
 #include "../../firmware-stub/watchdog.h"
@@ -183,6 +184,23 @@ START_TEST(watchdog_resumed_keeps_the_time_it_had_left)
 }
 END_TEST
 
+/* fw_config.watchdog_seconds: armed as the image starts, with code 0 and
+ * no data, as EDK2's boot manager does (EfiBootManagerBoot). */
+START_TEST(watchdog_armed_by_the_config_as_the_image_starts)
+{
+    ck_assert(!firmware_watchdog_armed(&fw));   /* the fixture's: none */
+    struct fw_config cfg = fw.cfg;
+    cfg.watchdog_seconds = 300;
+    firmware_free(&fw);
+    ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
+    ck_assert(firmware_watchdog_armed(&fw));
+    ck_assert_uint_eq(firmware_watchdog_left_ns(&fw), 300 * S_NS);
+    advance_clock_ns(300 * S_NS);
+    ck_assert(firmware_watchdog_check(&fw));
+    ck_assert_uint_eq(fw.stop_status, 0);
+}
+END_TEST
+
 START_TEST(set_watchdog_timer_traces_its_time_code_and_data)
 {
     uint64_t data = put_ucs2("sd-boot");
@@ -204,6 +222,6 @@ Suite *fw_watchdog_suite(void)
         watchdog_data_outside_ram_is_refused, watchdog_longest_timeout_does_not_wrap, watchdog_armed_lets_a_halt_end,
         watchdog_armed_ends_a_wait_nothing_else_can,
         watchdog_resumed_keeps_the_time_it_had_left,
-        set_watchdog_timer_traces_its_time_code_and_data, NULL });
+        watchdog_armed_by_the_config_as_the_image_starts, set_watchdog_timer_traces_its_time_code_and_data, NULL });
     return s;
 }

@@ -30,8 +30,9 @@
     X(END_TIMEOUT, "timeout", (EXIT_TIMEOUT), \
       "--timeout ran out, or the guest asked for a wait (Stall) that would outlast it") \
     X(END_WATCHDOG, "watchdog", (EXIT_WATCHDOG), \
-      "the firmware's watchdog expired before ExitBootServices (armed by the image's SetWatchdogTimer): the " \
-      "platform reset, which the guest did not ask for; a line of the log names the WatchdogCode and WatchdogData") \
+      "the firmware's watchdog expired before ExitBootServices (armed by the image's SetWatchdogTimer, by " \
+      "--watchdog, or for 300 s as an EFI application starts): the platform reset, which the guest did not ask " \
+      "for; a line of the log names the WatchdogCode and WatchdogData") \
     X(END_STOP_UNREACHED, "stop-unreached", (EXIT_STOP_UNREACHED), \
       "--stop-at ebs: the run would have succeeded (the guest reset, powered off or wrote 0 to the exit port, or " \
       "the image ended) but never reached the kernel's entry after a successful ExitBootServices") \
