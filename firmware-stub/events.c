@@ -24,7 +24,6 @@
 #include "log.h"
 #include "system_table.h"
 #include "trace_decode.h"
-#include "watchdog.h"
 #include "width.h"
 
 #define CREATE_EVENT_HANDLE   4   /* CreateEvent's EFI_EVENT *Event; CreateEventEx's EventGroup is before it */
@@ -221,7 +220,7 @@ bool firmware_timer_armed(const struct firmware *fw)
 
 bool firmware_halt_can_end(const struct firmware *fw)
 {
-    return firmware_timer_armed(fw) || key_pending(fw) || firmware_watchdog_armed(fw);
+    return firmware_timer_armed(fw) || key_pending(fw) || fw->watchdog.armed;   /* watchdog.c: it resets */
 }
 
 void fw_stop_timers(struct firmware *fw)
@@ -464,8 +463,8 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
     if (fw_notify_dispatch(fw, FW_NOTIFY_WAIT_AGAIN, EFI_NOT_READY))
         return EFI_NOT_READY;
     uint64_t wait;
-    /* An armed watchdog ends such a wait too: the platform resets. */
-    fw->waits_for_good = !next_due(fw, v, n, list, &wait) && !firmware_watchdog_armed(fw);
+    /* An armed watchdog ends such a wait too: the platform resets (watchdog.c). */
+    fw->waits_for_good = !next_due(fw, v, n, list, &wait) && !fw->watchdog.armed;
     if (fw->waits_for_good && !fw->events.stuck_reported) {
         fw_log(fw, "WaitForEvent on %llu event(s) that nothing will signal (no timer armed, no key left: see "
                "--keys) but another vCPU", (unsigned long long)n);
