@@ -359,12 +359,17 @@ static int set_fail_on(struct vmm_options *o, const char *list)
 }
 
 /* --help and --version end the run: 0 only when stdout took it all, as
- * for any output not written whole (docs/exit-status.md, status 3). */
+ * for any output not written whole (docs/exit-status.md, status 3). The
+ * write that failed may be one the printing made (stdio flushes a full
+ * buffer as it goes), with nothing left for the last flush to fail on:
+ * errno, zeroed before the printing, then holds its reason. */
 static _Noreturn void exit_printed(void)
 {
+    int printing = errno;
     errno = 0;
     if (fflush(stdout) || ferror(stdout)) {
-        vmm_log("stdout: write failed%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
+        int e = errno ? errno : printing;
+        vmm_log("stdout: write failed%s%s", e ? ": " : "", e ? strerror(e) : "");
         exit(EXIT_HOST);
     }
     exit(EXIT_OK);
@@ -373,6 +378,7 @@ static _Noreturn void exit_printed(void)
 static int show_version(struct vmm_options *o, const char *a)
 {
     (void)o, (void)a;
+    errno = 0;
     printf("handover %s\n", HANDOVER_VERSION);
     exit_printed();
 }
@@ -380,6 +386,7 @@ static int show_version(struct vmm_options *o, const char *a)
 static int show_help(struct vmm_options *o, const char *a)
 {
     (void)o, (void)a;
+    errno = 0;
     print_usage(stdout);
     exit_printed();
 }
