@@ -18,6 +18,7 @@
 #include "protocols.h"
 #include "system_table.h"
 #include "trace_decode.h"
+#include "watchdog.h"
 
 /* ---- TPL ---------------------------------------------------------------- */
 
@@ -103,8 +104,10 @@ static efi_status_t exit_boot_services(struct firmware *fw, const struct guest_v
     /* The timer tick stops, then the group's notify functions run before
      * boot services end, as in EDK2's CoreExitBootServices
      * (gTimer->SetTimerPeriod (gTimer, 0) first): no timer's function
-     * runs among them or after. */
+     * runs among them or after, and the watchdog, which a successful
+     * ExitBootServices disables (UEFI 2.10 section 7.5.1), fires no more. */
     fw_stop_timers(fw);
+    fw_watchdog_disarm(fw);
     fw_signal_event_group(fw, &GUID_EVENT_GROUP_EXIT_BOOT_SERVICES);
     if (fw_notify_dispatch(fw, FW_NOTIFY_EXIT_BOOT_SERVICES, EFI_SUCCESS))
         return EFI_SUCCESS;
@@ -136,16 +139,6 @@ static efi_status_t stall(struct firmware *fw, const struct guest_view *v, const
     (void)v;
     uint64_t microseconds = a[0];
     fw->sleep_ns = microseconds > UINT64_MAX / 1000 ? UINT64_MAX : microseconds * 1000;
-    return EFI_SUCCESS;
-}
-
-static efi_status_t set_watchdog_timer(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
-{
-    (void)v;
-    /* Recorded, and disarmed by ExitBootServices; a guest that stops
-     * making progress is ended by --timeout instead. */
-    uint64_t timeout = a[0];
-    fw->watchdog_seconds = timeout;
     return EFI_SUCCESS;
 }
 
@@ -295,7 +288,8 @@ const struct fw_service fw_boot_services[BS_COUNT] = {
        .decode = decode_exit_boot_services, .faults = FW_FAULT(EBS_STALE_KEY)),
     BS(BS_GET_NEXT_MONOTONIC_COUNT, .name = "GetNextMonotonicCount", .nargs = 1, .fn = get_next_monotonic_count),
     BS(BS_STALL, .name = "Stall", .nargs = 1, .fn = stall),
-    BS(BS_SET_WATCHDOG_TIMER, .name = "SetWatchdogTimer", .nargs = 4, .wide = FW_WIDE(1), .fn = set_watchdog_timer),
+    BS(BS_SET_WATCHDOG_TIMER, .name = "SetWatchdogTimer", .nargs = 4, .wide = FW_WIDE(1), .fn = fw_set_watchdog_timer,
+       .decode = fw_decode_set_watchdog_timer),
     BS(BS_CONNECT_CONTROLLER, .name = "ConnectController", .nargs = 4),
     BS(BS_DISCONNECT_CONTROLLER, .name = "DisconnectController", .nargs = 3),
     BS(BS_OPEN_PROTOCOL, .name = "OpenProtocol", .nargs = 6, .fn = fw_open_protocol, .decode = fw_decode_protocol,

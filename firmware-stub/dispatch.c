@@ -22,6 +22,7 @@
 #include "simple_fs.h"
 #include "tcg2.h"
 #include "trace_decode.h"
+#include "watchdog.h"
 #include "width.h"
 
 const struct fw_service *fw_service_of(unsigned id)
@@ -376,6 +377,8 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
         else
             status = EFI_INVALID_PARAMETER;
     }
+    /* Its time may have run out during the call, or since the last. */
+    firmware_watchdog_check(fw);
     if (fw->cfg.trace)
         trace_call(fw, s, id, &call->view, a, nargs, status, injected);
     fw->call = NULL;

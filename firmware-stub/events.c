@@ -49,7 +49,7 @@ static const struct { uint32_t type; const char *name; } event_types[] = {
 };
 #define NTYPES (sizeof(event_types) / sizeof(event_types[0]))
 
-static uint64_t now_ns(const struct firmware *fw)
+uint64_t fw_now_ns(const struct firmware *fw)
 {
     if (fw->cfg.clock_ns)
         return fw->cfg.clock_ns();
@@ -197,7 +197,7 @@ static struct fw_event *first_due(struct firmware *fw, uint64_t now, bool notify
  * fires. */
 static void poll_timers(struct firmware *fw, bool notify_only)
 {
-    uint64_t now = now_ns(fw);
+    uint64_t now = fw_now_ns(fw);
     for (struct fw_event *e; (e = first_due(fw, now, notify_only));) {
         set_signaled(fw, e);
         if (!e->periodic)
@@ -220,7 +220,7 @@ bool firmware_timer_armed(const struct firmware *fw)
 
 bool firmware_halt_can_end(const struct firmware *fw)
 {
-    return firmware_timer_armed(fw) || key_pending(fw);
+    return firmware_timer_armed(fw) || key_pending(fw) || fw->watchdog.armed;   /* watchdog.c: it resets */
 }
 
 void fw_stop_timers(struct firmware *fw)
@@ -321,7 +321,7 @@ efi_status_t fw_set_timer(struct firmware *fw, const struct guest_view *v, const
      * whose timer is due again as it returns would run for ever, and its
      * caller never go on. */
     e->period = !e->periodic ? 0 : ns < FW_TIMER_TICK_NS ? FW_TIMER_TICK_NS : ns;
-    e->due = now_ns(fw) + ns;
+    e->due = fw_now_ns(fw) + ns;
     return EFI_SUCCESS;
 }
 
@@ -410,7 +410,7 @@ static bool timer_sooner(const struct fw_event *e, uint64_t now, uint64_t *wait)
  * will ever signal them (the guest, waiting, cannot either). */
 static bool next_due(struct firmware *fw, const struct guest_view *v, uint64_t n, uint64_t list, uint64_t *wait)
 {
-    uint64_t now = now_ns(fw);
+    uint64_t now = fw_now_ns(fw);
     bool any = false;
     *wait = FW_WAIT_MAX_NS;
     for (uint64_t i = 0; i < n; i++) {
@@ -443,9 +443,9 @@ static void queue_wait_notifies(struct firmware *fw, const struct guest_view *v,
  * nothing signaled it returns at once and the vCPU makes the same call
  * again, once the vCPU has slept (struct firmware.sleep_ns) until the
  * earliest timer is due, or FW_WAIT_MAX_NS; so --timeout and signals
- * stay prompt, and each round is a line of the trace. With no timer and
- * no key to come, only another vCPU could signal the events: the call
- * says so (struct firmware.waits_for_good). */
+ * stay prompt, and each round is a line of the trace. With no timer, no
+ * key to come and no watchdog armed, only another vCPU could signal the
+ * events: the call says so (struct firmware.waits_for_good). */
 efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t n = a[0], list = a[1], index_ptr = a[2], index;
@@ -463,7 +463,8 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
     if (fw_notify_dispatch(fw, FW_NOTIFY_WAIT_AGAIN, EFI_NOT_READY))
         return EFI_NOT_READY;
     uint64_t wait;
-    fw->waits_for_good = !next_due(fw, v, n, list, &wait);
+    /* An armed watchdog ends such a wait too: the platform resets (watchdog.c). */
+    fw->waits_for_good = !next_due(fw, v, n, list, &wait) && !fw->watchdog.armed;
     if (fw->waits_for_good && !fw->events.stuck_reported) {
         fw_log(fw, "WaitForEvent on %llu event(s) that nothing will signal (no timer armed, no key left: see "
                "--keys) but another vCPU", (unsigned long long)n);

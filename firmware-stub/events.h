@@ -18,14 +18,17 @@ fw_decoder fw_decode_create_event;
 fw_decoder fw_decode_set_timer;
 fw_decoder fw_decode_wait_for_event;
 fw_decoder fw_decode_event;
+/* The firmware's clock: ns of CLOCK_MONOTONIC, or of cfg.clock_ns. */
+uint64_t fw_now_ns(const struct firmware *fw);
 /* Make ConIn.WaitForKey, the first event (fw->events.wait_for_key). */
 void fw_events_init(struct firmware *fw);
 /* Whether some open event has a timer set (a notify function's or one
  * CheckEvent or WaitForEvent would find signaled once due). */
 bool firmware_timer_armed(const struct firmware *fw);
 /* Whether an application halted to wait (HLT) could find something new
- * when a firmware's timer tick woke it: a timer armed, or a --keys key
- * left for ReadKeyStroke (vmm/kvm/halt_wake.c). */
+ * when a firmware's timer tick woke it: a timer armed, a --keys key left
+ * for ReadKeyStroke, or the watchdog armed, which resets the platform
+ * (vmm/kvm/halt_wake.c). */
 bool firmware_halt_can_end(const struct firmware *fw);
 /* Disarm every timer, and every one SetTimer sets from then on:
  * ExitBootServices stops the timer tick. */

@@ -96,6 +96,7 @@ enum fw_stop {
     FW_STOP_EXIT,        /* the top-level image called BS->Exit, or returned from its entry point */
     FW_STOP_RESET,       /* RT->ResetSystem */
     FW_STOP_REFUSED,     /* Secure Boot refused the top-level image before it started */
+    FW_STOP_WATCHDOG,    /* the watchdog expired in boot services: the platform resets (watchdog.c) */
 };
 
 struct fw_config {
@@ -122,6 +123,9 @@ struct fw_config {
      * give a clock they advance by hand, and no test depends on how fast the
      * host runs it. */
     uint64_t (*clock_ns)(void);
+    /* The watchdog armed as the image starts, in seconds; 0: none (as
+     * a boot manager arms it before a boot option, watchdog.c). */
+    uint64_t watchdog_seconds;
 };
 
 struct fw_variable;
@@ -182,6 +186,17 @@ struct fw_tpm {
     uint64_t final_table, final_size, final_capacity, final_events;
     bool log_handed_out;         /* GetEventLog(EFI_TCG2_EVENT_LOG_FORMAT_TCG_2) called */
     bool truncated;              /* an event did not fit in the log */
+};
+
+/* The watchdog timer (UEFI 2.10 section 7.5.1, watchdog.c): its time on
+ * the firmware's clock, and what it logs when it expires. */
+#define FW_WATCHDOG_DATA_MAX 64   /* WatchdogData's string kept, in CHAR16s, its NUL included */
+struct fw_watchdog {
+    bool armed;
+    uint64_t seconds;            /* the Timeout set */
+    uint64_t due;                /* ns of the firmware's clock */
+    uint64_t code;               /* WatchdogCode */
+    char data[FW_WATCHDOG_DATA_MAX];   /* WatchdogData's string in ASCII (another CHAR16 is ?); "" when none */
 };
 
 /* An event CreateEvent made. Times are nanoseconds of the firmware's clock (struct fw_config.clock_ns). */
@@ -319,7 +334,7 @@ struct firmware {
     /* This call changed the firmware's page tables (memattr.c): the vCPU
      * must not return on translations it cached before (vmm/kvm/run.c). */
     bool tables_changed;
-    uint64_t watchdog_seconds;
+    struct fw_watchdog watchdog;
     struct fw_events events;
     size_t keys_taken;           /* bytes of cfg.keys ReadKeyStroke has returned */
 
@@ -342,7 +357,7 @@ struct firmware {
 
     enum fw_stop stop;
     uint64_t stop_status;        /* the image's EFI_STATUS (FW_STOP_EXIT), the refusal's (FW_STOP_REFUSED),
-                                  * ResetSystem's type */
+                                  * ResetSystem's type, the WatchdogCode (FW_STOP_WATCHDOG) */
 };
 
 /* What the VMM hands over on each call: the Microsoft x64 ABI registers and

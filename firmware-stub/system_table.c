@@ -70,7 +70,6 @@ efi_status_t fw_finish_exit_boot_services(struct firmware *fw, uint64_t map_key)
     if (map_key != fw->map.key)
         fw_log(fw, "guest bug: an ExitBootServices notify function changed the memory map");
     fw->phase = FW_PHASE_RUNTIME;
-    fw->watchdog_seconds = 0;
     /* The boot-time fields of the system table go (as EDK2's
      * CoreExitBootServices does), so a stale use faults visibly. */
     if (fw_ia32(fw)) {

@@ -16,6 +16,7 @@
 #include "system_table.h"
 #include "ucs2.h"
 #include "variable_store.h"
+#include "watchdog.h"
 #include "width.h"
 
 _Static_assert(FW_RT_OFFSET >= FW_SYSTAB_OFFSET + sizeof(struct efi_system_table), "systab fits");
@@ -367,6 +368,7 @@ int firmware_init(struct firmware *fw, const struct guest_mem *gm, const struct 
     build_system_table(fw);
     if (install_rt_properties(fw))
         return -1;
+    fw_watchdog_arm(fw, cfg->watchdog_seconds);
     return cfg->secure_boot ? fw_secure_boot_init(fw) : 0;
 }
 

@@ -82,6 +82,11 @@ void fw_trace_status(struct fw_trace_out *o, const char *key, uint64_t val)
     fw_trace_str(o, key, efi_status_name(o->uintn == 4 ? efi_status_from32((uint32_t)val) : val));
 }
 
+char fw_trace_ascii(uint16_t c)
+{
+    return guest_text_printable(c) && c != '"' && c != '\\' ? (char)c : '?';
+}
+
 void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t addr)
 {
     uint16_t w[64];
@@ -89,8 +94,8 @@ void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t 
     long n = fw_read_ucs2(v, addr, w, 64);
     if (n < 0)
         return;
-    for (long i = 0; i <= n; i++)   /* JSON-safe: printable ASCII only */
-        s[i] = !w[i] ? 0 : (guest_text_printable(w[i]) && w[i] != '"' && w[i] != '\\') ? (char)w[i] : '?';
+    for (long i = 0; i <= n; i++)
+        s[i] = w[i] ? fw_trace_ascii(w[i]) : 0;
     fw_trace_str(o, "name", s);
 }
 

@@ -26,6 +26,8 @@ void fw_trace_status(struct fw_trace_out *o, const char *key, uint64_t val);
 void fw_trace_guid(struct fw_trace_out *o, const char *key, const struct guest_view *v, uint64_t addr);
 /* "memory_type": an EFI_MEMORY_TYPE by name. */
 void fw_trace_memory_type(struct fw_trace_out *o, uint32_t type);
+/* A CHAR16 as printable ASCII, JSON-safe: '?' for any other, '"' and '\\' too. */
+char fw_trace_ascii(uint16_t c);
 /* "name": a variable's UCS-2 name, printable ASCII only. */
 void fw_trace_name(struct fw_trace_out *o, const struct guest_view *v, uint64_t addr);
 /* The decoder of a lookup that shows only "protocol", its GUID

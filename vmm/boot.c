@@ -332,6 +332,22 @@ const char *vmm_image_status(const struct vmm *vm)
     return efi_status_name(vm->fw.stop_status);
 }
 
+/* The watchdog armed as the image starts: --watchdog's, or as a boot
+ * manager arms it before it starts a boot option (UEFI 2.10 section
+ * 3.1.2: "The watchdog must be set to a period of 5 minutes"), for an EFI
+ * application, which may disarm it (GRUB does at once). Not for a kernel:
+ * a boot manager starting one starts it behind its loader, and the stub,
+ * efi_main or efi_pe_entry, never disarms it, while an emulating KVM
+ * (about a million guest instructions a second) takes minutes to
+ * decompress a stock kernel before ExitBootServices (docs/kvm-hosts.md). */
+#define BOOT_MANAGER_WATCHDOG_S 300
+static unsigned watchdog_seconds(const struct vmm *vm)
+{
+    if (vm->opt.watchdog_given)
+        return vm->opt.watchdog;
+    return vm->placed.app ? BOOT_MANAGER_WATCHDOG_S : 0;
+}
+
 /* The firmware's inputs: its console and logs, the faults to inject, the
  * initrd it serves through LoadFile2, the command line as LoadOptions. */
 static struct fw_config firmware_config(struct vmm *vm)
@@ -347,7 +363,7 @@ static struct fw_config firmware_config(struct vmm *vm)
                                .initrd = loadfile2 ? vm->placed.initrd_data : NULL,
                                .initrd_size = loadfile2 ? vm->placed.initrd_size : 0,
                                .cmdline = load_options ? vm->placed.cmdline : NULL, .bits = vm->opt.firmware_bits,
-                               .secure_boot = vm->opt.secure_boot != NULL };
+                               .secure_boot = vm->opt.secure_boot != NULL, .watchdog_seconds = watchdog_seconds(vm) };
 }
 
 /* What every entry needs in guest memory before the image: the firmware,

@@ -217,6 +217,19 @@ static int set_timeout(struct vmm_options *o, const char *a)
     return parse_seconds("timeout", a, &o->timeout);
 }
 
+/* 0 is a setting here: no watchdog. */
+static int set_watchdog(struct vmm_options *o, const char *a)
+{
+    uint64_t v;
+    if (parse_count(a, &v) || v > 86400) {
+        vmm_log("--watchdog %s: give whole seconds, 0 (none) to 86400", a);
+        return -1;
+    }
+    o->watchdog = (unsigned)v;
+    o->watchdog_given = true;
+    return 0;
+}
+
 static int set_cell_timeout(struct vmm_options *o, const char *a)
 {
     return parse_seconds("cell-timeout", a, &o->cell_timeout);
@@ -346,12 +359,17 @@ static int set_fail_on(struct vmm_options *o, const char *list)
 }
 
 /* --help and --version end the run: 0 only when stdout took it all, as
- * for any output not written whole (docs/exit-status.md, status 3). */
+ * for any output not written whole (docs/exit-status.md, status 3). The
+ * write that failed may be one the printing made (stdio flushes a full
+ * buffer as it goes), with nothing left for the last flush to fail on:
+ * errno, zeroed before the printing, then holds its reason. */
 static _Noreturn void exit_printed(void)
 {
+    int printing = errno;
     errno = 0;
     if (fflush(stdout) || ferror(stdout)) {
-        vmm_log("stdout: write failed%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
+        int e = errno ? errno : printing;
+        vmm_log("stdout: write failed%s%s", e ? ": " : "", e ? strerror(e) : "");
         exit(EXIT_HOST);
     }
     exit(EXIT_OK);
@@ -360,6 +378,7 @@ static _Noreturn void exit_printed(void)
 static int show_version(struct vmm_options *o, const char *a)
 {
     (void)o, (void)a;
+    errno = 0;
     printf("handover %s\n", HANDOVER_VERSION);
     exit_printed();
 }
@@ -367,6 +386,7 @@ static int show_version(struct vmm_options *o, const char *a)
 static int show_help(struct vmm_options *o, const char *a)
 {
     (void)o, (void)a;
+    errno = 0;
     print_usage(stdout);
     exit_printed();
 }
@@ -407,6 +427,13 @@ static const struct option_def options[] = {
                  "jumps to the kernel; print the boot_params it built and\n"
                  "check its e820 table against the firmware's memory map", set_stop_at),
     OPT_CALLBACK("timeout", required_argument, "SEC", "give up after SEC seconds with exit status 124", set_timeout),
+    OPT_CALLBACK("watchdog", required_argument, "SEC",
+                 "the firmware's watchdog, armed as the image starts (UEFI\n"
+                 "2.10 section 3.1.2), the image's SetWatchdogTimer calls\n"
+                 "re-arming or disarming it; expiring before ExitBootServices,\n"
+                 "it resets the platform: exit status 12 (default 300 for an\n"
+                 "EFI application, as a boot manager arms it; none for a\n"
+                 "bzImage, whose stub never disarms it; 0: none)", set_watchdog),
     OPT_CALLBACK("load-addr", required_argument, "ADDR", "load the kernel at ADDR instead of pref_address",
                  set_load_addr),
     OPT_STRING("exec", exec, "CMD",

@@ -41,6 +41,8 @@ struct vmm_options {
     enum stop_at stop_at;
     unsigned timeout;         /* seconds, 0: none */
     unsigned cell_timeout;    /* --cell-timeout: seconds per sweep cell, 0: see fault_sweep.c */
+    unsigned watchdog;        /* --watchdog: seconds, 0: none */
+    bool watchdog_given;      /* --watchdog was on the command line (else: 300 s for an EFI application) */
     uint64_t load_addr;       /* 0: pref_address */
     const char *trace_path;   /* --trace-efi[=FILE] */
     bool no_emulation_fallbacks;

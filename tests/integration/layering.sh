@@ -34,6 +34,7 @@ FIRMWARE_RANKS=(
     "esp_volume"                                                 # the --esp volume, its paths and disk, which LoadImage reads
     "simple_fs block_io"                                         # its file system, and its disk's protocol
     "memory protocols events image console rng loadfile2 acpi memattr tcg2 variables"   # the services
+    "watchdog"                                                   # the watchdog, on the timers' clock
     "boot_services runtime_services inject boot_measurements"    # tables of several files' services; the faults;
                                                                  # the firmware's own measurements
     "esp dispatch tables firmware"                               # --esp's two halves, the dispatch, the building,

@@ -1124,6 +1124,26 @@ expect halt-after-ebs-said 0 '^reboot: System halted' 'guest halted: the kernel 
 expect halt-after-ebs-exec 8 '^reboot: System halted' 'end: exec-status-unknown, exit status 8' \
     -- "$HO" --timeout 600 --initrd "$PAYLOAD" --exec true --cmdline 'payload=halt-after-ebs payload.say-halted' \
        "$PAYLOAD"
+# The firmware's watchdog (UEFI 2.10 section 7.5.1): armed for 2 s by the
+# guest, it resets the platform while the guest loops making no call,
+# halts with interrupts off, or stalls past it, long before --timeout; a
+# reset the guest did not ask for is no success (end reason watchdog,
+# exit status 12), and a line of the log names its code and data.
+# Disarmed (0), it never expires. --watchdog arms it for a bzImage too.
+WATCHDOG_EXPIRED="the firmware's watchdog expired: 2 s set, WatchdogCode 0x48414e444f564552, WatchdogData \"payload stuck\""
+expect watchdog-spin 12 'payload: watchdog armed' "$WATCHDOG_EXPIRED" 'end: watchdog, exit status 12$' '!end: timeout' \
+    -- "$HO" --timeout 300 --report "$OUT/watchdog-spin.json" --cmdline payload=watchdog-spin "$PAYLOAD"
+expect watchdog-spin-report 0 '^watchdog 12$' -- python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["end_reason"], r["exit_status"])' "$OUT/watchdog-spin.json"
+expect watchdog-halt 12 'payload: watchdog armed' "$WATCHDOG_EXPIRED" 'end: watchdog, exit status 12$' \
+    -- "$HO" --timeout 300 --cmdline payload=watchdog-halt "$PAYLOAD"
+expect watchdog-stall 12 'payload: watchdog armed' "$WATCHDOG_EXPIRED" 'end: watchdog, exit status 12$' '!timeout:' \
+    -- "$HO" --timeout 30 --cmdline payload=watchdog-stall "$PAYLOAD"
+expect watchdog-disarmed 0 'payload: watchdog armed' 'ok [0-9]+ - stall_past_the_disarmed_watchdog' \
+    'payload: done, 0 failures' '!not ok' -- "$HO" --timeout 60 --cmdline payload=watchdog-disarmed "$PAYLOAD"
+expect watchdog-option 12 "the firmware's watchdog expired: 2 s set, WatchdogCode 0x0, WatchdogData \"\"" \
+    'end: watchdog, exit status 12$' -- "$HO" --timeout 300 --watchdog 2 --cmdline payload=loop "$PAYLOAD"
 expect triple-fault 4 'triple fault' 'registers of vCPU 0: rip=' -- "$HO" --timeout 60 --cmdline payload=triple-fault "$PAYLOAD"
 # cmdline_size counts the bytes without the terminating zero (boot.rst): a
 # line of 24 bytes boots a kernel whose cmdline_size is 24, one of 25 is

@@ -1939,6 +1939,37 @@ static NORETURN void mode_halt_after_ebs(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* watchdog modes: SetWatchdogTimer, then a wait no call ends          */
+
+enum watchdog_wait { WATCHDOG_SPIN, WATCHDOG_HALT, WATCHDOG_STALL, WATCHDOG_DISARMED };
+
+#define WATCHDOG_CODE 0x48414e444f564552ull   /* "HANDOVER": above the codes the firmware reserves, 0-0xFFFF */
+
+/* A 2 s watchdog (UEFI 2.10 section 7.5.1), then a loop with no call, a
+ * HLT with interrupts off, or Stall(60 s): the watchdog expires and the
+ * platform resets. Disarmed (a Timeout of 0) before a Stall longer than
+ * it, it never expires. */
+static NORETURN void mode_watchdog(enum watchdog_wait wait)
+{
+    static efi_char16_t data[] = u"payload stuck";
+    check_status(g.bs->set_watchdog_timer(2, WATCHDOG_CODE, sizeof(data), data), EFI_SUCCESS, "set_watchdog_timer_2_s");
+    print("payload: watchdog armed\n");
+    if (wait == WATCHDOG_DISARMED) {
+        check_status(g.bs->set_watchdog_timer(0, 0, 0, NULL), EFI_SUCCESS, "set_watchdog_timer_0");
+        check_status(g.bs->stall(3 * 1000 * 1000), EFI_SUCCESS, "stall_past_the_disarmed_watchdog");
+        finish();
+    }
+    for (;;) {
+        if (wait == WATCHDOG_HALT)
+            asm volatile("cli; hlt");
+        else if (wait == WATCHDOG_STALL)
+            g.bs->stall(60 * 1000 * 1000);
+        else
+            asm volatile("pause");
+    }
+}
+
+/* ------------------------------------------------------------------ */
 /* notify mode: the firmware calls the payload's notify functions     */
 
 enum { NOTIFY_SIGNALED, NOTIFY_GROUP_A, NOTIFY_GROUP_B, NOTIFY_WAIT_SIGNALS, NOTIFY_EBS, NOTIFY_KINDS };
@@ -2337,6 +2368,14 @@ static NORETURN void payload_main(void)
         mode_memattr(true);
     if (word_is(mode, "secure-boot"))
         mode_secure_boot();
+    if (word_is(mode, "watchdog-spin"))
+        mode_watchdog(WATCHDOG_SPIN);
+    if (word_is(mode, "watchdog-halt"))
+        mode_watchdog(WATCHDOG_HALT);
+    if (word_is(mode, "watchdog-stall"))
+        mode_watchdog(WATCHDOG_STALL);
+    if (word_is(mode, "watchdog-disarmed"))
+        mode_watchdog(WATCHDOG_DISARMED);
 
     size_t n = 0;
     while (mode[n] && !is_space(mode[n]))

@@ -12,6 +12,7 @@ int main(void)
         add_files_suite, guest_mem_suite,
         fw_tables_suite, fw_memory_suite, fw_exit_boot_services_suite, fw_variables_suite, fw_protocols_suite,
         fw_rng_suite, fw_tcg2_suite, fw_memattr_suite, fw_image_suite, fw_events_suite, fw_console_suite, fw_runtime_suite, fw_misc_services_suite,
+        fw_watchdog_suite,
         fw_dispatch_suite, fw_inject_suite, fw_ia32_suite, fw_acpi_suite, secure_boot_suite, x86_setup_suite, cpuid_suite, emulate_suite,
         devices_suite, inject_suite, service_table_suite, simple_fs_suite, esp_disk_suite, fw_block_io_suite, verdict_suite,
         report_suite, sweep_suite, options_suite,

@@ -28,6 +28,7 @@ Suite *fw_events_suite(void);  /* test_fw_events.c: events, timers, TPLs, notify
 Suite *fw_console_suite(void); /* test_fw_console.c: ConOut, ConIn, --keys */
 Suite *fw_runtime_suite(void); /* test_fw_runtime.c: SetVirtualAddressMap, GetTime, ResetSystem */
 Suite *fw_misc_services_suite(void); /* test_fw_misc_services.c: CRC32, CopyMem, SetMem, Stall... */
+Suite *fw_watchdog_suite(void);   /* test_fw_watchdog.c: SetWatchdogTimer, and the watchdog's expiry */
 Suite *fw_dispatch_suite(void);   /* test_fw_dispatch.c: hostile arguments, unknown IDs, log, trace */
 Suite *fw_inject_suite(void);  /* test_fw_inject.c: injected faults met through the services */
 Suite *fw_ia32_suite(void);    /* test_fw_ia32.c: an IA-32 firmware's layouts, arguments and outputs */

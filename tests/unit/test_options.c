@@ -124,6 +124,30 @@ START_TEST(result_files_after_a_refused_option_are_known)
 }
 END_TEST
 
+/* --watchdog: whole seconds, 0 (none) to a day; given or not is kept, so
+ * an EFI application without it gets a boot manager's 300 s (boot.c). */
+START_TEST(watchdog_takes_seconds_and_zero)
+{
+    struct vmm_options o;
+    char *none[] = { "handover", "app.efi", NULL };
+    ck_assert_int_eq(parse_words(none, &o), 0);
+    ck_assert(!o.watchdog_given);
+    char *off[] = { "handover", "--watchdog", "0", "app.efi", NULL };
+    ck_assert_int_eq(parse_words(off, &o), 0);
+    ck_assert(o.watchdog_given);
+    ck_assert_uint_eq(o.watchdog, 0);
+    char *day[] = { "handover", "--watchdog=86400", "app.efi", NULL };
+    ck_assert_int_eq(parse_words(day, &o), 0);
+    ck_assert_uint_eq(o.watchdog, 86400);
+    char *longer[] = { "handover", "--watchdog", "86401", "app.efi", NULL };
+    assert_refused_saying(longer, "--watchdog 86401: give whole seconds, 0 (none) to 86400");
+    char *unit[] = { "handover", "--watchdog", "5s", "app.efi", NULL };
+    assert_refused_saying(unit, "--watchdog 5s: give whole seconds");
+    char *negative[] = { "handover", "--watchdog", "-1", "app.efi", NULL };
+    assert_refused_saying(negative, "--watchdog -1: give whole seconds");
+}
+END_TEST
+
 Suite *options_suite(void)
 {
     Suite *s = suite_create("options");
@@ -135,6 +159,7 @@ Suite *options_suite(void)
     tcase_add_test(tc, empty_paths_are_refused_as_read);
     tcase_add_test(tc, refused_option_is_named_as_given);
     tcase_add_test(tc, result_files_after_a_refused_option_are_known);
+    tcase_add_test(tc, watchdog_takes_seconds_and_zero);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -276,6 +276,7 @@ START_TEST(fault_outcome_each_outcome)
                      FAULT_CRASHED);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_HOST }), FAULT_CRASHED);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_TIMEOUT }), FAULT_HUNG);
+    ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_WATCHDOG }), FAULT_HUNG);
     ck_assert_int_eq(outcome(1, 1, 1, (struct fault_run){ .exit_status = EXIT_E820_MISMATCH, .reached_ebs = true,
                                                           .e820_mismatch = true }),
                      FAULT_BAD_E820);
@@ -663,6 +664,7 @@ START_TEST(end_reason_each_reason)
         { RUN(.fault_sweep = true, .exit_status = EXIT_OK), "sweep-done" },
         { RUN(.fault_sweep = true, .exit_status = EXIT_SWEEP_FAILED), "sweep-cells-failed" },
         { RUN(.timed_out = true, .exit_status = EXIT_TIMEOUT), "timeout" },
+        { RUN(.watchdog = true, .exit_status = EXIT_WATCHDOG), "watchdog" },
         { RUN(.stop_at_ebs = true, .reached_runtime = true, .stop_unreached = true, .exit_status = EXIT_STOP_UNREACHED),
           "stop-unreached" },
         { RUN(.exit_port = true, .exit_port_status = 3, .exit_status = 3), "guest-status" },

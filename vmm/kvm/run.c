@@ -13,6 +13,7 @@
 #include "../vmm.h"
 #include "../x86/x86_setup.h"
 #include "halt_wake.h"
+#include "../../firmware-stub/watchdog.h"
 
 static volatile sig_atomic_t timed_out;
 static volatile sig_atomic_t stop_signal;   /* SIGINT, SIGTERM, SIGQUIT or SIGHUP received */
@@ -355,7 +356,8 @@ static bool wait_outlasts_timeout(struct vcpu *c, unsigned id)
     struct vmm *vm = c->vm;
     const struct run_options *o = &vm->run.opt;
     double left = o->timeout - (clock_since_start() - vm->run.started);
-    if (!o->timeout || (double)c->sleep_ns / 1e9 <= left)
+    /* The watchdog, if it expires first, ends the wait (firmware_sleep). */
+    if (!o->timeout || (double)c->sleep_ns / 1e9 <= left || (double)firmware_watchdog_left_ns(&vm->fw) / 1e9 < left)
         return false;
     vm->run.timed_out = true;
     c->sleep_ns = 0;
@@ -365,6 +367,20 @@ static bool wait_outlasts_timeout(struct vcpu *c, unsigned id)
     report_last_line(vm);
     report_exits(vm);
     return true;
+}
+
+/* The firmware's watchdog expired in boot services (firmware-stub/
+ * watchdog.c): the platform resets, which the guest did not ask for, so
+ * the run ends as no success, the code and data the guest gave said. */
+static int watchdog_reset(struct vmm *vm)
+{
+    const struct fw_watchdog *w = &vm->fw.watchdog;
+    fflush(stdout);
+    vmm_log("the firmware's watchdog expired: %llu s set, WatchdogCode 0x%llx, WatchdogData \"%s\"; the platform "
+            "resets (UEFI 2.10 section 7.5.1)", (unsigned long long)w->seconds, (unsigned long long)w->code, w->data);
+    report_last_line(vm);
+    report_exits(vm);
+    return EXIT_WATCHDOG;
 }
 
 /* The console showed the kernel's panic line. */
@@ -476,7 +492,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
     if (vm->fw.waits_for_good && vm->opt.cpus == 1)
         return guest_crash(c, "WaitForEvent on events that nothing can signal: no timer armed, no key left "
                            "(see --keys), no other vCPU (the application waits for good)");
-    c->sleep_ns = vm->fw.sleep_ns;
+    /* A call that stopped the firmware (its watchdog expired) waits for nothing. */
+    c->sleep_ns = vm->fw.stop == FW_RUN ? vm->fw.sleep_ns : 0;
     if (c->sleep_ns && wait_outlasts_timeout(c, id))
         return EXIT_TIMEOUT;
     run_hooks_after_call(vm, c, id, &call, r.rax);
@@ -500,6 +517,8 @@ static int hypercall(struct vcpu *c, uint32_t id)
         return image_ended(vm);
     case FW_STOP_RESET:
         return guest_restarted(vm);
+    case FW_STOP_WATCHDOG:
+        return watchdog_reset(vm);
     default:
         break;
     }
@@ -710,22 +729,41 @@ static bool run_stopping(struct vmm *vm)
     return stopping;
 }
 
+/* The next slice of a sleep with left ns to go: at most
+ * FW_SLEEP_SLICE_NS, and ending when the watchdog expires; 0 when it has
+ * expired (the run ends: its status in *rc). */
+static uint64_t sleep_slice(struct vmm *vm, uint64_t left, int *rc)
+{
+    pthread_mutex_lock(&vm->lock);
+    uint64_t ns = left < FW_SLEEP_SLICE_NS ? left : FW_SLEEP_SLICE_NS;
+    uint64_t watchdog = firmware_watchdog_left_ns(&vm->fw);
+    *rc = firmware_watchdog_check(&vm->fw) ? watchdog_reset(vm) : RUN_CONTINUE;
+    pthread_mutex_unlock(&vm->lock);
+    return *rc != RUN_CONTINUE ? 0 : watchdog < ns ? watchdog : ns;
+}
+
 /* The sleep a firmware call asked for (Stall, WaitForEvent), with
  * vm->lock released: all of it, as Stall waits at least the time asked
  * (UEFI 2.10 section 7.5.2), in slices of FW_SLEEP_SLICE_NS at most,
- * each after a look whether the run is ending. A slice a signal cuts
- * short ends the sleep: the VMM is stopping (stop_all signals each vCPU). */
-static void firmware_sleep(struct vcpu *c)
+ * each after a look whether the run is ending or the watchdog expired
+ * (the platform resets then, mid-wait). A slice a signal cuts short ends
+ * the sleep: the VMM is stopping (stop_all signals each vCPU). Returns
+ * RUN_CONTINUE, or the status the watchdog ended the run with. */
+static int firmware_sleep(struct vcpu *c)
 {
     uint64_t left = c->sleep_ns;
+    int rc = RUN_CONTINUE;
     c->sleep_ns = 0;
     while (left && !run_stopping(c->vm)) {
-        uint64_t ns = left < FW_SLEEP_SLICE_NS ? left : FW_SLEEP_SLICE_NS;
+        uint64_t ns = sleep_slice(c->vm, left, &rc);
+        if (rc != RUN_CONTINUE)
+            return rc;
         struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
         if (nanosleep(&ts, NULL))
-            return;
+            return RUN_CONTINUE;
         left -= ns;
     }
+    return RUN_CONTINUE;
 }
 
 /* Every vCPU halted for good after ExitBootServices (halt_wake.c). The
@@ -799,6 +837,10 @@ static int after_interrupted_run(struct vcpu *c, struct halt_waker *w)
         report_exits(vm);
         stopped = EXIT_TIMEOUT;
     }
+    /* The kick is the firmware's timer tick: the watchdog may expire
+     * while the guest runs on, making no call (a loop, a HLT). */
+    if (stopped == RUN_CONTINUE && w && firmware_watchdog_check(&vm->fw))
+        stopped = watchdog_reset(vm);
     if (stopped == RUN_CONTINUE)
         stopped = after_kick(w, c);
     return stopped;
@@ -830,10 +872,12 @@ static int run_loop(struct vcpu *c, struct halt_waker *w)
         if (rc >= 0 || rc == RUN_OBSERVER_DONE)
             return rc;
         if (c->sleeping) {
-            firmware_sleep(c);
+            rc = firmware_sleep(c);
             pthread_mutex_lock(&vm->lock);
             c->sleeping = false;
             pthread_mutex_unlock(&vm->lock);
+            if (rc != RUN_CONTINUE)
+                return rc;
         }
     }
 }
@@ -1053,8 +1097,8 @@ struct run_end vmm_run_end(const struct vmm *vm, int rc)
     return (struct run_end){
         .exit_status = rc, .write_failed = vm->files.write_failed, .started = vm->step == STEP_GUEST,
         .stopped_by_signal = vm->run.stopped_by_signal, .fault_sweep = vm->opt.fault_sweep,
-        .timed_out = vm->run.timed_out, .exit_port = vm->ctl.stop == GUEST_EXIT_PORT,
-        .exit_port_status = vm->ctl.exit_status,
+        .timed_out = vm->run.timed_out, .watchdog = vm->fw.stop == FW_STOP_WATCHDOG,
+        .exit_port = vm->ctl.stop == GUEST_EXIT_PORT, .exit_port_status = vm->ctl.exit_status,
         .panic = vm->console.panic.ended, .efi_exit = vm->fw.stop == FW_STOP_EXIT, .kunit = vm->opt.kunit,
         .exec = vm->opt.exec != NULL, .stop_at_ebs = vm->opt.stop_at == STOP_AT_EBS,
         .stop_unreached = vm->run.stop_unreached,

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "../../firmware-stub/guids.h"
+#include "../../firmware-stub/watchdog.h"
 #include "../devices/persist.h"
 #include "../host/clock.h"
 #include "../kvm/snapshot.h"
@@ -28,6 +29,7 @@ struct sweep_snapshot {
     struct console_line console;  /* the console's line being written */
     struct run_counters counters;
     struct mem_delta mem;   /* against the previous snapshot */
+    uint64_t watchdog_left_ns;   /* firmware_watchdog_left_ns at the save */
 };
 
 struct fault_sweep {
@@ -154,6 +156,7 @@ static int take_state(struct fault_sweep *sw, struct vcpu *c, unsigned id, struc
         return -1;
     }
     s->cpu.regs.rip = firmware_thunk(&vm->fw, id);
+    s->watchdog_left_ns = firmware_watchdog_left_ns(&vm->fw);
     int taken = firmware_copy(&s->fw, &vm->fw) ? -1 : take_memory(vm, sw, s);
     if (taken == 0)
         return 0;
@@ -383,6 +386,9 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
         vmm_log("fault sweep: out of memory for the firmware's variables");
         return -1;
     }
+    /* A cell starts later than its snapshot was taken: its watchdog has
+     * the time left it had then, not a deadline long past. */
+    firmware_watchdog_resume(&vm->fw, s->watchdog_left_ns);
     vm->fw.cfg.trace = NULL;
     vm->fw.cfg.log = log;
     /* The image's text stays out of the log the cell's ending is read

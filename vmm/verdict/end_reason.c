@@ -28,6 +28,8 @@ const char *end_reason(const struct run_end *e)
         return named(e->exit_status == EXIT_OK ? END_SWEEP_DONE : END_SWEEP_CELLS_FAILED);
     if (e->timed_out)
         return named(END_TIMEOUT);
+    if (e->watchdog)
+        return named(END_WATCHDOG);
     if (e->stop_unreached)
         return named(END_STOP_UNREACHED);
     /* The guest's byte is the status unless the run's own verdict made

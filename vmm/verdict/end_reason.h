@@ -29,6 +29,10 @@
       "--fault-sweep: cells failed by --fail-on or --sweep-baseline (stderr only)") \
     X(END_TIMEOUT, "timeout", (EXIT_TIMEOUT), \
       "--timeout ran out, or the guest asked for a wait (Stall) that would outlast it") \
+    X(END_WATCHDOG, "watchdog", (EXIT_WATCHDOG), \
+      "the firmware's watchdog expired before ExitBootServices (armed by the image's SetWatchdogTimer, by " \
+      "--watchdog, or for 300 s as an EFI application starts): the platform reset, which the guest did not ask " \
+      "for; a line of the log names the WatchdogCode and WatchdogData") \
     X(END_STOP_UNREACHED, "stop-unreached", (EXIT_STOP_UNREACHED), \
       "--stop-at ebs: the run would have succeeded (the guest reset, powered off or wrote 0 to the exit port, or " \
       "the image ended) but never reached the kernel's entry after a successful ExitBootServices") \
@@ -85,6 +89,7 @@ struct run_end {
     int stopped_by_signal;    /* 0: none */
     bool fault_sweep;         /* the run was a --fault-sweep */
     bool timed_out;           /* --timeout ran out, or a wait would outlast it */
+    bool watchdog;            /* the firmware's watchdog expired */
     bool exit_port;           /* the guest wrote exit_port_status to the exit port */
     int exit_port_status;
     bool panic;               /* the console showed a kernel panic */

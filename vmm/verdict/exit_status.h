@@ -38,6 +38,8 @@
                                     "after ExitBootServices") \
     STATUS(EXIT_BAD_IMAGE, 11, "bad image: the image file cannot be read, or is not an x86-64 bzImage or EFI " \
                                "application that handover can boot") \
+    STATUS(EXIT_WATCHDOG, 12, "the firmware's watchdog expired (SetWatchdogTimer, or --watchdog): the guest was " \
+                              "still in boot services when its time ran out, and the platform reset") \
     STATUS(EXIT_TIMEOUT, 124, "timeout") \
     RANGE(EXIT_BY_SIGNAL, EXIT_STATUS_STR(EXIT_SIGNAL_BASE) "+N", "stopped by signal N")
 

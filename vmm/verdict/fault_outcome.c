@@ -22,6 +22,7 @@ enum fault_outcome fault_outcome(const struct inject *in, enum inject_kind k, co
         return FAULT_BAD_E820;
     switch (run->exit_status) {
     case EXIT_TIMEOUT:
+    case EXIT_WATCHDOG:   /* still in boot services when the watchdog expired */
         return FAULT_HUNG;
     case EXIT_FIRMWARE_EXIT:
         return FAULT_FAILED_CLEANLY;
