@@ -416,8 +416,9 @@ static struct run_options cell_options(const struct fault_sweep *sw, const struc
 
 /* A cell's log (its run's lines, handover's own among them) on stderr,
  * each line marked: what made handover fail in it. */
-static void print_cell_log(const char *log)
+static void print_cell_log(const char *spec, const char *log)
 {
+    vmm_log("fault sweep: the log of cell %s:", spec);
     for (const char *l = log; l && *l;) {
         const char *nl = strchr(l, '\n');
         int n = nl ? (int)(nl - l) : (int)strlen(l);
@@ -436,9 +437,9 @@ static int judge_cell(struct fault_sweep *sw, unsigned i, int rc, const char *lo
     const struct fault_run run = vmm_fault_run(vm, rc);
     char why[64];
     if (!fault_run_judged(&run, why, sizeof(why))) {
-        vmm_log("fault sweep: cell %u of %u (%s) not judged: %s: no matrix; its log:", i + 1, sw->ncells, cell->spec,
-                why);
-        print_cell_log(log);
+        vmm_log("fault sweep: cell %u of %u not judged: %s: no matrix", i + 1, sw->ncells, why);
+        if (!run.signal)
+            print_cell_log(cell->spec, log);
         return run.signal ? EXIT_SIGNAL_BASE + run.signal : EXIT_HOST;
     }
     cell->status = rc;
