@@ -220,7 +220,9 @@ bool firmware_timer_armed(const struct firmware *fw)
 
 bool firmware_halt_can_end(const struct firmware *fw)
 {
-    return firmware_timer_armed(fw) || key_pending(fw) || fw->watchdog.armed;   /* watchdog.c: it resets */
+    /* Not the watchdog: its reset is no wake-up. A HLT or a wait that only
+     * the reset could end is reported at once, not minutes later. */
+    return firmware_timer_armed(fw) || key_pending(fw);
 }
 
 void fw_stop_timers(struct firmware *fw)
@@ -443,9 +445,10 @@ static void queue_wait_notifies(struct firmware *fw, const struct guest_view *v,
  * nothing signaled it returns at once and the vCPU makes the same call
  * again, once the vCPU has slept (struct firmware.sleep_ns) until the
  * earliest timer is due, or FW_WAIT_MAX_NS; so --timeout and signals
- * stay prompt, and each round is a line of the trace. With no timer, no
- * key to come and no watchdog armed, only another vCPU could signal the
- * events: the call says so (struct firmware.waits_for_good). */
+ * stay prompt, and each round is a line of the trace. With no timer and no
+ * key to come, only another vCPU could signal the events (an armed
+ * watchdog could only reset the platform): the call says so (struct
+ * firmware.waits_for_good). */
 efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t n = a[0], list = a[1], index_ptr = a[2], index;
@@ -463,8 +466,7 @@ efi_status_t fw_wait_for_event(struct firmware *fw, const struct guest_view *v, 
     if (fw_notify_dispatch(fw, FW_NOTIFY_WAIT_AGAIN, EFI_NOT_READY))
         return EFI_NOT_READY;
     uint64_t wait;
-    /* An armed watchdog ends such a wait too: the platform resets (watchdog.c). */
-    fw->waits_for_good = !next_due(fw, v, n, list, &wait) && !fw->watchdog.armed;
+    fw->waits_for_good = !next_due(fw, v, n, list, &wait);
     if (fw->waits_for_good && !fw->events.stuck_reported) {
         fw_log(fw, "WaitForEvent on %llu event(s) that nothing will signal (no timer armed, no key left: see "
                "--keys) but another vCPU", (unsigned long long)n);

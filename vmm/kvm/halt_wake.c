@@ -5,10 +5,11 @@
  * tick, and KVM's in-kernel LAPIC keeps the vCPU halted for good. So while
  * the firmware phase makes no call for a tick, a thread kicks vCPU 0 out
  * of KVM_RUN, and the run loop resumes it past the HLT when a timer is
- * armed (its notify function runs at the next call, events.c), a --keys
- * key is left to read or the watchdog is armed (its expiry is looked for
- * at each kick, run.c), or ends the run when none is: then nothing can
- * wake it.
+ * armed (its notify function runs at the next call, events.c) or a --keys
+ * key is left to read, or ends the run when neither: then nothing can
+ * wake it (an armed watchdog could only reset the platform, minutes
+ * later: the run ends now, saying why). The kick also looks for the
+ * watchdog's expiry (run.c) while the guest runs without calls.
  *
  * After ExitBootServices the guest owns its interrupts, and a kernel that
  * halts for good does `cli; hlt` on every CPU (kernel/reboot.c
