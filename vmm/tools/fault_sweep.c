@@ -111,13 +111,15 @@ static int take_memory(struct vmm *vm, struct fault_sweep *sw, struct sweep_snap
     uint64_t spent = sw->bytes + snapshot_bytes(s);
     if (sw->n + 1 > SWEEP_MAX_SNAPSHOTS || spent > vm->opt.sweep_memory)
         return MEM_DELTA_OVER_BUDGET;
+    bool known = sw->logged;
     if (sw->logging && vmm_dirty_pages(vm, sw->changed)) {
         vmm_log("fault sweep: going on comparing all of guest RAM at each snapshot");
         sw->logging = false;
+        known = false;   /* changed may hold part of a log */
     }
     int taken = mem_delta_take_pages(&s->mem, vm->mem.host, sw->ref, vm->mem.size,
                                      (vm->opt.sweep_memory - spent) / (GUEST_PAGE_SIZE + sizeof(uint64_t)),
-                                     sw->logged ? sw->changed : NULL);
+                                     known ? sw->changed : NULL);
     memset(sw->changed, 0, page_bitmap_bytes(vm));
     sw->logged = sw->logging;
     return taken;
