@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -35,8 +37,8 @@ static void teardown(void)
     log_capture_stop();
     DIR *d = opendir(dir);
     for (struct dirent *e; d && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlinkat(dirfd(d), e->d_name, 0);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && unlinkat(dirfd(d), e->d_name, 0))
+            unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
     if (d)
         closedir(d);
     rmdir(dir);
@@ -237,6 +239,52 @@ START_TEST(unwritable_path_is_refused_at_once)
 }
 END_TEST
 
+/* The test's directories a and b, b a bind mount of a, in a mount
+ * namespace of the child's own; the child ends with status 2 if it
+ * cannot make them. */
+static void bind_a_onto_b(void)
+{
+    char a[sizeof(dir) + 8], b[sizeof(dir) + 8];
+    snprintf(a, sizeof(a), "%s/a", dir);
+    snprintf(b, sizeof(b), "%s/b", dir);
+    if ((unshare(CLONE_NEWNS) && unshare(CLONE_NEWUSER | CLONE_NEWNS)) ||
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) || mount(a, b, NULL, MS_BIND, NULL))
+        _exit(2);
+}
+
+/* Through the bind mount: --kunit-json b/results.json, not made yet, is
+ * the --report a/results.json (else status 4), and b/x.json lies inside
+ * --esp a (else 8). */
+static void outputs_compared_across_a_bind_mount(void)
+{
+    bind_a_onto_b();
+    char in_a[sizeof(dir) + 32], in_b[sizeof(dir) + 32], esp[sizeof(dir) + 8], other[sizeof(dir) + 32];
+    snprintf(in_a, sizeof(in_a), "%s/a/results.json", dir);
+    snprintf(in_b, sizeof(in_b), "%s/b/results.json", dir);
+    snprintf(esp, sizeof(esp), "%s/a", dir);
+    snprintf(other, sizeof(other), "%s/b/x.json", dir);
+    const struct named_path report = { "--report", in_a, false }, esp_dir = { "--esp", esp, true };
+    bool same = vmm_output_clobbers("--kunit-json", in_b, &report, 1);
+    bool inside = vmm_output_clobbers("--report", other, &esp_dir, 1);
+    _exit((same ? 0 : 4) | (inside ? 0 : 8));
+}
+
+/* Two outputs, or an output and a directory the run reads, compared by
+ * inode, not by path: realpath(3) resolves symlinks, not bind mounts
+ * (mount(8) --bind), so the same file not made yet had two paths. */
+START_TEST(outputs_one_file_through_a_bind_mount)
+{
+    char sub[sizeof(dir) + 8];
+    snprintf(sub, sizeof(sub), "%s/a", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    snprintf(sub, sizeof(sub), "%s/b", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    int st = in_child(outputs_compared_across_a_bind_mount);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+END_TEST
+
 Suite *files_suite(void)
 {
     Suite *s = suite_create("files");
@@ -250,6 +298,7 @@ Suite *files_suite(void)
     tcase_add_test(tc, fifo_is_written_straight_through);
     tcase_add_test(tc, symlink_target_is_replaced);
     tcase_add_test(tc, unwritable_path_is_refused_at_once);
+    tcase_add_test(tc, outputs_one_file_through_a_bind_mount);
     suite_add_tcase(s, tc);
     return s;
 }

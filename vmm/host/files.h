@@ -77,14 +77,15 @@ struct named_path {
     bool dir;   /* a directory the run reads (--esp, --secure-boot, --snapshot) */
 };
 
-/* Whether the output PATH (for option WHAT) is, through any name or
- * symlink, the same regular file as one of the n named (the run's inputs
- * and its other outputs; WHAT's own entry is passed over), or, while it
- * does not exist, the same path (a whole output is made only at the
- * run's end, so another output's check cannot find it made), or lies inside
- * one of the named directories: opening it would truncate a file the run
- * reads (or put an empty file among them), or two outputs would write
- * into one file. True, logged, if so. */
+/* Whether the output PATH (for option WHAT) is, through any name,
+ * symlink or bind mount, the same regular file as one of the n named (the
+ * run's inputs and its other outputs; WHAT's own entry is passed over),
+ * or, while it does not exist, the same name in the same directory (a
+ * whole output is made only at the run's end, so another output's check
+ * cannot find it made), or lies inside one of the named directories:
+ * opening it would truncate a file the run reads (or put an empty file
+ * among them), or two outputs would write into one file. Directories are
+ * compared by inode. True, logged, if so. */
 bool vmm_output_clobbers(const char *what, const char *path, const struct named_path *named, unsigned n);
 
 /* Make sure descriptors 0, 1 and 2 are open (on /dev/null if they were
