@@ -97,6 +97,12 @@ START_TEST(old_file_stays_until_the_new_one_is_whole)
 }
 END_TEST
 
+/* Whether two stats are of one file, and the path's text is text. */
+static bool same_file_and_text(const struct stat *a, const struct stat *b, const char *text)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && !strcmp(text_of(path), text);
+}
+
 /* body run in a child over an earlier "old\n" at the path (it ends
  * the child itself); the child's wait status. */
 static int in_child(void (*body)(void))
@@ -208,6 +214,34 @@ START_TEST(fifo_is_written_straight_through)
 }
 END_TEST
 
+/* --report /dev/stdout >> ci.log: the run's stdout, a file the shell
+ * opened, is written through where it stands, not truncated nor renamed
+ * over (the shell's descriptor, and what it writes next, would then go to
+ * a file no name reaches); exits 0 when the log holds the earlier line and
+ * the report after it, in the same file. */
+static void report_to_a_redirected_stdout(void)
+{
+    struct stat before, after;
+    int log = open(path, O_WRONLY | O_APPEND);
+    if (log < 0 || dup2(log, STDOUT_FILENO) < 0 || fstat(STDOUT_FILENO, &before))
+        _exit(2);
+    struct whole_output o;
+    if (vmm_open_whole("--report", "/dev/stdout", &o))
+        _exit(3);
+    fputs("report\n", o.f);
+    if (vmm_whole_commit(&o) || stat(path, &after))
+        _exit(4);
+    _exit(same_file_and_text(&before, &after, "old\nreport\n") ? 0 : 5);
+}
+
+START_TEST(redirected_stdout_is_written_through)
+{
+    int st = in_child(report_to_a_redirected_stdout);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+END_TEST
+
 /* A symlink's target is replaced, in its own directory; the link stays. */
 START_TEST(symlink_target_is_replaced)
 {
@@ -296,6 +330,7 @@ Suite *files_suite(void)
     tcase_add_test(tc, discarded_leaves_no_file);
     tcase_add_test(tc, failed_write_is_never_put_in_place);
     tcase_add_test(tc, fifo_is_written_straight_through);
+    tcase_add_test(tc, redirected_stdout_is_written_through);
     tcase_add_test(tc, symlink_target_is_replaced);
     tcase_add_test(tc, unwritable_path_is_refused_at_once);
     tcase_add_test(tc, outputs_one_file_through_a_bind_mount);

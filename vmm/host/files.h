@@ -15,11 +15,12 @@
  * renamed over that file only when complete, after an fsync: PATH is only
  * ever the whole earlier file or the whole new one. A run killed before
  * then (SIGKILL, the OOM killer, a host crash) leaves PATH as it was and
- * nothing beside it (the unnamed file goes with the process). A FIFO or a
- * device (--report /dev/stdout) is written straight through. */
+ * nothing beside it (the unnamed file goes with the process). The run's
+ * own stdout or stderr (--report /dev/stdout, whatever file or pipe the
+ * shell made it), a FIFO or a device is written straight through. */
 struct whole_output {
     FILE *f;                   /* NULL: not open (never opened, or finished) */
-    int dir_fd;                /* PATH's directory; -1: a FIFO or device, written straight through */
+    int dir_fd;                /* PATH's directory; -1: stdout, stderr, a FIFO or device, written straight through */
     bool named_temp;           /* a file system without O_TMPFILE: the file has the name temp from the start */
     char name[NAME_MAX + 1];   /* PATH's last component, symlinks resolved */
     char temp[NAME_MAX + 1];   /* ".NAME.handover-PID": the name it is renamed from */
