@@ -377,8 +377,13 @@ uint64_t firmware_call(struct firmware *fw, unsigned id, const struct fw_call *c
         else
             status = EFI_INVALID_PARAMETER;
     }
-    /* Its time may have run out during the call, or since the last. */
-    firmware_watchdog_check(fw);
+    /* Its time may have run out during the call, or since the last: the
+     * platform resets there (UEFI 2.10 section 7.5.1), so the call waits
+     * for nothing, neither a Stall's time nor for good. */
+    if (firmware_watchdog_check(fw)) {
+        fw->sleep_ns = 0;
+        fw->waits_for_good = false;
+    }
     if (fw->cfg.trace)
         trace_call(fw, s, id, &call->view, a, nargs, status, injected);
     fw->call = NULL;

@@ -26,9 +26,9 @@ void fw_events_init(struct firmware *fw);
  * CheckEvent or WaitForEvent would find signaled once due). */
 bool firmware_timer_armed(const struct firmware *fw);
 /* Whether an application halted to wait (HLT) could find something new
- * when a firmware's timer tick woke it: a timer armed, a --keys key left
- * for ReadKeyStroke, or the watchdog armed, which resets the platform
- * (vmm/kvm/halt_wake.c). */
+ * when a firmware's timer tick woke it: a timer armed, or a --keys key
+ * left for ReadKeyStroke (vmm/kvm/halt_wake.c). Not the watchdog: its
+ * reset is no wake-up (events.c). */
 bool firmware_halt_can_end(const struct firmware *fw);
 /* Disarm every timer, and every one SetTimer sets from then on:
  * ExitBootServices stops the timer tick. */

@@ -530,6 +530,13 @@ expect report-to-stdout 0 '^not-started options$' \
     -- sh -c '"$0" --report /dev/stdout --frobnicate "$1" 2>/dev/null |
               python3 -c "import json, sys; r = json.load(sys.stdin); print(r[\"end_reason\"], r[\"not_started_at\"])"' \
     "$HO" "$PAYLOAD"
+# The run's stdout redirected to a file (>> a log): written through where
+# it stands, after the earlier line, not renamed over the log.
+expect report-to-stdout-appended 0 '^earlier$' '^not-started options$' \
+    -- sh -c 'echo earlier > "$2"; "$0" --report /dev/stdout --frobnicate "$1" >> "$2" 2>/dev/null
+              head -n 1 "$2"
+              tail -n +2 "$2" | python3 -c "import json, sys; r = json.load(sys.stdin); print(r[\"end_reason\"], r[\"not_started_at\"])"' \
+    "$HO" "$PAYLOAD" "$OUT/report-appended.log"
 mkfifo "$OUT/report-fifo"
 expect report-to-a-fifo 0 '^not-started options 2$' -- python3 -c '
 import json, os, subprocess, sys

@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -35,8 +37,8 @@ static void teardown(void)
     log_capture_stop();
     DIR *d = opendir(dir);
     for (struct dirent *e; d && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlinkat(dirfd(d), e->d_name, 0);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && unlinkat(dirfd(d), e->d_name, 0))
+            unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
     if (d)
         closedir(d);
     rmdir(dir);
@@ -94,6 +96,12 @@ START_TEST(old_file_stays_until_the_new_one_is_whole)
     ck_assert_str_eq(listing(), "report.json ");
 }
 END_TEST
+
+/* Whether two stats are of one file, and the path's text is text. */
+static bool same_file_and_text(const struct stat *a, const struct stat *b, const char *text)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && !strcmp(text_of(path), text);
+}
 
 /* body run in a child over an earlier "old\n" at the path (it ends
  * the child itself); the child's wait status. */
@@ -206,6 +214,34 @@ START_TEST(fifo_is_written_straight_through)
 }
 END_TEST
 
+/* --report /dev/stdout >> ci.log: the run's stdout, a file the shell
+ * opened, is written through where it stands, not truncated nor renamed
+ * over (the shell's descriptor, and what it writes next, would then go to
+ * a file no name reaches); exits 0 when the log holds the earlier line and
+ * the report after it, in the same file. */
+static void report_to_a_redirected_stdout(void)
+{
+    struct stat before, after;
+    int log = open(path, O_WRONLY | O_APPEND);
+    if (log < 0 || dup2(log, STDOUT_FILENO) < 0 || fstat(STDOUT_FILENO, &before))
+        _exit(2);
+    struct whole_output o;
+    if (vmm_open_whole("--report", "/dev/stdout", &o))
+        _exit(3);
+    fputs("report\n", o.f);
+    if (vmm_whole_commit(&o) || stat(path, &after))
+        _exit(4);
+    _exit(same_file_and_text(&before, &after, "old\nreport\n") ? 0 : 5);
+}
+
+START_TEST(redirected_stdout_is_written_through)
+{
+    int st = in_child(report_to_a_redirected_stdout);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+END_TEST
+
 /* A symlink's target is replaced, in its own directory; the link stays. */
 START_TEST(symlink_target_is_replaced)
 {
@@ -237,6 +273,52 @@ START_TEST(unwritable_path_is_refused_at_once)
 }
 END_TEST
 
+/* The test's directories a and b, b a bind mount of a, in a mount
+ * namespace of the child's own; the child ends with status 2 if it
+ * cannot make them. */
+static void bind_a_onto_b(void)
+{
+    char a[sizeof(dir) + 8], b[sizeof(dir) + 8];
+    snprintf(a, sizeof(a), "%s/a", dir);
+    snprintf(b, sizeof(b), "%s/b", dir);
+    if ((unshare(CLONE_NEWNS) && unshare(CLONE_NEWUSER | CLONE_NEWNS)) ||
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) || mount(a, b, NULL, MS_BIND, NULL))
+        _exit(2);
+}
+
+/* Through the bind mount: --kunit-json b/results.json, not made yet, is
+ * the --report a/results.json (else status 4), and b/x.json lies inside
+ * --esp a (else 8). */
+static void outputs_compared_across_a_bind_mount(void)
+{
+    bind_a_onto_b();
+    char in_a[sizeof(dir) + 32], in_b[sizeof(dir) + 32], esp[sizeof(dir) + 8], other[sizeof(dir) + 32];
+    snprintf(in_a, sizeof(in_a), "%s/a/results.json", dir);
+    snprintf(in_b, sizeof(in_b), "%s/b/results.json", dir);
+    snprintf(esp, sizeof(esp), "%s/a", dir);
+    snprintf(other, sizeof(other), "%s/b/x.json", dir);
+    const struct named_path report = { "--report", in_a, false }, esp_dir = { "--esp", esp, true };
+    bool same = vmm_output_clobbers("--kunit-json", in_b, &report, 1);
+    bool inside = vmm_output_clobbers("--report", other, &esp_dir, 1);
+    _exit((same ? 0 : 4) | (inside ? 0 : 8));
+}
+
+/* Two outputs, or an output and a directory the run reads, compared by
+ * inode, not by path: realpath(3) resolves symlinks, not bind mounts
+ * (mount(8) --bind), so the same file not made yet had two paths. */
+START_TEST(outputs_one_file_through_a_bind_mount)
+{
+    char sub[sizeof(dir) + 8];
+    snprintf(sub, sizeof(sub), "%s/a", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    snprintf(sub, sizeof(sub), "%s/b", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    int st = in_child(outputs_compared_across_a_bind_mount);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+END_TEST
+
 Suite *files_suite(void)
 {
     Suite *s = suite_create("files");
@@ -248,8 +330,10 @@ Suite *files_suite(void)
     tcase_add_test(tc, discarded_leaves_no_file);
     tcase_add_test(tc, failed_write_is_never_put_in_place);
     tcase_add_test(tc, fifo_is_written_straight_through);
+    tcase_add_test(tc, redirected_stdout_is_written_through);
     tcase_add_test(tc, symlink_target_is_replaced);
     tcase_add_test(tc, unwritable_path_is_refused_at_once);
+    tcase_add_test(tc, outputs_one_file_through_a_bind_mount);
     suite_add_tcase(s, tc);
     return s;
 }

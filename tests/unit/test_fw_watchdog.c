@@ -152,7 +152,9 @@ END_TEST
 
 /* WaitForEvent on ConIn.WaitForKey with no key to come is a wait for
  * good, the watchdog armed or not; a watchdog that expired before the
- * call still resets the platform there. */
+ * call still resets the platform there, and that call then waits for
+ * nothing: not for good (vmm/kvm/run.c ended such a run as a guest crash,
+ * exit status 4, with end reason watchdog), nor a Stall's time. */
 START_TEST(watchdog_armed_does_not_keep_a_dead_wait)
 {
     uint64_t key = put_u64(fw.events.wait_for_key), index_p = put_u64(0);
@@ -162,6 +164,14 @@ START_TEST(watchdog_armed_does_not_keep_a_dead_wait)
     advance_clock_ns(3 * S_NS);
     ck_assert_uint_eq(CALL(BS(WAIT_FOR_EVENT), 1, key, index_p), EFI_NOT_READY);
     ck_assert_int_eq(fw.stop, FW_STOP_WATCHDOG);
+    ck_assert(!fw.waits_for_good);
+    ck_assert_uint_eq(fw.sleep_ns, 0);
+    fw.stop = FW_RUN;
+    ck_assert_uint_eq(set_watchdog(1, 0x10000, 0, 0), EFI_SUCCESS);
+    advance_clock_ns(S_NS);
+    ck_assert_uint_eq(CALL(BS(STALL), 10 * 1000000), EFI_SUCCESS);
+    ck_assert_int_eq(fw.stop, FW_STOP_WATCHDOG);
+    ck_assert_uint_eq(fw.sleep_ns, 0);
 }
 END_TEST
 

@@ -68,54 +68,58 @@ FILE *vmm_open_output(const char *what, const char *path)
     return fd < 0 ? NULL : blocking_stream(what, path, fd, "w");
 }
 
-/* The output's absolute path, every symlink resolved: the file's own if
- * it exists; else where open(O_CREAT) would create it: a dangling
- * symlink's target (after links symlinks already, up to the kernel's 40),
- * or its directory's path and its name. False if none resolves (the open
- * then fails on its own). */
-static bool resolved_after(const char *path, char out[PATH_MAX], int links)
+/* path's directory (everything before its last slash: "/" for a name at
+ * the root, "." for a name alone) into dir, and its name; false if the
+ * directory is too long. */
+static bool split_path(const char *path, char dir[PATH_MAX], const char **name)
 {
-    if (realpath(path, out))
-        return true;
     const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX];
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if ((size_t)(slash - path) >= sizeof(dir))
+    size_t len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    *name = slash ? slash + 1 : path;
+    if (len >= PATH_MAX)
         return false;
-    else
-        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    char target[PATH_MAX], next[PATH_MAX];
-    ssize_t n = links < 40 ? readlink(path, target, sizeof(target) - 1) : -1;
-    if (n > 0) {
-        target[n] = 0;
-        int len = target[0] == '/' ? snprintf(next, sizeof(next), "%s", target)
-                                   : snprintf(next, sizeof(next), "%s/%s", dir, target);
-        return len < PATH_MAX && resolved_after(next, out, links + 1);
-    }
-    char real_dir[PATH_MAX];
-    if (!realpath(dir, real_dir))
-        return false;
-    const char *name = slash ? slash + 1 : path;
-    return snprintf(out, PATH_MAX, "%s/%s", strcmp(real_dir, "/") ? real_dir : "", name) < PATH_MAX;
+    snprintf(dir, PATH_MAX, "%.*s", slash ? (int)len : 1, slash ? path : ".");
+    return true;
 }
 
+/* The output's absolute path, every symlink resolved: the file's own if
+ * it exists; else where open(O_CREAT) would create it: a dangling
+ * symlink's target (up to the kernel's 40 symlinks), or its directory's
+ * path and its name. False if none resolves (the open then fails on its
+ * own). */
 static bool resolved_output(const char *path, char out[PATH_MAX])
 {
-    return resolved_after(path, out, 0);
+    char at[PATH_MAX], dir[PATH_MAX], target[PATH_MAX], real_dir[PATH_MAX];
+    const char *name;
+    if (snprintf(at, sizeof(at), "%s", path) >= PATH_MAX)
+        return false;
+    for (int links = 0; !realpath(at, out); links++) {
+        if (!split_path(at, dir, &name))
+            return false;
+        ssize_t n = links < 40 ? readlink(at, target, sizeof(target) - 1) : -1;
+        if (n <= 0)
+            return realpath(dir, real_dir) &&
+                   snprintf(out, PATH_MAX, "%s/%s", strcmp(real_dir, "/") ? real_dir : "", name) < PATH_MAX;
+        target[n] = 0;
+        int len = target[0] == '/' ? snprintf(at, sizeof(at), "%s", target)
+                                   : snprintf(at, sizeof(at), "%s/%s", dir, target);
+        if (len >= PATH_MAX)
+            return false;
+    }
+    return true;
 }
 
 /* real split into o's directory (opened) and name; -1 with errno. */
 static int open_directory(const char *real, struct whole_output *o)
 {
-    const char *slash = strrchr(real, '/');
     char dir[PATH_MAX];
-    snprintf(dir, sizeof(dir), "%.*s", slash == real ? 1 : (int)(slash - real), real);
-    if (strlen(slash + 1) > NAME_MAX) {
+    const char *name;
+    split_path(real, dir, &name);
+    if (strlen(name) > NAME_MAX) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    snprintf(o->name, sizeof(o->name), "%s", slash + 1);
+    snprintf(o->name, sizeof(o->name), "%s", name);
     snprintf(o->temp, sizeof(o->temp), ".%.200s.handover-%ld", o->name, (long)getpid());
     o->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     return o->dir_fd < 0 ? -1 : 0;
@@ -136,13 +140,48 @@ static int create_temp(struct whole_output *o)
     return openat(o->dir_fd, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
+/* The run's own stdout or stderr, if st is its file (by inode); else -1. */
+static int own_stream(const struct stat *st)
+{
+    struct stat fd_st;
+    for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+        if (fstat(fd, &fd_st) == 0 && same_inode(st, &fd_st))
+            return fd;
+    return -1;
+}
+
+/* A stream over a copy of the descriptor own, which writes where own
+ * stands (its offset, O_APPEND and all: one open file description); NULL
+ * logged. */
+static FILE *through_own_stream(const char *what, const char *path, int own)
+{
+    int fd = fcntl(own, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        vmm_log("%s %s: %s", what, path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
+}
+
 int vmm_open_whole(const char *what, const char *path, struct whole_output *o)
 {
     *o = (struct whole_output){ .dir_fd = -1 };
     struct stat st;
+    bool exists = stat(path, &st) == 0;
+    int own = exists ? own_stream(&st) : -1;
+    /* The run's own stdout or stderr (--report /dev/stdout), whatever the
+     * shell made it, is written through where it stands: a file the shell
+     * opened (> out.json, >> ci.log) renamed over would leave the shell's
+     * descriptor, and all written there next, on a file no name reaches. */
+    if (own >= 0) {
+        o->f = through_own_stream(what, path, own);
+        return o->f ? 0 : -1;
+    }
     /* A FIFO or a device cannot be replaced: it is written straight
      * through (and a directory refused by open, as before). */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (exists && !S_ISREG(st.st_mode)) {
         o->f = vmm_open_output(what, path);
         return o->f ? 0 : -1;
     }
@@ -233,37 +272,61 @@ void vmm_whole_discard(struct whole_output *o)
     errno = e;
 }
 
-/* Whether the resolved path lies under the resolved directory dir. */
+/* Whether the resolved path lies under the directory dir: one of its
+ * parents is dir, by inode (realpath(3) resolves symlinks, not a bind
+ * mount of dir, which is dir all the same). */
 static bool path_within(const char *path, const char *dir)
 {
-    size_t n = strlen(dir);
-    return !strcmp(dir, "/") || (!strncmp(path, dir, n) && path[n] == '/');
+    struct stat d, parent;
+    char at[PATH_MAX];
+    if (stat(dir, &d) < 0 || snprintf(at, sizeof(at), "%s", path) >= PATH_MAX)
+        return false;
+    for (char *slash; (slash = strrchr(at, '/'));) {
+        bool root = slash == at;
+        slash[root ? 1 : 0] = 0;   /* at is its parent now: "/" at the root */
+        if (stat(at, &parent) == 0 && same_inode(&parent, &d))
+            return true;
+        if (root)
+            return false;
+    }
+    return false;
+}
+
+/* Whether two resolved paths name one place: the same name in the same
+ * directory, by inode (as path_within). */
+static bool same_place(const char *a, const char *b)
+{
+    char dir_a[PATH_MAX], dir_b[PATH_MAX];
+    const char *name_a, *name_b;
+    struct stat st_a, st_b;
+    return split_path(a, dir_a, &name_a) && split_path(b, dir_b, &name_b) && !strcmp(name_a, name_b) &&
+           stat(dir_a, &st_a) == 0 && stat(dir_b, &st_b) == 0 && same_inode(&st_a, &st_b);
 }
 
 /* Whether the output (out: its stat, if it exists; real: its resolved
  * path, or NULL) is the file other names: the same inode, or where the
  * output is not made yet (a whole output appears only at the run's end),
- * the same resolved path. A device or FIFO several outputs may share. */
+ * the same place. A device or FIFO several outputs may share. */
 static bool same_file(const struct stat *out, bool exists, const char *real, const char *other)
 {
     struct stat st;
     char other_real[PATH_MAX];
     if (exists)
         return S_ISREG(out->st_mode) && stat(other, &st) == 0 && same_inode(out, &st);
-    return real && resolved_output(other, other_real) && !strcmp(real, other_real);
+    return real && resolved_output(other, other_real) && same_place(real, other_real);
 }
 
 bool vmm_output_clobbers(const char *what, const char *path, const struct named_path *named, unsigned n)
 {
     struct stat out;
     bool exists = stat(path, &out) == 0;
-    char real[PATH_MAX], dir[PATH_MAX];
+    char real[PATH_MAX];
     bool resolved = resolved_output(path, real);
     for (unsigned i = 0; i < n; i++) {
         if (!named[i].path || !strcmp(named[i].what, what))
             continue;
         if (named[i].dir) {
-            if (!resolved || !realpath(named[i].path, dir) || !path_within(real, dir))
+            if (!resolved || !path_within(real, named[i].path))
                 continue;
             vmm_log("%s %s: inside %s %s, a directory the run reads: give a file outside it", what, path,
                     named[i].what, named[i].path);

@@ -15,11 +15,12 @@
  * renamed over that file only when complete, after an fsync: PATH is only
  * ever the whole earlier file or the whole new one. A run killed before
  * then (SIGKILL, the OOM killer, a host crash) leaves PATH as it was and
- * nothing beside it (the unnamed file goes with the process). A FIFO or a
- * device (--report /dev/stdout) is written straight through. */
+ * nothing beside it (the unnamed file goes with the process). The run's
+ * own stdout or stderr (--report /dev/stdout, whatever file or pipe the
+ * shell made it), a FIFO or a device is written straight through. */
 struct whole_output {
     FILE *f;                   /* NULL: not open (never opened, or finished) */
-    int dir_fd;                /* PATH's directory; -1: a FIFO or device, written straight through */
+    int dir_fd;                /* PATH's directory; -1: stdout, stderr, a FIFO or device, written straight through */
     bool named_temp;           /* a file system without O_TMPFILE: the file has the name temp from the start */
     char name[NAME_MAX + 1];   /* PATH's last component, symlinks resolved */
     char temp[NAME_MAX + 1];   /* ".NAME.handover-PID": the name it is renamed from */
@@ -77,14 +78,15 @@ struct named_path {
     bool dir;   /* a directory the run reads (--esp, --secure-boot, --snapshot) */
 };
 
-/* Whether the output PATH (for option WHAT) is, through any name or
- * symlink, the same regular file as one of the n named (the run's inputs
- * and its other outputs; WHAT's own entry is passed over), or, while it
- * does not exist, the same path (a whole output is made only at the
- * run's end, so another output's check cannot find it made), or lies inside
- * one of the named directories: opening it would truncate a file the run
- * reads (or put an empty file among them), or two outputs would write
- * into one file. True, logged, if so. */
+/* Whether the output PATH (for option WHAT) is, through any name,
+ * symlink or bind mount, the same regular file as one of the n named (the
+ * run's inputs and its other outputs; WHAT's own entry is passed over),
+ * or, while it does not exist, the same name in the same directory (a
+ * whole output is made only at the run's end, so another output's check
+ * cannot find it made), or lies inside one of the named directories:
+ * opening it would truncate a file the run reads (or put an empty file
+ * among them), or two outputs would write into one file. Directories are
+ * compared by inode. True, logged, if so. */
 bool vmm_output_clobbers(const char *what, const char *path, const struct named_path *named, unsigned n);
 
 /* Make sure descriptors 0, 1 and 2 are open (on /dev/null if they were

@@ -15,7 +15,7 @@
  * whole_output: --report, --kunit-json, --tpm-log, the --fault-sweep
  * matrix), put in place as the run ends: each file's fd and its
  * directory's, where it is linked and renamed (a dir_fd of 2 or less:
- * none, or a FIFO or device written straight through). */
+ * none, or stdout, stderr, a FIFO or device written straight through). */
 #define SANDBOX_WHOLE_OUTPUTS 4
 struct sandbox_whole {
     int fd, dir_fd;

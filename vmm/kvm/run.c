@@ -492,8 +492,7 @@ static int hypercall(struct vcpu *c, uint32_t id)
     if (vm->fw.waits_for_good && vm->opt.cpus == 1)
         return guest_crash(c, "WaitForEvent on events that nothing can signal: no timer armed, no key left "
                            "(see --keys), no other vCPU (the application waits for good)");
-    /* A call that stopped the firmware (its watchdog expired) waits for nothing. */
-    c->sleep_ns = vm->fw.stop == FW_RUN ? vm->fw.sleep_ns : 0;
+    c->sleep_ns = vm->fw.sleep_ns;
     if (c->sleep_ns && wait_outlasts_timeout(c, id))
         return EXIT_TIMEOUT;
     run_hooks_after_call(vm, c, id, &call, r.rax);
