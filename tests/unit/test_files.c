@@ -242,6 +242,32 @@ START_TEST(redirected_stdout_is_written_through)
 }
 END_TEST
 
+/* --trace-efi /dev/stderr 2>> ci.log: a stream output that is the run's
+ * own stderr goes on where the log stands, not reopened with O_TRUNC over
+ * what the log held; exits 0 when the log holds both lines. */
+static void trace_to_a_redirected_stderr(void)
+{
+    struct stat before, after;
+    int log = open(path, O_WRONLY | O_APPEND);
+    if (log < 0 || dup2(log, STDERR_FILENO) < 0 || fstat(STDERR_FILENO, &before))
+        _exit(2);
+    FILE *f = vmm_open_output("--trace-efi", "/dev/stderr");
+    if (!f)
+        _exit(3);
+    fputs("trace\n", f);
+    if (fclose(f) || stat(path, &after))
+        _exit(4);
+    _exit(same_file_and_text(&before, &after, "old\ntrace\n") ? 0 : 5);
+}
+
+START_TEST(redirected_stderr_stream_is_written_through)
+{
+    int st = in_child(trace_to_a_redirected_stderr);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+END_TEST
+
 /* A symlink's target is replaced, in its own directory; the link stays. */
 START_TEST(symlink_target_is_replaced)
 {
@@ -331,6 +357,7 @@ Suite *files_suite(void)
     tcase_add_test(tc, failed_write_is_never_put_in_place);
     tcase_add_test(tc, fifo_is_written_straight_through);
     tcase_add_test(tc, redirected_stdout_is_written_through);
+    tcase_add_test(tc, redirected_stderr_stream_is_written_through);
     tcase_add_test(tc, symlink_target_is_replaced);
     tcase_add_test(tc, unwritable_path_is_refused_at_once);
     tcase_add_test(tc, outputs_one_file_through_a_bind_mount);

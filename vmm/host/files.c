@@ -62,8 +62,40 @@ FILE *vmm_open_input(const char *what, const char *path)
     return blocking_stream(what, path, fd, "rb");
 }
 
+/* The run's own stdout or stderr, if st is its file (by inode); else -1. */
+static int own_stream(const struct stat *st)
+{
+    struct stat fd_st;
+    for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+        if (fstat(fd, &fd_st) == 0 && same_inode(st, &fd_st))
+            return fd;
+    return -1;
+}
+
+/* A stream over a copy of the descriptor own, which writes where own
+ * stands (its offset, O_APPEND and all: one open file description); NULL
+ * logged. */
+static FILE *through_own_stream(const char *what, const char *path, int own)
+{
+    int fd = fcntl(own, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        vmm_log("%s %s: %s", what, path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
+}
+
+/* The run's own stdout or stderr (--trace-efi /dev/stderr 2>> ci.log) is
+ * written through where it stands: reopened with O_TRUNC, the log the
+ * shell opened would lose what it held. */
 FILE *vmm_open_output(const char *what, const char *path)
 {
+    struct stat st;
+    int own = stat(path, &st) == 0 ? own_stream(&st) : -1;
+    if (own >= 0)
+        return through_own_stream(what, path, own);
     int fd = open_nonblocking(what, path, O_WRONLY | O_CREAT | O_TRUNC);
     return fd < 0 ? NULL : blocking_stream(what, path, fd, "w");
 }
@@ -140,48 +172,17 @@ static int create_temp(struct whole_output *o)
     return openat(o->dir_fd, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
-/* The run's own stdout or stderr, if st is its file (by inode); else -1. */
-static int own_stream(const struct stat *st)
-{
-    struct stat fd_st;
-    for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
-        if (fstat(fd, &fd_st) == 0 && same_inode(st, &fd_st))
-            return fd;
-    return -1;
-}
-
-/* A stream over a copy of the descriptor own, which writes where own
- * stands (its offset, O_APPEND and all: one open file description); NULL
- * logged. */
-static FILE *through_own_stream(const char *what, const char *path, int own)
-{
-    int fd = fcntl(own, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-    if (!f) {
-        vmm_log("%s %s: %s", what, path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-    }
-    return f;
-}
-
 int vmm_open_whole(const char *what, const char *path, struct whole_output *o)
 {
     *o = (struct whole_output){ .dir_fd = -1 };
     struct stat st;
-    bool exists = stat(path, &st) == 0;
-    int own = exists ? own_stream(&st) : -1;
     /* The run's own stdout or stderr (--report /dev/stdout), whatever the
      * shell made it, is written through where it stands: a file the shell
      * opened (> out.json, >> ci.log) renamed over would leave the shell's
-     * descriptor, and all written there next, on a file no name reaches. */
-    if (own >= 0) {
-        o->f = through_own_stream(what, path, own);
-        return o->f ? 0 : -1;
-    }
-    /* A FIFO or a device cannot be replaced: it is written straight
+     * descriptor, and all written there next, on a file no name reaches.
+     * A FIFO or a device cannot be replaced: it is written straight
      * through (and a directory refused by open, as before). */
-    if (exists && !S_ISREG(st.st_mode)) {
+    if (stat(path, &st) == 0 && (own_stream(&st) >= 0 || !S_ISREG(st.st_mode))) {
         o->f = vmm_open_output(what, path);
         return o->f ? 0 : -1;
     }
