@@ -49,13 +49,26 @@ static const struct { uint32_t type; const char *name; } event_types[] = {
 };
 #define NTYPES (sizeof(event_types) / sizeof(event_types[0]))
 
-uint64_t fw_now_ns(const struct firmware *fw)
+/* The host's clock under the firmware's: CLOCK_MONOTONIC, or cfg.clock_ns. */
+static uint64_t host_clock_ns(const struct firmware *fw)
 {
     if (fw->cfg.clock_ns)
         return fw->cfg.clock_ns();
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+uint64_t firmware_clock_ns(const struct firmware *fw)
+{
+    return host_clock_ns(fw) - fw->clock_stood_ns;
+}
+
+/* Unsigned arithmetic wraps: the clock reads at_ns exactly even on a host
+ * clock that reads less than at_ns. */
+void firmware_clock_resume(struct firmware *fw, uint64_t at_ns)
+{
+    fw->clock_stood_ns = host_clock_ns(fw) - at_ns;
 }
 
 static uint64_t handle_of(const struct firmware *fw, unsigned i)
@@ -197,7 +210,7 @@ static struct fw_event *first_due(struct firmware *fw, uint64_t now, bool notify
  * fires. */
 static void poll_timers(struct firmware *fw, bool notify_only)
 {
-    uint64_t now = fw_now_ns(fw);
+    uint64_t now = firmware_clock_ns(fw);
     for (struct fw_event *e; (e = first_due(fw, now, notify_only));) {
         set_signaled(fw, e);
         if (!e->periodic)
@@ -323,7 +336,7 @@ efi_status_t fw_set_timer(struct firmware *fw, const struct guest_view *v, const
      * whose timer is due again as it returns would run for ever, and its
      * caller never go on. */
     e->period = !e->periodic ? 0 : ns < FW_TIMER_TICK_NS ? FW_TIMER_TICK_NS : ns;
-    e->due = fw_now_ns(fw) + ns;
+    e->due = firmware_clock_ns(fw) + ns;
     return EFI_SUCCESS;
 }
 
@@ -412,7 +425,7 @@ static bool timer_sooner(const struct fw_event *e, uint64_t now, uint64_t *wait)
  * will ever signal them (the guest, waiting, cannot either). */
 static bool next_due(struct firmware *fw, const struct guest_view *v, uint64_t n, uint64_t list, uint64_t *wait)
 {
-    uint64_t now = fw_now_ns(fw);
+    uint64_t now = firmware_clock_ns(fw);
     bool any = false;
     *wait = FW_WAIT_MAX_NS;
     for (uint64_t i = 0; i < n; i++) {

@@ -18,8 +18,14 @@ fw_decoder fw_decode_create_event;
 fw_decoder fw_decode_set_timer;
 fw_decoder fw_decode_wait_for_event;
 fw_decoder fw_decode_event;
-/* The firmware's clock: ns of CLOCK_MONOTONIC, or of cfg.clock_ns. */
-uint64_t fw_now_ns(const struct firmware *fw);
+/* The firmware's clock, its timers' and its watchdog's: ns of
+ * CLOCK_MONOTONIC, or of cfg.clock_ns, less the time it stood still
+ * (firmware_clock_resume). */
+uint64_t firmware_clock_ns(const struct firmware *fw);
+/* The firmware's clock goes on from at_ns, what firmware_clock_ns said
+ * when a snapshot of it was taken (vmm/tools/fault_sweep.c), however long
+ * ago: every timer and the watchdog are as far from due as they were then. */
+void firmware_clock_resume(struct firmware *fw, uint64_t at_ns);
 /* Make ConIn.WaitForKey, the first event (fw->events.wait_for_key). */
 void fw_events_init(struct firmware *fw);
 /* Whether some open event has a timer set (a notify function's or one

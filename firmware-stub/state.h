@@ -334,6 +334,10 @@ struct firmware {
     /* This call changed the firmware's page tables (memattr.c): the vCPU
      * must not return on translations it cached before (vmm/kvm/run.c). */
     bool tables_changed;
+    /* Host time the firmware's clock did not count: a fault sweep's
+     * snapshots and the time before a cell restored one (events.c
+     * firmware_clock_resume). */
+    uint64_t clock_stood_ns;
     struct fw_watchdog watchdog;
     struct fw_events events;
     size_t keys_taken;           /* bytes of cfg.keys ReadKeyStroke has returned */

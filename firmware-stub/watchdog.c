@@ -25,7 +25,7 @@ void fw_watchdog_arm(struct firmware *fw, uint64_t seconds)
 {
     uint64_t s = seconds > MAX_TIMEOUT_S ? MAX_TIMEOUT_S : seconds;
     fw->watchdog = (struct fw_watchdog){ .armed = seconds != 0, .seconds = seconds,
-                                         .due = fw_now_ns(fw) + s * NS_PER_S };
+                                         .due = firmware_clock_ns(fw) + s * NS_PER_S };
 }
 
 void fw_watchdog_disarm(struct firmware *fw)
@@ -42,14 +42,8 @@ uint64_t firmware_watchdog_left_ns(const struct firmware *fw)
 {
     if (!fw->watchdog.armed)
         return UINT64_MAX;
-    uint64_t now = fw_now_ns(fw);
+    uint64_t now = firmware_clock_ns(fw);
     return fw->watchdog.due > now ? fw->watchdog.due - now : 0;
-}
-
-void firmware_watchdog_resume(struct firmware *fw, uint64_t left_ns)
-{
-    if (fw->watchdog.armed)
-        fw->watchdog.due = fw_now_ns(fw) + left_ns;
 }
 
 bool firmware_watchdog_check(struct firmware *fw)

@@ -1,6 +1,6 @@
 /* The watchdog timer (UEFI 2.10 section 7.5.1): SetWatchdogTimer arms it
- * on the firmware's clock (events.c fw_now_ns); when it expires in boot
- * services the platform resets (watchdog.c). */
+ * on the firmware's clock (events.c firmware_clock_ns); when it expires in
+ * boot services the platform resets (watchdog.c). */
 #ifndef HANDOVER_FW_WATCHDOG_H
 #define HANDOVER_FW_WATCHDOG_H
 
@@ -20,10 +20,6 @@ bool firmware_watchdog_armed(const struct firmware *fw);
 /* Nanoseconds of the firmware's clock until it expires: 0 if past due,
  * UINT64_MAX if not armed. */
 uint64_t firmware_watchdog_left_ns(const struct firmware *fw);
-/* A restored snapshot's watchdog (vmm/tools/fault_sweep.c): if armed, it
- * expires left_ns from now, what firmware_watchdog_left_ns said at the
- * save, however long ago that was. */
-void firmware_watchdog_resume(struct firmware *fw, uint64_t left_ns);
 /* If it has expired and nothing else stopped the firmware, the firmware
  * stops (FW_STOP_WATCHDOG, its WatchdogCode in stop_status); whether the
  * firmware stops so now. */

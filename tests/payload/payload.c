@@ -1178,11 +1178,41 @@ static void hog_rounds(void)
     print("payload: hog: %u rounds of 8 MiB\n", n);
 }
 
+/* payload.timer-across-call (with payload=stop-at-ebs): a timer of 1 s
+ * armed before a GetVariable the fault sweep snapshots is not due as that
+ * call returns, and is due after a Stall of 2 s. A sweep cell restored at
+ * that call runs on the firmware's clock of the snapshot, resumed; on a
+ * deadline kept from the boot without faults (its Stall long past) the
+ * timer would be due at once and the cell fail here. */
+static void timer_across_call(void)
+{
+    if (!cmdline_option("payload.timer-across-call"))
+        return;
+    efi_event_t timer = NULL;
+    void *first = NULL;
+    /* The sweep's first snapshot compares all of guest RAM: taken here,
+     * before the timer runs. */
+    if (g.bs->allocate_pool(EfiLoaderData, 64, &first) == EFI_SUCCESS)
+        g.bs->free_pool(first);
+    bool ok = check_status(g.bs->create_event(EVT_TIMER, 0, NULL, NULL, &timer), EFI_SUCCESS, "timer_create") &&
+              check_status(g.bs->set_timer(timer, TimerRelative, 10000000), EFI_SUCCESS, "timer_set_1_s");
+    uint8_t data[8];
+    uint64_t size = sizeof(data);
+    (void)g.rt->get_variable(u"SecureBoot", &global_variable_guid, NULL, &size, data);
+    ok = ok && check_status(g.bs->check_event(timer), EFI_NOT_READY, "timer_not_due_after_the_call") &&
+         check_status(g.bs->stall(2000000), EFI_SUCCESS, "timer_stall_2_s") &&
+         check_status(g.bs->check_event(timer), EFI_SUCCESS, "timer_due_after_the_stall");
+    if (!ok)
+        stop_fail();
+    g.bs->close_event(timer);
+}
+
 static NORETURN void mode_stop_at_ebs(void)
 {
     efi_status_t s;
 
     hog_rounds();
+    timer_across_call();
 
     if (g.pe_entry) {
         /* Like efi_pe_entry: a zeroed boot_params page below 4 GiB and an

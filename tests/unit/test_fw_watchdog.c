@@ -175,20 +175,31 @@ START_TEST(watchdog_armed_does_not_keep_a_dead_wait)
 }
 END_TEST
 
-/* A fault sweep's cell restores a snapshot taken long before: the
- * watchdog has the time it had left then. */
-START_TEST(watchdog_resumed_keeps_the_time_it_had_left)
+/* A fault sweep's cell restores a snapshot taken long before
+ * (vmm/tools/fault_sweep.c): the firmware's clock resumes where the
+ * snapshot left it, so its timers and its watchdog are as far from due
+ * as they were then, and run on from there. */
+START_TEST(clock_resumed_keeps_timers_and_watchdog_as_far_from_due)
 {
+    uint64_t p = put_u64(0);
+    ck_assert_uint_eq(CALL(BS(CREATE_EVENT), EVT_TIMER, 0, 0, 0, p), EFI_SUCCESS);
+    uint64_t timer = rd64(p);
+    ck_assert_uint_eq(CALL(BS(SET_TIMER), timer, EFI_TIMER_RELATIVE, 5 * S_NS / 100), EFI_SUCCESS);
     ck_assert_uint_eq(set_watchdog(10, 0x10000, 0, 0), EFI_SUCCESS);
     advance_clock_ns(4 * S_NS);
-    uint64_t left = firmware_watchdog_left_ns(&fw);
-    advance_clock_ns(600 * S_NS);   /* the cells before this one ran */
-    firmware_watchdog_resume(&fw, left);
+    uint64_t at = firmware_clock_ns(&fw);   /* the snapshot */
+    advance_clock_ns(600 * S_NS);           /* the cells before this one ran */
+    firmware_clock_resume(&fw, at);
     ck_assert_uint_eq(firmware_watchdog_left_ns(&fw), 6 * S_NS);
-    ck_assert(!firmware_watchdog_check(&fw));
-    ck_assert_uint_eq(set_watchdog(0, 0, 0, 0), EFI_SUCCESS);
-    firmware_watchdog_resume(&fw, firmware_watchdog_left_ns(&fw));   /* disarmed: stays so */
-    ck_assert(!firmware_watchdog_armed(&fw));
+    ck_assert_uint_eq(CALL(BS(CHECK_EVENT), timer), EFI_NOT_READY);
+    ck_assert_uint_eq(firmware_clock_ns(&fw), at);
+    ck_assert_int_eq(fw.stop, FW_RUN);
+    advance_clock_ns(S_NS);
+    ck_assert_uint_eq(CALL(BS(CHECK_EVENT), timer), EFI_SUCCESS);
+    ck_assert_uint_eq(firmware_watchdog_left_ns(&fw), 5 * S_NS);
+    advance_clock_ns(5 * S_NS);
+    some_call();
+    ck_assert_int_eq(fw.stop, FW_STOP_WATCHDOG);
 }
 END_TEST
 
@@ -229,7 +240,7 @@ Suite *fw_watchdog_suite(void)
         exit_boot_services_disarms_the_watchdog, watchdog_data_is_read_within_its_size,
         watchdog_data_outside_ram_is_refused, watchdog_longest_timeout_does_not_wrap, watchdog_armed_does_not_keep_a_dead_halt,
         watchdog_armed_does_not_keep_a_dead_wait,
-        watchdog_resumed_keeps_the_time_it_had_left,
+        clock_resumed_keeps_timers_and_watchdog_as_far_from_due,
         watchdog_armed_by_the_config_as_the_image_starts, set_watchdog_timer_traces_its_time_code_and_data, NULL });
     return s;
 }

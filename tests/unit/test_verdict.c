@@ -323,6 +323,28 @@ START_TEST(fault_outcome_line_judges_no_run_a_signal_stopped)
 }
 END_TEST
 
+/* A guest's own exit status that is handover's number for its own failure
+ * (the payload's 3 failed checks) is the guest's: judged, as the end
+ * reason takes it (guest-status), never "handover failed". */
+START_TEST(fault_outcome_line_judges_a_guest_status_of_3)
+{
+    struct inject in = { .on = { false } };
+    in.on[INJECT_ALLOC_PAGES_ABOVE] = true;
+    in.value[INJECT_ALLOC_PAGES_ABOVE] = 0x1fff9000;
+    in.count[INJECT_ALLOC_PAGES_ABOVE] = 1;
+    char line[128];
+    const struct fault_run guest = { .exit_status = EXIT_HOST, .reached_ebs = true, .guest_stopped = true,
+                                     .guest_status = true };
+    fault_outcome_line(&in, INJECT_ALLOC_PAGES_ABOVE, &guest, line, sizeof(line));
+    ck_assert_str_eq(line, "alloc-pages-above:0x1fff9000: failed-cleanly");
+    char why[64];
+    ck_assert(fault_run_judged(&guest, why, sizeof(why)));
+    /* Stopped by the guest, but with a status of handover's own (the byte was 0). */
+    const struct fault_run host_failed = { .exit_status = EXIT_HOST, .reached_ebs = true, .guest_stopped = true };
+    ck_assert(!fault_run_judged(&host_failed, why, sizeof(why)));
+}
+END_TEST
+
 /* e820_check: what setup_e820 (drivers/firmware/efi/libstub/x86-stub.c)
  * makes of a memory map, and the table the stub left in guest memory. */
 static struct memmap map;
@@ -1029,6 +1051,7 @@ Suite *verdict_suite(void)
     tcase_add_test(tc, fault_outcome_each_outcome);
     tcase_add_test(tc, fault_outcome_precedence);
     tcase_add_test(tc, fault_outcome_line_judges_no_run_a_signal_stopped);
+    tcase_add_test(tc, fault_outcome_line_judges_a_guest_status_of_3);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("end-reason");

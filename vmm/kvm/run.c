@@ -1109,6 +1109,8 @@ struct run_end vmm_run_end(const struct vmm *vm, int rc)
 struct fault_run vmm_fault_run(const struct vmm *vm, int rc)
 {
     return (struct fault_run){ .exit_status = rc, .reached_ebs = vm->fw.phase == FW_PHASE_RUNTIME,
-                               .guest_stopped = vm->ctl.stop != GUEST_RUNNING, .panic = vm->console.panic.ended,
+                               .guest_stopped = vm->ctl.stop != GUEST_RUNNING,
+                               .guest_status = vm->ctl.stop == GUEST_EXIT_PORT && rc == vm->ctl.exit_status,
+                               .panic = vm->console.panic.ended,
                                .e820_mismatch = vm->run.e820_mismatch, .signal = vm->run.stopped_by_signal };
 }

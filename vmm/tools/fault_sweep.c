@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 
 #include "../../firmware-stub/guids.h"
-#include "../../firmware-stub/watchdog.h"
+#include "../../firmware-stub/events.h"
 #include "../devices/persist.h"
 #include "../host/clock.h"
 #include "../kvm/snapshot.h"
@@ -29,7 +29,7 @@ struct sweep_snapshot {
     struct console_line console;  /* the console's line being written */
     struct run_counters counters;
     struct mem_delta mem;   /* against the previous snapshot */
-    uint64_t watchdog_left_ns;   /* firmware_watchdog_left_ns at the save */
+    uint64_t clock_ns;      /* the firmware's clock at the save (firmware_clock_ns) */
 };
 
 struct fault_sweep {
@@ -158,7 +158,7 @@ static int take_state(struct fault_sweep *sw, struct vcpu *c, unsigned id, struc
         return -1;
     }
     s->cpu.regs.rip = firmware_thunk(&vm->fw, id);
-    s->watchdog_left_ns = firmware_watchdog_left_ns(&vm->fw);
+    s->clock_ns = firmware_clock_ns(&vm->fw);
     int taken = firmware_copy(&s->fw, &vm->fw) ? -1 : take_memory(vm, sw, s);
     if (taken == 0)
         return 0;
@@ -199,6 +199,9 @@ static int on_call(void *ctx, struct vcpu *c, unsigned id, const struct fw_call 
     save_host_state(vm, s);
     /* The restored VM makes this call again, and its exit is counted then. */
     run_counters_uncount_call(&s->counters);
+    /* Nor does the boot without faults see the time the snapshot took:
+     * its firmware's clock goes on from the snapshot's, as its cells' do. */
+    firmware_clock_resume(&vm->fw, s->clock_ns);
     sw->n++;
     sw->overhead += clock_seconds() - t0;
     return 0;
@@ -388,9 +391,10 @@ static int restore(struct vmm *vm, const struct fault_sweep *sw, const struct sw
         vmm_log("fault sweep: out of memory for the firmware's variables");
         return -1;
     }
-    /* A cell starts later than its snapshot was taken: its watchdog has
-     * the time left it had then, not a deadline long past. */
-    firmware_watchdog_resume(&vm->fw, s->watchdog_left_ns);
+    /* A cell starts later than its snapshot was taken: its firmware's
+     * clock goes on from the snapshot's, so its timers and watchdog are
+     * as far from due as they were then, not past deadlines long gone. */
+    firmware_clock_resume(&vm->fw, s->clock_ns);
     vm->fw.cfg.trace = NULL;
     vm->fw.cfg.log = log;
     /* The image's text stays out of the log the cell's ending is read

@@ -40,7 +40,9 @@ bool fault_run_judged(const struct fault_run *run, char *why, size_t len)
 {
     if (run->signal)
         snprintf(why, len, "the run was stopped by signal %d", run->signal);
-    else if (run->exit_status == EXIT_HOST)
+    /* A guest may write handover's own number to the exit port: its byte
+     * is its status, as the end reason says (guest-status). */
+    else if (run->exit_status == EXIT_HOST && !run->guest_status)
         snprintf(why, len, "handover failed (exit status %d), not the guest", EXIT_HOST);
     else
         return true;

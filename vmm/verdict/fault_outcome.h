@@ -31,6 +31,7 @@ struct fault_run {
     int exit_status;       /* vmm/verdict/exit_status.h */
     bool reached_ebs;      /* ExitBootServices succeeded */
     bool guest_stopped;    /* the guest ended the run: exit port, reset or power-off */
+    bool guest_status;     /* exit_status is the byte the guest wrote to the exit port */
     bool panic;            /* a kernel panic ended it (it may have restarted the guest) */
     bool e820_mismatch;    /* the stub's e820 disagreed with the memory map */
     int signal;            /* the signal that stopped the run, 0: none */
@@ -38,8 +39,8 @@ struct fault_run {
 
 /* Whether the run says anything of what the stub did: not when a signal
  * stopped it, nor when handover itself failed (exit status 3: a KVM
- * ioctl, an output not written), which is no guest crash. If not, why
- * says why. */
+ * ioctl, an output not written), which is no guest crash; a 3 the guest
+ * wrote to the exit port is the guest's. If not, why says why. */
 bool fault_run_judged(const struct fault_run *run, char *why, size_t len);
 /* What the stub did about fault kind k (in: the firmware's counters), for
  * a run fault_run_judged takes. */
