@@ -421,7 +421,8 @@ static const struct option_def options[] = {
                  "its tables and calls 32-bit, entering a mixed-mode kernel\n"
                  "(CONFIG_EFI_MIXED) at startup_32 + handover_offset in\n"
                  "32-bit protected mode (with --entry pe at the IA-32 entry\n"
-                 "its .compat section lists)", set_firmware_bits),
+                 "its .compat section lists), or an IA-32 (PE32) APP.efi at\n"
+                 "its entry point", set_firmware_bits),
     OPT_CALLBACK("stop-at", required_argument, "ebs",
                  "stop when the stub, after a successful ExitBootServices,\n"
                  "jumps to the kernel; print the boot_params it built and\n"

@@ -134,6 +134,9 @@ const char *vmm_entry_name(const struct vmm *vm);
  * --firmware-bits 32 enters, and whose stub runs in 32-bit protected mode
  * to its end. */
 bool vmm_kernel_i386(const struct vmm *vm);
+/* The image's own code is IA-32 to its end, so the firmware's IDT has
+ * 32-bit gates: an i386 kernel, or an IA-32 (PE32) EFI application. */
+bool vmm_image_ia32(const struct vmm *vm);
 
 /* The top-level image's EFI status, named, if it ended by Exit or by
  * returning, or Secure Boot refused it; else NULL. */
