@@ -845,9 +845,6 @@ static const char *conflict(const struct vmm_options *o)
         return "--dtb needs the handover entry: with --entry pe the stub builds boot_params itself";
     if (o->initrd_via == INITRD_VIA_BOOTPARAMS && o->entry == ENTRY_PE)
         return "--initrd-via bootparams needs --entry handover: through the PE entry the stub builds boot_params";
-    if (o->firmware_bits == 32 && o->esp)
-        return "--firmware-bits 32 and --esp cannot be combined: the volume's protocols are served in the x64 "
-               "layout only";
     if (o->firmware_bits == 32 && o->tpm)
         return "--firmware-bits 32 and --tpm cannot be combined: EFI_TCG2_PROTOCOL is served in the x64 layout only";
     if (o->snapshot && o->tpm)
