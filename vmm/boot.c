@@ -321,14 +321,14 @@ const char *vmm_entry_name(const struct vmm *vm)
     return vm->placed.app ? "app" : vm->opt.entry == ENTRY_PE ? "pe" : "handover";
 }
 
-bool vmm_kernel_i386(const struct vmm *vm)
-{
-    return !vm->placed.app && !vm->placed.bz.kernel_64;
-}
-
 bool vmm_image_ia32(const struct vmm *vm)
 {
-    return vm->placed.app ? vm->placed.app_pe.machine == PE_MACHINE_I386 : vmm_kernel_i386(vm);
+    return vm->placed.app ? vm->placed.app_pe.machine == PE_MACHINE_I386 : !vm->placed.bz.kernel_64;
+}
+
+void vmm_setup_idt_mixed(struct vmm *vm)
+{
+    x86_setup_idt_mixed(&vm->mem, exception_thunk, &vm->fw);
 }
 
 const char *vmm_image_status(const struct vmm *vm)
@@ -412,7 +412,7 @@ static int build_firmware(struct vmm *vm)
         if (vmm_image_ia32(vm))
             x86_setup_idt32(&vm->mem, exception_thunk, &vm->fw);
         else
-            x86_setup_idt_mixed(&vm->mem, exception_thunk, &vm->fw);
+            vmm_setup_idt_mixed(vm);
     } else {
         x86_setup_gdt(&vm->mem);
         x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);
