@@ -20,20 +20,28 @@
 # (handover --keys: '\n' boots the first, '\D\n' the second); each adds
 # handover_menu=first or handover_menu=second to the command line.
 #
-# usage: examples/make-grub.sh [--cmdline STR] [--initrd FILE] [--menu] [--linux] KERNEL
+# With --arch i386, GRUB for a 32-bit UEFI (grub-mkstandalone -O i386-efi,
+# grubia32.efi, an IA-32 PE32 application for `handover --firmware-bits
+# 32`): its linuxefi enters a mixed-mode kernel (CONFIG_EFI_MIXED) at its
+# 32-bit handover entry.
+#
+# usage: examples/make-grub.sh [--arch x86_64|i386] [--cmdline STR] [--initrd FILE] [--menu] [--linux] KERNEL
+#   --arch ARCH    x86_64 (default: grubx64.efi) or i386 (grubia32.efi)
 #   --cmdline STR  the kernel's command line (default: "console=ttyS0 earlyprintk=serial")
 #   --initrd FILE  an initramfs for initrdefi (none by default; handover's own
 #                  --initrd and --exec reach the kernel through LoadFile2 instead)
 #   --menu         the two-entry menu above
 #   --linux        `linux` and `initrd`, not `linuxefi` and `initrdefi`
-# Output: ~/.cache/handover/grub/KEY/grubx64.efi (printed), KEY a hash of the contents of
-# this script, the GRUB modules, the kernel, the initrd and the command line.
-# Needs grub-efi-amd64-bin and grub-common (scripts/packages.txt).
+# Output: ~/.cache/handover/grub/KEY/grubx64.efi or grubia32.efi (printed), KEY a hash
+# of the contents of this script, the GRUB modules, the kernel, the initrd and the
+# command line. Needs grub-efi-amd64-bin (grub-efi-ia32-bin for --arch i386) and
+# grub-common (scripts/packages.txt).
 set -euo pipefail
 
-cmdline="console=ttyS0 earlyprintk=serial" initrd= menu= linux=
+cmdline="console=ttyS0 earlyprintk=serial" initrd= menu= linux= arch=x86_64
 while [ $# -gt 1 ]; do
     case $1 in
+    --arch) arch=$2; shift 2 ;;
     --cmdline) cmdline=$2; shift 2 ;;
     --initrd) initrd=$2; shift 2 ;;
     --menu) menu=1; shift ;;
@@ -46,16 +54,21 @@ kernel=$1
 for f in "$kernel" ${initrd:+"$initrd"}; do
     [ -f "$f" ] && [ -r "$f" ] || { echo "make-grub: $f: not a readable file" >&2; exit 2; }
 done
-mods=/usr/lib/grub/x86_64-efi
+case $arch in
+x86_64) package=grub-efi-amd64-bin image=grubx64.efi ;;
+i386) package=grub-efi-ia32-bin image=grubia32.efi ;;
+*) echo "make-grub: --arch $arch: expected x86_64 or i386" >&2; exit 2 ;;
+esac
+mods=/usr/lib/grub/$arch-efi
 command -v grub-mkstandalone >/dev/null && [ -f "$mods/linuxefi.mod" ] ||
-    { echo "make-grub: need grub-mkstandalone and $mods: apt-get install grub-common grub-efi-amd64-bin" >&2; exit 1; }
+    { echo "make-grub: need grub-mkstandalone and $mods: apt-get install grub-common $package" >&2; exit 1; }
 
 loader=linuxefi
 [ -z "$linux" ] || loader=linux
 key=$( { for f in "$0" "$mods/kernel.img" "$mods/$loader.mod" "$kernel" ${initrd:+"$initrd"}; do sha256sum < "$f"; done
-         printf '%s\n' "$cmdline" "${initrd:+with-initrd}" "${menu:+with-menu}"; } | sha256sum | cut -c1-16)
+         printf '%s\n' "$cmdline" "${initrd:+with-initrd}" "${menu:+with-menu}" "$arch"; } | sha256sum | cut -c1-16)
 out=${HANDOVER_CACHE:-$HOME/.cache/handover}/grub/$key
-if [ -s "$out/grubx64.efi" ]; then echo "$out/grubx64.efi"; exit 0; fi
+if [ -s "$out/$image" ]; then echo "$out/$image"; exit 0; fi
 
 work=$(mktemp -d) part=
 trap 'rm -rf "$work" "$part"' EXIT
@@ -77,14 +90,14 @@ else
 fi
 files=("boot/grub/grub.cfg=$work/grub.cfg" "vmlinuz=$kernel")
 [ -z "$initrd" ] || files+=("initrd.img=$initrd")
-grub-mkstandalone -O x86_64-efi -o "$work/grubx64.efi" --install-modules="normal $loader" \
+grub-mkstandalone -O "$arch-efi" -o "$work/$image" --install-modules="normal $loader" \
     --locales= --fonts= --themes= "${files[@]}" >&2
 mkdir -p "$out"
 cp "$work/grub.cfg" "$out/grub.cfg"
 # Copied under a name of this run's own and renamed when whole ($work may be
 # on another file system): a copy cut short is never taken as the GRUB.
-part=$(mktemp "$out/grubx64.efi.XXXXXX")
-cp "$work/grubx64.efi" "$part"
+part=$(mktemp "$out/$image.XXXXXX")
+cp "$work/$image" "$part"
 chmod 644 "$part"
-mv "$part" "$out/grubx64.efi"
-echo "$out/grubx64.efi"
+mv "$part" "$out/$image"
+echo "$out/$image"

@@ -15,6 +15,7 @@
 #include "pool.h"
 #include "esp_volume.h"
 #include "trace_decode.h"
+#include "width.h"
 
 #define BLOCK_IO_REVISION3 0x0002001fULL   /* EFI_BLOCK_IO_PROTOCOL_REVISION3: Media has every field */
 /* The pool page fw_esp_block_io_attach allocates: for the disk and the
@@ -69,12 +70,14 @@ static void put_media(struct firmware *fw, uint64_t addr, uint64_t blocks, bool 
     guest_mem_write(fw->gm, addr, m, sizeof(m));
 }
 
+/* Revision, then Media and the four functions (pointers: 4 bytes each on
+ * IA-32). EFI_BLOCK_IO_MEDIA has no pointer or UINTN: one layout. */
 static void put_protocol(struct firmware *fw, uint64_t addr)
 {
-    uint64_t p[BIO_SIZE / 8] = { BLOCK_IO_REVISION3, addr + BIO_MEDIA };
+    uint64_t p[1 + BLOCK_IO_COUNT] = { addr + BIO_MEDIA };
     for (unsigned i = 0; i < BLOCK_IO_COUNT; i++)
-        p[2 + i] = firmware_thunk(fw, FW_ID_BLOCK_IO(i));
-    guest_mem_write(fw->gm, addr, p, sizeof(p));
+        p[1 + i] = firmware_thunk(fw, FW_ID_BLOCK_IO(i));
+    fw_put_revision_interface(fw, addr, BLOCK_IO_REVISION3, p, 1 + BLOCK_IO_COUNT);
 }
 
 int fw_esp_block_io_attach(struct firmware *fw)

@@ -13,9 +13,9 @@ struct volume;      /* volume.h */
  * LoadedImage.DeviceHandle becomes the partition's handle; its FilePath the
  * file path node of image_path (UTF-8, '/'-separated, relative to the
  * volume's root) when the image lies on the volume, an end node otherwise
- * (image_path NULL). -1 if guest memory or host memory runs out,
- * image_path is too long for a device path, or fw is an IA-32 firmware
- * (the volume is served in the x64 layouts only). */
+ * (image_path NULL). On an IA-32 firmware every protocol and LoadedImage
+ * field is written in the IA-32 layout (width.h). -1 if guest memory or
+ * host memory runs out, or image_path is too long for a device path. */
 int firmware_attach_esp(struct firmware *fw, const struct volume *base, const char *image_path);
 #define FW_ESP_IMAGE_PATH_MAX 450   /* bytes of image_path: its file path node fits a device path */
 

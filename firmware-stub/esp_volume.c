@@ -11,6 +11,7 @@
 #include "handles.h"
 #include "pool.h"
 #include "ucs2.h"
+#include "width.h"
 
 #define ESP_DISK_DEVICE_PATH  0x010   /* the disk's: VenHw(...)/End */
 #define ESP_DEVICE_PATH       0x040   /* the partition's, this handle's: VenHw(...)/HD(...)/End */
@@ -143,14 +144,29 @@ static struct fw_esp *esp_new(struct firmware *fw, const struct volume *base)
  * protocols. */
 static void put_volume(struct firmware *fw, const struct fw_esp *esp, const uint8_t disk[DISK_PATH_SIZE])
 {
-    uint64_t sfs[2] = { SFS_REVISION, firmware_thunk(fw, FW_ID_FILE_SYSTEM) };
-    put_guest(fw, esp->page + ESP_SFS, sfs, sizeof(sfs));
+    const uint64_t open_volume = firmware_thunk(fw, FW_ID_FILE_SYSTEM);
+    fw_put_revision_interface(fw, esp->page + ESP_SFS, SFS_REVISION, &open_volume, 1);
     put_guest(fw, esp->page + ESP_DISK_DEVICE_PATH, disk, VENDOR_NODE_SIZE);
     put_guest(fw, esp->page + ESP_DISK_DEVICE_PATH + VENDOR_NODE_SIZE, end_node, END_NODE_SIZE);
     put_guest(fw, esp->page + ESP_DEVICE_PATH, disk, DISK_PATH_SIZE);
     put_guest(fw, esp->page + ESP_DEVICE_PATH + DISK_PATH_SIZE, end_node, END_NODE_SIZE);
     fw_add_protocol(fw, esp->handle, &GUID_DEVICE_PATH, esp->page + ESP_DEVICE_PATH);
     fw_add_protocol(fw, esp->handle, &GUID_SIMPLE_FILE_SYSTEM, esp->page + ESP_SFS);
+}
+
+/* LoadedImage's DeviceHandle and FilePath, in the firmware's layout
+ * (everything an IA-32 firmware hands out lies below 4 GiB). */
+static void set_loaded_image_device(struct firmware *fw, uint64_t handle, uint64_t file_path)
+{
+    if (fw_ia32(fw)) {
+        struct efi_loaded_image32 *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
+        li->device_handle = (uint32_t)handle;
+        li->file_path = (uint32_t)file_path;
+        return;
+    }
+    struct efi_loaded_image *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
+    li->device_handle = handle;
+    li->file_path = file_path;
 }
 
 /* The top-level image: loaded from this device, by FilePath when it lies
@@ -165,9 +181,7 @@ static void put_image_paths(struct firmware *fw, const struct fw_esp *esp, const
     put_guest(fw, device_path, disk, DISK_PATH_SIZE);
     put_guest(fw, device_path + DISK_PATH_SIZE, node, node_len);
     put_guest(fw, device_path + DISK_PATH_SIZE + node_len, end_node, END_NODE_SIZE);
-    struct efi_loaded_image *li = guest_mem_ptr(fw->gm, fw->loaded_image, sizeof(*li));
-    li->device_handle = esp->handle;
-    li->file_path = file_path;
+    set_loaded_image_device(fw, esp->handle, file_path);
     for (unsigned i = 0; i < fw->nprotocols; i++)
         if (fw->protocols[i].handle == fw->image_handle &&
             guid_equal(&fw->protocols[i].guid, &GUID_LOADED_IMAGE_DEVICE_PATH))

@@ -22,7 +22,6 @@
 #include "width.h"
 #include "../guest/guest_text.h"
 
-#define PE_MACHINE_X64   0x8664
 /* The image's info page (a pool page of EfiBootServicesData): its
  * LoadedImage, then the device paths LoadImage was given (each at most
  * FW_DEVICE_PATH_SIZE). */
@@ -163,6 +162,13 @@ static efi_status_t admit_image(struct firmware *fw, const uint8_t *file, uint64
     if (pe_parse(pe, file, size, err, sizeof(err))) {
         fw_log(fw, "LoadImage: %s", err);
         return refused(file, size);
+    }
+    /* An image for another machine is EFI_UNSUPPORTED (UEFI 2.10 section
+     * 7.4.1); LoadImage is served by the x64 firmware only. */
+    if (pe->machine != PE_MACHINE_X64) {
+        fw_log(fw, "LoadImage: PE: Machine 0x%x: an IA-32 image, which an x64 firmware does not run (EFI_UNSUPPORTED)",
+               pe->machine);
+        return EFI_UNSUPPORTED;
     }
     char why[400];
     if (!firmware_secure_boot_allows(fw, file, size, why, sizeof(why))) {

@@ -17,9 +17,32 @@ static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 #define MZ_LFANEW        0x3c   /* MS-DOS stub: offset of the PE signature */
 #define COFF_HEADER_SIZE 20
 #define SECTION_SIZE     40
-#define OPT_MIN_SIZE     112    /* PE32+ optional header up to the data directories */
-#define OPT_DIRS         112
 #define RELOC_BLOCK_HDR  8      /* PageRVA, SizeOfBlock */
+#define GIB4             (1ULL << 32)
+
+/* The optional header of each Machine ("Optional Header (Image Only)"):
+ * PE32+ for x64; PE32 for IA-32, which has BaseOfData at 24, a 4-byte
+ * ImageBase at 28 and 4-byte stack and heap sizes, so its
+ * NumberOfRvaAndSizes and data directories come 16 bytes earlier. Every
+ * other field this file reads is at the same offset in both. */
+struct opt_format {
+    uint16_t machine, magic;
+    const char *name;
+    unsigned image_base_at, image_base_size;
+    unsigned dirs_at;          /* the data directories; also the header's least size */
+};
+static const struct opt_format opt_formats[] = {
+    { PE_MACHINE_X64, 0x20b, "PE32+", 24, 8, 112 },
+    { PE_MACHINE_I386, 0x10b, "PE32", 28, 4, 96 },
+};
+
+static const struct opt_format *opt_format_of(uint16_t machine)
+{
+    for (size_t i = 0; i < sizeof(opt_formats) / sizeof(opt_formats[0]); i++)
+        if (opt_formats[i].machine == machine)
+            return &opt_formats[i];
+    return NULL;
+}
 
 /* Optional header data directories ("Optional Header Data Directories"),
  * in order. The certificate table holds a file offset, not an RVA. */
@@ -125,12 +148,13 @@ static int walk_relocs(const struct pe_image *pe, uint8_t *img, uint64_t delta, 
  * fixed part of the optional header. */
 static int parse_dirs(struct pe_image *pe, const uint8_t *o, unsigned optsize, char *err, size_t errlen)
 {
-    uint32_t ndirs = rd32(o + 108);
-    if (ndirs > NDIRS || OPT_DIRS + 8 * ndirs > optsize)
+    const unsigned dirs_at = opt_format_of(pe->machine)->dirs_at;
+    uint32_t ndirs = rd32(o + dirs_at - 4);
+    if (ndirs > NDIRS || dirs_at + 8 * ndirs > optsize)
         return fail(err, errlen, "PE: NumberOfRvaAndSizes %u is above %u or past SizeOfOptionalHeader %u",
                     ndirs, NDIRS, optsize);
     for (unsigned i = 0; i < ndirs; i++) {
-        uint32_t rva = rd32(o + OPT_DIRS + 8 * i), size = rd32(o + OPT_DIRS + 8 * i + 4);
+        uint32_t rva = rd32(o + dirs_at + 8 * i), size = rd32(o + dirs_at + 8 * i + 4);
         if (i == DIR_CERT || !size)
             continue;
         if ((uint64_t)rva + size > pe->size_of_image)
@@ -223,13 +247,15 @@ static int parse_coff_header(struct pe_image *pe, uint64_t *opt, unsigned *optsi
     if (memcmp(d + pe_off, "PE\0\0", 4))
         return fail(err, errlen, "PE: signature at 0x%x is not \"PE\\0\\0\"", pe_off);
     const uint8_t *coff = d + pe_off + 4;
-    if (rd16(coff) != 0x8664)
-        return fail(err, errlen, "PE: Machine 0x%x is not x86-64 (0x8664)", rd16(coff));
+    pe->machine = rd16(coff);
+    const struct opt_format *f = opt_format_of(pe->machine);
+    if (!f)
+        return fail(err, errlen, "PE: Machine 0x%x is not x86-64 (0x8664) or IA-32 (0x14c)", pe->machine);
     pe->nsections = rd16(coff + 2);
     *optsize = rd16(coff + 16);
     pe->file_characteristics = rd16(coff + 18);
     *opt = (uint64_t)pe_off + 4 + COFF_HEADER_SIZE;
-    if (*optsize < OPT_MIN_SIZE || *opt + *optsize > size)
+    if (*optsize < f->dirs_at || *opt + *optsize > size)
         return fail(err, errlen, "PE: SizeOfOptionalHeader %u is too small or outside the file", *optsize);
     return 0;
 }
@@ -238,10 +264,12 @@ static int parse_coff_header(struct pe_image *pe, uint64_t *opt, unsigned *optsi
  * start. */
 static int parse_optional_header(struct pe_image *pe, const uint8_t *o, char *err, size_t errlen)
 {
-    if (rd16(o) != 0x20b)
-        return fail(err, errlen, "PE: optional header Magic 0x%x is not PE32+ (0x20b)", rd16(o));
+    const struct opt_format *f = opt_format_of(pe->machine);
+    if (rd16(o) != f->magic)
+        return fail(err, errlen, "PE: Machine 0x%x has optional header Magic 0x%x, not %s (0x%x)", pe->machine,
+                    rd16(o), f->name, f->magic);
     pe->entry = rd32(o + 16);
-    pe->image_base = rd64(o + 24);
+    pe->image_base = f->image_base_size == 8 ? rd64(o + f->image_base_at) : rd32(o + f->image_base_at);
     pe->section_alignment = rd32(o + 32);
     pe->size_of_image = rd32(o + 56);
     pe->size_of_headers = rd32(o + 60);
@@ -268,6 +296,10 @@ static int check_optional_header(const struct pe_image *pe, char *err, size_t er
     if (pe->image_base & (pe->section_alignment - 1) || pe->image_base > UINT64_MAX - pe->size_of_image)
         return fail(err, errlen, "PE: ImageBase 0x%llx is not a multiple of SectionAlignment 0x%x or wraps with SizeOfImage",
                     (unsigned long long)pe->image_base, pe->section_alignment);
+    /* A PE32 image's 32-bit code addresses no byte past 4 GiB. */
+    if (pe->machine == PE_MACHINE_I386 && pe->image_base + pe->size_of_image > GIB4)
+        return fail(err, errlen, "PE: ImageBase 0x%llx + SizeOfImage 0x%x runs past 4 GiB, which a PE32 image cannot reach",
+                    (unsigned long long)pe->image_base, pe->size_of_image);
     if (pe->subsystem < PE_SUBSYSTEM_EFI_APPLICATION || pe->subsystem > PE_SUBSYSTEM_EFI_RUNTIME_DRIVER)
         return fail(err, errlen, "PE: Subsystem %u is not an EFI application (10), boot service driver (11) or runtime driver (12)",
                     pe->subsystem);
@@ -312,6 +344,9 @@ uint64_t pe_image_size(const struct pe_image *pe)
 int pe_load(const struct pe_image *pe, const struct guest_mem *gm, uint64_t base, char *err, size_t errlen)
 {
     uint64_t len = pe_image_size(pe);
+    if (pe->machine == PE_MACHINE_I386 && (base >= GIB4 || GIB4 - base < len))
+        return fail(err, errlen, "PE: the 0x%llx-byte PE32 image at 0x%llx runs past 4 GiB, which its 32-bit code cannot reach",
+                    (unsigned long long)len, (unsigned long long)base);
     uint8_t *dst = guest_mem_ptr(gm, base, len);
     if (!dst)
         return fail(err, errlen, "PE: the 0x%llx-byte image at 0x%llx is outside guest RAM", (unsigned long long)len,

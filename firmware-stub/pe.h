@@ -1,8 +1,9 @@
-/* PE32+ EFI images: parsing, validation and mapping as UEFI's LoadImage
- * does it (UEFI 2.10 §7.4 LoadImage; Microsoft PE/COFF specification:
- * COFF file header, optional header, data directories, section table,
- * "The .reloc Section"). The file stays a plain buffer; the image is
- * mapped into guest memory at any base and relocated there. */
+/* PE32+ (x64) and PE32 (IA-32) EFI images: parsing, validation and
+ * mapping as UEFI's LoadImage does it (UEFI 2.10 §7.4 LoadImage;
+ * Microsoft PE/COFF specification: COFF file header, optional header,
+ * data directories, section table, "The .reloc Section"). The file stays
+ * a plain buffer; the image is mapped into guest memory at any base (a
+ * PE32 one below 4 GiB) and relocated there. */
 #ifndef HANDOVER_PE_H
 #define HANDOVER_PE_H
 
@@ -16,6 +17,12 @@
  * carries some twenty sections. */
 #define PE_MAX_SECTIONS   32
 #define PE_MAX_IMAGE_SIZE (1u << 30)
+
+/* COFF Machine values ("Machine Types"): an x64 image is PE32+, an IA-32
+ * one PE32 (UEFI 2.10 §2.1.1 lists both as the images of their
+ * platforms). */
+#define PE_MACHINE_X64  0x8664
+#define PE_MACHINE_I386 0x014c
 
 /* Optional header Subsystem values UEFI loads (UEFI 2.10 §2.1.1). */
 #define PE_SUBSYSTEM_EFI_APPLICATION         10
@@ -46,10 +53,11 @@ struct pe_section {
 struct pe_image {
     const uint8_t *data;       /* the file; must outlive the struct */
     size_t size;
+    uint16_t machine;          /* PE_MACHINE_X64 (PE32+) or PE_MACHINE_I386 (PE32) */
     uint16_t file_characteristics;   /* COFF header Characteristics */
     uint16_t subsystem;
     uint16_t dll_characteristics;
-    uint64_t image_base;       /* preferred load address */
+    uint64_t image_base;       /* preferred load address (a PE32 one 4 bytes in the file) */
     uint32_t entry;            /* AddressOfEntryPoint (RVA) */
     uint32_t size_of_image;
     uint32_t size_of_headers;
@@ -62,7 +70,9 @@ struct pe_image {
 /* Does data start with an MS-DOS header ("MZ", e_lfanew present)? */
 bool pe_is_mz(const void *data, size_t size);
 
-/* Parse and validate, base relocation blocks included. On failure returns
+/* Parse and validate, base relocation blocks included: an x64 PE32+ or an
+ * IA-32 PE32 image (pe->machine says which; the caller refuses the one its
+ * firmware does not run). On failure returns
  * -1 with a one-line message starting "PE: " and naming the offending
  * field in err. */
 int pe_parse(struct pe_image *pe, const void *data, size_t size, char *err, size_t errlen);
@@ -74,8 +84,8 @@ uint64_t pe_image_size(const struct pe_image *pe);
 /* Map the image at base: headers and sections copied, every byte not
  * backed by raw data zeroed (BSS), base relocations applied for
  * base - ImageBase. Returns -1 with a message in err (which may be NULL
- * with errlen 0) when the image does not fit guest RAM there or cannot
- * move; nothing is written then. */
+ * with errlen 0) when the image does not fit guest RAM there, reaches past
+ * 4 GiB when it is PE32, or cannot move; nothing is written then. */
 int pe_load(const struct pe_image *pe, const struct guest_mem *gm, uint64_t base, char *err, size_t errlen);
 
 #endif

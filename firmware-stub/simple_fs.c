@@ -13,6 +13,7 @@
 #include "guids.h"
 #include "trace_decode.h"
 #include "ucs2.h"
+#include "width.h"
 #include "../guest/guest_text.h"
 
 _Static_assert(8 + 8 * FILE_COUNT <= FILE_SLOT_SIZE, "EFI_FILE_PROTOCOL (revision 1) fits a slot");
@@ -68,10 +69,10 @@ static uint64_t open_file(struct firmware *fw, unsigned node, uint64_t mode)
     if (i == ESP_MAX_FILES)
         return 0;
     esp->file[i] = (struct fw_file){ .open = true, .node = node, .mode = mode };
-    uint64_t proto[FILE_SLOT_SIZE / 8] = { FILE_REVISION };
+    uint64_t fns[FILE_COUNT];
     for (unsigned k = 0; k < FILE_COUNT; k++)
-        proto[1 + k] = firmware_thunk(fw, FW_ID_FILE(k));
-    guest_mem_write(fw->gm, file_addr(esp, i), proto, sizeof(proto));
+        fns[k] = firmware_thunk(fw, FW_ID_FILE(k));
+    fw_put_revision_interface(fw, file_addr(esp, i), FILE_REVISION, fns, FILE_COUNT);
     return file_addr(esp, i);
 }
 
@@ -85,12 +86,13 @@ static struct volume_node *node_of(struct firmware *fw, const struct fw_file *f)
 static efi_status_t open_volume(struct firmware *fw, const struct guest_view *v, const uint64_t *a)
 {
     uint64_t this = a[0], root_ptr = a[1];
-    if (!fw->esp || this != fw->esp->page + ESP_SFS || !root_ptr || !guest_view_accessible(v, root_ptr, 8))
+    if (!fw->esp || this != fw->esp->page + ESP_SFS || !root_ptr ||
+        !guest_view_accessible(v, root_ptr, fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
     uint64_t root = open_file(fw, VOLUME_ROOT, FILE_MODE_READ | FILE_MODE_WRITE);
     if (!root)
         return EFI_OUT_OF_RESOURCES;
-    guest_view_write_u64(v, root_ptr, root);
+    fw_write_uintn(fw, v, root_ptr, root);
     return EFI_SUCCESS;
 }
 
@@ -107,7 +109,7 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     uint64_t this = a[0], new_handle_ptr = a[1], file_name = a[2], open_mode = a[3], attributes = a[4];
     uint16_t path[VOLUME_PATH_MAX + 1];
     struct fw_file *f = file_of(fw, this);
-    if (!f || !new_handle_ptr || !guest_view_accessible(v, new_handle_ptr, 8) ||
+    if (!f || !new_handle_ptr || !guest_view_accessible(v, new_handle_ptr, fw_uintn_size(fw)) ||
         fw_read_ucs2(v, file_name, path, VOLUME_PATH_MAX + 1) < 0 || !valid_mode(open_mode) ||
         (attributes & ~VOLUME_ATTR_VALID) || ((open_mode & FILE_MODE_CREATE) && (attributes & VOLUME_ATTR_READ_ONLY)))
         return EFI_INVALID_PARAMETER;   /* nothing is created read-only (EDK2's FatOpenEx): SetInfo makes it so */
@@ -146,7 +148,7 @@ static efi_status_t file_open(struct firmware *fw, const struct guest_view *v, c
     uint64_t handle = open_file(fw, (unsigned)node, open_mode & ~FILE_MODE_CREATE);
     if (!handle)
         return EFI_OUT_OF_RESOURCES;
-    guest_view_write_u64(v, new_handle_ptr, handle);
+    fw_write_uintn(fw, v, new_handle_ptr, handle);
     return EFI_SUCCESS;
 }
 
@@ -218,16 +220,16 @@ static efi_status_t read_dir(struct firmware *fw, const struct guest_view *v, st
     const struct volume *vol = &fw->esp->vol;
     long next = volume_next_child(vol, f->node, (unsigned)f->position);
     if (next < 0)
-        return guest_view_write_u64(v, size_ptr, 0) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
+        return fw_write_uintn(fw, v, size_ptr, 0) ? EFI_SUCCESS : EFI_INVALID_PARAMETER;
     uint8_t info[INFO_MAX];
     uint64_t need = file_info(vol, (unsigned)next, info);
     if (size < need) {
-        guest_view_write_u64(v, size_ptr, need);
+        fw_write_uintn(fw, v, size_ptr, need);
         return EFI_BUFFER_TOO_SMALL;
     }
     if (!buffer || !guest_view_write(v, buffer, info, need))
         return EFI_INVALID_PARAMETER;
-    guest_view_write_u64(v, size_ptr, need);
+    fw_write_uintn(fw, v, size_ptr, need);
     f->position = (uint64_t)next;
     return EFI_SUCCESS;
 }
@@ -239,7 +241,7 @@ static efi_status_t sized_call(struct firmware *fw, const struct guest_view *v, 
                                const struct volume_node **n, uint64_t *size)
 {
     *f = file_of(fw, a[0]);
-    if (!*f || !guest_view_read_u64(v, a[1], size) || !guest_view_accessible(v, a[1], 8))
+    if (!*f || !fw_read_uintn(fw, v, a[1], size) || !guest_view_accessible(v, a[1], fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
     *n = node_of(fw, *f);
     return (*n)->deleted ? EFI_DEVICE_ERROR : EFI_SUCCESS;
@@ -262,7 +264,7 @@ static efi_status_t file_read(struct firmware *fw, const struct guest_view *v, c
     if (len && (!buffer || !guest_view_write(v, buffer, n->data + f->position, len)))
         return EFI_INVALID_PARAMETER;
     f->position += len;
-    guest_view_write_u64(v, size_ptr, len);
+    fw_write_uintn(fw, v, size_ptr, len);
     return EFI_SUCCESS;
 }
 
@@ -293,7 +295,7 @@ static efi_status_t file_write(struct firmware *fw, const struct guest_view *v, 
         f->position += size;
         volume_changed(fw);
     } else
-        guest_view_write_u64(v, size_ptr, 0);
+        fw_write_uintn(fw, v, size_ptr, 0);
     return s;
 }
 
@@ -354,8 +356,8 @@ static efi_status_t file_get_info(struct firmware *fw, const struct guest_view *
     uint64_t this = a[0], type = a[1], size_ptr = a[2], buffer = a[3], size;
     struct fw_file *f = file_of(fw, this);
     efi_guid_t g;
-    if (!f || !type || !guest_view_read(v, type, &g, sizeof(g)) || !guest_view_read_u64(v, size_ptr, &size) ||
-        !guest_view_accessible(v, size_ptr, 8))
+    if (!f || !type || !guest_view_read(v, type, &g, sizeof(g)) || !fw_read_uintn(fw, v, size_ptr, &size) ||
+        !guest_view_accessible(v, size_ptr, fw_uintn_size(fw)))
         return EFI_INVALID_PARAMETER;
     const struct volume *vol = &fw->esp->vol;
     if (node_of(fw, f)->deleted)
@@ -373,12 +375,12 @@ static efi_status_t file_get_info(struct firmware *fw, const struct guest_view *
         return EFI_UNSUPPORTED;
     }
     if (size < need) {
-        guest_view_write_u64(v, size_ptr, need);
+        fw_write_uintn(fw, v, size_ptr, need);
         return EFI_BUFFER_TOO_SMALL;
     }
     if (!buffer || !guest_view_write(v, buffer, info, need))
         return EFI_INVALID_PARAMETER;
-    guest_view_write_u64(v, size_ptr, need);
+    fw_write_uintn(fw, v, size_ptr, need);
     return EFI_SUCCESS;
 }
 
@@ -546,7 +548,8 @@ const struct fw_service fw_file_system_service = {
 #define FILE_ROW(i, ...) [i] = { .id = FW_ID_FILE(i), __VA_ARGS__ }   /* i: enum efi_file_service */
 
 const struct fw_service fw_file_services[FILE_COUNT] = {
-    FILE_ROW(FILE_OPEN, .name = "File.Open", .nargs = 5, .fn = file_open, .decode = decode_open),
+    FILE_ROW(FILE_OPEN, .name = "File.Open", .nargs = 5, .wide = FW_WIDE(3) | FW_WIDE(4), .fn = file_open,
+             .decode = decode_open),
     FILE_ROW(FILE_CLOSE, .name = "File.Close", .nargs = 1, .fn = file_close),
     FILE_ROW(FILE_DELETE, .name = "File.Delete", .nargs = 1, .fn = file_delete),
     FILE_ROW(FILE_READ, .name = "File.Read", .nargs = 3, .fn = file_read, .decode = decode_buffer_size,

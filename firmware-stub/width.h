@@ -67,6 +67,26 @@ static inline bool fw_write_uintn_array(const struct firmware *fw, const struct 
     return true;
 }
 
+/* A protocol interface that opens with a UINT64 Revision followed by n
+ * pointers (EFI_SIMPLE_FILE_SYSTEM_PROTOCOL, EFI_FILE_PROTOCOL,
+ * EFI_BLOCK_IO_PROTOCOL), written at addr in guest RAM: Revision 8 bytes
+ * at 0 in both bindings, each pointer UINTN-wide after it, 4 bytes apart on
+ * IA-32 (UEFI 2.10 section 2.3.2). */
+static inline bool fw_put_revision_interface(const struct firmware *fw, uint64_t addr, uint64_t revision,
+                                             const uint64_t *ptrs, unsigned n)
+{
+    uint8_t buf[8 + 8 * 16];
+    unsigned w = fw_uintn_size(fw);
+    if (n > 16)
+        return false;
+    for (unsigned b = 0; b < 8; b++)
+        buf[b] = (uint8_t)(revision >> 8 * b);
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned b = 0; b < w; b++)
+            buf[8 + w * i + b] = (uint8_t)(ptrs[i] >> 8 * b);
+    return guest_mem_write(fw->gm, addr, buf, 8 + (uint64_t)w * n);
+}
+
 /* What AllocatePages and the pool hand out lies below 4 GiB on IA-32,
  * where a pointer is 4 bytes: an AllocateAnyPages or AllocateMaxAddress
  * becomes an AllocateMaxAddress at most this. */

@@ -132,6 +132,9 @@ int bzimage_parse(struct bzimage *bz, const void *data, size_t size, char *err, 
         return 0;   /* no PE header: only the handover entry can be used */
     if (pe_parse(&bz->pe, data, size, err, errlen))
         return -1;
+    if (bz->pe.machine != PE_MACHINE_X64)
+        return fail(err, errlen, "PE: Machine 0x%x in a 64-bit kernel (XLF_KERNEL_64): its EFI stub's PE header is "
+                    "x86-64's (0x8664)", bz->pe.machine);
     bz->has_pe = true;
     return 0;
 }

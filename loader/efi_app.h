@@ -1,8 +1,8 @@
 /* The image argument as a boot manager sees it: a Linux bzImage (entered
- * through its EFI stub by handover itself), or any other PE32+ EFI
- * application (a boot loader such as GRUB), loaded as LoadImage loads it
- * and entered at AddressOfEntryPoint (UEFI 2.10 §7.4). Pure: works on the
- * file's bytes. */
+ * through its EFI stub by handover itself), or any other EFI application
+ * (a boot loader such as GRUB), x64 PE32+ or IA-32 PE32, loaded as
+ * LoadImage loads it and entered at AddressOfEntryPoint (UEFI 2.10 §7.4).
+ * Pure: works on the file's bytes. */
 #ifndef HANDOVER_EFI_APP_H
 #define HANDOVER_EFI_APP_H
 
@@ -21,8 +21,9 @@ enum image_kind {
 enum image_kind image_kind(const void *data, size_t size);
 
 /* Parse an EFI application: pe_parse, then Subsystem 10 (a driver is not
- * started by a boot manager). -1 with a one-line message naming the field
- * in err. data must outlive pe. */
+ * started by a boot manager). Either machine is taken: pe->machine says
+ * which firmware runs it. -1 with a one-line message naming the field in
+ * err. data must outlive pe. */
 int efi_app_parse(struct pe_image *pe, const void *data, size_t size, char *err, size_t errlen);
 
 #endif

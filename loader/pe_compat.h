@@ -12,8 +12,6 @@
 
 #include "../firmware-stub/pe.h"
 
-#define PE_MACHINE_I386 0x014c   /* IMAGE_FILE_MACHINE_I386 (PE/COFF "Machine Types") */
-
 /* The entry point (an RVA inside an executable section) the .compat
  * section lists for machine. -1 with a one-line message in err when the
  * image has no such section, the section lists no entry for machine, or

@@ -240,8 +240,8 @@ static void inject_memmap(struct vmm *vm)
 /* The 32-bit handover entry (boot.rst, "EFI Handover Protocol"), as if
  * called: ESP at the return address (the thunk that reports the image
  * returned), then handle, systab and boot_params; interrupts off. The PE
- * compat entry takes the first two alone (UEFI 2.10 section 2.3.2: the
- * image's entry point, cdecl). */
+ * compat entry and an IA-32 application's entry take the first two alone
+ * (UEFI 2.10 section 2.3.2: the image's entry point, cdecl). */
 static int set_entry_registers32(struct vmm *vm)
 {
     uint64_t esp = GUEST_STACK_TOP - 0x40;
@@ -280,8 +280,9 @@ static int set_entry_registers(struct vmm *vm)
  * EDK2's CoreLoadPeImage): SizeOfImage in whole pages of EfiLoaderCode, at
  * ImageBase when that is free RAM, otherwise wherever the allocator puts
  * it (top-down, below 4 GiB first, at a multiple of a SectionAlignment
- * above a page), relocated there. Its LoadedImage is
- * the firmware's image handle's, with the application's base and size. */
+ * above a page), relocated there; an IA-32 one (PE32) below 4 GiB, which
+ * pe_load checks. Its LoadedImage is the firmware's image handle's, with
+ * the application's base and size. */
 static int load_app(struct vmm *vm, size_t cmdlen)
 {
     const struct pe_image *pe = &vm->placed.app_pe;
@@ -320,9 +321,14 @@ const char *vmm_entry_name(const struct vmm *vm)
     return vm->placed.app ? "app" : vm->opt.entry == ENTRY_PE ? "pe" : "handover";
 }
 
-bool vmm_kernel_i386(const struct vmm *vm)
+bool vmm_image_ia32(const struct vmm *vm)
 {
-    return !vm->placed.app && !vm->placed.bz.kernel_64;
+    return vm->placed.app ? vm->placed.app_pe.machine == PE_MACHINE_I386 : !vm->placed.bz.kernel_64;
+}
+
+void vmm_setup_idt_mixed(struct vmm *vm)
+{
+    x86_setup_idt_mixed(&vm->mem, exception_thunk, &vm->fw);
 }
 
 const char *vmm_image_status(const struct vmm *vm)
@@ -403,10 +409,10 @@ static int build_firmware(struct vmm *vm)
     }
     if (vm->opt.firmware_bits == 32) {
         x86_setup_gdt32(&vm->mem);
-        if (vmm_kernel_i386(vm))
+        if (vmm_image_ia32(vm))
             x86_setup_idt32(&vm->mem, exception_thunk, &vm->fw);
         else
-            x86_setup_idt_mixed(&vm->mem, exception_thunk, &vm->fw);
+            vmm_setup_idt_mixed(vm);
     } else {
         x86_setup_gdt(&vm->mem);
         x86_setup_idt(&vm->mem, exception_thunk, &vm->fw);

@@ -72,9 +72,6 @@ static void append_word(char *cmdline, size_t size, const char *word)
  * as LoadOptions. */
 static const char *app_conflict(const struct vmm_options *o)
 {
-    if (o->firmware_bits == 32)
-        return "--firmware-bits 32: the image is an EFI application, not a bzImage: a 32-bit firmware serves only a "
-               "mixed-mode kernel's 32-bit handover entry or PE compat entry";
     if (o->entry_given && o->entry == ENTRY_HANDOVER)
         return "--entry handover: the image is an EFI application, not a bzImage: it has no handover entry and "
                "is started at its PE entry point, as a boot manager starts it (--entry is for bzImages)";
@@ -90,6 +87,23 @@ static const char *app_conflict(const struct vmm_options *o)
         return "--cmdline-append: an EFI application gets no default command line to append to: give --cmdline "
                "(its LoadOptions)";
     return NULL;
+}
+
+/* UEFI 2.10 section 2.1.1: a firmware runs the images of its own
+ * platform, an x64 one PE32+ (Machine 0x8664), an IA-32 one PE32 (0x14c).
+ * The other kind is refused on one line naming the option that runs it. */
+static bool app_machine_refused(const struct vmm *vm)
+{
+    uint16_t machine = vm->placed.app_pe.machine;
+    if (vm->opt.firmware_bits == 32 && machine != PE_MACHINE_I386)
+        vmm_log("%s: PE: Machine 0x%x: an x64 (PE32+) EFI application, which the IA-32 firmware of --firmware-bits "
+                "32 does not run (drop --firmware-bits 32)", vm->opt.kernel, machine);
+    else if (vm->opt.firmware_bits != 32 && machine != PE_MACHINE_X64)
+        vmm_log("%s: PE: Machine 0x%x: an IA-32 (PE32) EFI application, which an x64 firmware does not run (give "
+                "--firmware-bits 32)", vm->opt.kernel, machine);
+    else
+        return false;
+    return true;
 }
 
 /* The default entry of a kernel built without the handover protocol
@@ -127,6 +141,8 @@ static int parse_image(struct vmm *vm)
             vmm_log("%s", why);
             return EXIT_USAGE;
         }
+        if (app_machine_refused(vm))
+            return EXIT_USAGE;
         vm->placed.app = true;
         vm->opt.entry = ENTRY_PE;
         vm->opt.initrd_via = INITRD_VIA_LOADFILE2;

@@ -421,7 +421,8 @@ static const struct option_def options[] = {
                  "its tables and calls 32-bit, entering a mixed-mode kernel\n"
                  "(CONFIG_EFI_MIXED) at startup_32 + handover_offset in\n"
                  "32-bit protected mode (with --entry pe at the IA-32 entry\n"
-                 "its .compat section lists)", set_firmware_bits),
+                 "its .compat section lists), or an IA-32 (PE32) APP.efi at\n"
+                 "its entry point", set_firmware_bits),
     OPT_CALLBACK("stop-at", required_argument, "ebs",
                  "stop when the stub, after a successful ExitBootServices,\n"
                  "jumps to the kernel; print the boot_params it built and\n"
@@ -845,9 +846,6 @@ static const char *conflict(const struct vmm_options *o)
         return "--dtb needs the handover entry: with --entry pe the stub builds boot_params itself";
     if (o->initrd_via == INITRD_VIA_BOOTPARAMS && o->entry == ENTRY_PE)
         return "--initrd-via bootparams needs --entry handover: through the PE entry the stub builds boot_params";
-    if (o->firmware_bits == 32 && o->esp)
-        return "--firmware-bits 32 and --esp cannot be combined: the volume's protocols are served in the x64 "
-               "layout only";
     if (o->firmware_bits == 32 && o->tpm)
         return "--firmware-bits 32 and --tpm cannot be combined: EFI_TCG2_PROTOCOL is served in the x64 layout only";
     if (o->snapshot && o->tpm)

@@ -130,10 +130,14 @@ void vmm_serial_irq(void *ctx, unsigned line, int level);
 /* How the image was entered, as reports name it: "handover", "pe", or
  * "app" (an EFI application, through its PE entry). */
 const char *vmm_entry_name(const struct vmm *vm);
-/* An i386 kernel: a bzImage without XLF_KERNEL_64, which only
- * --firmware-bits 32 enters, and whose stub runs in 32-bit protected mode
- * to its end. */
-bool vmm_kernel_i386(const struct vmm *vm);
+/* The image's own code is IA-32 to its end, so the firmware's IDT has
+ * 32-bit gates: an i386 kernel (a bzImage without XLF_KERNEL_64, which
+ * only --firmware-bits 32 enters, and whose stub runs in 32-bit protected
+ * mode to its end), or an IA-32 (PE32) EFI application. */
+bool vmm_image_ia32(const struct vmm *vm);
+/* The firmware's IDT in the mixed format (x86_setup_idt_mixed), for a
+ * mixed-mode kernel's stub behind an IA-32 application. */
+void vmm_setup_idt_mixed(struct vmm *vm);
 
 /* The top-level image's EFI status, named, if it ended by Exit or by
  * returning, or Secure Boot refused it; else NULL. */

@@ -117,8 +117,8 @@ static void build_bootparams(const struct bzimage *bz, const struct guest_mem *g
     CHECK(bootparams_build(bz, gm, bp + 1, &pl) != 0);
 }
 
-/* The file as main.c tells it: an application has "MZ" and parses as a
- * PE32+ EFI application, or is refused with a message. */
+/* The file as main.c tells it: an application has "MZ" and parses as an
+ * x64 PE32+ or IA-32 PE32 EFI application, or is refused with a message. */
 static void check_app(const uint8_t *data, size_t size)
 {
     if (image_kind(data, size) != IMAGE_EFI_APP)
@@ -130,7 +130,8 @@ static void check_app(const uint8_t *data, size_t size)
     if (efi_app_parse(&pe, data, size, err, sizeof(err)))
         check_err(err, sizeof(err));
     else
-        CHECK(pe.subsystem == PE_SUBSYSTEM_EFI_APPLICATION && pe.entry < pe.size_of_image);
+        CHECK(pe.subsystem == PE_SUBSYSTEM_EFI_APPLICATION && pe.entry < pe.size_of_image &&
+              (pe.machine == PE_MACHINE_X64 || pe.machine == PE_MACHINE_I386));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -159,6 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(bz.has_pe && !(bz.pe.file_characteristics & PE_FILE_RELOCS_STRIPPED));
     }
     if (bz.has_pe) {
+        CHECK(bz.pe.machine == PE_MACHINE_X64);   /* a 64-bit kernel's stub */
         uint32_t rva;
         memset(err, 'x', sizeof(err));
         if (pe_compat_entry(&bz.pe, PE_MACHINE_I386, &rva, err, sizeof(err)))

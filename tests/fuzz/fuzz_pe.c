@@ -1,4 +1,4 @@
-/* libFuzzer harness for the PE32+ loader (firmware-stub/pe.c).
+/* libFuzzer harness for the PE32+ and PE32 loader (firmware-stub/pe.c).
  * Input: the bytes of an EFI image file, as LoadImage would be handed it.
  * pe_parse and, when the image parses, pe_load into a 16 MiB guest buffer:
  * at its ImageBase when that fits (a zero delta) and flush with the end of
@@ -51,6 +51,9 @@ static void check_parsed(const struct pe_image *pe, const uint8_t *data, size_t 
     CHECK((uint64_t)lfanew + 4 + 20 + optsize + 40ull * pe->nsections <= pe->size_of_headers);
     CHECK((uint64_t)pe->reloc_rva + pe->reloc_size <= pe->size_of_image);
     CHECK(pe->image_base <= UINT64_MAX - pe->size_of_image);
+    /* An IA-32 image lies below 4 GiB at its ImageBase. */
+    CHECK(pe->machine == PE_MACHINE_X64 ||
+          (pe->machine == PE_MACHINE_I386 && pe->image_base + pe->size_of_image <= 1ULL << 32));
     for (unsigned i = 0; i < pe->nsections; i++) {
         const struct pe_section *s = &pe->sections[i];
         CHECK(memchr(s->name, 0, sizeof(s->name)));

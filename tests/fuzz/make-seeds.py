@@ -536,10 +536,34 @@ def bzimage_seeds(payload, tiny):
             write("bzimage", "tiny-header-16k", f.read(16384))
 
 
+def pe32_seed(f, o, sections, image_base):
+    """The same image as IA-32's PE32 (test_pe.c build_pe32): Machine 0x14c,
+    Magic 0x10b, a 4-byte ImageBase at 28, the data directories at 96
+    (SizeOfOptionalHeader 224), every relocation HIGHLOW."""
+    opt_size = 224
+    f[0x44:0x46] = u16(0x14c)
+    f[0x54:0x56] = u16(opt_size)
+    f[o:0x200] = bytes(0x200 - o)
+    f[o:o + 2] = u16(0x10b)
+    f[o + 16:o + 20] = u32(0x1020)
+    f[o + 28:o + 40] = u32(image_base) + u32(0x1000) + u32(0x200)
+    f[o + 56:o + 64] = u32(0x5000) + u32(0x200)
+    f[o + 68:o + 72] = u16(10) + u16(0x100)
+    f[o + 92:o + 96] = u32(16)
+    f[o + 136:o + 144] = u32(0x4000) + u32(0x1c)          # Base Relocation Table
+    for i, (name, va, vsize, raw, flags) in enumerate(sections):
+        s = o + opt_size + 40 * i
+        f[s:s + 40] = name.ljust(8, b"\0") + u32(vsize) + u32(va) + u32(0x200) + u32(raw) + bytes(12) + u32(flags)
+    f[0x600:0x61c] = (u32(0x1000) + u32(12) + u16(3 << 12 | 0x10) + u16(0) +
+                      u32(0x2000) + u32(16) + u16(3 << 12) + u16(3 << 12 | 8) + u16(3 << 12 | 0x18) + u16(0))
+    write("pe", "pe32-highlow", bytes(f))
+
+
 def pe_seeds():
     """fuzz_pe: a PE32+ EFI application as tests/unit/test_pe.c builds it
     (.text, .data with a BSS tail, a .reloc with DIR64, HIGHLOW and ABSOLUTE
-    entries), the same without relocations, and the payload's EFI stub."""
+    entries), the same without relocations and as PE32, and the payload's
+    EFI stub."""
     opt_size, image_base = 240, 0x100000
     f = bytearray(0x800)
     f[0:2] = b"MZ"
@@ -568,6 +592,7 @@ def pe_seeds():
     write("pe", "reloc-dir64-highlow", bytes(f))
     f[o + 152:o + 160] = u64(0)
     write("pe", "no-relocs", bytes(f))
+    pe32_seed(f, o, sections, image_base)
     payload = os.path.join(CORPUS, "bzimage", "payload.bzImage")
     if os.path.isfile(payload):
         with open(payload, "rb") as src:

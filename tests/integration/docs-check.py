@@ -24,6 +24,7 @@ OTHER = {
     "--kind": "scripts/kvm-host",
     "--menu": "examples/make-grub.sh",
     "--linux": "examples/make-grub.sh",
+    "--arch": "examples/make-grub.sh",
     "--json": None,   # the kernel's tools/testing/kunit/kunit.py
     "--key": None,    # sbsigntool's sbsign
     "--cert": None,

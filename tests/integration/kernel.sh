@@ -625,6 +625,24 @@ PY
                --kinds gmm-too-small,ebs-stale-key,alloc-pages-fail,alloc-pool-fail,no-rng \
                -- "$HO" --timeout 600 "${SEEDED[@]}" --firmware-bits 32 "$KM"
     fi
+
+    # Debian's GRUB for a 32-bit UEFI (make-grub.sh --arch i386: i386-efi,
+    # an IA-32 PE32 application) on the IA-32 firmware: its linuxefi enters
+    # the mixed-mode kernel at its 32-bit handover entry, whose stub calls
+    # ExitBootServices and, back in long mode, jumps to the kernel there.
+    if ! selected 'tiny-grub-ia32*'; then :
+    elif ! KM=$("$TOP/scripts/build-tiny-kernel.sh" mixed 2>"$OUT/build-mixed.log"); then
+        skip tiny-grub-ia32 "could not build the mixed-mode kernel: $(tail -n 1 "$OUT/build-mixed.log")"
+    elif G32=$("$TOP/examples/make-grub.sh" --arch i386 --cmdline "$GOLDEN_CMDLINE" "$KM" 2>"$OUT/grub-ia32.log"); then
+        expect tiny-grub-ia32-stop-at-ebs 0 'EFI application, entry at' 'Welcome to GRUB!' 'ExitBootServices succeeded' \
+            'stub jumped to the kernel' 'signature EL32' 'e820-check: ok' \
+            "cmdline +\"BOOT_IMAGE=/vmlinuz $GOLDEN_CMDLINE\"" \
+            -- "$HO" --timeout 600 --firmware-bits 32 --stop-at ebs --trace-efi="$OUT/grub-ia32.trace" "$G32"
+        expect tiny-grub-ia32-trace 0 '"bits":32,"call":"ExitBootServices".*"status":"EFI_SUCCESS"' \
+            '!"call":"unknown"' -- cat "$OUT/grub-ia32.trace"
+    else
+        skip tiny-grub-ia32 "could not build GRUB i386-efi: $(tail -n 1 "$OUT/grub-ia32.log")"
+    fi
 elif [ "$WHICH" = debian ]; then
     if ! KS=$("$TOP/scripts/fetch-debian-kernels.sh" 2>"$OUT/fetch.log"); then
         skip debian-kernels "could not fetch the Debian kernels: $(tail -n 1 "$OUT/fetch.log")"

@@ -652,6 +652,14 @@ expect app-cmdline-append 2 '--cmdline-append: an EFI application gets no defaul
     -- "$HO" --cmdline-append quiet "$APP"
 DRIVER=$(img driver.efi 'b[0x1fe:0x206] = bytes(8); o = struct.unpack_from("<I", b, 0x3c)[0] + 24; struct.pack_into("<H", b, o + 68, 11)')
 expect app-driver 11 'PE: Subsystem 11 is an EFI boot service driver, not an application \(10\)' -- "$HO" "$DRIVER"
+# A firmware runs the applications of its own machine (UEFI 2.10 section
+# 2.1.1): an x64 PE32+ one on the x64 firmware, an IA-32 PE32 one (the
+# fuzz_pe seed test_pe.c's image is made as) on --firmware-bits 32's.
+expect app-x64-on-ia32-firmware 2 'PE: Machine 0x8664: an x64 \(PE32\+\) EFI application, which the IA-32 firmware of --firmware-bits 32 does not run' \
+    -- "$HO" --firmware-bits 32 "$APP"
+APP32="$(dirname "$0")/../fuzz/corpus/pe/pe32-highlow"
+expect app-ia32-on-x64-firmware 2 'PE: Machine 0x14c: an IA-32 \(PE32\) EFI application, which an x64 firmware does not run \(give --firmware-bits 32\)' \
+    -- "$HO" "$APP32"
 head -c 1024 "$APP" > "$OUT/app-truncated.efi"
 expect app-truncated 11 'app-truncated.efi: PE: ' -- "$HO" "$OUT/app-truncated.efi"
 head -c 1000 "$PAYLOAD" > "$OUT/unbootable.img"

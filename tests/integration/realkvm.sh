@@ -378,6 +378,17 @@ if [ -f "$MEMTEST" ]; then
 else
     skip memtest86-starts "no $MEMTEST (apt-get install memtest86+)"
 fi
+# Its IA-32 build is a PE32 application (Machine 0x14c): the IA-32
+# firmware of --firmware-bits 32 runs it, in 32-bit protected mode, with
+# the same ImageBase and the same end.
+MEMTEST32=/boot/memtest86+ia32.efi
+if [ -f "$MEMTEST32" ]; then
+    expect memtest86-ia32-starts 4 'EFI application, entry at 0x[0-9a-f]+, image at 0x200000 ' \
+        'the guest asked for EFI_GRAPHICS_OUTPUT_PROTOCOL, which handover does not serve' '^set_screen_info\(\) failed' \
+        'HLT in the firmware phase with no timer armed' -- "$HO" --timeout 300 --firmware-bits 32 "$MEMTEST32"
+else
+    skip memtest86-ia32-starts "no $MEMTEST32 (apt-get install memtest86+)"
+fi
 # iPXE waits for Ctrl-B on its timer tick (a notify function; HLT in
 # between), finds no network device (no PCI device here) and returns.
 IPXE=/usr/lib/ipxe/ipxe.efi

@@ -268,6 +268,9 @@ MUTATOR(m_initrd_addr_max, h->initrd_addr_max = 0xfffff)
 MUTATOR(m_lfanew, wr32(img + 0x3c, IMG_SIZE - 8))
 MUTATOR(m_pe_signature, img[PE_OFF + 1] = 'X')
 MUTATOR(m_machine, wr16(img + COFF_OFF, 0x14c))
+/* A whole PE32 header (Magic 0x10b, NumberOfRvaAndSizes at 92; the data
+ * directories at 96 end before the section table at 240). */
+MUTATOR(m_pe32, wr16(img + COFF_OFF, 0x14c); wr16(img + OPT_OFF, 0x10b); wr32(img + OPT_OFF + 92, 16))
 MUTATOR(m_optsize, wr16(img + COFF_OFF + 16, 64))
 MUTATOR(m_magic, wr16(img + OPT_OFF, 0x10b))
 MUTATOR(m_section_alignment, wr32(img + OPT_OFF + 32, 0x1800))
@@ -315,7 +318,8 @@ static const struct variant variants[] = {
     { "initrd_addr_max below 1 MiB", m_initrd_addr_max, "initrd_addr_max", AT_PARSE },
     { "e_lfanew near the end", m_lfanew, "e_lfanew", AT_PARSE },
     { "PE signature", m_pe_signature, "signature", AT_PARSE },
-    { "i386 machine", m_machine, "PE: Machine", AT_PARSE },
+    { "i386 machine", m_machine, "Machine 0x14c", AT_PARSE },
+    { "IA-32 PE32 header in a 64-bit kernel", m_pe32, "PE: Machine 0x14c in a 64-bit kernel", AT_PARSE },
     { "optional header too small", m_optsize, "SizeOfOptionalHeader", AT_PARSE },
     { "PE32 magic", m_magic, "Magic", AT_PARSE },
     { "SectionAlignment not a power of two", m_section_alignment, "SectionAlignment", AT_PARSE },

@@ -8,6 +8,8 @@
 #include "fw_fixture.h"
 #include "../../firmware-stub/dispatch.h"
 #include "../../firmware-stub/esp.h"
+#include "../../firmware-stub/esp_volume.h"
+#include "../../firmware-stub/guids.h"
 #include "../../firmware-stub/handles.h"
 #include "../../firmware-stub/tcg2.h"
 #include "../../firmware-stub/volume.h"
@@ -388,23 +390,126 @@ START_TEST(ia32_outputs_above_4_gib_are_refused)
 }
 END_TEST
 
-/* The --esp volume's protocols and LoadedImage fields are served in the
- * x64 layouts only (vmm/options.c refuses --firmware-bits 32 with --esp):
- * attached to an IA-32 firmware they would write LoadedImage's DeviceHandle
- * and FilePath at x64 offsets, over its LoadOptions. */
-START_TEST(ia32_esp_is_refused_with_loaded_image_untouched)
+/* ---- --esp on an IA-32 firmware ----------------------------------------- */
+
+#define ESP_FILE      "BOOTIA32.EFI"
+#define ESP_FILE_DATA "MZ an IA-32 application"
+#define FILE_FN32(i)  (8 + 4 * (i))   /* EFI_FILE_PROTOCOL: UINT64 Revision, then 4-byte pointers */
+
+static struct volume esp_base;
+
+/* The IA-32 firmware serving a volume with one file at its root, the
+ * top-level image. */
+static void attach_esp32(void)
 {
-    struct volume vol;
-    ck_assert_int_eq(volume_init(&vol, 1700000000), 0);
+    ck_assert_int_eq(volume_init(&esp_base, 1700000000), 0);
+    uint16_t name[sizeof(ESP_FILE)];
+    for (unsigned i = 0; i < sizeof(ESP_FILE) - 1; i++)
+        name[i] = (uint8_t)ESP_FILE[i];
+    uint8_t *data = (uint8_t *)strdup(ESP_FILE_DATA);
+    ck_assert_int_ge(volume_add(&esp_base, VOLUME_ROOT, name, sizeof(ESP_FILE) - 1, false, data,
+                                sizeof(ESP_FILE_DATA) - 1, 1700000000), 0);
+    ck_assert_int_eq(firmware_attach_esp(&fw, &esp_base, ESP_FILE), 0);
+}
+
+/* The interface HandleProtocol gives for guid on handle, read as 4 bytes. */
+static uint32_t interface32(uint64_t handle, efi_guid_t guid)
+{
+    uint64_t iface_p = out_slot();
+    ck_assert_uint_eq(CALL32(BS(HANDLE_PROTOCOL), 0, handle, put_guid(guid), iface_p), EFI_SUCCESS);
+    ck_assert(upper_kept(iface_p));
+    return low(iface_p);
+}
+
+/* The root directory, through SimpleFileSystem.OpenVolume. */
+static uint32_t open_root32(void)
+{
+    uint64_t root_p = out_slot();
+    ck_assert_uint_eq(CALL32(FW_ID_FILE_SYSTEM, 0, interface32(fw_esp_handle(&fw), GUID_SIMPLE_FILE_SYSTEM), root_p),
+                      EFI_SUCCESS);
+    ck_assert(upper_kept(root_p));
+    return low(root_p);
+}
+
+/* UEFI 2.10 sections 9.1, 13.4, 13.5 and 13.9 in the IA-32 binding (EDK2's
+ * headers give the same offsets built for IA32): LoadedImage's DeviceHandle
+ * at 12 and FilePath at 16; EFI_SIMPLE_FILE_SYSTEM_PROTOCOL, EFI_FILE_PROTOCOL
+ * and EFI_BLOCK_IO_PROTOCOL a UINT64 Revision then 4-byte pointers;
+ * EFI_BLOCK_IO_MEDIA, which has none, BlockSize at 12 and LastBlock at 24,
+ * as on x64. */
+START_TEST(ia32_esp_protocols_sit_where_the_spec_puts_them)
+{
     struct efi_loaded_image32 before;
     memcpy(&before, hp(fw.loaded_image), sizeof(before));
-    unsigned nprotocols = fw.nprotocols;
-    ck_assert_int_eq(firmware_attach_esp(&fw, &vol, NULL), -1);
-    ck_assert(!memcmp(hp(fw.loaded_image), &before, sizeof(before)));
-    ck_assert_uint_eq(fw.nprotocols, nprotocols);
-    ck_assert_ptr_null(fw.esp);
-    ck_assert_ptr_nonnull(strstr(log_text(), "--esp"));
-    volume_free(&vol);
+    attach_esp32();
+    ck_assert_uint_eq(offsetof(struct efi_loaded_image32, device_handle), 12);
+    ck_assert_uint_eq(offsetof(struct efi_loaded_image32, file_path), 16);
+    const struct efi_loaded_image32 *li = hp(fw.loaded_image);
+    ck_assert_uint_eq(li->device_handle, fw_esp_handle(&fw));
+    ck_assert_uint_ne(li->file_path, 0);
+    ck_assert_uint_eq(*(const uint8_t *)hp(li->file_path), EFI_DEV_MEDIA);          /* File(\BOOTIA32.EFI) */
+    ck_assert_uint_eq(*(const uint16_t *)hp(li->file_path + 4), '\\');
+    ck_assert_uint_eq(li->load_options_size, before.load_options_size);
+    ck_assert_uint_eq(li->load_options, before.load_options);
+    ck_assert_uint_eq(li->image_base, before.image_base);
+
+    uint32_t sfs = interface32(fw_esp_handle(&fw), GUID_SIMPLE_FILE_SYSTEM);
+    ck_assert_uint_eq(rd64(sfs), 0x10000);
+    ck_assert_uint_eq(rd32(sfs + 8), firmware_thunk(&fw, FW_ID_FILE_SYSTEM));
+    uint32_t root = open_root32();
+    ck_assert_uint_eq(rd64(root), 0x10000);
+    for (unsigned i = 0; i < FILE_COUNT; i++)
+        ck_assert_uint_eq(rd32(root + FILE_FN32(i)), firmware_thunk(&fw, FW_ID_FILE(i)));
+
+    uint32_t bio = interface32(fw_esp_handle(&fw), GUID_BLOCK_IO);
+    ck_assert_uint_eq(rd64(bio), 0x2001f);
+    uint32_t media = rd32(bio + 8);
+    for (unsigned i = 0; i < BLOCK_IO_COUNT; i++)
+        ck_assert_uint_eq(rd32(bio + 12 + 4 * i), firmware_thunk(&fw, FW_ID_BLOCK_IO(i)));
+    ck_assert_uint_eq(*(const uint8_t *)hp(media + 5), 1);                          /* MediaPresent */
+    ck_assert_uint_eq(*(const uint8_t *)hp(media + 6), 1);                          /* LogicalPartition */
+    ck_assert_uint_eq(rd32(media + 12), 512);                      /* BlockSize */
+    ck_assert_uint_gt(rd64(media + 24), 0);                        /* LastBlock */
+    volume_free(&esp_base);
+}
+END_TEST
+
+/* The file calls cdecl: Open's OpenMode and Attributes and SetPosition's
+ * Position are UINT64, two stack slots; every UINTN and pointer output is
+ * 4 bytes; GetPosition's UINT64 output 8. ReadBlocks' Lba is a UINT64 too. */
+START_TEST(ia32_esp_calls_take_wide_arguments_and_write_4_byte_outputs)
+{
+    attach_esp32();
+    uint32_t root = open_root32();
+    uint64_t name = put_ucs2(ESP_FILE), file_p = out_slot();
+    ck_assert_uint_eq(CALL32(FW_ID_FILE(FILE_OPEN), FW_WIDE(3) | FW_WIDE(4), root, file_p, name, 1, 0), EFI_SUCCESS);
+    ck_assert(upper_kept(file_p));
+    uint32_t file = low(file_p);
+    uint64_t size_p = put_u64(SENTINEL | 5), buf = scratch(64);
+    ck_assert_uint_eq(CALL32(FW_ID_FILE(FILE_READ), 0, file, size_p, buf), EFI_SUCCESS);
+    ck_assert_uint_eq(low(size_p), 5);
+    ck_assert(upper_kept(size_p));
+    ck_assert_mem_eq(hp(buf), ESP_FILE_DATA, 5);
+    ck_assert_uint_eq(CALL32(FW_ID_FILE(FILE_SET_POSITION), FW_WIDE(1), file, 3), EFI_SUCCESS);
+    uint64_t pos_p = put_u64(SENTINEL);
+    ck_assert_uint_eq(CALL32(FW_ID_FILE(FILE_GET_POSITION), 0, file, pos_p), EFI_SUCCESS);
+    ck_assert_uint_eq(rd64(pos_p), 3);
+    uint64_t info_size_p = put_u64(SENTINEL);
+    ck_assert_uint_eq(CALL32(FW_ID_FILE(FILE_GET_INFO), 0, file, put_guid(GUID_FILE_INFO), info_size_p, 0),
+                      EFI_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(low(info_size_p), 80 + 2 * sizeof(ESP_FILE));
+    ck_assert(upper_kept(info_size_p));
+    ck_assert_uint_eq(CALL32(FW_ID_FILE(FILE_CLOSE), 0, file), EFI_SUCCESS);
+    /* LBA 1 of the whole disk is the GPT header. */
+    uint32_t disk = 0;
+    for (unsigned i = 0; i < fw.nprotocols; i++)
+        if (guid_equal(&fw.protocols[i].guid, &GUID_BLOCK_IO) && fw.protocols[i].handle != fw_esp_handle(&fw))
+            disk = (uint32_t)fw.protocols[i].interface;
+    ck_assert_uint_ne(disk, 0);
+    uint64_t sector = scratch(512);
+    ck_assert_uint_eq(CALL32(FW_ID_BLOCK_IO(BLOCK_IO_READ_BLOCKS), FW_WIDE(2), disk, 0, 1, 512, sector), EFI_SUCCESS);
+    ck_assert_mem_eq(hp(sector), "EFI PART", 8);
+    volume_free(&esp_base);
 }
 END_TEST
 
@@ -435,7 +540,9 @@ Suite *fw_ia32_suite(void)
         ia32_unreadable_stack_arguments_are_refused, ia32_unknown_ids_are_unsupported_on_any_stack,
         ia32_stack_arguments_wrap_at_4_gib,
         ia32_variadic_arguments_wrap_at_4_gib,
-        ia32_outputs_above_4_gib_are_refused, ia32_esp_is_refused_with_loaded_image_untouched,
-        ia32_tcg2_is_refused_with_nothing_installed, NULL });
+        ia32_outputs_above_4_gib_are_refused, ia32_tcg2_is_refused_with_nothing_installed, NULL });
+    fw_add_tcase_ia32(s, "esp", (const TTest *const[]){
+        ia32_esp_protocols_sit_where_the_spec_puts_them, ia32_esp_calls_take_wide_arguments_and_write_4_byte_outputs,
+        NULL });
     return s;
 }

@@ -2,7 +2,7 @@
  * optional headers, .text, .data with a BSS tail, and a .reloc with DIR64,
  * HIGHLOW and ABSOLUTE entries, as the PE/COFF specification lays them
  * out) loaded at its ImageBase and elsewhere, then broken one field at a
- * time; the synthetic payload's real EFI stub header mapped as the old
+ * time; the same as an IA-32 PE32 image (HIGHLOW relocations), so; the synthetic payload's real EFI stub header mapped as the old
  * loader mapped it; the .compat section of a mixed-mode kernel read and
  * broken. */
 #include <stdio.h>
@@ -20,9 +20,8 @@
 #define PE_OFF        0x40
 #define COFF_OFF      (PE_OFF + 4)
 #define OPT_OFF       (COFF_OFF + 20)
-#define OPT_SIZE      240                     /* 16 data directories */
-#define DIR_OFF(i)    (OPT_OFF + 112 + 8 * (i))
-#define SECT_OFF      (OPT_OFF + OPT_SIZE)
+#define OPT_SIZE      240                     /* PE32+: 16 data directories at 112 */
+#define OPT32_SIZE    224                     /* PE32: 16 data directories at 96 */
 #define HEADERS_SIZE  0x200
 
 #define TEXT_VA       0x1000
@@ -58,10 +57,14 @@ static void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
+static bool is_pe32(const uint8_t *f) { return f[COFF_OFF] == 0x4c && f[COFF_OFF + 1] == 0x01; }
+static size_t dir_off(const uint8_t *f, unsigned i) { return OPT_OFF + (is_pe32(f) ? 96 : 112) + 8 * i; }
+static size_t sect_off(const uint8_t *f) { return OPT_OFF + (is_pe32(f) ? OPT32_SIZE : OPT_SIZE); }
+
 static void section(uint8_t *f, unsigned i, const char *name, uint32_t va, uint32_t vsize, uint32_t raw,
                     uint32_t rawsize, uint32_t flags)
 {
-    uint8_t *s = f + SECT_OFF + 40 * i;
+    uint8_t *s = f + sect_off(f) + 40 * i;
     memset(s, 0, 40);
     memcpy(s, name, strlen(name));
     wr32(s + 8, vsize);
@@ -73,8 +76,8 @@ static void section(uint8_t *f, unsigned i, const char *name, uint32_t va, uint3
 
 static void reloc_dir(uint8_t *f, uint32_t rva, uint32_t size)
 {
-    wr32(f + DIR_OFF(5), rva);
-    wr32(f + DIR_OFF(5) + 4, size);
+    wr32(f + dir_off(f, 5), rva);
+    wr32(f + dir_off(f, 5) + 4, size);
 }
 
 static uint8_t file_byte(size_t i) { return (uint8_t)(i * 13 + 5); }
@@ -130,6 +133,38 @@ static void build_pe(uint8_t *f)
     wr16(r + 26, REL(PE_REL_BASED_ABSOLUTE, 0));
 }
 
+/* The same image as IA-32's PE32 ("Optional Header (Image Only)"): Machine
+ * 0x14c, Magic 0x10b, a 4-byte ImageBase at 28 (BaseOfData before it),
+ * 4-byte stack and heap sizes, so NumberOfRvaAndSizes at 92 and the data
+ * directories at 96; its relocations all HIGHLOW, which move the low
+ * dword of each target (the high one of these qwords is zero). */
+static void build_pe32(uint8_t *f)
+{
+    build_pe(f);
+    uint8_t sections[3 * 40];
+    memcpy(sections, f + sect_off(f), sizeof(sections));
+    memset(f + OPT_OFF, 0, HEADERS_SIZE - OPT_OFF);
+    wr16(f + COFF_OFF, 0x14c);          /* Machine: IA-32 */
+    wr16(f + COFF_OFF + 16, OPT32_SIZE);
+    uint8_t *o = f + OPT_OFF;
+    wr16(o, 0x10b);                     /* Magic: PE32 */
+    wr32(o + 16, ENTRY);
+    wr32(o + 28, (uint32_t)IMAGE_BASE);
+    wr32(o + 32, 0x1000);
+    wr32(o + 36, 0x200);
+    wr32(o + 56, SIZE_OF_IMAGE);
+    wr32(o + 60, HEADERS_SIZE);
+    wr16(o + 68, PE_SUBSYSTEM_EFI_APPLICATION);
+    wr16(o + 70, PE_DLLCHARACTERISTICS_NX_COMPAT);
+    wr32(o + 92, 16);                   /* NumberOfRvaAndSizes */
+    memcpy(f + sect_off(f), sections, sizeof(sections));
+    reloc_dir(f, RELOC_VA, RELOC_SIZE);
+    uint8_t *r = f + RELOC_RAW;
+    wr16(r + 8, REL(PE_REL_BASED_HIGHLOW, T_TEXT - TEXT_VA));
+    wr16(r + 20, REL(PE_REL_BASED_HIGHLOW, T_DATA0 - DATA_VA));
+    wr16(r + 22, REL(PE_REL_BASED_HIGHLOW, T_DATA1 - DATA_VA));
+}
+
 static uint8_t file[FILE_SIZE];
 static struct pe_image pe;
 static char err[BZIMAGE_ERR_LEN];
@@ -143,15 +178,18 @@ static int parse(void) { return pe_parse(&pe, file, sizeof(file), err, sizeof(er
 static uint8_t *ram;
 static struct guest_mem gm;
 
-static void ram_setup(void)
+static void ram_setup_with(void (*build)(uint8_t *f))
 {
     ram = malloc(RAM_SIZE);
     ck_assert_ptr_nonnull(ram);
     memset(ram, 0xaa, RAM_SIZE);
     guest_mem_init(&gm, ram, RAM_SIZE);
-    build_pe(file);
+    build(file);
     ck_assert_msg(parse() == 0, "refused: %s", err);
 }
+
+static void ram_setup(void) { ram_setup_with(build_pe); }
+static void ram_setup32(void) { ram_setup_with(build_pe32); }
 
 static void ram_teardown(void)
 {
@@ -173,6 +211,7 @@ static int load(uint64_t base) { return pe_load(&pe, &gm, base, err, sizeof(err)
 
 START_TEST(valid_pe_is_accepted_with_its_fields)
 {
+    ck_assert_uint_eq(pe.machine, is_pe32(file) ? PE_MACHINE_I386 : PE_MACHINE_X64);
     ck_assert_uint_eq(pe.subsystem, PE_SUBSYSTEM_EFI_APPLICATION);
     ck_assert_uint_eq(pe.image_base, IMAGE_BASE);
     ck_assert_uint_eq(pe.entry, ENTRY);
@@ -292,6 +331,18 @@ START_TEST(load_where_it_does_not_fit_writes_nothing)
 }
 END_TEST
 
+/* A PE32 image's 32-bit code reaches no byte past 4 GiB: pe_load refuses
+ * a base that puts any of it there, before it looks at guest RAM. */
+START_TEST(pe32_loads_only_below_4_gib)
+{
+    ck_assert_int_eq(load(0x100000000ULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "past 4 GiB"));
+    ck_assert_int_eq(load(0x100000000ULL - 0x4000), -1);
+    ck_assert_ptr_nonnull(strstr(err, "past 4 GiB"));
+    ck_assert_msg(load(RAM_SIZE - SIZE_OF_IMAGE) == 0, "%s", err);
+}
+END_TEST
+
 START_TEST(writable_executable_section_is_accepted_without_nx_compat)
 {
     section(file, 0, ".text", TEXT_VA, 0x200, TEXT_RAW, 0x200, SCN_TEXT | PE_SCN_MEM_WRITE);
@@ -303,8 +354,8 @@ END_TEST
 
 START_TEST(certificate_table_is_a_file_offset_not_an_rva)
 {
-    wr32(file + DIR_OFF(4), FILE_SIZE + 0x10000);
-    wr32(file + DIR_OFF(4) + 4, 0x800);
+    wr32(file + dir_off(file, 4), FILE_SIZE + 0x10000);
+    wr32(file + dir_off(file, 4) + 4, 0x800);
     ck_assert_msg(parse() == 0, "refused: %s", err);
 }
 END_TEST
@@ -319,15 +370,15 @@ struct variant {
 
 #define RELOC(p) (f + RELOC_RAW + (p))
 #define MUTATOR(name, body) static void name(uint8_t *f) { body; }
-MUTATOR(m_machine, wr16(f + COFF_OFF, 0x14c))
+MUTATOR(m_machine, wr16(f + COFF_OFF, 0xaa64))
 MUTATOR(m_subsystem, wr16(f + OPT_OFF + 68, 3))
 MUTATOR(m_subsystem_rom, wr16(f + OPT_OFF + 68, 13))
 MUTATOR(m_image_base_unaligned, wr64(f + OPT_OFF + 24, IMAGE_BASE + 0x800))
 MUTATOR(m_image_base_wraps, wr64(f + OPT_OFF + 24, 0xfffffffffffff000ULL))
 MUTATOR(m_ndirs_many, wr32(f + OPT_OFF + 108, 17))
 MUTATOR(m_ndirs_past_opt, wr16(f + COFF_OFF + 16, 200))
-MUTATOR(m_table_past_headers, wr32(f + OPT_OFF + 60, SECT_OFF + 2 * 40))
-MUTATOR(m_debug_dir_outside, wr32(f + DIR_OFF(6), SIZE_OF_IMAGE - 4); wr32(f + DIR_OFF(6) + 4, 0x1c))
+MUTATOR(m_table_past_headers, wr32(f + OPT_OFF + 60, sect_off(f) + 2 * 40))
+MUTATOR(m_debug_dir_outside, wr32(f + dir_off(f, 6), SIZE_OF_IMAGE - 4); wr32(f + dir_off(f, 6) + 4, 0x1c))
 MUTATOR(m_reloc_dir_outside, reloc_dir(f, SIZE_OF_IMAGE - 8, RELOC_SIZE))
 MUTATOR(m_reloc_dir_in_bss, reloc_dir(f, DATA_VA + 0x400, RELOC_SIZE))
 MUTATOR(m_reloc_dir_past_raw, reloc_dir(f, RELOC_VA, 0x300))
@@ -344,9 +395,21 @@ MUTATOR(m_page_wraps, wr32(RELOC(0), 0xfffff000u))
 MUTATOR(m_type_high, wr16(RELOC(22), REL(1, 8)))
 MUTATOR(m_type_riscv, wr16(RELOC(8), REL(5, 0x10)))
 MUTATOR(m_type_unknown_in_padding, wr16(RELOC(26), REL(11, 0)))
+MUTATOR(m_magic_pe32, wr16(f + OPT_OFF, 0x10b))
+/* The PE32 image (built anew over the PE32+ one), broken. */
+MUTATOR(m32_magic_pe32plus, build_pe32(f); wr16(f + OPT_OFF, 0x20b))
+MUTATOR(m32_opt_too_small, build_pe32(f); wr16(f + COFF_OFF + 16, 92))
+MUTATOR(m32_ndirs_many, build_pe32(f); wr32(f + OPT_OFF + 92, 17))
+MUTATOR(m32_ndirs_past_opt, build_pe32(f); wr16(f + COFF_OFF + 16, 200))
+MUTATOR(m32_image_base_unaligned, build_pe32(f); wr32(f + OPT_OFF + 28, (uint32_t)IMAGE_BASE + 0x800))
+MUTATOR(m32_image_past_4gib, build_pe32(f); wr32(f + OPT_OFF + 28, 0xfffff000u))
+MUTATOR(m32_debug_dir_outside, build_pe32(f); m_debug_dir_outside(f))
+MUTATOR(m32_reloc_dir_outside, build_pe32(f); m_reloc_dir_outside(f))
+MUTATOR(m32_table_past_headers, build_pe32(f); m_table_past_headers(f))
+MUTATOR(m32_target_straddles_end, build_pe32(f); m_target_straddles_end(f))
 
 static const struct variant variants[] = {
-    { "i386 machine", m_machine, "PE: Machine 0x14c is not x86-64 (0x8664)" },
+    { "ARM64 machine", m_machine, "PE: Machine 0xaa64 is not x86-64 (0x8664) or IA-32 (0x14c)" },
     { "Windows CUI subsystem", m_subsystem, "Subsystem 3" },
     { "EFI ROM subsystem", m_subsystem_rom, "Subsystem 13" },
     { "ImageBase not section-aligned", m_image_base_unaligned, "ImageBase" },
@@ -371,6 +434,18 @@ static const struct variant variants[] = {
     { "HIGH relocation", m_type_high, "Type 1" },
     { "RISC-V relocation", m_type_riscv, "Type 5" },
     { "unknown type where padding was", m_type_unknown_in_padding, "Type 11" },
+    { "PE32 Magic on x86-64", m_magic_pe32, "Machine 0x8664 has optional header Magic 0x10b, not PE32+ (0x20b)" },
+    /* The PE32 image: its own fields at its offsets, and a few of the above. */
+    { "PE32+ Magic on IA-32", m32_magic_pe32plus, "Machine 0x14c has optional header Magic 0x20b, not PE32 (0x10b)" },
+    { "PE32 SizeOfOptionalHeader below the data directories", m32_opt_too_small, "SizeOfOptionalHeader 92" },
+    { "PE32 with 17 data directories", m32_ndirs_many, "NumberOfRvaAndSizes 17" },
+    { "PE32 data directories past the optional header", m32_ndirs_past_opt, "NumberOfRvaAndSizes" },
+    { "PE32 ImageBase not section-aligned", m32_image_base_unaligned, "ImageBase" },
+    { "PE32 ImageBase 4 KiB below 4 GiB", m32_image_past_4gib, "runs past 4 GiB" },
+    { "PE32 debug directory past SizeOfImage", m32_debug_dir_outside, "Debug" },
+    { "PE32 relocation directory past SizeOfImage", m32_reloc_dir_outside, "Base Relocation Table" },
+    { "PE32 third section header past SizeOfHeaders", m32_table_past_headers, "runs past SizeOfHeaders" },
+    { "PE32 relocation straddling SizeOfImage", m32_target_straddles_end, "outside SizeOfImage" },
 };
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
 
@@ -388,9 +463,9 @@ END_TEST
 
 /* Every prefix of the file: refused with a message, never read past its
  * end (each copy is exactly len bytes, so ASan sees any overrun). */
-START_TEST(every_truncation_is_refused)
+static void check_every_truncation(void (*build)(uint8_t *f))
 {
-    build_pe(file);
+    build(file);
     for (size_t len = 0; len < FILE_SIZE; len++) {
         uint8_t *copy = malloc(len ? len : 1);
         ck_assert_ptr_nonnull(copy);
@@ -401,6 +476,12 @@ START_TEST(every_truncation_is_refused)
         ck_assert_msg(rc == -1, "a %zu-byte prefix was accepted", len);
         ck_assert_msg(!strncmp(err, "PE: ", 4), "a %zu-byte prefix: message \"%s\"", len, err);
     }
+}
+
+START_TEST(every_truncation_is_refused)
+{
+    check_every_truncation(build_pe);
+    check_every_truncation(build_pe32);
 }
 END_TEST
 
@@ -506,6 +587,22 @@ START_TEST(an_mz_file_without_a_setup_header_is_an_efi_application)
     enum image_kind k = image_kind(img, size);
     free(img);
     ck_assert_int_eq(k, IMAGE_BZIMAGE);
+}
+END_TEST
+
+/* An IA-32 application (PE32) is an application too, alone or with a
+ * setup header that cannot be relocated (memtest86+ia32.efi); its machine
+ * tells the caller which firmware runs it. */
+START_TEST(an_ia32_pe32_file_is_an_efi_application_of_its_machine)
+{
+    build_pe32(file);
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_EFI_APP);
+    ck_assert_msg(efi_app_parse(&pe, file, sizeof(file), err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(pe.machine, PE_MACHINE_I386);
+    memcpy(file + 0x202, "HdrS", 4);
+    wr16(file + 0x206, 0x20c);
+    file[0x234] = 0;
+    ck_assert_int_eq(image_kind(file, sizeof(file)), IMAGE_EFI_APP);
 }
 END_TEST
 
@@ -642,9 +739,26 @@ Suite *pe_suite(void)
     tcase_add_test(load_tc, payload_stub_maps_byte_for_byte_as_before_at_any_base);
     suite_add_tcase(s, load_tc);
 
+    /* The same tests on the PE32 image, and its own. */
+    TCase *pe32 = tcase_create("pe32");
+    tcase_add_checked_fixture(pe32, ram_setup32, ram_teardown);
+    tcase_add_test(pe32, valid_pe_is_accepted_with_its_fields);
+    tcase_add_test(pe32, load_at_image_base_maps_headers_sections_and_zeroes_bss);
+    tcase_add_test(pe32, load_elsewhere_moves_relocated_qwords_by_the_delta);
+    tcase_add_test(pe32, load_below_image_base_applies_a_negative_delta);
+    tcase_add_test(pe32, kernel_style_empty_reloc_block_changes_nothing);
+    tcase_add_test(pe32, image_without_relocations_loads_anywhere_unchanged);
+    tcase_add_test(pe32, relocs_stripped_image_loads_only_at_image_base);
+    tcase_add_test(pe32, load_where_it_does_not_fit_writes_nothing);
+    tcase_add_test(pe32, writable_executable_section_is_accepted_without_nx_compat);
+    tcase_add_test(pe32, certificate_table_is_a_file_offset_not_an_rva);
+    tcase_add_test(pe32, pe32_loads_only_below_4_gib);
+    suite_add_tcase(s, pe32);
+
     TCase *app = tcase_create("efi-app");
     tcase_add_test(app, an_mz_file_without_a_setup_header_is_an_efi_application);
     tcase_add_test(app, efi_drivers_are_refused_as_applications_naming_the_subsystem);
+    tcase_add_test(app, an_ia32_pe32_file_is_an_efi_application_of_its_machine);
     suite_add_tcase(s, app);
 
     TCase *bad = tcase_create("refused");

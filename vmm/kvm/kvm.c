@@ -292,7 +292,7 @@ int vmm_setup_vcpu(struct vmm *vm, unsigned id)
     }
     if (vm->opt.firmware_bits == 32) {
         x86_setup_sregs32(&sregs);
-        if (vmm_kernel_i386(vm))
+        if (vmm_image_ia32(vm))
             sregs.idt.limit = X86_IDT32_LIMIT;
     } else
         x86_setup_sregs(&sregs);

@@ -98,6 +98,19 @@ static bool switch_pml4(struct kvm_sregs *s)
     return true;
 }
 
+/* Whether the stub calling ExitBootServices on an IA-32 firmware is a
+ * mixed-mode kernel's (64-bit, back in long mode after each call) or an
+ * i386 kernel's: the image's own header says; behind an IA-32 loader
+ * (GRUB i386-efi), the boot_params the loader built for the kernel do
+ * (their setup header's XLF_KERNEL_64 names a 64-bit entry). */
+static bool stub_is_mixed(const struct vmm *vm)
+{
+    struct kernel_entry e;
+    if (!vm->placed.app)
+        return vm->placed.bz.hdr.xloadflags & XLF_KERNEL_64;
+    return kernel_entry_find(&vm->mem, &vm->fw.map, &e) && e.n == KERNEL_ENTRY_MAX;
+}
+
 /* After ExitBootServices with --stop-at ebs: every 2 MiB page becomes
  * no-execute but the firmware's, the loaded image's and the allocation
  * holding the code that called ExitBootServices (ret, its return address):
@@ -117,7 +130,8 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret, ui
      * (a 64-bit kernel's, which calls through that thunk) with the
      * firmware's IDT, whatever IDT the kernel loaded. */
     bool moved = switch_pml4(s);
-    if (!moved && vmm_kernel_i386(vm) && !(s->cr0 & CR0_PG)) {
+    bool mixed = vm->opt.firmware_bits == 32 && !(s->cr0 & CR0_PG) && stub_is_mixed(vm);
+    if (!moved && vm->opt.firmware_bits == 32 && !mixed && !(s->cr0 & CR0_PG)) {
         /* An i386 stub runs on with paging off to the kernel's entry: it
          * returns from this call with PAE paging on the same identity
          * map, which it never sees, and the jump faults. */
@@ -128,11 +142,14 @@ static int arm_stop_at_ebs(struct vcpu *c, struct kvm_sregs *s, uint64_t ret, ui
         s->cr4 |= CR4_PAE;
         s->cr0 |= CR0_PG;
         moved = true;
-    } else if (!moved && vm->opt.firmware_bits == 32 && !(s->cr0 & CR0_PG)) {
+    } else if (!moved && mixed) {
         s->cr3 = GUEST_PML4;
         moved = true;
-        if ((vm->placed.bz.hdr.xloadflags & XLF_KERNEL_64) &&
-            x86_mixed_thunk_keep_firmware_idt(&vm->mem, (uint32_t)rbx))
+        /* An IA-32 loader ran on the firmware's 32-bit gates; the stub
+         * goes on in long mode. */
+        if (vm->placed.app)
+            vmm_setup_idt_mixed(vm);
+        if (x86_mixed_thunk_keep_firmware_idt(&vm->mem, (uint32_t)rbx))
             vmm_log("stop-at ebs: the mixed-mode stub's saved IDTR at EBX + 16 (0x%llx) is outside guest RAM: its "
                     "jump to the kernel may fault through an IDT of its own", (unsigned long long)(uint32_t)rbx + 16);
     }

@@ -80,9 +80,9 @@ void x86_setup_idt_mixed(const struct guest_mem *gm, uint64_t (*handler)(unsigne
  * outside guest RAM. */
 int x86_mixed_thunk_keep_firmware_idt(const struct guest_mem *gm, uint32_t ebx);
 
-/* An i386 kernel's: 32 gates in the 32-bit format (8 bytes each) on
- * GUEST_SEL_CODE32, for its stub runs in 32-bit protected mode to its
- * end; IDTR's limit is then X86_IDT32_LIMIT. */
+/* An i386 kernel's and an IA-32 application's: 32 gates in the 32-bit
+ * format (8 bytes each) on GUEST_SEL_CODE32, for their code runs in 32-bit
+ * protected mode to its end; IDTR's limit is then X86_IDT32_LIMIT. */
 void x86_setup_idt32(const struct guest_mem *gm, uint64_t (*handler)(unsigned vector, const void *ctx),
                      const void *ctx);
 #define X86_IDT32_LIMIT (32 * 8 - 1)
