@@ -33,11 +33,6 @@ void fw_watchdog_disarm(struct firmware *fw)
     fw->watchdog.armed = false;
 }
 
-bool firmware_watchdog_armed(const struct firmware *fw)
-{
-    return fw->watchdog.armed;
-}
-
 uint64_t firmware_watchdog_left_ns(const struct firmware *fw)
 {
     if (!fw->watchdog.armed)

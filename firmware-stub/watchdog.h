@@ -15,8 +15,6 @@ fw_decoder fw_decode_set_watchdog_timer;
 void fw_watchdog_arm(struct firmware *fw, uint64_t seconds);
 /* ExitBootServices disarms it for good (UEFI 2.10 section 7.4.6). */
 void fw_watchdog_disarm(struct firmware *fw);
-/* Whether it is armed. */
-bool firmware_watchdog_armed(const struct firmware *fw);
 /* Nanoseconds of the firmware's clock until it expires: 0 if past due,
  * UINT64_MAX if not armed. */
 uint64_t firmware_watchdog_left_ns(const struct firmware *fw);

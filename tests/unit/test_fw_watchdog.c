@@ -24,7 +24,7 @@ START_TEST(watchdog_expires_on_time_with_its_code_and_data)
 {
     uint64_t data = put_ucs2("loader stuck");
     ck_assert_uint_eq(set_watchdog(5, 0x10001, 2 * 13, data), EFI_SUCCESS);
-    ck_assert(firmware_watchdog_armed(&fw));
+    ck_assert(fw.watchdog.armed);
     ck_assert_uint_eq(firmware_watchdog_left_ns(&fw), 5 * S_NS);
     advance_clock_ns(5 * S_NS - 1);
     some_call();
@@ -35,7 +35,7 @@ START_TEST(watchdog_expires_on_time_with_its_code_and_data)
     ck_assert_int_eq(fw.stop, FW_STOP_WATCHDOG);
     ck_assert_uint_eq(fw.stop_status, 0x10001);
     ck_assert_str_eq(fw.watchdog.data, "loader stuck");
-    ck_assert(!firmware_watchdog_armed(&fw));   /* it fires once */
+    ck_assert(!fw.watchdog.armed);   /* it fires once */
     ck_assert(!firmware_watchdog_check(&fw));
 }
 END_TEST
@@ -72,7 +72,7 @@ START_TEST(watchdog_rearmed_restarts_and_zero_disables_it)
     some_call();
     ck_assert_int_eq(fw.stop, FW_RUN);
     ck_assert_uint_eq(set_watchdog(0, 0, 0, 0), EFI_SUCCESS);   /* GRUB's and shim's call: code 0 taken */
-    ck_assert(!firmware_watchdog_armed(&fw));
+    ck_assert(!fw.watchdog.armed);
     ck_assert_uint_eq(firmware_watchdog_left_ns(&fw), UINT64_MAX);
     advance_clock_ns(3600 * S_NS);
     some_call();
@@ -84,9 +84,9 @@ START_TEST(exit_boot_services_disarms_the_watchdog)
 {
     ck_assert_uint_eq(set_watchdog(2, 0x10000, 0, 0), EFI_SUCCESS);
     ck_assert_uint_eq(CALL(BS(EXIT_BOOT_SERVICES), fw.image_handle, map_key() + 1), EFI_INVALID_PARAMETER);
-    ck_assert(firmware_watchdog_armed(&fw));   /* a stale key: boot services go on, and it with them */
+    ck_assert(fw.watchdog.armed);   /* a stale key: boot services go on, and it with them */
     exit_boot_services();
-    ck_assert(!firmware_watchdog_armed(&fw));
+    ck_assert(!fw.watchdog.armed);
     advance_clock_ns(10 * S_NS);
     ck_assert(!firmware_watchdog_check(&fw));
     ck_assert_int_eq(fw.stop, FW_RUN);
@@ -207,12 +207,12 @@ END_TEST
  * no data, as EDK2's boot manager does (EfiBootManagerBoot). */
 START_TEST(watchdog_armed_by_the_config_as_the_image_starts)
 {
-    ck_assert(!firmware_watchdog_armed(&fw));   /* the fixture's: none */
+    ck_assert(!fw.watchdog.armed);   /* the fixture's: none */
     struct fw_config cfg = fw.cfg;
     cfg.watchdog_seconds = 300;
     firmware_free(&fw);
     ck_assert_int_eq(firmware_init(&fw, &gm, &cfg), 0);
-    ck_assert(firmware_watchdog_armed(&fw));
+    ck_assert(fw.watchdog.armed);
     ck_assert_uint_eq(firmware_watchdog_left_ns(&fw), 300 * S_NS);
     advance_clock_ns(300 * S_NS);
     ck_assert(firmware_watchdog_check(&fw));
