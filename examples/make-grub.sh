@@ -20,25 +20,31 @@
 # (handover --keys: '\n' boots the first, '\D\n' the second); each adds
 # handover_menu=first or handover_menu=second to the command line.
 #
+# With --search, KERNEL is not put in the memdisk: GRUB finds /vmlinuz on
+# a disk (search --file, over the firmware's BlockIO; `handover --esp DIR`
+# serves DIR as a GPT disk with a FAT partition), so DIR/vmlinuz must be
+# KERNEL.
+#
 # With --arch i386, GRUB for a 32-bit UEFI (grub-mkstandalone -O i386-efi,
 # grubia32.efi, an IA-32 PE32 application for `handover --firmware-bits
 # 32`): its linuxefi enters a mixed-mode kernel (CONFIG_EFI_MIXED) at its
 # 32-bit handover entry.
 #
-# usage: examples/make-grub.sh [--arch x86_64|i386] [--cmdline STR] [--initrd FILE] [--menu] [--linux] KERNEL
+# usage: examples/make-grub.sh [--arch x86_64|i386] [--cmdline STR] [--initrd FILE] [--menu] [--linux] [--search] KERNEL
 #   --arch ARCH    x86_64 (default: grubx64.efi) or i386 (grubia32.efi)
 #   --cmdline STR  the kernel's command line (default: "console=ttyS0 earlyprintk=serial")
 #   --initrd FILE  an initramfs for initrdefi (none by default; handover's own
 #                  --initrd and --exec reach the kernel through LoadFile2 instead)
 #   --menu         the two-entry menu above
 #   --linux        `linux` and `initrd`, not `linuxefi` and `initrdefi`
+#   --search       /vmlinuz from a disk (handover --esp), not the memdisk
 # Output: ~/.cache/handover/grub/KEY/grubx64.efi or grubia32.efi (printed), KEY a hash
 # of the contents of this script, the GRUB modules, the kernel, the initrd and the
 # command line. Needs grub-efi-amd64-bin (grub-efi-ia32-bin for --arch i386) and
 # grub-common (scripts/packages.txt).
 set -euo pipefail
 
-cmdline="console=ttyS0 earlyprintk=serial" initrd= menu= linux= arch=x86_64
+cmdline="console=ttyS0 earlyprintk=serial" initrd= menu= linux= search= arch=x86_64
 while [ $# -gt 1 ]; do
     case $1 in
     --arch) arch=$2; shift 2 ;;
@@ -46,6 +52,7 @@ while [ $# -gt 1 ]; do
     --initrd) initrd=$2; shift 2 ;;
     --menu) menu=1; shift ;;
     --linux) linux=1; shift ;;
+    --search) search=1; shift ;;
     *) break ;;
     esac
 done
@@ -66,7 +73,7 @@ command -v grub-mkstandalone >/dev/null && [ -f "$mods/linuxefi.mod" ] ||
 loader=linuxefi
 [ -z "$linux" ] || loader=linux
 key=$( { for f in "$0" "$mods/kernel.img" "$mods/$loader.mod" "$kernel" ${initrd:+"$initrd"}; do sha256sum < "$f"; done
-         printf '%s\n' "$cmdline" "${initrd:+with-initrd}" "${menu:+with-menu}" "$arch"; } | sha256sum | cut -c1-16)
+         printf '%s\n' "$cmdline" "${initrd:+with-initrd}" "${menu:+with-menu}" "${search:+with-search}" "$arch"; } | sha256sum | cut -c1-16)
 out=${HANDOVER_CACHE:-$HOME/.cache/handover}/grub/$key
 if [ -s "$out/$image" ]; then echo "$out/$image"; exit 0; fi
 
@@ -86,11 +93,15 @@ if [ -n "$menu" ]; then
         done
     } > "$work/grub.cfg"
 else
-    { echo "set timeout=0"; boot_lines ""; echo "boot"; } > "$work/grub.cfg"
+    { echo "set timeout=0"
+      # partition maps and file systems are not loaded on demand: insmod
+      [ -z "$search" ] || printf '%s\n' "insmod part_gpt" "insmod fat" "search --no-floppy --file /vmlinuz --set=root"
+      boot_lines ""; echo "boot"; } > "$work/grub.cfg"
 fi
-files=("boot/grub/grub.cfg=$work/grub.cfg" "vmlinuz=$kernel")
+files=("boot/grub/grub.cfg=$work/grub.cfg")
+[ -n "$search" ] || files+=("vmlinuz=$kernel")
 [ -z "$initrd" ] || files+=("initrd.img=$initrd")
-grub-mkstandalone -O "$arch-efi" -o "$work/$image" --install-modules="normal $loader" \
+grub-mkstandalone -O "$arch-efi" -o "$work/$image" --install-modules="normal $loader${search:+ search part_gpt fat}" \
     --locales= --fonts= --themes= "${files[@]}" >&2
 mkdir -p "$out"
 cp "$work/grub.cfg" "$out/grub.cfg"

@@ -25,6 +25,7 @@ OTHER = {
     "--menu": "examples/make-grub.sh",
     "--linux": "examples/make-grub.sh",
     "--arch": "examples/make-grub.sh",
+    "--search": "examples/make-grub.sh",
     "--json": None,   # the kernel's tools/testing/kunit/kunit.py
     "--key": None,    # sbsigntool's sbsign
     "--cert": None,

@@ -128,6 +128,27 @@ if [ "$WHICH" = tiny ]; then
         golden_diff "tiny-golden-$e" "$TOP/tests/golden/tiny-$e.trace" "$OUT/golden-$e.trace"
     done
 
+    # grub_from_esp NAME ARCH BOOTFILE KERNEL [OPTION...]: GRUB (make-grub.sh
+    # --search) as \EFI\BOOT\BOOTFILE of --esp finds the kernel on the
+    # volume, not in its memdisk: its BlockIo over the GPT disk, then FAT.
+    grub_from_esp() {
+        local name=$1 arch=$2 boot=$3 kernel=$4 E=$OUT/esp-$1 GS
+        shift 4
+        mkdir -p "$E/EFI/BOOT"
+        cp "$kernel" "$E/vmlinuz"
+        if GS=$("$TOP/examples/make-grub.sh" --arch "$arch" --search --cmdline "$GOLDEN_CMDLINE" "$kernel" \
+                2>"$OUT/$name.log"); then
+            cp "$GS" "$E/EFI/BOOT/$boot"
+            expect "$name" 0 'Welcome to GRUB!' 'ExitBootServices succeeded' 'stub jumped to the kernel' \
+                "cmdline +\"BOOT_IMAGE=/vmlinuz $GOLDEN_CMDLINE\"" 'e820-check: ok' \
+                -- "$HO" --timeout 600 "$@" --esp "$E" --stop-at ebs --trace-efi="$OUT/$name.trace" "$E/EFI/BOOT/$boot"
+            expect "$name-read" 0 '"call":"BlockIo.ReadBlocks".*"status":"EFI_SUCCESS"' '!"call":"unknown"' \
+                -- cat "$OUT/$name.trace"
+        else
+            skip "$name" "could not build GRUB $arch-efi: $(tail -n 1 "$OUT/$name.log")"
+        fi
+    }
+
     # Debian's GRUB in front (examples/make-grub.sh: standalone, linuxefi):
     # handover loads it as an EFI application, GRUB calls the kernel's
     # handover entry, and the stub's own ExitBootServices is the stop point,
@@ -153,6 +174,7 @@ if [ "$WHICH" = tiny ]; then
         expect tiny-grub-fault-sweep 0 "$grub_cells" '!differ from the baseline' 'end: sweep-done, exit status 0' \
             -- "$HO" "${LOADER_SWEEP[@]}" "${grub_shard[@]}" --sweep-baseline "$TOP/tests/golden/grub-tiny.sweep.json" \
                --fault-sweep="$OUT/grub-sweep.json" "$G"
+        grub_from_esp tiny-grub-esp x86_64 BOOTX64.EFI "$K"
     else
         skip tiny-grub "could not build GRUB: $(tail -n 1 "$OUT/grub.log")"
     fi
@@ -640,6 +662,7 @@ PY
             -- "$HO" --timeout 600 --firmware-bits 32 --stop-at ebs --trace-efi="$OUT/grub-ia32.trace" "$G32"
         expect tiny-grub-ia32-trace 0 '"bits":32,"call":"ExitBootServices".*"status":"EFI_SUCCESS"' \
             '!"call":"unknown"' -- cat "$OUT/grub-ia32.trace"
+        grub_from_esp tiny-grub-ia32-esp i386 BOOTIA32.EFI "$KM" --firmware-bits 32
     else
         skip tiny-grub-ia32 "could not build GRUB i386-efi: $(tail -n 1 "$OUT/grub-ia32.log")"
     fi
