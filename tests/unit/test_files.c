@@ -214,6 +214,23 @@ START_TEST(fifo_is_written_straight_through)
 }
 END_TEST
 
+/* body run in a child, as in_child, ends with status 0. */
+static void child_exits_0(void (*body)(void))
+{
+    int st = in_child(body);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+
+/* In a child: the file at path opened for appending as its fd (stdout or
+ * stderr, as a shell's >> makes it), its stat in *st; status 2 if not. */
+static void append_log_as(int fd, struct stat *st)
+{
+    int log = open(path, O_WRONLY | O_APPEND);
+    if (log < 0 || dup2(log, fd) < 0 || fstat(fd, st))
+        _exit(2);
+}
+
 /* --report /dev/stdout >> ci.log: the run's stdout, a file the shell
  * opened, is written through where it stands, not truncated nor renamed
  * over (the shell's descriptor, and what it writes next, would then go to
@@ -222,9 +239,7 @@ END_TEST
 static void report_to_a_redirected_stdout(void)
 {
     struct stat before, after;
-    int log = open(path, O_WRONLY | O_APPEND);
-    if (log < 0 || dup2(log, STDOUT_FILENO) < 0 || fstat(STDOUT_FILENO, &before))
-        _exit(2);
+    append_log_as(STDOUT_FILENO, &before);
     struct whole_output o;
     if (vmm_open_whole("--report", "/dev/stdout", &o))
         _exit(3);
@@ -236,9 +251,7 @@ static void report_to_a_redirected_stdout(void)
 
 START_TEST(redirected_stdout_is_written_through)
 {
-    int st = in_child(report_to_a_redirected_stdout);
-    ck_assert(WIFEXITED(st));
-    ck_assert_int_eq(WEXITSTATUS(st), 0);
+    child_exits_0(report_to_a_redirected_stdout);
 }
 END_TEST
 
@@ -248,9 +261,7 @@ END_TEST
 static void trace_to_a_redirected_stderr(void)
 {
     struct stat before, after;
-    int log = open(path, O_WRONLY | O_APPEND);
-    if (log < 0 || dup2(log, STDERR_FILENO) < 0 || fstat(STDERR_FILENO, &before))
-        _exit(2);
+    append_log_as(STDERR_FILENO, &before);
     FILE *f = vmm_open_output("--trace-efi", "/dev/stderr");
     if (!f)
         _exit(3);
@@ -262,9 +273,7 @@ static void trace_to_a_redirected_stderr(void)
 
 START_TEST(redirected_stderr_stream_is_written_through)
 {
-    int st = in_child(trace_to_a_redirected_stderr);
-    ck_assert(WIFEXITED(st));
-    ck_assert_int_eq(WEXITSTATUS(st), 0);
+    child_exits_0(trace_to_a_redirected_stderr);
 }
 END_TEST
 
@@ -339,9 +348,7 @@ START_TEST(outputs_one_file_through_a_bind_mount)
     ck_assert_int_eq(mkdir(sub, 0700), 0);
     snprintf(sub, sizeof(sub), "%s/b", dir);
     ck_assert_int_eq(mkdir(sub, 0700), 0);
-    int st = in_child(outputs_compared_across_a_bind_mount);
-    ck_assert(WIFEXITED(st));
-    ck_assert_int_eq(WEXITSTATUS(st), 0);
+    child_exits_0(outputs_compared_across_a_bind_mount);
 }
 END_TEST
 
