@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "le_bytes.h"
 #include "state.h"
 #include "../guest/guest_mem.h"
 
@@ -79,11 +80,13 @@ static inline bool fw_put_revision_interface(const struct firmware *fw, uint64_t
     unsigned w = fw_uintn_size(fw);
     if (n > 16)
         return false;
-    for (unsigned b = 0; b < 8; b++)
-        buf[b] = (uint8_t)(revision >> 8 * b);
-    for (unsigned i = 0; i < n; i++)
-        for (unsigned b = 0; b < w; b++)
-            buf[8 + w * i + b] = (uint8_t)(ptrs[i] >> 8 * b);
+    put64(buf, revision);
+    for (unsigned i = 0; i < n; i++) {
+        if (w == 4)
+            put32(buf + 8 + 4 * i, (uint32_t)ptrs[i]);
+        else
+            put64(buf + 8 + 8 * i, ptrs[i]);
+    }
     return guest_mem_write(fw->gm, addr, buf, 8 + (uint64_t)w * n);
 }
 

@@ -325,21 +325,21 @@ static struct guest_view view_with_ram_at_4_gib(void)
     return (struct guest_view){ .gm = &gm, .cr3 = pml4 };
 }
 
-static void put32(const struct guest_view *v, uint64_t va, uint32_t w) { ck_assert(guest_view_write(v, va, &w, 4)); }
+static void guest_put32(const struct guest_view *v, uint64_t va, uint32_t w) { ck_assert(guest_view_write(v, va, &w, 4)); }
 
 /* n argument words above the return address at esp, as the caller's
  * pushes lay them: their addresses wrap at 4 GiB. */
 static void put_args32(const struct guest_view *v, uint32_t esp, const uint32_t *w, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        put32(v, (uint32_t)(esp + 4 + 4 * i), w[i]);
+        guest_put32(v, (uint32_t)(esp + 4 + 4 * i), w[i]);
 }
 
 /* Guest RAM at 4 GiB that a wrong read would take arguments from. */
 static void poison_4_gib(const struct guest_view *v)
 {
     for (uint64_t at = GiB(4); at < GiB(4) + 16; at += 4)
-        put32(v, at, 0xbad);
+        guest_put32(v, at, 0xbad);
 }
 
 /* ESP + 4 + n has 32 bits in the caller's code: the arguments past
