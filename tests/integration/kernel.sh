@@ -417,7 +417,9 @@ if [ "$WHICH" = tiny ]; then
         # host's time between the runs, at most the time across both), on
         # kvm-clock (the default) and on the TSC (clocksource=tsc, its own
         # snapshot: the TSC is advanced on restore, not only kvm-clock).
-        uptime_of() { tr -d '\r' < "$OUT/$1" | sed -n 's/^uptime: \([0-9.]*\) \([a-z-]*\)$/\1 \2/p' | tail -n 1; }
+        # The clocksource by name: a kernel line (clocksource: Long readout
+        # interval ...) may follow it on the same console line.
+        uptime_of() { tr -d '\r' < "$OUT/$1" | sed -n 's/^uptime: \([0-9.]*\) \(kvm-clock\|tsc\).*/\1 \2/p' | tail -n 1; }
         for cs in kvm-clock tsc; do
             announce "tiny-snapshot-uptime-$cs"
             args=(--mem 256M --exec 'echo uptime: $(cut -d" " -f1 /proc/uptime) $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)')
